@@ -1,0 +1,13 @@
+// attention-lab: the window by default; headless with --export-dir or
+// --scaling-lab (see --help).
+
+#include "commandline.h"
+#include "guimain.h"
+
+int main(int argc, char** argv)
+{
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(argc, argv);
+    if (outcome.exitNow)
+        return outcome.exitCode;
+    return attnlab::runGui(argc, argv, outcome);
+}

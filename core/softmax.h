@@ -1,0 +1,22 @@
+#pragma once
+// Row-wise softmax, numerically stable.
+//
+// Each row: subtract the row maximum, exponentiate, divide by the sum. The
+// maximum is subtracted only for stability (softmax is shift invariant): with
+// it, finite inputs of any magnitude give finite weights in [0, 1]. Entries
+// equal to -inf (masked) get weight exactly 0. A row whose every entry is -inf
+// has no finite weight; it becomes all zeros and is reported by the return
+// value (a causal mask never produces one: the diagonal is always kept).
+
+#include "matrix.h"
+
+namespace attn {
+
+// In place over `m` (rows, cols). Returns the number of fully masked rows.
+int softmaxRowsInPlace(Matrix& m);
+
+// One row of `n` values from `in` to `out` (may alias). Returns false for a
+// fully masked row (out set to zeros).
+bool softmaxRow(const double* in, double* out, int n);
+
+}  // namespace attn

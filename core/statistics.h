@@ -1,0 +1,39 @@
+#pragma once
+// What a teacher reads off an attention map.
+//
+// Score statistics are over the unmasked entries, population variance
+// (divide by the count). Per query row with weights p:
+//   entropy H = -sum p_j ln p_j (nats; bits = H / ln 2), 0 ln 0 = 0
+//   effective number of attended tokens exp(H): 1 for one-hot, n for uniform
+//   softmax Jacobian J = diag(p) - p p^T; its Frobenius norm says how much
+//   gradient can flow back (0 for a one-hot row).
+
+#include "attention.h"
+
+#include <vector>
+
+namespace attn {
+
+struct RowStats {
+    double maxWeight = 0;
+    int argMax = 0;
+    double entropyNats = 0;
+    double entropyBits = 0;
+    double effectiveTokens = 0;
+    double jacobianNorm = 0;
+};
+
+struct AttentionStats {
+    double rawMean = 0, rawVariance = 0;
+    double scaledMean = 0, scaledVariance = 0;
+    std::vector<RowStats> rows;  // one per query
+    double meanMaxWeight = 0, meanEntropyNats = 0, meanJacobianNorm = 0;
+};
+
+RowStats rowStatistics(const double* p, int n);
+// ||diag(p) - p p^T||_F = sqrt(sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2)
+double softmaxJacobianNorm(const double* p, int n);
+
+AttentionStats computeStatistics(const AttentionResult& result);
+
+}  // namespace attn
