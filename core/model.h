@@ -57,11 +57,14 @@ Status validateDimensions(int dModel, int dK, int dV);
 Expected<Model> buildModel(const ModelConfig& config);
 
 // The weights alone (the embeddings are not redrawn); used when only d_k or
-// d_v changes. `vocabSize` matters for the Article mode's draw order.
+// d_v changes. In every mode they do not depend on the sentence (the Article
+// mode reseeds before drawing them).
 struct Weights {
-    Matrix Wq, Wk, Wv;
+    Matrix Wq;  // (d_model, d_k)
+    Matrix Wk;  // (d_model, d_k)
+    Matrix Wv;  // (d_model, d_v)
 };
-Weights drawWeights(const ModelConfig& config, int vocabSize);
+Weights drawWeights(const ModelConfig& config);
 // X for the given tokenization (rows in sentence order).
 Matrix drawEmbeddings(const ModelConfig& config, const Tokenization& tokens);
 

@@ -1,0 +1,137 @@
+#include "model.h"
+
+#include "size_limits.h"
+#include "torch_random.h"
+
+#include <cmath>
+
+namespace attn {
+namespace {
+
+// splitmix64 finaliser: decorrelates the derived seeds of the stable modes.
+std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+std::uint64_t fnv1a(const std::string& text)
+{
+    std::uint64_t h = 0xCBF29CE484222325ULL;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 0x100000001B3ULL;
+    }
+    return h;
+}
+
+// Column j of a (d_model, width) weight matrix of the stable modes, drawn
+// from its own stream so that it does not depend on the width.
+Matrix stableWeights(std::uint64_t seed, std::uint64_t which, int dModel, int width, double scale)
+{
+    Matrix w(dModel, width);
+    for (int j = 0; j < width; ++j) {
+        TorchGenerator gen(mix(mix(seed ^ (which << 56)) + std::uint64_t(j)));
+        const std::vector<float> column = gen.normal(std::size_t(dModel));
+        for (int i = 0; i < dModel; ++i)
+            w(i, j) = double(column[i]) * scale;
+    }
+    return w;
+}
+
+}  // namespace
+
+const char* initModeName(InitMode mode)
+{
+    switch (mode) {
+    case InitMode::Article: return "article";
+    case InitMode::StandardNormal: return "normal";
+    case InitMode::UnitVariance: return "unit-variance";
+    }
+    return "article";
+}
+
+bool parseInitMode(std::string_view name, InitMode* mode)
+{
+    if (name == "article") *mode = InitMode::Article;
+    else if (name == "normal") *mode = InitMode::StandardNormal;
+    else if (name == "unit-variance") *mode = InitMode::UnitVariance;
+    else return false;
+    return true;
+}
+
+Status validateDimensions(int dModel, int dK, int dV)
+{
+    auto check = [](const char* name, int value, int limit) -> Status {
+        if (value < 1 || value > limit)
+            return Error{std::string(name) + " must be between 1 and " + std::to_string(limit)
+                         + "; got " + std::to_string(value) + "."};
+        return okStatus();
+    };
+    if (Status s = check("d_model", dModel, kMaxDModel); !s) return s;
+    if (Status s = check("d_k", dK, kMaxDHead); !s) return s;
+    return check("d_v", dV, kMaxDHead);
+}
+
+Weights drawWeights(const ModelConfig& c)
+{
+    Weights w;
+    if (c.init == InitMode::Article) {
+        // The article stores W_query as (d_k, d_model) and computes
+        // q = W_query x; with tokens as rows Q = X W_query^T.
+        TorchGenerator gen(c.seed);
+        w.Wq = gen.randMatrix(c.dK, c.dModel).transpose();
+        w.Wk = gen.randMatrix(c.dK, c.dModel).transpose();
+        w.Wv = gen.randMatrix(c.dV, c.dModel).transpose();
+        return w;
+    }
+    // N(0, 1/d_model) entries give q = x W unit variance when x has unit
+    // variance: Var(q_j) = d_model * 1 * (1/d_model).
+    const double scale = c.init == InitMode::UnitVariance ? 1.0 / std::sqrt(double(c.dModel)) : 1.0;
+    w.Wq = stableWeights(c.seed, 1, c.dModel, c.dK, scale);
+    w.Wk = stableWeights(c.seed, 2, c.dModel, c.dK, scale);
+    w.Wv = stableWeights(c.seed, 3, c.dModel, c.dV, scale);
+    return w;
+}
+
+Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)
+{
+    const int n = int(t.tokens.size());
+    Matrix x(n, c.dModel);
+    if (c.init == InitMode::Article) {
+        // nn.Embedding(vocab_size, d_model) after manual_seed; rows by id.
+        TorchGenerator gen(c.seed);
+        const Matrix table = gen.embeddingMatrix(int(t.vocab.size()), c.dModel);
+        for (int i = 0; i < n; ++i)
+            x.row(i) = table.row(t.ids[i]);
+        return x;
+    }
+    for (int i = 0; i < n; ++i) {
+        TorchGenerator gen(mix(c.seed ^ fnv1a(t.tokens[i])));
+        const std::vector<float> row = gen.normal(std::size_t(c.dModel));
+        for (int j = 0; j < c.dModel; ++j)
+            x(i, j) = row[j];
+    }
+    return x;
+}
+
+Expected<Model> buildModel(const ModelConfig& config)
+{
+    if (Status s = validateDimensions(config.dModel, config.dK, config.dV); !s)
+        return s.error();
+    Expected<Tokenization> tokens = tokenize(config.sentence, config.tokenizer);
+    if (!tokens)
+        return tokens.error();
+    Model model;
+    model.tokenization = std::move(tokens).value();
+    model.X = drawEmbeddings(config, model.tokenization);
+    Weights w = drawWeights(config);
+    model.Wq = std::move(w.Wq);
+    model.Wk = std::move(w.Wk);
+    model.Wv = std::move(w.Wv);
+    return model;
+}
+
+}  // namespace attn
