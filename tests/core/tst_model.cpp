@@ -1,0 +1,248 @@
+// The article's worked example (Raschka, seed 123) reproduced from the
+// sentence alone, against PyTorch's numbers in tests/data, and the stable
+// initialisations' promises.
+
+#include "attention.h"
+#include "model.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+class TestModel : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void tokensAndVocabulary();
+    void inputsMatchPyTorch();
+    void pipelineMatchesFloat32Reference_data();
+    void pipelineMatchesFloat32Reference();
+    void pipelineMatchesFloat64Reference_data();
+    void pipelineMatchesFloat64Reference();
+    void articlePrintedValues();
+    void stableInitKeepsDimensions_data();
+    void stableInitKeepsDimensions();
+    void unitVarianceGivesUnitVarianceProjections();
+    void embeddingsFollowTokens();
+    void dimensionLimits_data();
+    void dimensionLimits();
+
+private:
+    QJsonObject ref_;
+    attn::Model model_;
+    attn::AttentionResult result_;
+};
+
+void TestModel::initTestCase()
+{
+    ref_ = testdata::readJson("raschka_self_attention.json");
+    attn::ModelConfig config;  // defaults are the article's example
+    QCOMPARE(QString::fromStdString(config.sentence), ref_["sentence"].toString());
+    auto model = attn::buildModel(config);
+    QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+    model_ = model.value();
+    auto result = attn::computeAttention(model_.X, model_.Wq, model_.Wk, model_.Wv, {});
+    QVERIFY(result.ok());
+    result_ = result.value();
+}
+
+void TestModel::tokensAndVocabulary()
+{
+    QStringList tokens;
+    for (const auto& t : model_.tokenization.tokens)
+        tokens << QString::fromStdString(t);
+    QStringList expected;
+    for (const QJsonValue& v : ref_["tokens"].toArray())
+        expected << v.toString();
+    QCOMPARE(tokens, expected);
+    const QJsonArray ids = ref_["sentence_int"].toArray();
+    for (int i = 0; i < ids.size(); ++i)
+        QCOMPARE(model_.tokenization.ids[i], ids[i].toInt());
+    const QJsonObject vocab = ref_["vocab"].toObject();
+    QCOMPARE(int(model_.tokenization.vocab.size()), vocab.size());
+    for (int i = 0; i < int(model_.tokenization.vocab.size()); ++i)
+        QCOMPARE(vocab[QString::fromStdString(model_.tokenization.vocab[i])].toInt(), i);
+}
+
+void TestModel::inputsMatchPyTorch()
+{
+    // The embeddings: normal_ values, within 2 float32 ulp (~2.4e-7 at |x| < 2).
+    QVERIFY(testdata::maxAbsDiff(model_.X, testdata::toMatrix(ref_["embedded_sentence"])) < 5e-7);
+    // torch.rand is bit-exact; W_q = W_query^T.
+    QCOMPARE(testdata::maxAbsDiff(model_.Wq, testdata::toMatrix(ref_["W_query"]).transpose()), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(model_.Wk, testdata::toMatrix(ref_["W_key"]).transpose()), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(model_.Wv, testdata::toMatrix(ref_["W_value"]).transpose()), 0.0);
+}
+
+namespace {
+const attn::Matrix& pick(const attn::AttentionResult& r, const QString& name)
+{
+    if (name == "Q") return r.Q;
+    if (name == "K") return r.K;
+    if (name == "V") return r.V;
+    if (name == "scores") return r.scores;
+    if (name == "scaled_scores") return r.scaled;
+    if (name == "weights") return r.weights;
+    return r.context;
+}
+}  // namespace
+
+void TestModel::pipelineMatchesFloat32Reference_data()
+{
+    // PyTorch computed in float32; the reference README gives the float32 vs
+    // float64 gaps (scores 1.5e-5, weights 2.3e-7); tolerances sit above them.
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<double>("tolerance");
+    QTest::newRow("Q") << "Q" << 2e-6;
+    QTest::newRow("K") << "K" << 2e-6;
+    QTest::newRow("V") << "V" << 2e-6;
+    QTest::newRow("scores") << "scores" << 3e-5;
+    QTest::newRow("scaled scores") << "scaled_scores" << 8e-6;
+    QTest::newRow("weights") << "weights" << 5e-7;
+    QTest::newRow("context") << "context" << 3e-6;
+}
+
+void TestModel::pipelineMatchesFloat32Reference()
+{
+    QFETCH(QString, name);
+    QFETCH(double, tolerance);
+    const double diff = testdata::maxAbsDiff(pick(result_, name), testdata::toMatrix(ref_[name]));
+    QVERIFY2(diff <= tolerance, qPrintable(QStringLiteral("max |diff| %1").arg(diff)));
+}
+
+void TestModel::pipelineMatchesFloat64Reference_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"Q", "K", "V", "scores", "scaled_scores", "weights", "context"})
+        QTest::newRow(n) << QString::fromLatin1(n);
+}
+
+void TestModel::pipelineMatchesFloat64Reference()
+{
+    // Same float32 inputs, both in float64: agreement to rounding, relative
+    // to the size of the entries. The embeddings may differ by an ulp from
+    // PyTorch's, so allow float32-input-level differences.
+    QFETCH(QString, name);
+    const attn::Matrix expected = testdata::toMatrix(ref_["float64_reference"].toObject()[name]);
+    const double scale = std::max(1.0, expected.cwiseAbs().maxCoeff());
+    const double diff = testdata::maxAbsDiff(pick(result_, name), expected);
+    QVERIFY2(diff <= 2e-6 * scale, qPrintable(QStringLiteral("max |diff| %1").arg(diff)));
+}
+
+void TestModel::articlePrintedValues()
+{
+    // The article prints 4 decimals; every number must round to what it shows.
+    const QJsonObject printed = ref_["article_printed"].toObject()["numbers"].toObject();
+    const int query = 1;  // x_2, "is"
+    QCOMPARE(QString::number(result_.scores(query, 4), 'f', 4), QStringLiteral("11.1466"));
+    const attn::Matrix omega = testdata::toMatrix(printed["omega_2"]);
+    const attn::Matrix weights = testdata::toMatrix(printed["attention_weights_2"]);
+    const attn::Matrix context = testdata::toMatrix(printed["context_vector_2"]);
+    for (int j = 0; j < 6; ++j) {
+        QVERIFY(std::abs(result_.scores(query, j) - omega(0, j)) <= 5e-5 + 1e-9);
+        QVERIFY(std::abs(result_.weights(query, j) - weights(0, j)) <= 5e-5 + 1e-9);
+    }
+    for (int j = 0; j < 28; ++j)
+        QVERIFY(std::abs(result_.context(query, j) - context(0, j)) <= 5e-5 + 1e-9);
+    const attn::Matrix x = testdata::toMatrix(printed["embedded_sentence"]);
+    QVERIFY(testdata::maxAbsDiff(model_.X, x) <= 5e-5 + 1e-9);
+}
+
+void TestModel::stableInitKeepsDimensions_data()
+{
+    QTest::addColumn<int>("init");
+    QTest::newRow("standard normal") << int(attn::InitMode::StandardNormal);
+    QTest::newRow("unit variance") << int(attn::InitMode::UnitVariance);
+}
+
+void TestModel::stableInitKeepsDimensions()
+{
+    QFETCH(int, init);
+    attn::ModelConfig small;
+    small.init = attn::InitMode(init);
+    small.dK = 8;
+    attn::ModelConfig large = small;
+    large.dK = 512;
+    const attn::Weights a = attn::drawWeights(small);
+    const attn::Weights b = attn::drawWeights(large);
+    QCOMPARE(b.Wq.cols(), 512);
+    QCOMPARE(testdata::maxAbsDiff(a.Wq, b.Wq.leftCols(8)), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(a.Wk, b.Wk.leftCols(8)), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(a.Wv, b.Wv), 0.0);  // d_v unchanged
+    QVERIFY(testdata::maxAbsDiff(a.Wq, a.Wk) > 0.1);    // distinct streams
+    // The article mode redraws everything, as PyTorch does.
+    small.init = large.init = attn::InitMode::Article;
+    QVERIFY(testdata::maxAbsDiff(attn::drawWeights(small).Wk,
+                                 attn::drawWeights(large).Wk.leftCols(8)) > 0.0);
+}
+
+void TestModel::unitVarianceGivesUnitVarianceProjections()
+{
+    // Entries of q = x W_q have variance d_model * 1 * (1/d_model) = 1.
+    attn::ModelConfig c;
+    c.init = attn::InitMode::UnitVariance;
+    c.dModel = 256;
+    c.dK = 512;
+    std::string sentence;
+    for (int i = 0; i < 200; ++i)
+        sentence += "w" + std::to_string(i) + " ";
+    c.sentence = sentence;
+    auto model = attn::buildModel(c);
+    QVERIFY(model.ok());
+    const attn::Matrix q = model->X * model->Wq;
+    const double mean = q.mean();
+    const double var = (q.array() - mean).square().mean();
+    // 102400 entries, correlated through shared rows/columns: a loose band.
+    QVERIFY2(std::abs(var - 1.0) < 0.1, qPrintable(QString::number(var)));
+    QVERIFY(std::abs(mean) < 0.05);
+    const double wvar = model->Wq.array().square().mean();
+    QVERIFY(std::abs(wvar * 256 - 1.0) < 0.05);
+}
+
+void TestModel::embeddingsFollowTokens()
+{
+    // In the stable modes a word keeps its vector when the sentence changes.
+    attn::ModelConfig a;
+    a.init = attn::InitMode::StandardNormal;
+    a.sentence = "the cat sat";
+    attn::ModelConfig b = a;
+    b.sentence = "a cat ran and the dog sat";
+    auto ma = attn::buildModel(a);
+    auto mb = attn::buildModel(b);
+    QVERIFY(ma.ok() && mb.ok());
+    QCOMPARE(testdata::maxAbsDiff(ma->X.row(1), mb->X.row(1)), 0.0);  // cat
+    QCOMPARE(testdata::maxAbsDiff(ma->X.row(0), mb->X.row(4)), 0.0);  // the
+    QVERIFY(testdata::maxAbsDiff(ma->X.row(0), ma->X.row(1)) > 0.1);
+}
+
+void TestModel::dimensionLimits_data()
+{
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<int>("dV");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("d_model 0") << 0 << 4 << 4 << "d_model";
+    QTest::newRow("d_k negative") << 4 << -3 << 4 << "d_k";
+    QTest::newRow("d_v huge") << 4 << 4 << 100000 << "d_v";
+    QTest::newRow("d_model over limit") << 1025 << 4 << 4 << "1024";
+}
+
+void TestModel::dimensionLimits()
+{
+    QFETCH(int, dModel);
+    QFETCH(int, dK);
+    QFETCH(int, dV);
+    QFETCH(QString, mentions);
+    attn::ModelConfig c;
+    c.dModel = dModel;
+    c.dK = dK;
+    c.dV = dV;
+    auto model = attn::buildModel(c);
+    QVERIFY(!model.ok());
+    QVERIFY2(QString::fromStdString(model.error().message).contains(mentions),
+             model.error().message.c_str());
+}
+
+QTEST_APPLESS_MAIN(TestModel)
+#include "tst_model.moc"
