@@ -1,0 +1,235 @@
+#include "attentionexport.h"
+
+#include "jsonwriter.h"
+#include "matrixio.h"
+
+namespace attnlab {
+
+namespace {
+
+using Layout = JsonWriter::Layout;
+
+enum class Labels { TokenRows, QueryKey, Indices };
+
+struct MatrixEntry {
+    const char* name;
+    const attn::Matrix* matrix;
+    Labels labels;
+};
+
+std::vector<MatrixEntry> matrices(const AttentionSnapshot& s)
+{
+    const attn::Model& m = s.model;
+    const attn::AttentionResult& r = s.result;
+    return {
+        {"X", &m.X, Labels::TokenRows},
+        {"W_q", &m.Wq, Labels::Indices},
+        {"W_k", &m.Wk, Labels::Indices},
+        {"W_v", &m.Wv, Labels::Indices},
+        {"Q", &r.Q, Labels::TokenRows},
+        {"K", &r.K, Labels::TokenRows},
+        {"V", &r.V, Labels::TokenRows},
+        {"scores", &r.scores, Labels::QueryKey},
+        {"scaled_scores", &r.scaled, Labels::QueryKey},
+        {"weights", &r.weights, Labels::QueryKey},
+        {"context", &r.context, Labels::TokenRows},
+    };
+}
+
+// (rows, cols) as an array of rows, one row per line; -inf becomes null.
+void writeMatrix(JsonWriter& json, const attn::Matrix& m)
+{
+    json.beginArray();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        json.beginArray(Layout::Inline);
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            json.value(m(i, j));
+        json.endArray();
+    }
+    json.endArray();
+}
+
+void writeStrings(JsonWriter& json, const std::vector<std::string>& strings)
+{
+    json.beginArray(Layout::Inline);
+    for (const std::string& s : strings)
+        json.value(std::string_view(s));
+    json.endArray();
+}
+
+void writeStats(JsonWriter& json, const AttentionSnapshot& s)
+{
+    const attn::AttentionStats& stats = s.stats;
+    const std::vector<std::string>& tokens = s.model.tokenization.tokens;
+    json.beginObject();
+    json.key("raw_mean");
+    json.value(stats.rawMean);
+    json.key("raw_variance");
+    json.value(stats.rawVariance);
+    json.key("scaled_mean");
+    json.value(stats.scaledMean);
+    json.key("scaled_variance");
+    json.value(stats.scaledVariance);
+    json.key("rows");
+    json.beginArray();
+    for (std::size_t i = 0; i < stats.rows.size(); ++i) {
+        const attn::RowStats& row = stats.rows[i];
+        json.beginObject(Layout::Inline);
+        json.key("query");
+        json.value(int(i));
+        json.key("token");
+        json.value(i < tokens.size() ? std::string_view(tokens[i]) : std::string_view());
+        json.key("max_weight");
+        json.value(row.maxWeight);
+        json.key("argmax");
+        json.value(row.argMax);
+        json.key("entropy_nats");
+        json.value(row.entropyNats);
+        json.key("entropy_bits");
+        json.value(row.entropyBits);
+        json.key("effective_tokens");
+        json.value(row.effectiveTokens);
+        json.key("jacobian_norm");
+        json.value(row.jacobianNorm);
+        json.endObject();
+    }
+    json.endArray();
+    json.key("mean_max_weight");
+    json.value(stats.meanMaxWeight);
+    json.key("mean_entropy_nats");
+    json.value(stats.meanEntropyNats);
+    json.key("mean_jacobian_norm");
+    json.value(stats.meanJacobianNorm);
+    json.endObject();
+}
+
+std::string trimmed(std::string_view s)
+{
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    while (!s.empty() && blank(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && blank(s.back()))
+        s.remove_suffix(1);
+    return std::string(s);
+}
+
+}  // namespace
+
+attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
+{
+    ExportFormats formats{false, false};
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', start);
+        const std::string name = trimmed(list.substr(start, comma == std::string_view::npos
+                                                               ? std::string_view::npos
+                                                               : comma - start));
+        if (name == "json")
+            formats.json = true;
+        else if (name == "csv")
+            formats.csv = true;
+        else if (name.empty())
+            return attn::Error{"--format '" + std::string(list)
+                               + "' has an empty name; use json, csv or json,csv"};
+        else
+            return attn::Error{"unknown export format '" + name + "'; use json, csv or json,csv"};
+        if (comma == std::string_view::npos)
+            break;
+        start = comma + 1;
+    }
+    return formats;
+}
+
+std::vector<std::string> exportedMatrixNames()
+{
+    std::vector<std::string> names;
+    for (const MatrixEntry& entry : matrices(AttentionSnapshot()))
+        names.emplace_back(entry.name);
+    return names;
+}
+
+void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
+{
+    const attn::Tokenization& t = s.model.tokenization;
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("generator");
+    json.value("attention-lab " ATTNLAB_VERSION);
+    json.key("sentence");
+    json.value(std::string_view(s.config.sentence));
+    json.key("tokens");
+    writeStrings(json, t.tokens);
+    json.key("token_ids");
+    json.beginArray(Layout::Inline);
+    for (const int id : t.ids)
+        json.value(id);
+    json.endArray();
+    json.key("vocab");
+    writeStrings(json, t.vocab);
+    json.key("seed");
+    json.value(std::uint64_t(s.config.seed));
+    json.key("d_model");
+    json.value(s.config.dModel);
+    json.key("d_k");
+    json.value(s.config.dK);
+    json.key("d_v");
+    json.value(s.config.dV);
+    json.key("init");
+    json.value(attn::initModeName(s.config.init));
+    json.key("tokenizer");
+    json.value(attn::tokenizerModeName(s.config.tokenizer));
+    json.key("scale_mode");
+    json.value(attn::scaleModeName(s.options.scale));
+    json.key("scale_divisor");
+    json.value(s.result.divisor);
+    json.key("causal");
+    json.value(s.result.causal);
+    for (const MatrixEntry& entry : matrices(s)) {
+        json.key(entry.name);
+        writeMatrix(json, *entry.matrix);
+    }
+    json.key("stats");
+    writeStats(json, s);
+    json.endObject();
+    json.finish();
+}
+
+std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
+                                             const ExportFormats& formats)
+{
+    std::vector<OutputFile> files;
+    if (formats.json) {
+        files.push_back({"attention.json",
+                         [&snapshot](std::ostream& out) { writeAttentionJson(out, snapshot); }});
+    }
+    if (formats.csv) {
+        for (const MatrixEntry& entry : matrices(snapshot)) {
+            files.push_back({std::string(entry.name) + ".csv", [&snapshot, entry](std::ostream& out) {
+                                 const attn::Matrix& m = *entry.matrix;
+                                 const std::vector<std::string>& tokens =
+                                     snapshot.model.tokenization.tokens;
+                                 switch (entry.labels) {
+                                 case Labels::TokenRows:
+                                     writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token");
+                                     break;
+                                 case Labels::QueryKey:
+                                     writeMatrixCsv(out, m, tokens, tokens, "query/key");
+                                     break;
+                                 case Labels::Indices:
+                                     writeMatrixCsv(out, m, indexLabels(int(m.rows())),
+                                                    indexLabels(int(m.cols())), "row");
+                                     break;
+                                 }
+                             }});
+        }
+    }
+    return files;
+}
+
+attn::Status exportAttention(const QString& directory, const AttentionSnapshot& snapshot,
+                             const ExportFormats& formats)
+{
+    return writeFilesAtomically(directory, attentionExportFiles(snapshot, formats));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,41 @@
+#pragma once
+// One matrix as a labelled CSV table, and back.
+//
+//   corner,   col 0,    col 1, ...
+//   row 0,    m(0, 0),  m(0, 1), ...
+//
+// Numbers are formatNumber's shortest round-trip form, so a matrix read back
+// is bit-for-bit the one written; a masked score is "-inf".
+
+#include "expected.h"
+#include "matrix.h"
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+struct LabelledMatrix {
+    std::string corner;                     // the top-left cell
+    std::vector<std::string> columnLabels;  // one per column
+    std::vector<std::string> rowLabels;     // one per row
+    attn::Matrix values;                    // (rows, columns)
+};
+
+// `rowLabels` has m.rows() entries and `columnLabels` m.cols() entries.
+void writeMatrixCsv(std::ostream& out, const attn::Matrix& m,
+                    const std::vector<std::string>& rowLabels,
+                    const std::vector<std::string>& columnLabels, std::string_view corner);
+
+// "0", "1", ... count - 1: the labels of dimensions and weight rows.
+std::vector<std::string> indexLabels(int count);
+
+// A table written by writeMatrixCsv (or a spreadsheet): a header row, then
+// rows of one label and as many numbers as the header has columns. Trailing
+// empty lines are ignored. The error names the row and column (1-based, the
+// header is row 1) of the first cell that is missing or not a number.
+attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text);
+
+}  // namespace attnlab
