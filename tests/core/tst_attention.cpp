@@ -1,0 +1,310 @@
+// The engine against an independent plain-loop implementation on fixed-seed
+// random inputs over many shapes, with and without the causal mask and in
+// every scale mode; invariants; validation errors.
+
+#include "attention.h"
+
+#include <Eigen/QR>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace {
+
+struct Plain {
+    std::vector<std::vector<double>> q, k, v, s, scaled, a, z;
+};
+
+using Rows = std::vector<std::vector<double>>;
+
+Rows matmul(const attn::Matrix& a, const attn::Matrix& b)
+{
+    Rows out(a.rows(), std::vector<double>(b.cols(), 0.0));
+    for (int i = 0; i < a.rows(); ++i)
+        for (int j = 0; j < b.cols(); ++j) {
+            double acc = 0.0;
+            for (int t = 0; t < a.cols(); ++t)
+                acc += a(i, t) * b(t, j);
+            out[i][j] = acc;
+        }
+    return out;
+}
+
+// Textbook attention, one loop per formula line, no Eigen arithmetic.
+Plain plainAttention(const attn::Matrix& x, const attn::Matrix& wq, const attn::Matrix& wk,
+                     const attn::Matrix& wv, double divisor, bool causal)
+{
+    Plain p;
+    const int n = int(x.rows());
+    p.q = matmul(x, wq);
+    p.k = matmul(x, wk);
+    p.v = matmul(x, wv);
+    const int dk = int(wq.cols());
+    const int dv = int(wv.cols());
+    p.s.assign(n, std::vector<double>(n));
+    p.scaled = p.a = p.s;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            double dot = 0.0;
+            for (int t = 0; t < dk; ++t)
+                dot += p.q[i][t] * p.k[j][t];
+            p.s[i][j] = dot;
+            p.scaled[i][j] = dot / divisor;
+        }
+    for (int i = 0; i < n; ++i) {
+        const int last = causal ? i : n - 1;
+        double m = -INFINITY;
+        for (int j = 0; j <= last; ++j)
+            m = std::max(m, p.scaled[i][j]);
+        double sum = 0.0;
+        for (int j = 0; j <= last; ++j)
+            sum += std::exp(p.scaled[i][j] - m);
+        for (int j = 0; j < n; ++j)
+            p.a[i][j] = j <= last ? std::exp(p.scaled[i][j] - m) / sum : 0.0;
+    }
+    p.z.assign(n, std::vector<double>(dv, 0.0));
+    for (int i = 0; i < n; ++i)
+        for (int t = 0; t < dv; ++t)
+            for (int j = 0; j < n; ++j)
+                p.z[i][t] += p.a[i][j] * p.v[j][t];
+    return p;
+}
+
+double relDiff(const attn::Matrix& m, const Rows& r, bool skipInf = false)
+{
+    double worst = 0.0;
+    for (int i = 0; i < m.rows(); ++i)
+        for (int j = 0; j < m.cols(); ++j) {
+            if (skipInf && std::isinf(m(i, j)))
+                continue;
+            worst = std::max(worst, std::abs(m(i, j) - r[i][j]) / std::max(1.0, std::abs(r[i][j])));
+        }
+    return worst;
+}
+
+attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols, double sd)
+{
+    std::normal_distribution<double> dist(0.0, sd);
+    attn::Matrix m(rows, cols);
+    for (int i = 0; i < m.size(); ++i)
+        m.data()[i] = dist(rng);
+    return m;
+}
+
+}  // namespace
+
+class TestAttention : public QObject {
+    Q_OBJECT
+private slots:
+    void matchesPlainLoops_data();
+    void matchesPlainLoops();
+    void rowsSumToOneAndContextInSpan();
+    void hugeInputsStayFinite();
+    void causalMaskPattern();
+    void scaleDivisors_data();
+    void scaleDivisors();
+    void validationErrors_data();
+    void validationErrors();
+    void intoReusesResult();
+};
+
+void TestAttention::matchesPlainLoops_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<int>("dV");
+    QTest::addColumn<int>("scale");
+    QTest::addColumn<bool>("causal");
+    const int shapes[][4] = {{1, 1, 1, 1}, {2, 3, 1, 2}, {6, 16, 24, 28}, {7, 5, 256, 3},
+                             {33, 64, 64, 64}, {128, 32, 16, 8}, {300, 8, 4, 12}};
+    for (const auto& s : shapes)
+        for (int scale = 0; scale < 3; ++scale)
+            for (bool causal : {false, true})
+                QTest::newRow(qPrintable(QStringLiteral("n%1 d%2 dk%3 dv%4 scale%5%6")
+                                             .arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3]).arg(scale)
+                                             .arg(causal ? " causal" : "")))
+                    << s[0] << s[1] << s[2] << s[3] << scale << causal;
+}
+
+void TestAttention::matchesPlainLoops()
+{
+    QFETCH(int, n);
+    QFETCH(int, dModel);
+    QFETCH(int, dK);
+    QFETCH(int, dV);
+    QFETCH(int, scale);
+    QFETCH(bool, causal);
+    std::mt19937 rng(1000u + unsigned(n * 31 + dK));
+    const attn::Matrix x = randomMatrix(rng, n, dModel, 1.0);
+    const attn::Matrix wq = randomMatrix(rng, dModel, dK, 0.5);
+    const attn::Matrix wk = randomMatrix(rng, dModel, dK, 0.5);
+    const attn::Matrix wv = randomMatrix(rng, dModel, dV, 0.5);
+    attn::AttentionOptions options;
+    options.scale = attn::ScaleMode(scale);
+    options.customDivisor = 2.5;
+    options.causal = causal;
+    const double divisor = scale == 0 ? std::sqrt(double(dK)) : scale == 1 ? 1.0 : 2.5;
+
+    auto result = attn::computeAttention(x, wq, wk, wv, options);
+    QVERIFY(result.ok());
+    const Plain p = plainAttention(x, wq, wk, wv, divisor, causal);
+    QCOMPARE(result->divisor, divisor);
+    QVERIFY(relDiff(result->Q, p.q) < 1e-12);
+    QVERIFY(relDiff(result->K, p.k) < 1e-12);
+    QVERIFY(relDiff(result->V, p.v) < 1e-12);
+    QVERIFY(relDiff(result->scores, p.s) < 1e-11);
+    QVERIFY(relDiff(result->scaled, p.scaled, true) < 1e-11);
+    QVERIFY(relDiff(result->weights, p.a) < 1e-11);
+    QVERIFY(relDiff(result->context, p.z) < 1e-11);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            QCOMPARE(std::isinf(result->scaled(i, j)), causal && j > i);
+}
+
+void TestAttention::rowsSumToOneAndContextInSpan()
+{
+    std::mt19937 rng(7);
+    const int n = 12, d = 10;
+    const attn::Matrix x = randomMatrix(rng, n, d, 1.0);
+    auto r = attn::computeAttention(x, randomMatrix(rng, d, 6, 1.0), randomMatrix(rng, d, 6, 1.0),
+                                    randomMatrix(rng, d, 4, 1.0), {});
+    QVERIFY(r.ok());
+    for (int i = 0; i < n; ++i) {
+        QVERIFY(std::abs(r->weights.row(i).sum() - 1.0) < 1e-12);
+        QVERIFY(r->weights.row(i).minCoeff() >= 0.0);
+        // A convex combination of V's rows lies inside their bounding box.
+        for (int t = 0; t < 4; ++t) {
+            QVERIFY(r->context(i, t) <= r->V.col(t).maxCoeff() + 1e-12);
+            QVERIFY(r->context(i, t) >= r->V.col(t).minCoeff() - 1e-12);
+        }
+    }
+    // And is exactly reproduced by the least-squares fit on V's rows.
+    const attn::Matrix coeffs = r->V.transpose().colPivHouseholderQr().solve(r->context.transpose());
+    QVERIFY((r->V.transpose() * coeffs - r->context.transpose()).cwiseAbs().maxCoeff() < 1e-9);
+}
+
+void TestAttention::hugeInputsStayFinite()
+{
+    // Inputs at the magnitude limit give scores near 1e60: the softmax stays
+    // finite and one-hot where one score dominates.
+    attn::Matrix x(3, 1);
+    x << 1e30, -1e30, 5e29;
+    attn::Matrix w(1, 1);
+    w << 1.0;
+    auto r = attn::computeAttention(x, w, w, w, {});
+    QVERIFY(r.ok());
+    QVERIFY(r->weights.allFinite());
+    QVERIFY(r->context.allFinite());
+    QCOMPARE(r->weights(0, 0), 1.0);  // 1e60 dominates
+    QCOMPARE(r->weights(1, 1), 1.0);
+}
+
+void TestAttention::causalMaskPattern()
+{
+    attn::Matrix x = attn::Matrix::Identity(4, 4);
+    attn::AttentionOptions o;
+    o.causal = true;
+    auto r = attn::computeAttention(x, x, x, x, o);
+    QVERIFY(r.ok());
+    QCOMPARE(r->weights(0, 0), 1.0);  // the first token sees only itself
+    for (int i = 0; i < 4; ++i) {
+        for (int j = i + 1; j < 4; ++j) {
+            QCOMPARE(r->weights(i, j), 0.0);
+            QVERIFY(r->isMasked(i, j));
+        }
+        QVERIFY(!r->isMasked(i, i));
+        QVERIFY(std::abs(r->weights.row(i).sum() - 1.0) < 1e-15);
+    }
+    // Raw scores are never masked.
+    QVERIFY(r->scores.allFinite());
+}
+
+void TestAttention::scaleDivisors_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<double>("custom");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("sqrt 24") << 0 << 0.0 << 24 << true << std::sqrt(24.0);
+    QTest::newRow("sqrt 1") << 0 << 0.0 << 1 << true << 1.0;
+    QTest::newRow("none") << 1 << 0.0 << 64 << true << 1.0;
+    QTest::newRow("custom 8") << 2 << 8.0 << 64 << true << 8.0;
+    QTest::newRow("custom 0 refused") << 2 << 0.0 << 64 << false << 0.0;
+    QTest::newRow("custom negative refused") << 2 << -2.0 << 64 << false << 0.0;
+    QTest::newRow("custom NaN refused") << 2 << double(NAN) << 64 << false << 0.0;
+    QTest::newRow("custom inf refused") << 2 << double(INFINITY) << 64 << false << 0.0;
+}
+
+void TestAttention::scaleDivisors()
+{
+    QFETCH(int, mode);
+    QFETCH(double, custom);
+    QFETCH(int, dK);
+    QFETCH(bool, ok);
+    QFETCH(double, expected);
+    attn::AttentionOptions o;
+    o.scale = attn::ScaleMode(mode);
+    o.customDivisor = custom;
+    const auto d = attn::scaleDivisor(o, dK);
+    QCOMPARE(d.ok(), ok);
+    if (ok)
+        QCOMPARE(*d, expected);
+    else
+        QVERIFY(QString::fromStdString(d.error().message).contains("divisor"));
+}
+
+void TestAttention::validationErrors_data()
+{
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("NaN in X") << "nan-x" << "X, row 2, column 3: NaN";
+    QTest::newRow("inf in W_v") << "inf-wv" << "W_v, row 1, column 1: +infinity";
+    QTest::newRow("too large in W_k") << "big-wk" << "W_k, row 3, column 2";
+    QTest::newRow("W_q wrong rows") << "shape-wq" << "W_q is (5 x 4)";
+    QTest::newRow("d_k mismatch") << "dk-mismatch" << "same d_k";
+    QTest::newRow("no tokens") << "empty-x" << "X has 0 rows";
+    QTest::newRow("too many tokens") << "many-x" << "4096";
+}
+
+void TestAttention::validationErrors()
+{
+    QFETCH(QString, which);
+    QFETCH(QString, mentions);
+    attn::Matrix x = attn::Matrix::Ones(3, 4);
+    attn::Matrix wq = attn::Matrix::Ones(4, 4);
+    attn::Matrix wk = wq, wv = wq;
+    if (which == "nan-x") x(1, 2) = NAN;
+    if (which == "inf-wv") wv(0, 0) = INFINITY;
+    if (which == "big-wk") wk(2, 1) = 1e31;
+    if (which == "shape-wq") wq = attn::Matrix::Ones(5, 4);
+    if (which == "dk-mismatch") wk = attn::Matrix::Ones(4, 3);
+    if (which == "empty-x") x = attn::Matrix(0, 4);
+    if (which == "many-x") x = attn::Matrix::Ones(4097, 4);
+    const auto r = attn::computeAttention(x, wq, wk, wv, {});
+    QVERIFY(!r.ok());
+    QVERIFY2(QString::fromStdString(r.error().message).contains(mentions),
+             r.error().message.c_str());
+}
+
+void TestAttention::intoReusesResult()
+{
+    std::mt19937 rng(3);
+    const attn::Matrix x = randomMatrix(rng, 5, 4, 1.0);
+    const attn::Matrix w = randomMatrix(rng, 4, 4, 1.0);
+    attn::AttentionResult r;
+    QVERIFY(attn::computeAttentionInto(x, w, w, w, {}, &r).ok());
+    const attn::Matrix before = r.weights;
+    // A failed recompute reports the error; a later good one matches.
+    attn::Matrix bad = x;
+    bad(0, 0) = NAN;
+    QVERIFY(!attn::computeAttentionInto(bad, w, w, w, {}, &r).ok());
+    QVERIFY(attn::computeAttentionInto(x, w, w, w, {}, &r).ok());
+    QCOMPARE(r.weights, before);
+}
+
+QTEST_APPLESS_MAIN(TestAttention)
+#include "tst_attention.moc"

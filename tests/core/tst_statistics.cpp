@@ -1,0 +1,113 @@
+// Statistics by hand-worked 2x2 and 3x3 cases, and the Jacobian norm
+// against the explicit matrix diag(p) - p p^T.
+
+#include "statistics.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+class TestStatistics : public QObject {
+    Q_OBJECT
+private slots:
+    void rows_data();
+    void rows();
+    void jacobianNormMatchesExplicitMatrix();
+    void scoreMomentsTwoByTwo();
+    void scoreMomentsSkipMaskedEntries();
+};
+
+void TestStatistics::rows_data()
+{
+    QTest::addColumn<QVector<double>>("p");
+    QTest::addColumn<double>("maxWeight");
+    QTest::addColumn<int>("argMax");
+    QTest::addColumn<double>("entropyNats");
+    QTest::addColumn<double>("effective");
+    QTest::addColumn<double>("jacobian");
+    const double ln2 = std::log(2.0);
+    QTest::newRow("half half") << QVector<double>{0.5, 0.5} << 0.5 << 0 << ln2 << 2.0 << 0.5;
+    QTest::newRow("one-hot") << QVector<double>{0.0, 1.0} << 1.0 << 1 << 0.0 << 1.0 << 0.0;
+    QTest::newRow("uniform of 3") << QVector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3} << 1.0 / 3 << 0
+                                  << std::log(3.0) << 3.0 << std::sqrt(2.0) / 3;
+    // H = 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2; ||J||^2 = 0.25^2 + 2 * 0.1875^2
+    // + 2 * (2 * 0.125^2 + 0.0625^2) = 0.203125.
+    QTest::newRow("half quarter quarter") << QVector<double>{0.5, 0.25, 0.25} << 0.5 << 0
+                                          << 1.5 * ln2 << std::pow(2.0, 1.5)
+                                          << std::sqrt(0.203125);
+}
+
+void TestStatistics::rows()
+{
+    QFETCH(QVector<double>, p);
+    QFETCH(double, maxWeight);
+    QFETCH(int, argMax);
+    QFETCH(double, entropyNats);
+    QFETCH(double, effective);
+    QFETCH(double, jacobian);
+    const attn::RowStats s = attn::rowStatistics(p.data(), int(p.size()));
+    QCOMPARE(s.maxWeight, maxWeight);
+    QCOMPARE(s.argMax, argMax);
+    QVERIFY(std::abs(s.entropyNats - entropyNats) < 1e-15);
+    QVERIFY(std::abs(s.entropyBits - entropyNats / std::log(2.0)) < 1e-15);
+    QVERIFY(std::abs(s.effectiveTokens - effective) < 1e-14);
+    QVERIFY(std::abs(s.jacobianNorm - jacobian) < 1e-15);
+}
+
+void TestStatistics::jacobianNormMatchesExplicitMatrix()
+{
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int n : {1, 2, 5, 17, 64}) {
+        Eigen::VectorXd p(n);
+        for (int i = 0; i < n; ++i)
+            p(i) = std::pow(u(rng), 3.0);
+        p /= p.sum();
+        const Eigen::MatrixXd j = Eigen::MatrixXd(p.asDiagonal()) - p * p.transpose();
+        QVERIFY(std::abs(attn::softmaxJacobianNorm(p.data(), n) - j.norm()) < 1e-15);
+    }
+}
+
+void TestStatistics::scoreMomentsTwoByTwo()
+{
+    attn::AttentionResult r;
+    r.scores.resize(2, 2);
+    r.scores << 1, 2, 3, 4;
+    r.scaled = r.scores / 2.0;
+    r.weights.resize(2, 2);
+    r.weights << 0.5, 0.5, 0.0, 1.0;
+    r.Q.resize(2, 1);
+    const attn::AttentionStats st = attn::computeStatistics(r);
+    QCOMPARE(st.rawMean, 2.5);
+    QCOMPARE(st.rawVariance, 1.25);  // (2.25 + 0.25 + 0.25 + 2.25) / 4
+    QCOMPARE(st.scaledMean, 1.25);
+    QCOMPARE(st.scaledVariance, 0.3125);
+    QCOMPARE(int(st.rows.size()), 2);
+    QCOMPARE(st.meanMaxWeight, 0.75);
+    QVERIFY(std::abs(st.meanEntropyNats - std::log(2.0) / 2) < 1e-15);
+    QVERIFY(std::abs(st.meanJacobianNorm - 0.25) < 1e-15);
+}
+
+void TestStatistics::scoreMomentsSkipMaskedEntries()
+{
+    attn::AttentionResult r;
+    r.causal = true;
+    r.scores.resize(2, 2);
+    r.scores << 1, 2, 3, 4;
+    r.scaled = r.scores;
+    r.scaled(0, 1) = -std::numeric_limits<double>::infinity();
+    r.weights.resize(2, 2);
+    r.weights << 1.0, 0.0, 0.5, 0.5;
+    r.Q.resize(2, 1);
+    const attn::AttentionStats st = attn::computeStatistics(r);
+    // Unmasked entries 1, 3, 4: mean 8/3, variance (25 + 1 + 16) / 27.
+    QVERIFY(std::abs(st.rawMean - 8.0 / 3) < 1e-15);
+    QVERIFY(std::abs(st.rawVariance - 42.0 / 27) < 1e-15);
+    QVERIFY(std::isfinite(st.scaledVariance));
+    QVERIFY(std::abs(st.scaledVariance - 42.0 / 27) < 1e-15);
+}
+
+QTEST_APPLESS_MAIN(TestStatistics)
+#include "tst_statistics.moc"
