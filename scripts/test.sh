@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Quick start, second command: installs what is missing, builds (Release)
+# and runs every test through CTest. GUI tests use the offscreen platform.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j2
+ctest --test-dir build --output-on-failure -j2 "$@"
