@@ -10,11 +10,14 @@
 #include "matrix.h"
 
 #include <QImage>
+#include <QRect>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
 #include <functional>
+
+class QFontMetrics;
 
 namespace attnlab {
 
@@ -34,6 +37,7 @@ public:
     ColorMap colorMap() const;
 
     // values: (rows, cols); rowLabels.size() == rows, colLabels.size() == cols.
+    // Missing labels are numbered from 0, extra ones are ignored.
     void setData(const attn::Matrix& values, const QStringList& rowLabels,
                  const QStringList& colLabels);
     const attn::Matrix& values() const;
@@ -47,6 +51,7 @@ public:
 
     // Decimals printed in cells and on the colour scale.
     void setDecimals(int decimals);
+    int decimals() const;
 
     // Highlighted query row (-1 for none).
     void setFocusRow(int row);
@@ -56,12 +61,16 @@ public:
     // the labels and the value.
     void setToolTipProvider(std::function<QString(int row, int col)> provider);
 
+    // The colour a finite value is drawn with under the current map and range.
+    QColor colorFor(double value) const;
+
     // Geometry, for tests and for other views: the cell under a point
     // (false outside the cells), and the rectangle of a cell.
     bool cellAt(const QPoint& pos, int* row, int* col) const;
     QRect cellRect(int row, int col) const;
     QRect cellsArea() const;
     bool cellTextVisible() const;  // true when values are printed in cells
+    bool cellImageMode() const;    // true when cells are drawn as one scaled image
 
     // Renders the view (title, labels, scale) into an image of the given size
     // in device-independent pixels, for export and tests.
@@ -71,22 +80,55 @@ public:
     QSize sizeHint() const override;
 
 signals:
+    // Emitted when the pointer moves onto another cell.
     void cellHovered(int row, int col);
+    // Emitted when a cell or a row label is clicked.
     void rowClicked(int row);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
-    bool event(QEvent* event) override;  // QEvent::ToolTip
+    bool event(QEvent* event) override;  // QEvent::ToolTip, QEvent::Leave
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;  // palette / font changes
 
 private:
-    struct Layout;
+    // Where everything goes for one widget size and font; in logical pixels.
+    struct Layout {
+        QSize size;
+        QRect title;
+        QRect rowLabels;     // left of the cells, as tall as the cells
+        QRect columnLabels;  // above the cells, as wide as the cells
+        QRect cells;
+        QRect scaleBar;
+        int tickLength = 0;
+        int tickTextLeft = 0;   // x where the scale's numbers start
+        int labelGap = 0;       // between labels and cells
+        int rowLabelWidth = 0;     // elide width of row labels
+        int columnLabelWidth = 0;  // elide width of column labels (along the text)
+        bool rotatedColumns = false;
+        int rowLabelStep = 1;     // draw every n-th row label; 0 hides them
+        int columnLabelStep = 1;  // likewise for columns
+        bool cellText = false;
+        bool imageMode = false;
+        int scaleTicks = 5;
+    };
+
     Layout computeLayout(const QSize& size, const QFontMetrics& fm) const;
+    const Layout& layout(const QSize& size) const;  // cached computeLayout
+    void invalidateLayout();
     void paintInto(QPainter& painter, const QSize& size) const;
+    void paintCells(QPainter& painter, const Layout& l) const;
+    void paintLabels(QPainter& painter, const Layout& l) const;
+    void paintScale(QPainter& painter, const Layout& l) const;
     void rebuildCellImage();
+    QString formatValue(double value) const;
+    QString rowLabelAt(int row) const;
+    QString columnLabelAt(int col) const;
+    int rowAtY(const Layout& l, int y) const;     // -1 outside the cells' rows
+    int columnAtX(const Layout& l, int x) const;  // -1 outside the cells' columns
+    QRect cellRectIn(const Layout& l, int row, int col) const;
 
     QString title_;
     ColorMap colorMap_ = ColorMap::Diverging;
@@ -99,6 +141,11 @@ private:
     int focusRow_ = -1;
     std::function<QString(int, int)> toolTipProvider_;
     QImage cellImage_;  // one pixel per cell, scaled when painted
+    QString widestCellText_;  // the longest value text, to decide legibility
+    int hoverRow_ = -1;
+    int hoverCol_ = -1;
+    mutable Layout layoutCache_;
+    mutable bool layoutValid_ = false;
 };
 
 }  // namespace attnlab

@@ -1,0 +1,751 @@
+#include "heatmapview.h"
+
+#include "colormap.h"
+
+#include <QEvent>
+#include <QFontMetrics>
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnlab {
+namespace {
+
+// The value range the colour scale spans: [-m, m] or [lo, hi].
+struct ScaleRange {
+    double low;
+    double high;
+};
+
+ScaleRange scaleRange(HeatmapView::ColorMap map, double lo, double hi)
+{
+    if (map == HeatmapView::ColorMap::Diverging) {
+        const double m = std::max(std::abs(lo), std::abs(hi));
+        return {-m, m};
+    }
+    return {lo, hi};
+}
+
+double tickValue(const ScaleRange& range, int i, int count)
+{
+    if (count < 2)
+        return range.low;
+    return range.low + (range.high - range.low) * i / (count - 1);
+}
+
+bool isMasked(double v)
+{
+    return v == -std::numeric_limits<double>::infinity();
+}
+
+// Cell i of count spans [edge(i), edge(i + 1)) along an axis of length pixels.
+int edge(int start, int length, int count, int i)
+{
+    return start + static_cast<int>(std::lround(double(i) * length / count));
+}
+
+// The index whose span holds coordinate x, or -1.
+int indexAt(int start, int length, int count, int x)
+{
+    if (count <= 0 || x < start || x >= start + length)
+        return -1;
+    int i = std::clamp(static_cast<int>(double(x - start) * count / length), 0, count - 1);
+    while (i > 0 && edge(start, length, count, i) > x)
+        --i;
+    while (i < count - 1 && edge(start, length, count, i + 1) <= x)
+        ++i;
+    return i;
+}
+
+// QFontMetrics::elidedText() may elide a text that measures exactly the
+// width it is given; elide only what is really too wide.
+QString elided(const QFontMetrics& fm, const QString& text, int width)
+{
+    return fm.horizontalAdvance(text) <= width ? text : fm.elidedText(text, Qt::ElideRight, width);
+}
+
+QFont boldFont(QFont font)
+{
+    font.setBold(true);
+    return font;
+}
+
+// Cells narrower than this are drawn as one scaled image (a hatch or text
+// would not show anyway).
+constexpr int kMinDrawnCell = 8;
+// Width of the focus row's outline (line and halo) outside the cells.
+constexpr int kFocusOutline = 4;
+// Cells may be at most this many times wider than tall (and vice versa).
+constexpr double kMaxCellAspect = 2.0;
+// Up to this many rows and columns the size hint leaves room for the values.
+constexpr int kLegibleCells = 32;
+
+}  // namespace
+
+HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    rebuildCellImage();
+}
+
+void HeatmapView::setTitle(const QString& title)
+{
+    title_ = title;
+    invalidateLayout();
+}
+
+QString HeatmapView::title() const
+{
+    return title_;
+}
+
+void HeatmapView::setColorMap(ColorMap map)
+{
+    if (map == colorMap_)
+        return;
+    colorMap_ = map;
+    rebuildCellImage();
+    invalidateLayout();
+}
+
+HeatmapView::ColorMap HeatmapView::colorMap() const
+{
+    return colorMap_;
+}
+
+void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabels,
+                          const QStringList& colLabels)
+{
+    values_ = values;
+    rowLabels_ = rowLabels.mid(0, static_cast<int>(values.rows()));
+    for (int r = rowLabels_.size(); r < values.rows(); ++r)
+        rowLabels_ << QString::number(r);
+    colLabels_ = colLabels.mid(0, static_cast<int>(values.cols()));
+    for (int c = colLabels_.size(); c < values.cols(); ++c)
+        colLabels_ << QString::number(c);
+    if (focusRow_ >= values_.rows())
+        focusRow_ = -1;
+    hoverRow_ = hoverCol_ = -1;
+    rebuildCellImage();
+    invalidateLayout();
+}
+
+const attn::Matrix& HeatmapView::values() const
+{
+    return values_;
+}
+
+QStringList HeatmapView::rowLabels() const
+{
+    return rowLabels_;
+}
+
+QStringList HeatmapView::columnLabels() const
+{
+    return colLabels_;
+}
+
+void HeatmapView::setRange(double lo, double hi)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        return;
+    lo_ = std::min(lo, hi);
+    hi_ = std::max(lo, hi);
+    rebuildCellImage();
+    invalidateLayout();  // the scale's tick labels change width
+}
+
+double HeatmapView::rangeLow() const
+{
+    return lo_;
+}
+
+double HeatmapView::rangeHigh() const
+{
+    return hi_;
+}
+
+void HeatmapView::setDecimals(int decimals)
+{
+    decimals_ = std::clamp(decimals, 0, 10);
+    rebuildCellImage();  // also refreshes the widest cell text
+    invalidateLayout();
+}
+
+int HeatmapView::decimals() const
+{
+    return decimals_;
+}
+
+void HeatmapView::setFocusRow(int row)
+{
+    const int clamped = (row >= 0 && row < values_.rows()) ? row : -1;
+    if (clamped == focusRow_)
+        return;
+    focusRow_ = clamped;
+    update();
+}
+
+int HeatmapView::focusRow() const
+{
+    return focusRow_;
+}
+
+void HeatmapView::setToolTipProvider(std::function<QString(int row, int col)> provider)
+{
+    toolTipProvider_ = std::move(provider);
+}
+
+QColor HeatmapView::colorFor(double value) const
+{
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    if (colorMap_ == ColorMap::Diverging)
+        return colormap::diverging(value, range.high);
+    return colormap::sequential(value, range.low, range.high);
+}
+
+bool HeatmapView::cellAt(const QPoint& pos, int* row, int* col) const
+{
+    const Layout& l = layout(size());
+    const int r = rowAtY(l, pos.y());
+    const int c = columnAtX(l, pos.x());
+    if (r < 0 || c < 0)
+        return false;
+    if (row)
+        *row = r;
+    if (col)
+        *col = c;
+    return true;
+}
+
+QRect HeatmapView::cellRect(int row, int col) const
+{
+    if (row < 0 || col < 0 || row >= values_.rows() || col >= values_.cols())
+        return {};
+    return cellRectIn(layout(size()), row, col);
+}
+
+QRect HeatmapView::cellsArea() const
+{
+    return layout(size()).cells;
+}
+
+bool HeatmapView::cellTextVisible() const
+{
+    return layout(size()).cellText;
+}
+
+bool HeatmapView::cellImageMode() const
+{
+    return layout(size()).imageMode;
+}
+
+QImage HeatmapView::renderImage(const QSize& size, qreal devicePixelRatio) const
+{
+    const qreal dpr = devicePixelRatio > 0 ? devicePixelRatio : 1.0;
+    QImage image((QSizeF(size) * dpr).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(dpr);
+    // Same dots per inch as the widget so that fonts match the layout.
+    image.setDotsPerMeterX(static_cast<int>(std::lround(logicalDpiX() / 0.0254)));
+    image.setDotsPerMeterY(static_cast<int>(std::lround(logicalDpiY() / 0.0254)));
+    image.fill(palette().color(QPalette::Window));
+    QPainter painter(&image);
+    paintInto(painter, size);
+    return image;
+}
+
+QSize HeatmapView::minimumSizeHint() const
+{
+    return {220, 200};
+}
+
+QSize HeatmapView::sizeHint() const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    if (rows == 0 || cols == 0)
+        return {480, 400};
+    // Room for the printed values when the matrix is small, else a few
+    // pixels per cell; the labels and scale take about a quarter more.
+    const int cellW = std::max(fm.height(), fm.horizontalAdvance(widestCellText_)) + 8;
+    const int cellH = fm.height() + 8;
+    const bool small = rows <= kLegibleCells && cols <= kLegibleCells;
+    const int w = small ? cols * cellW : cols * 2;
+    const int h = small ? rows * cellH : rows * 2;
+    const int extra = fm.horizontalAdvance(QLatin1Char('M')) * 16;
+    return QSize(w + extra, h + extra / 2 + 2 * fm.height())
+        .expandedTo(minimumSizeHint())
+        .boundedTo(QSize(900, 800));
+}
+
+void HeatmapView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    paintInto(painter, size());
+}
+
+void HeatmapView::mouseMoveEvent(QMouseEvent* event)
+{
+    int row = -1;
+    int col = -1;
+    if (cellAt(event->position().toPoint(), &row, &col)) {
+        if (row != hoverRow_ || col != hoverCol_) {
+            hoverRow_ = row;
+            hoverCol_ = col;
+            emit cellHovered(row, col);
+        }
+    } else {
+        hoverRow_ = hoverCol_ = -1;
+    }
+    QWidget::mouseMoveEvent(event);
+}
+
+void HeatmapView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    const QPoint pos = event->position().toPoint();
+    const Layout& l = layout(size());
+    const int row = rowAtY(l, pos.y());
+    const bool onCell = row >= 0 && columnAtX(l, pos.x()) >= 0;
+    const bool onRowLabel = row >= 0 && pos.x() >= 0 && pos.x() < l.cells.left();
+    if (onCell || onRowLabel) {
+        emit rowClicked(row);
+        event->accept();
+        return;
+    }
+    QWidget::mousePressEvent(event);
+}
+
+bool HeatmapView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        int row = -1;
+        int col = -1;
+        if (!cellAt(help->pos(), &row, &col)) {
+            QToolTip::hideText();
+            event->ignore();
+            return true;
+        }
+        QString text;
+        if (toolTipProvider_)
+            text = toolTipProvider_(row, col);
+        else
+            text = tr("%1, %2: %3").arg(rowLabelAt(row), columnLabelAt(col),
+                                        formatValue(values_(row, col)));
+        QToolTip::showText(help->globalPos(), text, this, cellRect(row, col));
+        return true;
+    }
+    if (event->type() == QEvent::Leave)
+        hoverRow_ = hoverCol_ = -1;
+    return QWidget::event(event);
+}
+
+void HeatmapView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    update();
+}
+
+void HeatmapView::changeEvent(QEvent* event)
+{
+    switch (event->type()) {
+    case QEvent::FontChange:
+    case QEvent::StyleChange:
+        invalidateLayout();
+        updateGeometry();
+        break;
+    case QEvent::PaletteChange:
+        update();
+        break;
+    default:
+        break;
+    }
+    QWidget::changeEvent(event);
+}
+
+HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMetrics& fm) const
+{
+    Layout l;
+    l.size = size;
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    const int lineH = fm.height();
+    const int pad = std::max(2, lineH / 4);
+    const int margin = std::max(4, lineH / 2);
+
+    int top = margin;
+    const QFontMetrics titleFm(boldFont(font()));
+    if (!title_.isEmpty()) {
+        l.title = QRect(margin, margin, std::max(0, size.width() - 2 * margin), titleFm.height());
+        top += titleFm.height() + pad;
+    }
+    if (rows == 0 || cols == 0)
+        return l;
+
+    // Colour scale at the right: a gap wide enough that rotated column labels
+    // (which extend half a line past their cell) stay clear of the bar, the
+    // bar, tick marks and tick labels.
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    int tickTextW = 0;
+    for (int i = 0; i < 5; ++i)
+        tickTextW = std::max(tickTextW, fm.horizontalAdvance(formatValue(tickValue(range, i, 5))));
+    const int barW = std::max(kMinDrawnCell, lineH * 3 / 4);
+    const int tickLen = pad;
+    const int scaleW = lineH + barW + tickLen + lineH / 2 + tickTextW;
+
+    // Row labels at the left, elided to at most a quarter of the width. The
+    // bold font is measured because the focus row's label is bold.
+    const QFontMetrics boldFm(boldFont(font()));
+    const int maxLabelW = fm.horizontalAdvance(QLatin1Char('M')) * 12;
+    int widestRow = 0;
+    for (const QString& label : rowLabels_)
+        widestRow = std::max(widestRow, boldFm.horizontalAdvance(label));
+    l.rowLabelWidth = std::min({widestRow, maxLabelW, size.width() / 4});
+    // Labels keep clear of the focus row's outline, which lies outside the cells.
+    l.labelGap = pad + kFocusOutline;
+    const int rowLabelsW = l.rowLabelWidth > 0 ? l.rowLabelWidth + l.labelGap : 0;
+    const int cellsMaxW = std::max(1, size.width() - 2 * margin - rowLabelsW - scaleW);
+
+    int widestCol = 0;
+    for (const QString& label : colLabels_)
+        widestCol = std::max(widestCol, fm.horizontalAdvance(label));
+
+    // Column labels lie flat when every one fits above its cell, else they
+    // are rotated and elided to at most a quarter of the height.
+    double cellW = 0;
+    double cellH = 0;
+    int colLabelsH = 0;
+    for (const bool rotated : {false, true}) {
+        l.rotatedColumns = rotated;
+        l.columnLabelWidth = rotated ? std::min({widestCol, maxLabelW, size.height() / 4}) : widestCol;
+        colLabelsH = widestCol == 0 ? 0 : (rotated ? l.columnLabelWidth : lineH) + l.labelGap;
+        const int cellsMaxH = std::max(1, size.height() - top - colLabelsH - margin);
+        cellW = double(cellsMaxW) / cols;
+        cellH = double(cellsMaxH) / rows;
+        cellW = std::min(cellW, cellH * kMaxCellAspect);
+        cellH = std::min(cellH, cellW * kMaxCellAspect);
+        if (!rotated && std::floor(cellW) >= widestCol + pad)
+            break;
+    }
+    const int cellsW = std::max(1, static_cast<int>(std::floor(cellW * cols)));
+    const int cellsH = std::max(1, static_cast<int>(std::floor(cellH * rows)));
+    // Spare width (from the aspect limit) is split evenly left and right,
+    // spare height goes below so that the title stays close to the cells.
+    const int spareW = std::max(0, cellsMaxW - cellsW);
+    const int cellsLeft = margin + rowLabelsW + spareW / 2;
+    const int cellsTop = top + colLabelsH;
+    l.cells = QRect(cellsLeft, cellsTop, cellsW, cellsH);
+    l.rowLabels = QRect(cellsLeft - rowLabelsW, cellsTop, rowLabelsW, cellsH);
+    l.columnLabels = QRect(cellsLeft, cellsTop - colLabelsH, cellsW, colLabelsH);
+    l.scaleBar = QRect(l.cells.right() + 1 + lineH, cellsTop, barW, cellsH);
+    l.tickLength = tickLen;
+    l.tickTextLeft = l.scaleBar.right() + 1 + tickLen + lineH / 2;
+    if (!title_.isEmpty()) {
+        // Centred over the cells when it fits there, else within the margins.
+        const int titleW = std::min(titleFm.horizontalAdvance(title_), l.title.width());
+        const int x = std::clamp(l.cells.center().x() - titleW / 2, margin, size.width() - margin - titleW);
+        l.title = QRect(x, margin, titleW, titleFm.height());
+    }
+
+    const int minCellW = static_cast<int>(std::floor(cellW));
+    const int minCellH = static_cast<int>(std::floor(cellH));
+    l.cellText = minCellH >= lineH + 2 && minCellW >= fm.horizontalAdvance(widestCellText_) + 2 * pad;
+    l.imageMode = std::min(minCellW, minCellH) < kMinDrawnCell;
+
+    // Labels are thinned so that they never overlap: every step-th one, at
+    // least one and a half lines apart (the first and last are pulled inside
+    // the cells' extent, which may move them by half a line).
+    auto step = [lineH](double cell) {
+        return cell >= lineH ? 1 : static_cast<int>(std::ceil(1.5 * lineH / cell));
+    };
+    l.rowLabelStep = (l.rowLabelWidth > 0 && cellsH >= lineH) ? step(cellH) : 0;
+    l.columnLabelStep = 0;
+    if (widestCol > 0 && cellsW >= lineH)
+        l.columnLabelStep = l.rotatedColumns ? step(cellW) : 1;
+
+    l.scaleTicks = cellsH >= 6 * lineH ? 5 : (cellsH >= 3 * lineH ? 3 : 2);
+    if (!(range.high > range.low))
+        l.scaleTicks = 1;
+    return l;
+}
+
+const HeatmapView::Layout& HeatmapView::layout(const QSize& size) const
+{
+    if (!layoutValid_ || layoutCache_.size != size) {
+        layoutCache_ = computeLayout(size, fontMetrics());
+        layoutValid_ = true;
+    }
+    return layoutCache_;
+}
+
+void HeatmapView::invalidateLayout()
+{
+    layoutValid_ = false;
+    update();
+}
+
+void HeatmapView::paintInto(QPainter& painter, const QSize& size) const
+{
+    const Layout& l = layout(size);
+    painter.setFont(font());
+    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Window));
+    painter.setPen(palette().color(QPalette::WindowText));
+    if (!title_.isEmpty()) {
+        painter.save();
+        const QFont titleFont = boldFont(font());
+        painter.setFont(titleFont);
+        const QString text = elided(QFontMetrics(titleFont), title_, l.title.width());
+        painter.drawText(l.title, Qt::AlignHCenter | Qt::AlignVCenter, text);
+        painter.restore();
+    }
+    if (values_.size() == 0) {
+        const QRect rest(0, l.title.bottom() + 1, size.width(), size.height() - l.title.bottom() - 1);
+        painter.drawText(rest, Qt::AlignCenter, tr("No data"));
+        return;
+    }
+    paintCells(painter, l);
+    paintLabels(painter, l);
+    paintScale(painter, l);
+}
+
+void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
+{
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    if (l.imageMode) {
+        painter.save();
+        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        painter.drawImage(QRectF(l.cells), cellImage_);
+        painter.restore();
+    } else {
+        const QBrush hatch(QColor::fromRgb(colormap::kMaskedHatch), Qt::BDiagPattern);
+        const QColor masked = QColor::fromRgb(colormap::kMasked);
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const QRect rect = cellRectIn(l, r, c);
+                const double v = values_(r, c);
+                if (std::isnan(v) || isMasked(v)) {
+                    painter.fillRect(rect, masked);
+                    painter.fillRect(rect, hatch);
+                    if (std::isnan(v) && l.cellText) {
+                        painter.setPen(colormap::contrastingText(masked));
+                        painter.drawText(rect, Qt::AlignCenter, formatValue(v));
+                    }
+                    continue;
+                }
+                const QColor color = QColor::fromRgb(cellImage_.pixel(c, r));
+                painter.fillRect(rect, color);
+                if (l.cellText) {
+                    painter.setPen(colormap::contrastingText(color));
+                    painter.drawText(rect, Qt::AlignCenter, formatValue(v));
+                }
+            }
+        }
+    }
+
+    painter.save();
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(palette().color(QPalette::Mid), 1));
+    painter.drawRect(QRectF(l.cells).adjusted(-0.5, -0.5, 0.5, 0.5));
+    if (focusRow_ >= 0 && focusRow_ < rows) {
+        // A 2 px line in the text colour just outside the row, with a 2 px
+        // halo in the background colour around it, so that the row stands out
+        // on blue, white and red cells alike and in light and dark palettes.
+        const QRectF row = cellRectIn(l, focusRow_, 0).united(cellRectIn(l, focusRow_, cols - 1));
+        // A pen of width w drawn on a rectangle grown by w / 2 covers exactly
+        // the w pixels outside it.
+        const auto outline = [&](const QColor& color, double w) {
+            painter.setPen(QPen(color, w, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            painter.drawRect(row.adjusted(-w / 2, -w / 2, w / 2, w / 2));
+        };
+        outline(palette().color(QPalette::Window), kFocusOutline);
+        outline(palette().color(QPalette::WindowText), kFocusOutline / 2.0);
+    }
+    painter.restore();
+}
+
+void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
+{
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    const QFontMetrics fm(font());
+    const QFont bold = boldFont(font());
+    const QFontMetrics boldFm(bold);
+    const int lineH = fm.height();
+    painter.save();
+    painter.setPen(palette().color(QPalette::WindowText));
+
+    if (l.rowLabelStep > 0) {
+        for (int r = 0; r < rows; ++r) {
+            // The focus row's label is always drawn, in bold.
+            const bool focus = r == focusRow_;
+            if (!focus && r % l.rowLabelStep != 0)
+                continue;
+            if (!focus && focusRow_ >= 0 && l.rowLabelStep > 1 && std::abs(r - focusRow_) < l.rowLabelStep)
+                continue;
+            const QRect cell = cellRectIn(l, r, 0);
+            const int centre = cell.top() + cell.height() / 2;
+            const int y = std::clamp(centre - lineH / 2, l.cells.top(), l.cells.bottom() + 1 - lineH);
+            const QRect box(l.rowLabels.left(), y, l.rowLabelWidth, lineH);
+            painter.setFont(focus ? bold : font());
+            const QFontMetrics& m = focus ? boldFm : fm;
+            painter.drawText(box, Qt::AlignRight | Qt::AlignVCenter,
+                             elided(m, rowLabelAt(r), box.width()));
+        }
+    }
+
+    painter.setFont(font());
+    if (l.columnLabelStep > 0) {
+        for (int c = 0; c < cols; c += l.columnLabelStep) {
+            const QRect cell = cellRectIn(l, 0, c);
+            const QString label = elided(fm, columnLabelAt(c), l.columnLabelWidth);
+            if (!l.rotatedColumns) {
+                const QRect box(cell.left(), l.columnLabels.top(), cell.width(), l.columnLabels.height() - l.labelGap);
+                painter.drawText(box, Qt::AlignHCenter | Qt::AlignBottom, label);
+                continue;
+            }
+            // Read bottom to top, starting just above the cells.
+            const double x = std::clamp(cell.left() + cell.width() / 2.0, l.cells.left() + lineH / 2.0,
+                                        l.cells.right() + 1 - lineH / 2.0);
+            painter.save();
+            painter.translate(x, l.columnLabels.bottom() + 1 - l.labelGap);
+            painter.rotate(-90);
+            painter.drawText(QRectF(0, -lineH / 2.0, l.columnLabelWidth, lineH),
+                             Qt::AlignLeft | Qt::AlignVCenter, label);
+            painter.restore();
+        }
+    }
+    painter.restore();
+}
+
+void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
+{
+    const QRect bar = l.scaleBar;
+    if (bar.height() <= 0)
+        return;
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    painter.save();
+    // One line per pixel row, top = high end.
+    for (int y = 0; y < bar.height(); ++y) {
+        const double t = 1.0 - (y + 0.5) / bar.height();
+        painter.setPen(colorFor(range.low + t * (range.high - range.low)));
+        painter.drawLine(bar.left(), bar.top() + y, bar.right(), bar.top() + y);
+    }
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(palette().color(QPalette::Mid), 1));
+    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+
+    const QFontMetrics fm(font());
+    const int lineH = fm.height();
+    painter.setPen(palette().color(QPalette::WindowText));
+    for (int i = 0; i < l.scaleTicks; ++i) {
+        const double t = l.scaleTicks < 2 ? 0.5 : double(i) / (l.scaleTicks - 1);
+        const double value = tickValue(range, i, l.scaleTicks);
+        const double y = bar.top() + (1.0 - t) * bar.height();
+        painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 1 + l.tickLength, y));
+        const QRectF box(l.tickTextLeft, y - lineH / 2.0, l.size.width() - l.tickTextLeft, lineH);
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, formatValue(value));
+    }
+    painter.restore();
+}
+
+void HeatmapView::rebuildCellImage()
+{
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    if (rows == 0 || cols == 0) {
+        cellImage_ = QImage();
+        widestCellText_.clear();
+        return;
+    }
+    cellImage_ = QImage(cols, rows, QImage::Format_RGB32);
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    const bool diverging = colorMap_ == ColorMap::Diverging;
+    double minValue = std::numeric_limits<double>::infinity();
+    double maxValue = -std::numeric_limits<double>::infinity();
+    bool anyNaN = false;
+    for (int r = 0; r < rows; ++r) {
+        auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(r));
+        for (int c = 0; c < cols; ++c) {
+            const double v = values_(r, c);
+            if (std::isnan(v) || isMasked(v)) {
+                anyNaN = anyNaN || std::isnan(v);
+                line[c] = colormap::kMasked;
+                continue;
+            }
+            line[c] = diverging ? colormap::divergingRgb(v, range.high)
+                                : colormap::sequentialRgb(v, range.low, range.high);
+            minValue = std::min(minValue, v);
+            maxValue = std::max(maxValue, v);
+        }
+    }
+    // The printed texts are as wide as their character count in practice
+    // (digits share one width), so the longest one decides legibility.
+    widestCellText_ = anyNaN ? formatValue(std::numeric_limits<double>::quiet_NaN()) : QString();
+    for (const double v : {minValue, maxValue}) {
+        if (std::isinf(v))
+            continue;
+        const QString text = formatValue(v);
+        if (text.size() > widestCellText_.size())
+            widestCellText_ = text;
+    }
+}
+
+QString HeatmapView::formatValue(double value) const
+{
+    if (std::isnan(value))
+        return tr("NaN");
+    if (std::isinf(value))
+        return value < 0 ? QStringLiteral("\u2212\u221e") : QStringLiteral("\u221e");
+    QString text = QString::number(value, 'f', decimals_);
+    // "-0.00" reads as a sign error; print it as "0.00".
+    const auto zeroDigit = [](QChar ch) { return ch == QLatin1Char('0') || ch == QLatin1Char('.'); };
+    if (text.startsWith(QLatin1Char('-')) && std::all_of(text.begin() + 1, text.end(), zeroDigit))
+        text.remove(0, 1);
+    return text;
+}
+
+QString HeatmapView::rowLabelAt(int row) const
+{
+    return rowLabels_.value(row);
+}
+
+QString HeatmapView::columnLabelAt(int col) const
+{
+    return colLabels_.value(col);
+}
+
+int HeatmapView::rowAtY(const Layout& l, int y) const
+{
+    return indexAt(l.cells.top(), l.cells.height(), static_cast<int>(values_.rows()), y);
+}
+
+int HeatmapView::columnAtX(const Layout& l, int x) const
+{
+    return indexAt(l.cells.left(), l.cells.width(), static_cast<int>(values_.cols()), x);
+}
+
+QRect HeatmapView::cellRectIn(const Layout& l, int row, int col) const
+{
+    const int rows = static_cast<int>(values_.rows());
+    const int cols = static_cast<int>(values_.cols());
+    const int x0 = edge(l.cells.left(), l.cells.width(), cols, col);
+    const int x1 = edge(l.cells.left(), l.cells.width(), cols, col + 1);
+    const int y0 = edge(l.cells.top(), l.cells.height(), rows, row);
+    const int y1 = edge(l.cells.top(), l.cells.height(), rows, row + 1);
+    return QRect(x0, y0, x1 - x0, y1 - y0);
+}
+
+}  // namespace attnlab
