@@ -41,7 +41,8 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& snapshot);
 // The names of the matrices, in export order: "X", "W_q", ..., "context".
 std::vector<std::string> exportedMatrixNames();
 
-// attention.json and/or one NAME.csv per matrix.
+// attention.json and/or one NAME.csv per matrix. The writers refer to
+// `snapshot`, which must outlive the returned files.
 std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
                                              const ExportFormats& formats);
 

@@ -20,7 +20,9 @@ void writeMatrixCsv(std::ostream& out, const attn::Matrix& m,
 
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         line.clear();
-        appendCsvField(line, rowLabels[std::size_t(i)]);
+        // A missing label falls back to the row index rather than reading past the end.
+        const std::size_t r = std::size_t(i);
+        appendCsvField(line, r < rowLabels.size() ? rowLabels[r] : std::to_string(r));
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
             line += ',';
             appendNumber(line, m(i, j));
