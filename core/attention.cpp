@@ -3,6 +3,7 @@
 #include "size_limits.h"
 #include "softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -115,17 +116,29 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     r->scores.noalias() = r->Q * r->K.transpose();  // (n, n)
     r->divisor = *divisor;
     r->causal = options.causal;
-    r->scaled = r->scores / r->divisor;
     const Eigen::Index n = X.rows();
-    if (options.causal) {
-        // Query i may attend to keys 0..i only.
-        const double minusInf = -std::numeric_limits<double>::infinity();
-        for (Eigen::Index i = 0; i < n; ++i)
-            for (Eigen::Index j = i + 1; j < n; ++j)
-                r->scaled(i, j) = minusInf;
+    // Divide, as the formula (and PyTorch) does: multiplying by the
+    // reciprocal can differ in the last bit.
+    // Row by row, so that each row is scaled and softmaxed while it is in
+    // cache (one pass over the n x n maps instead of three).
+    r->scaled.resize(n, n);
+    r->weights.resize(n, n);
+    const double minusInf = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double* scaledRow = r->scaled.data() + i * n;
+        double* weightRow = r->weights.data() + i * n;
+        Eigen::Map<Eigen::ArrayXd>(scaledRow, n) =
+            Eigen::Map<const Eigen::ArrayXd>(r->scores.data() + i * n, n) / r->divisor;
+        if (options.causal) {
+            // Query i may attend to keys 0..i only; the diagonal is always
+            // kept, so no row is fully masked.
+            std::fill(scaledRow + i + 1, scaledRow + n, minusInf);
+            softmaxRow(scaledRow, weightRow, int(i + 1));
+            std::fill(weightRow + i + 1, weightRow + n, 0.0);
+        } else {
+            softmaxRow(scaledRow, weightRow, int(n));
+        }
     }
-    r->weights = r->scaled;
-    softmaxRowsInPlace(r->weights);  // never fully masked: the diagonal stays
     r->context.noalias() = r->weights * r->V;  // (n, d_v)
     return okStatus();
 }

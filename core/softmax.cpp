@@ -7,28 +7,24 @@ namespace attn {
 
 bool softmaxRow(const double* in, double* out, int n)
 {
-    // Pass 1: the row maximum over the finite (unmasked) entries.
-    double maxval = -std::numeric_limits<double>::infinity();
-    for (int j = 0; j < n; ++j)
-        if (in[j] > maxval)
-            maxval = in[j];
-    if (maxval == -std::numeric_limits<double>::infinity()) {
-        for (int j = 0; j < n; ++j)
-            out[j] = 0.0;
+    // Element-wise expressions below read in[j] before writing out[j], so
+    // in and out may alias.
+    const Eigen::Map<const Eigen::ArrayXd> x(in, n);
+    Eigen::Map<Eigen::ArrayXd> y(out, n);
+    const double minusInf = -std::numeric_limits<double>::infinity();
+
+    // Pass 1: the row maximum. Masked entries are -inf and never win.
+    const double maxval = n > 0 ? x.maxCoeff() : minusInf;
+    if (maxval == minusInf) {
+        y.setZero();
         return false;
     }
-    // Pass 2: exponentials of the shifted values; exp(-inf - max) is 0, and
-    // every shifted value is <= 0, so nothing overflows.
-    double sum = 0.0;
-    for (int j = 0; j < n; ++j) {
-        const double e = std::exp(in[j] - maxval);
-        out[j] = e;
-        sum += e;
-    }
-    // Pass 3: normalise; sum >= 1 because the maximum contributes exp(0).
-    const double inv = 1.0 / sum;
-    for (int j = 0; j < n; ++j)
-        out[j] *= inv;
+    // Pass 2: exponentials of the shifted values (all <= 0, so nothing
+    // overflows), vectorised. Eigen's exp clamps its argument near -708, so a
+    // masked entry would come out as ~1e-308 instead of 0: select it away.
+    y = (x == minusInf).select(0.0, (x - maxval).exp());
+    // Pass 3: normalise; the sum is >= 1 because the maximum gives exp(0).
+    y *= 1.0 / y.sum();
     return true;
 }
 

@@ -1,0 +1,65 @@
+// Engine benchmark: the full forward pass (projections, scores, scaling,
+// softmax, context) against its floor, the matrix products the pass needs
+// done as plain Eigen products in the same run. Single-threaded.
+
+#include "engine_bench.h"
+
+#include "attention.h"
+#include "benchutil.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace bench {
+namespace {
+
+attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols)
+{
+    std::normal_distribution<double> dist(0.0, 1.0);
+    attn::Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = dist(rng);
+    return m;
+}
+
+}  // namespace
+
+void runEngineBench(const std::vector<int>& sizes, int d)
+{
+    std::mt19937 rng(42);
+    for (int n : sizes) {
+        const attn::Matrix x = randomMatrix(rng, n, d);
+        attn::Matrix wq = randomMatrix(rng, d, d), wk = randomMatrix(rng, d, d),
+                     wv = randomMatrix(rng, d, d);
+        wq /= std::sqrt(double(d));
+        wk /= std::sqrt(double(d));
+        wv /= std::sqrt(double(d));
+        const double minSeconds = n >= 2048 ? 3.0 : 1.0;
+
+        // Floor: the five products, into preallocated storage.
+        attn::Matrix q(n, d), k(n, d), v(n, d), s(n, n), z(n, d);
+        const Timing floor = measure([&] {
+            q.noalias() = x * wq;
+            k.noalias() = x * wk;
+            v.noalias() = x * wv;
+            s.noalias() = q * k.transpose();
+            z.noalias() = s * v;
+        }, 5, minSeconds);
+
+        attn::AttentionResult result;
+        const Timing pass = measure([&] {
+            attn::computeAttentionInto(x, wq, wk, wv, attn::AttentionOptions{}, &result);
+        }, 5, minSeconds);
+
+        // 2 flops per multiply-add: 3 projections n*d*d, QK^T and AV n*n*d.
+        const double flops = 2.0 * (3.0 * n * double(d) * d + 2.0 * double(n) * n * d);
+        const std::string extra = "\"floor_ms\":" + std::to_string(floor.medianMs)
+            + ",\"ratio\":" + std::to_string(pass.medianMs / floor.medianMs)
+            + ",\"gflops\":" + std::to_string(flops / (pass.medianMs * 1e6))
+            + ",\"floor_gflops\":" + std::to_string(flops / (floor.medianMs * 1e6));
+        printCase("engine_forward", n, d, pass, extra);
+    }
+}
+
+}  // namespace bench
