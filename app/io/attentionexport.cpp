@@ -2,6 +2,9 @@
 
 #include "jsonwriter.h"
 #include "matrixio.h"
+#include "npy.h"
+
+#include <utility>
 
 namespace attnlab {
 
@@ -113,11 +116,54 @@ std::string trimmed(std::string_view s)
     return std::string(s);
 }
 
+ImageExporter& registeredImageExporter()
+{
+    static ImageExporter exporter;
+    return exporter;
+}
+
+const char* const kFormatList = "use json, csv, npy, png, svg or pdf, e.g. json,csv";
+
 }  // namespace
+
+const char* imageFormatName(ImageFormat format)
+{
+    switch (format) {
+    case ImageFormat::Png: return "png";
+    case ImageFormat::Svg: return "svg";
+    case ImageFormat::Pdf: return "pdf";
+    }
+    return "png";
+}
+
+void setImageExporter(ImageExporter exporter)
+{
+    registeredImageExporter() = std::move(exporter);
+}
+
+bool haveImageExporter()
+{
+    return bool(registeredImageExporter());
+}
+
+attn::Status checkImageExport(const ExportFormats& formats)
+{
+    if (haveImageExporter())
+        return attn::okStatus();
+    for (const auto& [asked, format] : {std::pair{formats.png, ImageFormat::Png},
+                                        std::pair{formats.svg, ImageFormat::Svg},
+                                        std::pair{formats.pdf, ImageFormat::Pdf}}) {
+        if (asked)
+            return attn::Error{std::string(imageFormatName(format))
+                               + " export needs the window renderer, which is not available here; "
+                                 "export json, csv or npy, or save the picture from the window"};
+    }
+    return attn::okStatus();
+}
 
 attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
 {
-    ExportFormats formats{false, false};
+    ExportFormats formats{false, false, false, false, false, false};
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = list.find(',', start);
@@ -128,11 +174,19 @@ attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
             formats.json = true;
         else if (name == "csv")
             formats.csv = true;
+        else if (name == "npy")
+            formats.npy = true;
+        else if (name == "png")
+            formats.png = true;
+        else if (name == "svg")
+            formats.svg = true;
+        else if (name == "pdf")
+            formats.pdf = true;
         else if (name.empty())
-            return attn::Error{"--format '" + std::string(list)
-                               + "' has an empty name; use json, csv or json,csv"};
+            return attn::Error{"--format '" + std::string(list) + "' has an empty name; "
+                               + kFormatList};
         else
-            return attn::Error{"unknown export format '" + name + "'; use json, csv or json,csv"};
+            return attn::Error{"unknown export format '" + name + "'; " + kFormatList};
         if (comma == std::string_view::npos)
             break;
         start = comma + 1;
@@ -223,12 +277,34 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
                              }});
         }
     }
+    if (formats.npy) {
+        for (const MatrixEntry& entry : matrices(snapshot)) {
+            const attn::Matrix* m = entry.matrix;
+            files.push_back({std::string(entry.name) + ".npy",
+                             [m](std::ostream& out) { writeNpy(out, *m); }});
+        }
+    }
+    const ImageExporter& images = registeredImageExporter();
+    if (images) {
+        for (const auto& [asked, format] : {std::pair{formats.png, ImageFormat::Png},
+                                            std::pair{formats.svg, ImageFormat::Svg},
+                                            std::pair{formats.pdf, ImageFormat::Pdf}}) {
+            if (!asked)
+                continue;
+            std::vector<OutputFile> pictures = images(snapshot, format);
+            for (OutputFile& picture : pictures)
+                files.push_back(std::move(picture));
+        }
+    }
     return files;
 }
 
 attn::Status exportAttention(const QString& directory, const AttentionSnapshot& snapshot,
                              const ExportFormats& formats)
 {
+    const attn::Status images = checkImageExport(formats);
+    if (!images)
+        return images;
     return writeFilesAtomically(directory, attentionExportFiles(snapshot, formats));
 }
 

@@ -23,4 +23,50 @@ attn::Expected<AttentionSnapshot> computeSnapshot(const attn::ModelConfig& confi
     return snapshot;
 }
 
+attn::Expected<AttentionSnapshot> computeSnapshotFromMatrices(const attn::ModelConfig& config,
+                                                              const attn::AttentionOptions& options,
+                                                              attn::Model model)
+{
+    if (int(model.tokenization.tokens.size()) != model.X.rows())
+        return attn::Error{"X has " + std::to_string(model.X.rows()) + " rows but there are "
+                           + std::to_string(model.tokenization.tokens.size())
+                           + " tokens; X needs one row per token"};
+    attn::Expected<attn::AttentionResult> result =
+        attn::computeAttention(model.X, model.Wq, model.Wk, model.Wv, options);
+    if (!result)
+        return result.error();
+
+    AttentionSnapshot snapshot;
+    snapshot.config = config;
+    snapshot.config.dModel = int(model.X.cols());
+    snapshot.config.dK = int(model.Wq.cols());
+    snapshot.config.dV = int(model.Wv.cols());
+    snapshot.options = options;
+    snapshot.model = std::move(model);
+    snapshot.result = std::move(result).value();
+    snapshot.stats = attn::computeStatistics(snapshot.result);
+    return snapshot;
+}
+
+std::string placeholderSentence(int rows)
+{
+    std::string sentence;
+    for (int i = 0; i < rows; ++i) {
+        if (i > 0)
+            sentence += ' ';
+        sentence += 't' + std::to_string(i);
+    }
+    return sentence;
+}
+
+attn::Tokenization tokensForRows(const attn::ModelConfig& config, int rows)
+{
+    attn::Expected<attn::Tokenization> tokens = attn::tokenize(config.sentence, config.tokenizer);
+    if (tokens && int(tokens->tokens.size()) == rows)
+        return std::move(tokens).value();
+    attn::Expected<attn::Tokenization> placeholders =
+        attn::tokenize(placeholderSentence(rows), attn::TokenizerMode::Article);
+    return placeholders ? std::move(placeholders).value() : attn::Tokenization();
+}
+
 }  // namespace attnlab

@@ -22,4 +22,22 @@ struct AttentionSnapshot {
 attn::Expected<AttentionSnapshot> computeSnapshot(const attn::ModelConfig& config,
                                                   const attn::AttentionOptions& options);
 
+// Attention over given matrices (from files, a saved lab, hand edits) instead
+// of drawn ones: model.X (n, d_model), model.Wq, model.Wk (d_model, d_k),
+// model.Wv (d_model, d_v), and model.tokenization with n tokens. The
+// snapshot's config takes d_model, d_k and d_v from the matrices; its
+// sentence, seed and init are kept as given (they describe where the
+// matrices came from). Shapes and entries are checked by the engine.
+attn::Expected<AttentionSnapshot> computeSnapshotFromMatrices(const attn::ModelConfig& config,
+                                                              const attn::AttentionOptions& options,
+                                                              attn::Model model);
+
+// The tokens that label `rows` rows of a given X: the sentence's tokens when
+// it has exactly that many, otherwise t0, t1, ... (vocabulary and ids as the
+// tokenizer would give them for the sentence "t0 t1 ...").
+attn::Tokenization tokensForRows(const attn::ModelConfig& config, int rows);
+
+// "t0 t1 ... t<rows-1>": a sentence whose article tokenization has `rows` tokens.
+std::string placeholderSentence(int rows);
+
 }  // namespace attnlab

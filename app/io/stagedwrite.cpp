@@ -4,12 +4,14 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QTemporaryDir>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <streambuf>
 #include <system_error>
 
 namespace attnlab {
@@ -62,6 +64,41 @@ void removeDirectories(const QStringList& deepestFirst)
     for (const QString& dir : deepestFirst)
         QDir().rmdir(dir);  // only if empty
 }
+
+// An ostream over a QIODevice; a failed device write fails the stream.
+class DeviceStreamBuf : public std::streambuf {
+public:
+    explicit DeviceStreamBuf(QIODevice* device) : device_(device)
+    {
+        setp(buffer_, buffer_ + sizeof buffer_);
+    }
+    ~DeviceStreamBuf() override { sync(); }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (sync() != 0)
+            return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+
+    int sync() override
+    {
+        const qint64 size = pptr() - pbase();
+        if (size > 0 && device_->write(pbase(), size) != size)
+            return -1;
+        setp(buffer_, buffer_ + sizeof buffer_);
+        return 0;
+    }
+
+private:
+    QIODevice* device_;
+    char buffer_[1 << 16];
+};
 
 QString systemReason()
 {
@@ -132,6 +169,32 @@ attn::Status writeFilesAtomically(const QString& directory, const std::vector<Ou
     if (!status.ok())
         removeDirectories(created);
     return status;
+}
+
+attn::Status writeFileAtomically(const QString& path,
+                                 const std::function<void(std::ostream&)>& write)
+{
+    const QString shown = QDir::toNativeSeparators(path);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return failure(StagedWrite::tr("cannot write '%1': %2").arg(shown, file.errorString()));
+    bool written = false;
+    {
+        DeviceStreamBuf buffer(&file);
+        std::ostream out(&buffer);
+        write(out);
+        out.flush();
+        written = bool(out);
+    }
+    if (!written) {
+        const QString reason = file.error() != QFileDevice::NoError ? file.errorString()
+                                                                    : StagedWrite::tr("write error");
+        file.cancelWriting();
+        return failure(StagedWrite::tr("cannot write '%1': %2").arg(shown, reason));
+    }
+    if (!file.commit())
+        return failure(StagedWrite::tr("cannot write '%1': %2").arg(shown, file.errorString()));
+    return attn::okStatus();
 }
 
 }  // namespace attnlab

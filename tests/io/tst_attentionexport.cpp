@@ -4,6 +4,7 @@
 
 #include "attentionexport.h"
 #include "matrixio.h"
+#include "npy.h"
 #include "stagedwrite.h"
 
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace {
@@ -77,6 +79,9 @@ private slots:
     void jsonStatistics();
     void csvLabels_data();
     void csvLabels();
+    void npyFiles();
+    void imageFormatsNeedAnExporter();
+    void registeredImageExporter();
     void stagedWriteCreatesDirectories();
     void stagedWriteReplacesOlderFiles();
     void failedWriteLeavesNothing();
@@ -119,11 +124,16 @@ void TestAttentionExport::formats_data()
     QTest::addColumn<QString>("list");
     QTest::addColumn<bool>("json");
     QTest::addColumn<bool>("csv");
-    QTest::newRow("both") << "json,csv" << true << true;
-    QTest::newRow("reversed with blanks") << "csv , json" << true << true;
-    QTest::newRow("json only") << "json" << true << false;
-    QTest::newRow("csv only") << "csv" << false << true;
-    QTest::newRow("repeated") << "csv,csv" << false << true;
+    QTest::addColumn<bool>("npy");
+    QTest::addColumn<bool>("png");
+    QTest::newRow("both") << "json,csv" << true << true << false << false;
+    QTest::newRow("reversed with blanks") << "csv , json" << true << true << false << false;
+    QTest::newRow("json only") << "json" << true << false << false << false;
+    QTest::newRow("csv only") << "csv" << false << true << false << false;
+    QTest::newRow("repeated") << "csv,csv" << false << true << false << false;
+    QTest::newRow("npy only") << "npy" << false << false << true << false;
+    QTest::newRow("all three") << "npy,json,csv" << true << true << true << false;
+    QTest::newRow("png parses") << "png" << false << false << false << true;
 }
 
 void TestAttentionExport::formats()
@@ -131,21 +141,26 @@ void TestAttentionExport::formats()
     QFETCH(QString, list);
     QFETCH(bool, json);
     QFETCH(bool, csv);
+    QFETCH(bool, npy);
+    QFETCH(bool, png);
     const auto formats = attnlab::parseExportFormats(list.toStdString());
     QVERIFY(formats.ok());
     QCOMPARE(formats->json, json);
     QCOMPARE(formats->csv, csv);
+    QCOMPARE(formats->npy, npy);
+    QCOMPARE(formats->png, png);
+    QVERIFY(!formats->svg && !formats->pdf);
 }
 
 void TestAttentionExport::formatErrors_data()
 {
     QTest::addColumn<QString>("list");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown") << "xml" << "unknown export format 'xml'; use json, csv or json,csv";
-    QTest::newRow("upper case") << "JSON" << "unknown export format 'JSON'; use json, csv or json,csv";
-    QTest::newRow("empty") << "" << "--format '' has an empty name; use json, csv or json,csv";
+    QTest::newRow("unknown") << "xml" << "unknown export format 'xml'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+    QTest::newRow("upper case") << "JSON" << "unknown export format 'JSON'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+    QTest::newRow("empty") << "" << "--format '' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
     QTest::newRow("trailing comma")
-        << "json," << "--format 'json,' has an empty name; use json, csv or json,csv";
+        << "json," << "--format 'json,' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
 }
 
 void TestAttentionExport::formatErrors()
@@ -308,6 +323,91 @@ void TestAttentionExport::csvLabels()
         // Tokens holding a comma or a quote are quoted.
         QVERIFY(text.startsWith("query/key,the,cat,\",\",the,\"\"\"\",hat,\"\"\"\"\n"));
     }
+}
+
+// NAME.npy per matrix: the data decoded here by hand (float64 little-endian
+// after the header) is the snapshot's matrix bit for bit, masked -inf
+// included; parseNpy reads back every matrix without -inf.
+void TestAttentionExport::npyFiles()
+{
+    attnlab::ExportFormats formats{false, false, true};
+    QTemporaryDir dir;
+    QVERIFY(attnlab::exportAttention(dir.path(), snapshot_, formats).ok());
+    QStringList expected;
+    for (const auto& name : attnlab::exportedMatrixNames())
+        expected << QString::fromStdString(name) + ".npy";
+    expected.sort();
+    QCOMPARE(entries(dir.path()), expected);
+
+    const std::vector<std::pair<QString, const attn::Matrix*>> matrices = {
+        {"X", &snapshot_.model.X}, {"W_v", &snapshot_.model.Wv},
+        {"scores", &snapshot_.result.scores}, {"scaled_scores", &snapshot_.result.scaled},
+        {"weights", &snapshot_.result.weights}, {"context", &snapshot_.result.context}};
+    for (const auto& [name, m] : matrices) {
+        const QByteArray bytes = readFile(dir.filePath(name + ".npy"));
+        QVERIFY(bytes.startsWith(QByteArray("\x93NUMPY\x01\x00", 8)));
+        const int headerLength = uchar(bytes[8]) | uchar(bytes[9]) << 8;
+        const QByteArray header = bytes.mid(10, headerLength);
+        QVERIFY2(header.contains(QString("'shape': (%1, %2)").arg(m->rows()).arg(m->cols()).toUtf8()),
+                 header.constData());
+        QVERIFY(header.contains("'descr': '<f8'"));
+        QCOMPARE(bytes.size(), 10 + headerLength + int(m->size()) * 8);
+        for (Eigen::Index i = 0; i < m->rows(); ++i)
+            for (Eigen::Index j = 0; j < m->cols(); ++j) {
+                double v;
+                std::memcpy(&v, bytes.constData() + 10 + headerLength + (i * m->cols() + j) * 8, 8);
+                QVERIFY(std::memcmp(&v, &(*m)(i, j), 8) == 0);
+            }
+        const bool masked = name == "scaled_scores";
+        const auto back = attnlab::parseNpy(std::string_view(bytes.constData(), bytes.size()),
+                                            (name + ".npy").toStdString());
+        QCOMPARE(back.ok(), !masked);
+        if (!masked)
+            QCOMPARE(back.value(), *m);
+    }
+}
+
+void TestAttentionExport::imageFormatsNeedAnExporter()
+{
+    QVERIFY(!attnlab::haveImageExporter());
+    for (const char* format : {"png", "svg", "pdf"}) {
+        const auto formats = attnlab::parseExportFormats(std::string("json,") + format);
+        QVERIFY(formats.ok());
+        const attn::Status check = attnlab::checkImageExport(formats.value());
+        QVERIFY(!check.ok());
+        QCOMPARE(QString::fromStdString(check.error().message),
+                 QString("%1 export needs the window renderer, which is not available here; "
+                         "export json, csv or npy, or save the picture from the window")
+                     .arg(format));
+        QTemporaryDir dir;
+        const attn::Status status = attnlab::exportAttention(dir.filePath("out"), snapshot_, formats.value());
+        QVERIFY(!status.ok());
+        QVERIFY(!QFile::exists(dir.filePath("out")));
+    }
+    QVERIFY(attnlab::checkImageExport(attnlab::parseExportFormats("json,csv,npy").value()).ok());
+}
+
+// What the GUI layer will do: register an exporter; its files join the set.
+void TestAttentionExport::registeredImageExporter()
+{
+    std::vector<attnlab::ImageFormat> asked;
+    attnlab::setImageExporter([&asked](const attnlab::AttentionSnapshot& s, attnlab::ImageFormat f) {
+        asked.push_back(f);
+        const std::string name = std::string("weights.") + attnlab::imageFormatName(f);
+        const int n = s.result.tokens();
+        return std::vector<attnlab::OutputFile>{
+            {name, [n](std::ostream& out) { out << "picture of " << n << " tokens"; }}};
+    });
+    QVERIFY(attnlab::haveImageExporter());
+    QTemporaryDir dir;
+    const attn::Status status =
+        attnlab::exportAttention(dir.path(), snapshot_, attnlab::parseExportFormats("svg,json,pdf").value());
+    attnlab::setImageExporter({});
+    QVERIFY(status.ok());
+    QVERIFY(!attnlab::haveImageExporter());
+    QCOMPARE(entries(dir.path()), (QStringList{"attention.json", "weights.pdf", "weights.svg"}));
+    QCOMPARE(readFile(dir.filePath("weights.svg")), QByteArray("picture of 7 tokens"));
+    QCOMPARE(asked.size(), std::size_t(2));
 }
 
 void TestAttentionExport::stagedWriteCreatesDirectories()

@@ -1,0 +1,455 @@
+#include "labfile.h"
+
+#include "jsonvalue.h"
+#include "jsonwriter.h"
+#include "size_limits.h"
+#include "stagedwrite.h"
+#include "tokenizer.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <system_error>
+
+namespace attnlab {
+
+namespace {
+
+using Layout = JsonWriter::Layout;
+using Type = JsonValue::Type;
+
+const char* const kKnownKeys[] = {"format", "version", "app_version", "sentence", "tokenizer",
+                                  "seed", "d_model", "d_k", "d_v", "init", "scale_mode",
+                                  "scale_divisor", "causal", "X", "W_q", "W_k", "W_v", "view"};
+
+std::string quotedKey(std::string_view key)
+{
+    return "\"" + std::string(key) + "\"";
+}
+
+void writeMatrix(JsonWriter& json, const attn::Matrix& m)
+{
+    json.beginArray();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        json.beginArray(Layout::Inline);
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            json.value(m(i, j));
+        json.endArray();
+    }
+    json.endArray();
+}
+
+// The view's numbers go through double (see JsonValue::toQJsonValue);
+// integral ones are written as integers.
+void writeQJson(JsonWriter& json, const QJsonValue& value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        json.null();
+        break;
+    case QJsonValue::Bool:
+        json.value(value.toBool());
+        break;
+    case QJsonValue::Double: {
+        const double d = value.toDouble();
+        if (std::isfinite(d) && d == std::trunc(d) && std::abs(d) < 9.2e18 && !(d == 0 && std::signbit(d)))
+            json.value(std::int64_t(value.toInteger(std::int64_t(d))));
+        else
+            json.value(d);
+        break;
+    }
+    case QJsonValue::String:
+        json.value(std::string_view(value.toString().toStdString()));
+        break;
+    case QJsonValue::Array: {
+        const QJsonArray array = value.toArray();
+        json.beginArray(Layout::Inline);
+        for (const QJsonValue& item : array)
+            writeQJson(json, item);
+        json.endArray();
+        break;
+    }
+    case QJsonValue::Object: {
+        const QJsonObject object = value.toObject();
+        json.beginObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            json.key(it.key().toStdString());
+            writeQJson(json, it.value());
+        }
+        json.endObject();
+        break;
+    }
+    }
+}
+
+// Reads the fields of the root object, collecting the first error.
+class LabReader {
+public:
+    explicit LabReader(const JsonValue& root) : root_(root) {}
+
+    const std::optional<attn::Error>& error() const { return error_; }
+
+    const JsonValue* field(std::string_view key, Type type, bool required = true)
+    {
+        if (error_)
+            return nullptr;
+        const JsonValue* value = root_.find(key);
+        if (!value) {
+            if (required)
+                error_ = attn::Error{"the field " + quotedKey(key) + " is missing"};
+            return nullptr;
+        }
+        if (value->type() != type) {
+            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(value->line())
+                                 + ") must be " + JsonValue::typeName(type) + ", not "
+                                 + JsonValue::typeName(value->type())};
+            return nullptr;
+        }
+        return value;
+    }
+
+    std::string string(std::string_view key)
+    {
+        const JsonValue* v = field(key, Type::String);
+        return v ? v->text() : std::string();
+    }
+
+    bool boolean(std::string_view key)
+    {
+        const JsonValue* v = field(key, Type::Boolean);
+        return v && v->boolean();
+    }
+
+    // A whole number written without fraction or exponent, within [lo, hi].
+    template <typename Int>
+    Int integer(std::string_view key, Int lo, Int hi, bool allowString = false)
+    {
+        if (error_)
+            return lo;
+        const JsonValue* v = root_.find(key);
+        if (v && allowString && v->isString())
+            return parseInteger(key, v->text(), v->line(), lo, hi);
+        v = field(key, Type::Number);
+        return v ? parseInteger(key, v->text(), v->line(), lo, hi) : lo;
+    }
+
+    template <typename Int>
+    Int parseInteger(std::string_view key, const std::string& text, int line, Int lo, Int hi)
+    {
+        Int parsed{};
+        const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), parsed);
+        if (r.ec != std::errc() || r.ptr != text.data() + text.size() || parsed < lo || parsed > hi) {
+            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(line)
+                                 + ") must be a whole number from " + std::to_string(lo) + " to "
+                                 + std::to_string(hi) + ", not " + text};
+            return lo;
+        }
+        return parsed;
+    }
+
+    double number(std::string_view key, double fallback, bool required)
+    {
+        const JsonValue* v = field(key, Type::Number, required);
+        return v ? v->number() : fallback;
+    }
+
+    // An array of rows, each an array of numbers, all of one length.
+    attn::Matrix matrix(std::string_view key)
+    {
+        const JsonValue* v = field(key, Type::Array);
+        if (!v)
+            return {};
+        const std::string name = quotedKey(key);
+        if (v->size() == 0 || v->allNumbers()) {
+            error_ = attn::Error{name + " (line " + std::to_string(v->line())
+                                 + ") must be an array of rows, each an array of numbers"
+                                 + (v->size() == 0 ? "; it is empty" : "; it is a flat array")};
+            return {};
+        }
+        const std::vector<JsonValue>& rows = v->items();
+        const std::size_t cols = rows.front().size();
+        attn::Matrix m(Eigen::Index(rows.size()), Eigen::Index(cols));
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const JsonValue& row = rows[i];
+            const std::string where = name + " row " + std::to_string(i + 1) + " (line "
+                                      + std::to_string(row.line()) + ")";
+            if (!row.isArray()) {
+                error_ = attn::Error{where + " must be an array of numbers, not "
+                                     + JsonValue::typeName(row.type())};
+                return {};
+            }
+            if (!row.allNumbers()) {
+                for (std::size_t j = 0; j < row.items().size(); ++j) {
+                    if (!row.items()[j].isNumber()) {
+                        error_ = attn::Error{where + ", entry " + std::to_string(j + 1) + " must be a number, not "
+                                             + JsonValue::typeName(row.items()[j].type())};
+                        return {};
+                    }
+                }
+            }
+            if (row.size() == 0) {
+                error_ = attn::Error{where + " is empty"};
+                return {};
+            }
+            if (row.size() != cols) {
+                error_ = attn::Error{where + " has " + std::to_string(row.size())
+                                     + " numbers but row 1 has " + std::to_string(cols)
+                                     + "; every row needs the same number of columns"};
+                return {};
+            }
+            for (std::size_t j = 0; j < cols; ++j)
+                m(Eigen::Index(i), Eigen::Index(j)) = row.numbers()[j];
+        }
+        return m;
+    }
+
+private:
+    const JsonValue& root_;
+    std::optional<attn::Error> error_;
+};
+
+std::string joined(const std::vector<std::string>& items)
+{
+    std::string text;
+    for (const std::string& item : items)
+        text += (text.empty() ? "" : ", ") + quotedKey(item);
+    return text;
+}
+
+attn::Status checkMatrixShape(const char* name, const attn::Matrix& m, Eigen::Index rows,
+                              Eigen::Index cols, const char* rowsWhat, const char* colsWhat)
+{
+    if (m.rows() == rows && m.cols() == cols)
+        return attn::okStatus();
+    return attn::Error{quotedKey(name) + " is (" + std::to_string(m.rows()) + ", "
+                       + std::to_string(m.cols()) + ") but must be (" + std::to_string(rows) + ", "
+                       + std::to_string(cols) + "): " + rowsWhat + " x " + colsWhat};
+}
+
+}  // namespace
+
+LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObject& view)
+{
+    LabState state;
+    state.config = snapshot.config;
+    state.options = snapshot.options;
+    state.X = snapshot.model.X;
+    state.Wq = snapshot.model.Wq;
+    state.Wk = snapshot.model.Wk;
+    state.Wv = snapshot.model.Wv;
+    state.config.dModel = int(state.X.cols());
+    state.config.dK = int(state.Wq.cols());
+    state.config.dV = int(state.Wv.cols());
+    state.view = view;
+    return state;
+}
+
+attn::Status validateLabState(const LabState& s)
+{
+    const attn::Status dimensions = attn::validateDimensions(s.config.dModel, s.config.dK, s.config.dV);
+    if (!dimensions)
+        return dimensions;
+    const attn::Expected<attn::Tokenization> tokens = attn::tokenize(s.config.sentence, s.config.tokenizer);
+    if (!tokens)
+        return attn::Error{"\"sentence\": " + tokens.error().message};
+    const Eigen::Index n = Eigen::Index(tokens->tokens.size());
+    const std::string tokensWhat = std::to_string(n) + " tokens of \"sentence\"";
+    const int dModel = s.config.dModel, dK = s.config.dK, dV = s.config.dV;
+    for (const attn::Status& shape :
+         {checkMatrixShape("X", s.X, n, dModel, tokensWhat.c_str(), "d_model"),
+          checkMatrixShape("W_q", s.Wq, dModel, dK, "d_model", "d_k"),
+          checkMatrixShape("W_k", s.Wk, dModel, dK, "d_model", "d_k"),
+          checkMatrixShape("W_v", s.Wv, dModel, dV, "d_model", "d_v")}) {
+        if (!shape)
+            return shape;
+    }
+    const attn::Status inputs = attn::validateInputs(s.X, s.Wq, s.Wk, s.Wv);
+    if (!inputs)
+        return inputs;
+    const attn::Expected<double> divisor = attn::scaleDivisor(s.options, dK);
+    if (!divisor)
+        return attn::Error{"\"scale_divisor\": " + divisor.error().message};
+    return attn::okStatus();
+}
+
+attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state)
+{
+    const attn::Status valid = validateLabState(state);
+    if (!valid)
+        return valid.error();
+    attn::Model model;
+    model.tokenization = attn::tokenize(state.config.sentence, state.config.tokenizer).value();
+    model.X = state.X;
+    model.Wq = state.Wq;
+    model.Wk = state.Wk;
+    model.Wv = state.Wv;
+    return computeSnapshotFromMatrices(state.config, state.options, std::move(model));
+}
+
+void writeLabJson(std::ostream& out, const LabState& s)
+{
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("format");
+    json.value(kLabFormatName);
+    json.key("version");
+    json.value(kLabFormatVersion);
+    json.key("app_version");
+    json.value(ATTNLAB_VERSION);
+    json.key("sentence");
+    json.value(std::string_view(s.config.sentence));
+    json.key("tokenizer");
+    json.value(attn::tokenizerModeName(s.config.tokenizer));
+    json.key("seed");
+    json.value(std::uint64_t(s.config.seed));
+    json.key("d_model");
+    json.value(s.config.dModel);
+    json.key("d_k");
+    json.value(s.config.dK);
+    json.key("d_v");
+    json.value(s.config.dV);
+    json.key("init");
+    json.value(attn::initModeName(s.config.init));
+    json.key("scale_mode");
+    json.value(attn::scaleModeName(s.options.scale));
+    json.key("scale_divisor");
+    json.value(s.options.customDivisor);
+    json.key("causal");
+    json.value(s.options.causal);
+    const std::pair<const char*, const attn::Matrix*> matrices[] = {
+        {"X", &s.X}, {"W_q", &s.Wq}, {"W_k", &s.Wk}, {"W_v", &s.Wv}};
+    for (const auto& [name, m] : matrices) {
+        json.key(name);
+        writeMatrix(json, *m);
+    }
+    json.key("view");
+    writeQJson(json, s.view);
+    json.endObject();
+    json.finish();
+}
+
+attn::Expected<LabState> parseLab(std::string_view text)
+{
+    attn::Expected<JsonValue> parsed = parseJson(text);
+    if (!parsed)
+        return attn::Error{"not a readable lab file: " + parsed.error().message};
+    const JsonValue& root = parsed.value();
+    if (!root.isObject())
+        return attn::Error{std::string("not a lab file: the JSON document is ")
+                           + JsonValue::typeName(root.type()) + ", not an object"};
+
+    LabState state;
+    LabReader read(root);
+    const JsonValue* format = root.find("format");
+    if (!format || !format->isString() || format->text() != kLabFormatName)
+        return attn::Error{std::string("not an Attention Lab file: \"format\" must be \"")
+                           + kLabFormatName + "\""
+                           + (format && format->isString() ? ", not \"" + format->text() + "\"" : "")};
+
+    int version = kLabFormatVersion;
+    if (root.find("version")) {
+        version = read.integer<int>("version", 1, 1 << 30);
+        if (read.error())
+            return *read.error();
+    } else {
+        state.warnings.push_back("the file names no \"version\"; it was read as version "
+                                 + std::to_string(kLabFormatVersion));
+    }
+    std::vector<std::string> unknown;
+    for (const auto& [key, value] : root.members()) {
+        bool known = false;
+        for (const char* k : kKnownKeys)
+            known = known || key == k;
+        if (!known)
+            unknown.push_back(key);
+    }
+    if (version > kLabFormatVersion) {
+        std::string warning = "the file is version " + std::to_string(version)
+                              + ", written by a newer Attention Lab";
+        if (const JsonValue* app = root.find("app_version"); app && app->isString())
+            warning += " (" + app->text() + ")";
+        warning += "; it was read as version " + std::to_string(kLabFormatVersion);
+        if (!unknown.empty())
+            warning += " and these fields were left out: " + joined(unknown);
+        state.warnings.push_back(warning);
+    } else if (!unknown.empty()) {
+        state.warnings.push_back("unknown fields were left out: " + joined(unknown));
+    }
+
+    attn::ModelConfig& c = state.config;
+    c.sentence = read.string("sentence");
+    const std::string tokenizer = read.string("tokenizer");
+    if (!read.error() && !attn::parseTokenizerMode(tokenizer, &c.tokenizer))
+        return attn::Error{"\"tokenizer\" must be \"article\" or \"punctuation\", not \"" + tokenizer + "\""};
+    c.seed = read.integer<std::uint64_t>("seed", 0, ~std::uint64_t(0), true);
+    c.dModel = read.integer<int>("d_model", 1, attn::kMaxDModel);
+    c.dK = read.integer<int>("d_k", 1, attn::kMaxDHead);
+    c.dV = read.integer<int>("d_v", 1, attn::kMaxDHead);
+    const std::string init = read.string("init");
+    if (!read.error() && !attn::parseInitMode(init, &c.init))
+        return attn::Error{"\"init\" must be \"article\", \"normal\" or \"unit-variance\", not \"" + init + "\""};
+
+    const std::string scale = read.string("scale_mode");
+    if (read.error())
+        return *read.error();
+    bool knownScale = false;
+    for (const attn::ScaleMode mode : {attn::ScaleMode::SqrtDk, attn::ScaleMode::None, attn::ScaleMode::Custom}) {
+        if (scale == attn::scaleModeName(mode)) {
+            state.options.scale = mode;
+            knownScale = true;
+        }
+    }
+    if (!knownScale)
+        return attn::Error{"\"scale_mode\" must be \"sqrt-dk\", \"none\" or \"custom\", not \"" + scale + "\""};
+    state.options.customDivisor = read.number("scale_divisor", attn::AttentionOptions().customDivisor,
+                                              state.options.scale == attn::ScaleMode::Custom);
+    state.options.causal = read.boolean("causal");
+
+    state.X = read.matrix("X");
+    state.Wq = read.matrix("W_q");
+    state.Wk = read.matrix("W_k");
+    state.Wv = read.matrix("W_v");
+    if (const JsonValue* view = read.field("view", Type::Object, false))
+        state.view = view->toQJsonValue().toObject();
+    if (read.error())
+        return *read.error();
+
+    const attn::Status valid = validateLabState(state);
+    if (!valid)
+        return valid.error();
+    return state;
+}
+
+attn::Expected<LabState> readLabFile(const QString& path)
+{
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return attn::Error{"cannot open '" + path.toStdString() + "': " + file.errorString().toStdString()};
+    // The largest valid lab (X at 4096 x 1024, three 1024 x 1024 weights) is
+    // well under 256 MiB of text.
+    constexpr qint64 kMaxBytes = qint64(256) << 20;
+    if (file.size() > kMaxBytes)
+        return attn::Error{name + ": " + std::to_string(file.size() >> 20)
+                           + " MiB is larger than any lab file can be"};
+    const QByteArray bytes = file.readAll();
+    attn::Expected<LabState> state = parseLab(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!state)
+        return attn::Error{name + ": " + state.error().message};
+    return state;
+}
+
+attn::Status saveLabFile(const QString& path, const LabState& state)
+{
+    const attn::Status valid = validateLabState(state);
+    if (!valid)
+        return attn::Error{"the lab cannot be saved: " + valid.error().message};
+    return writeFileAtomically(path, [&state](std::ostream& out) { writeLabJson(out, state); });
+}
+
+}  // namespace attnlab

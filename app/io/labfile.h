@@ -1,0 +1,88 @@
+#pragma once
+// A saved lab (.attnlab): everything needed to come back to the same state,
+// the matrices included, so hand edits survive.
+//
+//   {
+//     "format": "attention-lab",
+//     "version": 1,
+//     "app_version": "0.1.0",
+//     "sentence": "Life is short, eat dessert first",
+//     "tokenizer": "article",          article | punctuation
+//     "seed": 123,                     a string above 2^63 - 1
+//     "d_model": 16, "d_k": 24, "d_v": 28,
+//     "init": "article",               article | normal | unit-variance
+//     "scale_mode": "sqrt-dk",         sqrt-dk | none | custom
+//     "scale_divisor": 1.0,            the custom divisor
+//     "causal": false,
+//     "X": [[...], ...],               (n, d_model), n = tokens of the sentence
+//     "W_q": [[...], ...],             (d_model, d_k)
+//     "W_k": [[...], ...],             (d_model, d_k)
+//     "W_v": [[...], ...],             (d_model, d_v)
+//     "view": { ... }                  the window's own state, kept as is
+//   }
+//
+// Numbers are written by JsonWriter and read by parseJson, so every matrix
+// comes back bit for bit (-0.0 included).
+//
+// Versions: a file without "version" is read as version 1 with a warning; a
+// newer version is read for the keys version 1 knows, with a warning naming
+// the version and the keys left out; unknown keys in a version 1 file are
+// warned about too. Everything else that is wrong (not this format, a missing
+// field, a wrong type, a matrix whose shape does not fit the dimensions or the
+// sentence's tokens, a non-finite entry) is an error naming the field.
+
+#include "attention.h"
+#include "attentionsnapshot.h"
+#include "expected.h"
+#include "matrix.h"
+#include "model.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+inline constexpr const char* kLabFormatName = "attention-lab";
+inline constexpr int kLabFormatVersion = 1;
+inline constexpr const char* kLabFileSuffix = "attnlab";
+
+struct LabState {
+    attn::ModelConfig config;  // d_model, d_k, d_v agree with the matrices
+    attn::AttentionOptions options;
+    attn::Matrix X;   // (n, d_model), one row per token of config.sentence
+    attn::Matrix Wq;  // (d_model, d_k)
+    attn::Matrix Wk;  // (d_model, d_k)
+    attn::Matrix Wv;  // (d_model, d_v)
+    QJsonObject view;  // opaque to this layer: the GUI's focus row, ranges, ...
+    std::vector<std::string> warnings;  // filled by the reader, never written
+};
+
+// The inputs of a computed run, with an optional view.
+LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObject& view = {});
+
+// Dimensions within limits, the matrices of the dimensions' shapes, X with one
+// row per token of the sentence, every entry finite and within
+// attn::kMaxInputMagnitude, a valid custom divisor. The error names the field.
+attn::Status validateLabState(const LabState& state);
+
+// The tokens of config.sentence, X, W_q, W_k, W_v and the statistics.
+attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state);
+
+void writeLabJson(std::ostream& out, const LabState& state);
+
+// `text` is the whole file. The result has passed validateLabState.
+attn::Expected<LabState> parseLab(std::string_view text);
+
+// Reads and parses `path`; messages start with the file name.
+attn::Expected<LabState> readLabFile(const QString& path);
+
+// Validates, then writes through QSaveFile: a failure or crash midway leaves
+// an existing file untouched.
+attn::Status saveLabFile(const QString& path, const LabState& state);
+
+}  // namespace attnlab
