@@ -1,15 +1,19 @@
-// Placeholder until the main window lands.
 #include "guimain.h"
 
+#include "mainwindow.h"
+
 #include <QApplication>
-#include <QMainWindow>
 
 namespace attnlab {
 
-int runGui(int argc, char** argv, const CommandLineOutcome&)
+int runGui(int argc, char** argv, const CommandLineOutcome& start)
 {
     QApplication app(argc, argv);
-    QMainWindow window;
+    QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+    QApplication::setApplicationName(QStringLiteral("Attention Lab"));
+    QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));
+    MainWindow window;
+    window.restoreSettings(start);
     window.show();
     return app.exec();
 }

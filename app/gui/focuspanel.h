@@ -1,0 +1,59 @@
+#pragma once
+// One query walked through as in the lesson (the article's query_2): its
+// vector q_i, its dot product with every key (bars), the scaled scores, the
+// softmax weights with their sum, and the context vector z_i = Σ_j a_ij v_j
+// built from the value vectors. Shows the session's numbers, computes none.
+
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+class QCPBars;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace attnlab {
+
+class HeatmapView;
+class Session;
+
+class FocusPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FocusPanel(Session* session, QWidget* parent = nullptr);
+
+    void setQuery(int query);
+    int query() const { return query_; }
+
+    // The heights of the bars as drawn, in key order.
+    QVector<double> scoreBarValues() const;
+    QVector<double> weightBarValues() const;
+    QCustomPlot* plot() const { return plot_; }
+    QTableWidget* table() const { return table_; }
+
+protected:
+    void changeEvent(QEvent* event) override;  // palette changes restyle the plot
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void refresh();
+    void stylePlot();
+    void updateTickRotation();
+
+    Session* session_;
+    int query_ = 0;
+    QLabel* title_;
+    QLabel* qCaption_;
+    HeatmapView* qVector_;
+    QLabel* zCaption_;
+    HeatmapView* zVector_;
+    QLabel* mixing_;
+    QCustomPlot* plot_;
+    QCPBars* scoreBars_;
+    QCPBars* weightBars_;
+    QTableWidget* table_;
+    QStringList keyLabels_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,136 @@
+#include "inputpanel.h"
+
+#include "size_limits.h"
+#include "session.h"
+#include "tokenstrip.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+namespace attnlab {
+
+InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
+{
+    sentence_ = new QLineEdit(this);
+    sentence_->setObjectName(QStringLiteral("sentenceEdit"));
+    sentence_->setMaxLength(attn::kMaxSentenceBytes);
+    sentence_->setClearButtonEnabled(true);
+    sentence_->setPlaceholderText(tr("Type a sentence"));
+    sentence_->setToolTip(tr("The input sequence. Each token becomes one row x_i of X "
+                             "(n × d_model), one query row and one key column of the score "
+                             "maps. The matrices are redrawn from the seed as you type."));
+
+    tokenizer_ = new QComboBox(this);
+    tokenizer_->setObjectName(QStringLiteral("tokenizerCombo"));
+    tokenizer_->addItem(tr("Words (article)"), int(attn::TokenizerMode::Article));
+    tokenizer_->addItem(tr("Words and punctuation"), int(attn::TokenizerMode::Punctuation));
+    tokenizer_->setToolTip(tr("How the sentence is split into tokens. Words (article): remove "
+                              "commas, split on spaces, as in Raschka's walk-through. Words and "
+                              "punctuation: every punctuation mark is a token of its own. Either "
+                              "way the vocabulary is the sorted set of distinct tokens."));
+
+    strip_ = new TokenStrip(this);
+    strip_->setObjectName(QStringLiteral("tokenStrip"));
+    stripScroll_ = new QScrollArea(this);
+    stripScroll_->setObjectName(QStringLiteral("tokenStripScroll"));
+    stripScroll_->setWidget(strip_);
+    stripScroll_->setWidgetResizable(true);
+    stripScroll_->setFrameShape(QFrame::NoFrame);
+    stripScroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    stripScroll_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+
+    origin_ = new QLabel(this);
+    origin_->setObjectName(QStringLiteral("matrixOriginLabel"));
+    origin_->setWordWrap(true);
+    origin_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    problem_ = new QLabel(this);
+    problem_->setObjectName(QStringLiteral("problemLabel"));
+    problem_->setWordWrap(true);
+    problem_->setForegroundRole(QPalette::BrightText);
+    problem_->setAutoFillBackground(true);
+    problem_->setBackgroundRole(QPalette::Highlight);
+    problem_->setMargin(4);
+    problem_->hide();
+
+    auto* sentenceLabel = new QLabel(tr("&Sentence:"), this);
+    sentenceLabel->setBuddy(sentence_);
+    auto* tokenizerLabel = new QLabel(tr("&Tokens:"), this);
+    tokenizerLabel->setBuddy(tokenizer_);
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(sentenceLabel);
+    row->addWidget(sentence_, 1);
+    row->addWidget(tokenizerLabel);
+    row->addWidget(tokenizer_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* tokens = new QHBoxLayout;
+    tokens->addWidget(stripScroll_, 3);
+    tokens->addWidget(origin_, 2);
+    layout->addLayout(row);
+    layout->addLayout(tokens);
+    layout->addWidget(problem_);
+
+    connect(sentence_, &QLineEdit::textEdited, session_, &Session::setSentence);
+    connect(tokenizer_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        session_->setTokenizer(attn::TokenizerMode(tokenizer_->itemData(index).toInt()));
+    });
+    connect(session_, &Session::parametersChanged, this, &InputPanel::syncFromSession);
+    connect(session_, &Session::resultChanged, this, &InputPanel::refreshTokens);
+    connect(session_, &Session::problemChanged, this, &InputPanel::refreshProblem);
+    syncFromSession();
+    refreshTokens();
+    refreshProblem();
+}
+
+void InputPanel::syncFromSession()
+{
+    const QString sentence = QString::fromStdString(session_->config().sentence);
+    if (sentence_->text() != sentence) {
+        const QSignalBlocker blocker(sentence_);
+        sentence_->setText(sentence);
+    }
+    const QSignalBlocker blocker(tokenizer_);
+    tokenizer_->setCurrentIndex(tokenizer_->findData(int(session_->config().tokenizer)));
+}
+
+void InputPanel::refreshTokens()
+{
+    strip_->setTokens(session_->tokens(), session_->tokenIds());
+    stripScroll_->setFixedHeight(strip_->sizeHint().height()
+                                 + stripScroll_->horizontalScrollBar()->sizeHint().height());
+    const attn::ModelConfig& c = session_->config();
+    const QString sizes = tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr,
+                             session_->tokenCount())
+                              .arg(session_->vocabularySize())
+                              .arg(session_->matrix(MatrixId::X).rows())
+                              .arg(session_->matrix(MatrixId::X).cols());
+    QString origin;
+    if (session_->editedCells() == 0)
+        origin = tr("Matrices drawn from seed %1 (%2 initialisation).")
+                     .arg(c.seed)
+                     .arg(QString::fromLatin1(attn::initModeName(c.init)));
+    else
+        origin = tr("%n cell(s) edited by hand; edits are kept until the sentence, seed, "
+                    "initialisation or a dimension changes, which redraws every matrix from the "
+                    "seed.", nullptr, session_->editedCells());
+    origin_->setText(sizes + QLatin1Char(' ') + origin);
+}
+
+void InputPanel::refreshProblem()
+{
+    const QString problem = session_->problem();
+    problem_->setVisible(!problem.isEmpty());
+    problem_->setText(tr("%1 The maps still show the last valid input.").arg(problem));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,100 @@
+#include "matrixtablemodel.h"
+
+#include "presentation.h"
+
+namespace attnlab {
+
+MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* parent)
+    : QAbstractTableModel(parent), session_(session), which_(which)
+{
+    const attn::Matrix& m = session_->matrix(which_);
+    rows_ = int(m.rows());
+    cols_ = int(m.cols());
+    connect(session_, &Session::modelRedrawn, this, [this] {
+        beginResetModel();
+        const attn::Matrix& m = session_->matrix(which_);
+        rows_ = int(m.rows());
+        cols_ = int(m.cols());
+        endResetModel();
+    });
+    connect(session_, &Session::resultChanged, this, &MatrixTableModel::onResultChanged);
+}
+
+void MatrixTableModel::onResultChanged()
+{
+    if (rows_ > 0 && cols_ > 0)
+        emit dataChanged(index(0, 0), index(rows_ - 1, cols_ - 1), {Qt::DisplayRole, Qt::EditRole});
+}
+
+int MatrixTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : rows_;
+}
+
+int MatrixTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : cols_;
+}
+
+QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
+{
+    const attn::Matrix& m = session_->matrix(which_);
+    if (!index.isValid() || index.row() >= m.rows() || index.column() >= m.cols())
+        return {};
+    const double value = m(index.row(), index.column());
+    switch (role) {
+    case Qt::DisplayRole: return formatNumber(value);
+    // Text, so that the editor is a line edit taking any input; the session
+    // judges it. 17 significant digits give the double back exactly.
+    case Qt::EditRole: return QString::number(value, 'g', 17);
+    case Qt::ToolTipRole:
+        return tr("%1(%2, %3) = %4").arg(Session::matrixName(which_)).arg(index.row() + 1)
+            .arg(index.column() + 1).arg(QString::number(value, 'g', 17));
+    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    default: return {};
+    }
+}
+
+bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (!index.isValid() || role != Qt::EditRole)
+        return false;
+    // A number arriving as a double is judged like typed text, so both paths
+    // give the same refusals.
+    const QString text = value.typeId() == QMetaType::QString
+                             ? value.toString()
+                             : QString::number(value.toDouble(), 'g', 17);
+    return session_->setMatrixCellText(which_, index.row(), index.column(), text).ok();
+}
+
+Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
+}
+
+QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    const bool tokenRows = which_ == MatrixId::X && orientation == Qt::Vertical;
+    if (tokenRows) {
+        const QStringList tokens = session_->tokens();
+        const QString token = section < tokens.size() ? tokens[section] : QString();
+        if (role == Qt::ToolTipRole)
+            return tr("Row %1: the embedding x_%1 of token \"%2\"").arg(section + 1).arg(token);
+        return QStringLiteral("%1 %2").arg(section + 1).arg(token);
+    }
+    if (role == Qt::ToolTipRole) {
+        if (orientation == Qt::Horizontal && which_ == MatrixId::X)
+            return tr("Embedding dimension %1 (of d_model)").arg(section + 1);
+        if (orientation == Qt::Vertical)
+            return tr("Input dimension %1 (of d_model)").arg(section + 1);
+        return which_ == MatrixId::Wv ? tr("Output dimension %1 (of d_v)").arg(section + 1)
+                                      : tr("Output dimension %1 (of d_k)").arg(section + 1);
+    }
+    return QString::number(section + 1);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,38 @@
+#pragma once
+// One of the session's input matrices (X, W_q, W_k or W_v) as an editable
+// table. Rows of X are tokens, its columns embedding dimensions; rows of a
+// weight matrix are embedding dimensions, its columns output dimensions.
+// A typed value goes to Session::setMatrixCellText, which refuses text that
+// is not a finite number (the old value stays, the session says why).
+
+#include "session.h"
+
+#include <QAbstractTableModel>
+
+namespace attnlab {
+
+class MatrixTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    MatrixTableModel(Session* session, MatrixId which, QObject* parent = nullptr);
+
+    MatrixId matrixId() const { return which_; }
+
+    int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex& parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    void onResultChanged();
+
+    Session* session_;
+    MatrixId which_;
+    int rows_ = 0;  // the shape last announced to views
+    int cols_ = 0;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,229 @@
+#include "pipelineview.h"
+
+#include "heatmapview.h"
+#include "presentation.h"
+#include "session.h"
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace attnlab {
+
+namespace {
+
+HeatmapView* makeMap(const QString& name, HeatmapView::ColorMap colorMap, QWidget* parent)
+{
+    auto* map = new HeatmapView(parent);
+    map->setObjectName(name);
+    map->setColorMap(colorMap);
+    map->setFocusPolicy(Qt::ClickFocus);
+    return map;
+}
+
+QLabel* makeOperation(const QString& name, QWidget* parent)
+{
+    auto* label = new QLabel(parent);
+    label->setObjectName(name);
+    label->setAlignment(Qt::AlignCenter);
+    QFont font = label->font();
+    font.setPointSizeF(font.pointSizeF() * 1.25);
+    label->setFont(font);
+    label->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    return label;
+}
+
+QStringList dimensionLabels(int count)
+{
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 1; i <= count; ++i)
+        labels.append(QString::number(i));
+    return labels;
+}
+
+}  // namespace
+
+PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent), session_(session)
+{
+    raw_ = makeMap(QStringLiteral("rawScoresMap"), HeatmapView::ColorMap::Diverging, this);
+    scaled_ = makeMap(QStringLiteral("scaledScoresMap"), HeatmapView::ColorMap::Diverging, this);
+    weights_ = makeMap(QStringLiteral("weightsMap"), HeatmapView::ColorMap::Sequential, this);
+    raw_->setToolTip(tr("Raw scores S = Q Kᵀ: row i, column j is q_i · k_j."));
+    scaled_->setToolTip(tr("Scaled scores S / divisor; masked cells are −∞."));
+    weights_->setToolTip(tr("Attention weights: the softmax of each row of the scaled scores."));
+    for (HeatmapView* map : {raw_, scaled_, weights_})
+        map->setToolTipProvider(
+            [this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
+    scaleOp_ = makeOperation(QStringLiteral("scaleOperationLabel"), this);
+    softmaxOp_ = makeOperation(QStringLiteral("softmaxOperationLabel"), this);
+    softmaxOp_->setText(tr("softmax\n→"));
+    softmaxOp_->setToolTip(tr("Each row is exponentiated and divided by its sum: the weights of "
+                              "one query are positive and sum to 1."));
+
+    formula_ = new QLabel(this);
+    formula_->setObjectName(QStringLiteral("formulaLabel"));
+    // One line: a word-wrapped label would make the scroll area below size
+    // the page by its preferred height instead of its minimum.
+    formula_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    independent_ = new QCheckBox(tr("&Independent colour ranges"), this);
+    independent_->setObjectName(QStringLiteral("independentRangesCheck"));
+    independent_->setToolTip(tr("Off: raw and scaled scores share one colour range, so the "
+                                "shrinking by the divisor shows as paler colours. On: each map "
+                                "uses its own range."));
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(formula_, 1);
+    header->addWidget(independent_);
+    auto* row = new QHBoxLayout;
+    row->addWidget(raw_, 1);
+    row->addWidget(scaleOp_);
+    row->addWidget(scaled_, 1);
+    row->addWidget(softmaxOp_);
+    row->addWidget(weights_, 1);
+    auto* pipeline = new QWidget(this);
+    pipeline->setObjectName(QStringLiteral("pipelinePage"));
+    auto* pipelineLayout = new QVBoxLayout(pipeline);
+    pipelineLayout->addLayout(header);
+    pipelineLayout->addLayout(row, 1);
+
+    q_ = makeMap(QStringLiteral("queryMap"), HeatmapView::ColorMap::Diverging, this);
+    k_ = makeMap(QStringLiteral("keyMap"), HeatmapView::ColorMap::Diverging, this);
+    v_ = makeMap(QStringLiteral("valueMap"), HeatmapView::ColorMap::Diverging, this);
+    z_ = makeMap(QStringLiteral("contextMap"), HeatmapView::ColorMap::Diverging, this);
+    q_->setToolTip(tr("Queries Q = X W_q: one row per token, d_k columns."));
+    k_->setToolTip(tr("Keys K = X W_k: one row per token, d_k columns."));
+    v_->setToolTip(tr("Values V = X W_v: one row per token, d_v columns."));
+    z_->setToolTip(tr("Context vectors Z = A V: row i mixes the value rows with query i's "
+                      "weights."));
+    // Four maps share the height of the three above, so they may be smaller.
+    for (HeatmapView* map : {q_, k_, v_, z_})
+        map->setMinimumSize(200, 130);
+    auto* projections = new QWidget(this);
+    projections->setObjectName(QStringLiteral("projectionsPage"));
+    auto* grid = new QGridLayout(projections);
+    grid->addWidget(q_, 0, 0);
+    grid->addWidget(k_, 0, 1);
+    grid->addWidget(v_, 1, 0);
+    grid->addWidget(z_, 1, 1);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("mapsTabs"));
+    // In scroll areas, so that a small window scrolls the maps rather than
+    // clipping them or growing past the screen.
+    for (QWidget* page : {pipeline, projections}) {
+        auto* scroll = new QScrollArea(this);
+        scroll->setObjectName(page->objectName() + QStringLiteral("Scroll"));
+        scroll->setWidget(page);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        tabs_->addTab(scroll, page == pipeline ? tr("Scores → &weights")
+                                               : tr("&Q, K, V and context Z"));
+    }
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(tabs_);
+
+    for (HeatmapView* map : maps())
+        connect(map, &HeatmapView::rowClicked, this, &PipelineView::queryClicked);
+    connect(independent_, &QCheckBox::toggled, this, [this](bool on) {
+        applyRanges();
+        emit independentRangesChanged(on);
+    });
+    connect(session_, &Session::resultChanged, this, &PipelineView::refresh);
+    refresh();
+}
+
+QList<HeatmapView*> PipelineView::maps() const
+{
+    return {raw_, scaled_, weights_, q_, k_, v_, z_};
+}
+
+bool PipelineView::independentRanges() const
+{
+    return independent_->isChecked();
+}
+
+void PipelineView::setIndependentRanges(bool independent)
+{
+    independent_->setChecked(independent);
+}
+
+void PipelineView::setFocusQuery(int query)
+{
+    for (HeatmapView* map : {raw_, scaled_, weights_, q_, z_})
+        map->setFocusRow(query);
+}
+
+void PipelineView::applyRanges()
+{
+    const attn::AttentionResult& r = session_->result();
+    const double rawRange = symmetricRange(r.scores);
+    const double scaledRange = symmetricRange(r.scaled);
+    raw_->setDecimals(decimalsForRange(rawRange));
+    scaled_->setDecimals(decimalsForRange(scaledRange));
+    if (independentRanges()) {
+        raw_->setRange(-rawRange, rawRange);
+        scaled_->setRange(-scaledRange, scaledRange);
+    } else {
+        const double shared = symmetricRange(r.scores, r.scaled);
+        raw_->setRange(-shared, shared);
+        scaled_->setRange(-shared, shared);
+    }
+}
+
+void PipelineView::refresh()
+{
+    const attn::AttentionResult& r = session_->result();
+    const QStringList tokens = session_->tokens();
+    const QString divisor = divisorText(*session_);
+    const int dK = int(r.Q.cols());
+    const int dV = int(r.V.cols());
+
+    raw_->setTitle(tr("Raw scores Q Kᵀ"));
+    scaled_->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
+    weights_->setTitle(tr("Weights A (rows sum to 1)"));
+    raw_->setData(r.scores, tokens, tokens);
+    scaled_->setData(r.scaled, tokens, tokens);
+    weights_->setData(r.weights, tokens, tokens);
+    weights_->setRange(0.0, 1.0);
+    applyRanges();
+    scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)
+                               : tr("÷ %1\n→").arg(divisor));
+    scaleOp_->setToolTip(tr("Every score is divided by %1%2.")
+                             .arg(divisor)
+                             .arg(r.causal ? tr("; keys after the query are set to −∞")
+                                           : QString()));
+    formula_->setText(tr("A = softmax(Q Kᵀ ÷ %1)%2; rows: queries, columns: keys. Hover a cell "
+                         "for its numbers, click a row to focus that query.")
+                          .arg(divisor)
+                          .arg(r.causal ? tr(" with a causal mask") : QString()));
+    formula_->setToolTip(formula_->text());
+
+    q_->setTitle(tr("Q = X W_q  (%1 × %2)").arg(r.tokens()).arg(dK));
+    k_->setTitle(tr("K = X W_k  (%1 × %2)").arg(r.tokens()).arg(dK));
+    v_->setTitle(tr("V = X W_v  (%1 × %2)").arg(r.tokens()).arg(dV));
+    z_->setTitle(tr("Z = A V  (%1 × %2)").arg(r.tokens()).arg(dV));
+    const QStringList kDims = dimensionLabels(dK);
+    const QStringList vDims = dimensionLabels(dV);
+    const double qkRange = symmetricRange(r.Q, r.K);
+    q_->setDecimals(decimalsForRange(qkRange));
+    k_->setDecimals(decimalsForRange(qkRange));
+    q_->setData(r.Q, tokens, kDims);
+    k_->setData(r.K, tokens, kDims);
+    q_->setRange(-qkRange, qkRange);
+    k_->setRange(-qkRange, qkRange);
+    const double vRange = symmetricRange(r.V, r.context);
+    v_->setDecimals(decimalsForRange(vRange));
+    z_->setDecimals(decimalsForRange(vRange));
+    v_->setData(r.V, tokens, vDims);
+    z_->setData(r.context, tokens, vDims);
+    v_->setRange(-vRange, vRange);
+    z_->setRange(-vRange, vRange);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,89 @@
+#include "presentation.h"
+
+#include "session.h"
+
+#include <QCoreApplication>
+
+#include <cmath>
+
+namespace attnlab {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("attnlab::Presentation", text);
+}
+
+}  // namespace
+
+double symmetricRange(const attn::Matrix& m)
+{
+    double largest = 0.0;
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+        const double v = m.data()[i];
+        if (std::isfinite(v))
+            largest = std::max(largest, std::abs(v));
+    }
+    return largest > 0.0 ? largest : 1.0;
+}
+
+double symmetricRange(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return std::max(symmetricRange(a), symmetricRange(b));
+}
+
+int decimalsForRange(double range)
+{
+    if (range >= 100.0)
+        return 0;
+    if (range >= 10.0)
+        return 1;
+    return 2;
+}
+
+QString formatNumber(double value)
+{
+    if (std::isinf(value))
+        return value < 0 ? QStringLiteral("−∞") : QStringLiteral("∞");
+    const double magnitude = std::abs(value);
+    if (magnitude != 0.0 && (magnitude < 1e-3 || magnitude >= 1e7))
+        return QString::number(value, 'e', 3);
+    return QString::number(value, 'f', 4);
+}
+
+QString divisorText(const Session& session)
+{
+    switch (session.options().scale) {
+    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(session.resultDK());
+    case attn::ScaleMode::None: return QStringLiteral("1");
+    case attn::ScaleMode::Custom: return QString::number(session.result().divisor, 'g', 6);
+    }
+    return {};
+}
+
+QString scoreCellToolTip(const Session& session, int query, int key)
+{
+    const attn::AttentionResult& r = session.result();
+    const QStringList tokens = session.tokens();
+    if (query < 0 || key < 0 || query >= r.tokens() || key >= r.tokens() || query >= tokens.size()
+        || key >= tokens.size())
+        return {};
+    const QString head = tr("query \"%1\" (%2), key \"%3\" (%4)")
+                             .arg(tokens[query])
+                             .arg(query + 1)
+                             .arg(tokens[key])
+                             .arg(key + 1);
+    const QString dot = QStringLiteral("q(%1) · k(%2) = %3")
+                            .arg(tokens[query], tokens[key], formatNumber(r.scores(query, key)));
+    if (r.isMasked(query, key))
+        return head + QLatin1Char('\n') + dot + QLatin1Char('\n')
+               + tr("masked: the key comes after the query, so its score is −∞ and its weight %1")
+                     .arg(formatNumber(r.weights(query, key)));
+    return head + QLatin1Char('\n') + dot
+           + QStringLiteral(" ÷ %1 = %2 → %3 %4")
+                 .arg(divisorText(session), formatNumber(r.scaled(query, key)), tr("softmax"),
+                      formatNumber(r.weights(query, key)));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,36 @@
+#pragma once
+// Text and colour ranges that the views show, read off the session's result.
+// No widget code here and no attention arithmetic: the numbers in the text
+// are entries of the result's matrices, only formatted.
+
+#include "matrix.h"
+
+#include <QString>
+
+namespace attnlab {
+
+class Session;
+
+// Largest |entry| over the finite entries (masked -inf skipped), or 1 when
+// there is none, for a diverging colour range [-m, m].
+double symmetricRange(const attn::Matrix& m);
+// The same over two matrices, for one colour range shared by both.
+double symmetricRange(const attn::Matrix& a, const attn::Matrix& b);
+
+// Decimals for the cells of a map whose entries reach ±range: fewer as the
+// numbers grow, so that they still fit in a cell.
+int decimalsForRange(double range);
+
+// A number as printed in tooltips and tables: 4 decimals, or scientific
+// notation when that would hide it.
+QString formatNumber(double value);
+
+// What the scores are divided by: "√24", "1", "2.5".
+QString divisorText(const Session& session);
+
+// The tooltip of cell (query, key) of any of the three score maps, e.g.
+//   query "is" (2), key "short" (3)
+//   q(is) · k(short) = 11.1466 ÷ √24 = 2.2753 → softmax 0.4917
+QString scoreCellToolTip(const Session& session, int query, int key);
+
+}  // namespace attnlab

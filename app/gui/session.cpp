@@ -1,0 +1,292 @@
+#include "session.h"
+
+#include "size_limits.h"
+
+#include <QLocale>
+
+#include <cmath>
+#include <utility>
+
+namespace attnlab {
+
+Session::Session(QObject* parent) : QObject(parent)
+{
+    redraw();
+}
+
+const attn::Matrix& Session::matrix(MatrixId which) const
+{
+    switch (which) {
+    case MatrixId::X: return model_.X;
+    case MatrixId::Wq: return model_.Wq;
+    case MatrixId::Wk: return model_.Wk;
+    case MatrixId::Wv: return model_.Wv;
+    }
+    return model_.X;
+}
+
+attn::Matrix& Session::mutableMatrix(MatrixId which)
+{
+    return const_cast<attn::Matrix&>(matrix(which));
+}
+
+int Session::vocabularySize() const
+{
+    return int(model_.tokenization.vocab.size());
+}
+
+double Session::weightSum(int query) const
+{
+    if (query < 0 || query >= result_.weights.rows())
+        return 0.0;
+    return result_.weights.row(query).sum();
+}
+
+QString Session::matrixName(MatrixId which)
+{
+    switch (which) {
+    case MatrixId::X: return QStringLiteral("X");
+    case MatrixId::Wq: return QStringLiteral("W_q");
+    case MatrixId::Wk: return QStringLiteral("W_k");
+    case MatrixId::Wv: return QStringLiteral("W_v");
+    }
+    return {};
+}
+
+void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options)
+{
+    config_ = config;
+    options_ = options;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setSentence(const QString& sentence)
+{
+    const std::string utf8 = sentence.toStdString();
+    if (utf8 == config_.sentence)
+        return;
+    config_.sentence = utf8;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setTokenizer(attn::TokenizerMode mode)
+{
+    if (mode == config_.tokenizer)
+        return;
+    config_.tokenizer = mode;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setSeed(quint64 seed)
+{
+    if (seed == config_.seed)
+        return;
+    config_.seed = seed;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setInit(attn::InitMode mode)
+{
+    if (mode == config_.init)
+        return;
+    config_.init = mode;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setDModel(int dModel)
+{
+    if (dModel == config_.dModel)
+        return;
+    config_.dModel = dModel;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setDK(int dK)
+{
+    if (dK == config_.dK)
+        return;
+    config_.dK = dK;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setDV(int dV)
+{
+    if (dV == config_.dV)
+        return;
+    config_.dV = dV;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setScaleMode(attn::ScaleMode mode)
+{
+    if (mode == options_.scale)
+        return;
+    options_.scale = mode;
+    recompute();
+    emit parametersChanged();
+}
+
+void Session::setCustomDivisor(double divisor)
+{
+    if (divisor == options_.customDivisor)
+        return;
+    options_.customDivisor = divisor;
+    recompute();
+    emit parametersChanged();
+}
+
+void Session::setCausal(bool causal)
+{
+    if (causal == options_.causal)
+        return;
+    options_.causal = causal;
+    recompute();
+    emit parametersChanged();
+}
+
+void Session::regenerate()
+{
+    redraw();
+}
+
+attn::Expected<double> Session::parseValue(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    bool ok = false;
+    double value = QLocale::c().toDouble(trimmed, &ok);
+    if (!ok)
+        value = QLocale().toDouble(trimmed, &ok);
+    if (!ok || !std::isfinite(value))
+        return attn::Error{tr("\"%1\" is not a finite number.").arg(text).toStdString()};
+    if (std::abs(value) > attn::kMaxInputMagnitude)
+        return attn::Error{tr("%1 is too large: entries are limited to ±%2.")
+                               .arg(trimmed)
+                               .arg(attn::kMaxInputMagnitude, 0, 'g', 3)
+                               .toStdString()};
+    return value;
+}
+
+attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double value)
+{
+    const attn::Matrix& m = matrix(which);
+    QString refusal;
+    if (!hasResult_)
+        refusal = tr("There are no matrices to edit: %1").arg(problem_);
+    else if (row < 0 || row >= m.rows() || col < 0 || col >= m.cols())
+        refusal = tr("%1 has no cell (%2, %3).").arg(matrixName(which)).arg(row + 1).arg(col + 1);
+    else if (!std::isfinite(value))
+        refusal = tr("%1 is not a finite number; %2(%3, %4) keeps its value.")
+                      .arg(value)
+                      .arg(matrixName(which))
+                      .arg(row + 1)
+                      .arg(col + 1);
+    else if (std::abs(value) > attn::kMaxInputMagnitude)
+        refusal = tr("%1 is too large: entries of %2 are limited to ±%3.")
+                      .arg(value, 0, 'g', 6)
+                      .arg(matrixName(which))
+                      .arg(attn::kMaxInputMagnitude, 0, 'g', 3);
+    if (!refusal.isEmpty()) {
+        emit editRefused(refusal);
+        return attn::Error{refusal.toStdString()};
+    }
+    attn::Matrix& target = mutableMatrix(which);
+    const double old = target(row, col);
+    if (old == value)
+        return attn::okStatus();
+    target(row, col) = value;
+    const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    if (!failure.isEmpty()) {
+        target(row, col) = old;
+        emit editRefused(failure);
+        return attn::Error{failure.toStdString()};
+    }
+    ++editedCells_;
+    emit resultChanged();
+    return attn::okStatus();
+}
+
+attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const QString& text)
+{
+    const attn::Expected<double> value = parseValue(text);
+    if (!value) {
+        const QString message = tr("%1(%2, %3): %4 The old value is kept.")
+                                    .arg(matrixName(which))
+                                    .arg(row + 1)
+                                    .arg(col + 1)
+                                    .arg(QString::fromStdString(value.error().message));
+        emit editRefused(message);
+        return attn::Error{message.toStdString()};
+    }
+    return setMatrixCell(which, row, col, value.value());
+}
+
+void Session::redraw()
+{
+    attn::Expected<attn::Model> built = attn::buildModel(config_);
+    if (!built) {
+        modelStale_ = true;
+        setProblem(QString::fromStdString(built.error().message));
+        return;
+    }
+    attn::Model& m = built.value();
+    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!failure.isEmpty()) {
+        modelStale_ = true;
+        setProblem(failure);
+        return;
+    }
+    model_ = std::move(m);
+    modelStale_ = false;
+    editedCells_ = 0;
+    tokens_.clear();
+    ids_.clear();
+    for (const std::string& token : model_.tokenization.tokens)
+        tokens_.append(QString::fromStdString(token));
+    for (int id : model_.tokenization.ids)
+        ids_.append(id);
+    setProblem(QString());
+    emit modelRedrawn();
+    emit resultChanged();
+}
+
+void Session::recompute()
+{
+    if (modelStale_) {
+        redraw();
+        return;
+    }
+    const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    setProblem(failure);
+    if (failure.isEmpty())
+        emit resultChanged();
+}
+
+QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
+                             const attn::Matrix& Wk, const attn::Matrix& Wv)
+{
+    const attn::Status status = attn::computeAttentionInto(X, Wq, Wk, Wv, options_, &scratch_);
+    if (!status)
+        return QString::fromStdString(status.error().message);
+    std::swap(result_, scratch_);
+    stats_ = attn::computeStatistics(result_);
+    hasResult_ = true;
+    return QString();
+}
+
+void Session::setProblem(const QString& problem)
+{
+    if (problem == problem_)
+        return;
+    problem_ = problem;
+    emit problemChanged();
+}
+
+}  // namespace attnlab

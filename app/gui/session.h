@@ -1,0 +1,116 @@
+#pragma once
+// The state of one lesson: the parameters (sentence, tokenizer, seed,
+// initialisation, dimensions, scaling, mask), the matrices X, W_q, W_k, W_v
+// (drawn from the seed, possibly edited by hand) and the attention computed
+// from them. Views read it and draw; they never compute.
+//
+// Every change goes through one of the setters below. Changing the sentence,
+// tokenizer, seed, initialisation or a dimension redraws all matrices from the
+// seed (hand edits are lost); changing the scaling or the mask recomputes the
+// attention over the current matrices (hand edits are kept). After each
+// successful change the session emits resultChanged() once. A change that
+// cannot be computed (an empty sentence, a bad divisor) keeps the last good
+// model and result on display and sets problem() instead.
+
+#include "attention.h"
+#include "model.h"
+#include "statistics.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+namespace attnlab {
+
+enum class MatrixId { X, Wq, Wk, Wv };
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    explicit Session(QObject* parent = nullptr);
+
+    // The parameters as last requested (they may have no result: see problem()).
+    const attn::ModelConfig& config() const { return config_; }
+    const attn::AttentionOptions& options() const { return options_; }
+
+    // The last good model and its attention.
+    const attn::Model& model() const { return model_; }
+    const attn::AttentionResult& result() const { return result_; }
+    const attn::AttentionStats& stats() const { return stats_; }
+    const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
+    bool hasResult() const { return hasResult_; }
+
+    int tokenCount() const { return int(tokens_.size()); }
+    QStringList tokens() const { return tokens_; }  // sentence order
+    QList<int> tokenIds() const { return ids_; }    // vocabulary id per token
+    int vocabularySize() const;
+    // The d_k the current result was computed with (the width of Q).
+    int resultDK() const { return int(result_.Q.cols()); }
+
+    // Why the requested parameters give no result; empty when they do.
+    QString problem() const { return problem_; }
+    // Cells edited by hand since the matrices were last drawn from the seed.
+    int editedCells() const { return editedCells_; }
+    // Sum of one query's attention weights (1 up to rounding; 0 if fully masked).
+    double weightSum(int query) const;
+
+    void setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options);
+    void setSentence(const QString& sentence);
+    void setTokenizer(attn::TokenizerMode mode);
+    void setSeed(quint64 seed);
+    void setInit(attn::InitMode mode);
+    void setDModel(int dModel);
+    void setDK(int dK);
+    void setDV(int dV);
+    void setScaleMode(attn::ScaleMode mode);
+    void setCustomDivisor(double divisor);
+    void setCausal(bool causal);
+
+    // One entry of X or a weight matrix. Refuses (with a message, the old value
+    // kept) an index out of range, a value that is not finite, or one larger in
+    // magnitude than attn::kMaxInputMagnitude.
+    attn::Status setMatrixCell(MatrixId which, int row, int col, double value);
+    // The same from text typed by the user ("0.5", "-1e-3"); refuses text that
+    // is not a number. Refusals are also announced by editRefused().
+    attn::Status setMatrixCellText(MatrixId which, int row, int col, const QString& text);
+    // Redraws every matrix from the seed, dropping hand edits.
+    void regenerate();
+
+    // Text to a finite number within attn::kMaxInputMagnitude (C locale or the
+    // user's locale), or a readable error.
+    static attn::Expected<double> parseValue(const QString& text);
+    static QString matrixName(MatrixId which);  // "X", "W_q", ...
+
+signals:
+    void parametersChanged();  // config() or options() changed
+    void modelRedrawn();       // the matrices were replaced; their shapes may differ
+    void resultChanged();      // result(), stats() and the matrices are current
+    void problemChanged();     // problem() changed
+    void editRefused(const QString& message);
+
+private:
+    void redraw();     // buildModel from config_, then recompute
+    void recompute();  // attention over the current matrices
+    // Attention into result_ and stats_; the error message, empty on success.
+    // Emits nothing, so that callers finish updating before views look.
+    QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
+                        const attn::Matrix& Wv);
+    void setProblem(const QString& problem);
+    attn::Matrix& mutableMatrix(MatrixId which);
+
+    attn::ModelConfig config_;
+    attn::AttentionOptions options_;
+    attn::Model model_;
+    attn::AttentionResult result_;
+    attn::AttentionResult scratch_;  // computed into, then swapped with result_
+    attn::AttentionStats stats_;
+    bool hasResult_ = false;
+    bool modelStale_ = true;  // model_ was not drawn from the current config_
+    QStringList tokens_;
+    QList<int> ids_;
+    QString problem_;
+    int editedCells_ = 0;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,524 @@
+// The main window driven through its real widgets: typing, sliders, combo
+// boxes, table edits, clicks and keys, checked against the engine called
+// directly with the same inputs.
+
+#include "mainwindow.h"
+
+#include "attention.h"
+#include "focuspanel.h"
+#include "heatmapview.h"
+#include "matrixtablemodel.h"
+#include "model.h"
+#include "pipelineview.h"
+#include "presentation.h"
+#include "tokenstrip.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSet>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace attnlab;
+
+namespace {
+
+double maxAbsDiff(const attn::Matrix& a, const attn::Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return std::numeric_limits<double>::infinity();
+    double worst = 0.0;
+    for (Eigen::Index i = 0; i < a.size(); ++i) {
+        const double x = a.data()[i], y = b.data()[i];
+        if (std::isinf(x) && std::isinf(y) && (x < 0) == (y < 0))
+            continue;
+        worst = std::max(worst, std::abs(x - y));
+    }
+    return worst;
+}
+
+struct Expected {
+    attn::Model model;
+    attn::AttentionResult result;
+    QStringList tokens;
+};
+
+Expected engine(const attn::ModelConfig& config, const attn::AttentionOptions& options = {})
+{
+    Expected e;
+    attn::Expected<attn::Model> model = attn::buildModel(config);
+    if (!model)
+        qFatal("buildModel: %s", model.error().message.c_str());
+    e.model = model.value();
+    attn::Expected<attn::AttentionResult> r =
+        attn::computeAttention(e.model.X, e.model.Wq, e.model.Wk, e.model.Wv, options);
+    if (!r)
+        qFatal("computeAttention: %s", r.error().message.c_str());
+    e.result = r.value();
+    for (const std::string& t : e.model.tokenization.tokens)
+        e.tokens.append(QString::fromStdString(t));
+    return e;
+}
+
+QVector<double> rowOf(const attn::Matrix& m, int row)
+{
+    QVector<double> values;
+    for (int j = 0; j < m.cols(); ++j)
+        values.append(m(row, j));
+    return values;
+}
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            colours.insert(image.pixel(x, y));
+    return colours.size();
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void opensOnTheArticleExample();
+    void typingASentenceUpdatesEveryMap();
+    void dKSliderUpdatesTheMaps();
+    void scaleModeNoneLeavesScoresUnscaled();
+    void sharedAndIndependentColourRanges();
+    void tableEditUpdatesTheMaps();
+    void badTableTextIsRefused();
+    void emptySentenceShowsProblemAndKeepsMaps();
+    void clickingARowFocusesThatQuery();
+    void arrowKeysMoveTheFocus();
+    void clickingATokenFocusesIt();
+    void hoverTextGivesEveryStage();
+    void renderedMapsAreNotBlank();
+    void settingsRememberLastParameters();
+    void commandLineParametersWin();
+    void resetToArticleExample();
+
+private:
+    template <typename T>
+    T* find(MainWindow& window, const QString& name)
+    {
+        T* widget = window.findChild<T*>(name);
+        if (!widget)
+            qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+        return widget;
+    }
+    void compareMaps(MainWindow& window, const Expected& want);
+
+    QTemporaryDir settingsDir_;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(settingsDir_.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab"));
+}
+
+void TestMainWindow::init()
+{
+    QSettings().clear();
+}
+
+void TestMainWindow::compareMaps(MainWindow& window, const Expected& want)
+{
+    auto* raw = find<HeatmapView>(window, QStringLiteral("rawScoresMap"));
+    auto* scaled = find<HeatmapView>(window, QStringLiteral("scaledScoresMap"));
+    auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
+    QCOMPARE(maxAbsDiff(raw->values(), want.result.scores), 0.0);
+    QCOMPARE(maxAbsDiff(scaled->values(), want.result.scaled), 0.0);
+    QCOMPARE(maxAbsDiff(weights->values(), want.result.weights), 0.0);
+    for (HeatmapView* map : {raw, scaled, weights}) {
+        QCOMPARE(map->rowLabels(), want.tokens);
+        QCOMPARE(map->columnLabels(), want.tokens);
+    }
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("queryMap"))->values(),
+                        want.result.Q), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("keyMap"))->values(),
+                        want.result.K), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("valueMap"))->values(),
+                        want.result.V), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("contextMap"))->values(),
+                        want.result.context), 0.0);
+    QCOMPARE(find<HeatmapView>(window, QStringLiteral("contextMap"))->rowLabels(), want.tokens);
+}
+
+void TestMainWindow::opensOnTheArticleExample()
+{
+    MainWindow window;
+    window.restoreSettings();
+    compareMaps(window, engine({}));
+    QCOMPARE(find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->text(),
+             QString::fromLatin1(attn::kArticleSentence));
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("seedSpin"))->value(), 123);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dModelSpin"))->value(), 16);
+    QCOMPARE(find<QSlider>(window, QStringLiteral("dKSlider"))->value(), 24);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dVSpin"))->value(), 28);
+    QCOMPARE(window.focusQuery(), 1);  // the article's query_2, "is"
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"is\""));
+    QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->ids(),
+             QList<int>({0, 4, 5, 2, 1, 3}));
+    QVERIFY(find<QLabel>(window, QStringLiteral("scaleOperationLabel"))->text().contains("√24"));
+}
+
+void TestMainWindow::typingASentenceUpdatesEveryMap()
+{
+    MainWindow window;
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("the cat saw the dog"));
+    QCOMPARE(edit->text(), QStringLiteral("the cat saw the dog"));
+
+    attn::ModelConfig config;
+    config.sentence = "the cat saw the dog";
+    const Expected want = engine(config);
+    QCOMPARE(want.tokens, QStringList({"the", "cat", "saw", "the", "dog"}));
+    compareMaps(window, want);
+
+    auto* strip = find<TokenStrip>(window, QStringLiteral("tokenStrip"));
+    QCOMPARE(strip->tokens(), want.tokens);
+    QCOMPARE(strip->ids()[0], strip->ids()[3]);  // "the" twice, one id
+    QCOMPARE(strip->chipColor(0), strip->chipColor(3));
+    QVERIFY(strip->chipColor(0) != strip->chipColor(1));
+}
+
+void TestMainWindow::dKSliderUpdatesTheMaps()
+{
+    MainWindow window;
+    auto* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    slider->setFocus();
+    QTest::keyClick(slider, Qt::Key_PageDown);  // 24 - page step 8
+    QCOMPARE(slider->value(), 16);
+    QTest::keyClick(slider, Qt::Key_Left);
+    QCOMPARE(slider->value(), 15);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 15);
+
+    attn::ModelConfig config;
+    config.dK = 15;
+    const Expected want = engine(config);
+    compareMaps(window, want);
+    QCOMPARE(find<HeatmapView>(window, QStringLiteral("queryMap"))->values().cols(), 15);
+    QVERIFY(find<QLabel>(window, QStringLiteral("scaleOperationLabel"))->text().contains("√15"));
+    QVERIFY(find<HeatmapView>(window, QStringLiteral("scaledScoresMap"))->title().contains("√15"));
+}
+
+void TestMainWindow::scaleModeNoneLeavesScoresUnscaled()
+{
+    MainWindow window;
+    auto* combo = find<QComboBox>(window, QStringLiteral("scaleCombo"));
+    combo->setCurrentIndex(combo->findData(int(attn::ScaleMode::None)));
+    auto* raw = find<HeatmapView>(window, QStringLiteral("rawScoresMap"));
+    auto* scaled = find<HeatmapView>(window, QStringLiteral("scaledScoresMap"));
+    QCOMPARE(maxAbsDiff(scaled->values(), raw->values()), 0.0);
+    attn::AttentionOptions options;
+    options.scale = attn::ScaleMode::None;
+    compareMaps(window, engine({}, options));
+    QVERIFY(!find<QDoubleSpinBox>(window, QStringLiteral("divisorSpin"))->isEnabled());
+
+    combo->setCurrentIndex(combo->findData(int(attn::ScaleMode::Custom)));
+    auto* divisor = find<QDoubleSpinBox>(window, QStringLiteral("divisorSpin"));
+    QVERIFY(divisor->isEnabled());
+    divisor->setValue(3.0);
+    options.scale = attn::ScaleMode::Custom;
+    options.customDivisor = 3.0;
+    compareMaps(window, engine({}, options));
+
+    auto* causal = find<QCheckBox>(window, QStringLiteral("causalCheck"));
+    QTest::mouseClick(causal, Qt::LeftButton, {}, causal->rect().center() - QPoint(causal->width() / 2 - 8, 0));
+    QVERIFY(causal->isChecked());
+    options.causal = true;
+    compareMaps(window, engine({}, options));
+}
+
+void TestMainWindow::sharedAndIndependentColourRanges()
+{
+    MainWindow window;
+    auto* raw = find<HeatmapView>(window, QStringLiteral("rawScoresMap"));
+    auto* scaled = find<HeatmapView>(window, QStringLiteral("scaledScoresMap"));
+    auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
+    const attn::AttentionResult r = engine({}).result;
+    const double rawMax = r.scores.cwiseAbs().maxCoeff();
+    QCOMPARE(raw->rangeHigh(), rawMax);
+    QCOMPARE(scaled->rangeHigh(), rawMax);  // shared: the scaled map looks paler
+    QCOMPARE(weights->rangeLow(), 0.0);
+    QCOMPARE(weights->rangeHigh(), 1.0);
+
+    find<QCheckBox>(window, QStringLiteral("independentRangesCheck"))->setChecked(true);
+    QCOMPARE(raw->rangeHigh(), rawMax);
+    QCOMPARE(scaled->rangeHigh(), r.scaled.cwiseAbs().maxCoeff());
+    QVERIFY(find<QAction>(window, QStringLiteral("independentRangesAction"))->isChecked());
+}
+
+void TestMainWindow::tableEditUpdatesTheMaps()
+{
+    MainWindow window;
+    auto* model = find<MatrixTableModel>(window, QStringLiteral("matrixModelX"));
+    QCOMPARE(model->rowCount(), 6);
+    QCOMPARE(model->columnCount(), 16);
+    QCOMPARE(model->headerData(1, Qt::Vertical).toString(), QStringLiteral("2 is"));
+    QVERIFY(model->setData(model->index(1, 3), QStringLiteral("1.25")));
+    QCOMPARE(model->data(model->index(1, 3), Qt::EditRole).toString(), QStringLiteral("1.25"));
+
+    Expected want = engine({});
+    want.model.X(1, 3) = 1.25;
+    want.result = attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv,
+                                         {}).value();
+    compareMaps(window, want);
+    QVERIFY(find<QLabel>(window, QStringLiteral("matrixOriginLabel"))->text().contains("by hand"));
+
+    auto* wq = find<MatrixTableModel>(window, QStringLiteral("matrixModelWq"));
+    QCOMPARE(wq->rowCount(), 16);
+    QCOMPARE(wq->columnCount(), 24);
+    QVERIFY(wq->setData(wq->index(0, 23), QStringLiteral("-2")));
+    want.model.Wq(0, 23) = -2.0;
+    want.result = attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv,
+                                         {}).value();
+    compareMaps(window, want);
+
+    // Regenerate drops the edits.
+    find<QAction>(window, QStringLiteral("regenerateAction"))->trigger();
+    compareMaps(window, engine({}));
+}
+
+void TestMainWindow::badTableTextIsRefused()
+{
+    MainWindow window;
+    auto* model = find<MatrixTableModel>(window, QStringLiteral("matrixModelWk"));
+    const QString old = model->data(model->index(2, 5), Qt::EditRole).toString();
+    QVERIFY(!model->setData(model->index(2, 5), QStringLiteral("abc")));
+    QCOMPARE(model->data(model->index(2, 5), Qt::EditRole).toString(), old);
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains(QStringLiteral("W_k(3, 6)")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("abc")), qPrintable(message));
+    QVERIFY(!model->setData(model->index(2, 5), QStringLiteral("nan")));
+    QVERIFY(!model->setData(model->index(2, 5), std::numeric_limits<double>::infinity()));
+    QCOMPARE(model->data(model->index(2, 5), Qt::EditRole).toString(), old);
+    compareMaps(window, engine({}));
+}
+
+void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_Delete);
+    QVERIFY(edit->text().isEmpty());
+    auto* problem = find<QLabel>(window, QStringLiteral("problemLabel"));
+    QVERIFY(problem->isVisible());
+    QVERIFY(!problem->text().isEmpty());
+    compareMaps(window, engine({}));  // the last good result stays
+    QTest::keyClicks(edit, QStringLiteral("back again"));
+    QVERIFY(!problem->isVisible());
+    attn::ModelConfig config;
+    config.sentence = "back again";
+    compareMaps(window, engine(config));
+}
+
+void TestMainWindow::clickingARowFocusesThatQuery()
+{
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
+    const QRect cell = weights->cellRect(3, 2);
+    QVERIFY(!cell.isEmpty());
+    QTest::mouseClick(weights, Qt::LeftButton, {}, cell.center());
+    QCOMPARE(window.focusQuery(), 3);
+    FocusPanel* focus = window.focusPanel();
+    QCOMPARE(focus->query(), 3);
+    const attn::AttentionResult r = engine({}).result;
+    QCOMPARE(focus->scoreBarValues(), rowOf(r.scores, 3));
+    QCOMPARE(focus->weightBarValues(), rowOf(r.weights, 3));
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"eat\""));
+    QCOMPARE(weights->focusRow(), 3);
+    QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->focusIndex(), 3);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("focusContextVector"))->values(),
+                        r.context.row(3)), 0.0);
+    // The table walks through every stage and shows the sum of the weights.
+    QTableWidget* table = focus->table();
+    QCOMPARE(table->rowCount(), 7);
+    QCOMPARE(table->item(4, 1)->text(), formatNumber(r.scores(3, 4)));
+    QCOMPARE(table->item(4, 2)->text(), formatNumber(r.scaled(3, 4)));
+    QCOMPARE(table->item(4, 3)->text(), formatNumber(r.weights(3, 4)));
+    QCOMPARE(table->item(6, 3)->text(), formatNumber(r.weights.row(3).sum()));
+    QCOMPARE(table->item(6, 3)->text(), QStringLiteral("1.0000"));
+}
+
+void TestMainWindow::arrowKeysMoveTheFocus()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
+    QCOMPARE(window.focusQuery(), 1);
+    QTest::keyClick(weights, Qt::Key_Down);
+    QCOMPARE(window.focusQuery(), 2);
+    QTest::keyClick(weights, Qt::Key_Down);
+    QTest::keyClick(weights, Qt::Key_Down);
+    QCOMPARE(window.focusQuery(), 4);
+    QCOMPARE(window.focusPanel()->scoreBarValues(), rowOf(engine({}).result.scores, 4));
+    for (int i = 0; i < 10; ++i)
+        QTest::keyClick(weights, Qt::Key_Up);
+    QCOMPARE(window.focusQuery(), 0);  // stops at the first query
+    QTest::keyClick(find<TokenStrip>(window, QStringLiteral("tokenStrip")), Qt::Key_Down);
+    QCOMPARE(window.focusQuery(), 1);
+    // A shorter sentence clamps the focus to the tokens that remain; the
+    // chosen query comes back once the sentence is long enough again.
+    window.setFocusQuery(4);
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("two words"));
+    QCOMPARE(window.focusQuery(), 1);
+    QCOMPARE(window.focusPanel()->scoreBarValues().size(), 2);
+    QTest::keyClicks(edit, QStringLiteral(" and three more"));
+    QCOMPARE(window.focusQuery(), 4);
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"more\""));
+}
+
+void TestMainWindow::clickingATokenFocusesIt()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* strip = find<TokenStrip>(window, QStringLiteral("tokenStrip"));
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(5).center());
+    QCOMPARE(window.focusQuery(), 5);
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"first\""));
+}
+
+void TestMainWindow::hoverTextGivesEveryStage()
+{
+    MainWindow window;
+    Session* session = window.session();
+    const attn::AttentionResult r = engine({}).result;
+    const QString tip = scoreCellToolTip(*session, 1, 4);
+    const QString expected = QStringLiteral("q(is) · k(dessert) = %1 ÷ √24 = %2 → softmax %3")
+                                 .arg(formatNumber(r.scores(1, 4)), formatNumber(r.scaled(1, 4)),
+                                      formatNumber(r.weights(1, 4)));
+    QVERIFY2(tip.contains(expected), qPrintable(tip + " / " + expected));
+    QCOMPARE(formatNumber(r.weights(1, 4)), QStringLiteral("0.4917"));  // the article's value
+
+    session->setCausal(true);
+    const QString masked = scoreCellToolTip(*session, 1, 4);
+    QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
+    QVERIFY(!scoreCellToolTip(*session, 4, 1).contains(QStringLiteral("masked")));
+}
+
+void TestMainWindow::renderedMapsAreNotBlank()
+{
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(50);
+    const QImage shot = window.grab().toImage();
+    QVERIFY(!shot.isNull());
+    const qreal dpr = shot.devicePixelRatio();
+    for (const QString& name : {QStringLiteral("rawScoresMap"), QStringLiteral("scaledScoresMap"),
+                                QStringLiteral("weightsMap")}) {
+        auto* map = find<HeatmapView>(window, name);
+        QVERIFY2(map->isVisible(), qPrintable(name));
+            QVERIFY2(map->cellsArea().width() >= 120, qPrintable(name));
+        QVERIFY2(map->cellTextVisible(), qPrintable(name + " has no room for its numbers"));
+        const QRect area(map->mapTo(&window, map->cellsArea().topLeft()), map->cellsArea().size());
+        const QRect pixels(area.topLeft() * dpr, area.size() * dpr);
+        const int colours = distinctColours(shot.copy(pixels));
+        QVERIFY2(colours >= 20, qPrintable(QStringLiteral("%1: %2 colours").arg(name).arg(colours)));
+    }
+    auto* plot = window.focusPanel()->plot();
+    QVERIFY(plot->isVisible());
+    const QRect plotArea(plot->mapTo(&window, QPoint(0, 0)) * dpr, plot->size() * dpr);
+    QVERIFY(distinctColours(shot.copy(plotArea)) >= 6);
+}
+
+void TestMainWindow::settingsRememberLastParameters()
+{
+    {
+        MainWindow window;
+        window.restoreSettings();
+        window.session()->setSentence(QStringLiteral("a b a"));
+        window.session()->setDK(10);
+        window.session()->setSeed(99);
+        window.session()->setCausal(true);
+        window.session()->setInit(attn::InitMode::UnitVariance);
+        window.pipelineView()->setIndependentRanges(true);
+        window.close();  // saves
+    }
+    MainWindow window;
+    window.restoreSettings();
+    const attn::ModelConfig& c = window.session()->config();
+    QCOMPARE(c.sentence, std::string("a b a"));
+    QCOMPARE(c.dK, 10);
+    QCOMPARE(c.seed, std::uint64_t(99));
+    QCOMPARE(c.init, attn::InitMode::UnitVariance);
+    QVERIFY(window.session()->options().causal);
+    QVERIFY(window.pipelineView()->independentRanges());
+    QCOMPARE(find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->text(), QStringLiteral("a b a"));
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 10);
+    QVERIFY(find<QCheckBox>(window, QStringLiteral("causalCheck"))->isChecked());
+    attn::AttentionOptions options;
+    options.causal = true;
+    compareMaps(window, engine(c, options));
+}
+
+void TestMainWindow::commandLineParametersWin()
+{
+    {
+        MainWindow saved;
+        saved.session()->setDK(10);
+        saved.saveSettings();
+    }
+    CommandLineOutcome start;
+    start.haveConfig = true;
+    start.config.sentence = "from the command line";
+    start.config.dK = 3;
+    start.options.scale = attn::ScaleMode::None;
+    MainWindow window;
+    window.restoreSettings(start);
+    compareMaps(window, engine(start.config, start.options));
+}
+
+void TestMainWindow::resetToArticleExample()
+{
+    MainWindow window;
+    window.session()->setSentence(QStringLiteral("something else"));
+    window.session()->setDModel(3);
+    window.session()->setCausal(true);
+    find<QAction>(window, QStringLiteral("resetAction"))->trigger();
+    compareMaps(window, engine({}));
+    QCOMPARE(window.focusQuery(), 1);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dModelSpin"))->value(), 16);
+    QVERIFY(!find<QCheckBox>(window, QStringLiteral("causalCheck"))->isChecked());
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
