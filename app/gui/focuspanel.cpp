@@ -48,12 +48,12 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     qVector_ = new HeatmapView(this);
     qVector_->setObjectName(QStringLiteral("focusQueryVector"));
     qVector_->setColorMap(HeatmapView::ColorMap::Diverging);
-    qVector_->setMinimumHeight(44);
+    qVector_->setMinimumHeight(58);
     zCaption_ = new QLabel(this);
     zVector_ = new HeatmapView(this);
     zVector_->setObjectName(QStringLiteral("focusContextVector"));
     zVector_->setColorMap(HeatmapView::ColorMap::Diverging);
-    zVector_->setMinimumHeight(44);
+    zVector_->setMinimumHeight(58);
     mixing_ = new QLabel(this);
     mixing_->setObjectName(QStringLiteral("focusMixingLabel"));
     mixing_->setWordWrap(true);
@@ -83,6 +83,7 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     table_->setObjectName(QStringLiteral("focusTable"));
     table_->setColumnCount(4);
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     // As wide as its columns: the numbers are the point of the table.

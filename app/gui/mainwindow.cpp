@@ -128,6 +128,7 @@ void MainWindow::createDocks()
         view->setToolTip(m.tip);
         view->horizontalHeader()->setDefaultSectionSize(
             view->fontMetrics().horizontalAdvance(QStringLiteral("-0.00000")) + 12);
+        view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
         view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                               | QAbstractItemView::AnyKeyPressed);
         matrixTabs->addTab(view, m.title);

@@ -57,6 +57,7 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     table_->horizontalHeaderItem(4)->setToolTip(tr("Effective number of attended tokens exp(H): "
                                                    "1 for one token, n for uniform weights."));
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
 
