@@ -1,0 +1,65 @@
+#pragma once
+// The current sentence's attention at one d_k, twice: softmax of the raw
+// scores Q Kᵀ beside softmax of Q Kᵀ / √d_k, so that unscaled rows saturating
+// into near one-hot rows are seen directly. Below, the readouts for both:
+// score variance, mean largest weight, mean entropy and mean softmax Jacobian
+// norm, and a line saying which initialisation produced q and k.
+//
+// Draws an attn::ScalingComparison (attn::compareScaling) and computes
+// nothing itself.
+
+#include "model.h"
+#include "scaling_lab.h"
+
+#include <QStringList>
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace attnlab {
+
+class HeatmapView;
+
+class ScalingCompareView : public QWidget {
+    Q_OBJECT
+public:
+    enum Readout { Variance, MeanMaxWeight, MeanEntropy, MeanJacobianNorm };
+    enum Side { Unscaled, Scaled };
+    static constexpr int kReadoutCount = 4;
+
+    explicit ScalingCompareView(QWidget* parent = nullptr);
+
+    // tokens label the rows (queries) and columns (keys) of both maps.
+    void setData(const attn::ScalingComparison& comparison, const QStringList& tokens);
+    const attn::ScalingComparison& comparison() const { return comparison_; }
+
+    // Which initialisation made Q and K: the unit-variance one is the
+    // textbook assumption behind √d_k.
+    void setInitMode(attn::InitMode mode);
+    attn::InitMode initMode() const { return initMode_; }
+
+    HeatmapView* unscaledView() const { return unscaled_; }
+    HeatmapView* scaledView() const { return scaled_; }
+    QTableWidget* readoutTable() const { return table_; }
+
+    // The number shown in a readout cell (exactly the comparison's value)
+    // and its text.
+    double readoutValue(Readout readout, Side side) const;
+    QString readoutText(Readout readout, Side side) const;
+    QString summaryText() const;
+    QString initText() const;
+
+private:
+    void updateInitText();
+
+    HeatmapView* unscaled_ = nullptr;
+    HeatmapView* scaled_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QLabel* summary_ = nullptr;
+    QLabel* init_ = nullptr;
+    attn::ScalingComparison comparison_;
+    attn::InitMode initMode_ = attn::InitMode::Article;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,338 @@
+#include "scalinglabcommand.h"
+
+#include "csv.h"
+#include "jsonwriter.h"
+#include "numberformat.h"
+#include "scalinglabview.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace attnlab {
+
+namespace {
+
+struct ScalingLabCommand {
+    Q_DECLARE_TR_FUNCTIONS(ScalingLabCommand)
+};
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+void printLine(std::FILE* stream, const QString& text)
+{
+    const QByteArray bytes = text.toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stream);
+    std::fputc('\n', stream);
+    std::fflush(stream);
+}
+
+int fail(int code, QString message)
+{
+    message.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    message.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    printLine(stderr, QStringLiteral("attention-lab: ") + message);
+    return code;
+}
+
+QString helpText()
+{
+    const attn::ScalingLabConfig defaults;
+    return ScalingLabCommand::tr(
+               "Usage: attention-lab --scaling-lab [--n-keys N] [--samples N] [--seed N]\n"
+               "                     --export-dir DIR [--format LIST]\n"
+               "The d_k lab without a window: for d_k from 1 to 1024, draws random queries\n"
+               "and keys with N(0, 1) entries and measures the variance of q.k and of\n"
+               "q.k/sqrt(d_k), and the mean largest softmax weight, entropy and softmax\n"
+               "Jacobian norm over n keys, unscaled and scaled.\n"
+               "\n"
+               "  --n-keys N       keys per query, 2 to %1 (default %2)\n"
+               "  --samples N      random queries per d_k, 1 to %3 (default %4); at most\n"
+               "                   %5 / ((n + 1) * 1024) so that a run stays short\n"
+               "  --seed N         random seed, 0 to 18446744073709551615 (default %6)\n"
+               "  --export-dir DIR write the files into DIR, created if missing; all files\n"
+               "                   are written or none\n"
+               "  --format LIST    any of json, csv, png, svg, pdf, comma-separated\n"
+               "                   (default json,csv,png)\n"
+               "  -h, --help       show this help and exit\n"
+               "\n"
+               "Files: DIR/scaling_lab.json (arrays d_k, var_raw, var_scaled, var_raw_stderr,\n"
+               "var_scaled_stderr, max_weight_raw, max_weight_scaled, entropy_raw,\n"
+               "entropy_scaled, grad_norm_raw, grad_norm_scaled; n_keys, samples, seed),\n"
+               "DIR/scaling_lab.csv (one row per d_k) and the plots\n"
+               "DIR/scaling_lab_{variance,max_weight,entropy,jacobian}.{png,svg,pdf}.\n"
+               "\n"
+               "Exit status: 0 on success, 1 if the files cannot be written, 2 for invalid\n"
+               "options.")
+        .arg(attn::kScalingLabMaxKeys)
+        .arg(defaults.nKeys)
+        .arg(attn::kScalingLabMaxSamples)
+        .arg(defaults.samples)
+        .arg(attn::kScalingLabMaxDraws)
+        .arg(defaults.seed);
+}
+
+template <typename Int>
+bool parseInteger(std::string_view text, Int* value)
+{
+    Int parsed{};
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
+        return false;
+    *value = parsed;
+    return true;
+}
+
+QString quoted(std::string_view text)
+{
+    return QStringLiteral("'%1'").arg(QString::fromUtf8(text.data(), int(text.size())));
+}
+
+struct Request {
+    bool help = false;
+    attn::ScalingLabConfig config;
+    std::optional<QString> exportDir;
+    ScalingLabFormats formats;
+};
+
+// An error message for a bad command line, or nothing.
+std::optional<QString> parse(int argc, char** argv, Request* request)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string_view arg = argv[i];
+        if (arg == "--scaling-lab")
+            continue;
+        if (arg == "-h" || arg == "--help") {
+            request->help = true;
+            continue;
+        }
+        std::string_view name = arg;
+        std::optional<std::string_view> value;
+        if (const std::size_t eq = arg.find('='); arg.substr(0, 2) == "--" && eq != arg.npos) {
+            name = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        }
+        const bool known = name == "--n-keys" || name == "--samples" || name == "--seed" ||
+                           name == "--export-dir" || name == "--format";
+        if (!known)
+            return ScalingLabCommand::tr("unknown option %1 for --scaling-lab (see "
+                                         "attention-lab --scaling-lab --help)")
+                .arg(quoted(arg));
+        if (!value) {
+            if (i + 1 >= argc)
+                return ScalingLabCommand::tr("%1 needs a value").arg(quoted(name));
+            value = std::string_view(argv[++i]);
+        }
+        attn::ScalingLabConfig& c = request->config;
+        if (name == "--n-keys") {
+            if (!parseInteger(*value, &c.nKeys) || c.nKeys < 2 || c.nKeys > attn::kScalingLabMaxKeys)
+                return ScalingLabCommand::tr("--n-keys must be a whole number from 2 to %1, not %2")
+                    .arg(attn::kScalingLabMaxKeys)
+                    .arg(quoted(*value));
+        } else if (name == "--samples") {
+            if (!parseInteger(*value, &c.samples) || c.samples < 1 ||
+                c.samples > attn::kScalingLabMaxSamples)
+                return ScalingLabCommand::tr("--samples must be a whole number from 1 to %1, not %2")
+                    .arg(attn::kScalingLabMaxSamples)
+                    .arg(quoted(*value));
+        } else if (name == "--seed") {
+            if (!parseInteger(*value, &c.seed))
+                return ScalingLabCommand::tr("--seed must be a whole number from 0 to "
+                                             "18446744073709551615, not %1")
+                    .arg(quoted(*value));
+        } else if (name == "--export-dir") {
+            if (value->empty())
+                return ScalingLabCommand::tr("--export-dir is empty; give a directory");
+            request->exportDir = QString::fromLocal8Bit(value->data(), int(value->size()));
+        } else {
+            const auto formats = parseScalingLabFormats(
+                QString::fromUtf8(value->data(), int(value->size())));
+            if (!formats.ok())
+                return QString::fromStdString(formats.error().message);
+            request->formats = formats.value();
+        }
+    }
+    return std::nullopt;
+}
+
+// Qt's own chatter on a headless run (no XDG_RUNTIME_DIR, offscreen plugin
+// notes) would break the one-line error contract on stderr; keep only
+// critical and fatal messages.
+void quietMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+        printLine(stderr, qFormatLogMessage(type, context, message));
+}
+
+struct Column {
+    const char* name;
+    const std::vector<double>* values;
+};
+
+std::vector<Column> columns(const attn::ScalingLabCurves& c)
+{
+    return {{"var_raw", &c.varRaw},
+            {"var_scaled", &c.varScaled},
+            {"var_raw_stderr", &c.varRawStdErr},
+            {"var_scaled_stderr", &c.varScaledStdErr},
+            {"max_weight_raw", &c.maxWeightRaw},
+            {"max_weight_scaled", &c.maxWeightScaled},
+            {"entropy_raw", &c.entropyRaw},
+            {"entropy_scaled", &c.entropyScaled},
+            {"grad_norm_raw", &c.gradNormRaw},
+            {"grad_norm_scaled", &c.gradNormScaled}};
+}
+
+}  // namespace
+
+bool isScalingLabCommand(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--scaling-lab") == 0)
+            return true;
+    return false;
+}
+
+attn::Expected<ScalingLabFormats> parseScalingLabFormats(const QString& list)
+{
+    ScalingLabFormats f;
+    f.json = f.csv = false;
+    f.images.clear();
+    const QStringList names = list.split(QLatin1Char(','));
+    for (const QString& raw : names) {
+        const QString name = raw.trimmed().toLower();
+        if (name == QLatin1String("json"))
+            f.json = true;
+        else if (name == QLatin1String("csv"))
+            f.csv = true;
+        else if (name == QLatin1String("png") || name == QLatin1String("svg") ||
+                 name == QLatin1String("pdf")) {
+            if (!f.images.contains(name))
+                f.images.append(name);
+        } else
+            return attn::Error{ScalingLabCommand::tr("--format takes json, csv, png, svg and "
+                                                     "pdf, comma-separated, not '%1'")
+                                   .arg(raw.trimmed())
+                                   .toStdString()};
+    }
+    return f;
+}
+
+QStringList scalingLabColumns()
+{
+    QStringList names{QStringLiteral("d_k")};
+    for (const Column& c : columns(attn::ScalingLabCurves{}))
+        names.append(QLatin1String(c.name));
+    return names;
+}
+
+void writeScalingLabJson(std::ostream& out, const attn::ScalingLabCurves& curves)
+{
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("n_keys");
+    json.value(curves.nKeys);
+    json.key("samples");
+    json.value(curves.samples);
+    json.key("seed");
+    json.value(curves.seed);
+    json.key("d_k");
+    json.beginArray(JsonWriter::Layout::Inline);
+    for (int d : curves.dK)
+        json.value(d);
+    json.endArray();
+    for (const Column& c : columns(curves)) {
+        json.key(c.name);
+        json.beginArray(JsonWriter::Layout::Inline);
+        for (double v : *c.values)
+            json.value(v);
+        json.endArray();
+    }
+    json.endObject();
+    json.finish();
+}
+
+void writeScalingLabCsv(std::ostream& out, const attn::ScalingLabCurves& curves)
+{
+    std::string text;
+    CsvRow header;
+    for (const QString& name : scalingLabColumns())
+        header.push_back(name.toStdString());
+    appendCsvRow(text, header);
+    const std::vector<Column> cols = columns(curves);
+    for (std::size_t g = 0; g < curves.size(); ++g) {
+        CsvRow row{std::to_string(curves.dK[g])};
+        for (const Column& c : cols)
+            row.push_back(formatNumber((*c.values)[g]));
+        appendCsvRow(text, row);
+    }
+    out << text;
+}
+
+int runScalingLabCommand(int argc, char** argv)
+{
+    Request request;
+    if (const auto error = parse(argc, argv, &request))
+        return fail(kExitUsage, *error);
+    if (request.help) {
+        printLine(stdout, helpText());
+        return kExitOk;
+    }
+    if (!request.exportDir)
+        return fail(kExitUsage, ScalingLabCommand::tr("--scaling-lab needs --export-dir DIR "
+                                                      "(see attention-lab --scaling-lab --help)"));
+    if (const attn::Status valid = attn::validateScalingLabConfig(request.config); !valid)
+        return fail(kExitUsage, QString::fromStdString(valid.error().message));
+
+    const auto run = attn::runScalingLab(request.config);
+    if (!run.ok())
+        return fail(kExitRuntime, QString::fromStdString(run.error().message));
+    const attn::ScalingLabCurves curves = run.value();
+
+    std::vector<OutputFile> files;
+    if (request.formats.json)
+        files.push_back({"scaling_lab.json",
+                         [&curves](std::ostream& out) { writeScalingLabJson(out, curves); }});
+    if (request.formats.csv)
+        files.push_back({"scaling_lab.csv",
+                         [&curves](std::ostream& out) { writeScalingLabCsv(out, curves); }});
+
+    if (!request.formats.images.isEmpty()) {
+        // Plots need a GUI application; without a display, the offscreen
+        // platform renders them just the same.
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        qInstallMessageHandler(quietMessages);
+        static int appArgc = 1;
+        static char* appArgv[] = {argv[0], nullptr};
+        QApplication app(appArgc, appArgv);
+        ScalingLabView view;
+        view.setCurves(curves);
+        auto images = view.imageFiles(request.formats.images, ScalingLabView::defaultImageSize());
+        if (!images.ok())
+            return fail(kExitRuntime, QString::fromStdString(images.error().message));
+        for (OutputFile& f : images.value())
+            files.push_back(std::move(f));
+        const attn::Status written = writeFilesAtomically(*request.exportDir, files);
+        if (!written)
+            return fail(kExitRuntime, QString::fromStdString(written.error().message));
+        return kExitOk;
+    }
+    const attn::Status written = writeFilesAtomically(*request.exportDir, files);
+    if (!written)
+        return fail(kExitRuntime, QString::fromStdString(written.error().message));
+    return kExitOk;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,43 @@
+#pragma once
+// attention-lab --scaling-lab: the d_k lab without a window.
+//
+//   attention-lab --scaling-lab [--n-keys N] [--samples N] [--seed N]
+//                 --export-dir OUT [--format json,csv,png,svg,pdf]
+//
+// Writes OUT/scaling_lab.json (arrays d_k, var_raw, var_scaled,
+// var_raw_stderr, var_scaled_stderr, max_weight_raw, max_weight_scaled,
+// entropy_raw, entropy_scaled, grad_norm_raw, grad_norm_scaled, and n_keys,
+// samples, seed), OUT/scaling_lab.csv (the same, one row per d_k) and the
+// four plots as OUT/scaling_lab_{variance,max_weight,entropy,jacobian}.EXT,
+// all or nothing. Without a display it renders offscreen. Exit status as for
+// the rest of the command line: 0, 1 (files not written), 2 (bad options),
+// with one line on stderr starting "attention-lab: ".
+
+#include "scaling_lab.h"
+#include "stagedwrite.h"
+
+#include <QStringList>
+
+#include <ostream>
+#include <vector>
+
+namespace attnlab {
+
+// True when argv asks for the lab (any argument is --scaling-lab).
+bool isScalingLabCommand(int argc, char** argv);
+int runScalingLabCommand(int argc, char** argv);
+
+struct ScalingLabFormats {
+    bool json = true;
+    bool csv = true;
+    QStringList images{QStringLiteral("png")};  // "png", "svg", "pdf"
+};
+// "json", "csv", "png", "svg", "pdf", comma-separated in any order.
+attn::Expected<ScalingLabFormats> parseScalingLabFormats(const QString& list);
+
+void writeScalingLabJson(std::ostream& out, const attn::ScalingLabCurves& curves);
+void writeScalingLabCsv(std::ostream& out, const attn::ScalingLabCurves& curves);
+// The CSV columns (and JSON arrays), in order, starting with "d_k".
+QStringList scalingLabColumns();
+
+}  // namespace attnlab
