@@ -1,22 +1,30 @@
 #include "statistics.h"
 
 #include <cmath>
+#include <vector>
 
 namespace attn {
 
 double softmaxJacobianNorm(const double* p, int n)
 {
-    // ||diag(p) - p p^T||_F^2 = sum_i p_i^2 (1 - 2 p_i) + (sum_i p_i^2)^2,
-    // since the entries are p_i - p_i^2 on the diagonal and -p_i p_j off it.
-    double sumSq = 0.0;
-    double diagTerm = 0.0;
+    // ||diag(p) - p p^T||_F^2 = sum_i (p_i (1 - p_i))^2 + 2 sum_{i<j} p_i^2 p_j^2.
+    // For a nearly one-hot row, 1 - p_i computed from the rounded p_i loses
+    // every digit; the sum of the other weights keeps them, so a vanishing
+    // gradient shows its true size (1e-20, not a 1e-8 floor of rounding).
+    // No subtraction below can cancel: all terms are sums of non-negatives.
+    std::vector<double> suffix(std::size_t(n) + 1, 0.0);  // suffix[i] = sum_{j>=i} p_j
+    for (int i = n - 1; i >= 0; --i)
+        suffix[i] = suffix[i + 1] + p[i];
+    double prefix = 0.0, prefixSq = 0.0, squared = 0.0;
     for (int i = 0; i < n; ++i) {
-        const double q = p[i] * p[i];
-        sumSq += q;
-        diagTerm += q * (1.0 - 2.0 * p[i]);
+        const double others = prefix + suffix[i + 1];  // 1 - p_i
+        const double diag = p[i] * others;
+        const double sq = p[i] * p[i];
+        squared += diag * diag + 2.0 * sq * prefixSq;
+        prefix += p[i];
+        prefixSq += sq;
     }
-    const double squared = diagTerm + sumSq * sumSq;
-    return std::sqrt(squared > 0.0 ? squared : 0.0);
+    return std::sqrt(squared);
 }
 
 RowStats rowStatistics(const double* p, int n)

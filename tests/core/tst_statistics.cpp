@@ -15,6 +15,7 @@ private slots:
     void rows_data();
     void rows();
     void jacobianNormMatchesExplicitMatrix();
+    void jacobianNormOfNearlyOneHotRow();
     void scoreMomentsTwoByTwo();
     void scoreMomentsSkipMaskedEntries();
 };
@@ -68,6 +69,17 @@ void TestStatistics::jacobianNormMatchesExplicitMatrix()
         const Eigen::MatrixXd j = Eigen::MatrixXd(p.asDiagonal()) - p * p.transpose();
         QVERIFY(std::abs(attn::softmaxJacobianNorm(p.data(), n) - j.norm()) < 1e-15);
     }
+}
+
+void TestStatistics::jacobianNormOfNearlyOneHotRow()
+{
+    // p = (1 - 2e-20, 1e-20, 1e-20) as the softmax stores it: p_0 rounds to
+    // exactly 1. By hand: diagonal entries p_i (1 - p_i) are 2e-20, 1e-20,
+    // 1e-20; off-diagonal p_0 p_j = 1e-20 (four of them), p_1 p_2 = 1e-40.
+    // ||J||^2 = 4e-40 + 1e-40 + 1e-40 + 4e-40 = 1e-39.
+    const double p[3] = {1.0, 1e-20, 1e-20};
+    const double norm = attn::softmaxJacobianNorm(p, 3);
+    QVERIFY2(std::abs(norm - std::sqrt(1e-39)) < 1e-30, qPrintable(QString::number(norm)));
 }
 
 void TestStatistics::scoreMomentsTwoByTwo()
