@@ -2,11 +2,14 @@
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
+#include "labfile.h"
+#include "npy.h"
 #include "size_limits.h"
 #include "tokenizer.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QString>
 
 #include <algorithm>
@@ -43,7 +46,19 @@ struct Request {
     attn::AttentionOptions options;
     std::optional<std::string> exportDir;
     std::optional<std::string> formats;
+    std::optional<std::string> openPath;  // --open FILE.attnlab
+    std::optional<std::string> savePath;  // --save FILE.attnlab
+    // --x, --wq, --wk, --wv: X (n, d_model), W (d_model, d_out) or, with
+    // transposeWeights, W (d_out, d_model).
+    std::optional<std::string> matrixPaths[4];
+    bool transposeWeights = false;
+    bool dimensionGiven[3] = {false, false, false};  // --d-model, --d-k, --d-v
+    bool sentenceGiven = false;
+    std::string firstModelOption;  // for "--open cannot be combined with ..."
 };
+
+enum MatrixSlot { SlotX, SlotWq, SlotWk, SlotWv };
+constexpr const char* kMatrixOptions[4] = {"--x", "--wq", "--wk", "--wv"};
 
 struct UsageError {
     QString message;
@@ -96,10 +111,28 @@ QString helpText()
         "                       NUMBER (default %10)\n"
         "  --causal             mask the keys after each query (decoder attention)\n"
         "\n"
+        "Matrices from NumPy files (float32 or float64 .npy, 2-D; the ones not given\n"
+        "are drawn as usual; d_model, d_k and d_v follow the files):\n"
+        "  --x FILE.npy         the embeddings X, one row per token (n x d_model); the\n"
+        "                       rows are labelled with the --sentence tokens when\n"
+        "                       there are as many, otherwise t0, t1, ...\n"
+        "  --wq FILE.npy        W_q as d_model x d_k, so that Q = X W_q\n"
+        "  --wk FILE.npy        W_k as d_model x d_k\n"
+        "  --wv FILE.npy        W_v as d_model x d_v\n"
+        "  --transpose-weights  the weight files are d_out x d_in, as PyTorch's\n"
+        "                       nn.Linear.weight\n"
+        "\n"
+        "Saved labs:\n"
+        "  --open FILE.attnlab  start from a saved lab (settings and matrices); not\n"
+        "                       combined with the model options or matrix files\n"
+        "  --save FILE.attnlab  write the lab to FILE without a window; an existing\n"
+        "                       file is replaced only once the new one is complete\n"
+        "\n"
         "Export (runs without a window):\n"
         "  --export-dir DIR     write the files into DIR, created if missing; all files\n"
         "                       are written or none\n"
-        "  --format LIST        json, csv or json,csv (default json,csv)\n"
+        "  --format LIST        json, csv, npy, or several as json,csv,npy (default\n"
+        "                       json,csv); png, svg and pdf need the window renderer\n"
         "\n"
         "  -h, --help           show this help and exit\n"
         "      --version        show the version and exit\n"
@@ -108,7 +141,8 @@ QString helpText()
         "W_k, W_v, Q, K, V, scores, scaled_scores, weights, context (arrays of rows,\n"
         "numbers that read back exactly) and the statistics; a masked entry of\n"
         "scaled_scores is null, as JSON has no -inf. DIR/NAME.csv holds each matrix\n"
-        "with token or index labels; a masked entry is -inf.\n"
+        "with token or index labels; a masked entry is -inf. DIR/NAME.npy holds each\n"
+        "matrix as float64 for numpy.load.\n"
         "\n"
         "Example:\n"
         "  attention-lab --sentence \"Life is short, eat dessert first\" --seed 123 \\\n"
@@ -116,7 +150,7 @@ QString helpText()
         "      --format json,csv\n"
         "\n"
         "Exit status: 0 on success, 1 if the files cannot be written, 2 for invalid\n"
-        "options.");
+        "options or input files.");
     return text.arg(QString::fromStdString(defaults.sentence),
                     QString::fromLatin1(attn::tokenizerModeName(defaults.tokenizer)),
                     QString::number(defaults.seed), QString::number(attn::kMaxDModel),
@@ -180,9 +214,12 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
                                       Request* request)
 {
     attn::ModelConfig& config = request->config;
+    if (name == "--d-model" || name == "--d-k" || name == "--d-v")
+        request->dimensionGiven[name == "--d-model" ? 0 : name == "--d-k" ? 1 : 2] = true;
     if (name == "--sentence") {
         if (value.empty())
             return UsageError{CommandLine::tr("--sentence is empty; give at least one word")};
+        request->sentenceGiven = true;
         config.sentence = std::string(value);
     } else if (name == "--tokenizer") {
         if (!attn::parseTokenizerMode(value, &config.tokenizer))
@@ -212,6 +249,20 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
         request->exportDir = std::string(value);
     } else if (name == "--format") {
         request->formats = std::string(value);
+    } else if (name == "--open" || name == "--save") {
+        if (value.empty())
+            return UsageError{CommandLine::tr("%1 is empty; give a file name")
+                                  .arg(QLatin1String(name.data(), int(name.size())))};
+        (name == "--open" ? request->openPath : request->savePath) = std::string(value);
+    } else {
+        for (int slot = 0; slot < 4; ++slot) {
+            if (name != kMatrixOptions[slot])
+                continue;
+            if (value.empty())
+                return UsageError{CommandLine::tr("%1 is empty; give a .npy file")
+                                      .arg(QLatin1String(name.data(), int(name.size())))};
+            request->matrixPaths[slot] = std::string(value);
+        }
     }
     return std::nullopt;
 }
@@ -219,7 +270,8 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
 bool takesValue(std::string_view name)
 {
     for (const char* option : {"--sentence", "--tokenizer", "--seed", "--d-model", "--d-k", "--d-v",
-                               "--init", "--scale", "--export-dir", "--format"}) {
+                               "--init", "--scale", "--export-dir", "--format", "--open", "--save",
+                               "--x", "--wq", "--wk", "--wv"}) {
         if (name == option)
             return true;
     }
@@ -228,7 +280,7 @@ bool takesValue(std::string_view name)
 
 bool isModelOption(std::string_view name)
 {
-    return name != "--export-dir" && name != "--format";
+    return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save";
 }
 
 // Reads argv into a request; stops at --help or --version.
@@ -244,9 +296,14 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
             request->version = true;
             return std::nullopt;
         }
-        if (arg == "--causal") {
-            request->options.causal = true;
+        if (arg == "--causal" || arg == "--transpose-weights") {
+            if (arg == "--causal")
+                request->options.causal = true;
+            else
+                request->transposeWeights = true;
             request->modelOptions = true;
+            if (request->firstModelOption.empty())
+                request->firstModelOption = std::string(arg);
             continue;
         }
 
@@ -268,8 +325,9 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
                                   .arg(quoted(arg))};
         }
         if (!takesValue(name)) {
-            if (name == "--causal")
-                return UsageError{CommandLine::tr("--causal takes no value")};
+            if (name == "--causal" || name == "--transpose-weights")
+                return UsageError{CommandLine::tr("%1 takes no value")
+                                      .arg(QLatin1String(name.data(), int(name.size())))};
             return UsageError{CommandLine::tr("unknown option %1; see --help").arg(quoted(name))};
         }
 
@@ -282,8 +340,11 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
                                       .arg(quoted(name))};
             value = argv[++i];
         }
-        if (isModelOption(name))
+        if (isModelOption(name)) {
             request->modelOptions = true;
+            if (request->firstModelOption.empty())
+                request->firstModelOption = std::string(name);
+        }
         if (std::optional<UsageError> error = applyOption(name, value, request))
             return error;
     }
@@ -312,31 +373,219 @@ std::optional<UsageError> validate(const Request& request)
         const attn::Expected<ExportFormats> formats = parseExportFormats(*request.formats);
         if (!formats)
             return UsageError{QString::fromStdString(formats.error().message)};
+        const attn::Status images = checkImageExport(formats.value());
+        if (!images)
+            return UsageError{QString::fromStdString(images.error().message)};
     }
+    if (request.openPath && request.modelOptions)
+        return UsageError{CommandLine::tr("--open cannot be combined with %1: the lab file holds "
+                                          "the model; change it in the window")
+                              .arg(QString::fromStdString(request.firstModelOption))};
+    if (request.transposeWeights && !request.matrixPaths[SlotWq] && !request.matrixPaths[SlotWk]
+        && !request.matrixPaths[SlotWv])
+        return UsageError{CommandLine::tr("--transpose-weights needs --wq, --wk or --wv")};
     return std::nullopt;
 }
 
-int runExport(int argc, char** argv, const Request& request)
+bool hasMatrixFiles(const Request& request)
+{
+    for (const std::optional<std::string>& path : request.matrixPaths)
+        if (path)
+            return true;
+    return false;
+}
+
+QString localPath(const std::string& path)
+{
+    return QString::fromLocal8Bit(path.c_str());
+}
+
+// The number of columns of W when its rows are d_model (or of its transpose
+// when that fits instead, so that the message shows the shape meant); -1 if
+// neither fits.
+int outputWidth(const attn::Matrix& W, int dModel)
+{
+    if (W.rows() == dModel)
+        return int(W.cols());
+    if (W.cols() == dModel)
+        return int(W.rows());
+    return -1;
+}
+
+// Reads the given .npy files, takes d_model, d_k and d_v from them (unless
+// given as options), checks every shape and draws the matrices not given.
+attn::Expected<LabState> labFromMatrixFiles(const Request& request)
+{
+    attn::Matrix given[4];
+    std::string names[4];
+    for (int slot = 0; slot < 4; ++slot) {
+        if (!request.matrixPaths[slot])
+            continue;
+        const QString path = localPath(*request.matrixPaths[slot]);
+        attn::Expected<attn::Matrix> m = readNpyFile(path);
+        if (!m)
+            return attn::Error{std::string(kMatrixOptions[slot]) + ": " + m.error().message};
+        given[slot] = std::move(m).value();
+        names[slot] = QFileInfo(path).fileName().toStdString();
+        if (slot != SlotX && request.transposeWeights) {
+            given[slot] = attn::Matrix(given[slot].transpose());
+            names[slot] += " transposed";
+        }
+    }
+    const auto have = [&request](int slot) { return bool(request.matrixPaths[slot]); };
+
+    attn::ModelConfig config = request.config;
+    if (!request.dimensionGiven[0]) {
+        if (have(SlotX))
+            config.dModel = int(given[SlotX].cols());
+        else
+            for (const int slot : {SlotWq, SlotWk, SlotWv})
+                if (have(slot)) {
+                    config.dModel = int(given[slot].rows());
+                    break;
+                }
+    }
+    if (!request.dimensionGiven[1]) {
+        if (have(SlotWq))
+            config.dK = outputWidth(given[SlotWq], config.dModel);
+        else if (have(SlotWk))
+            config.dK = outputWidth(given[SlotWk], config.dModel);
+    }
+    if (!request.dimensionGiven[2] && have(SlotWv))
+        config.dV = outputWidth(given[SlotWv], config.dModel);
+
+    const std::string hint = request.transposeWeights
+                                 ? "leave out --transpose-weights: the file is already d_in x d_out"
+                                 : "use --transpose-weights for PyTorch's nn.Linear.weight (d_out x d_in)";
+    if (have(SlotX)) {
+        const attn::Status shape = checkShape(names[SlotX], given[SlotX], -1, config.dModel,
+                                              "tokens x d_model");
+        if (!shape)
+            return shape.error();
+        if (given[SlotX].rows() > attn::kMaxTokens)
+            return attn::Error{names[SlotX] + " has " + std::to_string(given[SlotX].rows())
+                               + " rows (tokens), more than the " + std::to_string(attn::kMaxTokens)
+                               + " allowed"};
+    }
+    const struct {
+        int slot;
+        int cols;
+        const char* dims;
+    } weights[] = {{SlotWq, config.dK, "d_model x d_k"},
+                   {SlotWk, config.dK, "d_model x d_k"},
+                   {SlotWv, config.dV, "d_model x d_v"}};
+    for (const auto& w : weights) {
+        if (!have(w.slot))
+            continue;
+        const attn::Status shape = checkShape(names[w.slot], given[w.slot], config.dModel, w.cols,
+                                              w.dims, hint);
+        if (!shape)
+            return shape.error();
+    }
+    const attn::Status dimensions = attn::validateDimensions(config.dModel, config.dK, config.dV);
+    if (!dimensions)
+        return dimensions.error();
+
+    LabState state;
+    if (have(SlotX)) {
+        const attn::Tokenization tokens = tokensForRows(config, int(given[SlotX].rows()));
+        const attn::Expected<attn::Tokenization> own = attn::tokenize(config.sentence, config.tokenizer);
+        if (!own || own->tokens.size() != tokens.tokens.size() || own->tokens != tokens.tokens) {
+            if (request.sentenceGiven)
+                printLine(stderr, CommandLine::tr("attention-lab: warning: the sentence has %1 tokens "
+                                                  "but %2 has %3 rows; the rows are labelled t0, t1, ...")
+                                      .arg(own ? int(own->tokens.size()) : 0)
+                                      .arg(QString::fromStdString(names[SlotX]))
+                                      .arg(given[SlotX].rows()));
+            config.sentence = placeholderSentence(int(given[SlotX].rows()));
+            config.tokenizer = attn::TokenizerMode::Article;
+        }
+        state.X = given[SlotX];
+    } else {
+        state.X = attn::drawEmbeddings(config, attn::tokenize(config.sentence, config.tokenizer).value());
+    }
+    if (!have(SlotWq) || !have(SlotWk) || !have(SlotWv)) {
+        attn::Weights drawn = attn::drawWeights(config);
+        state.Wq = std::move(drawn.Wq);
+        state.Wk = std::move(drawn.Wk);
+        state.Wv = std::move(drawn.Wv);
+    }
+    if (have(SlotWq))
+        state.Wq = given[SlotWq];
+    if (have(SlotWk))
+        state.Wk = given[SlotWk];
+    if (have(SlotWv))
+        state.Wv = given[SlotWv];
+    state.config = config;
+    state.options = request.options;
+    const attn::Status valid = validateLabState(state);
+    if (!valid)
+        return valid.error();
+    return state;
+}
+
+// The state to start from when it is not simply drawn from the options.
+std::optional<attn::Expected<LabState>> loadStart(const Request& request)
+{
+    if (request.openPath) {
+        attn::Expected<LabState> lab = readLabFile(localPath(*request.openPath));
+        if (!lab)
+            return attn::Expected<LabState>(attn::Error{"--open: " + lab.error().message});
+        for (const std::string& warning : lab->warnings)
+            printLine(stderr, CommandLine::tr("attention-lab: warning: %1")
+                                  .arg(QString::fromStdString(warning)));
+        return lab;
+    }
+    if (hasMatrixFiles(request))
+        return labFromMatrixFiles(request);
+    return std::nullopt;
+}
+
+// --export-dir and/or --save, from `lab` when there is one.
+int runHeadless(int argc, char** argv, const Request& request, const LabState* lab)
 {
     QCoreApplication app(argc, argv);
-    const QString directory = QString::fromLocal8Bit(request.exportDir->c_str());
-    const ExportFormats formats =
-        request.formats ? parseExportFormats(*request.formats).value() : ExportFormats();
-
     const attn::Expected<AttentionSnapshot> snapshot =
-        computeSnapshot(request.config, request.options);
+        lab ? computeLabSnapshot(*lab) : computeSnapshot(request.config, request.options);
     if (!snapshot) {
         printError(QString::fromStdString(snapshot.error().message));
         return kExitRuntimeError;
     }
-    const std::vector<OutputFile> files = attentionExportFiles(snapshot.value(), formats);
-    const attn::Status written = writeFilesAtomically(directory, files);
-    if (!written) {
-        printError(QString::fromStdString(written.error().message));
-        return kExitRuntimeError;
+
+    // Checked before the export so that a --save bound to fail writes nothing.
+    if (request.savePath) {
+        const QString path = localPath(*request.savePath);
+        const QDir parent = QFileInfo(path).absoluteDir();
+        if (!parent.exists()) {
+            printError(CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
+                           .arg(QDir::toNativeSeparators(path),
+                                QDir::toNativeSeparators(parent.absolutePath())));
+            return kExitRuntimeError;
+        }
     }
-    printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
-                          .arg(QDir::toNativeSeparators(directory)));
+    if (request.exportDir) {
+        const QString directory = localPath(*request.exportDir);
+        const ExportFormats formats =
+            request.formats ? parseExportFormats(*request.formats).value() : ExportFormats();
+        const std::vector<OutputFile> files = attentionExportFiles(snapshot.value(), formats);
+        const attn::Status written = writeFilesAtomically(directory, files);
+        if (!written) {
+            printError(QString::fromStdString(written.error().message));
+            return kExitRuntimeError;
+        }
+        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
+                              .arg(QDir::toNativeSeparators(directory)));
+    }
+    if (request.savePath) {
+        const QString path = localPath(*request.savePath);
+        const LabState state = labStateFromSnapshot(snapshot.value(), lab ? lab->view : QJsonObject());
+        const attn::Status saved = saveLabFile(path, state);
+        if (!saved) {
+            printError(QString::fromStdString(saved.error().message));
+            return kExitRuntimeError;
+        }
+        printLine(stdout, CommandLine::tr("Saved the lab to '%1'.").arg(QDir::toNativeSeparators(path)));
+    }
     return 0;
 }
 
@@ -366,12 +615,27 @@ CommandLineOutcome handleCommandLine(int argc, char** argv)
         return outcome;
     }
 
+    std::optional<attn::Expected<LabState>> start = loadStart(request);
+    if (start && !start->ok()) {
+        printError(QString::fromStdString(start->error().message));
+        outcome.exitNow = true;
+        outcome.exitCode = kExitUsageError;
+        return outcome;
+    }
+
     outcome.config = request.config;
     outcome.options = request.options;
     outcome.haveConfig = request.modelOptions;
-    if (request.exportDir) {
+    if (start) {
+        outcome.haveLab = true;
+        outcome.lab = std::move(*start).value();
+        outcome.config = outcome.lab.config;
+        outcome.options = outcome.lab.options;
+        outcome.haveConfig = true;
+    }
+    if (request.exportDir || request.savePath) {
         outcome.exitNow = true;
-        outcome.exitCode = runExport(argc, argv, request);
+        outcome.exitCode = runHeadless(argc, argv, request, start ? &outcome.lab : nullptr);
     }
     return outcome;
 }

@@ -3,13 +3,21 @@
 // runs the headless export (--export-dir) and reports errors on stderr with a
 // non-zero status. Otherwise hands the parsed start state to the GUI.
 //
+// The start state is drawn from the model options, or comes from a saved lab
+// (--open FILE.attnlab) or from matrices in .npy files (--x, --wq, --wk, --wv;
+// the ones not given are drawn as usual). Headless runs (--export-dir,
+// --save) compute it and write the files.
+//
 // Exit status: 0 success (help, version, export written), 1 runtime error
 // (the files could not be written), 2 usage error (unknown option, missing or
-// invalid value). An error is one line on stderr starting "attention-lab: ".
+// invalid value, an input file that cannot be read or does not fit). An error
+// is one line on stderr starting "attention-lab: "; a warning about an opened
+// lab is a line starting "attention-lab: warning: ".
 // Qt's own window options (-platform NAME, -style NAME, -reverse, ...) are
 // let through for QApplication.
 
 #include "attention.h"
+#include "labfile.h"
 #include "model.h"
 
 namespace attnlab {
@@ -20,6 +28,11 @@ struct CommandLineOutcome {
     bool haveConfig = false;  // the user gave model options for the window
     attn::ModelConfig config;
     attn::AttentionOptions options;
+    // --open or matrix files: the whole state, matrices included (config and
+    // options above are set to lab.config and lab.options, haveConfig true).
+    // lab.warnings holds what the reader of an opened file warned about.
+    bool haveLab = false;
+    LabState lab;
 };
 
 inline constexpr int kExitRuntimeError = 1;

@@ -5,7 +5,9 @@
 // hands the window.
 
 #include "commandline.h"
+#include "labfile.h"
 #include "matrixio.h"
+#include "npy.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -93,6 +95,21 @@ private:
     std::vector<char*> pointers_;
 };
 
+bool writeNpyFile(const QString& path, const attn::Matrix& m)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return false;
+    const std::string bytes = attnlab::npyBytes(m);
+    return file.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size());
+}
+
+QByteArray readBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 const QStringList kArticleCommand = {
     "--sentence", "Life is short, eat dessert first", "--seed", "123", "--d-model", "16",
     "--d-k", "24", "--d-v", "28", "--init", "article"};
@@ -118,6 +135,16 @@ private slots:
     void fileInTheWayLeavesNothing();
     void windowGetsTheOptions();
     void windowWithoutOptions();
+    void articleMatricesFromNpy();
+    void pytorchLayoutWithTranspose();
+    void someMatricesFromNpy_data();
+    void someMatricesFromNpy();
+    void badMatrixOrLabInput_data();
+    void badMatrixOrLabInput();
+    void saveThenOpen();
+    void openHandEditedLab();
+    void openNewerVersionWarns();
+    void windowGetsTheLab();
 
 private:
     QTemporaryDir dir_;
@@ -313,7 +340,8 @@ void TestCommandLine::help()
         for (const char* option : {"--sentence", "--seed", "--d-model", "--d-k", "--d-v", "--init",
                                    "--tokenizer", "--scale", "--causal", "--export-dir",
                                    "--format", "--help", "--version", "Example", "sqrt-dk",
-                                   "unit-variance", "punctuation"})
+                                   "unit-variance", "punctuation", "--open", "--save", "--x",
+                                   "--wq", "--wk", "--wv", "--transpose-weights", "npy"})
             QVERIFY2(run.out.contains(option), option);
     }
 }
@@ -446,6 +474,344 @@ void TestCommandLine::windowWithoutOptions()
     QVERIFY(!outcome.exitNow);
     QVERIFY(!outcome.haveConfig);
     QCOMPARE(outcome.config.sentence, attn::ModelConfig().sentence);
+}
+
+// The article run's own X, W_q, W_k, W_v as .npy files give its numbers
+// back exactly.
+void TestCommandLine::articleMatricesFromNpy()
+{
+    QTemporaryDir dir;
+    QStringList arguments;
+    for (const auto& [option, name] : {std::pair{"--x", "X"}, std::pair{"--wq", "W_q"},
+                                       std::pair{"--wk", "W_k"}, std::pair{"--wv", "W_v"}}) {
+        const QString path = dir.filePath(QString(name) + ".npy");
+        QVERIFY(writeNpyFile(path, testdata::toMatrix(out_[name])));
+        arguments << option << path;
+    }
+    const QString out = dir.filePath("out");
+    const Run run = runApp(arguments + QStringList{"--export-dir", out, "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.err.isEmpty());
+    const QJsonObject json = readJsonFile(out + "/attention.json");
+    for (const char* name : {"X", "W_q", "W_k", "W_v", "Q", "K", "V", "scores", "scaled_scores",
+                             "weights", "context"})
+        QVERIFY2(testdata::toMatrix(json[name]) == testdata::toMatrix(out_[name]), name);
+    QCOMPARE(strings(json["tokens"]), strings(out_["tokens"]));
+    QCOMPARE(json["sentence"].toString(), out_["sentence"].toString());
+    QCOMPARE(json["d_k"].toInt(), 24);
+    QCOMPARE(json["d_v"].toInt(), 28);
+}
+
+// PyTorch's own inputs, the weights in its (d_out, d_in) layout: with
+// --transpose-weights the result is the float64 reference computed from the
+// same inputs; without it the shape is refused, naming both shapes.
+void TestCommandLine::pytorchLayoutWithTranspose()
+{
+    QTemporaryDir dir;
+    const QStringList files = {"X.npy", "W_q.npy", "W_k.npy", "W_v.npy"};
+    const QStringList keys = {"embedded_sentence", "W_query", "W_key", "W_value"};
+    QStringList arguments;
+    const QStringList options = {"--x", "--wq", "--wk", "--wv"};
+    for (int i = 0; i < 4; ++i) {
+        QVERIFY(writeNpyFile(dir.filePath(files[i]), testdata::toMatrix(ref_[keys[i]])));
+        arguments << options[i] << dir.filePath(files[i]);
+    }
+    const QString out = dir.filePath("out");
+    const Run refused = runApp(arguments + QStringList{"--export-dir", out});
+    QCOMPARE(refused.exitCode, 2);
+    QCOMPARE(refused.err, QByteArray("attention-lab: W_q.npy has shape (24, 16) but (16, 24) was expected "
+                                     "(d_model x d_k); use --transpose-weights for PyTorch's "
+                                     "nn.Linear.weight (d_out x d_in)\n"));
+    QVERIFY(!QFile::exists(out));
+
+    const Run run = runApp(arguments + QStringList{"--transpose-weights", "--export-dir", out,
+                                                   "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(out + "/attention.json");
+    const QJsonObject f64 = ref_["float64_reference"].toObject();
+    for (const char* name : {"Q", "K", "V", "scores", "weights", "context"}) {
+        const attn::Matrix mine = testdata::toMatrix(json[name]);
+        const attn::Matrix expected = testdata::toMatrix(f64[name]);
+        QVERIFY2(excess(mine, expected, 1e-12, 1e-12) <= 0,
+                 qPrintable(QString("%1: largest difference %2").arg(name).arg(testdata::maxAbsDiff(mine, expected))));
+    }
+    QCOMPARE(testdata::toMatrix(json["W_q"]),
+             attn::Matrix(testdata::toMatrix(ref_["W_query"]).transpose()));
+}
+
+// Any subset of the four: the others are drawn as usual (as the article run
+// drew them), the dimensions follow the files, the rows take the sentence's
+// tokens when their number fits and t0, t1, ... otherwise.
+void TestCommandLine::someMatricesFromNpy_data()
+{
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QStringList>("tokens");
+    QTest::addColumn<QString>("warning");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<int>("dV");
+    const QStringList article = {"Life", "is", "short", "eat", "dessert", "first"};
+    QTest::newRow("W_v only, d_v 5") << "--wv" << 16 << 5 << QStringList() << article << "" << 24 << 5;
+    QTest::newRow("W_q only, d_k 7") << "--wq" << 16 << 7 << QStringList() << article << "" << 7 << 28;
+    QTest::newRow("X of 6 tokens with a sentence")
+        << "--x" << 6 << 16 << QStringList{"--sentence", "a b c d e f"}
+        << QStringList{"a", "b", "c", "d", "e", "f"} << "" << 24 << 28;
+    QTest::newRow("X of 3 rows, no sentence") << "--x" << 3 << 16 << QStringList()
+                                              << QStringList{"t0", "t1", "t2"} << "" << 24 << 28;
+    QTest::newRow("X of 3 rows, sentence of 2")
+        << "--x" << 3 << 16 << QStringList{"--sentence", "a b"} << QStringList{"t0", "t1", "t2"}
+        << "attention-lab: warning: the sentence has 2 tokens but X.npy has 3 rows; the rows are "
+           "labelled t0, t1, ...\n" << 24 << 28;
+}
+
+void TestCommandLine::someMatricesFromNpy()
+{
+    QFETCH(QString, option);
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(QStringList, extra);
+    QFETCH(QStringList, tokens);
+    QFETCH(QString, warning);
+    QFETCH(int, dK);
+    QFETCH(int, dV);
+    QTemporaryDir dir;
+    const QString name = option == "--x" ? "X" : option == "--wq" ? "W_q" : "W_v";
+    const attn::Matrix given = attn::Matrix::Random(rows, cols);
+    QVERIFY(writeNpyFile(dir.filePath(name + ".npy"), given));
+    const QString out = dir.filePath("out");
+    const Run run = runApp(QStringList{option, dir.filePath(name + ".npy"), "--export-dir", out,
+                                       "--format", "json,npy"} + extra);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(QString::fromUtf8(run.err), warning);
+    const QJsonObject json = readJsonFile(out + "/attention.json");
+    QCOMPARE(testdata::toMatrix(json[name]), given);
+    QCOMPARE(strings(json["tokens"]), tokens);
+    QCOMPARE(json["d_model"].toInt(), 16);
+    QCOMPARE(json["d_k"].toInt(), dK);
+    QCOMPARE(json["d_v"].toInt(), dV);
+    // The others as the article's initialisation draws them at these
+    // dimensions (in Article mode every draw after a changed size moves).
+    attn::ModelConfig config;
+    config.dK = dK;
+    config.dV = dV;
+    const auto expected = attnlab::computeSnapshot(config, attn::AttentionOptions());
+    QVERIFY(expected.ok());
+    const std::pair<const char*, const attn::Matrix*> drawn[] = {
+        {"X", &expected->model.X}, {"W_q", &expected->model.Wq}, {"W_k", &expected->model.Wk},
+        {"W_v", &expected->model.Wv}};
+    for (const auto& [key, m] : drawn) {
+        if (name != key && (name == "X" || QString(key) != "X"))
+            QVERIFY2(testdata::toMatrix(json[key]) == *m, key);
+    }
+    // The npy export carries the same numbers.
+    const auto npy = attnlab::readNpyFile(out + "/" + name + ".npy");
+    QVERIFY(npy.ok());
+    QCOMPARE(npy.value(), given);
+}
+
+void TestCommandLine::badMatrixOrLabInput_data()
+{
+    // DIR stands for a scratch directory holding X.npy (6, 16), W_q.npy (16, 24),
+    // W_k8.npy (16, 8), W_v.npy (16, 28), int.npy (dtype <i8), nan.npy,
+    // big.npy (6, 16 with 1e31), bad.attnlab (truncated).
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("X against --d-model")
+        << QStringList{"--x", "DIR/X.npy", "--d-model", "8"} << 2
+        << "X.npy has shape (6, 16) but (any, 8) was expected (tokens x d_model)";
+    QTest::newRow("needless --transpose-weights")
+        << QStringList{"--x", "DIR/X.npy", "--wq", "DIR/W_q.npy", "--transpose-weights"} << 2
+        << "W_q.npy transposed has shape (24, 16) but (16, 24) was expected (d_model x d_k); leave "
+           "out --transpose-weights: the file is already d_in x d_out";
+    QTest::newRow("W_k against W_q's d_k")
+        << QStringList{"--wq", "DIR/W_q.npy", "--wk", "DIR/W_k8.npy"} << 2
+        << "W_k8.npy has shape (16, 8) but (16, 24) was expected (d_model x d_k)";
+    QTest::newRow("W_v as W_q against --d-k")
+        << QStringList{"--wq", "DIR/W_v.npy", "--d-k", "24"} << 2
+        << "W_v.npy has shape (16, 28) but (16, 24) was expected (d_model x d_k)";
+    QTest::newRow("integers") << QStringList{"--x", "DIR/int.npy"} << 2
+                              << "--x: int.npy: holds 64-bit integers (dtype '<i8')";
+    QTest::newRow("NaN") << QStringList{"--wv", "DIR/nan.npy"} << 2
+                         << "--wv: nan.npy: entry [2, 3] (row 3, column 4) is NaN";
+    QTest::newRow("too large") << QStringList{"--x", "DIR/big.npy"} << 2
+                               << "X, row 1, column 2: 1e+31 is too large";
+    QTest::newRow("missing npy") << QStringList{"--wk", "DIR/none.npy"} << 2 << "--wk: cannot open '";
+    QTest::newRow("open with --x") << QStringList{"--open", "DIR/bad.attnlab", "--x", "DIR/X.npy"} << 2
+                                   << "--open cannot be combined with --x: the lab file holds the model";
+    QTest::newRow("open with --d-k") << QStringList{"--d-k", "3", "--open", "DIR/bad.attnlab"} << 2
+                                     << "--open cannot be combined with --d-k";
+    QTest::newRow("broken lab") << QStringList{"--open", "DIR/bad.attnlab"} << 2
+                                << "--open: bad.attnlab: not a readable lab file: the file ends early";
+    QTest::newRow("missing lab") << QStringList{"--open", "DIR/none.attnlab"} << 2 << "--open: cannot open '";
+    QTest::newRow("transpose alone") << QStringList{"--transpose-weights"} << 2
+                                     << "--transpose-weights needs --wq, --wk or --wv";
+    QTest::newRow("png") << QStringList{"--format", "npy,png"} << 2
+                         << "png export needs the window renderer";
+    QTest::newRow("pdf") << QStringList{"--format", "pdf"} << 2 << "pdf export needs the window renderer";
+    QTest::newRow("empty --save") << QStringList{"--save", ""} << 2 << "--save is empty; give a file name";
+    QTest::newRow("save into a missing directory")
+        << QStringList{"--save", "DIR/none/lab.attnlab"} << 1 << "cannot write '";
+}
+
+void TestCommandLine::badMatrixOrLabInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir scratch;
+    const QString dir = scratch.path();
+    const attn::Matrix x = attn::Matrix::Random(6, 16);
+    QVERIFY(writeNpyFile(dir + "/X.npy", x));
+    QVERIFY(writeNpyFile(dir + "/W_q.npy", attn::Matrix::Random(16, 24)));
+    QVERIFY(writeNpyFile(dir + "/W_k8.npy", attn::Matrix::Random(16, 8)));
+    QVERIFY(writeNpyFile(dir + "/W_v.npy", attn::Matrix::Random(16, 28)));
+    attn::Matrix nan = attn::Matrix::Random(16, 28);
+    nan(2, 3) = std::nan("");
+    QVERIFY(writeNpyFile(dir + "/nan.npy", nan));
+    attn::Matrix big = x;
+    big(0, 1) = 1e31;
+    QVERIFY(writeNpyFile(dir + "/big.npy", big));
+    {
+        QByteArray ints = QByteArray::fromStdString(attnlab::npyBytes(x));
+        ints.replace("'<f8'", "'<i8'");
+        QFile f(dir + "/int.npy");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(ints);
+        QFile lab(dir + "/bad.attnlab");
+        QVERIFY(lab.open(QIODevice::WriteOnly));
+        lab.write("{\"format\": \"attention-lab\", \"version\": 1, \"X\": [[1, 2");
+    }
+    const QStringList before = entries(dir);
+    for (QString& a : arguments)
+        a.replace("DIR", dir);
+    const QString out = dir + "/out";
+    const Run run = runApp(arguments + QStringList{"--export-dir", out});
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY(run.out.isEmpty());
+    QVERIFY2(run.err.startsWith("attention-lab: ") && run.err.count('\n') == 1, run.err.constData());
+    QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
+    QCOMPARE(entries(dir), before);
+}
+
+// --save writes the state of the options; --open of it, saved again, gives
+// the same bytes and exports the same numbers as the options did.
+void TestCommandLine::saveThenOpen()
+{
+    QTemporaryDir dir;
+    const QStringList options = {"--sentence", "one two three two", "--d-k", "5", "--causal",
+                                 "--scale", "3", "--init", "unit-variance", "--seed", "9"};
+    const QString first = dir.filePath("first.attnlab");
+    Run run = runApp(options + QStringList{"--save", first});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(run.out, QByteArray("Saved the lab to '") + first.toUtf8() + "'.\n");
+
+    const auto lab = attnlab::readLabFile(first);
+    QVERIFY(lab.ok());
+    QCOMPARE(lab->config.sentence, std::string("one two three two"));
+    QCOMPARE(lab->config.dK, 5);
+    QCOMPARE(lab->config.seed, std::uint64_t(9));
+    QVERIFY(lab->config.init == attn::InitMode::UnitVariance);
+    QVERIFY(lab->options.causal);
+    QCOMPARE(lab->options.customDivisor, 3.0);
+
+    const QString second = dir.filePath("second.attnlab");
+    run = runApp({"--open", first, "--save", second, "--export-dir", dir.filePath("opened"),
+                  "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.err.isEmpty());
+    QCOMPARE(readBytes(second), readBytes(first));
+
+    run = runApp(options + QStringList{"--export-dir", dir.filePath("direct"), "--format", "json"});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject opened = readJsonFile(dir.filePath("opened/attention.json"));
+    const QJsonObject direct = readJsonFile(dir.filePath("direct/attention.json"));
+    QVERIFY(!opened.isEmpty());
+    for (const QString& key : direct.keys())
+        if (key != "generator")
+            QVERIFY2(opened[key] == direct[key], qPrintable(key));
+}
+
+// A hand edit in the lab file is what the opened lab computes with.
+void TestCommandLine::openHandEditedLab()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lab.attnlab");
+    QVERIFY(runApp({"--save", path}).exitCode == 0);
+    auto lab = attnlab::readLabFile(path);
+    QVERIFY(lab.ok());
+    lab->X.row(1).setZero();  // "is" becomes the zero vector: its scores are all 0
+    lab->X(0, 0) = 2.5;
+    QVERIFY(attnlab::saveLabFile(path, lab.value()).ok());
+
+    const Run run = runApp({"--open", path, "--export-dir", dir.filePath("out"), "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("out/attention.json"));
+    const attn::Matrix x = testdata::toMatrix(json["X"]);
+    QCOMPARE(x(0, 0), 2.5);
+    QVERIFY(x.row(1).isZero(0));
+    const attn::Matrix weights = testdata::toMatrix(json["weights"]);
+    for (int j = 0; j < 6; ++j)
+        QVERIFY(std::abs(weights(1, j) - 1.0 / 6.0) < 1e-15);
+    QVERIFY(testdata::toMatrix(json["weights"]) != testdata::toMatrix(out_["weights"]));
+}
+
+void TestCommandLine::openNewerVersionWarns()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lab.attnlab");
+    QVERIFY(runApp({"--save", path, "--d-model", "4"}).exitCode == 0);
+    QByteArray text = readBytes(path);
+    text.replace("\"version\": 1,", "\"version\": 2, \"heads\": 8,");
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+    const Run run = runApp({"--open", path, "--export-dir", dir.filePath("out")});
+    QCOMPARE(run.exitCode, 0);
+    QCOMPARE(run.err, QByteArray("attention-lab: warning: the file is version 2, written by a newer "
+                                 "Attention Lab (" ATTNLAB_VERSION "); it was read as version 1 and "
+                                 "these fields were left out: \"heads\"\n"));
+    QCOMPARE(readJsonFile(dir.filePath("out/attention.json"))["d_model"].toInt(), 4);
+}
+
+void TestCommandLine::windowGetsTheLab()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lab.attnlab");
+    attn::ModelConfig config;
+    config.sentence = "hello there";
+    config.dModel = 3;
+    const auto snapshot = attnlab::computeSnapshot(config, attn::AttentionOptions());
+    QVERIFY(snapshot.ok());
+    const QJsonObject view{{"focus_row", 1}};
+    QVERIFY(attnlab::saveLabFile(path, attnlab::labStateFromSnapshot(snapshot.value(), view)).ok());
+
+    Argv open({"--open", path, "-platform", "offscreen"});
+    const attnlab::CommandLineOutcome fromLab = attnlab::handleCommandLine(open.argc(), open.argv());
+    QVERIFY(!fromLab.exitNow);
+    QVERIFY(fromLab.haveLab && fromLab.haveConfig);
+    QCOMPARE(fromLab.config.sentence, std::string("hello there"));
+    QCOMPARE(fromLab.lab.X, snapshot->model.X);
+    QCOMPARE(fromLab.lab.Wv, snapshot->model.Wv);
+    QCOMPARE(fromLab.lab.view, view);
+
+    const QString x = dir.filePath("X.npy");
+    const attn::Matrix given = attn::Matrix::Random(4, 16);
+    QVERIFY(writeNpyFile(x, given));
+    Argv files({"--x", x});
+    const attnlab::CommandLineOutcome fromFiles = attnlab::handleCommandLine(files.argc(), files.argv());
+    QVERIFY(!fromFiles.exitNow);
+    QVERIFY(fromFiles.haveLab);
+    QCOMPARE(fromFiles.lab.X, given);
+    QCOMPARE(fromFiles.config.sentence, std::string("t0 t1 t2 t3"));
+    QCOMPARE(fromFiles.lab.Wq.rows(), Eigen::Index(16));
+
+    Argv plain({"--d-k", "4"});
+    QVERIFY(!attnlab::handleCommandLine(plain.argc(), plain.argv()).haveLab);
 }
 
 QTEST_APPLESS_MAIN(TestCommandLine)
