@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a
+# bounded time, seeded from tests/fuzz/corpus/NAME. A crash stops the run;
+# its input is written to build-fuzz/artifacts/ to be kept as a regression
+# case in tests/fuzz/corpus/NAME/.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+ATTNLAB_EXTRA_PACKAGES="clang libclang-rt-14-dev" scripts/deps.sh
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DATTNLAB_BUILD_FUZZERS=ON -DATTNLAB_BUILD_GUI=OFF -DATTNLAB_BUILD_TESTS=OFF \
+  -DATTNLAB_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j2
+mkdir -p build-fuzz/artifacts
+for src in tests/fuzz/fuzz_*.cpp; do
+  name=$(basename "$src" .cpp)
+  corpus=tests/fuzz/corpus/${name#fuzz_}
+  work=build-fuzz/corpus/${name#fuzz_}
+  mkdir -p "$work"
+  echo "== $name: ${seconds}s, seeds from $corpus"
+  build-fuzz/tests/fuzz/$name -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -artifact_prefix=build-fuzz/artifacts/ -print_final_stats=1 \
+    "$work" "$corpus" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)" || true
+  if ls build-fuzz/artifacts/ | grep -q .; then
+    echo "fuzz: $name found a crash: see build-fuzz/artifacts/" >&2
+    exit 1
+  fi
+done
+echo "fuzz: no crash in any target"
