@@ -91,7 +91,7 @@ QString helpText()
     const attn::ModelConfig defaults;
     const attn::AttentionOptions defaultOptions;
     QString text = CommandLine::tr(
-        "Usage: attention-lab [OPTION]...\n"
+        "Usage: attention-lab [OPTION]... [FILE.attnlab]\n"
         "Learn how transformer self-attention works. Opens the window, starting from\n"
         "the options given; with --export-dir, computes one attention map without a\n"
         "window and writes it to files.\n"
@@ -125,7 +125,8 @@ QString helpText()
         "\n"
         "Saved labs:\n"
         "  --open FILE.attnlab  start from a saved lab (settings and matrices); not\n"
-        "                       combined with the model options or matrix files\n"
+        "                       combined with the model options or matrix files;\n"
+        "                       a bare FILE.attnlab argument does the same\n"
         "  --save FILE.attnlab  write the lab to FILE without a window; an existing\n"
         "                       file is replaced only once the new one is complete\n"
         "\n"
@@ -134,6 +135,9 @@ QString helpText()
         "                       are written or none\n"
         "  --format LIST        json, csv, npy, or several as json,csv,npy (default\n"
         "                       json,csv); png, svg and pdf need the window renderer\n"
+        "\n"
+        "The d_k lab (variance, saturation and gradients against d_k):\n"
+        "  --scaling-lab        see attention-lab --scaling-lab --help\n"
         "\n"
         "  -h, --help           show this help and exit\n"
         "      --version        show the version and exit\n"
@@ -322,8 +326,14 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
             if (!arg.empty() && arg.front() == '-')
                 return UsageError{CommandLine::tr("unknown option %1; see --help")
                                       .arg(quoted(arg))};
-            return UsageError{CommandLine::tr("unexpected argument %1; see --help")
-                                  .arg(quoted(arg))};
+            // A bare file name opens that lab, as a file manager (the
+            // desktop entry's "attention-lab %f") passes it.
+            if (request->openPath)
+                return UsageError{CommandLine::tr("unexpected argument %1: only one lab file "
+                                                  "can be opened; see --help")
+                                      .arg(quoted(arg))};
+            request->openPath = std::string(arg);
+            continue;
         }
         if (!takesValue(name)) {
             if (name == "--causal" || name == "--transpose-weights")

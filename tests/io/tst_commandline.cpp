@@ -362,7 +362,10 @@ void TestCommandLine::badInput_data()
     QTest::newRow("unknown option") << QStringList{"--colour", "red"} << 2
                                     << "unknown option '--colour'";
     QTest::newRow("single-dash unknown") << QStringList{"-x"} << 2 << "unknown option '-x'";
-    QTest::newRow("stray argument") << QStringList{"hello"} << 2 << "unexpected argument 'hello'";
+    QTest::newRow("bare argument is a lab to open") << QStringList{"hello"} << 2
+                                                    << "cannot open 'hello'";
+    QTest::newRow("two lab files") << QStringList{"a.attnlab", "b.attnlab"} << 2
+                                   << "unexpected argument 'b.attnlab': only one lab file";
     QTest::newRow("missing value at the end") << QStringList{"--d-k"} << 2
                                               << "'--d-k' needs a value";
     QTest::newRow("option as value") << QStringList{"--sentence", "--causal"} << 2
@@ -809,6 +812,12 @@ void TestCommandLine::windowGetsTheLab()
     QCOMPARE(fromFiles.lab.X, given);
     QCOMPARE(fromFiles.config.sentence, std::string("t0 t1 t2 t3"));
     QCOMPARE(fromFiles.lab.Wq.rows(), Eigen::Index(16));
+
+    // A bare file name, as the desktop entry's "attention-lab %f" passes it.
+    Argv bare({path});
+    const attnlab::CommandLineOutcome fromBare = attnlab::handleCommandLine(bare.argc(), bare.argv());
+    QVERIFY(!fromBare.exitNow && fromBare.haveLab);
+    QCOMPARE(fromBare.lab.X, snapshot->model.X);
 
     Argv plain({"--d-k", "4"});
     QVERIFY(!attnlab::handleCommandLine(plain.argc(), plain.argv()).haveLab);
