@@ -7,6 +7,9 @@
 #include "parameterpanel.h"
 #include "parametersettings.h"
 #include "pipelineview.h"
+#include "scaling_lab.h"
+#include "scalingcompareview.h"
+#include "scalinglabview.h"
 #include "statisticspanel.h"
 #include "tokenstrip.h"
 
@@ -19,8 +22,10 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
+#include <QSlider>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -61,6 +66,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     setCentralWidget(central);
 
     createDocks();
+    createScalingLabViews();
     createMenus();
 
     connect(input_->tokenStrip(), &TokenStrip::tokenClicked, this, &MainWindow::setFocusQuery);
@@ -186,6 +192,7 @@ void MainWindow::createMenus()
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    addScalingLabActions(view);
     view->addSeparator();
     QAction* reset = view->addAction(tr("Reset to the &article example"), this,
                                      &MainWindow::resetToArticleExample);
@@ -307,6 +314,108 @@ void MainWindow::showAbout()
            "<i>Understanding and Coding the Self-Attention Mechanism of Large Language Models "
            "From Scratch</i> (2023), with the same PyTorch random draws.</p>")
             .arg(QCoreApplication::applicationVersion()));
+}
+
+void MainWindow::createScalingLabViews()
+{
+    compare_ = new ScalingCompareView;
+    compare_->setObjectName(QStringLiteral("scalingCompareView"));
+    pipeline_->addPage(compare_, tr("Scaled vs &unscaled"));
+    // Runs its Monte Carlo curves in the background when first shown.
+    lab_ = new ScalingLabView;
+    lab_->setObjectName(QStringLiteral("scalingLabView"));
+    pipeline_->addPage(lab_, tr("d_k l&ab"));
+
+    lesson_ = new LessonPanel;
+    lesson_->setObjectName(QStringLiteral("lessonPanel"));
+    lessonDock_ = makeDock(tr("Lesson"), QStringLiteral("lessonDock"), lesson_, this);
+    // Below the maps, which need the window's width, as a tab beside the
+    // focused query; raised when opened.
+    addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+    auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
+    tabifyDockWidget(focusDock, lessonDock_);
+    lessonDock_->hide();
+    focusDock->raise();
+    QAction* lessonMode = lessonDock_->toggleViewAction();
+    lessonMode->setObjectName(QStringLiteral("lessonModeAction"));
+    lessonMode->setText(tr("&Lesson mode"));
+    lessonMode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    lessonMode->setStatusTip(tr("A guided walk through softmax(Q Kᵀ / √d_k) V, one highlighted "
+                                "map at a time, ending with an experiment on d_k."));
+    // The action follows the dock's visibility, however it is opened or closed.
+    connect(lessonMode, &QAction::toggled, this, [this](bool open) {
+        if (open) {
+            // Once the dock area has taken it back into its tabs.
+            QMetaObject::invokeMethod(lessonDock_, &QWidget::raise, Qt::QueuedConnection);
+            lesson_->restart();
+        } else {
+            clearLessonHighlight();
+        }
+    });
+    connect(lesson_, &LessonPanel::stepChanged, this,
+            [this](int, LessonPanel::Stage stage) { showLessonStage(stage); });
+    connect(lesson_, &LessonPanel::finished, lessonDock_, &QDockWidget::close);
+
+    connect(parameters_, &ParameterPanel::scalingDemoRequested, this,
+            &MainWindow::startScalingDemo);
+    connect(session_, &Session::resultChanged, this, &MainWindow::updateScalingViews);
+    updateScalingViews();
+}
+
+void MainWindow::addScalingLabActions(QMenu* view)
+{
+    scalingDemo_ = view->addAction(tr("Scaling &demo"), this, &MainWindow::startScalingDemo);
+    scalingDemo_->setObjectName(QStringLiteral("scalingDemoAction"));
+    scalingDemo_->setStatusTip(parameters_->scalingDemoButton()->toolTip());
+}
+
+QAction* MainWindow::lessonModeAction() const
+{
+    return lessonDock_->toggleViewAction();
+}
+
+void MainWindow::updateScalingViews()
+{
+    if (!session_->hasResult())
+        return;
+    // The comparison is the core's; the views only draw it.
+    const attn::ScalingComparison comparison = attn::compareScaling(session_->result());
+    compare_->setInitMode(session_->config().init);
+    compare_->setData(comparison, session_->tokens());
+    lesson_->setLiveComparison(comparison);
+    lab_->setCurrentDk(session_->resultDK());
+}
+
+void MainWindow::startScalingDemo()
+{
+    session_->setInit(attn::InitMode::UnitVariance);
+    pipeline_->showPage(compare_);
+    statusBar()->showMessage(tr("Unit-variance initialisation: q and k entries have variance "
+                                "about 1. Move d_k and compare the two softmax maps."),
+                             10000);
+}
+
+void MainWindow::showLessonStage(LessonPanel::Stage stage)
+{
+    using Stage = LessonPanel::Stage;
+    parameters_->setDkHighlighted(stage == Stage::DkExperiment);
+    switch (stage) {
+    case Stage::Scores: pipeline_->setHighlightedMap(pipeline_->rawScoresMap()); break;
+    case Stage::Scale: pipeline_->setHighlightedMap(pipeline_->scaledScoresMap()); break;
+    case Stage::Softmax: pipeline_->setHighlightedMap(pipeline_->weightsMap()); break;
+    case Stage::Context: pipeline_->setHighlightedMap(pipeline_->contextMap()); break;
+    case Stage::DkExperiment:
+        pipeline_->setHighlightedMap(nullptr);
+        pipeline_->showPage(compare_);
+        parameters_->dKSlider()->setFocus(Qt::OtherFocusReason);
+        break;
+    }
+}
+
+void MainWindow::clearLessonHighlight()
+{
+    pipeline_->setHighlightedMap(nullptr);
+    parameters_->setDkHighlighted(false);
 }
 
 }  // namespace attnlab

@@ -5,11 +5,14 @@
 // editors (bottom) in dock widgets the user can rearrange.
 
 #include "commandline.h"
+#include "lessonpanel.h"
 #include "session.h"
 
 #include <QMainWindow>
 
 class QAction;
+class QDockWidget;
+class QMenu;
 class QTableView;
 
 namespace attnlab {
@@ -19,6 +22,8 @@ class InputPanel;
 class MatrixTableModel;
 class ParameterPanel;
 class PipelineView;
+class ScalingCompareView;
+class ScalingLabView;
 class StatisticsPanel;
 
 class MainWindow : public QMainWindow {
@@ -44,6 +49,18 @@ public:
     void setFocusQuery(int query);
     void resetToArticleExample();
 
+    // The d_k lab: the unscaled vs scaled tab, the lab plots' tab, lesson
+    // mode (a dock, View > Lesson mode) and the scaling demo.
+    ParameterPanel* parameterPanel() const { return parameters_; }
+    ScalingCompareView* scalingCompareView() const { return compare_; }
+    ScalingLabView* scalingLabView() const { return lab_; }
+    LessonPanel* lessonPanel() const { return lesson_; }
+    QAction* lessonModeAction() const;
+    QAction* scalingDemoAction() const { return scalingDemo_; }
+    // Unit-variance initialisation (an ordinary parameter change) and the
+    // unscaled vs scaled tab.
+    void startScalingDemo();
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;  // Up/Down move the focus
@@ -55,6 +72,11 @@ private:
     void onResultChanged();
     void showFocus(int query);
     void showAbout();
+    void createScalingLabViews();
+    void addScalingLabActions(QMenu* view);
+    void updateScalingViews();  // on every result
+    void showLessonStage(LessonPanel::Stage stage);
+    void clearLessonHighlight();
 
     Session* session_;
     InputPanel* input_;
@@ -66,6 +88,11 @@ private:
     QAction* independentRanges_ = nullptr;
     int focusQuery_ = 1;      // the query shown
     int preferredFocus_ = 1;  // the query chosen; the article's query_2, "is"
+    ScalingCompareView* compare_ = nullptr;
+    ScalingLabView* lab_ = nullptr;
+    LessonPanel* lesson_ = nullptr;
+    QDockWidget* lessonDock_ = nullptr;
+    QAction* scalingDemo_ = nullptr;
 };
 
 }  // namespace attnlab

@@ -1,11 +1,13 @@
 #include "parameterpanel.h"
 
-#include "size_limits.h"
+#include "scaling_lab.h"
 #include "session.h"
+#include "size_limits.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -14,7 +16,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace attnlab {
 
@@ -28,6 +32,15 @@ QSpinBox* dimensionSpin(const QString& name, int maximum, QWidget* parent)
     spin->setAccelerated(true);
     spin->setKeyboardTracking(false);
     return spin;
+}
+
+// A transparent border of the same width when off, so that highlighting does
+// not move the controls.
+QString highlightStyle(const QString& objectName, bool on)
+{
+    return QStringLiteral("QFrame#%1 { border: 2px solid %2; border-radius: 4px; }")
+        .arg(objectName, on ? QStringLiteral("palette(highlight)")
+                            : QStringLiteral("transparent"));
 }
 
 }  // namespace
@@ -56,15 +69,23 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     dModel_->setToolTip(tr("d_model: the width of each embedding x_i. X is n × d_model and "
                            "W_q, W_k, W_v have d_model rows."));
 
-    dKSlider_ = new QSlider(Qt::Horizontal, this);
+    // The slider's positions are not d_k values: 0..kDkSliderPositions map
+    // log-evenly onto 1..1024. A tenth of the travel is one octave.
+    dKFrame_ = new QFrame(this);
+    dKFrame_->setObjectName(QStringLiteral("dKFrame"));
+    dKFrame_->setStyleSheet(highlightStyle(dKFrame_->objectName(), false));
+    dKSlider_ = new QSlider(Qt::Horizontal, dKFrame_);
     dKSlider_->setObjectName(QStringLiteral("dKSlider"));
-    dKSlider_->setRange(1, attn::kMaxDHead);
-    dKSlider_->setPageStep(8);
-    dK_ = dimensionSpin(QStringLiteral("dKSpin"), attn::kMaxDHead, this);
+    dKSlider_->setRange(0, attn::kDkSliderPositions);
+    dKSlider_->setSingleStep(attn::kDkSliderPositions / 80);  // the wheel: 3/8 octave a notch
+    dKSlider_->setPageStep(attn::kDkSliderPositions / 10);
+    dK_ = dimensionSpin(QStringLiteral("dKSpin"), attn::kMaxDHead, dKFrame_);
     const QString dKTip = tr("d_k: the width of queries and keys. Q = X W_q and K = X W_k are "
                              "n × d_k; each score q_i · k_j sums d_k products, so its spread "
                              "grows with d_k, which is why the scores are divided by √d_k.");
-    dKSlider_->setToolTip(dKTip);
+    dKSlider_->setToolTip(dKTip + tr("\nThe slider is logarithmic from 1 to 1024: arrow keys "
+                                     "step to the next d_k of the lab's grid, Page Up/Down by "
+                                     "a factor of 2. The spin box takes any value."));
     dK_->setToolTip(dKTip);
 
     dV_ = dimensionSpin(QStringLiteral("dVSpin"), attn::kMaxDHead, this);
@@ -97,6 +118,19 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
     regenerate_->setToolTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits."));
 
+    initNote_ = new QLabel(this);
+    initNote_->setObjectName(QStringLiteral("initNoteLabel"));
+    initNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Cut off on a narrow window rather than widening it; the tooltip explains.
+    initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    initNote_->setMinimumWidth(80);
+
+    scalingDemo_ = new QPushButton(tr("Scaling dem&o"), this);
+    scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
+    scalingDemo_->setToolTip(tr("Switch to the unit-variance initialisation, the textbook "
+                                "setting of the √d_k argument, and show the unscaled and "
+                                "scaled softmax side by side. Then move d_k."));
+
     // Two rows under the sentence, so that the maps keep the window's width:
     // the model (what is drawn from the seed) and the attention (how the
     // scores become weights).
@@ -126,9 +160,12 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     model->addWidget(labelled(tr("d_&model:"), dModel_));
     model->addWidget(dModel_);
     model->addSpacing(10);
-    model->addWidget(labelled(tr("d_&k:"), dK_));
-    model->addWidget(dKSlider_, 1);
-    model->addWidget(dK_);
+    auto* dKLayout = new QHBoxLayout(dKFrame_);
+    dKLayout->setContentsMargins(3, 1, 3, 1);
+    dKLayout->addWidget(labelled(tr("d_&k:"), dK_));
+    dKLayout->addWidget(dKSlider_, 1);
+    dKLayout->addWidget(dK_);
+    model->addWidget(dKFrame_, 1);
     model->addSpacing(10);
     model->addWidget(labelled(tr("d_&v:"), dV_));
     model->addWidget(dV_);
@@ -145,7 +182,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     attention->addWidget(divisor_);
     attention->addSpacing(10);
     attention->addWidget(causal_);
-    attention->addStretch(1);
+    attention->addSpacing(16);
+    attention->addWidget(initNote_, 1);
+    attention->addSpacing(10);
+    attention->addWidget(scalingDemo_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -158,7 +198,9 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
         session_->setInit(attn::InitMode(init_->itemData(index).toInt()));
     });
     connect(dModel_, &QSpinBox::valueChanged, session_, &Session::setDModel);
-    connect(dKSlider_, &QSlider::valueChanged, session_, &Session::setDK);
+    connect(dKSlider_, &QSlider::valueChanged, session_,
+            [this](int position) { session_->setDK(attn::dkFromSliderPosition(position)); });
+    connect(dKSlider_, &QSlider::actionTriggered, this, &ParameterPanel::onDkSliderAction);
     connect(dK_, &QSpinBox::valueChanged, session_, &Session::setDK);
     connect(dV_, &QSpinBox::valueChanged, session_, &Session::setDV);
     connect(scale_, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -167,6 +209,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     connect(divisor_, &QDoubleSpinBox::valueChanged, session_, &Session::setCustomDivisor);
     connect(causal_, &QCheckBox::toggled, session_, &Session::setCausal);
     connect(regenerate_, &QPushButton::clicked, session_, &Session::regenerate);
+    connect(scalingDemo_, &QPushButton::clicked, this, &ParameterPanel::scalingDemoRequested);
     connect(session_, &Session::parametersChanged, this, &ParameterPanel::syncFromSession);
     syncFromSession();
 }
@@ -180,13 +223,80 @@ void ParameterPanel::syncFromSession()
     seed_->setValue(int(std::min<quint64>(c.seed, quint64(seed_->maximum()))));
     init_->setCurrentIndex(init_->findData(int(c.init)));
     dModel_->setValue(c.dModel);
-    dKSlider_->setValue(c.dK);
+    // A d_k between two slider positions (typed in the spin box) leaves the
+    // slider at the nearest one.
+    if (attn::dkFromSliderPosition(dKSlider_->value()) != c.dK)
+        dKSlider_->setValue(attn::sliderPositionFromDk(c.dK));
     dK_->setValue(c.dK);
     dV_->setValue(c.dV);
     scale_->setCurrentIndex(scale_->findData(int(o.scale)));
     divisor_->setValue(o.customDivisor);
     divisor_->setEnabled(o.scale == attn::ScaleMode::Custom);
     causal_->setChecked(o.causal);
+    updateInitNote();
+}
+
+void ParameterPanel::onDkSliderAction(int action)
+{
+    // Called before the new position becomes the value. One position is too
+    // fine for an arrow key (d_k 1 spans 59 of them) and above d_k ~ 140 not
+    // every d_k has one: step to the neighbouring d_k of the lab's grid.
+    if (action != QAbstractSlider::SliderSingleStepAdd
+        && action != QAbstractSlider::SliderSingleStepSub)
+        return;
+    static const std::vector<int> grid = attn::defaultScalingLabDks();
+    const int current = dK_->value();
+    int target = current;
+    if (action == QAbstractSlider::SliderSingleStepAdd) {
+        const auto next = std::upper_bound(grid.begin(), grid.end(), current);
+        target = next != grid.end() ? *next : grid.back();
+    } else {
+        const auto next = std::lower_bound(grid.begin(), grid.end(), current);
+        target = next != grid.begin() ? *(next - 1) : grid.front();
+    }
+    session_->setDK(target);
+    // The session's echo has put the slider at the new d_k's position; the
+    // action then sets the pending position as the value, so make it that one.
+    dKSlider_->setSliderPosition(dKSlider_->value());
+}
+
+void ParameterPanel::updateInitNote()
+{
+    QString note;
+    QString tip;
+    switch (session_->config().init) {
+    case attn::InitMode::UnitVariance:
+        note = tr("Unit variance: q and k entries have variance ≈ 1, as the 1/√d_k argument "
+                  "assumes.");
+        tip = tr("W entries are N(0, 1/d_model), so each entry of q = x W_q and k = x W_k has "
+                 "mean 0 and variance about 1: the raw scores have variance about d_k and "
+                 "the scaled ones about 1.");
+        break;
+    case attn::InitMode::StandardNormal:
+        note = tr("Standard normal: q and k entries have variance ≈ d_model, not the 1 the "
+                  "1/√d_k argument assumes.");
+        tip = tr("X and W are N(0, 1), so each entry of q and k sums d_model products: its "
+                 "variance is about d_model. Choose Unit variance (or Scaling demo) for the "
+                 "textbook setting.");
+        break;
+    case attn::InitMode::Article:
+        note = tr("Article: W ~ U[0, 1), so q and k are not centred; the 1/√d_k argument "
+                  "assumes unit variance.");
+        tip = tr("The article's PyTorch draws: the weights are uniform in [0, 1), so q and k "
+                 "have a positive mean and the variance argument for √d_k does not hold "
+                 "exactly. Choose Unit variance (or Scaling demo) for the textbook setting.");
+        break;
+    }
+    initNote_->setText(note);
+    initNote_->setToolTip(tip);
+}
+
+void ParameterPanel::setDkHighlighted(bool highlighted)
+{
+    if (highlighted == dKHighlighted_)
+        return;
+    dKHighlighted_ = highlighted;
+    dKFrame_->setStyleSheet(highlightStyle(dKFrame_->objectName(), highlighted));
 }
 
 }  // namespace attnlab

@@ -3,12 +3,21 @@
 // box), d_v, the scaling of the scores and the causal mask. Each control
 // sends its value to the session; when the session's parameters change from
 // elsewhere (reset, settings) the controls follow without echoing back.
+//
+// The d_k slider is log-even over 1..1024 (attn::dkFromSliderPosition): each
+// octave gets the same travel. An arrow key steps to the next d_k of the
+// d_k lab's grid (1, 2, 3, ... then about 8 per octave), Page Up/Down by an
+// octave, Home/End to 1 and 1024; the spin box takes every integer. A note
+// beside the initialisation says whether q and k have the unit variance the
+// √d_k argument assumes.
 
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFrame;
+class QLabel;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -23,14 +32,29 @@ public:
     explicit ParameterPanel(Session* session, QWidget* parent = nullptr);
 
     QSlider* dKSlider() const { return dKSlider_; }
+    QSpinBox* dKSpinBox() const { return dK_; }
+    QComboBox* initCombo() const { return init_; }
+    QLabel* initNote() const { return initNote_; }
+    QPushButton* scalingDemoButton() const { return scalingDemo_; }
+
+    // A frame around the d_k controls, for lesson mode.
+    void setDkHighlighted(bool highlighted);
+    bool isDkHighlighted() const { return dKHighlighted_; }
+
+signals:
+    // The "Scaling demo" button; the window decides what the demo does.
+    void scalingDemoRequested();
 
 private:
     void syncFromSession();
+    void onDkSliderAction(int action);
+    void updateInitNote();
 
     Session* session_;
     QSpinBox* seed_;
     QComboBox* init_;
     QSpinBox* dModel_;
+    QFrame* dKFrame_;
     QSlider* dKSlider_;
     QSpinBox* dK_;
     QSpinBox* dV_;
@@ -38,6 +62,9 @@ private:
     QDoubleSpinBox* divisor_;
     QCheckBox* causal_;
     QPushButton* regenerate_;
+    QLabel* initNote_;
+    QPushButton* scalingDemo_;
+    bool dKHighlighted_ = false;
 };
 
 }  // namespace attnlab

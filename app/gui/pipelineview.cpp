@@ -5,6 +5,8 @@
 #include "session.h"
 
 #include <QCheckBox>
+#include <QEvent>
+#include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -80,11 +82,11 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     header->addWidget(formula_, 1);
     header->addWidget(independent_);
     auto* row = new QHBoxLayout;
-    row->addWidget(raw_, 1);
+    row->addWidget(framed(raw_), 1);
     row->addWidget(scaleOp_);
-    row->addWidget(scaled_, 1);
+    row->addWidget(framed(scaled_), 1);
     row->addWidget(softmaxOp_);
-    row->addWidget(weights_, 1);
+    row->addWidget(framed(weights_), 1);
     auto* pipeline = new QWidget(this);
     pipeline->setObjectName(QStringLiteral("pipelinePage"));
     auto* pipelineLayout = new QVBoxLayout(pipeline);
@@ -106,24 +108,15 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     auto* projections = new QWidget(this);
     projections->setObjectName(QStringLiteral("projectionsPage"));
     auto* grid = new QGridLayout(projections);
-    grid->addWidget(q_, 0, 0);
-    grid->addWidget(k_, 0, 1);
-    grid->addWidget(v_, 1, 0);
-    grid->addWidget(z_, 1, 1);
+    grid->addWidget(framed(q_), 0, 0);
+    grid->addWidget(framed(k_), 0, 1);
+    grid->addWidget(framed(v_), 1, 0);
+    grid->addWidget(framed(z_), 1, 1);
 
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("mapsTabs"));
-    // In scroll areas, so that a small window scrolls the maps rather than
-    // clipping them or growing past the screen.
-    for (QWidget* page : {pipeline, projections}) {
-        auto* scroll = new QScrollArea(this);
-        scroll->setObjectName(page->objectName() + QStringLiteral("Scroll"));
-        scroll->setWidget(page);
-        scroll->setWidgetResizable(true);
-        scroll->setFrameShape(QFrame::NoFrame);
-        tabs_->addTab(scroll, page == pipeline ? tr("Scores → &weights")
-                                               : tr("&Q, K, V and context Z"));
-    }
+    addPage(pipeline, tr("Scores → &weights"));
+    addPage(projections, tr("&Q, K, V and context Z"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs_);
@@ -141,6 +134,112 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
 QList<HeatmapView*> PipelineView::maps() const
 {
     return {raw_, scaled_, weights_, q_, k_, v_, z_};
+}
+
+QWidget* PipelineView::framed(HeatmapView* map)
+{
+    auto* frame = new QFrame(this);
+    frame->setObjectName(map->objectName() + QStringLiteral("Frame"));
+    auto* layout = new QVBoxLayout(frame);
+    layout->setContentsMargins(1, 1, 1, 1);
+    layout->addWidget(map);
+    frames_.insert(map, frame);
+    styleFrame(map, false);
+    return frame;
+}
+
+void PipelineView::styleFrame(HeatmapView* map, bool highlighted)
+{
+    QFrame* frame = frames_.value(map);
+    if (!frame)
+        return;
+    // Transparent when off, so that the map does not move when framed.
+    frame->setStyleSheet(QStringLiteral("QFrame#%1 { border: 3px solid %2; border-radius: 5px; }")
+                             .arg(frame->objectName(),
+                                  highlighted ? QStringLiteral("palette(highlight)")
+                                              : QStringLiteral("transparent")));
+}
+
+void PipelineView::addPage(QWidget* page, const QString& title)
+{
+    // In scroll areas, so that a small window scrolls the maps rather than
+    // clipping them or growing past the screen. Not widgetResizable: that
+    // sizes a page holding word-wrapped text by its preferred height, which
+    // scrolls even when the page would fit. fitPage sizes it instead.
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(page->objectName() + QStringLiteral("Scroll"));
+    scroll->setWidget(page);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->viewport()->installEventFilter(this);
+    page->installEventFilter(this);
+    tabs_->addTab(scroll, title);
+}
+
+void PipelineView::fitPage(int index)
+{
+    auto* scroll = qobject_cast<QScrollArea*>(tabs_->widget(index));
+    if (!scroll || !scroll->widget())
+        return;
+    QWidget* page = scroll->widget();
+    const QSize size = scroll->viewport()->size()
+                           .expandedTo(page->minimumSizeHint())
+                           .expandedTo(page->minimumSize())
+                           .boundedTo(page->maximumSize());
+    if (page->size() != size)
+        page->resize(size);
+}
+
+bool PipelineView::eventFilter(QObject* watched, QEvent* event)
+{
+    // The viewport resized, or a page's minimum may have changed.
+    if (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest) {
+        for (int i = 0; i < tabs_->count(); ++i) {
+            auto* scroll = qobject_cast<QScrollArea*>(tabs_->widget(i));
+            if (scroll && (watched == scroll->viewport() || watched == scroll->widget())) {
+                fitPage(i);
+                break;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PipelineView::showPage(QWidget* page)
+{
+    for (int i = 0; i < tabs_->count(); ++i) {
+        QWidget* candidate = pageAt(i);
+        if (candidate && (candidate == page || candidate->isAncestorOf(page))) {
+            tabs_->setCurrentIndex(i);
+            return;
+        }
+    }
+}
+
+QWidget* PipelineView::pageAt(int index) const
+{
+    QWidget* tab = tabs_->widget(index);
+    auto* scroll = qobject_cast<QScrollArea*>(tab);
+    return scroll ? scroll->widget() : tab;
+}
+
+QWidget* PipelineView::currentPage() const
+{
+    return pageAt(tabs_->currentIndex());
+}
+
+void PipelineView::setHighlightedMap(HeatmapView* map)
+{
+    if (map && !maps().contains(map))
+        map = nullptr;
+    if (highlighted_ != map) {
+        if (highlighted_)
+            styleFrame(highlighted_, false);
+        highlighted_ = map;
+        if (highlighted_)
+            styleFrame(highlighted_, true);
+    }
+    if (highlighted_)
+        showPage(highlighted_);
 }
 
 bool PipelineView::independentRanges() const

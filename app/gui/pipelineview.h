@@ -6,10 +6,15 @@
 // rows of the score maps, key tokens the columns. Raw and scaled scores share
 // one diverging colour range by default, so the shrinking by the divisor is
 // visible; the weights use a sequential map over [0, 1].
+//
+// Further pages (the d_k lab's views) can be added as tabs beside these two.
+// For lesson mode one map at a time can be framed in the highlight colour.
 
+#include <QHash>
 #include <QWidget>
 
 class QCheckBox;
+class QFrame;
 class QLabel;
 class QTabWidget;
 
@@ -33,6 +38,19 @@ public:
     QList<HeatmapView*> maps() const;
     QTabWidget* tabs() const { return tabs_; }
 
+    // Adds `page` as a tab after the others. Every page sits in a scroll
+    // area and gets the tab's size, or its minimum size if that is larger.
+    void addPage(QWidget* page, const QString& title);
+    // Makes the tab holding `page` (a page, or a map on one) current.
+    void showPage(QWidget* page);
+    // The page (not its scroll area) of the current tab.
+    QWidget* currentPage() const;
+
+    // Frames `map` (one of maps()) in the highlight colour and shows its tab;
+    // nullptr removes the frame.
+    void setHighlightedMap(HeatmapView* map);
+    HeatmapView* highlightedMap() const { return highlighted_; }
+
     bool independentRanges() const;
     void setIndependentRanges(bool independent);
     void setFocusQuery(int query);
@@ -41,9 +59,16 @@ signals:
     void queryClicked(int query);
     void independentRangesChanged(bool independent);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // sizes the pages
+
 private:
     void refresh();
     void applyRanges();
+    QWidget* framed(HeatmapView* map);
+    void styleFrame(HeatmapView* map, bool highlighted);
+    QWidget* pageAt(int index) const;  // the page of a tab, inside its scroll area
+    void fitPage(int index);
 
     Session* session_;
     QTabWidget* tabs_;
@@ -58,6 +83,8 @@ private:
     QLabel* softmaxOp_;
     QLabel* formula_;
     QCheckBox* independent_;
+    QHash<const HeatmapView*, QFrame*> frames_;  // the frame around each map
+    HeatmapView* highlighted_ = nullptr;
 };
 
 }  // namespace attnlab

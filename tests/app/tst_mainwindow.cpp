@@ -11,6 +11,7 @@
 #include "model.h"
 #include "pipelineview.h"
 #include "presentation.h"
+#include "scaling_lab.h"
 #include "tokenstrip.h"
 
 #include <QAction>
@@ -178,7 +179,8 @@ void TestMainWindow::opensOnTheArticleExample()
              QString::fromLatin1(attn::kArticleSentence));
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("seedSpin"))->value(), 123);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dModelSpin"))->value(), 16);
-    QCOMPARE(find<QSlider>(window, QStringLiteral("dKSlider"))->value(), 24);
+    QCOMPARE(attn::dkFromSliderPosition(
+                 find<QSlider>(window, QStringLiteral("dKSlider"))->value()), 24);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dVSpin"))->value(), 28);
     QCOMPARE(window.focusQuery(), 1);  // the article's query_2, "is"
     QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"is\""));
@@ -212,20 +214,23 @@ void TestMainWindow::dKSliderUpdatesTheMaps()
 {
     MainWindow window;
     auto* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    auto* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
-    QTest::keyClick(slider, Qt::Key_PageDown);  // 24 - page step 8
-    QCOMPARE(slider->value(), 16);
+    // The slider is logarithmic: a page is an octave, an arrow the previous
+    // d_k of the lab's grid (..., 10, 11, 12, ...).
+    QTest::keyClick(slider, Qt::Key_PageDown);
+    QCOMPARE(spin->value(), 12);
     QTest::keyClick(slider, Qt::Key_Left);
-    QCOMPARE(slider->value(), 15);
-    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 15);
+    QCOMPARE(spin->value(), 11);
+    QCOMPARE(window.session()->config().dK, 11);
 
     attn::ModelConfig config;
-    config.dK = 15;
+    config.dK = 11;
     const Expected want = engine(config);
     compareMaps(window, want);
-    QCOMPARE(find<HeatmapView>(window, QStringLiteral("queryMap"))->values().cols(), 15);
-    QVERIFY(find<QLabel>(window, QStringLiteral("scaleOperationLabel"))->text().contains("√15"));
-    QVERIFY(find<HeatmapView>(window, QStringLiteral("scaledScoresMap"))->title().contains("√15"));
+    QCOMPARE(find<HeatmapView>(window, QStringLiteral("queryMap"))->values().cols(), 11);
+    QVERIFY(find<QLabel>(window, QStringLiteral("scaleOperationLabel"))->text().contains("√11"));
+    QVERIFY(find<HeatmapView>(window, QStringLiteral("scaledScoresMap"))->title().contains("√11"));
 }
 
 void TestMainWindow::scaleModeNoneLeavesScoresUnscaled()
