@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include <QApplication>
+#include <QTimer>
 
 namespace attnlab {
 
@@ -15,6 +16,9 @@ int runGui(int argc, char** argv, const CommandLineOutcome& start)
     MainWindow window;
     window.restoreSettings(start);
     window.show();
+    // Once the window is up: the autosave of a run that did not close.
+    if (qEnvironmentVariableIntValue("ATTNLAB_EXIT_AFTER_FIRST_PAINT") != 1)
+        QTimer::singleShot(0, &window, &MainWindow::offerRecovery);
     return app.exec();
 }
 

@@ -261,6 +261,13 @@ QImage HeatmapView::renderImage(const QSize& size, qreal devicePixelRatio) const
     return image;
 }
 
+void HeatmapView::renderTo(QPainter& painter, const QSize& size) const
+{
+    painter.save();
+    paintInto(painter, size);
+    painter.restore();
+}
+
 QSize HeatmapView::minimumSizeHint() const
 {
     return {220, 200};

@@ -18,6 +18,7 @@
 #include <functional>
 
 class QFontMetrics;
+class QPainter;
 
 namespace attnlab {
 
@@ -75,6 +76,9 @@ public:
     // Renders the view (title, labels, scale) into an image of the given size
     // in device-independent pixels, for export and tests.
     QImage renderImage(const QSize& size, qreal devicePixelRatio = 1.0) const;
+    // The same onto any painter (PDF, SVG, a figure of several maps), laid
+    // out for `size` in the painter's current coordinates.
+    void renderTo(QPainter& painter, const QSize& size) const;
 
     QSize minimumSizeHint() const override;
     QSize sizeHint() const override;

@@ -1,8 +1,11 @@
 #include "mainwindow.h"
 
+#include "exportdialog.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
+#include "importdialog.h"
 #include "inputpanel.h"
+#include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "parameterpanel.h"
 #include "parametersettings.h"
@@ -12,11 +15,16 @@
 #include "scalinglabview.h"
 #include "statisticspanel.h"
 #include "tokenstrip.h"
+#include "undorecorder.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLineEdit>
@@ -28,8 +36,16 @@
 #include <QSlider>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QScrollBar>
 #include <QTableView>
+#include <QUndoStack>
 #include <QVBoxLayout>
+
+// Resources of a static library are registered by hand, outside any namespace.
+static void initPresetResources()
+{
+    Q_INIT_RESOURCE(presets);
+}
 
 namespace attnlab {
 
@@ -65,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     layout->addWidget(pipeline_, 1);
     setCentralWidget(central);
 
+    createUndo();
     createDocks();
     createScalingLabViews();
     createMenus();
@@ -85,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
              pipeline_->queryMap(), pipeline_->contextMap(), input_->tokenStrip(), focus_})
         watched->installEventFilter(this);
 
+    connectUndoGestures();
     setFocusQuery(preferredFocus_);
     statusBar()->showMessage(tr("Hover a cell for its numbers; click a row or a token to focus "
                                 "a query; Up/Down move the focus."));
@@ -159,12 +177,14 @@ void MainWindow::defaultDockSizes()
 void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    createFileActions(file);
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setObjectName(QStringLiteral("quitAction"));
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    createEditActions(edit);
     QAction* sentence = edit->addAction(tr("Edit the &sentence"), this, [this] {
         input_->sentenceEdit()->setFocus();
         input_->sentenceEdit()->selectAll();
@@ -244,7 +264,10 @@ void MainWindow::onResultChanged()
 
 void MainWindow::resetToArticleExample()
 {
-    session_->setParameters(attn::ModelConfig(), attn::AttentionOptions());
+    // One undo step: nothing is lost, so no question asked.
+    recorder_->recordAs(tr("Reset to the article example"), [this] {
+        session_->setParameters(attn::ModelConfig(), attn::AttentionOptions());
+    });
     setFocusQuery(1);
     statusBar()->showMessage(tr("Back to the article example."), 5000);
 }
@@ -268,6 +291,7 @@ void MainWindow::restoreSettings(const CommandLineOutcome& start)
     }
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
         defaultDockSizes();
+    startDocument(start);
 }
 
 void MainWindow::saveSettings() const
@@ -281,6 +305,13 @@ void MainWindow::saveSettings() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // A window that is not on screen closes under program control: nobody
+    // to ask.
+    if (isVisible() && !document_->maybeDiscardChanges()) {
+        event->ignore();
+        return;
+    }
+    document_->closeCleanly();
     saveSettings();
     event->accept();
 }
@@ -416,6 +447,443 @@ void MainWindow::clearLessonHighlight()
 {
     pipeline_->setHighlightedMap(nullptr);
     parameters_->setDkHighlighted(false);
+}
+
+void MainWindow::createUndo()
+{
+    undoStack_ = new QUndoStack(this);
+    undoStack_->setObjectName(QStringLiteral("undoStack"));
+    recorder_ = new UndoRecorder(session_, undoStack_, this);
+    document_ = new LabDocument(session_, recorder_, this);
+    document_->setViewAccess([this] { return viewState(); },
+                             [this](const QJsonObject& view) { applyViewState(view); });
+    document_->setUnsavedPrompt([this](const QString& name) {
+        const QMessageBox::StandardButton answer = QMessageBox::warning(
+            this, tr("Unsaved changes"),
+            tr("The lab \"%1\" has changes that are not saved. Save them first?").arg(name),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        return answer == QMessageBox::Save      ? LabDocument::UnsavedAnswer::Save
+               : answer == QMessageBox::Discard ? LabDocument::UnsavedAnswer::Discard
+                                                : LabDocument::UnsavedAnswer::Cancel;
+    });
+    document_->setRecoveryPrompt([this](const QDateTime& savedAt) {
+        return QMessageBox::question(
+                   this, tr("Recover the last lab?"),
+                   tr("Attention Lab did not close normally. A copy of the lab saved "
+                      "automatically at %1 is there. Restore it?")
+                       .arg(QLocale().toString(savedAt, QLocale::ShortFormat)),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
+               == QMessageBox::Yes;
+    });
+    document_->setSavePathPrompt([this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save the lab"), QDir::home().filePath(tr("lab.attnlab")),
+            tr("Attention labs (*.attnlab)"));
+        if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty())
+            return path;
+        return path + QStringLiteral(".attnlab");
+    });
+    connect(document_, &LabDocument::modifiedChanged, this, &MainWindow::updateWindowTitle);
+    connect(document_, &LabDocument::filePathChanged, this, &MainWindow::updateWindowTitle);
+    updateWindowTitle();
+}
+
+void MainWindow::connectUndoGestures()
+{
+    // A slider held down is one undo step however far it travels.
+    for (QAbstractSlider* slider : findChildren<QAbstractSlider*>()) {
+        if (qobject_cast<QScrollBar*>(slider))
+            continue;
+        connect(slider, &QAbstractSlider::sliderPressed, recorder_, &UndoRecorder::beginGesture);
+        connect(slider, &QAbstractSlider::sliderReleased, recorder_, &UndoRecorder::endGesture);
+    }
+    // Typing is one step until the field is left or Return is pressed.
+    connect(input_->sentenceEdit(), &QLineEdit::editingFinished, recorder_,
+            &UndoRecorder::breakMerge);
+}
+
+void MainWindow::createFileActions(QMenu* file)
+{
+    QAction* newLabAction = file->addAction(tr("&New lab"), this, &MainWindow::newLab);
+    newLabAction->setObjectName(QStringLiteral("newLabAction"));
+    newLabAction->setShortcut(QKeySequence::New);
+    newLabAction->setStatusTip(tr("Start again from the article example, as a new unsaved lab."));
+    QAction* open = file->addAction(tr("&Open lab…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open a lab"), QFileInfo(document_->filePath()).absolutePath(),
+            tr("Attention labs (*.attnlab);;All files (*)"));
+        if (!path.isEmpty())
+            openLab(path);
+    });
+    open->setObjectName(QStringLiteral("openLabAction"));
+    open->setShortcut(QKeySequence::Open);
+    open->setStatusTip(tr("Open a saved lab with its matrices, hand edits included."));
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    recentMenu_->setObjectName(QStringLiteral("recentMenu"));
+    connect(document_, &LabDocument::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    QMenu* presetMenu = file->addMenu(tr("&Presets"));
+    presetMenu->setObjectName(QStringLiteral("presetsMenu"));
+    const QStringList names = presets();
+    for (const QString& path : names) {
+        attn::Expected<LabState> lab = readLabFile(path);
+        const QString sentence =
+            lab ? QString::fromStdString(lab.value().config.sentence) : QFileInfo(path).baseName();
+        const QString title = lab ? lab.value().view.value(QStringLiteral("title")).toString() : QString();
+        QAction* preset = presetMenu->addAction(title.isEmpty() ? sentence : title, this,
+                                                [this, path] { openPreset(path); });
+        preset->setObjectName(QStringLiteral("preset_") + QFileInfo(path).baseName());
+        if (lab)
+            preset->setStatusTip(tr("\"%1\", seed %2, d_model %3, d_k %4, d_v %5, %6 initialisation")
+                                     .arg(sentence)
+                                     .arg(lab.value().config.seed)
+                                     .arg(lab.value().config.dModel)
+                                     .arg(lab.value().config.dK)
+                                     .arg(lab.value().config.dV)
+                                     .arg(QLatin1String(attn::initModeName(lab.value().config.init))));
+    }
+    file->addSeparator();
+    QAction* save = file->addAction(tr("&Save lab"), this, &MainWindow::saveLab);
+    save->setObjectName(QStringLiteral("saveLabAction"));
+    save->setShortcut(QKeySequence::Save);
+    save->setStatusTip(tr("Save the parameters, every matrix and the view."));
+    QAction* saveAs = file->addAction(tr("Save lab &as…"), this, &MainWindow::saveLabAs);
+    saveAs->setObjectName(QStringLiteral("saveLabAsAction"));
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    QAction* import = file->addAction(tr("&Import a matrix…"), this, &MainWindow::showImportDialog);
+    import->setObjectName(QStringLiteral("importMatrixAction"));
+    import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    import->setStatusTip(tr("Replace X, W_q, W_k or W_v with a .npy or .csv file of the same shape."));
+    QAction* picture = file->addAction(tr("&Export a picture…"), this, &MainWindow::showExportDialog);
+    picture->setObjectName(QStringLiteral("exportPictureAction"));
+    picture->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    picture->setStatusTip(tr("One heatmap or the pipeline figure as PNG, SVG or PDF."));
+    QAction* all = file->addAction(tr("Export &all views…"), this,
+                                   &MainWindow::exportAllViewsInteractive);
+    all->setObjectName(QStringLiteral("exportAllViewsAction"));
+    all->setStatusTip(tr("Every heatmap and the pipeline figure as PNG, SVG and PDF into a folder."));
+    QAction* numbers = file->addAction(tr("Export &numbers…"), this,
+                                       &MainWindow::exportNumbersInteractive);
+    numbers->setObjectName(QStringLiteral("exportNumbersAction"));
+    numbers->setStatusTip(tr("Every matrix as CSV, JSON and NumPy .npy into a folder."));
+    file->addSeparator();
+}
+
+void MainWindow::createEditActions(QMenu* edit)
+{
+    QAction* undo = undoStack_->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = undoStack_->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* copy = edit->addAction(tr("&Copy the pipeline figure"), this,
+                                    [this] { copyViewToClipboard(ExportView::Pipeline); });
+    copy->setObjectName(QStringLiteral("copyFigureAction"));
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    copy->setStatusTip(tr("The three score maps as one picture on the clipboard, for slides."));
+    edit->addSeparator();
+}
+
+void MainWindow::startDocument(const CommandLineOutcome& start)
+{
+    if (start.haveLab) {
+        const attn::Status loaded = document_->load(start.lab);
+        QStringList warnings;
+        for (const std::string& w : start.lab.warnings)
+            warnings.append(QString::fromStdString(w));
+        if (!loaded)
+            statusBar()->showMessage(QString::fromStdString(loaded.error().message), 10000);
+        else if (!warnings.isEmpty())
+            statusBar()->showMessage(warnings.join(QLatin1Char(' ')), 10000);
+        return;
+    }
+    document_->startUntitled();
+}
+
+void MainWindow::offerRecovery()
+{
+    if (document_->offerRecovery())
+        statusBar()->showMessage(tr("The automatically saved lab was restored; save it to keep it."),
+                                 10000);
+}
+
+void MainWindow::updateWindowTitle()
+{
+    setWindowTitle(tr("%1[*] — Attention Lab").arg(document_->displayName()));
+    setWindowModified(document_->isModified());
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList files = document_->recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        QAction* action = recentMenu_->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+            [this, path] { openLab(path); });
+        action->setStatusTip(QDir::toNativeSeparators(path));
+    }
+    if (!files.isEmpty()) {
+        recentMenu_->addSeparator();
+        recentMenu_->addAction(tr("&Clear the list"), document_, &LabDocument::clearRecentFiles);
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+QJsonObject MainWindow::viewState() const
+{
+    QJsonObject view;
+    view.insert(QStringLiteral("focus_query"), preferredFocus_);
+    view.insert(QStringLiteral("independent_ranges"), pipeline_->independentRanges());
+    view.insert(QStringLiteral("maps_tab"), pipeline_->tabs()->currentIndex());
+    return view;
+}
+
+void MainWindow::applyViewState(const QJsonObject& view)
+{
+    if (view.contains(QStringLiteral("independent_ranges")))
+        pipeline_->setIndependentRanges(view.value(QStringLiteral("independent_ranges")).toBool());
+    if (view.contains(QStringLiteral("maps_tab"))) {
+        const int tab = view.value(QStringLiteral("maps_tab")).toInt();
+        if (tab >= 0 && tab < pipeline_->tabs()->count())
+            pipeline_->tabs()->setCurrentIndex(tab);
+    }
+    if (view.contains(QStringLiteral("focus_query")))
+        setFocusQuery(view.value(QStringLiteral("focus_query")).toInt());
+}
+
+bool MainWindow::openLab(const QString& path)
+{
+    if (!document_->maybeDiscardChanges())
+        return false;
+    const attn::Expected<std::vector<std::string>> opened = document_->open(path);
+    if (!opened) {
+        statusBar()->showMessage(QString::fromStdString(opened.error().message), 15000);
+        if (isVisible())
+            QMessageBox::warning(this, tr("Open a lab"), QString::fromStdString(opened.error().message));
+        return false;
+    }
+    QStringList warnings;
+    for (const std::string& w : opened.value())
+        warnings.append(QString::fromStdString(w));
+    statusBar()->showMessage(warnings.isEmpty() ? tr("Opened %1.").arg(document_->displayName())
+                                                : warnings.join(QLatin1Char(' ')),
+                             10000);
+    return true;
+}
+
+bool MainWindow::saveLab()
+{
+    const attn::Status saved = document_->save();
+    statusBar()->showMessage(saved ? tr("Saved %1.").arg(document_->displayName())
+                                   : QString::fromStdString(saved.error().message),
+                             10000);
+    return bool(saved);
+}
+
+bool MainWindow::saveLabAs()
+{
+    const QString old = document_->filePath();
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save the lab as"),
+        old.isEmpty() ? QDir::home().filePath(tr("lab.attnlab")) : old,
+        tr("Attention labs (*.attnlab)"));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".attnlab");
+    const attn::Status saved = document_->saveAs(path);
+    statusBar()->showMessage(saved ? tr("Saved %1.").arg(document_->displayName())
+                                   : QString::fromStdString(saved.error().message),
+                             10000);
+    return bool(saved);
+}
+
+bool MainWindow::newLab()
+{
+    if (!document_->maybeDiscardChanges())
+        return false;
+    session_->setParameters(attn::ModelConfig(), attn::AttentionOptions());
+    document_->startUntitled();
+    setFocusQuery(1);
+    statusBar()->showMessage(tr("A new lab: the article example."), 5000);
+    return true;
+}
+
+QStringList MainWindow::presets()
+{
+    initPresetResources();
+    QStringList paths;
+    for (const QString& name : {QStringLiteral("article-example"), QStringLiteral("jane-cinema"),
+                                QStringLiteral("scaling-demo")})
+        paths.append(QStringLiteral(":/presets/%1.attnlab").arg(name));
+    return paths;
+}
+
+bool MainWindow::openPreset(const QString& path)
+{
+    if (!document_->maybeDiscardChanges())
+        return false;
+    attn::Expected<LabState> lab = readLabFile(path);
+    const attn::Status loaded = lab ? document_->load(lab.value()) : attn::Status(lab.error());
+    if (!loaded) {
+        statusBar()->showMessage(QString::fromStdString(loaded.error().message), 10000);
+        return false;
+    }
+    statusBar()->showMessage(tr("Preset: %1").arg(QString::fromStdString(lab.value().config.sentence)),
+                             5000);
+    return true;
+}
+
+AttentionSnapshot MainWindow::currentSnapshot() const
+{
+    AttentionSnapshot snapshot;
+    snapshot.config = session_->config();
+    snapshot.options = session_->options();
+    snapshot.model = session_->model();
+    snapshot.result = session_->result();
+    snapshot.stats = session_->stats();
+    // With a problem the config is the refused request; describe what is shown.
+    snapshot.config.dModel = int(snapshot.model.X.cols());
+    snapshot.config.dK = int(snapshot.model.Wq.cols());
+    snapshot.config.dV = int(snapshot.model.Wv.cols());
+    return snapshot;
+}
+
+std::unique_ptr<ViewExporter> MainWindow::makeViewExporter() const
+{
+    return std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_,
+                                          pipeline_->independentRanges());
+}
+
+attn::Status MainWindow::exportView(ExportView view, const QString& path, const QSize& size,
+                                    qreal scale) const
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    ImageFormat format = ImageFormat::Png;
+    if (suffix == QLatin1String("svg"))
+        format = ImageFormat::Svg;
+    else if (suffix == QLatin1String("pdf"))
+        format = ImageFormat::Pdf;
+    else if (suffix != QLatin1String("png"))
+        return attn::Error{tr("\"%1\": choose a .png, .svg or .pdf file name.")
+                               .arg(QFileInfo(path).fileName())
+                               .toStdString()};
+    const attn::Expected<QByteArray> bytes = makeViewExporter()->encode(view, format, size, scale);
+    if (!bytes)
+        return bytes.error();
+    const QByteArray data = bytes.value();
+    return writeFileAtomically(path, [&data](std::ostream& out) {
+        out.write(data.constData(), data.size());
+    });
+}
+
+attn::Status MainWindow::exportAllViews(const QString& directory, const QSize& size) const
+{
+    const std::unique_ptr<ViewExporter> exporter = makeViewExporter();
+    std::vector<OutputFile> files;
+    for (ImageFormat format : {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf}) {
+        attn::Expected<std::vector<OutputFile>> some = exporter->files(format, size);
+        if (!some)
+            return some.error();
+        for (OutputFile& f : some.value())
+            files.push_back(std::move(f));
+    }
+    return writeFilesAtomically(directory, files);
+}
+
+attn::Status MainWindow::exportNumbers(const QString& directory, const ExportFormats& formats) const
+{
+    if (!session_->problem().isEmpty())
+        return attn::Error{session_->problem().toStdString()};
+    ExportFormats numbers = formats;
+    numbers.png = numbers.svg = numbers.pdf = false;  // exportAllViews draws the pictures
+    const AttentionSnapshot snapshot = currentSnapshot();
+    return exportAttention(directory, snapshot, numbers);
+}
+
+attn::Status MainWindow::importMatrix(MatrixId which, const QString& path, bool transpose)
+{
+    const attn::Expected<attn::Matrix> m = ImportDialog::readMatrix(*session_, which, path, transpose);
+    if (!m)
+        return m.error();
+    attn::Status imported = attn::okStatus();
+    recorder_->recordAs(tr("Import %1 from %2").arg(Session::matrixName(which),
+                                                    QFileInfo(path).fileName()),
+                        [&] { imported = session_->setMatrix(which, m.value()); });
+    return imported;
+}
+
+void MainWindow::copyViewToClipboard(ExportView view) const
+{
+    const QImage image =
+        makeViewExporter()->image(view, ViewExporter::defaultSize(view), devicePixelRatioF());
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("%1 copied to the clipboard.").arg(ViewExporter::viewName(view)),
+                             5000);
+}
+
+void MainWindow::showExportDialog()
+{
+    ExportDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString suffix = QLatin1String(imageFormatName(dialog.format()));
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export a picture"),
+        QDir::home().filePath(ViewExporter::fileStem(dialog.view()) + QLatin1Char('.') + suffix),
+        tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QLatin1Char('.') + suffix;
+    const attn::Status written = exportView(dialog.view(), path, dialog.pictureSize(), dialog.scale());
+    statusBar()->showMessage(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
+                                     : QString::fromStdString(written.error().message),
+                             10000);
+}
+
+void MainWindow::showImportDialog()
+{
+    ImportDialog dialog(session_, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const attn::Status imported = importMatrix(dialog.target(), dialog.path(), dialog.transpose());
+    statusBar()->showMessage(imported ? tr("Imported %1 from %2.")
+                                            .arg(Session::matrixName(dialog.target()),
+                                                 QFileInfo(dialog.path()).fileName())
+                                      : QString::fromStdString(imported.error().message),
+                             10000);
+}
+
+void MainWindow::exportAllViewsInteractive()
+{
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export all views into"));
+    if (directory.isEmpty())
+        return;
+    const attn::Status written = exportAllViews(directory);
+    statusBar()->showMessage(written ? tr("Wrote every view to %1.").arg(QDir::toNativeSeparators(directory))
+                                     : QString::fromStdString(written.error().message),
+                             10000);
+}
+
+void MainWindow::exportNumbersInteractive()
+{
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export the numbers into"));
+    if (directory.isEmpty())
+        return;
+    ExportFormats formats;
+    formats.json = formats.csv = formats.npy = true;
+    const attn::Status written = exportNumbers(directory, formats);
+    statusBar()->showMessage(written ? tr("Wrote the matrices to %1.").arg(QDir::toNativeSeparators(directory))
+                                     : QString::fromStdString(written.error().message),
+                             10000);
 }
 
 }  // namespace attnlab

@@ -4,20 +4,29 @@
 // parameters (left), statistics (right), the focused query and the matrix
 // editors (bottom) in dock widgets the user can rearrange.
 
+#include "attentionexport.h"
+#include "attentionsnapshot.h"
 #include "commandline.h"
 #include "lessonpanel.h"
 #include "session.h"
+#include "viewexporter.h"
 
+#include <QJsonObject>
 #include <QMainWindow>
+
+#include <memory>
 
 class QAction;
 class QDockWidget;
 class QMenu;
 class QTableView;
+class QUndoStack;
 
 namespace attnlab {
 
 class FocusPanel;
+class LabDocument;
+class UndoRecorder;
 class InputPanel;
 class MatrixTableModel;
 class ParameterPanel;
@@ -61,6 +70,36 @@ public:
     // unscaled vs scaled tab.
     void startScalingDemo();
 
+    // Saved labs, undo, import and export (File and Edit menus). Every change
+    // of the session is an undo step (see UndoRecorder).
+    QUndoStack* undoStack() const { return undoStack_; }
+    UndoRecorder* undoRecorder() const { return recorder_; }
+    LabDocument* document() const { return document_; }
+    // What a saved lab keeps of the window: focus query, colour ranges, tab.
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject& view);
+    // Each asks about unsaved changes first; false when cancelled or failed
+    // (the reason in the status bar).
+    bool openLab(const QString& path);
+    bool saveLab();
+    bool saveLabAs();
+    bool newLab();  // the article example as a new untitled lab
+    bool openPreset(const QString& path);
+    static QStringList presets();  // ":/presets/NAME.attnlab"
+    // The current run as the exporters take it.
+    AttentionSnapshot currentSnapshot() const;
+    std::unique_ptr<ViewExporter> makeViewExporter() const;  // the window's focus and ranges
+    // The format from the suffix (.png, .svg, .pdf).
+    attn::Status exportView(ExportView view, const QString& path, const QSize& size,
+                            qreal scale = 1.0) const;
+    // Every view as PNG, SVG and PDF into `directory`, all or nothing.
+    attn::Status exportAllViews(const QString& directory, const QSize& size = QSize()) const;
+    attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
+    attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
+    void copyViewToClipboard(ExportView view) const;
+    // At start: the autosave of a run that did not close is offered back.
+    void offerRecovery();
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;  // Up/Down move the focus
@@ -77,6 +116,17 @@ private:
     void updateScalingViews();  // on every result
     void showLessonStage(LessonPanel::Stage stage);
     void clearLessonHighlight();
+    void createUndo();
+    void connectUndoGestures();
+    void createFileActions(QMenu* file);
+    void createEditActions(QMenu* edit);
+    void startDocument(const CommandLineOutcome& start);
+    void rebuildRecentMenu();
+    void updateWindowTitle();
+    void showExportDialog();
+    void showImportDialog();
+    void exportAllViewsInteractive();
+    void exportNumbersInteractive();
 
     Session* session_;
     InputPanel* input_;
@@ -93,6 +143,10 @@ private:
     LessonPanel* lesson_ = nullptr;
     QDockWidget* lessonDock_ = nullptr;
     QAction* scalingDemo_ = nullptr;
+    QUndoStack* undoStack_ = nullptr;
+    UndoRecorder* recorder_ = nullptr;
+    LabDocument* document_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
 };
 
 }  // namespace attnlab

@@ -228,6 +228,79 @@ attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const 
     return setMatrixCell(which, row, col, value.value());
 }
 
+LabState Session::state() const
+{
+    LabState s;
+    s.config = config_;
+    s.options = options_;
+    s.X = model_.X;
+    s.Wq = model_.Wq;
+    s.Wk = model_.Wk;
+    s.Wv = model_.Wv;
+    return s;
+}
+
+attn::Status Session::setState(const LabState& state)
+{
+    attn::Expected<attn::Model> built = attn::buildModel(state.config);
+    if (!built)
+        return built.error();
+    attn::Model& m = built.value();
+    const std::pair<attn::Matrix*, const attn::Matrix*> pairs[] = {
+        {&m.X, &state.X}, {&m.Wq, &state.Wq}, {&m.Wk, &state.Wk}, {&m.Wv, &state.Wv}};
+    const MatrixId ids[] = {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
+    int edited = 0;
+    for (int i = 0; i < 4; ++i) {
+        attn::Matrix& drawn = *pairs[i].first;
+        const attn::Matrix& given = *pairs[i].second;
+        if (drawn.rows() != given.rows() || drawn.cols() != given.cols())
+            return attn::Error{tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
+                                   .arg(matrixName(ids[i]))
+                                   .arg(given.rows())
+                                   .arg(given.cols())
+                                   .arg(drawn.rows())
+                                   .arg(drawn.cols())
+                                   .toStdString()};
+        edited += int((drawn.array() != given.array()).count());
+        drawn = given;
+    }
+    const attn::AttentionOptions oldOptions = options_;
+    options_ = state.options;
+    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!failure.isEmpty()) {
+        options_ = oldOptions;
+        return attn::Error{failure.toStdString()};
+    }
+    config_ = state.config;
+    model_ = std::move(m);
+    modelStale_ = false;
+    editedCells_ = edited;
+    tokens_.clear();
+    ids_.clear();
+    for (const std::string& token : model_.tokenization.tokens)
+        tokens_.append(QString::fromStdString(token));
+    for (int id : model_.tokenization.ids)
+        ids_.append(id);
+    setProblem(QString());
+    emit parametersChanged();
+    emit modelRedrawn();
+    emit resultChanged();
+    return attn::okStatus();
+}
+
+attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
+{
+    if (!hasResult_ || modelStale_)
+        return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
+    LabState next = state();
+    attn::Matrix* target = which == MatrixId::X    ? &next.X
+                           : which == MatrixId::Wq ? &next.Wq
+                           : which == MatrixId::Wk ? &next.Wk
+                                                   : &next.Wv;
+    *target = values;
+    return setState(next);
+}
+
 void Session::redraw()
 {
     attn::Expected<attn::Model> built = attn::buildModel(config_);

@@ -13,6 +13,7 @@
 // model and result on display and sets problem() instead.
 
 #include "attention.h"
+#include "labfile.h"
 #include "model.h"
 #include "statistics.h"
 
@@ -76,6 +77,18 @@ public:
     attn::Status setMatrixCellText(MatrixId which, int row, int col, const QString& text);
     // Redraws every matrix from the seed, dropping hand edits.
     void regenerate();
+
+    // The whole state: parameters and the current matrices (view left empty).
+    // Only meaningful while problem() is empty: with a problem, config() is
+    // the refused request and the matrices belong to the last good model.
+    LabState state() const;
+    // Parameters and matrices at once (a saved lab, an undo step). The
+    // matrices must have the shapes the config gives; cells that differ from
+    // the seed's draw count as hand edits. Refused, with nothing changed, if
+    // the config or the matrices do not compute.
+    attn::Status setState(const LabState& state);
+    // Replaces one whole matrix (an import) with one of the same shape.
+    attn::Status setMatrix(MatrixId which, const attn::Matrix& values);
 
     // Text to a finite number within attn::kMaxInputMagnitude (C locale or the
     // user's locale), or a readable error.

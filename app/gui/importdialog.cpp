@@ -1,0 +1,204 @@
+#include "importdialog.h"
+
+#include "matrixio.h"
+#include "npy.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace attnlab {
+
+namespace {
+
+struct Shape {
+    int rows;
+    int cols;
+    const char* dims;
+};
+
+Shape shapeOf(const Session& session, MatrixId which)
+{
+    const attn::Matrix& m = session.matrix(which);
+    switch (which) {
+    case MatrixId::X: return {int(m.rows()), int(m.cols()), "tokens x d_model"};
+    case MatrixId::Wq:
+    case MatrixId::Wk: return {int(m.rows()), int(m.cols()), "d_model x d_k"};
+    case MatrixId::Wv: return {int(m.rows()), int(m.cols()), "d_model x d_v"};
+    }
+    return {0, 0, ""};
+}
+
+attn::Expected<attn::Matrix> readAnyMatrix(const QString& path)
+{
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) != 0)
+        return readNpyFile(path);
+    QFile file(path);
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    if (!file.open(QIODevice::ReadOnly))
+        return attn::Error{name + ": " + file.errorString().toStdString()};
+    const QByteArray bytes = file.readAll();
+    attn::Expected<LabelledMatrix> table =
+        readMatrixCsv(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!table)
+        return attn::Error{name + ": " + table.error().message};
+    return std::move(table.value().values);
+}
+
+}  // namespace
+
+ImportDialog::ImportDialog(const Session* session, QWidget* parent)
+    : QDialog(parent), session_(session)
+{
+    setWindowTitle(tr("Import a matrix"));
+    target_ = new QComboBox(this);
+    target_->setObjectName(QStringLiteral("importTargetCombo"));
+    target_->setToolTip(tr("The matrix the file replaces; its shape stays the one in use."));
+    for (MatrixId id : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
+        target_->addItem(Session::matrixName(id), int(id));
+
+    path_ = new QLineEdit(this);
+    path_->setObjectName(QStringLiteral("importPathEdit"));
+    path_->setToolTip(tr("A NumPy .npy file (float32 or float64, 2-D or one row), or a CSV table "
+                         "with a header row and a label column as Attention Lab exports it."));
+    auto* browse = new QPushButton(tr("&Browse…"), this);
+    browse->setToolTip(tr("Choose the file."));
+    auto* fileRow = new QHBoxLayout;
+    fileRow->addWidget(path_, 1);
+    fileRow->addWidget(browse);
+
+    transpose_ = new QCheckBox(tr("&Transpose (PyTorch nn.Linear.weight is d_out × d_in)"), this);
+    transpose_->setObjectName(QStringLiteral("importTransposeCheck"));
+    transpose_->setToolTip(tr("Weights saved from torch.nn.Linear(d_in, d_out).weight have shape "
+                              "(d_out, d_in); here W has shape (d_in, d_out) so that Q = X W_q."));
+
+    expected_ = new QLabel(this);
+    expected_->setObjectName(QStringLiteral("importExpectedLabel"));
+    message_ = new QLabel(this);
+    message_->setObjectName(QStringLiteral("importMessageLabel"));
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons_->button(QDialogButtonBox::Ok)->setText(tr("&Import"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Matrix:"), target_);
+    form->addRow(tr("&File:"), fileRow);
+    form->addRow(QString(), transpose_);
+    form->addRow(tr("Expected:"), expected_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(message_);
+    layout->addStretch(1);
+    layout->addWidget(buttons_);
+
+    connect(browse, &QPushButton::clicked, this, &ImportDialog::browse);
+    connect(target_, &QComboBox::currentIndexChanged, this, &ImportDialog::check);
+    connect(path_, &QLineEdit::textChanged, this, &ImportDialog::check);
+    connect(transpose_, &QCheckBox::toggled, this, &ImportDialog::check);
+    connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    check();
+    resize(560, sizeHint().height());
+}
+
+QString ImportDialog::expectedShape(const Session& session, MatrixId which)
+{
+    const Shape s = shapeOf(session, which);
+    return tr("(%1, %2), %3").arg(s.rows).arg(s.cols).arg(QString::fromLatin1(s.dims).replace(
+        QLatin1String(" x "), QStringLiteral(" × ")));
+}
+
+attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, MatrixId which,
+                                                      const QString& path, bool transpose)
+{
+    if (path.isEmpty())
+        return attn::Error{tr("Choose a .npy or .csv file.").toStdString()};
+    attn::Expected<attn::Matrix> read = readAnyMatrix(path);
+    if (!read)
+        return read.error();
+    attn::Matrix m = transpose ? attn::Matrix(read.value().transpose()) : std::move(read.value());
+    const Shape s = shapeOf(session, which);
+    const std::string name = QFileInfo(path).fileName().toStdString()
+                             + (transpose ? " (transposed)" : "");
+    const std::string hint = which == MatrixId::X
+                                 ? std::string()
+                                 : (transpose ? tr("untick Transpose") : tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
+                                       .toStdString();
+    if (const attn::Status fits = checkShape(name, m, s.rows, s.cols, s.dims, hint); !fits)
+        return fits.error();
+    return m;
+}
+
+MatrixId ImportDialog::target() const
+{
+    return MatrixId(target_->currentData().toInt());
+}
+
+void ImportDialog::setTarget(MatrixId which)
+{
+    target_->setCurrentIndex(target_->findData(int(which)));
+}
+
+QString ImportDialog::path() const
+{
+    return path_->text();
+}
+
+void ImportDialog::setPath(const QString& path)
+{
+    path_->setText(path);
+}
+
+bool ImportDialog::transpose() const
+{
+    return transpose_->isChecked();
+}
+
+void ImportDialog::setTranspose(bool transpose)
+{
+    transpose_->setChecked(transpose);
+}
+
+QString ImportDialog::message() const
+{
+    return message_->text();
+}
+
+void ImportDialog::browse()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import %1").arg(Session::matrixName(target())), path_->text(),
+        tr("Matrices (*.npy *.csv);;NumPy arrays (*.npy);;CSV tables (*.csv);;All files (*)"));
+    if (!path.isEmpty())
+        path_->setText(path);
+}
+
+void ImportDialog::check()
+{
+    transpose_->setEnabled(target() != MatrixId::X);
+    if (target() == MatrixId::X && transpose_->isChecked())
+        transpose_->setChecked(false);
+    expected_->setText(expectedShape(*session_, target()));
+    const attn::Expected<attn::Matrix> m = matrix();
+    if (m)
+        message_->setText(tr("Fits: %1 × %2 entries replace %3.")
+                              .arg(m.value().rows())
+                              .arg(m.value().cols())
+                              .arg(Session::matrixName(target())));
+    else
+        message_->setText(QString::fromStdString(m.error().message));
+    buttons_->button(QDialogButtonBox::Ok)->setEnabled(bool(m));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,121 @@
+#pragma once
+// The lab as a document: the file it was opened from or saved to, whether it
+// has unsaved changes (the undo stack is not at its clean index), Open, Save
+// and Save As through the .attnlab format (saved atomically), the recent
+// files (QSettings "recentFiles"), and a periodic autosave that is offered
+// back after a crash.
+//
+// Autosave: while the lab is modified, every autosaveInterval() the state is
+// written to autosavePath() (AppDataLocation/autosave.attnlab). A clean exit
+// or a lab without unsaved changes removes that file, so finding it at start
+// means the last run ended without closing: offerRecovery() then asks.
+//
+// The questions (unsaved changes, recovery, where to save) go through
+// replaceable functions, so that tests answer them without modal dialogs;
+// the window installs dialog-based ones.
+
+#include "labfile.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+class QTimer;
+class QUndoStack;
+
+namespace attnlab {
+
+class Session;
+class UndoRecorder;
+
+class LabDocument : public QObject {
+    Q_OBJECT
+public:
+    enum class UnsavedAnswer { Save, Discard, Cancel };
+    // Asked before changes would be lost; the argument is displayName().
+    using UnsavedPrompt = std::function<UnsavedAnswer(const QString& name)>;
+    // Asked at start when an autosave is there; true restores it.
+    using RecoveryPrompt = std::function<bool(const QDateTime& savedAt)>;
+    // Where to save a lab that has no file yet; empty cancels.
+    using SavePathPrompt = std::function<QString()>;
+
+    static constexpr int kMaxRecentFiles = 8;
+
+    LabDocument(Session* session, UndoRecorder* recorder, QObject* parent = nullptr);
+
+    // The window's own state (focus row, colour ranges, ...) stored in "view".
+    void setViewAccess(std::function<QJsonObject()> get,
+                       std::function<void(const QJsonObject&)> set);
+
+    void setUnsavedPrompt(UnsavedPrompt prompt) { unsavedPrompt_ = std::move(prompt); }
+    void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }
+    void setSavePathPrompt(SavePathPrompt prompt) { savePathPrompt_ = std::move(prompt); }
+
+    QString filePath() const { return filePath_; }
+    QString displayName() const;  // file name, or "Untitled"
+    bool isModified() const;
+
+    // The session and view as a lab; an error while the parameters have a problem.
+    attn::Expected<LabState> currentState() const;
+
+    // Reads the file and replaces the lab (no prompt: see maybeDiscardChanges).
+    // The undo history starts afresh; the file goes to the top of the recent
+    // files. The returned warnings come from the reader (newer versions).
+    attn::Expected<std::vector<std::string>> open(const QString& path);
+    // Makes `state` the lab (a preset, a new lab): no file, no history.
+    attn::Status load(const LabState& state, bool asUntitled = true);
+    // The start of a new untitled lab from whatever the session shows now.
+    void startUntitled();
+    attn::Status save();  // Save As when there is no file yet
+    attn::Status saveAs(const QString& path);
+
+    // True when the caller may go on: nothing unsaved, or the user chose
+    // Discard, or chose Save and the save succeeded.
+    bool maybeDiscardChanges();
+
+    QStringList recentFiles() const;
+    void clearRecentFiles();
+
+    QString autosavePath() const { return autosavePath_; }
+    void setAutosavePath(const QString& path) { autosavePath_ = path; }
+    int autosaveInterval() const;  // milliseconds
+    void setAutosaveInterval(int ms);
+    // Writes the autosave now if the lab is modified, else removes it.
+    attn::Status autosave();
+    bool hasAutosave() const;
+    // If an autosave is there, asks; restores it (untitled, modified) on yes,
+    // else removes it. True when it was restored.
+    bool offerRecovery();
+    // The window closes normally: no autosave stays behind.
+    void closeCleanly();
+
+signals:
+    void modifiedChanged(bool modified);
+    void filePathChanged(const QString& path);
+    void recentFilesChanged();
+    // open(), load() or recovery replaced the lab.
+    void labLoaded();
+
+private:
+    void setFilePath(const QString& path);
+    void addRecentFile(const QString& path);
+    attn::Status applyState(const LabState& state);
+
+    Session* session_;
+    UndoRecorder* recorder_;
+    QUndoStack* stack_;
+    QTimer* autosaveTimer_;
+    QString filePath_;
+    QString autosavePath_;
+    std::function<QJsonObject()> getView_;
+    std::function<void(const QJsonObject&)> setView_;
+    UnsavedPrompt unsavedPrompt_;
+    RecoveryPrompt recoveryPrompt_;
+    SavePathPrompt savePathPrompt_;
+};
+
+}  // namespace attnlab

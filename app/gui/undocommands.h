@@ -1,0 +1,57 @@
+#pragma once
+// Undo steps as snapshots: each command holds the whole lab before and after
+// the change (parameters, options, matrices) and restores one or the other
+// through Session::setState. Every kind of change (a cell, the sentence, a
+// parameter, regenerate, an import) is undone the same way, and nothing has
+// to know how to invert a change.
+//
+// Commands with the same merge id that belong to the same run (one slider
+// drag, one stretch of typing) merge into one step; a merged step that ends
+// where it began is dropped.
+
+#include "labfile.h"
+
+#include <QUndoCommand>
+
+#include <functional>
+
+namespace attnlab {
+
+// The session at one moment. With `stale` set the parameters were refused
+// (problem() not empty) and the matrices are those of the last good model.
+struct LabSnapshot {
+    LabState lab;  // view and warnings unused
+    bool stale = false;
+    int editedCells = 0;  // cells that differ from the seed's draw
+};
+
+bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b);
+
+class SnapshotCommand : public QUndoCommand {
+public:
+    enum MergeId { NoMerge = -1, Typing = 1, Gesture = 2 };
+
+    // `apply` restores a snapshot; the change itself has already happened, so
+    // the first redo() does nothing. `run` groups commands that may merge (0
+    // never merges).
+    SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,
+                    int run, std::function<void(const LabSnapshot&)> apply);
+
+    void undo() override;
+    void redo() override;
+    int id() const override { return mergeId_; }
+    bool mergeWith(const QUndoCommand* other) override;
+
+    const LabSnapshot& before() const { return before_; }
+    const LabSnapshot& after() const { return after_; }
+
+private:
+    LabSnapshot before_;
+    LabSnapshot after_;
+    MergeId mergeId_;
+    int run_;
+    std::function<void(const LabSnapshot&)> apply_;
+    bool done_ = true;  // pushed after the change was made
+};
+
+}  // namespace attnlab

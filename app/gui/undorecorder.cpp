@@ -1,0 +1,168 @@
+#include "undorecorder.h"
+
+#include "session.h"
+
+#include <QUndoStack>
+
+namespace attnlab {
+
+UndoRecorder::UndoRecorder(Session* session, QUndoStack* stack, QObject* parent)
+    : QObject(parent), session_(session), stack_(stack), last_(current())
+{
+    // A change emits both; the second finds nothing new.
+    connect(session_, &Session::resultChanged, this, &UndoRecorder::record);
+    connect(session_, &Session::parametersChanged, this, &UndoRecorder::record);
+}
+
+LabSnapshot UndoRecorder::current() const
+{
+    LabSnapshot s;
+    s.lab = session_->state();
+    s.stale = !session_->problem().isEmpty();
+    s.editedCells = session_->editedCells();
+    return s;
+}
+
+void UndoRecorder::beginGesture()
+{
+    gesture_ = true;
+    ++run_;
+}
+
+void UndoRecorder::endGesture()
+{
+    gesture_ = false;
+    ++run_;
+}
+
+void UndoRecorder::breakMerge()
+{
+    ++run_;
+}
+
+void UndoRecorder::recordAs(const QString& text, const std::function<void()>& change)
+{
+    nextText_ = text;
+    change();
+    nextText_.clear();
+}
+
+void UndoRecorder::resync()
+{
+    last_ = current();
+    nextText_.clear();
+    ++run_;
+}
+
+void UndoRecorder::apply(const LabSnapshot& snapshot)
+{
+    applying_ = true;
+    if (snapshot.stale || !session_->setState(snapshot.lab))
+        session_->setParameters(snapshot.lab.config, snapshot.lab.options);
+    applying_ = false;
+    last_ = current();
+    ++run_;
+}
+
+void UndoRecorder::record()
+{
+    if (applying_)
+        return;
+    LabSnapshot now = current();
+    if (sameSnapshot(now, last_))
+        return;
+    const QString text = nextText_.isEmpty() ? describe(last_, now) : nextText_;
+    nextText_.clear();
+    LabSnapshot sentenceOnly = last_;
+    sentenceOnly.lab.config.sentence = now.lab.config.sentence;
+    const bool typing = last_.lab.config.sentence != now.lab.config.sentence
+                        && sentenceOnly.lab.config.tokenizer == now.lab.config.tokenizer
+                        && sentenceOnly.lab.config.seed == now.lab.config.seed
+                        && sentenceOnly.lab.config.init == now.lab.config.init
+                        && sentenceOnly.lab.config.dModel == now.lab.config.dModel
+                        && sentenceOnly.lab.config.dK == now.lab.config.dK
+                        && sentenceOnly.lab.config.dV == now.lab.config.dV;
+    SnapshotCommand::MergeId id = gesture_ ? SnapshotCommand::Gesture
+                                  : typing ? SnapshotCommand::Typing
+                                           : SnapshotCommand::NoMerge;
+    if (id == SnapshotCommand::NoMerge)
+        ++run_;
+    LabSnapshot before = std::move(last_);
+    last_ = now;
+    stack_->push(new SnapshotCommand(text, std::move(before), std::move(now), id, run_,
+                                     [this](const LabSnapshot& s) { apply(s); }));
+}
+
+QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& after)
+{
+    const attn::ModelConfig& a = before.lab.config;
+    const attn::ModelConfig& b = after.lab.config;
+    const attn::AttentionOptions& o = before.lab.options;
+    const attn::AttentionOptions& p = after.lab.options;
+    QStringList changes;
+    if (a.sentence != b.sentence)
+        changes << tr("Edit the sentence");
+    if (a.tokenizer != b.tokenizer)
+        changes << tr("Tokenizer: %1").arg(QLatin1String(attn::tokenizerModeName(b.tokenizer)));
+    if (a.seed != b.seed)
+        changes << tr("Seed %1").arg(b.seed);
+    if (a.init != b.init)
+        changes << tr("Initialisation: %1").arg(QLatin1String(attn::initModeName(b.init)));
+    if (a.dModel != b.dModel)
+        changes << tr("d_model = %1").arg(b.dModel);
+    if (a.dK != b.dK)
+        changes << tr("d_k = %1").arg(b.dK);
+    if (a.dV != b.dV)
+        changes << tr("d_v = %1").arg(b.dV);
+    if (o.scale != p.scale)
+        changes << tr("Scaling: %1").arg(QLatin1String(attn::scaleModeName(p.scale)));
+    if (o.customDivisor != p.customDivisor)
+        changes << tr("Divisor %1").arg(p.customDivisor);
+    if (o.causal != p.causal)
+        changes << (p.causal ? tr("Causal mask on") : tr("Causal mask off"));
+    if (changes.size() > 1)
+        return tr("Change the parameters");
+    if (changes.size() == 1)
+        return changes.front();
+    if (before.editedCells > 0 && after.editedCells == 0)
+        return tr("Regenerate from the seed");
+
+    const struct {
+        MatrixId id;
+        const attn::Matrix* from;
+        const attn::Matrix* to;
+    } matrices[] = {{MatrixId::X, &before.lab.X, &after.lab.X},
+                    {MatrixId::Wq, &before.lab.Wq, &after.lab.Wq},
+                    {MatrixId::Wk, &before.lab.Wk, &after.lab.Wk},
+                    {MatrixId::Wv, &before.lab.Wv, &after.lab.Wv}};
+    int changedMatrices = 0;
+    QString text;
+    for (const auto& m : matrices) {
+        if (m.from->rows() != m.to->rows() || m.from->cols() != m.to->cols()) {
+            ++changedMatrices;
+            continue;
+        }
+        Eigen::Index count = 0, row = 0, col = 0;
+        for (Eigen::Index j = 0; j < m.to->cols(); ++j)
+            for (Eigen::Index i = 0; i < m.to->rows(); ++i)
+                if ((*m.from)(i, j) != (*m.to)(i, j)) {
+                    if (count++ == 0) {
+                        row = i;
+                        col = j;
+                    }
+                }
+        if (count == 0)
+            continue;
+        ++changedMatrices;
+        if (count == 1) {
+            text = tr("Edit %1(%2, %3)").arg(Session::matrixName(m.id)).arg(row + 1).arg(col + 1);
+        } else {
+            text = tr("Replace %1").arg(Session::matrixName(m.id));
+        }
+    }
+    if (changedMatrices == 1)
+        return text;
+    return tr("Regenerate from the seed");
+}
+
+}  // namespace attnlab

@@ -1,0 +1,64 @@
+#pragma once
+// Turns every change of the session into an undo step, whichever widget made
+// it: after each change it compares the session with the last state it saw
+// and pushes a SnapshotCommand from that state to the new one. Undo and redo
+// restore snapshots through Session::setState without being recorded again.
+//
+// One step per gesture: changes between beginGesture() and endGesture() (a
+// slider held down) merge into one command, and so does a run of sentence
+// edits (typing) until breakMerge() (the field lost focus), an undo, a redo
+// or any other change.
+
+#include "undocommands.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+class QUndoStack;
+
+namespace attnlab {
+
+class Session;
+
+class UndoRecorder : public QObject {
+    Q_OBJECT
+public:
+    UndoRecorder(Session* session, QUndoStack* stack, QObject* parent = nullptr);
+
+    QUndoStack* stack() const { return stack_; }
+    LabSnapshot current() const;  // the session now
+
+    void beginGesture();
+    void endGesture();
+    bool inGesture() const { return gesture_; }
+    void breakMerge();
+
+    // Runs `change` and names the step it makes `text` instead of the name
+    // derived from the change ("Import W_q from w.npy").
+    void recordAs(const QString& text, const std::function<void()>& change);
+
+    // Takes the session as it is now as the starting point, recording nothing
+    // (after opening a lab, with the stack cleared).
+    void resync();
+
+    // Restores a snapshot without recording it (used by the commands).
+    void apply(const LabSnapshot& snapshot);
+
+    // What the change from `before` to `after` did, e.g. "Change d_k to 32".
+    static QString describe(const LabSnapshot& before, const LabSnapshot& after);
+
+private:
+    void record();
+
+    Session* session_;
+    QUndoStack* stack_;
+    LabSnapshot last_;
+    QString nextText_;
+    bool applying_ = false;
+    bool gesture_ = false;
+    int run_ = 1;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,426 @@
+#include "viewexporter.h"
+
+#include "heatmapview.h"
+#include "presentation.h"
+#include "svgpaintdevice.h"
+
+#include <QApplication>
+#include <QBuffer>
+#include <QFontMetrics>
+#include <QPageSize>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPdfWriter>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace attnlab {
+
+namespace {
+
+constexpr int kMaxPixels = 16384;  // per side of a PNG, after the scale
+constexpr int kDpi = 96;           // device pixels per inch of SVG and PDF
+
+const QColor kText(0x20, 0x20, 0x20);
+const QColor kMuted(0x55, 0x5b, 0x66);
+
+QStringList dimensionLabels(int count)
+{
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 1; i <= count; ++i)
+        labels.append(QString::number(i));
+    return labels;
+}
+
+QFont pixelFont(int pixels, qreal factor = 1.0, bool bold = false)
+{
+    QFont font = QApplication::font();
+    font.setPixelSize(std::max(1, int(std::lround(pixels * factor))));
+    font.setBold(bold);
+    return font;
+}
+
+// An arrow from `from` to `to` with a filled head.
+void drawArrow(QPainter& painter, QPointF from, QPointF to, qreal width)
+{
+    const qreal head = width * 4.0;
+    painter.save();
+    painter.setPen(QPen(kText, width, Qt::SolidLine, Qt::FlatCap));
+    painter.drawLine(from, QPointF(to.x() - head, to.y()));
+    QPainterPath tip;
+    tip.moveTo(to);
+    tip.lineTo(to.x() - head, to.y() - head * 0.55);
+    tip.lineTo(to.x() - head, to.y() + head * 0.55);
+    tip.closeSubpath();
+    painter.fillPath(tip, kText);
+    painter.restore();
+}
+
+}  // namespace
+
+ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool independentRanges)
+    : snapshot_(std::move(snapshot)), focusRow_(focusRow), independentRanges_(independentRanges)
+{
+    QPalette palette;
+    palette.setColor(QPalette::Window, Qt::white);
+    palette.setColor(QPalette::WindowText, kText);
+    palette.setColor(QPalette::Text, kText);
+    for (auto& m : maps_) {
+        m = std::make_unique<HeatmapView>();
+        m->setAttribute(Qt::WA_DontShowOnScreen);
+        m->setPalette(palette);
+    }
+    const attn::AttentionResult& r = snapshot_.result;
+    QStringList tokens;
+    for (const std::string& t : snapshot_.model.tokenization.tokens)
+        tokens.append(QString::fromStdString(t));
+    const int dK = int(r.Q.cols());
+    const int dV = int(r.V.cols());
+    const QString divisor = divisorText();
+
+    HeatmapView* raw = map(ExportView::RawScores);
+    HeatmapView* scaled = map(ExportView::ScaledScores);
+    HeatmapView* weights = map(ExportView::Weights);
+    raw->setTitle(tr("Raw scores Q Kᵀ"));
+    scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
+    weights->setTitle(tr("Weights A (rows sum to 1)"));
+    weights->setColorMap(HeatmapView::ColorMap::Sequential);
+    raw->setData(r.scores, tokens, tokens);
+    scaled->setData(r.scaled, tokens, tokens);
+    weights->setData(r.weights, tokens, tokens);
+    weights->setRange(0.0, 1.0);
+    const double rawRange = symmetricRange(r.scores);
+    const double scaledRange = symmetricRange(r.scaled);
+    const double shared = symmetricRange(r.scores, r.scaled);
+    raw->setDecimals(decimalsForRange(rawRange));
+    scaled->setDecimals(decimalsForRange(scaledRange));
+    raw->setRange(-(independentRanges ? rawRange : shared), independentRanges ? rawRange : shared);
+    scaled->setRange(-(independentRanges ? scaledRange : shared),
+                     independentRanges ? scaledRange : shared);
+
+    const struct {
+        ExportView view;
+        QString title;
+        const attn::Matrix* m;
+        int width;
+        double range;
+    } vectors[] = {
+        {ExportView::Queries, tr("Q = X W_q  (%1 × %2)").arg(r.tokens()).arg(dK), &r.Q, dK,
+         symmetricRange(r.Q, r.K)},
+        {ExportView::Keys, tr("K = X W_k  (%1 × %2)").arg(r.tokens()).arg(dK), &r.K, dK,
+         symmetricRange(r.Q, r.K)},
+        {ExportView::Values, tr("V = X W_v  (%1 × %2)").arg(r.tokens()).arg(dV), &r.V, dV,
+         symmetricRange(r.V, r.context)},
+        {ExportView::Context, tr("Z = A V  (%1 × %2)").arg(r.tokens()).arg(dV), &r.context, dV,
+         symmetricRange(r.V, r.context)},
+    };
+    for (const auto& v : vectors) {
+        HeatmapView* m = map(v.view);
+        m->setTitle(v.title);
+        m->setDecimals(decimalsForRange(v.range));
+        m->setData(*v.m, tokens, dimensionLabels(v.width));
+        m->setRange(-v.range, v.range);
+    }
+    for (ExportView view : {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
+                            ExportView::Queries, ExportView::Context})
+        map(view)->setFocusRow(focusRow_);
+}
+
+ViewExporter::~ViewExporter() = default;
+
+QList<ExportView> ViewExporter::views()
+{
+    return {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
+            ExportView::Queries,   ExportView::Keys,         ExportView::Values,
+            ExportView::Context,   ExportView::Pipeline};
+}
+
+QString ViewExporter::fileStem(ExportView view)
+{
+    switch (view) {
+    case ExportView::RawScores: return QStringLiteral("scores");
+    case ExportView::ScaledScores: return QStringLiteral("scaled_scores");
+    case ExportView::Weights: return QStringLiteral("weights");
+    case ExportView::Queries: return QStringLiteral("Q");
+    case ExportView::Keys: return QStringLiteral("K");
+    case ExportView::Values: return QStringLiteral("V");
+    case ExportView::Context: return QStringLiteral("context");
+    case ExportView::Pipeline: return QStringLiteral("pipeline");
+    }
+    return {};
+}
+
+QString ViewExporter::viewName(ExportView view)
+{
+    switch (view) {
+    case ExportView::RawScores: return tr("Raw scores Q Kᵀ");
+    case ExportView::ScaledScores: return tr("Scaled scores");
+    case ExportView::Weights: return tr("Attention weights A");
+    case ExportView::Queries: return tr("Queries Q");
+    case ExportView::Keys: return tr("Keys K");
+    case ExportView::Values: return tr("Values V");
+    case ExportView::Context: return tr("Context vectors Z");
+    case ExportView::Pipeline: return tr("Pipeline figure (scores → weights)");
+    }
+    return {};
+}
+
+QSize ViewExporter::defaultSize(ExportView view)
+{
+    return view == ExportView::Pipeline ? QSize(1800, 720) : QSize(900, 800);
+}
+
+attn::Status ViewExporter::checkSize(const QSize& size, qreal scale)
+{
+    if (size.width() < 100 || size.height() < 100)
+        return attn::Error{tr("A picture must be at least 100 × 100 pixels, not %1 × %2.")
+                               .arg(size.width())
+                               .arg(size.height())
+                               .toStdString()};
+    if (!(scale >= 0.25 && scale <= 8.0))
+        return attn::Error{tr("The scale must be between 0.25 and 8, not %1.").arg(scale).toStdString()};
+    if (size.width() * scale > kMaxPixels || size.height() * scale > kMaxPixels)
+        return attn::Error{tr("%1 × %2 at scale %3 is larger than %4 pixels a side.")
+                               .arg(size.width())
+                               .arg(size.height())
+                               .arg(scale)
+                               .arg(kMaxPixels)
+                               .toStdString()};
+    return attn::okStatus();
+}
+
+HeatmapView* ViewExporter::map(ExportView view) const
+{
+    const int index = int(view);
+    return index < int(maps_.size()) ? maps_[std::size_t(index)].get() : nullptr;
+}
+
+QString ViewExporter::divisorText() const
+{
+    switch (snapshot_.options.scale) {
+    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(snapshot_.result.Q.cols());
+    case attn::ScaleMode::None: return QStringLiteral("1");
+    case attn::ScaleMode::Custom: return QString::number(snapshot_.result.divisor, 'g', 6);
+    }
+    return {};
+}
+
+void ViewExporter::prepareMaps(int fontPixels) const
+{
+    const QFont font = pixelFont(fontPixels);
+    for (const auto& m : maps_)
+        if (m->font() != font)
+            m->setFont(font);
+}
+
+void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) const
+{
+    if (view == ExportView::Pipeline) {
+        paintFigure(painter, size);
+        return;
+    }
+    prepareMaps(std::clamp(std::min(size.width(), size.height()) / 42, 11, 64));
+    HeatmapView* m = map(view);
+    m->resize(size);
+    m->renderTo(painter, size);
+}
+
+void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
+{
+    const int w = size.width();
+    const int h = size.height();
+    const int px = std::clamp(std::min(h / 40, w / 80), 10, 64);
+    prepareMaps(px);
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+
+    const attn::ModelConfig& c = snapshot_.config;
+    const attn::AttentionResult& r = snapshot_.result;
+    const int margin = px * 3 / 2;
+    const QFont titleFont = pixelFont(px, 1.6, true);
+    const QFont subtitleFont = pixelFont(px, 1.05);
+    const QFont captionFont = pixelFont(px, 1.3);
+    const QFont operatorFont = pixelFont(px, 1.35);
+    const QFontMetrics titleFm(titleFont);
+    const QFontMetrics subtitleFm(subtitleFont);
+    const QFontMetrics captionFm(captionFont);
+    const QFontMetrics operatorFm(operatorFont);
+
+    int y = margin;
+    painter.setPen(kText);
+    painter.setFont(titleFont);
+    const QString title = tr("Self-attention over “%1”").arg(QString::fromStdString(c.sentence));
+    painter.drawText(QRect(margin, y, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
+                     titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
+    y += titleFm.height() + px / 3;
+    painter.setFont(subtitleFont);
+    painter.setPen(kMuted);
+    const QString subtitle =
+        tr("%1 tokens · d_model %2 · d_k %3 · d_v %4 · seed %5 · %6 initialisation")
+            .arg(r.tokens())
+            .arg(snapshot_.model.X.cols())
+            .arg(r.Q.cols())
+            .arg(r.V.cols())
+            .arg(c.seed)
+            .arg(QLatin1String(attn::initModeName(c.init)));
+    painter.drawText(QRect(margin, y, w - 2 * margin, subtitleFm.height()), Qt::AlignCenter,
+                     subtitleFm.elidedText(subtitle, Qt::ElideRight, w - 2 * margin));
+    y += subtitleFm.height() + px;
+
+    const QString divisor = divisorText();
+    const QString caption =
+        tr("A = softmax(Q Kᵀ ÷ %1)%2     rows: queries · columns: keys · each row of A sums to 1")
+            .arg(divisor)
+            .arg(r.causal ? tr(", keys after the query masked") : QString());
+    const int captionH = captionFm.height();
+    const int bottom = h - margin - captionH - px;
+
+    const QString scaleText = tr("÷ %1").arg(divisor);
+    const QString softmaxText = tr("softmax");
+    const int opW = std::max({operatorFm.horizontalAdvance(scaleText),
+                              operatorFm.horizontalAdvance(softmaxText),
+                              operatorFm.horizontalAdvance(tr("mask j > i"))})
+                    + 2 * px;
+    const int mapW = std::max(60, (w - 2 * margin - 2 * opW) / 3);
+    const int mapH = std::max(60, bottom - y);
+    const ExportView row[] = {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights};
+    for (int i = 0; i < 3; ++i) {
+        HeatmapView* m = map(row[i]);
+        m->resize(mapW, mapH);
+        const int x = margin + i * (mapW + opW);
+        painter.save();
+        painter.translate(x, y);
+        painter.setClipRect(QRect(0, 0, mapW, mapH));
+        m->renderTo(painter, QSize(mapW, mapH));
+        painter.restore();
+        if (i == 2)
+            break;
+        // The operation between two maps, level with the cells' centre.
+        const QRect cells = m->cellsArea();
+        const qreal arrowY = y + cells.center().y();
+        const qreal left = x + mapW + px * 0.4;
+        const qreal right = x + mapW + opW - px * 0.4;
+        drawArrow(painter, QPointF(left, arrowY), QPointF(right, arrowY), std::max(1.5, px / 7.0));
+        painter.setPen(kText);
+        painter.setFont(operatorFont);
+        const QString above = i == 0 ? scaleText : softmaxText;
+        painter.drawText(QRectF(left - px, arrowY - operatorFm.height() * 1.25, right - left + 2 * px,
+                                operatorFm.height()),
+                         Qt::AlignHCenter | Qt::AlignBottom, above);
+        if (i == 0 && r.causal)
+            painter.drawText(QRectF(left - px, arrowY + operatorFm.height() * 0.3,
+                                    right - left + 2 * px, operatorFm.height()),
+                             Qt::AlignHCenter | Qt::AlignTop, tr("mask j > i"));
+    }
+
+    painter.setFont(captionFont);
+    painter.setPen(kText);
+    painter.drawText(QRect(margin, h - margin - captionH, w - 2 * margin, captionH), Qt::AlignCenter,
+                     captionFm.elidedText(caption, Qt::ElideRight, w - 2 * margin));
+    painter.restore();
+}
+
+QImage ViewExporter::image(ExportView view, const QSize& size, qreal scale) const
+{
+    QImage image((QSizeF(size) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(scale);
+    image.setDotsPerMeterX(int(std::lround(kDpi * scale / 0.0254)));
+    image.setDotsPerMeterY(int(std::lround(kDpi * scale / 0.0254)));
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    paint(painter, view, size);
+    painter.end();
+    return image;
+}
+
+QByteArray ViewExporter::svg(ExportView view, const QSize& size) const
+{
+    SvgPaintDevice device(size, kDpi);
+    QPainter painter(&device);
+    paint(painter, view, size);
+    painter.end();
+    return device.svg();
+}
+
+QByteArray ViewExporter::pdf(ExportView view, const QSize& size) const
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    {
+        // One device unit per pixel at 96 dpi: the page is the picture's size.
+        QPdfWriter writer(&buffer);
+        writer.setResolution(kDpi);
+        writer.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / kDpi, size.height() * 72.0 / kDpi),
+                                     QPageSize::Point, QString(), QPageSize::ExactMatch));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        writer.setTitle(viewName(view));
+        writer.setCreator(QStringLiteral("Attention Lab"));
+        QPainter painter(&writer);
+        paint(painter, view, size);
+        painter.end();
+    }
+    return bytes;
+}
+
+attn::Expected<QByteArray> ViewExporter::encode(ExportView view, ImageFormat format,
+                                                const QSize& size, qreal scale) const
+{
+    if (const attn::Status ok = checkSize(size, scale); !ok)
+        return ok.error();
+    switch (format) {
+    case ImageFormat::Png: {
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        if (!image(view, size, scale).save(&buffer, "PNG"))
+            return attn::Error{tr("The PNG image could not be encoded.").toStdString()};
+        return bytes;
+    }
+    case ImageFormat::Svg: return svg(view, size);
+    case ImageFormat::Pdf: return pdf(view, size);
+    }
+    return attn::Error{tr("Unknown image format.").toStdString()};
+}
+
+attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, const QSize& size,
+                                                             qreal scale) const
+{
+    std::vector<OutputFile> files;
+    for (ExportView view : views()) {
+        const QSize s = size.isEmpty() ? defaultSize(view) : size;
+        attn::Expected<QByteArray> bytes = encode(view, format, s, scale);
+        if (!bytes)
+            return bytes.error();
+        const QByteArray data = bytes.value();
+        files.push_back({(fileStem(view) + QLatin1Char('.')
+                          + QLatin1String(imageFormatName(format)))
+                             .toStdString(),
+                         [data](std::ostream& out) { out.write(data.constData(), data.size()); }});
+    }
+    return files;
+}
+
+void ViewExporter::registerImageExporter(const QSize& size)
+{
+    setImageExporter([size](const AttentionSnapshot& snapshot, ImageFormat format) {
+        if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+            qWarning("attention-lab: pictures need a QApplication; none were drawn");
+            return std::vector<OutputFile>();
+        }
+        ViewExporter exporter(snapshot);
+        attn::Expected<std::vector<OutputFile>> files = exporter.files(format, size);
+        if (!files) {
+            qWarning("attention-lab: %s", files.error().message.c_str());
+            return std::vector<OutputFile>();
+        }
+        return std::move(files.value());
+    });
+}
+
+}  // namespace attnlab

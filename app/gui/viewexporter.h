@@ -1,0 +1,88 @@
+#pragma once
+// Pictures of the views for slides and print: any one heatmap (raw scores,
+// scaled scores, weights, Q, K, V, context) or the pipeline figure (the three
+// score maps in a row with the operations between them, a title naming the
+// sentence and the settings, and the formula as a caption).
+//
+// PNG at a chosen size and scale (the scale multiplies the pixels, not the
+// layout: 2 gives a sharp picture of the same composition), SVG through
+// SvgPaintDevice and PDF through QPdfWriter as vectors, text kept as text.
+// The pictures are drawn by HeatmapView from the snapshot's matrices, with
+// the colour ranges the window uses, on white with black text whatever the
+// desktop theme. Needs a QApplication (widgets draw the maps); the offscreen
+// platform does for headless runs.
+
+#include "attentionexport.h"
+#include "attentionsnapshot.h"
+#include "expected.h"
+
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QImage>
+#include <QList>
+#include <QSize>
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace attnlab {
+
+class HeatmapView;
+
+enum class ExportView { RawScores, ScaledScores, Weights, Queries, Keys, Values, Context, Pipeline };
+
+class ViewExporter {
+    Q_DECLARE_TR_FUNCTIONS(ViewExporter)
+public:
+    // focusRow: the query row outlined (-1 none); independentRanges: raw and
+    // scaled scores each get their own colour range (else one shared range).
+    explicit ViewExporter(AttentionSnapshot snapshot, int focusRow = -1,
+                          bool independentRanges = false);
+    ~ViewExporter();
+    ViewExporter(const ViewExporter&) = delete;
+    ViewExporter& operator=(const ViewExporter&) = delete;
+
+    static QList<ExportView> views();             // the pipeline figure last
+    static QString fileStem(ExportView view);     // "weights", "pipeline", ...
+    static QString viewName(ExportView view);     // "Attention weights A", for menus
+    static QSize defaultSize(ExportView view);    // 900 x 800, the figure 1800 x 720
+    // Limits of a picture's size and scale (the scaled pixels at most 16384 a side).
+    static attn::Status checkSize(const QSize& size, qreal scale);
+
+    const AttentionSnapshot& snapshot() const { return snapshot_; }
+
+    // Draws the view filling (0, 0, size) in the painter's coordinates.
+    void paint(QPainter& painter, ExportView view, const QSize& size) const;
+    QImage image(ExportView view, const QSize& size, qreal scale = 1.0) const;
+    QByteArray svg(ExportView view, const QSize& size) const;
+    QByteArray pdf(ExportView view, const QSize& size) const;
+    attn::Expected<QByteArray> encode(ExportView view, ImageFormat format, const QSize& size,
+                                      qreal scale = 1.0) const;
+
+    // One file per view named STEM.png|svg|pdf; an empty size takes each
+    // view's default size. The pictures are drawn here, not when written.
+    attn::Expected<std::vector<OutputFile>> files(ImageFormat format, const QSize& size = QSize(),
+                                                  qreal scale = 1.0) const;
+
+    // Registers the exporter of attentionexport.h (--format png,svg,pdf on
+    // the command line) drawing every view at `size` (empty: the defaults).
+    // A QApplication must exist when the export runs.
+    static void registerImageExporter(const QSize& size = QSize());
+
+private:
+    HeatmapView* map(ExportView view) const;
+    void prepareMaps(int fontPixels) const;
+    void paintFigure(QPainter& painter, const QSize& size) const;
+    QString divisorText() const;
+
+    AttentionSnapshot snapshot_;
+    int focusRow_;
+    bool independentRanges_;
+    std::array<std::unique_ptr<HeatmapView>, 7> maps_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,483 @@
+// Saved labs through the window and its document: save then open gives the
+// identical state and results; the unsaved-changes question comes exactly
+// when something would be lost (answered by an injected function that counts
+// its calls); a failed save leaves the old file; the autosave is offered back
+// after a run that did not close; the presets open as described.
+
+#include "mainwindow.h"
+
+#include "attention.h"
+#include "labdocument.h"
+#include "labfile.h"
+#include "model.h"
+#include "pipelineview.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QFile>
+#include <QMenu>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace attnlab;
+
+namespace {
+
+bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+           && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
+}
+
+bool sameLab(const LabState& a, const LabState& b)
+{
+    return a.config.sentence == b.config.sentence && a.config.tokenizer == b.config.tokenizer
+           && a.config.seed == b.config.seed && a.config.dModel == b.config.dModel
+           && a.config.dK == b.config.dK && a.config.dV == b.config.dV
+           && a.config.init == b.config.init && a.options.scale == b.options.scale
+           && a.options.customDivisor == b.options.customDivisor
+           && a.options.causal == b.options.causal && sameMatrix(a.X, b.X)
+           && sameMatrix(a.Wq, b.Wq) && sameMatrix(a.Wk, b.Wk) && sameMatrix(a.Wv, b.Wv);
+}
+
+// Counts the questions and gives a fixed answer.
+struct Prompts {
+    int unsaved = 0;
+    int recovery = 0;
+    LabDocument::UnsavedAnswer answer = LabDocument::UnsavedAnswer::Cancel;
+    bool recover = true;
+    QString savePath;
+
+    void install(LabDocument* d)
+    {
+        d->setUnsavedPrompt([this](const QString&) {
+            ++unsaved;
+            return answer;
+        });
+        d->setRecoveryPrompt([this](const QDateTime&) {
+            ++recovery;
+            return recover;
+        });
+        d->setSavePathPrompt([this] { return savePath; });
+    }
+};
+
+// A lab far from the defaults, hand edits included.
+void makeChanges(MainWindow& w)
+{
+    Session* s = w.session();
+    s->setSentence(QStringLiteral("the quick brown fox jumps"));
+    s->setTokenizer(attn::TokenizerMode::Punctuation);
+    s->setSeed(4242);
+    s->setInit(attn::InitMode::UnitVariance);
+    s->setDModel(8);
+    s->setDK(5);
+    s->setDV(3);
+    s->setScaleMode(attn::ScaleMode::Custom);
+    s->setCustomDivisor(2.5);
+    s->setCausal(true);
+    QVERIFY(s->setMatrixCell(MatrixId::X, 2, 3, -0.0));
+    QVERIFY(s->setMatrixCell(MatrixId::Wk, 7, 4, 1e-300));
+    QVERIFY(s->setMatrixCell(MatrixId::Wv, 0, 2, 0.1 + 0.2));
+    w.setFocusQuery(3);
+    w.pipelineView()->setIndependentRanges(true);
+    w.pipelineView()->tabs()->setCurrentIndex(1);
+}
+
+}  // namespace
+
+class TestLabDocument : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void saveThenOpenGivesTheSameLab();
+    void unsavedChangesAreAskedAbout();
+    void closingAsksOnlyWhenSomethingIsLost();
+    void saveAnswerSavesFirst();
+    void failedSaveKeepsTheOldFile();
+    void killedDuringSaveKeepsAWholeFile();
+    void autosaveIsOfferedBack();
+    void cleanCloseLeavesNoAutosave();
+    void recentFiles();
+    void presets_data();
+    void presets();
+    void commandLineLabStartsTheWindow();
+
+private:
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.filePath(name); }
+};
+
+void TestLabDocument::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(dir_.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab document test"));
+}
+
+void TestLabDocument::init()
+{
+    QSettings().clear();
+}
+
+void TestLabDocument::saveThenOpenGivesTheSameLab()
+{
+    const QString file = path(QStringLiteral("round.attnlab"));
+    LabState saved;
+    attn::AttentionResult savedResult;
+    {
+        MainWindow w;
+        makeChanges(w);
+        QVERIFY(w.document()->isModified());
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("Untitled")));
+        QVERIFY(w.document()->saveAs(file));
+        QVERIFY(!w.document()->isModified());
+        QVERIFY(!w.isWindowModified());
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("round.attnlab")));
+        saved = w.session()->state();
+        savedResult = w.session()->result();
+    }
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    QVERIFY(w.openLab(file));
+    QCOMPARE(prompts.unsaved, 0);  // nothing to lose yet
+    QVERIFY(sameLab(w.session()->state(), saved));
+    QCOMPARE(w.session()->editedCells(), 3);
+    // Same inputs, same arithmetic: the results agree bit for bit.
+    const attn::AttentionResult& r = w.session()->result();
+    QVERIFY(sameMatrix(r.scores, savedResult.scores));
+    QVERIFY(sameMatrix(r.scaled, savedResult.scaled));
+    QVERIFY(sameMatrix(r.weights, savedResult.weights));
+    QVERIFY(sameMatrix(r.context, savedResult.context));
+    QCOMPARE(r.divisor, 2.5);
+    QVERIFY(std::signbit(w.session()->matrix(MatrixId::X)(2, 3)));
+    QCOMPARE(w.session()->tokens(), QStringList({"the", "quick", "brown", "fox", "jumps"}));
+    QCOMPARE(w.focusQuery(), 3);
+    QVERIFY(w.pipelineView()->independentRanges());
+    QCOMPARE(w.pipelineView()->tabs()->currentIndex(), 1);
+    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
+    QVERIFY(!w.document()->isModified());
+    QVERIFY(!w.undoStack()->canUndo());
+}
+
+void TestLabDocument::unsavedChangesAreAskedAbout()
+{
+    const QString file = path(QStringLiteral("other.attnlab"));
+    {
+        MainWindow w;
+        w.session()->setSentence(QStringLiteral("another lab"));
+        QVERIFY(w.document()->saveAs(file));
+    }
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.session()->setDK(7);
+    QVERIFY(w.document()->isModified());
+
+    prompts.answer = LabDocument::UnsavedAnswer::Cancel;
+    QVERIFY(!w.openLab(file));
+    QCOMPARE(prompts.unsaved, 1);
+    QCOMPARE(w.session()->config().dK, 7);
+    QVERIFY(!w.newLab());
+    QCOMPARE(prompts.unsaved, 2);
+    QCOMPARE(w.session()->config().dK, 7);
+    QVERIFY(!w.openPreset(MainWindow::presets().front()));
+    QCOMPARE(prompts.unsaved, 3);
+
+    prompts.answer = LabDocument::UnsavedAnswer::Discard;
+    QVERIFY(w.openLab(file));
+    QCOMPARE(prompts.unsaved, 4);
+    QCOMPARE(w.session()->config().sentence, std::string("another lab"));
+    // Opened and untouched: no question.
+    QVERIFY(w.newLab());
+    QCOMPARE(prompts.unsaved, 4);
+    QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
+    QVERIFY(w.document()->filePath().isEmpty());
+    // Undoing back to the saved state leaves nothing to ask about.
+    w.session()->setSeed(5);
+    w.undoStack()->undo();
+    QVERIFY(w.openLab(file));
+    QCOMPARE(prompts.unsaved, 4);
+}
+
+void TestLabDocument::closingAsksOnlyWhenSomethingIsLost()
+{
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.close());  // nothing changed
+    QCOMPARE(prompts.unsaved, 0);
+
+    w.show();
+    w.session()->setCausal(true);
+    prompts.answer = LabDocument::UnsavedAnswer::Cancel;
+    QVERIFY(!w.close());
+    QCOMPARE(prompts.unsaved, 1);
+    QVERIFY(w.isVisible());
+    prompts.answer = LabDocument::UnsavedAnswer::Discard;
+    QVERIFY(w.close());
+    QCOMPARE(prompts.unsaved, 2);
+    QVERIFY(!w.isVisible());
+}
+
+void TestLabDocument::saveAnswerSavesFirst()
+{
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.session()->setDV(9);
+    prompts.answer = LabDocument::UnsavedAnswer::Save;
+    // No file chosen: the save fails and nothing is discarded.
+    QVERIFY(!w.newLab());
+    QCOMPARE(w.session()->config().dV, 9);
+    prompts.savePath = path(QStringLiteral("asked.attnlab"));
+    QVERIFY(w.newLab());
+    QCOMPARE(prompts.unsaved, 2);
+    attn::Expected<LabState> back = readLabFile(prompts.savePath);
+    QVERIFY(back.ok());
+    QCOMPARE(back.value().config.dV, 9);
+    QCOMPARE(back.value().Wv.cols(), 9);
+    QCOMPARE(w.session()->config().dV, 28);
+}
+
+void TestLabDocument::failedSaveKeepsTheOldFile()
+{
+    const QString file = path(QStringLiteral("keep.attnlab"));
+    MainWindow w;
+    QVERIFY(w.document()->saveAs(file));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray old = f.readAll();
+    f.close();
+    // Parameters without a result cannot be saved; the file stays as it was.
+    w.session()->setSentence(QString());
+    QVERIFY(!w.session()->problem().isEmpty());
+    const attn::Status refused = w.document()->save();
+    QVERIFY(!refused);
+    QVERIFY(QString::fromStdString(refused.error().message).contains(w.session()->problem()));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), old);
+    f.close();
+    // A directory that does not exist: refused, nothing created.
+    QVERIFY(!w.document()->saveAs(path(QStringLiteral("missing/lab.attnlab"))));
+    QVERIFY(!QFileInfo::exists(path(QStringLiteral("missing"))));
+}
+
+void TestLabDocument::killedDuringSaveKeepsAWholeFile()
+{
+    // A child process saves a large lab over and over and is killed at some
+    // point; the file left is always one whole lab, the old or the new one.
+    const QString file = path(QStringLiteral("killed.attnlab"));
+    MainWindow w;
+    w.session()->setDModel(256);
+    w.session()->setDK(256);
+    const LabState small = w.session()->state();
+    QVERIFY(w.document()->saveAs(file));
+    w.session()->setSentence(QStringLiteral("a much longer sentence makes a larger embedding "
+                                            "matrix to write out to the file"));
+    const LabState large = w.session()->state();
+    for (int delayMs : {2, 15, 40}) {
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            for (;;)
+                saveLabFile(file, large);
+        }
+        QTest::qWait(delayMs);
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        attn::Expected<LabState> back = readLabFile(file);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(sameLab(back.value(), small) || sameLab(back.value(), large));
+    }
+}
+
+void TestLabDocument::autosaveIsOfferedBack()
+{
+    const QString autosave = path(QStringLiteral("autosave-1.attnlab"));
+    LabState crashed;
+    {
+        MainWindow w;
+        w.document()->setAutosavePath(autosave);
+        // Not modified: no autosave.
+        QVERIFY(w.document()->autosave());
+        QVERIFY(!QFileInfo::exists(autosave));
+        w.document()->setAutosaveInterval(20);
+        makeChanges(w);
+        QTRY_VERIFY(QFileInfo::exists(autosave));
+        crashed = w.session()->state();
+        // No closeEvent: the run ends as if it had crashed.
+    }
+    const QString kept = path(QStringLiteral("autosave-copy.attnlab"));
+    QVERIFY(QFile::copy(autosave, kept));
+    {
+        MainWindow w;
+        Prompts prompts;
+        prompts.install(w.document());
+        w.document()->setAutosavePath(autosave);
+        prompts.recover = false;
+        QVERIFY(w.document()->hasAutosave());
+        QVERIFY(!w.document()->offerRecovery());
+        QCOMPARE(prompts.recovery, 1);
+        QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
+        QVERIFY(!w.document()->hasAutosave());  // declined: gone
+        QVERIFY(!w.document()->offerRecovery());
+        QCOMPARE(prompts.recovery, 1);  // nothing left to offer
+    }
+    QVERIFY(QFile::copy(kept, autosave));
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.document()->setAutosavePath(autosave);
+    prompts.recover = true;
+    QVERIFY(w.document()->offerRecovery());
+    QCOMPARE(prompts.recovery, 1);
+    QVERIFY(sameLab(w.session()->state(), crashed));
+    QCOMPARE(w.focusQuery(), 3);
+    QVERIFY(w.document()->isModified());  // recovered, not saved anywhere
+    QVERIFY(w.document()->filePath().isEmpty());
+}
+
+void TestLabDocument::cleanCloseLeavesNoAutosave()
+{
+    const QString autosave = path(QStringLiteral("autosave-2.attnlab"));
+    {
+        MainWindow w;
+        Prompts prompts;
+        prompts.install(w.document());
+        prompts.answer = LabDocument::UnsavedAnswer::Discard;
+        w.document()->setAutosavePath(autosave);
+        w.show();
+        w.session()->setSeed(9);
+        QVERIFY(w.document()->autosave());
+        QVERIFY(QFileInfo::exists(autosave));
+        QVERIFY(w.close());
+        QCOMPARE(prompts.unsaved, 1);
+    }
+    QVERIFY(!QFileInfo::exists(autosave));
+    // Saving also clears it.
+    MainWindow w;
+    w.document()->setAutosavePath(autosave);
+    w.session()->setSeed(10);
+    QVERIFY(w.document()->autosave());
+    QVERIFY(QFileInfo::exists(autosave));
+    QVERIFY(w.document()->saveAs(path(QStringLiteral("saved.attnlab"))));
+    QVERIFY(!QFileInfo::exists(autosave));
+}
+
+void TestLabDocument::recentFiles()
+{
+    MainWindow w;
+    QStringList saved;
+    for (int i = 0; i < LabDocument::kMaxRecentFiles + 2; ++i) {
+        const QString file = path(QStringLiteral("recent%1.attnlab").arg(i));
+        w.session()->setSeed(quint64(i));
+        QVERIFY(w.document()->saveAs(file));
+        saved.prepend(QFileInfo(file).absoluteFilePath());
+    }
+    QCOMPARE(w.document()->recentFiles(), saved.mid(0, LabDocument::kMaxRecentFiles));
+    auto* menu = w.findChild<QMenu*>(QStringLiteral("recentMenu"));
+    QVERIFY(menu);
+    QVERIFY(menu->actions().size() >= LabDocument::kMaxRecentFiles);
+    // The recent entry opens the file.
+    w.openLab(saved.back());
+    QCOMPARE(w.document()->recentFiles().front(), saved.back());
+    w.document()->clearRecentFiles();
+    QVERIFY(w.document()->recentFiles().isEmpty());
+    QVERIFY(!menu->isEnabled());
+}
+
+void TestLabDocument::presets_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("sentence");
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<int>("dV");
+    QTest::addColumn<int>("init");
+    QTest::newRow("article") << "article-example" << QString::fromLatin1(attn::kArticleSentence)
+                             << 16 << 24 << 28 << int(attn::InitMode::Article);
+    QTest::newRow("lesson") << "jane-cinema"
+                            << "Jane is going to the cinema to watch a new film" << 16 << 24 << 28
+                            << int(attn::InitMode::Article);
+    QTest::newRow("scaling") << "scaling-demo" << QString::fromLatin1(attn::kArticleSentence) << 16
+                             << 512 << 16 << int(attn::InitMode::UnitVariance);
+}
+
+void TestLabDocument::presets()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, sentence);
+    QFETCH(int, dModel);
+    QFETCH(int, dK);
+    QFETCH(int, dV);
+    QFETCH(int, init);
+    MainWindow w;
+    const QString resource = QStringLiteral(":/presets/%1.attnlab").arg(name);
+    QVERIFY(MainWindow::presets().contains(resource));
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("preset_") + name));
+    w.findChild<QAction*>(QStringLiteral("preset_") + name)->trigger();
+    const attn::ModelConfig& c = w.session()->config();
+    QCOMPARE(QString::fromStdString(c.sentence), sentence);
+    QCOMPARE(c.seed, std::uint64_t(123));
+    QCOMPARE(c.dModel, dModel);
+    QCOMPARE(c.dK, dK);
+    QCOMPARE(c.dV, dV);
+    QCOMPARE(int(c.init), init);
+    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(!w.document()->isModified());
+    // The stored matrices are the seed's draws: the engine from the
+    // parameters alone gives the same attention.
+    attn::Expected<attn::Model> model = attn::buildModel(c);
+    QVERIFY(model.ok());
+    QCOMPARE(w.session()->editedCells(), 0);
+    attn::Expected<attn::AttentionResult> r = attn::computeAttention(
+        model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
+    QVERIFY(r.ok());
+    QVERIFY(sameMatrix(w.session()->result().weights, r.value().weights));
+}
+
+void TestLabDocument::commandLineLabStartsTheWindow()
+{
+    const QString file = path(QStringLiteral("start.attnlab"));
+    LabState state;
+    {
+        MainWindow w;
+        makeChanges(w);
+        QVERIFY(w.document()->saveAs(file));
+        state = w.session()->state();
+    }
+    attn::Expected<LabState> read = readLabFile(file);
+    QVERIFY(read.ok());
+    CommandLineOutcome start;
+    start.haveConfig = true;
+    start.config = read.value().config;
+    start.options = read.value().options;
+    start.haveLab = true;
+    start.lab = read.value();
+    MainWindow w;
+    w.restoreSettings(start);
+    QVERIFY(sameLab(w.session()->state(), state));
+    QCOMPARE(w.focusQuery(), 3);
+    QVERIFY(!w.document()->isModified());
+    QVERIFY(!w.undoStack()->canUndo());
+}
+
+QTEST_MAIN(TestLabDocument)
+#include "tst_labdocument.moc"

@@ -1,0 +1,315 @@
+// Undo and redo in the main window, driven through the real widgets: every
+// kind of change (a table cell, typing the sentence, a d_k slider drag, a
+// parameter, regenerate, an import) is undone to the exact state before it,
+// checked against the engine run on the restored matrices.
+
+#include "mainwindow.h"
+
+#include "attention.h"
+#include "inputpanel.h"
+#include "matrixtablemodel.h"
+#include "model.h"
+#include "npy.h"
+#include "parameterpanel.h"
+#include "undorecorder.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace attnlab;
+
+namespace {
+
+bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
+}
+
+// The session shows exactly `want`: parameters, matrices, and the attention
+// the engine computes from those matrices.
+void verifyState(const Session& s, const LabState& want)
+{
+    QCOMPARE(s.config().sentence, want.config.sentence);
+    QCOMPARE(s.config().seed, want.config.seed);
+    QCOMPARE(s.config().dModel, want.config.dModel);
+    QCOMPARE(s.config().dK, want.config.dK);
+    QCOMPARE(s.config().dV, want.config.dV);
+    QCOMPARE(s.config().init, want.config.init);
+    QCOMPARE(s.options().causal, want.options.causal);
+    QCOMPARE(s.options().scale, want.options.scale);
+    QVERIFY(s.problem().isEmpty());
+    QVERIFY(sameMatrix(s.matrix(MatrixId::X), want.X));
+    QVERIFY(sameMatrix(s.matrix(MatrixId::Wq), want.Wq));
+    QVERIFY(sameMatrix(s.matrix(MatrixId::Wk), want.Wk));
+    QVERIFY(sameMatrix(s.matrix(MatrixId::Wv), want.Wv));
+    const attn::Expected<attn::AttentionResult> r =
+        attn::computeAttention(want.X, want.Wq, want.Wk, want.Wv, want.options);
+    QVERIFY(r.ok());
+    QVERIFY(sameMatrix(s.result().weights, r.value().weights));
+    QVERIFY(sameMatrix(s.result().context, r.value().context));
+}
+
+}  // namespace
+
+class TestUndo : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cellEditIsOneStep();
+    void typingTheSentenceIsOneStep();
+    void dKSliderDragIsOneStep();
+    void sliderDragBackToStartLeavesNoStep();
+    void parametersAndRegenerate();
+    void importIsUndone();
+    void shortcutsAndCleanState();
+
+private:
+    QTemporaryDir dir_;
+};
+
+void TestUndo::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(dir_.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab undo test"));
+}
+
+void TestUndo::init()
+{
+    QSettings().clear();
+}
+
+void TestUndo::cellEditIsOneStep()
+{
+    MainWindow window;
+    QUndoStack* stack = window.undoStack();
+    const LabState before = window.session()->state();
+    QCOMPARE(stack->count(), 0);
+    MatrixTableModel* wk = window.matrixModel(MatrixId::Wk);
+    QVERIFY(wk->setData(wk->index(2, 5), QStringLiteral("1.25")));
+    QCOMPARE(window.session()->matrix(MatrixId::Wk)(2, 5), 1.25);
+    LabState after = window.session()->state();
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(stack->undoText(), QStringLiteral("Edit W_k(3, 6)"));
+    // A refused edit is no step.
+    QVERIFY(!wk->setData(wk->index(0, 0), QStringLiteral("not a number")));
+    QCOMPARE(stack->count(), 1);
+
+    stack->undo();
+    verifyState(*window.session(), before);
+    QCOMPARE(window.session()->editedCells(), 0);
+    QCOMPARE(wk->data(wk->index(2, 5), Qt::EditRole).toDouble(), before.Wk(2, 5));
+    stack->redo();
+    verifyState(*window.session(), after);
+    QCOMPARE(window.session()->editedCells(), 1);
+}
+
+void TestUndo::typingTheSentenceIsOneStep()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QUndoStack* stack = window.undoStack();
+    const LabState before = window.session()->state();
+    QLineEdit* edit = window.inputPanel()->sentenceEdit();
+    edit->setFocus();
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("the cat sat"));
+    QCOMPARE(window.session()->config().sentence, std::string("the cat sat"));
+    QCOMPARE(stack->count(), 1);
+    const LabState typed = window.session()->state();
+
+    // Return ends the run: the next keystrokes are a step of their own.
+    QTest::keyClick(edit, Qt::Key_Return);
+    QTest::keyClicks(edit, QStringLiteral(" down"));
+    QCOMPARE(stack->count(), 2);
+    QCOMPARE(window.session()->config().sentence, std::string("the cat sat down"));
+
+    stack->undo();
+    verifyState(*window.session(), typed);
+    QCOMPARE(edit->text(), QStringLiteral("the cat sat"));
+    stack->undo();
+    verifyState(*window.session(), before);
+    QCOMPARE(edit->text(), QString::fromLatin1(attn::kArticleSentence));
+    QCOMPARE(window.session()->tokenCount(), 6);
+    stack->redo();
+    verifyState(*window.session(), typed);
+    QCOMPARE(edit->text(), QStringLiteral("the cat sat"));
+
+    // Typing after an undo starts a new step instead of growing the old one.
+    stack->undo();
+    edit->setFocus();
+    edit->end(false);
+    QTest::keyClicks(edit, QStringLiteral("!"));
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(stack->index(), 1);
+    stack->undo();
+    verifyState(*window.session(), before);
+}
+
+void TestUndo::dKSliderDragIsOneStep()
+{
+    MainWindow window;
+    QUndoStack* stack = window.undoStack();
+    const LabState before = window.session()->state();
+    QSlider* slider = window.findChild<QSlider*>(QStringLiteral("dKSlider"));
+    slider->setSliderDown(true);  // sliderPressed
+    QVERIFY(window.undoRecorder()->inGesture());
+    const int start = slider->value();
+    for (int step = 1; step <= 6; ++step)
+        slider->setValue(start + step * std::max(1, (slider->maximum() - start) / 8));
+    slider->setSliderDown(false);  // sliderReleased
+    QVERIFY(!window.undoRecorder()->inGesture());
+    const int dK = window.session()->config().dK;
+    QVERIFY(dK > before.config.dK);
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(stack->undoText(), QStringLiteral("d_k = %1").arg(dK));
+    const LabState dragged = window.session()->state();
+    QCOMPARE(dragged.Wq.cols(), dK);
+
+    stack->undo();
+    verifyState(*window.session(), before);
+    QCOMPARE(window.session()->resultDK(), 24);
+    stack->redo();
+    verifyState(*window.session(), dragged);
+
+    // Two separate drags are two steps.
+    slider->setSliderDown(true);
+    slider->setValue(slider->minimum());
+    slider->setSliderDown(false);
+    QCOMPARE(stack->count(), 2);
+}
+
+void TestUndo::sliderDragBackToStartLeavesNoStep()
+{
+    MainWindow window;
+    QSlider* slider = window.findChild<QSlider*>(QStringLiteral("dKSlider"));
+    const int start = slider->value();
+    slider->setSliderDown(true);
+    slider->setValue(slider->maximum());
+    QCOMPARE(window.undoStack()->count(), 1);
+    slider->setValue(start);
+    slider->setSliderDown(false);
+    QCOMPARE(window.session()->config().dK, 24);
+    QCOMPARE(window.undoStack()->count(), 0);
+}
+
+void TestUndo::parametersAndRegenerate()
+{
+    MainWindow window;
+    QUndoStack* stack = window.undoStack();
+    const LabState s0 = window.session()->state();
+
+    window.findChild<QSpinBox*>(QStringLiteral("seedSpin"))->setValue(7);
+    const LabState s1 = window.session()->state();
+    QCOMPARE(s1.config.seed, std::uint64_t(7));
+    window.findChild<QCheckBox*>(QStringLiteral("causalCheck"))->setChecked(true);
+    const LabState s2 = window.session()->state();
+    QVERIFY(window.session()->setMatrixCell(MatrixId::X, 0, 0, -3.5));
+    const LabState s3 = window.session()->state();
+    window.findChild<QAction*>(QStringLiteral("regenerateAction"))->trigger();
+    const LabState s4 = window.session()->state();
+    QCOMPARE(s4.X(0, 0), s2.X(0, 0));
+    QCOMPARE(stack->count(), 4);
+    QCOMPARE(stack->undoText(), QStringLiteral("Regenerate from the seed"));
+
+    // The reset is a step too (so it needs no question).
+    window.findChild<QAction*>(QStringLiteral("resetAction"))->trigger();
+    QCOMPARE(stack->count(), 5);
+    verifyState(*window.session(), s0);
+
+    const LabState* states[] = {&s4, &s3, &s2, &s1, &s0};
+    for (const LabState* want : states) {
+        stack->undo();
+        verifyState(*window.session(), *want);
+    }
+    QVERIFY(!stack->canUndo());
+    QVERIFY(!window.findChild<QCheckBox*>(QStringLiteral("causalCheck"))->isChecked());
+    QCOMPARE(window.findChild<QSpinBox*>(QStringLiteral("seedSpin"))->value(), 123);
+    for (const LabState* want : {&s1, &s2, &s3, &s4}) {
+        stack->redo();
+        verifyState(*window.session(), *want);
+    }
+    QCOMPARE(window.session()->editedCells(), 0);
+    stack->undo();
+    QCOMPARE(window.session()->editedCells(), 1);
+}
+
+void TestUndo::importIsUndone()
+{
+    MainWindow window;
+    QUndoStack* stack = window.undoStack();
+    const LabState before = window.session()->state();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+
+    // PyTorch's nn.Linear(d_model, d_k).weight is (d_k, d_model).
+    attn::Matrix torchWeight(24, 16);
+    for (int i = 0; i < 24; ++i)
+        for (int j = 0; j < 16; ++j)
+            torchWeight(i, j) = 0.01 * (i - j) + 0.5;
+    const QString path = dir.filePath(QStringLiteral("query.npy"));
+    {
+        std::ofstream out(path.toStdString(), std::ios::binary);
+        writeNpy(out, torchWeight);
+    }
+    const attn::Status refused = window.importMatrix(MatrixId::Wq, path, false);
+    QVERIFY(!refused);
+    const QString message = QString::fromStdString(refused.error().message);
+    QVERIFY2(message.contains(QStringLiteral("(24, 16)")) && message.contains(QStringLiteral("(16, 24)")),
+             qPrintable(message));
+    QCOMPARE(stack->count(), 0);
+    // X is (6, 16): the weight file does not fit it either way.
+    QVERIFY(!window.importMatrix(MatrixId::X, path, true));
+
+    QVERIFY(window.importMatrix(MatrixId::Wq, path, true));
+    QVERIFY(sameMatrix(window.session()->matrix(MatrixId::Wq), torchWeight.transpose()));
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(stack->undoText(), QStringLiteral("Import W_q from query.npy"));
+    QCOMPARE(window.session()->editedCells(), 16 * 24);
+    const LabState imported = window.session()->state();
+    stack->undo();
+    verifyState(*window.session(), before);
+    stack->redo();
+    verifyState(*window.session(), imported);
+}
+
+void TestUndo::shortcutsAndCleanState()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* undo = window.findChild<QAction*>(QStringLiteral("undoAction"));
+    auto* redo = window.findChild<QAction*>(QStringLiteral("redoAction"));
+    QVERIFY(undo && redo);
+    QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+    QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    QVERIFY(!undo->isEnabled());
+    QVERIFY(!window.isWindowModified());
+    window.session()->setDV(5);
+    QVERIFY(undo->isEnabled());
+    QVERIFY(window.isWindowModified());
+    QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::Key_Z));
+    QCOMPARE(window.session()->config().dV, 28);
+    QVERIFY(!window.isWindowModified());
+    QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    QCOMPARE(window.session()->config().dV, 5);
+    QCOMPARE(window.session()->result().context.cols(), 5);
+}
+
+QTEST_MAIN(TestUndo)
+#include "tst_undo.moc"
