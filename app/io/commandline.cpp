@@ -134,7 +134,11 @@ QString helpText()
         "  --export-dir DIR     write the files into DIR, created if missing; all files\n"
         "                       are written or none\n"
         "  --format LIST        json, csv, npy, or several as json,csv,npy (default\n"
-        "                       json,csv); png, svg and pdf need the window renderer\n"
+        "                       json,csv); png, svg and pdf write a picture of every\n"
+        "                       view and of the whole pipeline, without a display\n"
+        "  --size WxH           picture size in pixels for png, svg and pdf\n"
+        "                       (each 100 to 16384; default 1800x720 for the pipeline\n"
+        "                       figure, 900x800 for one map)\n"
         "\n"
         "The d_k lab (variance, saturation and gradients against d_k):\n"
         "  --scaling-lab        see attention-lab --scaling-lab --help\n"
@@ -555,7 +559,11 @@ std::optional<attn::Expected<LabState>> loadStart(const Request& request)
 // --export-dir and/or --save, from `lab` when there is one.
 int runHeadless(int argc, char** argv, const Request& request, const LabState* lab)
 {
-    QCoreApplication app(argc, argv);
+    // Picture export needs the application main() made for it; plain numbers
+    // need only Qt Core.
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
     const attn::Expected<AttentionSnapshot> snapshot =
         lab ? computeLabSnapshot(*lab) : computeSnapshot(request.config, request.options);
     if (!snapshot) {

@@ -651,9 +651,10 @@ void TestCommandLine::badMatrixOrLabInput_data()
     QTest::newRow("missing lab") << QStringList{"--open", "DIR/none.attnlab"} << 2 << "--open: cannot open '";
     QTest::newRow("transpose alone") << QStringList{"--transpose-weights"} << 2
                                      << "--transpose-weights needs --wq, --wk or --wv";
-    QTest::newRow("png") << QStringList{"--format", "npy,png"} << 2
-                         << "png export needs the window renderer";
-    QTest::newRow("pdf") << QStringList{"--format", "pdf"} << 2 << "pdf export needs the window renderer";
+    QTest::newRow("picture size malformed") << QStringList{"--format", "png", "--size", "big"} << 2
+                                            << "--size needs WIDTHxHEIGHT";
+    QTest::newRow("picture size too small") << QStringList{"--format", "png", "--size", "10x10"} << 2
+                                            << "--size needs WIDTHxHEIGHT";
     QTest::newRow("empty --save") << QStringList{"--save", ""} << 2 << "--save is empty; give a file name";
     QTest::newRow("save into a missing directory")
         << QStringList{"--save", "DIR/none/lab.attnlab"} << 1 << "cannot write '";
