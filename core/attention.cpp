@@ -113,33 +113,38 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     r->Q.noalias() = X * Wq;  // (n, d_k)
     r->K.noalias() = X * Wk;  // (n, d_k)
     r->V.noalias() = X * Wv;  // (n, d_v)
-    r->scores.noalias() = r->Q * r->K.transpose();  // (n, n)
     r->divisor = *divisor;
     r->causal = options.causal;
     const Eigen::Index n = X.rows();
-    // Divide, as the formula (and PyTorch) does: multiplying by the
-    // reciprocal can differ in the last bit.
-    // Row by row, so that each row is scaled and softmaxed while it is in
-    // cache (one pass over the n x n maps instead of three).
+    r->scores.resize(n, n);
     r->scaled.resize(n, n);
     r->weights.resize(n, n);
+    r->context.resize(n, Wv.cols());
     const double minusInf = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index i = 0; i < n; ++i) {
-        double* scaledRow = r->scaled.data() + i * n;
-        double* weightRow = r->weights.data() + i * n;
-        Eigen::Map<Eigen::ArrayXd>(scaledRow, n) =
-            Eigen::Map<const Eigen::ArrayXd>(r->scores.data() + i * n, n) / r->divisor;
-        if (options.causal) {
-            // Query i may attend to keys 0..i only; the diagonal is always
-            // kept, so no row is fully masked.
-            std::fill(scaledRow + i + 1, scaledRow + n, minusInf);
-            softmaxRow(scaledRow, weightRow, int(i + 1));
-            std::fill(weightRow + i + 1, weightRow + n, 0.0);
-        } else {
-            softmaxRow(scaledRow, weightRow, int(n));
+    // A panel of query rows at a time: its scores, then scaling and softmax
+    // row by row, then its context rows. The panel's score and weight rows
+    // are still in cache when the softmax and A V read them, instead of
+    // making three trips over n x n maps in main memory. 64 rows keep the
+    // repacking of K and V per panel small next to the products.
+    constexpr Eigen::Index kPanelRows = 64;
+    for (Eigen::Index i0 = 0; i0 < n; i0 += kPanelRows) {
+        const Eigen::Index rows = std::min(kPanelRows, n - i0);
+        r->scores.middleRows(i0, rows).noalias() = r->Q.middleRows(i0, rows) * r->K.transpose();
+        for (Eigen::Index i = i0; i < i0 + rows; ++i) {
+            const double* scoreRow = r->scores.data() + i * n;
+            double* scaledRow = r->scaled.data() + i * n;
+            double* weightRow = r->weights.data() + i * n;
+            // Query i may attend to keys 0..i only with a causal mask; the
+            // diagonal is always kept, so no row is fully masked.
+            const Eigen::Index keys = options.causal ? i + 1 : n;
+            // Divides, as the formula (and PyTorch) does: multiplying by the
+            // reciprocal can differ in the last bit.
+            scaledSoftmaxRow(scoreRow, r->divisor, scaledRow, weightRow, int(keys));
+            std::fill(scaledRow + keys, scaledRow + n, minusInf);
+            std::fill(weightRow + keys, weightRow + n, 0.0);
         }
+        r->context.middleRows(i0, rows).noalias() = r->weights.middleRows(i0, rows) * r->V;
     }
-    r->context.noalias() = r->weights * r->V;  // (n, d_v)
     return okStatus();
 }
 

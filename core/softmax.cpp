@@ -1,5 +1,8 @@
 #include "softmax.h"
 
+#include <Eigen/Core>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,12 +23,61 @@ bool softmaxRow(const double* in, double* out, int n)
         return false;
     }
     // Pass 2: exponentials of the shifted values (all <= 0, so nothing
-    // overflows), vectorised. Eigen's exp clamps its argument near -708, so a
-    // masked entry would come out as ~1e-308 instead of 0: select it away.
-    y = (x == minusInf).select(0.0, (x - maxval).exp());
+    // overflows), vectorised: Eigen 3.4 has no packet path for select(), so
+    // the exponentials are taken alone. Eigen's exp clamps its argument near
+    // -708, so a masked entry comes out as ~1e-308 instead of 0: rows that
+    // hold one (found by a vectorised minimum) get those entries set to 0.
+    y = (x - maxval).exp();
+    if (x.minCoeff() == minusInf)
+        y = (x == minusInf).select(0.0, y);
     // Pass 3: normalise; the sum is >= 1 because the maximum gives exp(0).
     y *= 1.0 / y.sum();
     return true;
+}
+
+void scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n)
+{
+    // Eigen's packet functions (the ones its array expressions use) so that
+    // the division, the maximum, the exponentials and the sum each happen in
+    // one vectorised pass with the row in L1 cache.
+    using namespace Eigen::internal;
+    using Packet = packet_traits<double>::type;
+    constexpr int kSize = unpacket_traits<Packet>::size;
+    const Packet div = pset1<Packet>(divisor);
+    double maxval = -std::numeric_limits<double>::infinity();
+    int j = 0;
+    if (n >= kSize) {
+        Packet maxp = pset1<Packet>(maxval);
+        for (; j + kSize <= n; j += kSize) {
+            const Packet v = pdiv(ploadu<Packet>(in + j), div);
+            pstoreu(scaled + j, v);
+            maxp = pmax(maxp, v);
+        }
+        maxval = predux_max(maxp);
+    }
+    for (; j < n; ++j) {
+        scaled[j] = in[j] / divisor;
+        maxval = std::max(maxval, scaled[j]);
+    }
+    // The same exponentials as ArrayXd::exp() (vectorised, the tail scalar);
+    // the sum may differ from softmaxRow's in the last bit (another order).
+    const Packet shift = pset1<Packet>(maxval);
+    double sum = 0.0;
+    j = 0;
+    if (n >= kSize) {
+        Packet sump = pset1<Packet>(0.0);
+        for (; j + kSize <= n; j += kSize) {
+            const Packet e = pexp(psub(ploadu<Packet>(scaled + j), shift));
+            pstoreu(out + j, e);
+            sump = padd(sump, e);
+        }
+        sum = predux(sump);
+    }
+    for (; j < n; ++j) {
+        out[j] = std::exp(scaled[j] - maxval);
+        sum += out[j];
+    }
+    Eigen::Map<Eigen::ArrayXd>(out, n) *= 1.0 / sum;
 }
 
 int softmaxRowsInPlace(Matrix& m)

@@ -19,4 +19,10 @@ int softmaxRowsInPlace(Matrix& m);
 // fully masked row (out set to zeros).
 bool softmaxRow(const double* in, double* out, int n);
 
+// The attention row in one go: scaled[j] = in[j] / divisor, out = softmax of
+// scaled; the same numbers as dividing and then calling softmaxRow, in fewer
+// passes over the row. `in` must be finite (raw scores); `scaled` and `out`
+// must not alias `in` or each other.
+void scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n);
+
 }  // namespace attn
