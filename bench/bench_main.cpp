@@ -1,10 +1,21 @@
-// attention-lab-bench [--quick] [engine]
+// attention-lab-bench [--quick] [--n=16,256,...] [engine] [interaction] [startup] [export] [memory]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
-// floor applies, floor_ms and ratio.
+// floor applies, floor_ms and ratio. Without group names every group runs.
+// The window cases (built with the GUI) use the offscreen platform unless
+// QT_QPA_PLATFORM is set.
 
 #include "engine_bench.h"
 
+#ifdef ATTNLAB_BENCH_GUI
+#include "export_bench.h"
+#include "interaction_bench.h"
+#include "process_bench.h"
+
+#include <QApplication>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,10 +23,14 @@
 int main(int argc, char** argv)
 {
     bool quick = false;
+    std::vector<int> sizes;  // --n=16,2048: the interaction case's token counts
     std::vector<std::string> groups;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (std::strncmp(argv[i], "--n=", 4) == 0)
+            for (const char* p = argv[i] + 4; *p; p += std::strcspn(p, ",") + (p[std::strcspn(p, ",")] ? 1 : 0))
+                sizes.push_back(std::atoi(p));
         else
             groups.emplace_back(argv[i]);
     }
@@ -26,5 +41,27 @@ int main(int argc, char** argv)
         bench::runEngineBench(quick ? std::vector<int>{16, 128, 512}
                                     : std::vector<int>{16, 128, 512, 2048, 4096},
                               64);
+#ifdef ATTNLAB_BENCH_GUI
+    if (!wanted("interaction") && !wanted("startup") && !wanted("export") && !wanted("memory"))
+        return 0;
+
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    // Keep the window's saved settings out of the measurements.
+    QApplication::setOrganizationName(QStringLiteral("AttentionLabBench"));
+    QApplication::setApplicationName(QStringLiteral("attention-lab-bench"));
+    if (wanted("interaction"))
+        bench::runInteractionBench(!sizes.empty() ? sizes
+                                   : quick        ? std::vector<int>{16, 256}
+                                                  : std::vector<int>{16, 256, 2048, 4096},
+                                   quick ? 10 : 40);
+    if (wanted("export"))
+        bench::runExportBench(16);
+    if (wanted("startup"))
+        bench::runStartupBench(ATTNLAB_APP_PATH, quick ? 5 : 15);
+    if (wanted("memory"))
+        bench::runMemoryBench(ATTNLAB_APP_PATH, 4096, 64);
+#endif
     return 0;
 }

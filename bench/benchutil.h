@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <time.h>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -14,7 +16,25 @@ struct Timing {
     double medianMs = 0;
     double p95Ms = 0;
     int runs = 0;
+    double cpuMedianMs = 0;  // this thread's CPU time, where measured
 };
+
+// This thread's CPU time: steadier than the wall clock on a shared machine,
+// since time spent waiting for the processor does not count.
+inline double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+inline double medianOf(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
 
 inline Timing summarise(std::vector<double> ms)
 {
@@ -47,6 +67,38 @@ Timing measure(Fn&& fn, int minRuns = 5, double minSeconds = 0.5, int maxRuns = 
             break;
     }
     return summarise(std::move(ms));
+}
+
+// Alternates `a` and `b` (after one warm-up call of each) until each has run
+// `minRuns` times and `minSeconds` have passed in all: a baseline and the
+// measured code under the same conditions.
+template <typename FnA, typename FnB>
+std::pair<Timing, Timing> measurePair(FnA&& a, FnB&& b, int minRuns = 5, double minSeconds = 0.5,
+                                      int maxRuns = 1000)
+{
+    using Clock = std::chrono::steady_clock;
+    a();
+    b();
+    std::vector<double> msA, msB, cpuA, cpuB;
+    const auto start = Clock::now();
+    auto time = [](auto& fn, std::vector<double>& wall, std::vector<double>& cpu) {
+        const double c0 = threadCpuMs();
+        const auto t0 = Clock::now();
+        fn();
+        wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        cpu.push_back(threadCpuMs() - c0);
+    };
+    while (int(msA.size()) < maxRuns) {
+        time(a, msA, cpuA);
+        time(b, msB, cpuB);
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        if (int(msA.size()) >= minRuns && elapsed >= minSeconds)
+            break;
+    }
+    Timing ta = summarise(std::move(msA)), tb = summarise(std::move(msB));
+    ta.cpuMedianMs = medianOf(std::move(cpuA));
+    tb.cpuMedianMs = medianOf(std::move(cpuB));
+    return {ta, tb};
 }
 
 // One JSON object per line; `extra` is a fragment like "\"floor_ms\":1.2".

@@ -179,6 +179,11 @@ void FocusPanel::refresh()
     plot_->yAxis2->setRange(-1.05, 1.05);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 
+    // Columns sized to their contents re-measure every row on each setItem;
+    // fill with fixed widths and measure once at the end.
+    QHeaderView* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    table_->setUpdatesEnabled(false);
     table_->setRowCount(n + 1);
     table_->setHorizontalHeaderLabels(
         {tr("key"), tr("q · k"), tr("÷ %1").arg(divisor), tr("softmax")});
@@ -206,6 +211,8 @@ void FocusPanel::refresh()
     sum->setFont(bold);
     sum->setToolTip(tr("The weights of one query always sum to 1."));
     table_->setItem(n, 3, sum);
+    table_->setUpdatesEnabled(true);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
 void FocusPanel::stylePlot()

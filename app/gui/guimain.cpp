@@ -5,7 +5,44 @@
 #include <QApplication>
 #include <QTimer>
 
+#include <chrono>
+#include <cstdio>
+
 namespace attnlab {
+namespace {
+
+// ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 (for attention-lab-bench): once the window
+// has painted with its result (not one still computing), print the steady clock's time in nanoseconds as
+// "ATTNLAB_FIRST_PAINT_NS=..." and quit.
+class FirstPaintExit : public QObject {
+public:
+    explicit FirstPaintExit(MainWindow* window) : window_(window) {}
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (!fired_ && event->type() == QEvent::Paint && watched->isWidgetType()
+            && static_cast<QWidget*>(watched)->window() == window_
+            && window_->session()->hasResult() && !window_->session()->isComputing()) {
+            fired_ = true;
+            // A zero timer runs after the paint in progress has finished.
+            QTimer::singleShot(0, this, [] {
+                const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now().time_since_epoch());
+                std::printf("ATTNLAB_FIRST_PAINT_NS=%lld\n", static_cast<long long>(ns.count()));
+                std::fflush(stdout);
+                QCoreApplication::exit(0);
+            });
+        }
+        return false;
+    }
+
+private:
+    MainWindow* window_;
+    bool fired_ = false;
+};
+
+}  // namespace
 
 int runGui(int argc, char** argv, const CommandLineOutcome& start)
 {
@@ -15,6 +52,9 @@ int runGui(int argc, char** argv, const CommandLineOutcome& start)
     QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));
     MainWindow window;
     window.restoreSettings(start);
+    FirstPaintExit firstPaintExit(&window);
+    if (qEnvironmentVariableIntValue("ATTNLAB_EXIT_AFTER_FIRST_PAINT") == 1)
+        app.installEventFilter(&firstPaintExit);
     window.show();
     // Once the window is up: the autosave of a run that did not close.
     if (qEnvironmentVariableIntValue("ATTNLAB_EXIT_AFTER_FIRST_PAINT") != 1)

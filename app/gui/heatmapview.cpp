@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnlab {
 namespace {
@@ -92,7 +93,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent)
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-    rebuildCellImage();
+    invalidateCellImage();
 }
 
 void HeatmapView::setTitle(const QString& title)
@@ -111,7 +112,7 @@ void HeatmapView::setColorMap(ColorMap map)
     if (map == colorMap_)
         return;
     colorMap_ = map;
-    rebuildCellImage();
+    invalidateCellImage();
     invalidateLayout();
 }
 
@@ -133,7 +134,7 @@ void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabe
     if (focusRow_ >= values_.rows())
         focusRow_ = -1;
     hoverRow_ = hoverCol_ = -1;
-    rebuildCellImage();
+    invalidateCellImage();
     invalidateLayout();
 }
 
@@ -158,7 +159,7 @@ void HeatmapView::setRange(double lo, double hi)
         return;
     lo_ = std::min(lo, hi);
     hi_ = std::max(lo, hi);
-    rebuildCellImage();
+    invalidateCellImage();
     invalidateLayout();  // the scale's tick labels change width
 }
 
@@ -175,7 +176,7 @@ double HeatmapView::rangeHigh() const
 void HeatmapView::setDecimals(int decimals)
 {
     decimals_ = std::clamp(decimals, 0, 10);
-    rebuildCellImage();  // also refreshes the widest cell text
+    invalidateCellImage();  // also the widest cell text
     invalidateLayout();
 }
 
@@ -282,6 +283,7 @@ QSize HeatmapView::sizeHint() const
         return {480, 400};
     // Room for the printed values when the matrix is small, else a few
     // pixels per cell; the labels and scale take about a quarter more.
+    ensureWidestText();
     const int cellW = std::max(fm.height(), fm.horizontalAdvance(widestCellText_)) + 8;
     const int cellH = fm.height() + 8;
     const bool small = rows <= kLegibleCells && cols <= kLegibleCells;
@@ -384,6 +386,7 @@ void HeatmapView::changeEvent(QEvent* event)
 
 HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMetrics& fm) const
 {
+    ensureWidestText();
     Layout l;
     l.size = size;
     const int rows = static_cast<int>(values_.rows());
@@ -532,11 +535,18 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
     const int rows = static_cast<int>(values_.rows());
     const int cols = static_cast<int>(values_.cols());
     if (l.imageMode) {
+        // No more pixels than the device shows (the image is scaled without
+        // smoothing, so each pixel shows the cell at its centre either way).
+        const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
+        const int width = std::clamp(static_cast<int>(std::ceil(l.cells.width() * dpr)), 1, cols);
+        const int height = std::clamp(static_cast<int>(std::ceil(l.cells.height() * dpr)), 1, rows);
+        ensureCellImage(width, height);
         painter.save();
         painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
         painter.drawImage(QRectF(l.cells), cellImage_);
         painter.restore();
     } else {
+        ensureCellImage(cols, rows);
         const QBrush hatch(QColor::fromRgb(colormap::kMaskedHatch), Qt::BDiagPattern);
         const QColor masked = QColor::fromRgb(colormap::kMasked);
         for (int r = 0; r < rows; ++r) {
@@ -668,32 +678,60 @@ void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
     painter.restore();
 }
 
-void HeatmapView::rebuildCellImage()
+void HeatmapView::invalidateCellImage()
+{
+    cellImageStale_ = true;
+    widestTextStale_ = true;
+    update();
+}
+
+void HeatmapView::ensureCellImage(int width, int height) const
 {
     const int rows = static_cast<int>(values_.rows());
     const int cols = static_cast<int>(values_.cols());
     if (rows == 0 || cols == 0) {
         cellImage_ = QImage();
-        widestCellText_.clear();
         return;
     }
-    cellImage_ = QImage(cols, rows, QImage::Format_RGB32);
+    if (!cellImageStale_ && cellImage_.size() == QSize(width, height))
+        return;
+    cellImage_ = QImage(width, height, QImage::Format_RGB32);
     const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
     const bool diverging = colorMap_ == ColorMap::Diverging;
+    std::vector<int> columnAt(static_cast<std::size_t>(width));
+    for (int x = 0; x < width; ++x)
+        columnAt[std::size_t(x)] = static_cast<int>((2LL * x + 1) * cols / (2LL * width));
+    for (int y = 0; y < height; ++y) {
+        const int r = static_cast<int>((2LL * y + 1) * rows / (2LL * height));
+        auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(y));
+        for (int x = 0; x < width; ++x) {
+            const double v = values_(r, columnAt[std::size_t(x)]);
+            if (std::isnan(v) || isMasked(v))
+                line[x] = colormap::kMasked;
+            else
+                line[x] = diverging ? colormap::divergingRgb(v, range.high)
+                                    : colormap::sequentialRgb(v, range.low, range.high);
+        }
+    }
+    cellImageStale_ = false;
+}
+
+void HeatmapView::ensureWidestText() const
+{
+    if (!widestTextStale_)
+        return;
+    widestTextStale_ = false;
+    widestCellText_.clear();
+    if (values_.size() == 0)
+        return;
     double minValue = std::numeric_limits<double>::infinity();
     double maxValue = -std::numeric_limits<double>::infinity();
     bool anyNaN = false;
-    for (int r = 0; r < rows; ++r) {
-        auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(r));
-        for (int c = 0; c < cols; ++c) {
-            const double v = values_(r, c);
-            if (std::isnan(v) || isMasked(v)) {
-                anyNaN = anyNaN || std::isnan(v);
-                line[c] = colormap::kMasked;
-                continue;
-            }
-            line[c] = diverging ? colormap::divergingRgb(v, range.high)
-                                : colormap::sequentialRgb(v, range.low, range.high);
+    for (Eigen::Index i = 0; i < values_.size(); ++i) {
+        const double v = values_.data()[i];
+        if (std::isnan(v)) {
+            anyNaN = true;
+        } else if (!isMasked(v)) {
             minValue = std::min(minValue, v);
             maxValue = std::max(maxValue, v);
         }

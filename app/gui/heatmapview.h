@@ -126,7 +126,12 @@ private:
     void paintCells(QPainter& painter, const Layout& l) const;
     void paintLabels(QPainter& painter, const Layout& l) const;
     void paintScale(QPainter& painter, const Layout& l) const;
-    void rebuildCellImage();
+    // Setters only mark the colours stale; paintCells builds the image it
+    // draws, at most one pixel per screen pixel, so that a 2048 x 2048 map
+    // costs the same as the widget's area and hidden maps cost nothing.
+    void invalidateCellImage();
+    void ensureCellImage(int width, int height) const;  // cellImage_ at this size
+    void ensureWidestText() const;
     QString formatValue(double value) const;
     QString rowLabelAt(int row) const;
     QString columnLabelAt(int col) const;
@@ -144,8 +149,12 @@ private:
     int decimals_ = 2;
     int focusRow_ = -1;
     std::function<QString(int, int)> toolTipProvider_;
-    QImage cellImage_;  // one pixel per cell, scaled when painted
-    QString widestCellText_;  // the longest value text, to decide legibility
+    // Cells sampled at their centres onto width x height pixels (cols x rows
+    // when the cells are legible).
+    mutable QImage cellImage_;
+    mutable bool cellImageStale_ = true;
+    mutable QString widestCellText_;  // the longest value text, to decide legibility
+    mutable bool widestTextStale_ = true;
     int hoverRow_ = -1;
     int hoverCol_ = -1;
     mutable Layout layoutCache_;

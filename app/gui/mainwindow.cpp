@@ -409,8 +409,9 @@ void MainWindow::updateScalingViews()
 {
     if (!session_->hasResult())
         return;
-    // The comparison is the core's; the views only draw it.
-    const attn::ScalingComparison comparison = attn::compareScaling(session_->result());
+    // The comparison is the core's (computed by the session with the
+    // result, off the GUI thread when large); the views only draw it.
+    const attn::ScalingComparison& comparison = session_->scalingComparison();
     compare_->setInitMode(session_->config().init);
     compare_->setData(comparison, session_->tokens());
     lesson_->setLiveComparison(comparison);

@@ -4,14 +4,165 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
 namespace attnlab {
 
+// One request for the worker: redraw from `config` (then `model` is unused)
+// or recompute over `model`'s matrices.
+struct Session::Job {
+    quint64 generation = 0;
+    bool redraw = false;
+    attn::ModelConfig config;
+    attn::AttentionOptions options;
+    attn::Model model;
+};
+
+struct Session::Outcome {
+    quint64 generation = 0;
+    bool redraw = false;
+    QString error;  // empty on success
+    attn::Model model;
+    attn::AttentionResult result;
+    attn::AttentionStats stats;
+    attn::ScalingComparison comparison;
+};
+
 Session::Session(QObject* parent) : QObject(parent)
 {
     redraw();
+}
+
+Session::~Session()
+{
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+        job_.reset();
+    }
+    wake_.notify_one();
+    if (worker_.joinable())
+        worker_.join();
+}
+
+bool Session::isLargeWork(int tokens) const
+{
+    const double n = tokens;
+    const double work = n * n * (config_.dK + config_.dV)
+                        + n * config_.dModel * (2.0 * config_.dK + config_.dV);
+    return work > kAsyncWork;
+}
+
+void Session::startJob(bool redraw)
+{
+    auto job = std::make_unique<Job>();
+    job->generation = ++generation_;
+    job->redraw = redraw;
+    job->config = config_;
+    job->options = options_;
+    if (!redraw)
+        job->model = model_;  // X (n, d_model) and the weights: small next to the maps
+    computing_ = true;
+    computingRedraw_ = redraw;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        job_ = std::move(job);  // replaces a request the worker has not taken yet
+        if (!worker_.joinable())
+            worker_ = std::thread([this] { workerLoop(); });
+    }
+    wake_.notify_one();
+}
+
+void Session::workerLoop()
+{
+    for (;;) {
+        std::unique_ptr<Job> job;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            wake_.wait(lock, [this] { return stopping_ || job_; });
+            if (stopping_)
+                return;
+            job = std::move(job_);
+        }
+        auto outcome = std::make_shared<Outcome>();
+        outcome->generation = job->generation;
+        outcome->redraw = job->redraw;
+        if (job->redraw) {
+            attn::Expected<attn::Model> built = attn::buildModel(job->config);
+            if (built)
+                outcome->model = std::move(built.value());
+            else
+                outcome->error = QString::fromStdString(built.error().message);
+        } else {
+            outcome->model = std::move(job->model);
+        }
+        if (outcome->error.isEmpty()) {
+            const attn::Model& m = outcome->model;
+            const attn::Status status =
+                attn::computeAttentionInto(m.X, m.Wq, m.Wk, m.Wv, job->options, &outcome->result);
+            if (status) {
+                outcome->stats = attn::computeStatistics(outcome->result);
+                outcome->comparison = attn::compareScaling(outcome->result);
+            } else
+                outcome->error = QString::fromStdString(status.error().message);
+        }
+        // Queued to the GUI thread; dropped if the session is gone by then.
+        QMetaObject::invokeMethod(this, [this, outcome] { deliver(outcome); },
+                                  Qt::QueuedConnection);
+    }
+}
+
+void Session::deliver(const std::shared_ptr<Outcome>& outcome)
+{
+    if (outcome->generation != generation_ || !computing_)
+        return;  // superseded by a newer request
+    computing_ = false;
+    if (!outcome->error.isEmpty()) {
+        if (outcome->redraw)
+            modelStale_ = true;
+        setProblem(outcome->error);
+        return;
+    }
+    std::swap(result_, outcome->result);
+    std::swap(stats_, outcome->stats);
+    std::swap(comparison_, outcome->comparison);
+    hasResult_ = true;
+    if (outcome->redraw) {
+        installModel(std::move(outcome->model));
+        emit modelRedrawn();
+    } else {
+        setProblem(QString());
+    }
+    emit resultChanged();
+}
+
+void Session::waitForResult()
+{
+    if (!computing_)
+        return;
+    // Supersede the worker's request with the same one done here.
+    ++generation_;
+    computing_ = false;
+    if (computingRedraw_)
+        redrawNow();
+    else
+        recomputeNow();
+}
+
+void Session::installModel(attn::Model&& model)
+{
+    model_ = std::move(model);
+    modelStale_ = false;
+    editedCells_ = 0;
+    tokens_.clear();
+    ids_.clear();
+    for (const std::string& token : model_.tokenization.tokens)
+        tokens_.append(QString::fromStdString(token));
+    for (int id : model_.tokenization.ids)
+        ids_.append(id);
+    setProblem(QString());
 }
 
 const attn::Matrix& Session::matrix(MatrixId which) const
@@ -176,6 +327,7 @@ attn::Expected<double> Session::parseValue(const QString& text)
 
 attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double value)
 {
+    waitForResult();
     const attn::Matrix& m = matrix(which);
     QString refusal;
     if (!hasResult_)
@@ -242,6 +394,7 @@ LabState Session::state() const
 
 attn::Status Session::setState(const LabState& state)
 {
+    waitForResult();
     attn::Expected<attn::Model> built = attn::buildModel(state.config);
     if (!built)
         return built.error();
@@ -290,6 +443,7 @@ attn::Status Session::setState(const LabState& state)
 
 attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 {
+    waitForResult();
     if (!hasResult_ || modelStale_)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
     LabState next = state();
@@ -303,6 +457,21 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 
 void Session::redraw()
 {
+    // The sentence's token count, roughly (words; the tokenizer may split
+    // punctuation off): enough to tell a lesson from thousands of tokens.
+    const int words = int(std::count(config_.sentence.begin(), config_.sentence.end(), ' ')) + 1;
+    if (isLargeWork(std::max(words, tokenCount()))) {
+        startJob(true);
+        return;
+    }
+    redrawNow();
+}
+
+void Session::redrawNow()
+{
+    // Supersedes a computation in flight.
+    ++generation_;
+    computing_ = false;
     attn::Expected<attn::Model> built = attn::buildModel(config_);
     if (!built) {
         modelStale_ = true;
@@ -316,22 +485,29 @@ void Session::redraw()
         setProblem(failure);
         return;
     }
-    model_ = std::move(m);
-    modelStale_ = false;
-    editedCells_ = 0;
-    tokens_.clear();
-    ids_.clear();
-    for (const std::string& token : model_.tokenization.tokens)
-        tokens_.append(QString::fromStdString(token));
-    for (int id : model_.tokenization.ids)
-        ids_.append(id);
-    setProblem(QString());
+    installModel(std::move(m));
     emit modelRedrawn();
     emit resultChanged();
 }
 
 void Session::recompute()
 {
+    if (computing_ && computingRedraw_) {
+        // The matrices are being redrawn: redraw again with the new options.
+        redraw();
+        return;
+    }
+    if (!modelStale_ && isLargeWork(tokenCount())) {
+        startJob(false);
+        return;
+    }
+    recomputeNow();
+}
+
+void Session::recomputeNow()
+{
+    ++generation_;
+    computing_ = false;
     if (modelStale_) {
         redraw();
         return;
@@ -350,6 +526,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
         return QString::fromStdString(status.error().message);
     std::swap(result_, scratch_);
     stats_ = attn::computeStatistics(result_);
+    comparison_ = attn::compareScaling(result_);
     hasResult_ = true;
     return QString();
 }

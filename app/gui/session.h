@@ -11,16 +11,28 @@
 // successful change the session emits resultChanged() once. A change that
 // cannot be computed (an empty sentence, a bad divisor) keeps the last good
 // model and result on display and sets problem() instead.
+//
+// Large work (about n^2 (d_k + d_v) above kAsyncWork) runs in a worker thread
+// so that the window stays responsive: until resultChanged() the previous
+// model and result stay on display and isComputing() is true. A newer
+// request supersedes an older one (the older result is dropped when it
+// arrives). Lesson sizes are computed at once, as before.
 
 #include "attention.h"
 #include "labfile.h"
 #include "model.h"
+#include "scaling_lab.h"
 #include "statistics.h"
 
 #include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 namespace attnlab {
 
@@ -30,6 +42,16 @@ class Session : public QObject {
     Q_OBJECT
 public:
     explicit Session(QObject* parent = nullptr);
+    ~Session() override;
+
+    // Work above which redraws and recomputations leave the GUI thread.
+    static constexpr double kAsyncWork = 1 << 24;
+    // A computation runs in the worker; result() is the previous one.
+    bool isComputing() const { return computing_; }
+    // Finishes a computation in progress at once (on this thread) and shows
+    // its result; nothing happens when none runs. Edits and setState() call
+    // it first, so that they apply to the requested parameters.
+    void waitForResult();
 
     // The parameters as last requested (they may have no result: see problem()).
     const attn::ModelConfig& config() const { return config_; }
@@ -39,6 +61,8 @@ public:
     const attn::Model& model() const { return model_; }
     const attn::AttentionResult& result() const { return result_; }
     const attn::AttentionStats& stats() const { return stats_; }
+    // Unscaled vs scaled softmax of the result (attn::compareScaling).
+    const attn::ScalingComparison& scalingComparison() const { return comparison_; }
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
     bool hasResult() const { return hasResult_; }
 
@@ -103,8 +127,17 @@ signals:
     void editRefused(const QString& message);
 
 private:
+    struct Job;
+    struct Outcome;
     void redraw();     // buildModel from config_, then recompute
     void recompute();  // attention over the current matrices
+    void redrawNow();
+    void recomputeNow();
+    bool isLargeWork(int tokens) const;
+    void startJob(bool redraw);    // hands the request to the worker
+    void deliver(const std::shared_ptr<Outcome>& outcome);  // GUI thread
+    void workerLoop();
+    void installModel(attn::Model&& model);  // tokens, edit count, problem cleared
     // Attention into result_ and stats_; the error message, empty on success.
     // Emits nothing, so that callers finish updating before views look.
     QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
@@ -118,12 +151,23 @@ private:
     attn::AttentionResult result_;
     attn::AttentionResult scratch_;  // computed into, then swapped with result_
     attn::AttentionStats stats_;
+    attn::ScalingComparison comparison_;
     bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_
     QStringList tokens_;
     QList<int> ids_;
     QString problem_;
     int editedCells_ = 0;
+
+    // The worker: the newest request not yet taken, under mutex_.
+    std::thread worker_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::unique_ptr<Job> job_;
+    bool stopping_ = false;
+    quint64 generation_ = 0;  // of the newest request; older outcomes are stale
+    bool computing_ = false;
+    bool computingRedraw_ = false;  // the request in flight redraws the matrices
 };
 
 }  // namespace attnlab

@@ -82,6 +82,11 @@ void StatisticsPanel::refresh()
     means_->setText(tr("Mean over queries: largest weight %1, entropy %2 nats.")
                         .arg(formatNumber(s.meanMaxWeight), formatNumber(s.meanEntropyNats)));
     const int n = int(s.rows.size());
+    // Columns sized to their contents re-measure every row on each setItem;
+    // fill with fixed widths and measure once at the end.
+    QHeaderView* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    table_->setUpdatesEnabled(false);
     table_->setRowCount(n);
     for (int i = 0; i < n; ++i) {
         const attn::RowStats& row = s.rows[size_t(i)];
@@ -97,6 +102,8 @@ void StatisticsPanel::refresh()
         table_->setItem(i, 3, item(QString::number(row.entropyNats, 'f', 3)));
         table_->setItem(i, 4, item(QString::number(row.effectiveTokens, 'f', 2)));
     }
+    table_->setUpdatesEnabled(true);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
 }  // namespace attnlab

@@ -25,6 +25,9 @@ TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent)
 
 void TokenStrip::setTokens(const QStringList& tokens, const QList<int>& ids)
 {
+    // Every result passes the tokens again; a d_k step leaves them as they are.
+    if (tokens == tokens_ && ids == ids_)
+        return;
     tokens_ = tokens;
     ids_ = ids;
     relayout();

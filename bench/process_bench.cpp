@@ -1,0 +1,200 @@
+// Start-up and memory cases: the real executable as a child process.
+//
+// With ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 the window prints
+// "ATTNLAB_FIRST_PAINT_NS=<steady clock ns>" once it has painted with a result
+// and quits (app/gui/guimain.cpp). std::chrono::steady_clock is
+// CLOCK_MONOTONIC on Linux, shared by both processes, so the difference to the
+// parent's clock just before spawning is the start-up time, exec included.
+
+#include "process_bench.h"
+
+#include "benchutil.h"
+#include "npy.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <spawn.h>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace bench {
+namespace {
+
+struct ChildRun {
+    bool ok = false;
+    std::string output;     // the child's stdout
+    long maxRssKiB = 0;     // peak resident set size
+    long long startNs = 0;  // parent's steady clock just before spawning
+};
+
+long long steadyNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Runs `args` with `extraEnv` added to this process's environment.
+ChildRun runChild(const std::vector<std::string>& args, const std::vector<std::string>& extraEnv)
+{
+    ChildRun run;
+    std::vector<std::string> envStrings;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry(*e);
+        bool overridden = false;
+        for (const std::string& extra : extraEnv)
+            overridden = overridden || entry.compare(0, extra.find('=') + 1, extra, 0,
+                                                     extra.find('=') + 1) == 0;
+        if (!overridden)
+            envStrings.push_back(entry);
+    }
+    envStrings.insert(envStrings.end(), extraEnv.begin(), extraEnv.end());
+    std::vector<char*> envp, argv;
+    for (std::string& s : envStrings)
+        envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argsCopy = args;
+    for (std::string& s : argsCopy)
+        argv.push_back(s.data());
+    argv.push_back(nullptr);
+
+    int pipeFds[2];
+    if (pipe(pipeFds) != 0)
+        return run;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipeFds[0]);
+    pid_t pid = 0;
+    run.startNs = steadyNs();
+    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipeFds[1]);
+    if (rc != 0) {
+        close(pipeFds[0]);
+        return run;
+    }
+    char buffer[4096];
+    ssize_t got = 0;
+    while ((got = read(pipeFds[0], buffer, sizeof buffer)) > 0)
+        run.output.append(buffer, std::size_t(got));
+    close(pipeFds[0]);
+    int status = 0;
+    rusage usage{};
+    if (wait4(pid, &status, 0, &usage) != pid)
+        return run;
+    run.maxRssKiB = usage.ru_maxrss;
+    run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return run;
+}
+
+long long firstPaintNs(const std::string& output)
+{
+    const char* key = "ATTNLAB_FIRST_PAINT_NS=";
+    const std::size_t at = output.find(key);
+    if (at == std::string::npos)
+        return -1;
+    return std::stoll(output.substr(at + std::strlen(key)));
+}
+
+void printError(const char* name, int n, const std::string& what)
+{
+    std::printf("{\"case\":\"%s\",\"n\":%d,\"error\":\"%s\"}\n", name, n, what.c_str());
+    std::fflush(stdout);
+}
+
+attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols, double sd)
+{
+    std::normal_distribution<double> dist(0.0, sd);
+    attn::Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = dist(rng);
+    return m;
+}
+
+bool writeNpyFile(const std::string& path, const attn::Matrix& m)
+{
+    std::ofstream out(path, std::ios::binary);
+    attnlab::writeNpy(out, m);
+    return bool(out);
+}
+
+}  // namespace
+
+void runStartupBench(const std::string& app, int runs)
+{
+    QTemporaryDir home;
+    const std::vector<std::string> env = {
+        "QT_QPA_PLATFORM=offscreen", "ATTNLAB_EXIT_AFTER_FIRST_PAINT=1",
+        "XDG_CONFIG_HOME=" + home.path().toStdString()};
+    std::vector<double> ms;
+    runChild({app}, env);  // warm the page cache
+    for (int i = 0; i < runs; ++i) {
+        const ChildRun run = runChild({app}, env);
+        const long long painted = firstPaintNs(run.output);
+        if (!run.ok || painted < 0) {
+            printError("startup_first_paint", 6, "the window did not report its first paint");
+            return;
+        }
+        ms.push_back(double(painted - run.startNs) / 1e6);
+    }
+    // The article example: 6 tokens, d_k 24.
+    printCase("startup_first_paint", 6, 24, summarise(ms));
+}
+
+void runMemoryBench(const std::string& app, int n, int d)
+{
+    QTemporaryDir dir;
+    const std::string base = dir.path().toStdString() + "/";
+    std::mt19937 rng(7);
+    if (!writeNpyFile(base + "x.npy", randomMatrix(rng, n, d, 1.0))
+        || !writeNpyFile(base + "wq.npy", randomMatrix(rng, d, d, 1.0 / std::sqrt(double(d))))
+        || !writeNpyFile(base + "wk.npy", randomMatrix(rng, d, d, 1.0 / std::sqrt(double(d))))
+        || !writeNpyFile(base + "wv.npy", randomMatrix(rng, d, d, 1.0 / std::sqrt(double(d))))) {
+        printError("memory_cli", n, "cannot write the inputs");
+        return;
+    }
+    const std::vector<std::string> inputs = {"--x",  base + "x.npy",  "--wq", base + "wq.npy",
+                                             "--wk", base + "wk.npy", "--wv", base + "wv.npy"};
+    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen",
+                                          "XDG_CONFIG_HOME=" + base + "config"};
+
+    std::vector<std::string> cli = {app};
+    cli.insert(cli.end(), inputs.begin(), inputs.end());
+    cli.insert(cli.end(), {"--export-dir", base + "out", "--format", "npy"});
+    const ChildRun headless = runChild(cli, env);
+    QDir(QString::fromStdString(base + "out")).removeRecursively();
+    if (!headless.ok)
+        printError("memory_cli", n, "the headless run failed");
+    else
+        std::printf("{\"case\":\"memory_cli\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600}\n",
+                    n, d, double(headless.maxRssKiB) / 1024.0);
+
+    std::vector<std::string> gui = {app};
+    gui.insert(gui.end(), inputs.begin(), inputs.end());
+    std::vector<std::string> guiEnv = env;
+    guiEnv.push_back("ATTNLAB_EXIT_AFTER_FIRST_PAINT=1");
+    const ChildRun window = runChild(gui, guiEnv);
+    if (!window.ok || firstPaintNs(window.output) < 0)
+        printError("memory_gui", n, "the window did not report its first paint");
+    else
+        std::printf("{\"case\":\"memory_gui\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600,"
+                    "\"first_paint_ms\":%.1f}\n",
+                    n, d, double(window.maxRssKiB) / 1024.0,
+                    double(firstPaintNs(window.output) - window.startNs) / 1e6);
+    std::fflush(stdout);
+}
+
+}  // namespace bench

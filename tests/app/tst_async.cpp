@@ -1,0 +1,201 @@
+// Session with thousands of tokens: the work runs in the worker thread, the
+// delivered numbers are the engine's, a newer request supersedes older ones
+// and edits apply to the requested parameters. Nothing here measures time;
+// the timeouts only stop a hung test.
+
+#include "session.h"
+
+#include "attention.h"
+#include "model.h"
+#include "scaling_lab.h"
+#include "statistics.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <string>
+
+using namespace attnlab;
+
+namespace {
+
+constexpr int kHangGuardMs = 300000;
+
+attn::ModelConfig largeConfig(int tokens)
+{
+    attn::ModelConfig config;
+    std::string sentence;
+    for (int i = 0; i < tokens; ++i)
+        sentence += (i ? " w" : "w") + std::to_string(i);
+    config.sentence = sentence;
+    config.dModel = 16;
+    config.dK = 64;
+    config.dV = 64;
+    config.init = attn::InitMode::UnitVariance;
+    return config;
+}
+
+// The engine called directly on the matrices the config draws (edited as given).
+attn::AttentionResult engineResult(const attn::Model& model, const attn::AttentionOptions& options)
+{
+    attn::Expected<attn::AttentionResult> r =
+        attn::computeAttention(model.X, model.Wq, model.Wk, model.Wv, options);
+    return r ? r.value() : attn::AttentionResult();
+}
+
+bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
+}
+
+}  // namespace
+
+class TestAsync : public QObject {
+    Q_OBJECT
+private slots:
+    void largeWorkRunsInWorkerAndMatchesEngine();
+    void rapidDkChangesShowOnlyTheLast();
+    void optionChangeWhileRedrawing();
+    void editWaitsForRequestedParameters();
+    void lessonSizeStaysImmediate();
+};
+
+void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
+{
+    Session session;
+    QSignalSpy results(&session, &Session::resultChanged);
+    const attn::ModelConfig config = largeConfig(2048);
+    session.setParameters(config, attn::AttentionOptions());
+    // Above kAsyncWork: nothing delivered yet, the article example still shown.
+    QVERIFY(session.isComputing());
+    QCOMPARE(results.count(), 0);
+    QCOMPARE(session.tokenCount(), 6);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QCOMPARE(results.count(), 1);
+    QVERIFY(session.problem().isEmpty());
+    QCOMPARE(session.tokenCount(), 2048);
+
+    attn::Expected<attn::Model> model = attn::buildModel(config);
+    QVERIFY(model);
+    QVERIFY(sameMatrix(session.model().X, model->X));
+    QVERIFY(sameMatrix(session.model().Wq, model->Wq));
+    const attn::AttentionResult expected = engineResult(*model, attn::AttentionOptions());
+    const attn::AttentionResult& got = session.result();
+    QVERIFY(sameMatrix(got.Q, expected.Q));
+    QVERIFY(sameMatrix(got.scores, expected.scores));
+    QVERIFY(sameMatrix(got.scaled, expected.scaled));
+    QVERIFY(sameMatrix(got.weights, expected.weights));
+    QVERIFY(sameMatrix(got.context, expected.context));
+    QCOMPARE(got.divisor, 8.0);  // sqrt(64)
+    const attn::AttentionStats stats = attn::computeStatistics(expected);
+    QCOMPARE(session.stats().rawVariance, stats.rawVariance);
+    QCOMPARE(session.stats().meanEntropyNats, stats.meanEntropyNats);
+    const attn::ScalingComparison comparison = attn::compareScaling(expected);
+    QVERIFY(sameMatrix(session.scalingComparison().weightsUnscaled, comparison.weightsUnscaled));
+    QCOMPARE(session.scalingComparison().meanMaxRaw, comparison.meanMaxRaw);
+}
+
+void TestAsync::rapidDkChangesShowOnlyTheLast()
+{
+    Session session;
+    const attn::ModelConfig config = largeConfig(2048);
+    session.setParameters(config, attn::AttentionOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+
+    QList<int> shownDk;
+    connect(&session, &Session::resultChanged, this,
+            [&] { shownDk.append(session.resultDK()); });
+    // Four slider steps before the event loop runs again: the worker may
+    // finish some of them, but only the last request's result is shown.
+    for (int dK : {40, 48, 56, 72})
+        session.setDK(dK);
+    QCOMPARE(session.config().dK, 72);
+    QVERIFY(session.isComputing());
+    QCOMPARE(session.resultDK(), 64);  // the old result until the new one is in
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QCOMPARE(shownDk, QList<int>{72});
+
+    attn::ModelConfig last = config;
+    last.dK = 72;
+    attn::Expected<attn::Model> model = attn::buildModel(last);
+    QVERIFY(model);
+    const attn::AttentionResult expected = engineResult(*model, attn::AttentionOptions());
+    QVERIFY(sameMatrix(session.result().weights, expected.weights));
+    QVERIFY(sameMatrix(session.result().context, expected.context));
+    QCOMPARE(session.result().divisor, std::sqrt(72.0));
+}
+
+void TestAsync::optionChangeWhileRedrawing()
+{
+    Session session;
+    const attn::ModelConfig config = largeConfig(1024);
+    session.setParameters(config, attn::AttentionOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+
+    // A d_k change (redraw) and then the mask (recompute) before either is in:
+    // the result has both.
+    session.setDK(32);
+    session.setCausal(true);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    attn::ModelConfig last = config;
+    last.dK = 32;
+    attn::Expected<attn::Model> model = attn::buildModel(last);
+    QVERIFY(model);
+    attn::AttentionOptions causal;
+    causal.causal = true;
+    const attn::AttentionResult expected = engineResult(*model, causal);
+    QVERIFY(session.result().causal);
+    QCOMPARE(session.resultDK(), 32);
+    QVERIFY(sameMatrix(session.result().weights, expected.weights));
+    QCOMPARE(session.result().weights(0, 1), 0.0);
+
+    // The mask alone over the same matrices: a recomputation in the worker.
+    session.setCausal(false);
+    QVERIFY(session.isComputing());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QVERIFY(sameMatrix(session.result().weights,
+                       engineResult(*model, attn::AttentionOptions()).weights));
+}
+
+void TestAsync::editWaitsForRequestedParameters()
+{
+    Session session;
+    const attn::ModelConfig config = largeConfig(1024);
+    session.setParameters(config, attn::AttentionOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+
+    session.setDK(80);
+    QVERIFY(session.isComputing());
+    // The edit finishes the d_k change first, so it lands in the new matrices.
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 2, 79, 0.5));
+    QVERIFY(!session.isComputing());
+    QCOMPARE(session.resultDK(), 80);
+    QCOMPARE(session.matrix(MatrixId::Wq)(2, 79), 0.5);
+    QCOMPARE(session.editedCells(), 1);
+
+    attn::ModelConfig last = config;
+    last.dK = 80;
+    attn::Expected<attn::Model> model = attn::buildModel(last);
+    QVERIFY(model);
+    model->Wq(2, 79) = 0.5;
+    QVERIFY(sameMatrix(session.result().scores,
+                       engineResult(*model, attn::AttentionOptions()).scores));
+    // Nothing stale arrives later.
+    QSignalSpy results(&session, &Session::resultChanged);
+    QTest::qWait(200);
+    QCOMPARE(results.count(), 0);
+    QCOMPARE(session.resultDK(), 80);
+}
+
+void TestAsync::lessonSizeStaysImmediate()
+{
+    Session session;
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.setDK(30);
+    QVERIFY(!session.isComputing());
+    QCOMPARE(results.count(), 1);
+    QCOMPARE(session.resultDK(), 30);
+}
+
+QTEST_MAIN(TestAsync)
+#include "tst_async.moc"
