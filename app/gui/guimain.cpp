@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QTimer>
 
 #include <chrono>
@@ -13,7 +14,8 @@ namespace {
 
 // ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 (for attention-lab-bench): once the window
 // has painted with its result (not one still computing), print the steady clock's time in nanoseconds as
-// "ATTNLAB_FIRST_PAINT_NS=..." and quit.
+// "ATTNLAB_FIRST_PAINT_NS=..." and quit. With ATTNLAB_SCREENSHOT=FILE.png it
+// also saves the window as the application rendered it (the README's picture).
 class FirstPaintExit : public QObject {
 public:
     explicit FirstPaintExit(MainWindow* window) : window_(window) {}
@@ -26,7 +28,11 @@ protected:
             && window_->session()->hasResult() && !window_->session()->isComputing()) {
             fired_ = true;
             // A zero timer runs after the paint in progress has finished.
-            QTimer::singleShot(0, this, [] {
+            QTimer::singleShot(0, this, [this] {
+                const QString shot = qEnvironmentVariable("ATTNLAB_SCREENSHOT");
+                if (!shot.isEmpty() && !window_->grab().save(shot))
+                    std::fprintf(stderr, "attention-lab: cannot write the screenshot '%s'\n",
+                                 qPrintable(shot));
                 const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     std::chrono::steady_clock::now().time_since_epoch());
                 std::printf("ATTNLAB_FIRST_PAINT_NS=%lld\n", static_cast<long long>(ns.count()));
@@ -50,6 +56,8 @@ int runGui(int argc, char** argv, const CommandLineOutcome& start)
     QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
     QApplication::setApplicationName(QStringLiteral("Attention Lab"));
     QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.attentionlab.AttentionLab"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.attentionlab.AttentionLab")));
     MainWindow window;
     window.restoreSettings(start);
     FirstPaintExit firstPaintExit(&window);
