@@ -16,12 +16,14 @@ ExportDialog::ExportDialog(QWidget* parent) : QDialog(parent)
     setWindowTitle(tr("Export a picture"));
     view_ = new QComboBox(this);
     view_->setObjectName(QStringLiteral("exportViewCombo"));
+    view_->setAccessibleName(tr("View"));
     view_->setToolTip(tr("One heatmap, or the three score maps with the operations between them "
                          "as one figure with a title and the formula."));
     for (ExportView v : ViewExporter::views())
         view_->addItem(ViewExporter::viewName(v), int(v));
     format_ = new QComboBox(this);
     format_->setObjectName(QStringLiteral("exportFormatCombo"));
+    format_->setAccessibleName(tr("Format"));
     format_->setToolTip(tr("PNG for slides; SVG and PDF are vectors with the text kept as text."));
     format_->addItem(tr("PNG image"), int(ImageFormat::Png));
     format_->addItem(tr("SVG vector drawing"), int(ImageFormat::Svg));
@@ -31,6 +33,8 @@ ExportDialog::ExportDialog(QWidget* parent) : QDialog(parent)
     height_ = new QSpinBox(this);
     width_->setObjectName(QStringLiteral("exportWidthSpin"));
     height_->setObjectName(QStringLiteral("exportHeightSpin"));
+    width_->setAccessibleName(tr("Width"));
+    height_->setAccessibleName(tr("Height"));
     for (QSpinBox* s : {width_, height_}) {
         s->setRange(100, 8000);
         s->setSuffix(tr(" px"));
@@ -38,18 +42,20 @@ ExportDialog::ExportDialog(QWidget* parent) : QDialog(parent)
     }
     scale_ = new QDoubleSpinBox(this);
     scale_->setObjectName(QStringLiteral("exportScaleSpin"));
+    scale_->setAccessibleName(tr("Scale"));
     scale_->setRange(0.25, 8.0);
     scale_->setSingleStep(0.5);
     scale_->setValue(1.0);
-    scale_->setSuffix(QStringLiteral(" ×"));
+    scale_->setSuffix(tr(" ×"));
     scale_->setToolTip(tr("PNG only: pixels per layout pixel. 2 gives a sharp picture of the same "
                           "layout for print or high-density screens."));
     pixels_ = new QLabel(this);
     pixels_->setObjectName(QStringLiteral("exportPixelsLabel"));
+    pixels_->setAccessibleName(tr("Picture size in pixels"));
 
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(width_);
-    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(new QLabel(tr("×"), this));
     sizeRow->addWidget(height_);
     auto* form = new QFormLayout;
     form->addRow(tr("&View:"), view_);

@@ -47,20 +47,24 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     qCaption_ = new QLabel(this);
     qVector_ = new HeatmapView(this);
     qVector_->setObjectName(QStringLiteral("focusQueryVector"));
+    qVector_->setAccessibleName(tr("Query vector of the focused query"));
     qVector_->setColorMap(HeatmapView::ColorMap::Diverging);
     qVector_->setMinimumHeight(58);
     zCaption_ = new QLabel(this);
     zVector_ = new HeatmapView(this);
     zVector_->setObjectName(QStringLiteral("focusContextVector"));
+    zVector_->setAccessibleName(tr("Context vector of the focused query"));
     zVector_->setColorMap(HeatmapView::ColorMap::Diverging);
     zVector_->setMinimumHeight(58);
     mixing_ = new QLabel(this);
     mixing_->setObjectName(QStringLiteral("focusMixingLabel"));
+    mixing_->setAccessibleName(tr("Context vector as a mix of values"));
     mixing_->setWordWrap(true);
     mixing_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("focusPlot"));
+    plot_->setAccessibleName(tr("Scores and weights of the focused query"));
     plot_->setMinimumSize(260, 150);
     plot_->setToolTip(tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "
                          "weights a_ij in [0, 1]."));
@@ -81,11 +85,13 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
 
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("focusTable"));
+    table_->setAccessibleName(tr("Keys of the focused query"));
     table_->setColumnCount(4);
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setTabKeyNavigation(false);  // read only: Tab leaves, arrows move inside
     // As wide as its columns: the numbers are the point of the table.
     table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     table_->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Expanding);
@@ -155,7 +161,7 @@ void FocusPanel::refresh()
     QStringList terms;
     for (int j = 0; j < n; ++j)
         terms.append(QStringLiteral("%1·v(%2)").arg(QString::number(r.weights(i, j), 'f', 3), tokens[j]));
-    mixing_->setText(QStringLiteral("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + "))));
+    mixing_->setText(tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + "))));
 
     QVector<double> keys, scores, weights;
     QVector<QString> labels;

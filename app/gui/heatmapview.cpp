@@ -99,6 +99,9 @@ HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent)
 void HeatmapView::setTitle(const QString& title)
 {
     title_ = title;
+    // Screen readers announce the map by its title.
+    if (!title.isEmpty())
+        setAccessibleName(title);
     invalidateLayout();
 }
 
@@ -299,6 +302,13 @@ void HeatmapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     paintInto(painter, size());
+    // Keyboard focus (Up/Down then move the focused query): a dashed frame,
+    // drawn on screen only, not into exported pictures.
+    if (hasFocus()) {
+        painter.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
 }
 
 void HeatmapView::mouseMoveEvent(QMouseEvent* event)
@@ -358,6 +368,8 @@ bool HeatmapView::event(QEvent* event)
     }
     if (event->type() == QEvent::Leave)
         hoverRow_ = hoverCol_ = -1;
+    if (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut)
+        update();
     return QWidget::event(event);
 }
 

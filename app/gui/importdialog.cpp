@@ -62,15 +62,19 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent)
     setWindowTitle(tr("Import a matrix"));
     target_ = new QComboBox(this);
     target_->setObjectName(QStringLiteral("importTargetCombo"));
+    target_->setAccessibleName(tr("Matrix"));
     target_->setToolTip(tr("The matrix the file replaces; its shape stays the one in use."));
     for (MatrixId id : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
         target_->addItem(Session::matrixName(id), int(id));
 
     path_ = new QLineEdit(this);
     path_->setObjectName(QStringLiteral("importPathEdit"));
+    path_->setAccessibleName(tr("File"));
     path_->setToolTip(tr("A NumPy .npy file (float32 or float64, 2-D or one row), or a CSV table "
                          "with a header row and a label column as Attention Lab exports it."));
     auto* browse = new QPushButton(tr("&Browse…"), this);
+    browse->setObjectName(QStringLiteral("importBrowseButton"));
+    browse->setAccessibleName(tr("Browse for the file"));
     browse->setToolTip(tr("Choose the file."));
     auto* fileRow = new QHBoxLayout;
     fileRow->addWidget(path_, 1);
@@ -78,13 +82,16 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent)
 
     transpose_ = new QCheckBox(tr("&Transpose (PyTorch nn.Linear.weight is d_out × d_in)"), this);
     transpose_->setObjectName(QStringLiteral("importTransposeCheck"));
+    transpose_->setAccessibleName(tr("Transpose"));
     transpose_->setToolTip(tr("Weights saved from torch.nn.Linear(d_in, d_out).weight have shape "
                               "(d_out, d_in); here W has shape (d_in, d_out) so that Q = X W_q."));
 
     expected_ = new QLabel(this);
     expected_->setObjectName(QStringLiteral("importExpectedLabel"));
+    expected_->setAccessibleName(tr("Expected shape"));
     message_ = new QLabel(this);
     message_->setObjectName(QStringLiteral("importMessageLabel"));
+    message_->setAccessibleName(tr("Message"));
     message_->setWordWrap(true);
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

@@ -23,12 +23,14 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     sentence_->setMaxLength(attn::kMaxSentenceBytes);
     sentence_->setClearButtonEnabled(true);
     sentence_->setPlaceholderText(tr("Type a sentence"));
+    sentence_->setAccessibleName(tr("Sentence"));
     sentence_->setToolTip(tr("The input sequence. Each token becomes one row x_i of X "
                              "(n × d_model), one query row and one key column of the score "
                              "maps. The matrices are redrawn from the seed as you type."));
 
     tokenizer_ = new QComboBox(this);
     tokenizer_->setObjectName(QStringLiteral("tokenizerCombo"));
+    tokenizer_->setAccessibleName(tr("Tokenizer"));
     tokenizer_->addItem(tr("Words (article)"), int(attn::TokenizerMode::Article));
     tokenizer_->addItem(tr("Words and punctuation"), int(attn::TokenizerMode::Punctuation));
     tokenizer_->setToolTip(tr("How the sentence is split into tokens. Words (article): remove "
@@ -40,6 +42,7 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     strip_->setObjectName(QStringLiteral("tokenStrip"));
     stripScroll_ = new QScrollArea(this);
     stripScroll_->setObjectName(QStringLiteral("tokenStripScroll"));
+    stripScroll_->setFocusPolicy(Qt::NoFocus);  // Tab goes to the strip itself
     stripScroll_->setWidget(strip_);
     stripScroll_->setWidgetResizable(true);
     stripScroll_->setFrameShape(QFrame::NoFrame);
@@ -48,11 +51,13 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
 
     origin_ = new QLabel(this);
     origin_->setObjectName(QStringLiteral("matrixOriginLabel"));
+    origin_->setAccessibleName(tr("Matrix sizes and origin"));
     origin_->setWordWrap(true);
     origin_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     problem_ = new QLabel(this);
     problem_->setObjectName(QStringLiteral("problemLabel"));
+    problem_->setAccessibleName(tr("Input problem"));
     problem_->setWordWrap(true);
     problem_->setForegroundRole(QPalette::BrightText);
     problem_->setAutoFillBackground(true);

@@ -13,6 +13,7 @@ namespace attnlab {
 LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
 {
     indicator_ = new QLabel(this);
+    indicator_->setAccessibleName(tr("Lesson step"));
     title_ = new QLabel(this);
     QFont titleFont = title_->font();
     titleFont.setBold(true);
@@ -20,6 +21,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     title_->setFont(titleFont);
     title_->setWordWrap(true);
     text_ = new QLabel(this);
+    text_->setAccessibleName(tr("Lesson text"));
     text_->setWordWrap(true);
     text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -28,8 +30,12 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     live_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     back_ = new QPushButton(tr("&Back"), this);
+    back_->setObjectName(QStringLiteral("lessonBackButton"));
+    back_->setAccessibleName(tr("Previous step"));
     back_->setToolTip(tr("Go to the previous step of the lesson."));
     next_ = new QPushButton(this);
+    next_->setObjectName(QStringLiteral("lessonNextButton"));
+    next_->setAccessibleName(tr("Next step"));
     next_->setToolTip(tr("Go to the next step of the lesson."));
     next_->setDefault(true);
 

@@ -67,15 +67,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Attention Lab"));
 
+    // Created in reading order, which is the order Tab follows.
     input_ = new InputPanel(session_, this);
     input_->setObjectName(QStringLiteral("inputPanel"));
+    parameters_ = new ParameterPanel(session_, this);
+    parameters_->setObjectName(QStringLiteral("parameterPanel"));
     pipeline_ = new PipelineView(session_, this);
     pipeline_->setObjectName(QStringLiteral("pipelineView"));
     auto* central = new QWidget(this);
     central->setObjectName(QStringLiteral("centralArea"));
     auto* layout = new QVBoxLayout(central);
-    parameters_ = new ParameterPanel(session_, this);
-    parameters_->setObjectName(QStringLiteral("parameterPanel"));
     layout->addWidget(input_);
     layout->addWidget(parameters_);
     layout->addWidget(pipeline_, 1);
@@ -97,9 +98,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
         else
             statusBar()->clearMessage();
     });
-    for (QObject* watched : std::initializer_list<QObject*>{
-             pipeline_->rawScoresMap(), pipeline_->scaledScoresMap(), pipeline_->weightsMap(),
-             pipeline_->queryMap(), pipeline_->contextMap(), input_->tokenStrip(), focus_})
+    // Up/Down move the focused query wherever it is shown: on every map
+    // (keys and values too, since Tab reaches them), the tokens and the panel.
+    for (HeatmapView* map : pipeline_->maps())
+        map->installEventFilter(this);
+    for (QObject* watched : std::initializer_list<QObject*>{input_->tokenStrip(), focus_})
         watched->installEventFilter(this);
 
     connectUndoGestures();
@@ -127,19 +130,21 @@ void MainWindow::createDocks()
 
     auto* matrixTabs = new QTabWidget;
     matrixTabs->setObjectName(QStringLiteral("matrixTabs"));
+    matrixTabs->setAccessibleName(tr("Matrices"));
     const struct {
         MatrixId id;
         QString name;
         QString title;
+        QString accessibleName;
         QString tip;
     } matrices[] = {
-        {MatrixId::X, QStringLiteral("X"), tr("&X (embeddings)"),
+        {MatrixId::X, QStringLiteral("X"), tr("&X (embeddings)"), tr("Embeddings X"),
          tr("The embeddings: one row per token, d_model columns. Type a value to edit.")},
-        {MatrixId::Wq, QStringLiteral("Wq"), tr("W_&q"),
+        {MatrixId::Wq, QStringLiteral("Wq"), tr("W_&q"), tr("Query weights W_q"),
          tr("Query weights (d_model × d_k): Q = X W_q. Type a value to edit.")},
-        {MatrixId::Wk, QStringLiteral("Wk"), tr("W_&k"),
+        {MatrixId::Wk, QStringLiteral("Wk"), tr("W_&k"), tr("Key weights W_k"),
          tr("Key weights (d_model × d_k): K = X W_k. Type a value to edit.")},
-        {MatrixId::Wv, QStringLiteral("Wv"), tr("W_&v"),
+        {MatrixId::Wv, QStringLiteral("Wv"), tr("W_&v"), tr("Value weights W_v"),
          tr("Value weights (d_model × d_v): V = X W_v. Type a value to edit.")},
     };
     for (const auto& m : matrices) {
@@ -148,6 +153,7 @@ void MainWindow::createDocks()
         matrixModels_.append(model);
         auto* view = new QTableView;
         view->setObjectName(QStringLiteral("matrixTable") + m.name);
+        view->setAccessibleName(m.accessibleName);
         view->setModel(model);
         view->setToolTip(m.tip);
         view->horizontalHeader()->setDefaultSectionSize(
@@ -190,7 +196,7 @@ void MainWindow::createMenus()
         input_->sentenceEdit()->selectAll();
     });
     sentence->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    QAction* regenerate = edit->addAction(tr("&Regenerate from seed"), session_, &Session::regenerate);
+    QAction* regenerate = edit->addAction(tr("Re&generate from seed"), session_, &Session::regenerate);
     regenerate->setObjectName(QStringLiteral("regenerateAction"));
     regenerate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     regenerate->setStatusTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits."));
@@ -210,11 +216,21 @@ void MainWindow::createMenus()
                                     [this] { setFocusQuery(focusQuery_ + 1); });
     next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
     view->addSeparator();
+    // The dock titles stay plain; their menu entries get mnemonics.
+    const struct {
+        const char* dock;
+        QString text;
+    } dockActions[] = {{"focusDock", tr("&Focused query")},
+                       {"statisticsDock", tr("S&tatistics")},
+                       {"matricesDock", tr("&Matrices")}};
+    for (const auto& d : dockActions)
+        if (auto* dock = findChild<QDockWidget*>(QLatin1String(d.dock)))
+            dock->toggleViewAction()->setText(d.text);
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
     addScalingLabActions(view);
     view->addSeparator();
-    QAction* reset = view->addAction(tr("Reset to the &article example"), this,
+    QAction* reset = view->addAction(tr("&Reset to the article example"), this,
                                      &MainWindow::resetToArticleExample);
     reset->setObjectName(QStringLiteral("resetAction"));
     reset->setStatusTip(tr("\"%1\", seed 123, d_model 16, d_k 24, d_v 28, article "
@@ -526,12 +542,16 @@ void MainWindow::createFileActions(QMenu* file)
     QMenu* presetMenu = file->addMenu(tr("&Presets"));
     presetMenu->setObjectName(QStringLiteral("presetsMenu"));
     const QStringList names = presets();
-    for (const QString& path : names) {
+    for (int index = 0; index < names.size(); ++index) {
+        const QString& path = names[index];
         attn::Expected<LabState> lab = readLabFile(path);
         const QString sentence =
             lab ? QString::fromStdString(lab.value().config.sentence) : QFileInfo(path).baseName();
         const QString title = lab ? lab.value().view.value(QStringLiteral("title")).toString() : QString();
-        QAction* preset = presetMenu->addAction(title.isEmpty() ? sentence : title, this,
+        // Numbered for a mnemonic; an '&' of the title is shown as it is.
+        QString label = title.isEmpty() ? sentence : title;
+        label.replace(QLatin1Char('&'), QLatin1String("&&"));
+        QAction* preset = presetMenu->addAction(tr("&%1 %2").arg(index + 1).arg(label), this,
                                                 [this, path] { openPreset(path); });
         preset->setObjectName(QStringLiteral("preset_") + QFileInfo(path).baseName());
         if (lab)
@@ -560,11 +580,11 @@ void MainWindow::createFileActions(QMenu* file)
     picture->setObjectName(QStringLiteral("exportPictureAction"));
     picture->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     picture->setStatusTip(tr("One heatmap or the pipeline figure as PNG, SVG or PDF."));
-    QAction* all = file->addAction(tr("Export &all views…"), this,
+    QAction* all = file->addAction(tr("Export all &views…"), this,
                                    &MainWindow::exportAllViewsInteractive);
     all->setObjectName(QStringLiteral("exportAllViewsAction"));
     all->setStatusTip(tr("Every heatmap and the pipeline figure as PNG, SVG and PDF into a folder."));
-    QAction* numbers = file->addAction(tr("Export &numbers…"), this,
+    QAction* numbers = file->addAction(tr("Export n&umbers…"), this,
                                        &MainWindow::exportNumbersInteractive);
     numbers->setObjectName(QStringLiteral("exportNumbersAction"));
     numbers->setStatusTip(tr("Every matrix as CSV, JSON and NumPy .npy into a folder."));
@@ -626,7 +646,9 @@ void MainWindow::rebuildRecentMenu()
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
         QAction* action = recentMenu_->addAction(
-            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+            tr("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName().replace(QLatin1Char('&'),
+                                                                          QLatin1String("&&"))),
+            this,
             [this, path] { openLab(path); });
         action->setStatusTip(QDir::toNativeSeparators(path));
     }

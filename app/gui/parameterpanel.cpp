@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -50,6 +51,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 {
     seed_ = new QSpinBox(this);
     seed_->setObjectName(QStringLiteral("seedSpin"));
+    seed_->setAccessibleName(tr("Seed"));
     seed_->setRange(0, std::numeric_limits<int>::max());
     seed_->setKeyboardTracking(false);
     seed_->setToolTip(tr("torch.manual_seed(seed): fixes the random draw of the embeddings X "
@@ -57,6 +59,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 
     init_ = new QComboBox(this);
     init_->setObjectName(QStringLiteral("initCombo"));
+    init_->setAccessibleName(tr("Initialisation"));
     init_->addItem(tr("Article (PyTorch)"), int(attn::InitMode::Article));
     init_->addItem(tr("Standard normal"), int(attn::InitMode::StandardNormal));
     init_->addItem(tr("Unit variance"), int(attn::InitMode::UnitVariance));
@@ -66,6 +69,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
                          "variance about 1, the assumption behind dividing by √d_k."));
 
     dModel_ = dimensionSpin(QStringLiteral("dModelSpin"), attn::kMaxDModel, this);
+    dModel_->setAccessibleName(tr("d_model"));
     dModel_->setToolTip(tr("d_model: the width of each embedding x_i. X is n × d_model and "
                            "W_q, W_k, W_v have d_model rows."));
 
@@ -76,10 +80,12 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     dKFrame_->setStyleSheet(highlightStyle(dKFrame_->objectName(), false));
     dKSlider_ = new QSlider(Qt::Horizontal, dKFrame_);
     dKSlider_->setObjectName(QStringLiteral("dKSlider"));
+    dKSlider_->setAccessibleName(tr("d_k slider"));
     dKSlider_->setRange(0, attn::kDkSliderPositions);
     dKSlider_->setSingleStep(attn::kDkSliderPositions / 80);  // the wheel: 3/8 octave a notch
     dKSlider_->setPageStep(attn::kDkSliderPositions / 10);
     dK_ = dimensionSpin(QStringLiteral("dKSpin"), attn::kMaxDHead, dKFrame_);
+    dK_->setAccessibleName(tr("d_k"));
     const QString dKTip = tr("d_k: the width of queries and keys. Q = X W_q and K = X W_k are "
                              "n × d_k; each score q_i · k_j sums d_k products, so its spread "
                              "grows with d_k, which is why the scores are divided by √d_k.");
@@ -89,11 +95,13 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     dK_->setToolTip(dKTip);
 
     dV_ = dimensionSpin(QStringLiteral("dVSpin"), attn::kMaxDHead, this);
+    dV_->setAccessibleName(tr("d_v"));
     dV_->setToolTip(tr("d_v: the width of the values and of the context vectors. V = X W_v and "
                        "Z = A V are n × d_v; d_v does not change the weights."));
 
     scale_ = new QComboBox(this);
     scale_->setObjectName(QStringLiteral("scaleCombo"));
+    scale_->setAccessibleName(tr("Scale mode"));
     scale_->addItem(tr("÷ √d_k"), int(attn::ScaleMode::SqrtDk));
     scale_->addItem(tr("none (÷ 1)"), int(attn::ScaleMode::None));
     scale_->addItem(tr("÷ custom divisor"), int(attn::ScaleMode::Custom));
@@ -103,6 +111,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 
     divisor_ = new QDoubleSpinBox(this);
     divisor_->setObjectName(QStringLiteral("divisorSpin"));
+    divisor_->setAccessibleName(tr("Custom divisor"));
     divisor_->setDecimals(3);
     divisor_->setRange(0.001, 1e6);
     divisor_->setKeyboardTracking(false);
@@ -111,15 +120,18 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 
     causal_ = new QCheckBox(tr("&Causal mask"), this);
     causal_->setObjectName(QStringLiteral("causalCheck"));
+    causal_->setAccessibleName(tr("Causal mask"));
     causal_->setToolTip(tr("Keys after the query get the score −∞ before the softmax (weight 0), "
                            "so token i attends only to tokens 1..i, as in a decoder."));
 
     regenerate_ = new QPushButton(tr("&Regenerate from seed"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
+    regenerate_->setAccessibleName(tr("Regenerate from seed"));
     regenerate_->setToolTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits."));
 
     initNote_ = new QLabel(this);
     initNote_->setObjectName(QStringLiteral("initNoteLabel"));
+    initNote_->setAccessibleName(tr("Initialisation note"));
     initNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Cut off on a narrow window rather than widening it; the tooltip explains.
     initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -127,6 +139,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 
     scalingDemo_ = new QPushButton(tr("Scaling dem&o"), this);
     scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
+    scalingDemo_->setAccessibleName(tr("Scaling demo"));
     scalingDemo_->setToolTip(tr("Switch to the unit-variance initialisation, the textbook "
                                 "setting of the √d_k argument, and show the unscaled and "
                                 "scaled softmax side by side. Then move d_k."));
@@ -191,6 +204,12 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(model);
     layout->addLayout(attention);
+
+    // Tab follows the rows left to right, the model row first.
+    QWidget* const order[] = {seed_,       init_,  dModel_,  dKSlider_, dK_,         dV_,
+                              regenerate_, scale_, divisor_, causal_,   scalingDemo_};
+    for (size_t i = 1; i < std::size(order); ++i)
+        QWidget::setTabOrder(order[i - 1], order[i]);
 
     connect(seed_, &QSpinBox::valueChanged, session_,
             [this](int seed) { session_->setSeed(quint64(seed)); });

@@ -14,6 +14,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 namespace attnlab {
 
 namespace {
@@ -23,7 +25,8 @@ HeatmapView* makeMap(const QString& name, HeatmapView::ColorMap colorMap, QWidge
     auto* map = new HeatmapView(parent);
     map->setObjectName(name);
     map->setColorMap(colorMap);
-    map->setFocusPolicy(Qt::ClickFocus);
+    // Tab reaches the maps; Up/Down then move the focused query (MainWindow).
+    map->setFocusPolicy(Qt::StrongFocus);
     return map;
 }
 
@@ -74,6 +77,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     formula_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     independent_ = new QCheckBox(tr("&Independent colour ranges"), this);
     independent_->setObjectName(QStringLiteral("independentRangesCheck"));
+    independent_->setAccessibleName(tr("Independent colour ranges"));
     independent_->setToolTip(tr("Off: raw and scaled scores share one colour range, so the "
                                 "shrinking by the divisor shows as paler colours. On: each map "
                                 "uses its own range."));
@@ -115,11 +119,16 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
 
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("mapsTabs"));
+    tabs_->setAccessibleName(tr("Maps"));
     addPage(pipeline, tr("Scores → &weights"));
     addPage(projections, tr("&Q, K, V and context Z"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs_);
+    // Tab goes from the page tabs to the check box and the maps in reading order.
+    QWidget* const order[] = {tabs_, independent_, raw_, scaled_, weights_, q_, k_, v_, z_};
+    for (size_t i = 1; i < std::size(order); ++i)
+        QWidget::setTabOrder(order[i - 1], order[i]);
 
     for (HeatmapView* map : maps())
         connect(map, &HeatmapView::rowClicked, this, &PipelineView::queryClicked);
@@ -168,6 +177,8 @@ void PipelineView::addPage(QWidget* page, const QString& title)
     // scrolls even when the page would fit. fitPage sizes it instead.
     auto* scroll = new QScrollArea(this);
     scroll->setObjectName(page->objectName() + QStringLiteral("Scroll"));
+    // Tab goes to the controls and maps inside, which scroll into view.
+    scroll->setFocusPolicy(Qt::NoFocus);
     scroll->setWidget(page);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->viewport()->installEventFilter(this);

@@ -25,13 +25,17 @@ QString number(double v, int digits = 4)
 ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
 {
     init_ = new QLabel(this);
+    init_->setAccessibleName(tr("Initialisation"));
     init_->setWordWrap(true);
     summary_ = new QLabel(this);
+    summary_->setAccessibleName(tr("Summary"));
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     unscaled_ = new HeatmapView(this);
+    unscaled_->setObjectName(QStringLiteral("unscaledWeightsMap"));
     scaled_ = new HeatmapView(this);
+    scaled_->setObjectName(QStringLiteral("scaledWeightsMap"));
     for (HeatmapView* view : {unscaled_, scaled_}) {
         view->setColorMap(HeatmapView::ColorMap::Sequential);
         view->setRange(0.0, 1.0);
@@ -46,6 +50,8 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
                            "d_k."));
 
     table_ = new QTableWidget(kReadoutCount, 2, this);
+    table_->setObjectName(QStringLiteral("scalingCompareTable"));
+    table_->setAccessibleName(tr("Scaled and unscaled measures"));
     table_->setHorizontalHeaderLabels({tr("unscaled"), tr("scaled by 1/√d_k")});
     table_->setVerticalHeaderLabels({tr("score variance"), tr("mean largest weight"),
                                      tr("mean entropy (nats)"), tr("mean Jacobian norm")});

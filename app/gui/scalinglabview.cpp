@@ -62,12 +62,15 @@ constexpr int kDefaultSamples = 4000;
 ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
 {
     keysSpin_ = new QSpinBox(this);
+    keysSpin_->setObjectName(QStringLiteral("keysPerQuerySpin"));
+    keysSpin_->setAccessibleName(tr("Keys per query"));
     keysSpin_->setRange(2, 128);
     keysSpin_->setValue(config_.nKeys);
     keysSpin_->setToolTip(tr("How many keys each random query attends to: the n of the "
                              "softmax over n scores. The uniform limits 1/n and ln n move "
                              "with it."));
     status_ = new QLabel(this);
+    status_->setAccessibleName(tr("Status"));
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -128,6 +131,7 @@ void ScalingLabView::setUpPlots()
 
     for (int i = 0; i < kPlotCount; ++i) {
         QCustomPlot* p = plots_[i];
+        p->setAccessibleName(titles[i]);
         p->setNoAntialiasingOnDrag(true);
         p->plotLayout()->insertRow(0);
         titles_[i] = new QCPTextElement(p, titles[i], titleFont);

@@ -39,6 +39,9 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     scaledVariance_ = valueLabel(QStringLiteral("scaledVarianceLabel"), this);
     means_ = valueLabel(QStringLiteral("meanStatisticsLabel"), this);
     means_->setWordWrap(true);
+    rawVariance_->setAccessibleName(tr("Variance of the raw scores"));
+    scaledVariance_->setAccessibleName(tr("Variance of the scaled scores"));
+    means_->setAccessibleName(tr("Means over the queries"));
     rawVariance_->setToolTip(tr("Population variance of the raw scores q_i · k_j (unmasked "
                                 "entries). It grows about linearly with d_k."));
     scaledVariance_->setToolTip(tr("Variance of the scaled scores: the raw variance divided by "
@@ -46,6 +49,7 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
 
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("statisticsTable"));
+    table_->setAccessibleName(tr("Statistics per query"));
     table_->setColumnCount(5);
     table_->setHorizontalHeaderLabels(
         {tr("query"), tr("max a"), tr("to key"), tr("H (nats)"), tr("exp H")});
@@ -60,6 +64,7 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setTabKeyNavigation(false);  // read only: Tab leaves, arrows move inside
 
     auto* form = new QFormLayout;
     form->addRow(tr("Var(raw scores):"), rawVariance_);

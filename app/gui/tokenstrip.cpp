@@ -19,7 +19,11 @@ constexpr int kPadY = 3;
 TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
-    setFocusPolicy(Qt::ClickFocus);
+    // Tab reaches the strip; Up/Down then move the focused query (MainWindow).
+    setFocusPolicy(Qt::StrongFocus);
+    setAccessibleName(tr("Tokens"));
+    setAccessibleDescription(tr("The tokens of the sentence with their vocabulary ids. Click a "
+                                "token, or use Up and Down, to focus a query."));
     setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
 }
 
@@ -113,6 +117,12 @@ void TokenStrip::paintEvent(QPaintEvent*)
         painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignBottom,
                          tr("id %1").arg(i < ids_.size() ? ids_[i] : -1));
     }
+    if (hasFocus()) {
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
 }
 
 int TokenStrip::chipAt(const QPoint& pos) const
@@ -150,6 +160,8 @@ bool TokenStrip::event(QEvent* event)
         }
         return true;
     }
+    if (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut)
+        update();
     return QWidget::event(event);
 }
 
