@@ -62,6 +62,18 @@ QDockWidget* makeDock(const QString& title, const QString& name, QWidget* conten
 
 }  // namespace
 
+MainWindow::~MainWindow()
+{
+    // The children outlive this destructor: deleting the undo stack emits
+    // cleanChanged, which the document forwards to slots of this window,
+    // by then no longer a MainWindow (found by UBSan). Cut those links first.
+    if (undoStack_)
+        undoStack_->disconnect();
+    if (document_)
+        document_->disconnect();
+    session_->disconnect();
+}
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this))
 {
     setObjectName(QStringLiteral("mainWindow"));

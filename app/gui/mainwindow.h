@@ -39,6 +39,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
     // The start state: the command line's parameters if it gave any, else the
     // parameters saved by the last run, else the article example. Restores
