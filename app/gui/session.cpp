@@ -224,83 +224,47 @@ void Session::setSentence(const QString& sentence)
 
 void Session::setTokenizer(attn::TokenizerMode mode)
 {
-    if (mode == config_.tokenizer)
-        return;
-    config_.tokenizer = mode;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::tokenizer, mode);
 }
 
 void Session::setSeed(quint64 seed)
 {
-    if (seed == config_.seed)
-        return;
-    config_.seed = seed;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::seed, std::uint64_t(seed));
 }
 
 void Session::setInit(attn::InitMode mode)
 {
-    if (mode == config_.init)
-        return;
-    config_.init = mode;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::init, mode);
 }
 
 void Session::setDModel(int dModel)
 {
-    if (dModel == config_.dModel)
-        return;
-    config_.dModel = dModel;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::dModel, dModel);
 }
 
 void Session::setDK(int dK)
 {
-    if (dK == config_.dK)
-        return;
-    config_.dK = dK;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::dK, dK);
 }
 
 void Session::setDV(int dV)
 {
-    if (dV == config_.dV)
-        return;
-    config_.dV = dV;
-    redraw();
-    emit parametersChanged();
+    changeConfig(&attn::ModelConfig::dV, dV);
 }
 
 void Session::setScaleMode(attn::ScaleMode mode)
 {
-    if (mode == options_.scale)
-        return;
-    options_.scale = mode;
-    recompute();
-    emit parametersChanged();
+    changeOption(&attn::AttentionOptions::scale, mode);
 }
 
 void Session::setCustomDivisor(double divisor)
 {
-    if (divisor == options_.customDivisor)
-        return;
-    options_.customDivisor = divisor;
-    recompute();
-    emit parametersChanged();
+    changeOption(&attn::AttentionOptions::customDivisor, divisor);
 }
 
 void Session::setCausal(bool causal)
 {
-    if (causal == options_.causal)
-        return;
-    options_.causal = causal;
-    recompute();
-    emit parametersChanged();
+    changeOption(&attn::AttentionOptions::causal, causal);
 }
 
 void Session::regenerate()

@@ -127,6 +127,27 @@ signals:
     void editRefused(const QString& message);
 
 private:
+    // One model parameter: a change redraws every matrix from the seed.
+    template <typename T>
+    void changeConfig(T attn::ModelConfig::*field, T value)
+    {
+        if (config_.*field == value)
+            return;
+        config_.*field = value;
+        redraw();
+        emit parametersChanged();
+    }
+    // One attention option: a change recomputes over the current matrices.
+    template <typename T>
+    void changeOption(T attn::AttentionOptions::*field, T value)
+    {
+        if (options_.*field == value)
+            return;
+        options_.*field = value;
+        recompute();
+        emit parametersChanged();
+    }
+
     struct Job;
     struct Outcome;
     void redraw();     // buildModel from config_, then recompute
