@@ -4,6 +4,9 @@
 #include "torch_random.h"
 
 #include <cmath>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace attn {
 namespace {
@@ -29,16 +32,78 @@ std::uint64_t fnv1a(const std::string& text)
 
 // Column j of a (d_model, width) weight matrix of the stable modes, drawn
 // from its own stream so that it does not depend on the width.
-Matrix stableWeights(std::uint64_t seed, std::uint64_t which, int dModel, int width, double scale)
+void drawStableColumns(std::uint64_t seed, std::uint64_t which, int dModel, double scale,
+                       int firstColumn, Matrix* w)
 {
-    Matrix w(dModel, width);
-    for (int j = 0; j < width; ++j) {
+    for (int j = firstColumn; j < w->cols(); ++j) {
         TorchGenerator gen(mix(mix(seed ^ (which << 56)) + std::uint64_t(j)));
         const std::vector<float> column = gen.normal(std::size_t(dModel));
         for (int i = 0; i < dModel; ++i)
-            w(i, j) = double(column[i]) * scale;
+            (*w)(i, j) = double(column[i]) * scale;
     }
-    return w;
+}
+
+// Seeding a generator per column or token costs more than drawing from it.
+// A d_k or d_v slider step redraws the same columns again (and a sentence
+// edit the same tokens), so the widest draw per matrix and the rows per
+// token are kept for the last seed, d_model and scale, and only what is new
+// is drawn. The numbers are those of a fresh draw either way.
+class DrawCache {
+public:
+    Matrix stableWeights(std::uint64_t seed, std::uint64_t which, int dModel, int width, double scale)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        Entry& e = weights_[which % 4];
+        if (e.seed != seed || e.dModel != dModel || e.scale != scale) {
+            e = Entry{seed, dModel, scale, Matrix(dModel, 0)};
+        }
+        if (e.columns.cols() < width) {
+            const int have = int(e.columns.cols());
+            Matrix wider(dModel, width);
+            wider.leftCols(have) = e.columns;
+            drawStableColumns(seed, which, dModel, scale, have, &wider);
+            e.columns = std::move(wider);
+        }
+        return e.columns.leftCols(width);
+    }
+
+    // Row of X for `token` (unit normal entries from the token's stream).
+    void tokenRow(std::uint64_t seed, int dModel, const std::string& token, double* out)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (rowSeed_ != seed || rowDModel_ != dModel || rows_.size() > kMaxCachedTokens) {
+            rows_.clear();
+            rowSeed_ = seed;
+            rowDModel_ = dModel;
+        }
+        auto it = rows_.find(token);
+        if (it == rows_.end()) {
+            TorchGenerator gen(mix(seed ^ fnv1a(token)));
+            it = rows_.emplace(token, gen.normal(std::size_t(dModel))).first;
+        }
+        for (int j = 0; j < dModel; ++j)
+            out[j] = it->second[std::size_t(j)];
+    }
+
+private:
+    static constexpr std::size_t kMaxCachedTokens = 1 << 16;
+    struct Entry {
+        std::uint64_t seed = 0;
+        int dModel = -1;
+        double scale = 0.0;
+        Matrix columns;
+    };
+    std::mutex mutex_;
+    Entry weights_[4];
+    std::uint64_t rowSeed_ = 0;
+    int rowDModel_ = -1;
+    std::unordered_map<std::string, std::vector<float>> rows_;
+};
+
+DrawCache& drawCache()
+{
+    static DrawCache cache;
+    return cache;
 }
 
 }  // namespace
@@ -90,9 +155,9 @@ Weights drawWeights(const ModelConfig& c)
     // N(0, 1/d_model) entries give q = x W unit variance when x has unit
     // variance: Var(q_j) = d_model * 1 * (1/d_model).
     const double scale = c.init == InitMode::UnitVariance ? 1.0 / std::sqrt(double(c.dModel)) : 1.0;
-    w.Wq = stableWeights(c.seed, 1, c.dModel, c.dK, scale);
-    w.Wk = stableWeights(c.seed, 2, c.dModel, c.dK, scale);
-    w.Wv = stableWeights(c.seed, 3, c.dModel, c.dV, scale);
+    w.Wq = drawCache().stableWeights(c.seed, 1, c.dModel, c.dK, scale);
+    w.Wk = drawCache().stableWeights(c.seed, 2, c.dModel, c.dK, scale);
+    w.Wv = drawCache().stableWeights(c.seed, 3, c.dModel, c.dV, scale);
     return w;
 }
 
@@ -108,12 +173,8 @@ Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)
             x.row(i) = table.row(t.ids[i]);
         return x;
     }
-    for (int i = 0; i < n; ++i) {
-        TorchGenerator gen(mix(c.seed ^ fnv1a(t.tokens[i])));
-        const std::vector<float> row = gen.normal(std::size_t(c.dModel));
-        for (int j = 0; j < c.dModel; ++j)
-            x(i, j) = row[j];
-    }
+    for (int i = 0; i < n; ++i)
+        drawCache().tokenRow(c.seed, c.dModel, t.tokens[i], x.data() + i * x.cols());
     return x;
 }
 

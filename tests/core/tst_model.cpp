@@ -25,6 +25,7 @@ private slots:
     void stableInitKeepsDimensions();
     void unitVarianceGivesUnitVarianceProjections();
     void embeddingsFollowTokens();
+    void redrawsReuseEarlierDrawsExactly();
     void dimensionLimits_data();
     void dimensionLimits();
 
@@ -214,6 +215,43 @@ void TestModel::embeddingsFollowTokens()
     QCOMPARE(testdata::maxAbsDiff(ma->X.row(1), mb->X.row(1)), 0.0);  // cat
     QCOMPARE(testdata::maxAbsDiff(ma->X.row(0), mb->X.row(4)), 0.0);  // the
     QVERIFY(testdata::maxAbsDiff(ma->X.row(0), ma->X.row(1)) > 0.1);
+}
+
+void TestModel::redrawsReuseEarlierDrawsExactly()
+{
+    // buildModel keeps the widest weight draw and the token rows of the last
+    // seed; whether a number comes from that cache (a slice, an extension)
+    // or from a fresh draw must not show. A draw under another seed evicts
+    // the cache, so each comparison below is against a fresh draw.
+    attn::ModelConfig c;
+    c.init = attn::InitMode::UnitVariance;
+    c.sentence = "the cat sat on the mat";
+    c.seed = 7;
+    attn::ModelConfig other = c;
+    other.seed = 8;
+    auto evict = [&] { QVERIFY(attn::buildModel(other).ok()); };
+
+    evict();
+    c.dK = 8;
+    const attn::Model fresh8 = attn::buildModel(c).value();
+    c.dK = 512;
+    const attn::Model extended = attn::buildModel(c).value();  // 504 new columns
+    evict();
+    const attn::Model fresh512 = attn::buildModel(c).value();
+    c.dK = 8;
+    const attn::Model sliced = attn::buildModel(c).value();  // from the 512 kept
+    QCOMPARE(testdata::maxAbsDiff(extended.Wq, fresh512.Wq), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(extended.Wk, fresh512.Wk), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(sliced.Wq, fresh8.Wq), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(sliced.Wv, fresh8.Wv), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(sliced.X, fresh8.X), 0.0);  // token rows kept
+    // Another d_model draws other numbers, not a slice of the kept ones.
+    c.dModel = 8;
+    const attn::Model narrow = attn::buildModel(c).value();
+    QCOMPARE(narrow.Wq.rows(), 8);
+    QVERIFY(testdata::maxAbsDiff(narrow.Wq, fresh8.Wq.topRows(8)) > 0.0);
+    QVERIFY(testdata::maxAbsDiff(narrow.X, fresh8.X.leftCols(8)) > 0.0);
+    QVERIFY(testdata::maxAbsDiff(fresh8.Wq, attn::buildModel(other).value().Wq.leftCols(8)) > 0.1);
 }
 
 void TestModel::dimensionLimits_data()
