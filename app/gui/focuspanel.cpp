@@ -4,12 +4,20 @@
 #include "presentation.h"
 #include "session.h"
 
+#include <QAbstractTableModel>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableWidget>
+#include <QStyle>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <numeric>
 
 #include <qcustomplot.h>
 
@@ -25,15 +33,126 @@ QVector<double> barValues(const QCPBars* bars)
     return values;
 }
 
-QTableWidgetItem* numberItem(const QString& text)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return item;
-}
+// At most this many terms of z_i = sum_j a_ij v_j are written out; more
+// would make a paragraph nobody reads (and a label that costs a text layout
+// of thousands of words on every change).
+constexpr int kMixingTerms = 8;
+// Key labels under the bars: about this many at most, evenly spaced.
+constexpr int kMaxKeyTicks = 32;
 
 }  // namespace
+
+// The focused query's row of every stage, read from the session on demand:
+// the view asks only for the rows it shows, so a query over thousands of
+// keys costs no more than one over ten.
+class FocusTableModel : public QAbstractTableModel {
+public:
+    explicit FocusTableModel(Session* session, QObject* parent)
+        : QAbstractTableModel(parent), session_(session)
+    {
+    }
+
+    // Shows query `query` of the session's current result.
+    void show(int query)
+    {
+        const int rows = session_->result().tokens() + 1;
+        if (rows != rows_) {
+            beginResetModel();
+            rows_ = rows;
+            query_ = query;
+            endResetModel();
+            return;
+        }
+        query_ = query;
+        emit dataChanged(index(0, 0), index(rows_ - 1, kColumns - 1));
+        emit headerDataChanged(Qt::Horizontal, 0, kColumns - 1);
+    }
+
+    int rowCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() ? 0 : rows_;
+    }
+    int columnCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() ? 0 : kColumns;
+    }
+
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        const attn::AttentionResult& r = session_->result();
+        const int n = r.tokens();
+        const int j = index.row();
+        const int i = query_;
+        if (!index.isValid() || i < 0 || i >= n || j > n)
+            return {};
+        const bool sumRow = j == n;
+        switch (role) {
+        case Qt::DisplayRole:
+            if (sumRow) {
+                if (index.column() == 0)
+                    return FocusPanel::tr("sum");
+                return index.column() == 3 ? formatNumber(session_->weightSum(i)) : QString();
+            }
+            switch (index.column()) {
+            case 0: return QStringLiteral("%1 %2").arg(j + 1).arg(session_->tokens().value(j));
+            case 1: return formatNumber(r.scores(i, j));
+            case 2: return r.isMasked(i, j) ? FocusPanel::tr("masked") : formatNumber(r.scaled(i, j));
+            case 3: return formatNumber(r.weights(i, j));
+            }
+            return {};
+        case Qt::TextAlignmentRole:
+            return index.column() == 0 ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                       : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::FontRole:
+            if (sumRow && (index.column() == 0 || index.column() == 3)) {
+                QFont bold;
+                bold.setBold(true);
+                return bold;
+            }
+            return {};
+        case Qt::ToolTipRole:
+            if (sumRow && index.column() == 3)
+                return FocusPanel::tr("The weights of one query always sum to 1.");
+            return {};
+        }
+        return {};
+    }
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (orientation != Qt::Horizontal)
+            return {};
+        const int i = query_ + 1;
+        const QString divisor = divisorText(*session_);
+        if (role == Qt::DisplayRole) {
+            switch (section) {
+            case 0: return FocusPanel::tr("key");
+            case 1: return FocusPanel::tr("q · k");
+            case 2: return FocusPanel::tr("÷ %1").arg(divisor);
+            case 3: return FocusPanel::tr("softmax");
+            }
+        } else if (role == Qt::ToolTipRole) {
+            switch (section) {
+            case 1: return FocusPanel::tr("The raw score q_%1 · k_j").arg(i);
+            case 2: return FocusPanel::tr("The scaled score (q_%1 · k_j) ÷ %2").arg(i).arg(divisor);
+            case 3: return FocusPanel::tr("The weight a_%1j; the weights sum to 1").arg(i);
+            }
+        }
+        return {};
+    }
+
+    Qt::ItemFlags flags(const QModelIndex& index) const override
+    {
+        return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
+    }
+
+    static constexpr int kColumns = 4;
+
+private:
+    Session* session_;
+    int rows_ = 0;
+    int query_ = 0;
+};
 
 FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {
@@ -83,13 +202,18 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     plot_->yAxis->setLabel(tr("q · k (red)"));
     plot_->yAxis2->setLabel(tr("weight (blue)"));
 
-    table_ = new QTableWidget(this);
+    tableModel_ = new FocusTableModel(session_, this);
+    table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("focusTable"));
     table_->setAccessibleName(tr("Keys of the focused query"));
-    table_->setColumnCount(4);
+    table_->setModel(tableModel_);
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Widths are set from the numbers' format (sizeColumns), not measured
+    // cell by cell on every change.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table_->horizontalHeader()->setStretchLastSection(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setTabKeyNavigation(false);  // read only: Tab leaves, arrows move inside
     // As wide as its columns: the numbers are the point of the table.
@@ -140,7 +264,6 @@ void FocusPanel::refresh()
         return;
     const int i = query_;
     const QString token = tokens[i];
-    const QString divisor = divisorText(*session_);
 
     title_->setText(tr("Query %1 \"%2\": how its context vector is built").arg(i + 1).arg(token));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
@@ -158,26 +281,34 @@ void FocusPanel::refresh()
     const double zRange = symmetricRange(r.context.row(i));
     zVector_->setData(r.context.row(i), {token}, vDims);
     zVector_->setRange(-zRange, zRange);
-    QStringList terms;
-    for (int j = 0; j < n; ++j)
-        terms.append(QStringLiteral("%1·v(%2)").arg(QString::number(r.weights(i, j), 'f', 3), tokens[j]));
-    mixing_->setText(tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + "))));
+    mixing_->setText(mixingText(r, tokens, i));
 
-    QVector<double> keys, scores, weights;
-    QVector<QString> labels;
+    QVector<double> keys(n), scores(n), weights(n);
     for (int j = 0; j < n; ++j) {
-        keys.append(j + 1);
-        scores.append(r.scores(i, j));
-        weights.append(r.weights(i, j));
-        labels.append(tokens[j]);
+        keys[j] = j + 1;
+        scores[j] = r.scores(i, j);
+        weights[j] = r.weights(i, j);
     }
     scoreBars_->setData(keys, scores, true);
     weightBars_->setData(keys, weights, true);
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    ticker->setTicks(keys, labels);
-    plot_->xAxis->setTicker(ticker);
-    keyLabels_ = QStringList(labels.begin(), labels.end());
-    updateTickRotation();
+    // Every key is labelled while they are few; above kMaxKeyTicks every
+    // step-th one, so that the labels stay legible and cheap to lay out.
+    if (tokens != tickTokens_) {
+        tickTokens_ = tokens;
+        const int step = (n + kMaxKeyTicks - 1) / kMaxKeyTicks;
+        QVector<double> tickKeys;
+        QVector<QString> labels;
+        for (int j = 0; j < n; j += step) {
+            tickKeys.append(j + 1);
+            labels.append(tokens[j]);
+        }
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        ticker->setTicks(tickKeys, labels);
+        plot_->xAxis->setTicker(ticker);
+        keyLabels_ = QStringList(labels.begin(), labels.end());
+        updateTickRotation();
+        sizeKeyColumn();
+    }
     plot_->xAxis->setRange(0.4, n + 0.6);
     plot_->xAxis->setLabel(tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1));
     const double range = symmetricRange(r.scores.row(i));
@@ -185,40 +316,102 @@ void FocusPanel::refresh()
     plot_->yAxis2->setRange(-1.05, 1.05);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 
-    // Columns sized to their contents re-measure every row on each setItem;
-    // fill with fixed widths and measure once at the end.
-    QHeaderView* header = table_->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    table_->setUpdatesEnabled(false);
-    table_->setRowCount(n + 1);
-    table_->setHorizontalHeaderLabels(
-        {tr("key"), tr("q · k"), tr("÷ %1").arg(divisor), tr("softmax")});
-    table_->horizontalHeaderItem(1)->setToolTip(tr("The raw score q_%1 · k_j").arg(i + 1));
-    table_->horizontalHeaderItem(2)->setToolTip(tr("The scaled score (q_%1 · k_j) ÷ %2").arg(i + 1).arg(divisor));
-    table_->horizontalHeaderItem(3)->setToolTip(tr("The weight a_%1j; the weights sum to 1").arg(i + 1));
-    for (int j = 0; j < n; ++j) {
-        auto* key = new QTableWidgetItem(QStringLiteral("%1 %2").arg(j + 1).arg(tokens[j]));
-        key->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-        table_->setItem(j, 0, key);
-        table_->setItem(j, 1, numberItem(formatNumber(r.scores(i, j))));
-        table_->setItem(j, 2, numberItem(r.isMasked(i, j) ? tr("masked")
-                                                          : formatNumber(r.scaled(i, j))));
-        table_->setItem(j, 3, numberItem(formatNumber(r.weights(i, j))));
+    tableModel_->show(i);
+    sizeNumberColumns(r, i);
+}
+
+QString FocusPanel::mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const
+{
+    const int n = r.tokens();
+    auto term = [&](int j) {
+        return QStringLiteral("%1·v(%2)").arg(QString::number(r.weights(i, j), 'f', 3), tokens[j]);
+    };
+    QStringList terms;
+    if (n <= kMixingTerms) {
+        for (int j = 0; j < n; ++j)
+            terms.append(term(j));
+        return tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + ")));
     }
-    auto* sumLabel = new QTableWidgetItem(tr("sum"));
-    sumLabel->setFlags(Qt::ItemIsEnabled);
-    QFont bold = sumLabel->font();
+    // The largest weights first, then what the other keys add up to.
+    std::vector<int> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + kMixingTerms, order.end(),
+                      [&](int a, int b) { return r.weights(i, a) > r.weights(i, b); });
+    double shown = 0.0;
+    for (int k = 0; k < kMixingTerms; ++k) {
+        terms.append(term(order[std::size_t(k)]));
+        shown += r.weights(i, order[std::size_t(k)]);
+    }
+    return tr("z_%1 = %2 + … (%3 more keys with %4 of the weight)")
+        .arg(i + 1)
+        .arg(terms.join(QStringLiteral(" + ")))
+        .arg(n - kMixingTerms)
+        .arg(QString::number(std::max(0.0, session_->weightSum(i) - shown), 'f', 3));
+}
+
+void FocusPanel::sizeKeyColumn()
+{
+    // As wide as the widest "j token" label; measured when the tokens change.
+    const QFontMetrics fm(table_->font());
+    const int pad = 2 * fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
+    int widest = fm.horizontalAdvance(tr("key"));
+    QFont bold = table_->font();
     bold.setBold(true);
-    sumLabel->setFont(bold);
-    table_->setItem(n, 0, sumLabel);
-    table_->setItem(n, 1, numberItem(QString()));
-    table_->setItem(n, 2, numberItem(QString()));
-    auto* sum = numberItem(formatNumber(session_->weightSum(i)));
-    sum->setFont(bold);
-    sum->setToolTip(tr("The weights of one query always sum to 1."));
-    table_->setItem(n, 3, sum);
-    table_->setUpdatesEnabled(true);
-    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(tr("sum")));
+    for (int j = 0; j < tickTokens_.size(); ++j)
+        widest = std::max(widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(tickTokens_[j])));
+    table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
+}
+
+void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, int i)
+{
+    // Numbers are as wide as their characters (digits share one width): the
+    // widest text of a column comes from its extremes or from its smallest
+    // non-zero magnitude (printed in scientific notation below 1e-3).
+    // Columns grow at once but shrink only when far too wide, so that they
+    // do not jitter while a slider moves.
+    const QFontMetrics fm(table_->font());
+    const int pad = fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
+    QFont bold = table_->font();
+    bold.setBold(true);
+    const int sum = QFontMetrics(bold).horizontalAdvance(formatNumber(1.0));
+    const int n = r.tokens();
+    const double inf = std::numeric_limits<double>::infinity();
+    double lo = 0, hi = 0, tinyScore = inf, tinyWeight = inf;
+    for (int j = 0; j < n; ++j) {
+        const double s = r.scores(i, j);
+        lo = std::min(lo, s);
+        hi = std::max(hi, s);
+        if (s != 0.0 && std::abs(s) < std::abs(tinyScore))
+            tinyScore = s;
+        const double w = r.weights(i, j);
+        if (w > 0.0)
+            tinyWeight = std::min(tinyWeight, w);
+    }
+    auto widest = [&](std::initializer_list<double> values) {
+        int w = sum;
+        for (const double v : values) {
+            if (std::isfinite(v))
+                w = std::max(w, fm.horizontalAdvance(formatNumber(v)));
+        }
+        return w;
+    };
+    QHeaderView* header = table_->horizontalHeader();
+    const QFontMetrics headerFm(header->font());
+    const int widths[] = {
+        widest({lo, hi, tinyScore}),
+        std::max(widest({lo / r.divisor, hi / r.divisor, tinyScore / r.divisor}),
+                 fm.horizontalAdvance(tr("masked"))),
+        widest({tinyWeight, 1.0}),
+    };
+    for (int c = 1; c < FocusTableModel::kColumns; ++c) {
+        const QString title = tableModel_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        const int w = std::max(widths[c - 1], headerFm.horizontalAdvance(title)) + pad;
+        if (w > numberColumnWidths_[c - 1] || numberColumnWidths_[c - 1] > 2 * w) {
+            numberColumnWidths_[c - 1] = w;
+            header->resizeSection(c, w);
+        }
+    }
 }
 
 void FocusPanel::stylePlot()

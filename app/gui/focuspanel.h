@@ -11,10 +11,15 @@
 class QCPBars;
 class QCustomPlot;
 class QLabel;
-class QTableWidget;
+class QTableView;
+
+namespace attn {
+struct AttentionResult;
+}
 
 namespace attnlab {
 
+class FocusTableModel;
 class HeatmapView;
 class Session;
 
@@ -30,7 +35,7 @@ public:
     QVector<double> scoreBarValues() const;
     QVector<double> weightBarValues() const;
     QCustomPlot* plot() const { return plot_; }
-    QTableWidget* table() const { return table_; }
+    QTableView* table() const { return table_; }
 
 protected:
     void changeEvent(QEvent* event) override;  // palette changes restyle the plot
@@ -40,6 +45,9 @@ private:
     void refresh();
     void stylePlot();
     void updateTickRotation();
+    QString mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const;
+    void sizeKeyColumn();
+    void sizeNumberColumns(const attn::AttentionResult& r, int i);
 
     Session* session_;
     int query_ = 0;
@@ -52,8 +60,11 @@ private:
     QCustomPlot* plot_;
     QCPBars* scoreBars_;
     QCPBars* weightBars_;
-    QTableWidget* table_;
-    QStringList keyLabels_;
+    QTableView* table_;
+    FocusTableModel* tableModel_;
+    QStringList keyLabels_;   // the labelled keys under the bars
+    QStringList tickTokens_;
+    int numberColumnWidths_[3] = {0, 0, 0};  // q · k, scaled, softmax  // the tokens the ticks and key column were made for
 };
 
 }  // namespace attnlab

@@ -354,6 +354,18 @@ void ScalingLabView::setCurrentDk(int dK)
 {
     currentDk_ = std::clamp(dK, 1, attn::kScalingLabMaxDk);
     updateMarkers();
+    replotWhenShown();
+}
+
+void ScalingLabView::replotWhenShown()
+{
+    // A hidden plot would still lay out and draw into its buffer on every
+    // d_k step; it catches up when shown instead.
+    if (!isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    replotPending_ = false;
     for (QCustomPlot* p : plots_)
         p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -451,6 +463,8 @@ bool ScalingLabView::eventFilter(QObject* watched, QEvent* event)
 void ScalingLabView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    if (replotPending_)
+        replotWhenShown();
     if (!hasCurves() && !computing_)
         compute(config_);
 }

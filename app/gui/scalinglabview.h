@@ -87,6 +87,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void replotWhenShown();  // now if visible, else on the next show
     void setUpPlots();
     void updateMarkers();
     void updateStatus();
@@ -110,6 +111,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     unsigned generation_ = 0;
     bool computing_ = false;
+    bool replotPending_ = false;
 };
 
 }  // namespace attnlab

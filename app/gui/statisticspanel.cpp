@@ -3,24 +3,20 @@
 #include "presentation.h"
 #include "session.h"
 
+#include <QAbstractTableModel>
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableWidget>
+#include <QStyle>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace attnlab {
 
 namespace {
 
-QTableWidgetItem* item(const QString& text, bool number = true)
-{
-    auto* it = new QTableWidgetItem(text);
-    if (number)
-        it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return it;
-}
 
 QLabel* valueLabel(const QString& name, QWidget* parent)
 {
@@ -31,6 +27,109 @@ QLabel* valueLabel(const QString& name, QWidget* parent)
 }
 
 }  // namespace
+
+// One row per query, read from the session's statistics when the view asks
+// (only the rows on screen), so thousands of queries cost no more than ten.
+class StatisticsTableModel : public QAbstractTableModel {
+public:
+    explicit StatisticsTableModel(Session* session, QObject* parent)
+        : QAbstractTableModel(parent), session_(session)
+    {
+    }
+
+    void refresh()
+    {
+        const int rows = int(session_->stats().rows.size());
+        if (rows != rows_) {
+            beginResetModel();
+            rows_ = rows;
+            endResetModel();
+        } else if (rows_ > 0) {
+            emit dataChanged(index(0, 0), index(rows_ - 1, kColumns - 1));
+        }
+    }
+
+    int rowCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() ? 0 : rows_;
+    }
+    int columnCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() ? 0 : kColumns;
+    }
+
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        const attn::AttentionStats& s = session_->stats();
+        const int i = index.row();
+        if (!index.isValid() || i >= int(s.rows.size()))
+            return {};
+        const attn::RowStats& row = s.rows[std::size_t(i)];
+        const QStringList tokens = session_->tokens();
+        const QString query = tokens.value(i);
+        const QString key = tokens.value(row.argMax);
+        switch (role) {
+        case Qt::DisplayRole:
+            switch (index.column()) {
+            case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(query);
+            case 1: return QString::number(row.maxWeight, 'f', 3);
+            case 2: return key;
+            case 3: return QString::number(row.entropyNats, 'f', 3);
+            case 4: return QString::number(row.effectiveTokens, 'f', 2);
+            }
+            return {};
+        case Qt::TextAlignmentRole:
+            return index.column() == 0 || index.column() == 2
+                       ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                       : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::ToolTipRole:
+            if (index.column() == 1 || index.column() == 2)
+                return StatisticsPanel::tr("Query \"%1\" gives its largest weight %2 to \"%3\".")
+                    .arg(query, formatNumber(row.maxWeight), key);
+            return {};
+        }
+        return {};
+    }
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (orientation != Qt::Horizontal)
+            return {};
+        if (role == Qt::DisplayRole) {
+            switch (section) {
+            case 0: return StatisticsPanel::tr("query");
+            case 1: return StatisticsPanel::tr("max a");
+            case 2: return StatisticsPanel::tr("to key");
+            case 3: return StatisticsPanel::tr("H (nats)");
+            case 4: return StatisticsPanel::tr("exp H");
+            }
+        } else if (role == Qt::ToolTipRole) {
+            switch (section) {
+            case 0: return StatisticsPanel::tr("The query token (a row of the maps).");
+            case 1: return StatisticsPanel::tr("The largest weight of the query.");
+            case 2: return StatisticsPanel::tr("The key the largest weight goes to.");
+            case 3:
+                return StatisticsPanel::tr("Entropy H = −Σ_j a_ij ln a_ij of the query's "
+                                           "weights: 0 when it attends to one token.");
+            case 4:
+                return StatisticsPanel::tr("Effective number of attended tokens exp(H): "
+                                           "1 for one token, n for uniform weights.");
+            }
+        }
+        return {};
+    }
+
+    Qt::ItemFlags flags(const QModelIndex& index) const override
+    {
+        return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
+    }
+
+    static constexpr int kColumns = 5;
+
+private:
+    Session* session_;
+    int rows_ = 0;
+};
 
 StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     : QWidget(parent), session_(session)
@@ -47,22 +146,17 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     scaledVariance_->setToolTip(tr("Variance of the scaled scores: the raw variance divided by "
                                    "the divisor squared (d_k for √d_k)."));
 
-    table_ = new QTableWidget(this);
+    model_ = new StatisticsTableModel(session_, this);
+    table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("statisticsTable"));
     table_->setAccessibleName(tr("Statistics per query"));
-    table_->setColumnCount(5);
-    table_->setHorizontalHeaderLabels(
-        {tr("query"), tr("max a"), tr("to key"), tr("H (nats)"), tr("exp H")});
-    table_->horizontalHeaderItem(0)->setToolTip(tr("The query token (a row of the maps)."));
-    table_->horizontalHeaderItem(1)->setToolTip(tr("The largest weight of the query."));
-    table_->horizontalHeaderItem(2)->setToolTip(tr("The key the largest weight goes to."));
-    table_->horizontalHeaderItem(3)->setToolTip(tr("Entropy H = −Σ_j a_ij ln a_ij of the query's "
-                                                   "weights: 0 when it attends to one token."));
-    table_->horizontalHeaderItem(4)->setToolTip(tr("Effective number of attended tokens exp(H): "
-                                                   "1 for one token, n for uniform weights."));
+    table_->setModel(model_);
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Widths from the tokens and the number formats (sizeColumns), not
+    // measured cell by cell on every change.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setTabKeyNavigation(false);  // read only: Tab leaves, arrows move inside
 
@@ -86,29 +180,38 @@ void StatisticsPanel::refresh()
     scaledVariance_->setText(formatNumber(s.scaledVariance));
     means_->setText(tr("Mean over queries: largest weight %1, entropy %2 nats.")
                         .arg(formatNumber(s.meanMaxWeight), formatNumber(s.meanEntropyNats)));
-    const int n = int(s.rows.size());
-    // Columns sized to their contents re-measure every row on each setItem;
-    // fill with fixed widths and measure once at the end.
-    QHeaderView* header = table_->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    table_->setUpdatesEnabled(false);
-    table_->setRowCount(n);
-    for (int i = 0; i < n; ++i) {
-        const attn::RowStats& row = s.rows[size_t(i)];
-        const QString query = i < tokens.size() ? tokens[i] : QString();
-        const QString key = row.argMax < tokens.size() ? tokens[row.argMax] : QString();
-        table_->setItem(i, 0, item(QStringLiteral("%1 %2").arg(i + 1).arg(query), false));
-        const QString tip = tr("Query \"%1\" gives its largest weight %2 to \"%3\".")
-                                .arg(query, formatNumber(row.maxWeight), key);
-        table_->setItem(i, 1, item(QString::number(row.maxWeight, 'f', 3)));
-        table_->setItem(i, 2, item(key, false));
-        table_->item(i, 1)->setToolTip(tip);
-        table_->item(i, 2)->setToolTip(tip);
-        table_->setItem(i, 3, item(QString::number(row.entropyNats, 'f', 3)));
-        table_->setItem(i, 4, item(QString::number(row.effectiveTokens, 'f', 2)));
+    model_->refresh();
+    if (tokens != sizedFor_) {
+        sizedFor_ = tokens;
+        sizeColumns();
     }
-    table_->setUpdatesEnabled(true);
-    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
+void StatisticsPanel::sizeColumns()
+{
+    // Token columns as wide as their widest token (measured when the tokens
+    // change); number columns as wide as their format (digits share a width).
+    const QFontMetrics fm(table_->font());
+    const int pad = fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
+    const int cap = fm.averageCharWidth() * 24;
+    int widestQuery = 0;
+    int widestToken = 0;
+    for (int i = 0; i < sizedFor_.size(); ++i) {
+        const int w = fm.horizontalAdvance(sizedFor_[i]);
+        widestToken = std::max(widestToken, w);
+        widestQuery = std::max(widestQuery, w + fm.horizontalAdvance(QStringLiteral("%1 ").arg(i + 1)));
+    }
+    QHeaderView* header = table_->horizontalHeader();
+    const int widths[StatisticsTableModel::kColumns] = {
+        std::min(widestQuery, cap), fm.horizontalAdvance(QStringLiteral("0.000")),
+        std::min(widestToken, cap), fm.horizontalAdvance(QStringLiteral("00.000")),
+        fm.horizontalAdvance(QStringLiteral("0000.00")),
+    };
+    const QFontMetrics headerFm(header->font());
+    for (int c = 0; c < StatisticsTableModel::kColumns; ++c) {
+        const QString title = model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        header->resizeSection(c, std::max(widths[c], headerFm.horizontalAdvance(title)) + pad);
+    }
 }
 
 }  // namespace attnlab

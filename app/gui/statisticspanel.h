@@ -3,30 +3,35 @@
 // variance of the raw and the scaled scores, and per query the largest
 // weight, the entropy and the effective number of attended tokens exp(H).
 
+#include <QStringList>
 #include <QWidget>
 
 class QLabel;
-class QTableWidget;
+class QTableView;
 
 namespace attnlab {
 
 class Session;
+class StatisticsTableModel;
 
 class StatisticsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit StatisticsPanel(Session* session, QWidget* parent = nullptr);
 
-    QTableWidget* table() const { return table_; }
+    QTableView* table() const { return table_; }
 
 private:
     void refresh();
+    void sizeColumns();
 
     Session* session_;
     QLabel* rawVariance_;
     QLabel* scaledVariance_;
     QLabel* means_;
-    QTableWidget* table_;
+    QTableView* table_;
+    StatisticsTableModel* model_;
+    QStringList sizedFor_;  // the tokens the columns were sized for
 };
 
 }  // namespace attnlab

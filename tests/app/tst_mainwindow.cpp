@@ -26,7 +26,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -369,13 +369,18 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("focusContextVector"))->values(),
                         r.context.row(3)), 0.0);
     // The table walks through every stage and shows the sum of the weights.
-    QTableWidget* table = focus->table();
+    const QAbstractItemModel* table = focus->table()->model();
+    auto text = [table](int row, int col) { return table->index(row, col).data().toString(); };
     QCOMPARE(table->rowCount(), 7);
-    QCOMPARE(table->item(4, 1)->text(), formatNumber(r.scores(3, 4)));
-    QCOMPARE(table->item(4, 2)->text(), formatNumber(r.scaled(3, 4)));
-    QCOMPARE(table->item(4, 3)->text(), formatNumber(r.weights(3, 4)));
-    QCOMPARE(table->item(6, 3)->text(), formatNumber(r.weights.row(3).sum()));
-    QCOMPARE(table->item(6, 3)->text(), QStringLiteral("1.0000"));
+    QCOMPARE(text(4, 0), QStringLiteral("5 dessert"));
+    QCOMPARE(text(4, 1), formatNumber(r.scores(3, 4)));
+    QCOMPARE(text(4, 2), formatNumber(r.scaled(3, 4)));
+    QCOMPARE(text(4, 3), formatNumber(r.weights(3, 4)));
+    QCOMPARE(text(6, 3), formatNumber(r.weights.row(3).sum()));
+    QCOMPARE(text(6, 3), QStringLiteral("1.0000"));
+    // Every key's row is written out in the mix when there are few keys.
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text().contains(
+        QStringLiteral("%1·v(first)").arg(QString::number(r.weights(3, 5), 'f', 3))));
 }
 
 void TestMainWindow::arrowKeysMoveTheFocus()
