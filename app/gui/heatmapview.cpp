@@ -4,9 +4,11 @@
 
 #include <QEvent>
 #include <QFontMetrics>
+#include <QGlyphRun>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRawFont>
 #include <QToolTip>
 
 #include <algorithm>
@@ -88,6 +90,79 @@ constexpr int kLegibleCells = 32;
 
 }  // namespace
 
+// Cell values on screen: numbers drawn from glyphs shaped once per font.
+// QPainter::drawText lays out every string (script itemisation, shaping,
+// line breaking) on each paint, which for hundreds of cells costs more than
+// everything else a map draws; a number needs none of that. Exports keep
+// drawText, so that SVG and PDF carry the numbers as text.
+class HeatmapView::NumberGlyphs {
+public:
+    explicit NumberGlyphs(const QFont& font) : font_(font), raw_(QRawFont::fromFont(font))
+    {
+        const QString chars = QStringLiteral("0123456789.-+e");
+        if (!raw_.isValid())
+            return;
+        const QList<quint32> glyphs = raw_.glyphIndexesForString(chars);
+        if (glyphs.size() != chars.size())
+            return;
+        const QList<QPointF> advances = raw_.advancesForGlyphIndexes(glyphs);
+        for (qsizetype i = 0; i < chars.size(); ++i) {
+            if (glyphs[i] == 0)
+                return;  // the font lacks a digit: drawText instead
+            table_[chars[i].unicode()] = {glyphs[i], advances[i].x()};
+        }
+        const QFontMetricsF fm(font);
+        ascent_ = fm.ascent();
+        height_ = fm.height();
+        valid_ = true;
+    }
+
+    const QFont& font() const { return font_; }
+
+    // Draws `text` centred in `rect`; false (nothing drawn) when a character
+    // has no cached glyph.
+    bool drawCentred(QPainter& painter, const QRectF& rect, const QString& text) const
+    {
+        if (!valid_ || text.size() > 64)
+            return false;
+        QList<quint32> glyphs;
+        QList<QPointF> positions;
+        glyphs.reserve(text.size());
+        positions.reserve(text.size());
+        qreal x = 0;
+        for (const QChar ch : text) {
+            const ushort u = ch.unicode();
+            if (u >= 128 || table_[u].advance == 0)
+                return false;
+            glyphs.append(table_[u].glyph);
+            positions.append(QPointF(x, 0));
+            x += table_[u].advance;
+        }
+        QGlyphRun run;
+        run.setRawFont(raw_);
+        run.setGlyphIndexes(glyphs);
+        run.setPositions(positions);
+        const QPointF origin(rect.left() + (rect.width() - x) / 2,
+                             rect.top() + (rect.height() - height_) / 2 + ascent_);
+        painter.drawGlyphRun(origin, run);
+        return true;
+    }
+
+private:
+    struct Glyph {
+        quint32 glyph = 0;
+        qreal advance = 0;
+    };
+    QFont font_;
+    QRawFont raw_;
+    Glyph table_[128];
+    qreal ascent_ = 0;
+    qreal height_ = 0;
+    bool valid_ = false;
+};
+
+HeatmapView::~HeatmapView() = default;
+
 HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
@@ -128,12 +203,22 @@ void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabe
                           const QStringList& colLabels)
 {
     values_ = values;
-    rowLabels_ = rowLabels.mid(0, static_cast<int>(values.rows()));
-    for (int r = rowLabels_.size(); r < values.rows(); ++r)
-        rowLabels_ << QString::number(r);
-    colLabels_ = colLabels.mid(0, static_cast<int>(values.cols()));
-    for (int c = colLabels_.size(); c < values.cols(); ++c)
-        colLabels_ << QString::number(c);
+    QStringList rowsIn = rowLabels.mid(0, static_cast<int>(values.rows()));
+    for (int r = rowsIn.size(); r < values.rows(); ++r)
+        rowsIn << QString::number(r);
+    QStringList colsIn = colLabels.mid(0, static_cast<int>(values.cols()));
+    for (int c = colsIn.size(); c < values.cols(); ++c)
+        colsIn << QString::number(c);
+    // Measuring every label is the costly part of a layout at thousands of
+    // tokens; the widths are kept while the labels stay the same.
+    if (rowsIn != rowLabels_) {
+        rowLabels_ = rowsIn;
+        widestRowLabel_ = -1;
+    }
+    if (colsIn != colLabels_) {
+        colLabels_ = colsIn;
+        widestColumnLabel_ = -1;
+    }
     if (focusRow_ >= values_.rows())
         focusRow_ = -1;
     hoverRow_ = hoverCol_ = -1;
@@ -301,7 +386,11 @@ QSize HeatmapView::sizeHint() const
 void HeatmapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
+    if (!numberGlyphs_ || numberGlyphs_->font() != font())
+        numberGlyphs_ = std::make_unique<NumberGlyphs>(font());
+    screenPaint_ = true;
     paintInto(painter, size());
+    screenPaint_ = false;
     // Keyboard focus (Up/Down then move the focused query): a dashed frame,
     // drawn on screen only, not into exported pictures.
     if (hasFocus()) {
@@ -384,6 +473,8 @@ void HeatmapView::changeEvent(QEvent* event)
     switch (event->type()) {
     case QEvent::FontChange:
     case QEvent::StyleChange:
+        widestRowLabel_ = widestColumnLabel_ = -1;
+        numberGlyphs_.reset();
         invalidateLayout();
         updateGeometry();
         break;
@@ -431,18 +522,24 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     // bold font is measured because the focus row's label is bold.
     const QFontMetrics boldFm(boldFont(font()));
     const int maxLabelW = fm.horizontalAdvance(QLatin1Char('M')) * 12;
-    int widestRow = 0;
-    for (const QString& label : rowLabels_)
-        widestRow = std::max(widestRow, boldFm.horizontalAdvance(label));
+    if (widestRowLabel_ < 0) {
+        widestRowLabel_ = 0;
+        for (const QString& label : rowLabels_)
+            widestRowLabel_ = std::max(widestRowLabel_, boldFm.horizontalAdvance(label));
+    }
+    const int widestRow = widestRowLabel_;
     l.rowLabelWidth = std::min({widestRow, maxLabelW, size.width() / 4});
     // Labels keep clear of the focus row's outline, which lies outside the cells.
     l.labelGap = pad + kFocusOutline;
     const int rowLabelsW = l.rowLabelWidth > 0 ? l.rowLabelWidth + l.labelGap : 0;
     const int cellsMaxW = std::max(1, size.width() - 2 * margin - rowLabelsW - scaleW);
 
-    int widestCol = 0;
-    for (const QString& label : colLabels_)
-        widestCol = std::max(widestCol, fm.horizontalAdvance(label));
+    if (widestColumnLabel_ < 0) {
+        widestColumnLabel_ = 0;
+        for (const QString& label : colLabels_)
+            widestColumnLabel_ = std::max(widestColumnLabel_, fm.horizontalAdvance(label));
+    }
+    const int widestCol = widestColumnLabel_;
 
     // Column labels lie flat when every one fits above its cell, else they
     // are rotated and elided to at most a quarter of the height.
@@ -578,7 +675,9 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
                 painter.fillRect(rect, color);
                 if (l.cellText) {
                     painter.setPen(colormap::contrastingText(color));
-                    painter.drawText(rect, Qt::AlignCenter, formatValue(v));
+                    const QString text = formatValue(v);
+                    if (!screenPaint_ || !numberGlyphs_ || !numberGlyphs_->drawCentred(painter, rect, text))
+                        painter.drawText(rect, Qt::AlignCenter, text);
                 }
             }
         }
@@ -666,12 +765,15 @@ void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
         return;
     const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
     painter.save();
-    // One line per pixel row, top = high end.
+    // One pixel row per pixel row of the bar, top = high end, stretched
+    // across its width.
+    QImage strip(1, bar.height(), QImage::Format_RGB32);
     for (int y = 0; y < bar.height(); ++y) {
         const double t = 1.0 - (y + 0.5) / bar.height();
-        painter.setPen(colorFor(range.low + t * (range.high - range.low)));
-        painter.drawLine(bar.left(), bar.top() + y, bar.right(), bar.top() + y);
+        strip.setPixel(0, y, colorFor(range.low + t * (range.high - range.low)).rgb());
     }
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter.drawImage(QRectF(bar), strip);
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(palette().color(QPalette::Mid), 1));
     painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));

@@ -16,6 +16,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <memory>
 
 class QFontMetrics;
 class QPainter;
@@ -31,6 +32,7 @@ public:
     };
 
     explicit HeatmapView(QWidget* parent = nullptr);
+    ~HeatmapView() override;
 
     void setTitle(const QString& title);
     QString title() const;
@@ -159,6 +161,12 @@ private:
     int hoverCol_ = -1;
     mutable Layout layoutCache_;
     mutable bool layoutValid_ = false;
+    // Widest row (bold) and column label, -1 until measured.
+    mutable int widestRowLabel_ = -1;
+    mutable int widestColumnLabel_ = -1;
+    class NumberGlyphs;
+    std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
+    bool screenPaint_ = false;                    // painting the widget itself
 };
 
 }  // namespace attnlab
