@@ -132,14 +132,17 @@ private:
     QSet<QObject*> painted_;
 };
 
-// Runs the event loop until `watch` is done (checked on every zero timer, so
+// Runs the event loop until `watch` is done (checked every millisecond, so
 // after any paint in progress has finished) or `timeoutMs` passes. Returns
 // false on timeout.
 bool waitShown(const PaintWatch& watch, int timeoutMs)
 {
     QEventLoop loop;
+    // A 1 ms poll, not a zero timer: a zero timer would keep the GUI thread
+    // busy and take a core from the worker threads it is waiting for.
     QTimer poll;
-    poll.setInterval(0);
+    poll.setTimerType(Qt::PreciseTimer);
+    poll.setInterval(1);
     bool shown = false;
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
         if (watch.done()) {

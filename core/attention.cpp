@@ -4,6 +4,8 @@
 #include "softmax.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -102,7 +104,7 @@ Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const
 
 Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                             const Matrix& Wv, const AttentionOptions& options,
-                            AttentionResult* r)
+                            AttentionResult* r, const WeightRowVisitor& visit, int threads)
 {
     if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
         return s;
@@ -117,35 +119,116 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     r->causal = options.causal;
     const Eigen::Index n = X.rows();
     r->scores.resize(n, n);
-    r->scaled.resize(n, n);
-    r->weights.resize(n, n);
     r->context.resize(n, Wv.cols());
-    const double minusInf = -std::numeric_limits<double>::infinity();
+    r->rowScale.resize(std::size_t(n));
     // A panel of query rows at a time: its scores, then scaling and softmax
-    // row by row, then its context rows. The panel's score and weight rows
-    // are still in cache when the softmax and A V read them, instead of
-    // making three trips over n x n maps in main memory. 64 rows keep the
-    // repacking of K and V per panel small next to the products.
-    constexpr Eigen::Index kPanelRows = 64;
-    for (Eigen::Index i0 = 0; i0 < n; i0 += kPanelRows) {
-        const Eigen::Index rows = std::min(kPanelRows, n - i0);
-        r->scores.middleRows(i0, rows).noalias() = r->Q.middleRows(i0, rows) * r->K.transpose();
-        for (Eigen::Index i = i0; i < i0 + rows; ++i) {
-            const double* scoreRow = r->scores.data() + i * n;
-            double* scaledRow = r->scaled.data() + i * n;
-            double* weightRow = r->weights.data() + i * n;
-            // Query i may attend to keys 0..i only with a causal mask; the
-            // diagonal is always kept, so no row is fully masked.
-            const Eigen::Index keys = options.causal ? i + 1 : n;
-            // Divides, as the formula (and PyTorch) does: multiplying by the
-            // reciprocal can differ in the last bit.
-            scaledSoftmaxRow(scoreRow, r->divisor, scaledRow, weightRow, int(keys));
-            std::fill(scaledRow + keys, scaledRow + n, minusInf);
-            std::fill(weightRow + keys, weightRow + n, 0.0);
+    // row by row into a panel of weights, then its context rows. The weights
+    // live only in the panel (in cache when A V reads them): the result keeps
+    // each row's normaliser instead, from which any weight is recomputed
+    // exactly. 256 rows keep the repacking of K and V per panel small next
+    // to the products (64 rows cost a third more at 4096 tokens).
+    constexpr Eigen::Index kPanelRows = 256;
+    const Eigen::Index panels = (n + kPanelRows - 1) / kPanelRows;
+    std::atomic<Eigen::Index> nextPanel{0};
+    struct Extremes {
+        double all = 0.0, kept = 0.0;
+    };
+    auto work = [&](Extremes* extremes) {
+        Matrix weights(std::min(kPanelRows, n), n);
+        std::vector<double> scaled(static_cast<std::size_t>(n));
+        for (Eigen::Index p = nextPanel++; p < panels; p = nextPanel++) {
+            const Eigen::Index i0 = p * kPanelRows;
+            const Eigen::Index rows = std::min(kPanelRows, n - i0);
+            r->scores.middleRows(i0, rows).noalias() = r->Q.middleRows(i0, rows) * r->K.transpose();
+            for (Eigen::Index i = i0; i < i0 + rows; ++i) {
+                const double* scoreRow = r->scores.data() + i * n;
+                double* weightRow = weights.data() + (i - i0) * n;
+                // Query i may attend to keys 0..i only with a causal mask;
+                // the diagonal is always kept, so no row is fully masked.
+                const Eigen::Index keys = options.causal ? i + 1 : n;
+                // Divides, as the formula (and PyTorch) does: multiplying by
+                // the reciprocal can differ in the last bit.
+                r->rowScale[std::size_t(i)] =
+                    scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow, int(keys));
+                std::fill(weightRow + keys, weightRow + n, 0.0);
+                const Eigen::Map<const Eigen::ArrayXd> row(scoreRow, n);
+                const double kept = row.head(keys).abs().maxCoeff();
+                extremes->kept = std::max(extremes->kept, kept);
+                extremes->all = std::max({extremes->all, kept,
+                                          keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
+                if (visit)
+                    visit(int(i), weightRow, int(n));
+            }
+            r->context.middleRows(i0, rows).noalias() = weights.topRows(rows) * r->V;
         }
-        r->context.middleRows(i0, rows).noalias() = r->weights.middleRows(i0, rows) * r->V;
+    };
+    const int helpers = int(std::clamp<Eigen::Index>(threads, 1, panels)) - 1;
+    std::vector<Extremes> extremes(std::size_t(helpers) + 1);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < helpers; ++t)
+        pool.emplace_back(work, &extremes[std::size_t(t) + 1]);
+    work(&extremes[0]);
+    for (std::thread& t : pool)
+        t.join();
+    r->maxAbsScore = r->maxAbsKeptScore = 0.0;
+    for (const Extremes& e : extremes) {
+        r->maxAbsScore = std::max(r->maxAbsScore, e.all);
+        r->maxAbsKeptScore = std::max(r->maxAbsKeptScore, e.kept);
     }
     return okStatus();
+}
+
+double AttentionResult::scaled(int query, int key) const
+{
+    if (isMasked(query, key))
+        return -std::numeric_limits<double>::infinity();
+    return scores(query, key) / divisor;
+}
+
+double AttentionResult::weights(int query, int key) const
+{
+    if (isMasked(query, key))
+        return 0.0;
+    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key,
+                              keys(query));
+}
+
+void AttentionResult::scaledRow(int query, double* out) const
+{
+    const int n = tokens();
+    const int kept = keys(query);
+    const double* row = scores.data() + std::size_t(query) * n;
+    for (int j = 0; j < kept; ++j)
+        out[j] = row[j] / divisor;
+    std::fill(out + kept, out + n, -std::numeric_limits<double>::infinity());
+}
+
+void AttentionResult::weightsRow(int query, double* out) const
+{
+    // The row computed again the way the engine did: the same numbers.
+    const int n = tokens();
+    const int kept = keys(query);
+    std::vector<double> scaled(static_cast<std::size_t>(kept));
+    scaledSoftmaxRow(scores.data() + std::size_t(query) * n, divisor, scaled.data(), out, kept);
+    std::fill(out + kept, out + n, 0.0);
+}
+
+Matrix AttentionResult::scaledMatrix() const
+{
+    const int n = tokens();
+    Matrix m(n, n);
+    for (int i = 0; i < n; ++i)
+        scaledRow(i, m.data() + std::size_t(i) * n);
+    return m;
+}
+
+Matrix AttentionResult::weightsMatrix() const
+{
+    const int n = tokens();
+    Matrix m(n, n);
+    for (int i = 0; i < n; ++i)
+        weightsRow(i, m.data() + std::size_t(i) * n);
+    return m;
 }
 
 Expected<AttentionResult> computeAttention(const Matrix& X, const Matrix& Wq, const Matrix& Wk,

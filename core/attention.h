@@ -9,8 +9,11 @@
 
 #include "expected.h"
 #include "matrix.h"
+#include "softmax.h"
 
+#include <functional>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -26,19 +29,38 @@ struct AttentionOptions {
 // (|s| <= d^2 * 1e60 at the dimension limits) so no view can show NaN.
 inline constexpr double kMaxInputMagnitude = 1e30;
 
+// The n x n maps are kept once: the raw scores. The scaled scores and the
+// weights are exact functions of them (a division, and an exponential with
+// the row's maximum and normaliser), so they are read on demand: bit for bit
+// the numbers the softmax produced and A V used, at a third of the memory
+// (at 4096 tokens one map is 128 MiB).
 struct AttentionResult {
     Matrix Q;        // (n, d_k)
     Matrix K;        // (n, d_k)
     Matrix V;        // (n, d_v)
     Matrix scores;   // (n, n) raw q_i . k_j, never masked
-    Matrix scaled;   // (n, n) scores / divisor, -inf where masked
-    Matrix weights;  // (n, n) row-wise softmax of scaled
     Matrix context;  // (n, d_v)
+    std::vector<SoftmaxRowScale> rowScale;  // (n) how each weight row was normalised
     double divisor = 1.0;
     bool causal = false;
+    double maxAbsScore = 0.0;      // largest |score| over all cells
+    double maxAbsKeptScore = 0.0;  // largest |score| over the unmasked cells
 
     int tokens() const { return int(Q.rows()); }
     bool isMasked(int query, int key) const { return causal && key > query; }
+    // Keys query `query` attends to: 0..keys(query)-1.
+    int keys(int query) const { return causal ? query + 1 : tokens(); }
+
+    // scores / divisor, -inf where masked.
+    double scaled(int query, int key) const;
+    // The softmax weight a_ij (0 where masked).
+    double weights(int query, int key) const;
+    // One row of each into `out` (n values).
+    void scaledRow(int query, double* out) const;
+    void weightsRow(int query, double* out) const;
+    // The whole (n, n) maps, for export and tests.
+    Matrix scaledMatrix() const;
+    Matrix weightsMatrix() const;
 };
 
 // sqrt(d_k), 1, or the custom divisor; an error for a custom divisor that is
@@ -55,11 +77,19 @@ Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)
                                            const Matrix& Wv,  // (d_model, d_v)
                                            const AttentionOptions& options);
 
+// Called with each query's row of weights (n values, 0 where masked) while
+// the row is at hand, e.g. to take its statistics without computing it again.
+// With several threads it is called from all of them, for distinct rows.
+using WeightRowVisitor = std::function<void(int query, const double* weights, int n)>;
+
 // Recomputes into an existing result, reusing its storage (the interactive
-// path). Same checks as computeAttention.
+// path). Same checks as computeAttention. `threads` > 1 shares the query
+// panels among that many threads (the calling one included); the numbers
+// do not depend on it.
 Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                             const Matrix& Wv, const AttentionOptions& options,
-                            AttentionResult* result);
+                            AttentionResult* result, const WeightRowVisitor& visit = {},
+                            int threads = 1);
 
 const char* scaleModeName(ScaleMode mode);  // "sqrt-dk", "none", "custom"
 

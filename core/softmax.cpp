@@ -35,7 +35,7 @@ bool softmaxRow(const double* in, double* out, int n)
     return true;
 }
 
-void scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n)
+SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n)
 {
     // Eigen's packet functions (the ones its array expressions use) so that
     // the division, the maximum, the exponentials and the sum each happen in
@@ -77,7 +77,26 @@ void scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* 
         out[j] = std::exp(scaled[j] - maxval);
         sum += out[j];
     }
-    Eigen::Map<Eigen::ArrayXd>(out, n) *= 1.0 / sum;
+    const double invSum = 1.0 / sum;
+    Eigen::Map<Eigen::ArrayXd>(out, n) *= invSum;
+    return {maxval, invSum};
+}
+
+double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n)
+{
+    using namespace Eigen::internal;
+    using Packet = packet_traits<double>::type;
+    constexpr int kSize = unpacket_traits<Packet>::size;
+    // scaledSoftmaxRow takes whole packets with pexp and the tail with
+    // std::exp; pexp works lane by lane, so one lane of a broadcast packet
+    // is the number that lane got in the row.
+    const double shifted = scaled - row.max;
+    double e;
+    if (j < (n / kSize) * kSize)
+        e = pfirst(pexp(pset1<Packet>(shifted)));
+    else
+        e = std::exp(shifted);
+    return e * row.invSum;
 }
 
 int softmaxRowsInPlace(Matrix& m)

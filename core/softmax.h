@@ -19,10 +19,21 @@ int softmaxRowsInPlace(Matrix& m);
 // fully masked row (out set to zeros).
 bool softmaxRow(const double* in, double* out, int n);
 
+// How scaledSoftmaxRow normalised one row: out[j] = exp(scaled[j] - max) * invSum.
+struct SoftmaxRowScale {
+    double max = 0.0;     // the row's largest scaled value
+    double invSum = 1.0;  // 1 / sum_j exp(scaled[j] - max)
+};
+
 // The attention row in one go: scaled[j] = in[j] / divisor, out = softmax of
 // scaled; the same numbers as dividing and then calling softmaxRow, in fewer
 // passes over the row. `in` must be finite (raw scores); `scaled` and `out`
 // must not alias `in` or each other.
-void scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n);
+SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n);
+
+// Entry j of that row from its scaled value and the row's scale, bit for bit
+// the number scaledSoftmaxRow wrote (the same exponential at the same
+// position of an n-entry row), so that a row need not be kept to be shown.
+double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n);
 
 }  // namespace attn

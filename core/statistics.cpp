@@ -1,6 +1,9 @@
 #include "statistics.h"
 
+#include <Eigen/Core>
+
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace attn {
@@ -35,9 +38,12 @@ RowStats rowStatistics(const double* p, int n)
             s.maxWeight = p[j];
             s.argMax = j;
         }
-        if (p[j] > 0.0)
-            s.entropyNats -= p[j] * std::log(p[j]);  // 0 ln 0 = 0
     }
+    // -sum p ln p, vectorised: a weight below the smallest normal double
+    // (0 included) takes that double's logarithm instead, which keeps
+    // 0 ln 0 = 0 and changes nothing visible (|p ln p| < 2e-305).
+    const Eigen::Map<const Eigen::ArrayXd> a(p, n);
+    s.entropyNats = n > 0 ? -(a * a.max(std::numeric_limits<double>::min()).log()).sum() : 0.0;
     s.entropyBits = s.entropyNats / std::log(2.0);
     s.effectiveTokens = std::exp(s.entropyNats);
     s.jacobianNorm = softmaxJacobianNorm(p, n);
@@ -46,37 +52,49 @@ RowStats rowStatistics(const double* p, int n)
 
 AttentionStats computeStatistics(const AttentionResult& r)
 {
+    const int n = r.tokens();
+    std::vector<RowStats> rows;
+    rows.reserve(std::size_t(n));
+    std::vector<double> weights(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        r.weightsRow(i, weights.data());
+        rows.push_back(rowStatistics(weights.data(), n));
+    }
+    return computeStatistics(r, std::move(rows));
+}
+
+AttentionStats computeStatistics(const AttentionResult& r, std::vector<RowStats> rows)
+{
     AttentionStats st;
     const int n = r.tokens();
-    // Two passes (mean, then squared deviations) for an accurate variance.
+    // Two passes (mean, then squared deviations) for an accurate variance,
+    // over the unmasked cells: keys 0..keys(i)-1 of row i. The scaled score
+    // is the result's own (score / divisor).
     double rawSum = 0.0, scaledSum = 0.0;
     long long count = 0;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            if (!r.isMasked(i, j)) {
-                rawSum += r.scores(i, j);
-                scaledSum += r.scaled(i, j);
-                ++count;
-            }
+    for (int i = 0; i < n; ++i) {
+        const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
+        rawSum += row.sum();
+        scaledSum += (row / r.divisor).sum();
+        count += row.size();
+    }
     if (count > 0) {
         st.rawMean = rawSum / double(count);
         st.scaledMean = scaledSum / double(count);
         double rawSq = 0.0, scaledSq = 0.0;
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-                if (!r.isMasked(i, j)) {
-                    rawSq += (r.scores(i, j) - st.rawMean) * (r.scores(i, j) - st.rawMean);
-                    scaledSq += (r.scaled(i, j) - st.scaledMean) * (r.scaled(i, j) - st.scaledMean);
-                }
+        for (int i = 0; i < n; ++i) {
+            const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
+            rawSq += (row - st.rawMean).square().sum();
+            scaledSq += (row / r.divisor - st.scaledMean).square().sum();
+        }
         st.rawVariance = rawSq / double(count);
         st.scaledVariance = scaledSq / double(count);
     }
-    st.rows.reserve(n);
-    for (int i = 0; i < n; ++i) {
-        st.rows.push_back(rowStatistics(r.weights.data() + std::size_t(i) * n, n));
-        st.meanMaxWeight += st.rows.back().maxWeight;
-        st.meanEntropyNats += st.rows.back().entropyNats;
-        st.meanJacobianNorm += st.rows.back().jacobianNorm;
+    st.rows = std::move(rows);
+    for (const RowStats& row : st.rows) {
+        st.meanMaxWeight += row.maxWeight;
+        st.meanEntropyNats += row.entropyNats;
+        st.meanJacobianNorm += row.jacobianNorm;
     }
     if (n > 0) {
         st.meanMaxWeight /= n;

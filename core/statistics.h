@@ -35,5 +35,8 @@ RowStats rowStatistics(const double* p, int n);
 double softmaxJacobianNorm(const double* p, int n);
 
 AttentionStats computeStatistics(const AttentionResult& result);
+// The same with the rows' statistics already taken (one per query, e.g.
+// by a WeightRowVisitor during computeAttentionInto).
+AttentionStats computeStatistics(const AttentionResult& result, std::vector<RowStats> rows);
 
 }  // namespace attn

@@ -163,7 +163,7 @@ private:
 
 HeatmapView::~HeatmapView() = default;
 
-HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent)
+HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent), cells_(matrixCells(attn::Matrix()))
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -199,15 +199,58 @@ HeatmapView::ColorMap HeatmapView::colorMap() const
     return colorMap_;
 }
 
+void CellSource::rowValues(int row, double* out) const
+{
+    for (int c = 0; c < cols(); ++c)
+        out[c] = value(row, c);
+}
+
+namespace {
+
+class MatrixCells : public CellSource {
+public:
+    explicit MatrixCells(std::shared_ptr<const attn::Matrix> m) : m_(std::move(m)) {}
+    int rows() const override { return int(m_->rows()); }
+    int cols() const override { return int(m_->cols()); }
+    double value(int row, int col) const override { return (*m_)(row, col); }
+    void rowValues(int row, double* out) const override
+    {
+        std::copy_n(m_->data() + std::size_t(row) * m_->cols(), m_->cols(), out);
+    }
+
+private:
+    std::shared_ptr<const attn::Matrix> m_;
+};
+
+}  // namespace
+
+std::shared_ptr<const CellSource> matrixCells(attn::Matrix values)
+{
+    return std::make_shared<MatrixCells>(std::make_shared<const attn::Matrix>(std::move(values)));
+}
+
+std::shared_ptr<const CellSource> sharedMatrixCells(std::shared_ptr<const attn::Matrix> values)
+{
+    return std::make_shared<MatrixCells>(std::move(values));
+}
+
 void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabels,
                           const QStringList& colLabels)
 {
-    values_ = values;
-    QStringList rowsIn = rowLabels.mid(0, static_cast<int>(values.rows()));
-    for (int r = rowsIn.size(); r < values.rows(); ++r)
+    setCells(matrixCells(values), rowLabels, colLabels);
+}
+
+void HeatmapView::setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
+                           const QStringList& colLabels)
+{
+    cells_ = cells ? std::move(cells) : matrixCells(attn::Matrix());
+    const int rows = rowCount();
+    const int cols = columnCount();
+    QStringList rowsIn = rowLabels.mid(0, rows);
+    for (int r = rowsIn.size(); r < rows; ++r)
         rowsIn << QString::number(r);
-    QStringList colsIn = colLabels.mid(0, static_cast<int>(values.cols()));
-    for (int c = colsIn.size(); c < values.cols(); ++c)
+    QStringList colsIn = colLabels.mid(0, cols);
+    for (int c = colsIn.size(); c < cols; ++c)
         colsIn << QString::number(c);
     // Measuring every label is the costly part of a layout at thousands of
     // tokens; the widths are kept while the labels stay the same.
@@ -219,16 +262,34 @@ void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabe
         colLabels_ = colsIn;
         widestColumnLabel_ = -1;
     }
-    if (focusRow_ >= values_.rows())
+    if (focusRow_ >= rows)
         focusRow_ = -1;
     hoverRow_ = hoverCol_ = -1;
     invalidateCellImage();
     invalidateLayout();
 }
 
-const attn::Matrix& HeatmapView::values() const
+attn::Matrix HeatmapView::values() const
 {
-    return values_;
+    attn::Matrix m(rowCount(), columnCount());
+    for (int r = 0; r < m.rows(); ++r)
+        cells_->rowValues(r, m.data() + std::size_t(r) * m.cols());
+    return m;
+}
+
+double HeatmapView::value(int row, int col) const
+{
+    return cells_->value(row, col);
+}
+
+int HeatmapView::rowCount() const
+{
+    return cells_->rows();
+}
+
+int HeatmapView::columnCount() const
+{
+    return cells_->cols();
 }
 
 QStringList HeatmapView::rowLabels() const
@@ -275,7 +336,7 @@ int HeatmapView::decimals() const
 
 void HeatmapView::setFocusRow(int row)
 {
-    const int clamped = (row >= 0 && row < values_.rows()) ? row : -1;
+    const int clamped = (row >= 0 && row < rowCount()) ? row : -1;
     if (clamped == focusRow_)
         return;
     focusRow_ = clamped;
@@ -316,7 +377,7 @@ bool HeatmapView::cellAt(const QPoint& pos, int* row, int* col) const
 
 QRect HeatmapView::cellRect(int row, int col) const
 {
-    if (row < 0 || col < 0 || row >= values_.rows() || col >= values_.cols())
+    if (row < 0 || col < 0 || row >= rowCount() || col >= columnCount())
         return {};
     return cellRectIn(layout(size()), row, col);
 }
@@ -365,16 +426,17 @@ QSize HeatmapView::minimumSizeHint() const
 QSize HeatmapView::sizeHint() const
 {
     const QFontMetrics fm = fontMetrics();
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     if (rows == 0 || cols == 0)
         return {480, 400};
     // Room for the printed values when the matrix is small, else a few
     // pixels per cell; the labels and scale take about a quarter more.
-    ensureWidestText();
-    const int cellW = std::max(fm.height(), fm.horizontalAdvance(widestCellText_)) + 8;
-    const int cellH = fm.height() + 8;
     const bool small = rows <= kLegibleCells && cols <= kLegibleCells;
+    if (small)
+        ensureWidestText();
+    const int cellW = std::max(fm.height(), small ? fm.horizontalAdvance(widestCellText_) : 0) + 8;
+    const int cellH = fm.height() + 8;
     const int w = small ? cols * cellW : cols * 2;
     const int h = small ? rows * cellH : rows * 2;
     const int extra = fm.horizontalAdvance(QLatin1Char('M')) * 16;
@@ -451,7 +513,7 @@ bool HeatmapView::event(QEvent* event)
             text = toolTipProvider_(row, col);
         else
             text = tr("%1, %2: %3").arg(rowLabelAt(row), columnLabelAt(col),
-                                        formatValue(values_(row, col)));
+                                        formatValue(cells_->value(row, col)));
         QToolTip::showText(help->globalPos(), text, this, cellRect(row, col));
         return true;
     }
@@ -489,11 +551,10 @@ void HeatmapView::changeEvent(QEvent* event)
 
 HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMetrics& fm) const
 {
-    ensureWidestText();
     Layout l;
     l.size = size;
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     const int lineH = fm.height();
     const int pad = std::max(2, lineH / 4);
     const int margin = std::max(4, lineH / 2);
@@ -580,7 +641,12 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
 
     const int minCellW = static_cast<int>(std::floor(cellW));
     const int minCellH = static_cast<int>(std::floor(cellH));
-    l.cellText = minCellH >= lineH + 2 && minCellW >= fm.horizontalAdvance(widestCellText_) + 2 * pad;
+    // The widest text is looked for (a pass over every value) only when the
+    // cells are tall enough for text at all.
+    if (minCellH >= lineH + 2 && minCellW >= lineH)
+        ensureWidestText();
+    l.cellText = minCellH >= lineH + 2 && minCellW >= lineH
+                 && minCellW >= fm.horizontalAdvance(widestCellText_) + 2 * pad;
     l.imageMode = std::min(minCellW, minCellH) < kMinDrawnCell;
 
     // Labels are thinned so that they never overlap: every step-th one, at
@@ -629,7 +695,7 @@ void HeatmapView::paintInto(QPainter& painter, const QSize& size) const
         painter.drawText(l.title, Qt::AlignHCenter | Qt::AlignVCenter, text);
         painter.restore();
     }
-    if (values_.size() == 0) {
+    if (rowCount() == 0 || columnCount() == 0) {
         const QRect rest(0, l.title.bottom() + 1, size.width(), size.height() - l.title.bottom() - 1);
         painter.drawText(rest, Qt::AlignCenter, tr("No data"));
         return;
@@ -641,8 +707,8 @@ void HeatmapView::paintInto(QPainter& painter, const QSize& size) const
 
 void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
 {
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     if (l.imageMode) {
         // No more pixels than the device shows (the image is scaled without
         // smoothing, so each pixel shows the cell at its centre either way).
@@ -661,7 +727,7 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const QRect rect = cellRectIn(l, r, c);
-                const double v = values_(r, c);
+                const double v = cells_->value(r, c);
                 if (std::isnan(v) || isMasked(v)) {
                     painter.fillRect(rect, masked);
                     painter.fillRect(rect, hatch);
@@ -706,8 +772,8 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
 
 void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
 {
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     const QFontMetrics fm(font());
     const QFont bold = boldFont(font());
     const QFontMetrics boldFm(bold);
@@ -801,8 +867,8 @@ void HeatmapView::invalidateCellImage()
 
 void HeatmapView::ensureCellImage(int width, int height) const
 {
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     if (rows == 0 || cols == 0) {
         cellImage_ = QImage();
         return;
@@ -815,11 +881,16 @@ void HeatmapView::ensureCellImage(int width, int height) const
     std::vector<int> columnAt(static_cast<std::size_t>(width));
     for (int x = 0; x < width; ++x)
         columnAt[std::size_t(x)] = static_cast<int>((2LL * x + 1) * cols / (2LL * width));
+    // Every column shown: read whole rows (one pass for a derived map);
+    // fewer pixels than columns: read only the sampled cells.
+    std::vector<double> row(width == cols ? static_cast<std::size_t>(cols) : 0);
     for (int y = 0; y < height; ++y) {
         const int r = static_cast<int>((2LL * y + 1) * rows / (2LL * height));
         auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(y));
+        if (!row.empty())
+            cells_->rowValues(r, row.data());
         for (int x = 0; x < width; ++x) {
-            const double v = values_(r, columnAt[std::size_t(x)]);
+            const double v = row.empty() ? cells_->value(r, columnAt[std::size_t(x)]) : row[std::size_t(x)];
             if (std::isnan(v) || isMasked(v))
                 line[x] = colormap::kMasked;
             else
@@ -836,18 +907,23 @@ void HeatmapView::ensureWidestText() const
         return;
     widestTextStale_ = false;
     widestCellText_.clear();
-    if (values_.size() == 0)
+    const int rows = rowCount();
+    const int cols = columnCount();
+    if (rows == 0 || cols == 0)
         return;
     double minValue = std::numeric_limits<double>::infinity();
     double maxValue = -std::numeric_limits<double>::infinity();
     bool anyNaN = false;
-    for (Eigen::Index i = 0; i < values_.size(); ++i) {
-        const double v = values_.data()[i];
-        if (std::isnan(v)) {
-            anyNaN = true;
-        } else if (!isMasked(v)) {
-            minValue = std::min(minValue, v);
-            maxValue = std::max(maxValue, v);
+    std::vector<double> row(static_cast<std::size_t>(cols));
+    for (int r = 0; r < rows; ++r) {
+        cells_->rowValues(r, row.data());
+        for (const double v : row) {
+            if (std::isnan(v)) {
+                anyNaN = true;
+            } else if (!isMasked(v)) {
+                minValue = std::min(minValue, v);
+                maxValue = std::max(maxValue, v);
+            }
         }
     }
     // The printed texts are as wide as their character count in practice
@@ -888,18 +964,18 @@ QString HeatmapView::columnLabelAt(int col) const
 
 int HeatmapView::rowAtY(const Layout& l, int y) const
 {
-    return indexAt(l.cells.top(), l.cells.height(), static_cast<int>(values_.rows()), y);
+    return indexAt(l.cells.top(), l.cells.height(), rowCount(), y);
 }
 
 int HeatmapView::columnAtX(const Layout& l, int x) const
 {
-    return indexAt(l.cells.left(), l.cells.width(), static_cast<int>(values_.cols()), x);
+    return indexAt(l.cells.left(), l.cells.width(), columnCount(), x);
 }
 
 QRect HeatmapView::cellRectIn(const Layout& l, int row, int col) const
 {
-    const int rows = static_cast<int>(values_.rows());
-    const int cols = static_cast<int>(values_.cols());
+    const int rows = rowCount();
+    const int cols = columnCount();
     const int x0 = edge(l.cells.left(), l.cells.width(), cols, col);
     const int x1 = edge(l.cells.left(), l.cells.width(), cols, col + 1);
     const int y0 = edge(l.cells.top(), l.cells.height(), rows, row);

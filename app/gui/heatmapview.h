@@ -23,6 +23,23 @@ class QPainter;
 
 namespace attnlab {
 
+// The numbers a map shows: a grid read on demand, so that a map of an n x n
+// attention result needs no copy of it (and a derived map, such as the
+// weights, no stored matrix at all).
+class CellSource {
+public:
+    virtual ~CellSource() = default;
+    virtual int rows() const = 0;
+    virtual int cols() const = 0;
+    virtual double value(int row, int col) const = 0;
+    // Row `row` into out (cols() values); by default cell by cell.
+    virtual void rowValues(int row, double* out) const;
+};
+
+// A copy of `values`, or a matrix kept alive by its owner (no copy).
+std::shared_ptr<const CellSource> matrixCells(attn::Matrix values);
+std::shared_ptr<const CellSource> sharedMatrixCells(std::shared_ptr<const attn::Matrix> values);
+
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
@@ -43,7 +60,14 @@ public:
     // Missing labels are numbered from 0, extra ones are ignored.
     void setData(const attn::Matrix& values, const QStringList& rowLabels,
                  const QStringList& colLabels);
-    const attn::Matrix& values() const;
+    // The same without a copy: the view keeps `cells` and reads what it draws.
+    void setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
+                  const QStringList& colLabels);
+    // Every value shown, as a matrix (for tests and export).
+    attn::Matrix values() const;
+    double value(int row, int col) const;
+    int rowCount() const;
+    int columnCount() const;
     QStringList rowLabels() const;
     QStringList columnLabels() const;
 
@@ -143,7 +167,7 @@ private:
 
     QString title_;
     ColorMap colorMap_ = ColorMap::Diverging;
-    attn::Matrix values_;
+    std::shared_ptr<const CellSource> cells_;
     QStringList rowLabels_;
     QStringList colLabels_;
     double lo_ = -1.0;

@@ -165,7 +165,18 @@ void LessonPanel::restart()
 
 void LessonPanel::setLiveComparison(const attn::ScalingComparison& comparison)
 {
-    comparison_ = comparison;
+    // The numbers only; the two maps stay with the session.
+    attn::ScalingComparison& c = comparison_;
+    c.dK = comparison.dK;
+    c.divisor = comparison.divisor;
+    c.varRaw = comparison.varRaw;
+    c.varScaled = comparison.varScaled;
+    c.meanMaxRaw = comparison.meanMaxRaw;
+    c.meanMaxScaled = comparison.meanMaxScaled;
+    c.meanEntropyRaw = comparison.meanEntropyRaw;
+    c.meanEntropyScaled = comparison.meanEntropyScaled;
+    c.meanGradRaw = comparison.meanGradRaw;
+    c.meanGradScaled = comparison.meanGradScaled;
     showStep();
 }
 

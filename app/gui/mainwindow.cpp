@@ -346,6 +346,11 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
+    if ((watched == compare_ || watched == lesson_) && event->type() == QEvent::Show) {
+        // Brought on screen: catch up with the results it skipped.
+        updateScalingViews();
+        return false;
+    }
     if (event->type() == QEvent::KeyPress) {
         const auto* key = static_cast<QKeyEvent*>(event);
         if (key->modifiers() == Qt::NoModifier || key->modifiers() == Qt::KeypadModifier) {
@@ -418,6 +423,8 @@ void MainWindow::createScalingLabViews()
     connect(parameters_, &ParameterPanel::scalingDemoRequested, this,
             &MainWindow::startScalingDemo);
     connect(session_, &Session::resultChanged, this, &MainWindow::updateScalingViews);
+    compare_->installEventFilter(this);
+    lesson_->installEventFilter(this);
     updateScalingViews();
 }
 
@@ -437,13 +444,26 @@ void MainWindow::updateScalingViews()
 {
     if (!session_->hasResult())
         return;
-    // The comparison is the core's (computed by the session with the
-    // result, off the GUI thread when large); the views only draw it.
-    const attn::ScalingComparison& comparison = session_->scalingComparison();
-    compare_->setInitMode(session_->config().init);
-    compare_->setData(comparison, session_->tokens());
-    lesson_->setLiveComparison(comparison);
     lab_->setCurrentDk(session_->resultDK());
+    compare_->setInitMode(session_->config().init);
+    // The comparison is the core's (two more n x n softmaxes, computed by
+    // the session with the result, off the GUI thread when large); the views
+    // only draw it. Views off screen skip it and catch up when shown (see
+    // eventFilter); a window that is not on screen at all keeps every view
+    // current.
+    const bool onScreen = isVisible();
+    const bool compareShown = compare_->isVisible();
+    const bool lessonShown = lessonDock_->isVisible();
+    session_->setComparisonWanted(onScreen && (compareShown || lessonShown));
+    const bool updateCompare = !onScreen || compareShown;
+    const bool updateLesson = !onScreen || lessonShown;
+    if (!updateCompare && !updateLesson)
+        return;
+    const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
+    if (updateCompare && compare_->comparisonPointer() != comparison)
+        compare_->setData(comparison, session_->tokens());
+    if (updateLesson)
+        lesson_->setLiveComparison(*comparison);
 }
 
 void MainWindow::startScalingDemo()

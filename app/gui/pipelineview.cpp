@@ -2,6 +2,7 @@
 
 #include "heatmapview.h"
 #include "presentation.h"
+#include "resultcells.h"
 #include "session.h"
 
 #include <QCheckBox>
@@ -272,15 +273,15 @@ void PipelineView::setFocusQuery(int query)
 void PipelineView::applyRanges()
 {
     const attn::AttentionResult& r = session_->result();
-    const double rawRange = symmetricRange(r.scores);
-    const double scaledRange = symmetricRange(r.scaled);
+    const double rawRange = scoreRange(r);
+    const double scaledRange = scaledScoreRange(r);
     raw_->setDecimals(decimalsForRange(rawRange));
     scaled_->setDecimals(decimalsForRange(scaledRange));
     if (independentRanges()) {
         raw_->setRange(-rawRange, rawRange);
         scaled_->setRange(-scaledRange, scaledRange);
     } else {
-        const double shared = symmetricRange(r.scores, r.scaled);
+        const double shared = std::max(rawRange, scaledRange);
         raw_->setRange(-shared, shared);
         scaled_->setRange(-shared, shared);
     }
@@ -297,9 +298,11 @@ void PipelineView::refresh()
     raw_->setTitle(tr("Raw scores Q Kᵀ"));
     scaled_->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
     weights_->setTitle(tr("Weights A (rows sum to 1)"));
-    raw_->setData(r.scores, tokens, tokens);
-    scaled_->setData(r.scaled, tokens, tokens);
-    weights_->setData(r.weights, tokens, tokens);
+    // The maps read the session's result itself (no n x n copies).
+    const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
+    raw_->setCells(resultCells(shared, ResultMap::Scores), tokens, tokens);
+    scaled_->setCells(resultCells(shared, ResultMap::Scaled), tokens, tokens);
+    weights_->setCells(resultCells(shared, ResultMap::Weights), tokens, tokens);
     weights_->setRange(0.0, 1.0);
     applyRanges();
     scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)

@@ -33,6 +33,19 @@ double symmetricRange(const attn::Matrix& a, const attn::Matrix& b)
     return std::max(symmetricRange(a), symmetricRange(b));
 }
 
+double scoreRange(const attn::AttentionResult& r)
+{
+    return r.maxAbsScore > 0.0 ? r.maxAbsScore : 1.0;
+}
+
+double scaledScoreRange(const attn::AttentionResult& r)
+{
+    // Division rounds monotonically, so the largest |score| / divisor is the
+    // largest of the |scaled scores|.
+    const double m = r.maxAbsKeptScore / r.divisor;
+    return m > 0.0 ? m : 1.0;
+}
+
 int decimalsForRange(double range)
 {
     if (range >= 100.0)

@@ -3,6 +3,7 @@
 // No widget code here and no attention arithmetic: the numbers in the text
 // are entries of the result's matrices, only formatted.
 
+#include "attention.h"
 #include "matrix.h"
 
 #include <QString>
@@ -16,6 +17,12 @@ class Session;
 double symmetricRange(const attn::Matrix& m);
 // The same over two matrices, for one colour range shared by both.
 double symmetricRange(const attn::Matrix& a, const attn::Matrix& b);
+
+// The same for the raw and the scaled scores of a result, from the largest
+// magnitudes the engine recorded (no pass over the n x n maps): exactly
+// symmetricRange(scores) and symmetricRange(scaled scores).
+double scoreRange(const attn::AttentionResult& r);
+double scaledScoreRange(const attn::AttentionResult& r);
 
 // Decimals for the cells of a map whose entries reach ±range: fewer as the
 // numbers grow, so that they still fit in a cell.

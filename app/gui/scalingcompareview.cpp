@@ -97,12 +97,13 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
     updateInitText();
 }
 
-void ScalingCompareView::setData(const attn::ScalingComparison& comparison,
+void ScalingCompareView::setData(std::shared_ptr<const attn::ScalingComparison> comparison,
                                  const QStringList& tokens)
 {
-    comparison_ = comparison;
-    unscaled_->setData(comparison.weightsUnscaled, tokens, tokens);
-    scaled_->setData(comparison.weightsScaled, tokens, tokens);
+    comparison_ = comparison ? std::move(comparison) : std::make_shared<const attn::ScalingComparison>();
+    // Aliasing pointers: the maps keep the whole comparison alive.
+    unscaled_->setCells(sharedMatrixCells({comparison_, &comparison_->weightsUnscaled}), tokens, tokens);
+    scaled_->setCells(sharedMatrixCells({comparison_, &comparison_->weightsScaled}), tokens, tokens);
     for (int r = 0; r < kReadoutCount; ++r)
         for (int c = 0; c < 2; ++c) {
             QTableWidgetItem* item = table_->item(r, c);
@@ -114,7 +115,7 @@ void ScalingCompareView::setData(const attn::ScalingComparison& comparison,
 
 double ScalingCompareView::readoutValue(Readout readout, Side side) const
 {
-    const attn::ScalingComparison& c = comparison_;
+    const attn::ScalingComparison& c = *comparison_;
     const bool raw = side == Unscaled;
     switch (readout) {
     case Variance: return raw ? c.varRaw : c.varScaled;
@@ -132,7 +133,7 @@ QString ScalingCompareView::readoutText(Readout readout, Side side) const
 
 QString ScalingCompareView::summaryText() const
 {
-    const attn::ScalingComparison& c = comparison_;
+    const attn::ScalingComparison& c = *comparison_;
     if (c.dK < 1)
         return QString();
     return tr("d_k = %1: dividing by √d_k = %2 takes the score variance from %3 to %4. "

@@ -14,6 +14,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
 class QTableWidget;
 
@@ -31,8 +33,10 @@ public:
     explicit ScalingCompareView(QWidget* parent = nullptr);
 
     // tokens label the rows (queries) and columns (keys) of both maps.
-    void setData(const attn::ScalingComparison& comparison, const QStringList& tokens);
-    const attn::ScalingComparison& comparison() const { return comparison_; }
+    // Shows `comparison` (kept, not copied: the maps read its matrices).
+    void setData(std::shared_ptr<const attn::ScalingComparison> comparison, const QStringList& tokens);
+    const attn::ScalingComparison& comparison() const { return *comparison_; }
+    const std::shared_ptr<const attn::ScalingComparison>& comparisonPointer() const { return comparison_; }
 
     // Which initialisation made Q and K: the unit-variance one is the
     // textbook assumption behind √d_k.
@@ -58,7 +62,8 @@ private:
     QTableWidget* table_ = nullptr;
     QLabel* summary_ = nullptr;
     QLabel* init_ = nullptr;
-    attn::ScalingComparison comparison_;
+    std::shared_ptr<const attn::ScalingComparison> comparison_ =
+        std::make_shared<const attn::ScalingComparison>();
     attn::InitMode initMode_ = attn::InitMode::Article;
 };
 

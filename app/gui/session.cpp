@@ -10,11 +10,22 @@
 
 namespace attnlab {
 
+namespace {
+
+// Threads for the worker's computations: the cores there are, up to 4.
+int workerThreads()
+{
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
+
+}  // namespace
+
 // One request for the worker: redraw from `config` (then `model` is unused)
 // or recompute over `model`'s matrices.
 struct Session::Job {
     quint64 generation = 0;
     bool redraw = false;
+    bool comparison = false;  // compute the scaling comparison too
     attn::ModelConfig config;
     attn::AttentionOptions options;
     attn::Model model;
@@ -25,12 +36,13 @@ struct Session::Outcome {
     bool redraw = false;
     QString error;  // empty on success
     attn::Model model;
-    attn::AttentionResult result;
+    std::shared_ptr<attn::AttentionResult> result = std::make_shared<attn::AttentionResult>();
     attn::AttentionStats stats;
-    attn::ScalingComparison comparison;
+    std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
 };
 
-Session::Session(QObject* parent) : QObject(parent)
+Session::Session(QObject* parent)
+    : QObject(parent), result_(std::make_shared<attn::AttentionResult>())
 {
     redraw();
 }
@@ -62,6 +74,7 @@ void Session::startJob(bool redraw)
     job->redraw = redraw;
     job->config = config_;
     job->options = options_;
+    job->comparison = comparisonWanted_;
     if (!redraw)
         job->model = model_;  // X (n, d_model) and the weights: small next to the maps
     computing_ = true;
@@ -100,11 +113,18 @@ void Session::workerLoop()
         }
         if (outcome->error.isEmpty()) {
             const attn::Model& m = outcome->model;
-            const attn::Status status =
-                attn::computeAttentionInto(m.X, m.Wq, m.Wk, m.Wv, job->options, &outcome->result);
+            // Both cores (the GUI thread waits for the result anyway), and
+            // each weight row's statistics taken while the row is at hand.
+            std::vector<attn::RowStats> rows(m.X.rows());
+            const attn::Status status = attn::computeAttentionInto(
+                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(),
+                [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); },
+                workerThreads());
             if (status) {
-                outcome->stats = attn::computeStatistics(outcome->result);
-                outcome->comparison = attn::compareScaling(outcome->result);
+                outcome->stats = attn::computeStatistics(*outcome->result, std::move(rows));
+                if (job->comparison)
+                    outcome->comparison = std::make_shared<const attn::ScalingComparison>(
+                        attn::compareScaling(*outcome->result));
             } else
                 outcome->error = QString::fromStdString(status.error().message);
         }
@@ -125,9 +145,9 @@ void Session::deliver(const std::shared_ptr<Outcome>& outcome)
         setProblem(outcome->error);
         return;
     }
-    std::swap(result_, outcome->result);
+    result_ = std::move(outcome->result);
     std::swap(stats_, outcome->stats);
-    std::swap(comparison_, outcome->comparison);
+    comparison_ = std::move(outcome->comparison);
     hasResult_ = true;
     if (outcome->redraw) {
         installModel(std::move(outcome->model));
@@ -136,6 +156,13 @@ void Session::deliver(const std::shared_ptr<Outcome>& outcome)
         setProblem(QString());
     }
     emit resultChanged();
+}
+
+std::shared_ptr<const attn::ScalingComparison> Session::sharedComparison() const
+{
+    if (!comparison_)
+        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*result_));
+    return comparison_;
 }
 
 void Session::waitForResult()
@@ -188,9 +215,12 @@ int Session::vocabularySize() const
 
 double Session::weightSum(int query) const
 {
-    if (query < 0 || query >= result_.weights.rows())
+    const int n = result_->tokens();
+    if (query < 0 || query >= n)
         return 0.0;
-    return result_.weights.row(query).sum();
+    Eigen::VectorXd row(n);
+    result_->weightsRow(query, row.data());
+    return row.sum();
 }
 
 QString Session::matrixName(MatrixId which)
@@ -485,12 +515,19 @@ void Session::recomputeNow()
 QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
                              const attn::Matrix& Wk, const attn::Matrix& Wv)
 {
-    const attn::Status status = attn::computeAttentionInto(X, Wq, Wk, Wv, options_, &scratch_);
+    // A new object each time: views may still hold the previous one.
+    auto result = std::make_shared<attn::AttentionResult>();
+    std::vector<attn::RowStats> rows(X.rows());
+    const attn::Status status = attn::computeAttentionInto(
+        X, Wq, Wk, Wv, options_, result.get(),
+        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); });
     if (!status)
         return QString::fromStdString(status.error().message);
-    std::swap(result_, scratch_);
-    stats_ = attn::computeStatistics(result_);
-    comparison_ = attn::compareScaling(result_);
+    result_ = std::move(result);
+    stats_ = attn::computeStatistics(*result_, std::move(rows));
+    comparison_.reset();
+    if (comparisonWanted_)
+        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*result_));
     hasResult_ = true;
     return QString();
 }

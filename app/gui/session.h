@@ -59,10 +59,20 @@ public:
 
     // The last good model and its attention.
     const attn::Model& model() const { return model_; }
-    const attn::AttentionResult& result() const { return result_; }
+    const attn::AttentionResult& result() const { return *result_; }
+    // The same result, shared: views keep it alive and read the n x n maps
+    // from it instead of copying them. Each new result is a new object.
+    std::shared_ptr<const attn::AttentionResult> sharedResult() const { return result_; }
     const attn::AttentionStats& stats() const { return stats_; }
-    // Unscaled vs scaled softmax of the result (attn::compareScaling).
-    const attn::ScalingComparison& scalingComparison() const { return comparison_; }
+    // Unscaled vs scaled softmax of the result (attn::compareScaling): two
+    // more n x n maps, so it is computed only while a view wants it (see
+    // setComparisonWanted), else on first use after each result.
+    const attn::ScalingComparison& scalingComparison() const { return *sharedComparison(); }
+    std::shared_ptr<const attn::ScalingComparison> sharedComparison() const;
+    // While wanted, each result comes with its comparison (computed with it,
+    // in the worker for large work).
+    void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
+    bool comparisonWanted() const { return comparisonWanted_; }
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
     bool hasResult() const { return hasResult_; }
 
@@ -71,7 +81,7 @@ public:
     QList<int> tokenIds() const { return ids_; }    // vocabulary id per token
     int vocabularySize() const;
     // The d_k the current result was computed with (the width of Q).
-    int resultDK() const { return int(result_.Q.cols()); }
+    int resultDK() const { return int(result_->Q.cols()); }
 
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
@@ -169,10 +179,11 @@ private:
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
     attn::Model model_;
-    attn::AttentionResult result_;
-    attn::AttentionResult scratch_;  // computed into, then swapped with result_
+    std::shared_ptr<const attn::AttentionResult> result_;
     attn::AttentionStats stats_;
-    attn::ScalingComparison comparison_;
+    // Of result_; null until computed (see sharedComparison).
+    mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
+    bool comparisonWanted_ = false;
     bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_
     QStringList tokens_;

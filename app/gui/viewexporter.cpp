@@ -2,6 +2,7 @@
 
 #include "heatmapview.h"
 #include "presentation.h"
+#include "resultcells.h"
 #include "svgpaintdevice.h"
 
 #include <QApplication>
@@ -88,13 +89,16 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
     scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
     weights->setTitle(tr("Weights A (rows sum to 1)"));
     weights->setColorMap(HeatmapView::ColorMap::Sequential);
-    raw->setData(r.scores, tokens, tokens);
-    scaled->setData(r.scaled, tokens, tokens);
-    weights->setData(r.weights, tokens, tokens);
+    // The maps read the snapshot this exporter owns (and outlives them).
+    const std::shared_ptr<const attn::AttentionResult> result(&snapshot_.result,
+                                                              [](const attn::AttentionResult*) {});
+    raw->setCells(resultCells(result, ResultMap::Scores), tokens, tokens);
+    scaled->setCells(resultCells(result, ResultMap::Scaled), tokens, tokens);
+    weights->setCells(resultCells(result, ResultMap::Weights), tokens, tokens);
     weights->setRange(0.0, 1.0);
-    const double rawRange = symmetricRange(r.scores);
-    const double scaledRange = symmetricRange(r.scaled);
-    const double shared = symmetricRange(r.scores, r.scaled);
+    const double rawRange = scoreRange(r);
+    const double scaledRange = scaledScoreRange(r);
+    const double shared = std::max(rawRange, scaledRange);
     raw->setDecimals(decimalsForRange(rawRange));
     scaled->setDecimals(decimalsForRange(scaledRange));
     raw->setRange(-(independentRanges ? rawRange : shared), independentRanges ? rawRange : shared);

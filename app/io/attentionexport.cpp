@@ -16,8 +16,23 @@ enum class Labels { TokenRows, QueryKey, Indices };
 
 struct MatrixEntry {
     const char* name;
-    const attn::Matrix* matrix;
+    const attn::Matrix* matrix;  // stored in the snapshot, or null: derived
     Labels labels;
+    // For a derived map (the scaled scores, the weights): made when its file
+    // is written and dropped after, so at most one extra n x n map exists.
+    attn::Matrix (attn::AttentionResult::*derive)() const = nullptr;
+    const attn::AttentionResult* result = nullptr;
+
+    template <typename F>
+    void with(F&& use) const
+    {
+        if (matrix) {
+            use(*matrix);
+            return;
+        }
+        const attn::Matrix m = (result->*derive)();
+        use(m);
+    }
 };
 
 std::vector<MatrixEntry> matrices(const AttentionSnapshot& s)
@@ -33,8 +48,8 @@ std::vector<MatrixEntry> matrices(const AttentionSnapshot& s)
         {"K", &r.K, Labels::TokenRows},
         {"V", &r.V, Labels::TokenRows},
         {"scores", &r.scores, Labels::QueryKey},
-        {"scaled_scores", &r.scaled, Labels::QueryKey},
-        {"weights", &r.weights, Labels::QueryKey},
+        {"scaled_scores", nullptr, Labels::QueryKey, &attn::AttentionResult::scaledMatrix, &r},
+        {"weights", nullptr, Labels::QueryKey, &attn::AttentionResult::weightsMatrix, &r},
         {"context", &r.context, Labels::TokenRows},
     };
 }
@@ -240,7 +255,7 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
     json.value(s.result.causal);
     for (const MatrixEntry& entry : matrices(s)) {
         json.key(entry.name);
-        writeMatrix(json, *entry.matrix);
+        entry.with([&json](const attn::Matrix& m) { writeMatrix(json, m); });
     }
     json.key("stats");
     writeStats(json, s);
@@ -259,7 +274,7 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
     if (formats.csv) {
         for (const MatrixEntry& entry : matrices(snapshot)) {
             files.push_back({std::string(entry.name) + ".csv", [&snapshot, entry](std::ostream& out) {
-                                 const attn::Matrix& m = *entry.matrix;
+                                 entry.with([&](const attn::Matrix& m) {
                                  const std::vector<std::string>& tokens =
                                      snapshot.model.tokenization.tokens;
                                  switch (entry.labels) {
@@ -274,14 +289,15 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
                                                     indexLabels(int(m.cols())), "row");
                                      break;
                                  }
+                                 });
                              }});
         }
     }
     if (formats.npy) {
         for (const MatrixEntry& entry : matrices(snapshot)) {
-            const attn::Matrix* m = entry.matrix;
-            files.push_back({std::string(entry.name) + ".npy",
-                             [m](std::ostream& out) { writeNpy(out, *m); }});
+            files.push_back({std::string(entry.name) + ".npy", [entry](std::ostream& out) {
+                                 entry.with([&out](const attn::Matrix& m) { writeNpy(out, m); });
+                             }});
         }
     }
     const ImageExporter& images = registeredImageExporter();

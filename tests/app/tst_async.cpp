@@ -83,8 +83,8 @@ void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
     const attn::AttentionResult& got = session.result();
     QVERIFY(sameMatrix(got.Q, expected.Q));
     QVERIFY(sameMatrix(got.scores, expected.scores));
-    QVERIFY(sameMatrix(got.scaled, expected.scaled));
-    QVERIFY(sameMatrix(got.weights, expected.weights));
+    QVERIFY(sameMatrix(got.scaledMatrix(), expected.scaledMatrix()));
+    QVERIFY(sameMatrix(got.weightsMatrix(), expected.weightsMatrix()));
     QVERIFY(sameMatrix(got.context, expected.context));
     QCOMPARE(got.divisor, 8.0);  // sqrt(64)
     const attn::AttentionStats stats = attn::computeStatistics(expected);
@@ -120,7 +120,7 @@ void TestAsync::rapidDkChangesShowOnlyTheLast()
     attn::Expected<attn::Model> model = attn::buildModel(last);
     QVERIFY(model);
     const attn::AttentionResult expected = engineResult(*model, attn::AttentionOptions());
-    QVERIFY(sameMatrix(session.result().weights, expected.weights));
+    QVERIFY(sameMatrix(session.result().weightsMatrix(), expected.weightsMatrix()));
     QVERIFY(sameMatrix(session.result().context, expected.context));
     QCOMPARE(session.result().divisor, std::sqrt(72.0));
 }
@@ -146,15 +146,15 @@ void TestAsync::optionChangeWhileRedrawing()
     const attn::AttentionResult expected = engineResult(*model, causal);
     QVERIFY(session.result().causal);
     QCOMPARE(session.resultDK(), 32);
-    QVERIFY(sameMatrix(session.result().weights, expected.weights));
+    QVERIFY(sameMatrix(session.result().weightsMatrix(), expected.weightsMatrix()));
     QCOMPARE(session.result().weights(0, 1), 0.0);
 
     // The mask alone over the same matrices: a recomputation in the worker.
     session.setCausal(false);
     QVERIFY(session.isComputing());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
-    QVERIFY(sameMatrix(session.result().weights,
-                       engineResult(*model, attn::AttentionOptions()).weights));
+    QVERIFY(sameMatrix(session.result().weightsMatrix(),
+                       engineResult(*model, attn::AttentionOptions()).weightsMatrix()));
 }
 
 void TestAsync::editWaitsForRequestedParameters()

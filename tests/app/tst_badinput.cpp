@@ -60,8 +60,8 @@ struct Shown {
     explicit Shown(const Session& s)
         : state(s.state()),
           scores(s.result().scores),
-          scaled(s.result().scaled),
-          weights(s.result().weights),
+          scaled(s.result().scaledMatrix()),
+          weights(s.result().weightsMatrix()),
           context(s.result().context)
     {
     }
@@ -84,8 +84,8 @@ bool sameDisplay(const Shown& a, const Session& s)
            && sameMatrix(a.state.Wq, s.matrix(MatrixId::Wq))
            && sameMatrix(a.state.Wk, s.matrix(MatrixId::Wk))
            && sameMatrix(a.state.Wv, s.matrix(MatrixId::Wv))
-           && sameMatrix(a.scores, s.result().scores) && sameMatrix(a.scaled, s.result().scaled)
-           && sameMatrix(a.weights, s.result().weights)
+           && sameMatrix(a.scores, s.result().scores) && sameMatrix(a.scaled, s.result().scaledMatrix())
+           && sameMatrix(a.weights, s.result().weightsMatrix())
            && sameMatrix(a.context, s.result().context);
 }
 
@@ -102,7 +102,7 @@ QString notFinite(const MainWindow& w)
         }
     }
     const Session& s = *w.session();
-    if (!s.result().weights.allFinite() || !s.result().context.allFinite()
+    if (!s.result().weightsMatrix().allFinite() || !s.result().context.allFinite()
         || !s.result().scores.allFinite())
         return QStringLiteral("session result");
     const attn::AttentionStats& st = s.stats();

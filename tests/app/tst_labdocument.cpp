@@ -159,8 +159,8 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     // Same inputs, same arithmetic: the results agree bit for bit.
     const attn::AttentionResult& r = w.session()->result();
     QVERIFY(sameMatrix(r.scores, savedResult.scores));
-    QVERIFY(sameMatrix(r.scaled, savedResult.scaled));
-    QVERIFY(sameMatrix(r.weights, savedResult.weights));
+    QVERIFY(sameMatrix(r.scaledMatrix(), savedResult.scaledMatrix()));
+    QVERIFY(sameMatrix(r.weightsMatrix(), savedResult.weightsMatrix()));
     QVERIFY(sameMatrix(r.context, savedResult.context));
     QCOMPARE(r.divisor, 2.5);
     QVERIFY(std::signbit(w.session()->matrix(MatrixId::X)(2, 3)));
@@ -450,7 +450,7 @@ void TestLabDocument::presets()
     attn::Expected<attn::AttentionResult> r = attn::computeAttention(
         model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
     QVERIFY(r.ok());
-    QVERIFY(sameMatrix(w.session()->result().weights, r.value().weights));
+    QVERIFY(sameMatrix(w.session()->result().weightsMatrix(), r.value().weightsMatrix()));
 }
 
 void TestLabDocument::commandLineLabStartsTheWindow()

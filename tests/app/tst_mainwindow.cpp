@@ -34,6 +34,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 using namespace attnlab;
 
@@ -110,6 +111,7 @@ private slots:
     void emptySentenceShowsProblemAndKeepsMaps();
     void clickingARowFocusesThatQuery();
     void arrowKeysMoveTheFocus();
+    void focusPanelSummarisesManyKeys();
     void clickingATokenFocusesIt();
     void hoverTextGivesEveryStage();
     void renderedMapsAreNotBlank();
@@ -153,8 +155,8 @@ void TestMainWindow::compareMaps(MainWindow& window, const Expected& want)
     auto* scaled = find<HeatmapView>(window, QStringLiteral("scaledScoresMap"));
     auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
     QCOMPARE(maxAbsDiff(raw->values(), want.result.scores), 0.0);
-    QCOMPARE(maxAbsDiff(scaled->values(), want.result.scaled), 0.0);
-    QCOMPARE(maxAbsDiff(weights->values(), want.result.weights), 0.0);
+    QCOMPARE(maxAbsDiff(scaled->values(), want.result.scaledMatrix()), 0.0);
+    QCOMPARE(maxAbsDiff(weights->values(), want.result.weightsMatrix()), 0.0);
     for (HeatmapView* map : {raw, scaled, weights}) {
         QCOMPARE(map->rowLabels(), want.tokens);
         QCOMPARE(map->columnLabels(), want.tokens);
@@ -276,7 +278,7 @@ void TestMainWindow::sharedAndIndependentColourRanges()
 
     find<QCheckBox>(window, QStringLiteral("independentRangesCheck"))->setChecked(true);
     QCOMPARE(raw->rangeHigh(), rawMax);
-    QCOMPARE(scaled->rangeHigh(), r.scaled.cwiseAbs().maxCoeff());
+    QCOMPARE(scaled->rangeHigh(), r.scaledMatrix().cwiseAbs().maxCoeff());
     QVERIFY(find<QAction>(window, QStringLiteral("independentRangesAction"))->isChecked());
 }
 
@@ -362,7 +364,7 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QCOMPARE(focus->query(), 3);
     const attn::AttentionResult r = engine({}).result;
     QCOMPARE(focus->scoreBarValues(), rowOf(r.scores, 3));
-    QCOMPARE(focus->weightBarValues(), rowOf(r.weights, 3));
+    QCOMPARE(focus->weightBarValues(), rowOf(r.weightsMatrix(), 3));
     QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"eat\""));
     QCOMPARE(weights->focusRow(), 3);
     QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->focusIndex(), 3);
@@ -376,11 +378,46 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QCOMPARE(text(4, 1), formatNumber(r.scores(3, 4)));
     QCOMPARE(text(4, 2), formatNumber(r.scaled(3, 4)));
     QCOMPARE(text(4, 3), formatNumber(r.weights(3, 4)));
-    QCOMPARE(text(6, 3), formatNumber(r.weights.row(3).sum()));
+    QCOMPARE(text(6, 3), formatNumber(r.weightsMatrix().row(3).sum()));
     QCOMPARE(text(6, 3), QStringLiteral("1.0000"));
     // Every key's row is written out in the mix when there are few keys.
     QVERIFY(find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text().contains(
         QStringLiteral("%1·v(first)").arg(QString::number(r.weights(3, 5), 'f', 3))));
+}
+
+void TestMainWindow::focusPanelSummarisesManyKeys()
+{
+    // Past 8 keys the mix names the 8 largest weights, largest first, and
+    // what the other keys add up to; the table still lists every key.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("one two three four five six seven eight nine ten eleven twelve"));
+    const attn::AttentionResult& r = window.session()->result();
+    QCOMPARE(r.tokens(), 12);
+    const int q = window.focusQuery();
+    std::vector<int> order(12);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return r.weights(q, a) > r.weights(q, b); });
+    const QStringList tokens = window.session()->tokens();
+    const QString mix = find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text();
+    QVERIFY2(mix.startsWith(QStringLiteral("z_%1 = %2·v(%3) + ")
+                                .arg(q + 1)
+                                .arg(QString::number(r.weights(q, order[0]), 'f', 3), tokens[order[0]])),
+             qPrintable(mix));
+    double rest = 0.0;
+    for (int k = 8; k < 12; ++k)
+        rest += r.weights(q, order[std::size_t(k)]);
+    QVERIFY2(mix.endsWith(QStringLiteral("(4 more keys with %1 of the weight)").arg(QString::number(rest, 'f', 3))),
+             qPrintable(mix));
+    const QAbstractItemModel* table = window.focusPanel()->table()->model();
+    QCOMPARE(table->rowCount(), 13);
+    QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
+    QCOMPARE(table->index(11, 3).data().toString(), formatNumber(r.weights(q, 11)));
 }
 
 void TestMainWindow::arrowKeysMoveTheFocus()

@@ -57,11 +57,12 @@ QString problemIn(const MainWindow& w, bool views = true)
     const Session& s = *w.session();
     const attn::AttentionResult& r = s.result();
     if (!r.Q.allFinite() || !r.K.allFinite() || !r.V.allFinite() || !r.scores.allFinite()
-        || !r.weights.allFinite() || !r.context.allFinite())
+        || !r.weightsMatrix().allFinite() || !r.context.allFinite())
         return QStringLiteral("the session's result is not finite");
-    for (Eigen::Index i = 0; i < r.scaled.rows(); ++i)
-        for (Eigen::Index j = 0; j < r.scaled.cols(); ++j) {
-            const double x = r.scaled(i, j);
+    const attn::Matrix scaled = r.scaledMatrix();
+    for (Eigen::Index i = 0; i < scaled.rows(); ++i)
+        for (Eigen::Index j = 0; j < scaled.cols(); ++j) {
+            const double x = scaled(i, j);
             if (!std::isfinite(x) && !(r.isMasked(int(i), int(j)) && x < 0))
                 return QStringLiteral("scaled(%1, %2) = %3").arg(i).arg(j).arg(x);
         }

@@ -310,10 +310,10 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
     for (const std::string& t : model->tokenization.tokens)
         tokens << QString::fromStdString(t);
     ScalingCompareView view;
-    view.setData(attn::compareScaling(*rs), tokens);
+    view.setData(std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*rs)), tokens);
 
-    QVERIFY((view.unscaledView()->values().array() == ru->weights.array()).all());
-    QVERIFY((view.scaledView()->values().array() == rs->weights.array()).all());
+    QVERIFY((view.unscaledView()->values().array() == ru->weightsMatrix().array()).all());
+    QVERIFY((view.scaledView()->values().array() == rs->weightsMatrix().array()).all());
     QCOMPARE(view.unscaledView()->rowLabels(), tokens);
     QCOMPARE(view.scaledView()->columnLabels(), tokens);
     QCOMPARE(view.unscaledView()->colorMap(), attnlab::HeatmapView::ColorMap::Sequential);

@@ -107,6 +107,7 @@ private slots:
     void lessonStepsHighlightTheirView();
     void scalingDemoSwitchesToUnitVariance();
     void labTabComputesWhenFirstShown();
+    void hiddenCompareViewCatchesUpWhenShown();
 
 private:
     template <typename T>
@@ -325,7 +326,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     QVERIFY(nearlyEqual(want.meanMaxScaled, stats.meanMaxWeight));
     QVERIFY(nearlyEqual(want.meanEntropyScaled, stats.meanEntropyNats));
     QVERIFY(nearlyEqual(want.meanGradScaled, stats.meanJacobianNorm));
-    QVERIFY(maxAbsDiff(want.weightsScaled, result.weights) < 1e-12);
+    QVERIFY(maxAbsDiff(want.weightsScaled, result.weightsMatrix()) < 1e-12);
     // Dividing every score by √d_k divides their variance by d_k.
     QVERIFY(nearlyEqual(want.varRaw / want.varScaled, double(config.dK), 1e-9));
 
@@ -432,6 +433,36 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     mode->trigger();
     QVERIFY(!dock->isVisible());
     QCOMPARE(pipeline->highlightedMap(), nullptr);
+}
+
+void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
+{
+    // On screen, the comparison (two more n x n softmaxes) is computed only
+    // while its view or the lesson is shown; a hidden view catches up with
+    // the latest result when it comes on screen.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ScalingCompareView* view = window.scalingCompareView();
+    QVERIFY(!view->isVisible());
+    QVERIFY(!window.session()->comparisonWanted());
+    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(256));
+    QCOMPARE(window.session()->resultDK(), 256);
+    QVERIFY(view->comparison().dK != 256);  // skipped while hidden
+
+    window.pipelineView()->showPage(view);
+    QVERIFY(view->isVisible());
+    QCOMPARE(view->comparison().dK, 256);
+    QVERIFY(window.session()->comparisonWanted());
+    attn::ModelConfig config;
+    config.dK = 256;
+    const attn::ScalingComparison want = attn::compareScaling(engine(config));
+    QCOMPARE(view->comparison().varRaw, want.varRaw);
+    QCOMPARE(maxAbsDiff(view->scaledView()->values(), want.weightsScaled), 0.0);
+    // While shown it follows every result.
+    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    QCOMPARE(view->comparison().dK, 8);
 }
 
 void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()

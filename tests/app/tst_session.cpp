@@ -66,8 +66,8 @@ void compareResults(const attn::AttentionResult& got, const attn::AttentionResul
     QCOMPARE(maxAbsDiff(got.K, want.K), 0.0);
     QCOMPARE(maxAbsDiff(got.V, want.V), 0.0);
     QCOMPARE(maxAbsDiff(got.scores, want.scores), 0.0);
-    QCOMPARE(maxAbsDiff(got.scaled, want.scaled), 0.0);
-    QCOMPARE(maxAbsDiff(got.weights, want.weights), 0.0);
+    QCOMPARE(maxAbsDiff(got.scaledMatrix(), want.scaledMatrix()), 0.0);
+    QCOMPARE(maxAbsDiff(got.weightsMatrix(), want.weightsMatrix()), 0.0);
     QCOMPARE(maxAbsDiff(got.context, want.context), 0.0);
     QCOMPARE(got.divisor, want.divisor);
 }
@@ -121,7 +121,7 @@ void TestSession::defaultWeightsMatchPyTorchReference()
     QCOMPARE(weights.rows(), 6);
 
     Session session;
-    const double weightError = maxAbsDiff(session.result().weights, weights);
+    const double weightError = maxAbsDiff(session.result().weightsMatrix(), weights);
     QVERIFY2(weightError < 1e-6, qPrintable(QString::number(weightError)));
     // The context of float32 PyTorch agrees to its own rounding (1.2e-6 recorded).
     const double contextError = maxAbsDiff(session.result().context, context);
@@ -216,11 +216,11 @@ void TestSession::scaleModeNoneLeavesScoresUnscaled()
     Session session;
     session.setScaleMode(attn::ScaleMode::None);
     QCOMPARE(session.result().divisor, 1.0);
-    QCOMPARE(maxAbsDiff(session.result().scaled, session.result().scores), 0.0);
+    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores), 0.0);
     session.setScaleMode(attn::ScaleMode::Custom);
     session.setCustomDivisor(2.0);
     QCOMPARE(session.result().divisor, 2.0);
-    QCOMPARE(maxAbsDiff(session.result().scaled, session.result().scores / 2.0), 0.0);
+    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores / 2.0), 0.0);
 }
 
 void TestSession::causalMaskHidesLaterKeys()
@@ -251,7 +251,7 @@ void TestSession::refusedCellValues()
     QFETCH(double, value);
     Session session;
     const double old = session.matrix(MatrixId::Wk)(2, 3);
-    const attn::Matrix oldWeights = session.result().weights;
+    const attn::Matrix oldWeights = session.result().weightsMatrix();
     QSignalSpy refused(&session, &Session::editRefused);
     QSignalSpy changed(&session, &Session::resultChanged);
     const attn::Status status = session.setMatrixCell(MatrixId::Wk, 2, 3, value);
@@ -260,7 +260,7 @@ void TestSession::refusedCellValues()
     QCOMPARE(refused.count(), 1);
     QCOMPARE(changed.count(), 0);
     QCOMPARE(session.matrix(MatrixId::Wk)(2, 3), old);
-    QCOMPARE(maxAbsDiff(session.result().weights, oldWeights), 0.0);
+    QCOMPARE(maxAbsDiff(session.result().weightsMatrix(), oldWeights), 0.0);
     QCOMPARE(session.editedCells(), 0);
 }
 
@@ -329,7 +329,7 @@ void TestSession::editsSurviveScaleChangesButNotRedraws()
 void TestSession::emptySentenceKeepsLastResult()
 {
     Session session;
-    const attn::Matrix weights = session.result().weights;
+    const attn::Matrix weights = session.result().weightsMatrix();
     QSignalSpy problems(&session, &Session::problemChanged);
     QSignalSpy changed(&session, &Session::resultChanged);
     session.setSentence(QStringLiteral("  "));
@@ -337,7 +337,7 @@ void TestSession::emptySentenceKeepsLastResult()
     QCOMPARE(problems.count(), 1);
     QCOMPARE(changed.count(), 0);
     QCOMPARE(session.tokenCount(), 6);
-    QCOMPARE(maxAbsDiff(session.result().weights, weights), 0.0);
+    QCOMPARE(maxAbsDiff(session.result().weightsMatrix(), weights), 0.0);
     // Another change while the sentence is empty still reports the sentence.
     session.setScaleMode(attn::ScaleMode::None);
     QVERIFY(!session.problem().isEmpty());
@@ -346,7 +346,7 @@ void TestSession::emptySentenceKeepsLastResult()
     session.setSentence(QStringLiteral("hello world"));
     QVERIFY(session.problem().isEmpty());
     QCOMPARE(session.tokens(), QStringList({"hello", "world"}));
-    QCOMPARE(maxAbsDiff(session.result().scaled, session.result().scores), 0.0);
+    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores), 0.0);
 }
 
 void TestSession::oneResultSignalPerChange()

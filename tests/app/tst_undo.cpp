@@ -55,7 +55,7 @@ void verifyState(const Session& s, const LabState& want)
     const attn::Expected<attn::AttentionResult> r =
         attn::computeAttention(want.X, want.Wq, want.Wk, want.Wv, want.options);
     QVERIFY(r.ok());
-    QVERIFY(sameMatrix(s.result().weights, r.value().weights));
+    QVERIFY(sameMatrix(s.result().weightsMatrix(), r.value().weightsMatrix()));
     QVERIFY(sameMatrix(s.result().context, r.value().context));
 }
 

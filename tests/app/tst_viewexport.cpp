@@ -241,7 +241,7 @@ void TestViewExport::exportNumbers()
     QCOMPARE(wv.value()(1, 2), 3.0);
     attn::Expected<attn::Matrix> weights = readNpyFile(QDir(out).filePath(QStringLiteral("weights.npy")));
     QVERIFY(weights.ok());
-    QVERIFY((weights.value().array() == w.session()->result().weights.array()).all());
+    QVERIFY((weights.value().array() == w.session()->result().weightsMatrix().array()).all());
 }
 
 void TestViewExport::commandLinePictures()

@@ -108,6 +108,8 @@ private slots:
     void validationErrors_data();
     void validationErrors();
     void intoReusesResult();
+    void threadsAndVisitorGiveTheSameNumbers_data();
+    void threadsAndVisitorGiveTheSameNumbers();
 };
 
 void TestAttention::matchesPlainLoops_data()
@@ -156,12 +158,36 @@ void TestAttention::matchesPlainLoops()
     QVERIFY(relDiff(result->K, p.k) < 1e-12);
     QVERIFY(relDiff(result->V, p.v) < 1e-12);
     QVERIFY(relDiff(result->scores, p.s) < 1e-11);
-    QVERIFY(relDiff(result->scaled, p.scaled, true) < 1e-11);
-    QVERIFY(relDiff(result->weights, p.a) < 1e-11);
+    QVERIFY(relDiff(result->scaledMatrix(), p.scaled, true) < 1e-11);
+    QVERIFY(relDiff(result->weightsMatrix(), p.a) < 1e-11);
     QVERIFY(relDiff(result->context, p.z) < 1e-11);
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
             QCOMPARE(std::isinf(result->scaled(i, j)), causal && j > i);
+
+    // The result keeps only the raw scores and each row's normaliser; a
+    // weight read cell by cell is bit for bit the one its row gives (the
+    // row computed again as the engine did), at every position of the row
+    // (vectorised part and scalar tail alike).
+    std::vector<double> weightRow(static_cast<std::size_t>(n)), scaledRow(static_cast<std::size_t>(n));
+    double maxAbs = 0.0, maxAbsKept = 0.0;
+    for (int i = 0; i < n; ++i) {
+        result->weightsRow(i, weightRow.data());
+        result->scaledRow(i, scaledRow.data());
+        for (int j = 0; j < n; ++j) {
+            if (result->weights(i, j) != weightRow[std::size_t(j)]
+                || result->scaled(i, j) != scaledRow[std::size_t(j)])
+                QFAIL(qPrintable(QStringLiteral("cell (%1, %2): %3 vs %4")
+                                     .arg(i).arg(j)
+                                     .arg(result->weights(i, j), 0, 'g', 17)
+                                     .arg(weightRow[std::size_t(j)], 0, 'g', 17)));
+            maxAbs = std::max(maxAbs, std::abs(result->scores(i, j)));
+            if (!result->isMasked(i, j))
+                maxAbsKept = std::max(maxAbsKept, std::abs(result->scores(i, j)));
+        }
+    }
+    QCOMPARE(result->maxAbsScore, maxAbs);
+    QCOMPARE(result->maxAbsKeptScore, maxAbsKept);
 }
 
 void TestAttention::rowsSumToOneAndContextInSpan()
@@ -173,8 +199,8 @@ void TestAttention::rowsSumToOneAndContextInSpan()
                                     randomMatrix(rng, d, 4, 1.0), {});
     QVERIFY(r.ok());
     for (int i = 0; i < n; ++i) {
-        QVERIFY(std::abs(r->weights.row(i).sum() - 1.0) < 1e-12);
-        QVERIFY(r->weights.row(i).minCoeff() >= 0.0);
+        QVERIFY(std::abs(r->weightsMatrix().row(i).sum() - 1.0) < 1e-12);
+        QVERIFY(r->weightsMatrix().row(i).minCoeff() >= 0.0);
         // A convex combination of V's rows lies inside their bounding box.
         for (int t = 0; t < 4; ++t) {
             QVERIFY(r->context(i, t) <= r->V.col(t).maxCoeff() + 1e-12);
@@ -196,7 +222,7 @@ void TestAttention::hugeInputsStayFinite()
     w << 1.0;
     auto r = attn::computeAttention(x, w, w, w, {});
     QVERIFY(r.ok());
-    QVERIFY(r->weights.allFinite());
+    QVERIFY(r->weightsMatrix().allFinite());
     QVERIFY(r->context.allFinite());
     QCOMPARE(r->weights(0, 0), 1.0);  // 1e60 dominates
     QCOMPARE(r->weights(1, 1), 1.0);
@@ -216,7 +242,7 @@ void TestAttention::causalMaskPattern()
             QVERIFY(r->isMasked(i, j));
         }
         QVERIFY(!r->isMasked(i, i));
-        QVERIFY(std::abs(r->weights.row(i).sum() - 1.0) < 1e-15);
+        QVERIFY(std::abs(r->weightsMatrix().row(i).sum() - 1.0) < 1e-15);
     }
     // Raw scores are never masked.
     QVERIFY(r->scores.allFinite());
@@ -297,13 +323,61 @@ void TestAttention::intoReusesResult()
     const attn::Matrix w = randomMatrix(rng, 4, 4, 1.0);
     attn::AttentionResult r;
     QVERIFY(attn::computeAttentionInto(x, w, w, w, {}, &r).ok());
-    const attn::Matrix before = r.weights;
+    const attn::Matrix before = r.weightsMatrix();
     // A failed recompute reports the error; a later good one matches.
     attn::Matrix bad = x;
     bad(0, 0) = NAN;
     QVERIFY(!attn::computeAttentionInto(bad, w, w, w, {}, &r).ok());
     QVERIFY(attn::computeAttentionInto(x, w, w, w, {}, &r).ok());
-    QCOMPARE(r.weights, before);
+    QCOMPARE(r.weightsMatrix(), before);
+}
+
+void TestAttention::threadsAndVisitorGiveTheSameNumbers_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("causal");
+    QTest::newRow("one panel") << 37 << false;
+    QTest::newRow("ragged panels") << 700 << false;
+    QTest::newRow("ragged panels, causal") << 700 << true;
+}
+
+void TestAttention::threadsAndVisitorGiveTheSameNumbers()
+{
+    QFETCH(int, n);
+    QFETCH(bool, causal);
+    std::mt19937 rng(99);
+    const attn::Matrix x = randomMatrix(rng, n, 12, 1.0);
+    const attn::Matrix wq = randomMatrix(rng, 12, 9, 0.7);
+    const attn::Matrix wk = randomMatrix(rng, 12, 9, 0.7);
+    const attn::Matrix wv = randomMatrix(rng, 12, 5, 0.7);
+    attn::AttentionOptions options;
+    options.causal = causal;
+    attn::AttentionResult one, three;
+    QVERIFY(attn::computeAttentionInto(x, wq, wk, wv, options, &one).ok());
+    // Every row is visited once, with the weights the result gives for it.
+    std::vector<int> visits(static_cast<std::size_t>(n), 0);
+    std::vector<std::vector<double>> seen(static_cast<std::size_t>(n));
+    QVERIFY(attn::computeAttentionInto(
+                x, wq, wk, wv, options, &three,
+                [&](int i, const double* w, int cols) {
+                    ++visits[std::size_t(i)];
+                    seen[std::size_t(i)].assign(w, w + cols);
+                },
+                3)
+                .ok());
+    QCOMPARE(three.scores, one.scores);
+    QCOMPARE(three.context, one.context);
+    QCOMPARE(three.maxAbsScore, one.maxAbsScore);
+    QCOMPARE(three.maxAbsKeptScore, one.maxAbsKeptScore);
+    const attn::Matrix weights = one.weightsMatrix();
+    for (int i = 0; i < n; ++i) {
+        QCOMPARE(visits[std::size_t(i)], 1);
+        QCOMPARE(three.rowScale[std::size_t(i)].max, one.rowScale[std::size_t(i)].max);
+        QCOMPARE(three.rowScale[std::size_t(i)].invSum, one.rowScale[std::size_t(i)].invSum);
+        for (int j = 0; j < n; ++j)
+            if (seen[std::size_t(i)][std::size_t(j)] != weights(i, j))
+                QFAIL(qPrintable(QStringLiteral("weight (%1, %2) differs").arg(i).arg(j)));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestAttention)

@@ -77,14 +77,14 @@ void TestModel::inputsMatchPyTorch()
 }
 
 namespace {
-const attn::Matrix& pick(const attn::AttentionResult& r, const QString& name)
+attn::Matrix pick(const attn::AttentionResult& r, const QString& name)
 {
     if (name == "Q") return r.Q;
     if (name == "K") return r.K;
     if (name == "V") return r.V;
     if (name == "scores") return r.scores;
-    if (name == "scaled_scores") return r.scaled;
-    if (name == "weights") return r.weights;
+    if (name == "scaled_scores") return r.scaledMatrix();
+    if (name == "weights") return r.weightsMatrix();
     return r.context;
 }
 }  // namespace

@@ -476,8 +476,8 @@ void TestScalingLab::comparisonMatchesEngine()
         const attn::ScalingComparison c = attn::compareScaling(*r);
         QCOMPARE(c.dK, dK);
         QCOMPARE(c.divisor, std::sqrt(double(dK)));
-        QVERIFY((c.weightsScaled.array() == rs->weights.array()).all());
-        QVERIFY((c.weightsUnscaled.array() == ru->weights.array()).all());
+        QVERIFY((c.weightsScaled.array() == rs->weightsMatrix().array()).all());
+        QVERIFY((c.weightsUnscaled.array() == ru->weightsMatrix().array()).all());
         QVERIFY(closeRel(c.varRaw, ss.rawVariance, 1e-13));
         QVERIFY(closeRel(c.varScaled, ss.scaledVariance, 1e-13));
         QVERIFY(closeRel(c.varScaled, c.varRaw / dK, 1e-12));

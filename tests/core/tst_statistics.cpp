@@ -84,12 +84,13 @@ void TestStatistics::jacobianNormOfNearlyOneHotRow()
 
 void TestStatistics::scoreMomentsTwoByTwo()
 {
+    // Scores [1 2; 3 4] divided by 2: rows (0.5, 1) and (1.5, 2) differ by
+    // 0.5, so both have the weights (a, b) with a = 1 / (1 + e^0.5), b = 1 - a.
+    // For two weights J = [ab -ab; -ab ab], so ||J||_F = 2ab.
     attn::AttentionResult r;
     r.scores.resize(2, 2);
     r.scores << 1, 2, 3, 4;
-    r.scaled = r.scores / 2.0;
-    r.weights.resize(2, 2);
-    r.weights << 0.5, 0.5, 0.0, 1.0;
+    r.divisor = 2.0;
     r.Q.resize(2, 1);
     const attn::AttentionStats st = attn::computeStatistics(r);
     QCOMPARE(st.rawMean, 2.5);
@@ -97,9 +98,12 @@ void TestStatistics::scoreMomentsTwoByTwo()
     QCOMPARE(st.scaledMean, 1.25);
     QCOMPARE(st.scaledVariance, 0.3125);
     QCOMPARE(int(st.rows.size()), 2);
-    QCOMPARE(st.meanMaxWeight, 0.75);
-    QVERIFY(std::abs(st.meanEntropyNats - std::log(2.0) / 2) < 1e-15);
-    QVERIFY(std::abs(st.meanJacobianNorm - 0.25) < 1e-15);
+    const double a = 1.0 / (1.0 + std::exp(0.5));
+    const double b = std::exp(0.5) / (1.0 + std::exp(0.5));
+    QVERIFY(std::abs(st.meanMaxWeight - b) < 1e-15);
+    QCOMPARE(st.rows[1].argMax, 1);
+    QVERIFY(std::abs(st.meanEntropyNats - (-a * std::log(a) - b * std::log(b))) < 1e-15);
+    QVERIFY(std::abs(st.meanJacobianNorm - 2 * a * b) < 1e-15);
 }
 
 void TestStatistics::scoreMomentsSkipMaskedEntries()
@@ -107,13 +111,13 @@ void TestStatistics::scoreMomentsSkipMaskedEntries()
     attn::AttentionResult r;
     r.causal = true;
     r.scores.resize(2, 2);
-    r.scores << 1, 2, 3, 4;
-    r.scaled = r.scores;
-    r.scaled(0, 1) = -std::numeric_limits<double>::infinity();
-    r.weights.resize(2, 2);
-    r.weights << 1.0, 0.0, 0.5, 0.5;
+    r.scores << 1, 2, 3, 4;  // divisor 1; (0, 1) is masked
     r.Q.resize(2, 1);
     const attn::AttentionStats st = attn::computeStatistics(r);
+    // Query 0 sees only itself: weight 1, entropy 0.
+    QCOMPARE(st.rows[0].maxWeight, 1.0);
+    QCOMPARE(st.rows[0].entropyNats, 0.0);
+    QCOMPARE(st.rows[0].jacobianNorm, 0.0);
     // Unmasked entries 1, 3, 4: mean 8/3, variance (25 + 1 + 16) / 27.
     QVERIFY(std::abs(st.rawMean - 8.0 / 3) < 1e-15);
     QVERIFY(std::abs(st.rawVariance - 42.0 / 27) < 1e-15);

@@ -223,10 +223,12 @@ void TestAttentionExport::jsonMatricesExact()
 {
     const attn::Model& m = snapshot_.model;
     const attn::AttentionResult& r = snapshot_.result;
+    const attn::Matrix scaledScores = r.scaledMatrix();
+    const attn::Matrix weightMatrix = r.weightsMatrix();
     const std::pair<const char*, const attn::Matrix*> matrices[] = {
         {"X", &m.X}, {"W_q", &m.Wq}, {"W_k", &m.Wk}, {"W_v", &m.Wv},
         {"Q", &r.Q}, {"K", &r.K}, {"V", &r.V}, {"scores", &r.scores},
-        {"scaled_scores", &r.scaled}, {"weights", &r.weights}, {"context", &r.context}};
+        {"scaled_scores", &scaledScores}, {"weights", &weightMatrix}, {"context", &r.context}};
     for (const auto& [name, matrix] : matrices) {
         const QString problem = compareMatrix(json_[name], *matrix);
         QVERIFY2(problem.isEmpty(), qPrintable(QString(name) + ": " + problem));
@@ -339,10 +341,12 @@ void TestAttentionExport::npyFiles()
     expected.sort();
     QCOMPARE(entries(dir.path()), expected);
 
+    const attn::Matrix scaled = snapshot_.result.scaledMatrix();
+    const attn::Matrix weights = snapshot_.result.weightsMatrix();
     const std::vector<std::pair<QString, const attn::Matrix*>> matrices = {
         {"X", &snapshot_.model.X}, {"W_v", &snapshot_.model.Wv},
-        {"scores", &snapshot_.result.scores}, {"scaled_scores", &snapshot_.result.scaled},
-        {"weights", &snapshot_.result.weights}, {"context", &snapshot_.result.context}};
+        {"scores", &snapshot_.result.scores}, {"scaled_scores", &scaled},
+        {"weights", &weights}, {"context", &snapshot_.result.context}};
     for (const auto& [name, m] : matrices) {
         const QByteArray bytes = readFile(dir.filePath(name + ".npy"));
         QVERIFY(bytes.startsWith(QByteArray("\x93NUMPY\x01\x00", 8)));
