@@ -449,9 +449,10 @@ void MainWindow::updateScalingViews()
     // The comparison is the core's (two more n x n softmaxes, computed by
     // the session with the result, off the GUI thread when large); the views
     // only draw it. Views off screen skip it and catch up when shown (see
-    // eventFilter); a window that is not on screen at all keeps every view
-    // current.
-    const bool onScreen = isVisible();
+    // eventFilter); a window that is not on screen keeps every view current
+    // while that is cheap (lesson sizes).
+    constexpr int kEagerTokens = 512;
+    const bool onScreen = isVisible() || session_->tokenCount() > kEagerTokens;
     const bool compareShown = compare_->isVisible();
     const bool lessonShown = lessonDock_->isVisible();
     session_->setComparisonWanted(onScreen && (compareShown || lessonShown));

@@ -388,10 +388,26 @@ LabState Session::state() const
 
 attn::Status Session::setState(const LabState& state)
 {
-    waitForResult();
+    // Everything is replaced: a computation in flight is dropped, not
+    // finished (finishing it here would compute a large lesson twice).
+    const bool wasComputing = computing_;
+    const quint64 wasGeneration = generation_;
+    if (computing_) {
+        ++generation_;
+        computing_ = false;
+    }
+    // A refused state leaves the request in flight as it was.
+    auto restoreComputation = [&] {
+        if (wasComputing && !computing_) {
+            generation_ = wasGeneration;
+            computing_ = true;
+        }
+    };
     attn::Expected<attn::Model> built = attn::buildModel(state.config);
-    if (!built)
+    if (!built) {
+        restoreComputation();
         return built.error();
+    }
     attn::Model& m = built.value();
     const std::pair<attn::Matrix*, const attn::Matrix*> pairs[] = {
         {&m.X, &state.X}, {&m.Wq, &state.Wq}, {&m.Wk, &state.Wk}, {&m.Wv, &state.Wv}};
@@ -400,7 +416,8 @@ attn::Status Session::setState(const LabState& state)
     for (int i = 0; i < 4; ++i) {
         attn::Matrix& drawn = *pairs[i].first;
         const attn::Matrix& given = *pairs[i].second;
-        if (drawn.rows() != given.rows() || drawn.cols() != given.cols())
+        if (drawn.rows() != given.rows() || drawn.cols() != given.cols()) {
+            restoreComputation();
             return attn::Error{tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
                                    .arg(matrixName(ids[i]))
                                    .arg(given.rows())
@@ -408,6 +425,7 @@ attn::Status Session::setState(const LabState& state)
                                    .arg(drawn.rows())
                                    .arg(drawn.cols())
                                    .toStdString()};
+        }
         edited += int((drawn.array() != given.array()).count());
         drawn = given;
     }
@@ -416,6 +434,7 @@ attn::Status Session::setState(const LabState& state)
     const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
     if (!failure.isEmpty()) {
         options_ = oldOptions;
+        restoreComputation();
         return attn::Error{failure.toStdString()};
     }
     config_ = state.config;
@@ -518,9 +537,11 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
     // A new object each time: views may still hold the previous one.
     auto result = std::make_shared<attn::AttentionResult>();
     std::vector<attn::RowStats> rows(X.rows());
+    // Large work done here (a lab opened, an undo step) uses every core.
     const attn::Status status = attn::computeAttentionInto(
         X, Wq, Wk, Wv, options_, result.get(),
-        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); });
+        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); },
+        isLargeWork(int(X.rows())) ? workerThreads() : 1);
     if (!status)
         return QString::fromStdString(status.error().message);
     result_ = std::move(result);

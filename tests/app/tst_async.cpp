@@ -58,6 +58,7 @@ private slots:
     void optionChangeWhileRedrawing();
     void editWaitsForRequestedParameters();
     void lessonSizeStaysImmediate();
+    void setStateDropsTheComputationInFlight();
 };
 
 void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
@@ -185,6 +186,45 @@ void TestAsync::editWaitsForRequestedParameters()
     QTest::qWait(200);
     QCOMPARE(results.count(), 0);
     QCOMPARE(session.resultDK(), 80);
+}
+
+void TestAsync::setStateDropsTheComputationInFlight()
+{
+    // A whole new state (an opened lab, an undo step) replaces what was
+    // being computed: the old request's result never shows, the new state's
+    // numbers are the engine's. A refused state leaves the request running.
+    Session session;
+    const attn::ModelConfig config = largeConfig(1024);
+    session.setParameters(config, attn::AttentionOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QList<int> shownDk;
+    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.resultDK()); });
+
+    session.setDK(96);
+    QVERIFY(session.isComputing());
+    LabState bad = session.state();
+    bad.X.resize(3, 3);  // not the shape the config gives
+    QVERIFY(!session.setState(bad).ok());
+    QVERIFY(session.isComputing());  // still on its way
+
+    session.setDK(80);
+    QVERIFY(session.isComputing());
+    attn::ModelConfig small;  // the article example
+    attn::Expected<attn::Model> model = attn::buildModel(small);
+    QVERIFY(model);
+    LabState state;
+    state.config = small;
+    state.X = model->X;
+    state.Wq = model->Wq;
+    state.Wk = model->Wk;
+    state.Wv = model->Wv;
+    QVERIFY(session.setState(state).ok());
+    QVERIFY(!session.isComputing());
+    QCOMPARE(shownDk, QList<int>{24});
+    QTest::qWait(300);  // the dropped request's result, if any, arrives and is ignored
+    QCOMPARE(shownDk, QList<int>{24});
+    QCOMPARE(session.resultDK(), 24);
+    QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
 }
 
 void TestAsync::lessonSizeStaysImmediate()
