@@ -65,7 +65,13 @@ public:
         }
         query_ = query;
         emit dataChanged(index(0, 0), index(rows_ - 1, kColumns - 1));
-        emit headerDataChanged(Qt::Horizontal, 0, kColumns - 1);
+        // A changed header makes the view measure every section again: only
+        // the divisor's column title can change (tooltips are asked for).
+        const QString divisor = divisorText(*session_);
+        if (divisor != headerDivisor_) {
+            headerDivisor_ = divisor;
+            emit headerDataChanged(Qt::Horizontal, 2, 2);
+        }
     }
 
     int rowCount(const QModelIndex& parent = {}) const override
@@ -152,6 +158,7 @@ private:
     Session* session_;
     int rows_ = 0;
     int query_ = 0;
+    QString headerDivisor_;
 };
 
 FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)

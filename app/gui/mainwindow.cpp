@@ -167,6 +167,8 @@ void MainWindow::createDocks()
         view->setObjectName(QStringLiteral("matrixTable") + m.name);
         view->setAccessibleName(m.accessibleName);
         view->setModel(model);
+        view->installEventFilter(this);  // Show/Hide: see updateMatrixLiveness
+        matrixViews_.append(view);
         view->setToolTip(m.tip);
         view->horizontalHeader()->setDefaultSectionSize(
             view->fontMetrics().horizontalAdvance(QStringLiteral("-0.00000")) + 12);
@@ -344,8 +346,34 @@ void MainWindow::closeEvent(QCloseEvent* event)
     event->accept();
 }
 
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Once the docks have their final visibility.
+    QMetaObject::invokeMethod(this, &MainWindow::updateMatrixLiveness, Qt::QueuedConnection);
+}
+
+void MainWindow::hideEvent(QHideEvent* event)
+{
+    QMainWindow::hideEvent(event);
+    updateMatrixLiveness();
+}
+
+void MainWindow::updateMatrixLiveness()
+{
+    // A window that is not on screen keeps every table current (as for
+    // tests and scripted use); on screen only the tables that can be seen.
+    for (int i = 0; i < matrixModels_.size(); ++i)
+        matrixModels_[i]->setLive(!isVisible() || matrixViews_[i]->isVisible());
+}
+
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
+    if ((event->type() == QEvent::Show || event->type() == QEvent::Hide)
+        && matrixViews_.contains(static_cast<QTableView*>(watched))) {
+        updateMatrixLiveness();
+        return false;
+    }
     if ((watched == compare_ || watched == lesson_) && event->type() == QEvent::Show) {
         // Brought on screen: catch up with the results it skipped.
         updateScalingViews();

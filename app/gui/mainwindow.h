@@ -103,6 +103,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;  // Up/Down move the focus
 
 private:
@@ -136,6 +138,8 @@ private:
     StatisticsPanel* statistics_;
     FocusPanel* focus_;
     QList<MatrixTableModel*> matrixModels_;
+    QList<QTableView*> matrixViews_;  // one per model, same order
+    void updateMatrixLiveness();      // live while on screen (or the window is not)
     QAction* independentRanges_ = nullptr;
     int focusQuery_ = 1;      // the query shown
     int preferredFocus_ = 1;  // the query chosen; the article's query_2, "is"

@@ -11,8 +11,17 @@ MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* pa
     rows_ = int(m.rows());
     cols_ = int(m.cols());
     connect(session_, &Session::modelRedrawn, this, [this] {
-        beginResetModel();
+        // A reset makes every view re-lay out its headers; a matrix that
+        // keeps its shape (X and W_v on a d_k step) only has new values,
+        // which resultChanged announces next.
         const attn::Matrix& m = session_->matrix(which_);
+        if (int(m.rows()) == rows_ && int(m.cols()) == cols_)
+            return;
+        if (!live_) {
+            stale_ = true;
+            return;
+        }
+        beginResetModel();
         rows_ = int(m.rows());
         cols_ = int(m.cols());
         endResetModel();
@@ -20,8 +29,27 @@ MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* pa
     connect(session_, &Session::resultChanged, this, &MatrixTableModel::onResultChanged);
 }
 
+void MatrixTableModel::setLive(bool live)
+{
+    if (live == live_)
+        return;
+    live_ = live;
+    if (!live_ || !stale_)
+        return;
+    stale_ = false;
+    beginResetModel();
+    const attn::Matrix& m = session_->matrix(which_);
+    rows_ = int(m.rows());
+    cols_ = int(m.cols());
+    endResetModel();
+}
+
 void MatrixTableModel::onResultChanged()
 {
+    if (!live_) {
+        stale_ = true;
+        return;
+    }
     if (rows_ > 0 && cols_ > 0)
         emit dataChanged(index(0, 0), index(rows_ - 1, cols_ - 1), {Qt::DisplayRole, Qt::EditRole});
 }

@@ -18,6 +18,13 @@ public:
 
     MatrixId matrixId() const { return which_; }
 
+    // A model whose view is off screen (its dock hidden or its tab not
+    // current) stops announcing changes, which would make the view rebuild
+    // its headers on every d_k step; made live again, it announces one reset
+    // with everything that changed meanwhile. Live by default.
+    void setLive(bool live);
+    bool isLive() const { return live_; }
+
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
     int columnCount(const QModelIndex& parent = QModelIndex()) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -33,6 +40,8 @@ private:
     MatrixId which_;
     int rows_ = 0;  // the shape last announced to views
     int cols_ = 0;
+    bool live_ = true;
+    bool stale_ = false;  // changes not announced while not live
 };
 
 }  // namespace attnlab

@@ -9,6 +9,7 @@
 #include "heatmapview.h"
 #include "matrixtablemodel.h"
 #include "model.h"
+#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "presentation.h"
 #include "scaling_lab.h"
@@ -17,6 +18,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -26,6 +28,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -112,6 +115,7 @@ private slots:
     void clickingARowFocusesThatQuery();
     void arrowKeysMoveTheFocus();
     void focusPanelSummarisesManyKeys();
+    void hiddenMatrixTablesCatchUpWhenShown();
     void clickingATokenFocusesIt();
     void hoverTextGivesEveryStage();
     void renderedMapsAreNotBlank();
@@ -418,6 +422,32 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     QCOMPARE(table->rowCount(), 13);
     QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
     QCOMPARE(table->index(11, 3).data().toString(), formatNumber(r.weights(q, 11)));
+}
+
+void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
+{
+    // Tables off screen are not rebuilt on every d_k step; shown, they hold
+    // the current matrices.
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    MatrixTableModel* wq = window.matrixModel(MatrixId::Wq);
+    auto* dock = find<QDockWidget>(window, QStringLiteral("matricesDock"));
+    QTRY_VERIFY(!wq->isLive());  // tabbed behind the focused query
+    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    QCOMPARE(window.session()->resultDK(), 8);
+    QCOMPARE(wq->columnCount(), 24);  // as last announced to the view
+
+    dock->raise();
+    auto* view = find<QTableView>(window, QStringLiteral("matrixTableWq"));
+    find<QTabWidget>(window, QStringLiteral("matrixTabs"))->setCurrentWidget(view);
+    QTRY_VERIFY(view->isVisible());
+    QTRY_VERIFY(wq->isLive());
+    QCOMPARE(wq->columnCount(), 8);
+    QCOMPARE(view->model()->columnCount(), 8);
+    QCOMPARE(wq->index(2, 7).data(Qt::EditRole).toString(),
+             QString::number(window.session()->matrix(MatrixId::Wq)(2, 7), 'g', 17));
 }
 
 void TestMainWindow::arrowKeysMoveTheFocus()
