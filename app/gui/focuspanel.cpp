@@ -1,6 +1,7 @@
 #include "focuspanel.h"
 
 #include "heatmapview.h"
+#include "numbertext.h"
 #include "presentation.h"
 #include "session.h"
 
@@ -214,6 +215,7 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     table_->setObjectName(QStringLiteral("focusTable"));
     table_->setAccessibleName(tr("Keys of the focused query"));
     table_->setModel(tableModel_);
+    table_->setItemDelegate(new NumberDelegate(table_));
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);

@@ -1,14 +1,13 @@
 #include "heatmapview.h"
 
 #include "colormap.h"
+#include "numbertext.h"
 
 #include <QEvent>
 #include <QFontMetrics>
-#include <QGlyphRun>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QRawFont>
 #include <QToolTip>
 
 #include <algorithm>
@@ -89,77 +88,6 @@ constexpr double kMaxCellAspect = 2.0;
 constexpr int kLegibleCells = 32;
 
 }  // namespace
-
-// Cell values on screen: numbers drawn from glyphs shaped once per font.
-// QPainter::drawText lays out every string (script itemisation, shaping,
-// line breaking) on each paint, which for hundreds of cells costs more than
-// everything else a map draws; a number needs none of that. Exports keep
-// drawText, so that SVG and PDF carry the numbers as text.
-class HeatmapView::NumberGlyphs {
-public:
-    explicit NumberGlyphs(const QFont& font) : font_(font), raw_(QRawFont::fromFont(font))
-    {
-        const QString chars = QStringLiteral("0123456789.-+e");
-        if (!raw_.isValid())
-            return;
-        const QList<quint32> glyphs = raw_.glyphIndexesForString(chars);
-        if (glyphs.size() != chars.size())
-            return;
-        const QList<QPointF> advances = raw_.advancesForGlyphIndexes(glyphs);
-        for (qsizetype i = 0; i < chars.size(); ++i) {
-            if (glyphs[i] == 0)
-                return;  // the font lacks a digit: drawText instead
-            table_[chars[i].unicode()] = {glyphs[i], advances[i].x()};
-        }
-        const QFontMetricsF fm(font);
-        ascent_ = fm.ascent();
-        height_ = fm.height();
-        valid_ = true;
-    }
-
-    const QFont& font() const { return font_; }
-
-    // Draws `text` centred in `rect`; false (nothing drawn) when a character
-    // has no cached glyph.
-    bool drawCentred(QPainter& painter, const QRectF& rect, const QString& text) const
-    {
-        if (!valid_ || text.size() > 64)
-            return false;
-        QList<quint32> glyphs;
-        QList<QPointF> positions;
-        glyphs.reserve(text.size());
-        positions.reserve(text.size());
-        qreal x = 0;
-        for (const QChar ch : text) {
-            const ushort u = ch.unicode();
-            if (u >= 128 || table_[u].advance == 0)
-                return false;
-            glyphs.append(table_[u].glyph);
-            positions.append(QPointF(x, 0));
-            x += table_[u].advance;
-        }
-        QGlyphRun run;
-        run.setRawFont(raw_);
-        run.setGlyphIndexes(glyphs);
-        run.setPositions(positions);
-        const QPointF origin(rect.left() + (rect.width() - x) / 2,
-                             rect.top() + (rect.height() - height_) / 2 + ascent_);
-        painter.drawGlyphRun(origin, run);
-        return true;
-    }
-
-private:
-    struct Glyph {
-        quint32 glyph = 0;
-        qreal advance = 0;
-    };
-    QFont font_;
-    QRawFont raw_;
-    Glyph table_[128];
-    qreal ascent_ = 0;
-    qreal height_ = 0;
-    bool valid_ = false;
-};
 
 HeatmapView::~HeatmapView() = default;
 

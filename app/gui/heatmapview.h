@@ -23,6 +23,8 @@ class QPainter;
 
 namespace attnlab {
 
+class NumberGlyphs;
+
 // The numbers a map shows: a grid read on demand, so that a map of an n x n
 // attention result needs no copy of it (and a derived map, such as the
 // weights, no stored matrix at all).
@@ -188,7 +190,6 @@ private:
     // Widest row (bold) and column label, -1 until measured.
     mutable int widestRowLabel_ = -1;
     mutable int widestColumnLabel_ = -1;
-    class NumberGlyphs;
     std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
     bool screenPaint_ = false;                    // painting the widget itself
 };

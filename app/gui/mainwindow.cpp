@@ -7,6 +7,7 @@
 #include "inputpanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
+#include "numbertext.h"
 #include "parameterpanel.h"
 #include "parametersettings.h"
 #include "pipelineview.h"
@@ -167,6 +168,7 @@ void MainWindow::createDocks()
         view->setObjectName(QStringLiteral("matrixTable") + m.name);
         view->setAccessibleName(m.accessibleName);
         view->setModel(model);
+        view->setItemDelegate(new NumberDelegate(view));
         view->installEventFilter(this);  // Show/Hide: see updateMatrixLiveness
         matrixViews_.append(view);
         view->setToolTip(m.tip);

@@ -1,5 +1,6 @@
 #include "statisticspanel.h"
 
+#include "numbertext.h"
 #include "presentation.h"
 #include "session.h"
 
@@ -151,6 +152,7 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     table_->setObjectName(QStringLiteral("statisticsTable"));
     table_->setAccessibleName(tr("Statistics per query"));
     table_->setModel(model_);
+    table_->setItemDelegate(new NumberDelegate(table_));
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
