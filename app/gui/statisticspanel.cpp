@@ -137,11 +137,18 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
 {
     rawVariance_ = valueLabel(QStringLiteral("rawVarianceLabel"), this);
     scaledVariance_ = valueLabel(QStringLiteral("scaledVarianceLabel"), this);
-    means_ = valueLabel(QStringLiteral("meanStatisticsLabel"), this);
-    means_->setWordWrap(true);
+    // One short line each: a wrapped sentence would be laid out again (line
+    // breaking included) on every d_k step.
+    meanMax_ = valueLabel(QStringLiteral("meanMaxWeightLabel"), this);
+    meanEntropy_ = valueLabel(QStringLiteral("meanEntropyLabel"), this);
     rawVariance_->setAccessibleName(tr("Variance of the raw scores"));
     scaledVariance_->setAccessibleName(tr("Variance of the scaled scores"));
-    means_->setAccessibleName(tr("Means over the queries"));
+    meanMax_->setAccessibleName(tr("Largest weight, mean over the queries"));
+    meanEntropy_->setAccessibleName(tr("Entropy in nats, mean over the queries"));
+    meanMax_->setToolTip(tr("Each query's largest weight, averaged over the queries: 1 when every "
+                            "query attends to a single token."));
+    meanEntropy_->setToolTip(tr("Entropy of each query's weights in nats, averaged: 0 for one-hot "
+                                "rows, ln n for uniform ones."));
     rawVariance_->setToolTip(tr("Population variance of the raw scores q_i · k_j (unmasked "
                                 "entries). It grows about linearly with d_k."));
     scaledVariance_->setToolTip(tr("Variance of the scaled scores: the raw variance divided by "
@@ -165,9 +172,10 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     auto* form = new QFormLayout;
     form->addRow(tr("Var(raw scores):"), rawVariance_);
     form->addRow(tr("Var(scaled scores):"), scaledVariance_);
+    form->addRow(tr("Mean largest weight:"), meanMax_);
+    form->addRow(tr("Mean entropy:"), meanEntropy_);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(means_);
     layout->addWidget(table_, 1);
 
     connect(session_, &Session::resultChanged, this, &StatisticsPanel::refresh);
@@ -180,8 +188,8 @@ void StatisticsPanel::refresh()
     const QStringList tokens = session_->tokens();
     rawVariance_->setText(formatNumber(s.rawVariance));
     scaledVariance_->setText(formatNumber(s.scaledVariance));
-    means_->setText(tr("Mean over queries: largest weight %1, entropy %2 nats.")
-                        .arg(formatNumber(s.meanMaxWeight), formatNumber(s.meanEntropyNats)));
+    meanMax_->setText(formatNumber(s.meanMaxWeight));
+    meanEntropy_->setText(tr("%1 nats").arg(formatNumber(s.meanEntropyNats)));
     model_->refresh();
     if (tokens != sizedFor_) {
         sizedFor_ = tokens;

@@ -28,7 +28,8 @@ private:
     Session* session_;
     QLabel* rawVariance_;
     QLabel* scaledVariance_;
-    QLabel* means_;
+    QLabel* meanMax_;
+    QLabel* meanEntropy_;
     QTableView* table_;
     StatisticsTableModel* model_;
     QStringList sizedFor_;  // the tokens the columns were sized for
