@@ -20,7 +20,7 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
     const attn::ModelConfig& y = b.lab.config;
     const attn::AttentionOptions& o = a.lab.options;
     const attn::AttentionOptions& p = b.lab.options;
-    return a.stale == b.stale && x.sentence == y.sentence && x.tokenizer == y.tokenizer
+    return a.stale == b.stale && a.drawn == b.drawn && x.sentence == y.sentence && x.tokenizer == y.tokenizer
            && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV
            && x.init == y.init && o.scale == p.scale && o.customDivisor == p.customDivisor
            && o.causal == p.causal && sameMatrix(a.lab.X, b.lab.X)

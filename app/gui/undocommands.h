@@ -23,6 +23,10 @@ struct LabSnapshot {
     LabState lab;  // view and warnings unused
     bool stale = false;
     int editedCells = 0;  // cells that differ from the seed's draw
+    // The matrices are the seed's draw for lab.config and are not kept (a
+    // d_k step at thousands of tokens would otherwise copy X twice into the
+    // history); undoing to it draws them again.
+    bool drawn = false;
 };
 
 bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b);

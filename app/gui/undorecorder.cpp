@@ -1,5 +1,6 @@
 #include "undorecorder.h"
 
+#include "model.h"
 #include "session.h"
 
 #include <QUndoStack>
@@ -17,9 +18,15 @@ UndoRecorder::UndoRecorder(Session* session, QUndoStack* stack, QObject* parent)
 LabSnapshot UndoRecorder::current() const
 {
     LabSnapshot s;
-    s.lab = session_->state();
     s.stale = !session_->problem().isEmpty();
     s.editedCells = session_->editedCells();
+    if (s.editedCells == 0 && !s.stale) {
+        s.drawn = true;
+        s.lab.config = session_->config();
+        s.lab.options = session_->options();
+    } else {
+        s.lab = session_->state();
+    }
     return s;
 }
 
@@ -57,7 +64,7 @@ void UndoRecorder::resync()
 void UndoRecorder::apply(const LabSnapshot& snapshot)
 {
     applying_ = true;
-    if (snapshot.stale || !session_->setState(snapshot.lab))
+    if (snapshot.stale || snapshot.drawn || !session_->setState(snapshot.lab))
         session_->setParameters(snapshot.lab.config, snapshot.lab.options);
     applying_ = false;
     last_ = current();
@@ -127,14 +134,29 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
     if (before.editedCells > 0 && after.editedCells == 0)
         return tr("Regenerate from the seed");
 
+    // A snapshot of the seed's draw keeps no matrices: draw them to compare.
+    auto withMatrices = [](const LabSnapshot& s) {
+        LabState lab = s.lab;
+        if (s.drawn) {
+            if (attn::Expected<attn::Model> m = attn::buildModel(lab.config)) {
+                lab.X = std::move(m->X);
+                lab.Wq = std::move(m->Wq);
+                lab.Wk = std::move(m->Wk);
+                lab.Wv = std::move(m->Wv);
+            }
+        }
+        return lab;
+    };
+    const LabState from = withMatrices(before);
+    const LabState to = withMatrices(after);
     const struct {
         MatrixId id;
         const attn::Matrix* from;
         const attn::Matrix* to;
-    } matrices[] = {{MatrixId::X, &before.lab.X, &after.lab.X},
-                    {MatrixId::Wq, &before.lab.Wq, &after.lab.Wq},
-                    {MatrixId::Wk, &before.lab.Wk, &after.lab.Wk},
-                    {MatrixId::Wv, &before.lab.Wv, &after.lab.Wv}};
+    } matrices[] = {{MatrixId::X, &from.X, &to.X},
+                    {MatrixId::Wq, &from.Wq, &to.Wq},
+                    {MatrixId::Wk, &from.Wk, &to.Wk},
+                    {MatrixId::Wv, &from.Wv, &to.Wv}};
     int changedMatrices = 0;
     QString text;
     for (const auto& m : matrices) {
