@@ -40,6 +40,8 @@ QVector<double> barValues(const QCPBars* bars)
 constexpr int kMixingTerms = 8;
 // Key labels under the bars: about this many at most, evenly spaced.
 constexpr int kMaxKeyTicks = 32;
+// Bars per series at most; more keys share bars (see refresh).
+constexpr int kMaxBars = 512;
 
 }  // namespace
 
@@ -292,12 +294,29 @@ void FocusPanel::refresh()
     zVector_->setRange(-zRange, zRange);
     mixing_->setText(mixingText(r, tokens, i));
 
-    QVector<double> keys(n), scores(n), weights(n);
-    for (int j = 0; j < n; ++j) {
-        keys[j] = j + 1;
-        scores[j] = r.scores(i, j);
-        weights[j] = r.weights(i, j);
+    // One bar per key up to kMaxBars keys; beyond, each bar stands for a
+    // run of `group` keys and shows the largest score (by magnitude) and the
+    // largest weight among them, so that no peak is lost at any size while
+    // thousands of sub-pixel bars are not drawn.
+    const int group = (n + kMaxBars - 1) / kMaxBars;
+    const int bars = (n + group - 1) / group;
+    QVector<double> keys(bars), scores(bars), weights(bars);
+    for (int b = 0; b < bars; ++b) {
+        const int first = b * group;
+        const int last = std::min(n, first + group);
+        double score = r.scores(i, first);
+        double weight = r.weights(i, first);
+        for (int j = first + 1; j < last; ++j) {
+            if (std::abs(r.scores(i, j)) > std::abs(score))
+                score = r.scores(i, j);
+            weight = std::max(weight, r.weights(i, j));
+        }
+        keys[b] = (first + 1 + last) / 2.0;
+        scores[b] = score;
+        weights[b] = weight;
     }
+    scoreBars_->setWidth(0.38 * group);
+    weightBars_->setWidth(0.38 * group);
     scoreBars_->setData(keys, scores, true);
     weightBars_->setData(keys, weights, true);
     // Every key is labelled while they are few; above kMaxKeyTicks every
@@ -319,7 +338,10 @@ void FocusPanel::refresh()
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
-    plot_->xAxis->setLabel(tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1));
+    plot_->xAxis->setLabel(group == 1 ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
+                                      : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)")
+                                            .arg(i + 1)
+                                            .arg(group));
     const double range = symmetricRange(r.scores.row(i));
     plot_->yAxis->setRange(-range * 1.05, range * 1.05);
     plot_->yAxis2->setRange(-1.05, 1.05);

@@ -18,6 +18,26 @@ int workerThreads()
     return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
 }
 
+// Shared ownership of `value`; when it is large, the last owner (usually a
+// map on the GUI thread letting go of the previous result) frees it on a
+// thread of its own: returning 128 MiB to the system takes longer than
+// drawing the new result.
+template <typename T>
+std::shared_ptr<T> shareLarge(T value, std::size_t bytes)
+{
+    constexpr std::size_t kLarge = std::size_t(16) << 20;
+    if (bytes < kLarge)
+        return std::make_shared<T>(std::move(value));
+    return std::shared_ptr<T>(new T(std::move(value)), [](T* p) {
+        std::thread([p] { delete p; }).detach();
+    });
+}
+
+std::size_t mapBytes(Eigen::Index tokens)
+{
+    return std::size_t(tokens) * std::size_t(tokens) * sizeof(double);
+}
+
 }  // namespace
 
 // One request for the worker: redraw from `config` (then `model` is unused)
@@ -36,7 +56,7 @@ struct Session::Outcome {
     bool redraw = false;
     QString error;  // empty on success
     attn::Model model;
-    std::shared_ptr<attn::AttentionResult> result = std::make_shared<attn::AttentionResult>();
+    std::shared_ptr<attn::AttentionResult> result;
     attn::AttentionStats stats;
     std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
 };
@@ -113,6 +133,7 @@ void Session::workerLoop()
         }
         if (outcome->error.isEmpty()) {
             const attn::Model& m = outcome->model;
+            outcome->result = shareLarge(attn::AttentionResult(), mapBytes(m.X.rows()));
             // Both cores (the GUI thread waits for the result anyway), and
             // each weight row's statistics taken while the row is at hand.
             std::vector<attn::RowStats> rows(m.X.rows());
@@ -123,8 +144,8 @@ void Session::workerLoop()
             if (status) {
                 outcome->stats = attn::computeStatistics(*outcome->result, std::move(rows));
                 if (job->comparison)
-                    outcome->comparison = std::make_shared<const attn::ScalingComparison>(
-                        attn::compareScaling(*outcome->result));
+                    outcome->comparison = shareLarge<const attn::ScalingComparison>(
+                        attn::compareScaling(*outcome->result), 2 * mapBytes(m.X.rows()));
             } else
                 outcome->error = QString::fromStdString(status.error().message);
         }
@@ -161,7 +182,8 @@ void Session::deliver(const std::shared_ptr<Outcome>& outcome)
 std::shared_ptr<const attn::ScalingComparison> Session::sharedComparison() const
 {
     if (!comparison_)
-        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*result_));
+        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
+                                                                2 * mapBytes(result_->tokens()));
     return comparison_;
 }
 
@@ -535,7 +557,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
                              const attn::Matrix& Wk, const attn::Matrix& Wv)
 {
     // A new object each time: views may still hold the previous one.
-    auto result = std::make_shared<attn::AttentionResult>();
+    auto result = shareLarge(attn::AttentionResult(), mapBytes(X.rows()));
     std::vector<attn::RowStats> rows(X.rows());
     // Large work done here (a lab opened, an undo step) uses every core.
     const attn::Status status = attn::computeAttentionInto(
@@ -548,7 +570,8 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
     stats_ = attn::computeStatistics(*result_, std::move(rows));
     comparison_.reset();
     if (comparisonWanted_)
-        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*result_));
+        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
+                                                                2 * mapBytes(X.rows()));
     hasResult_ = true;
     return QString();
 }
