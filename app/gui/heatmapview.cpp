@@ -133,6 +133,14 @@ void CellSource::rowValues(int row, double* out) const
         out[c] = value(row, c);
 }
 
+void CellSource::sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
+                        double* out) const
+{
+    for (const int r : rowAt)
+        for (const int c : colAt)
+            *out++ = value(r, c);
+}
+
 namespace {
 
 class MatrixCells : public CellSource {
@@ -806,24 +814,25 @@ void HeatmapView::ensureCellImage(int width, int height) const
     cellImage_ = QImage(width, height, QImage::Format_RGB32);
     const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
     const bool diverging = colorMap_ == ColorMap::Diverging;
+    // The cell at each pixel's centre, read in one go (a source may share
+    // the reading among the maps of one result).
     std::vector<int> columnAt(static_cast<std::size_t>(width));
     for (int x = 0; x < width; ++x)
         columnAt[std::size_t(x)] = static_cast<int>((2LL * x + 1) * cols / (2LL * width));
-    // Every column shown: read whole rows (one pass for a derived map);
-    // fewer pixels than columns: read only the sampled cells.
-    std::vector<double> row(width == cols ? static_cast<std::size_t>(cols) : 0);
+    std::vector<int> rowAt(static_cast<std::size_t>(height));
+    for (int y = 0; y < height; ++y)
+        rowAt[std::size_t(y)] = static_cast<int>((2LL * y + 1) * rows / (2LL * height));
+    std::vector<double> values(std::size_t(width) * std::size_t(height));
+    cells_->sample(rowAt, columnAt, values.data());
+    const double* v = values.data();
     for (int y = 0; y < height; ++y) {
-        const int r = static_cast<int>((2LL * y + 1) * rows / (2LL * height));
         auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(y));
-        if (!row.empty())
-            cells_->rowValues(r, row.data());
-        for (int x = 0; x < width; ++x) {
-            const double v = row.empty() ? cells_->value(r, columnAt[std::size_t(x)]) : row[std::size_t(x)];
-            if (std::isnan(v) || isMasked(v))
+        for (int x = 0; x < width; ++x, ++v) {
+            if (std::isnan(*v) || isMasked(*v))
                 line[x] = colormap::kMasked;
             else
-                line[x] = diverging ? colormap::divergingRgb(v, range.high)
-                                    : colormap::sequentialRgb(v, range.low, range.high);
+                line[x] = diverging ? colormap::divergingRgb(*v, range.high)
+                                    : colormap::sequentialRgb(*v, range.low, range.high);
         }
     }
     cellImageStale_ = false;

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 class QFontMetrics;
 class QPainter;
@@ -36,6 +37,10 @@ public:
     virtual double value(int row, int col) const = 0;
     // Row `row` into out (cols() values); by default cell by cell.
     virtual void rowValues(int row, double* out) const;
+    // The cells (rowAt[y], colAt[x]) into out, row-major (rowAt.size() x
+    // colAt.size()): what a map's picture shows; by default cell by cell.
+    virtual void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
+                        double* out) const;
 };
 
 // A copy of `values`, or a matrix kept alive by its owner (no copy).

@@ -300,9 +300,10 @@ void PipelineView::refresh()
     weights_->setTitle(tr("Weights A (rows sum to 1)"));
     // The maps read the session's result itself (no n x n copies).
     const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
-    raw_->setCells(resultCells(shared, ResultMap::Scores), tokens, tokens);
-    scaled_->setCells(resultCells(shared, ResultMap::Scaled), tokens, tokens);
-    weights_->setCells(resultCells(shared, ResultMap::Weights), tokens, tokens);
+    const auto samples = std::make_shared<ResultSampleCache>();
+    raw_->setCells(resultCells(shared, ResultMap::Scores, samples), tokens, tokens);
+    scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples), tokens, tokens);
+    weights_->setCells(resultCells(shared, ResultMap::Weights, samples), tokens, tokens);
     weights_->setRange(0.0, 1.0);
     applyRanges();
     scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)

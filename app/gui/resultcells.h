@@ -7,16 +7,29 @@
 #include "heatmapview.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
+#include <vector>
 
 namespace attnlab {
 
 enum class ResultMap { Scores, Scaled, Weights };
 
+// The scores at the pixels of the last picture drawn, shared by the maps of
+// one result: the three pipeline maps have the same size, so the n x n
+// scores are read once (scattered reads over a 128 MiB map cost more than
+// the colours) and the scaled scores and weights derived from the samples.
+struct ResultSampleCache {
+    std::vector<int> rowAt;
+    std::vector<int> colAt;
+    std::vector<double> scores;
+};
+
 class ResultCells : public CellSource {
 public:
-    ResultCells(std::shared_ptr<const attn::AttentionResult> result, ResultMap map)
-        : result_(std::move(result)), map_(map)
+    ResultCells(std::shared_ptr<const attn::AttentionResult> result, ResultMap map,
+                std::shared_ptr<ResultSampleCache> cache = {})
+        : result_(std::move(result)), map_(map), cache_(std::move(cache))
     {
     }
     int rows() const override { return result_->tokens(); }
@@ -41,15 +54,57 @@ public:
         }
     }
 
+    void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
+                double* out) const override
+    {
+        const attn::AttentionResult& r = *result_;
+        const std::size_t w = colAt.size();
+        const double* scores = nullptr;
+        std::vector<double> own;
+        if (cache_ && cache_->rowAt == rowAt && cache_->colAt == colAt) {
+            scores = cache_->scores.data();
+        } else {
+            std::vector<double>& grid = cache_ ? cache_->scores : own;
+            grid.resize(rowAt.size() * w);
+            for (std::size_t y = 0; y < rowAt.size(); ++y) {
+                const double* row = r.scores.data() + std::size_t(rowAt[y]) * r.scores.cols();
+                for (std::size_t x = 0; x < w; ++x)
+                    grid[y * w + x] = row[colAt[x]];
+            }
+            if (cache_) {
+                cache_->rowAt = rowAt;
+                cache_->colAt = colAt;
+            }
+            scores = grid.data();
+        }
+        for (std::size_t y = 0; y < rowAt.size(); ++y) {
+            const int i = rowAt[y];
+            const int keys = r.keys(i);
+            for (std::size_t x = 0; x < w; ++x) {
+                const int j = colAt[x];
+                const double s = scores[y * w + x];
+                double v = s;
+                if (map_ == ResultMap::Scaled)
+                    v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
+                else if (map_ == ResultMap::Weights)
+                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j, keys)
+                                 : 0.0;
+                *out++ = v;
+            }
+        }
+    }
+
 private:
     std::shared_ptr<const attn::AttentionResult> result_;
     ResultMap map_;
+    std::shared_ptr<ResultSampleCache> cache_;
 };
 
 inline std::shared_ptr<const CellSource> resultCells(std::shared_ptr<const attn::AttentionResult> result,
-                                                     ResultMap map)
+                                                     ResultMap map,
+                                                     std::shared_ptr<ResultSampleCache> cache = {})
 {
-    return std::make_shared<ResultCells>(std::move(result), map);
+    return std::make_shared<ResultCells>(std::move(result), map, std::move(cache));
 }
 
 }  // namespace attnlab

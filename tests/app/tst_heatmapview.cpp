@@ -3,6 +3,8 @@
 
 #include "colormap.h"
 #include "heatmapview.h"
+#include <random>
+#include "resultcells.h"
 
 #include <QApplication>
 #include <QHelpEvent>
@@ -56,6 +58,7 @@ bool isNeutralGrey(QRgb p)
 class TestHeatmapView : public QObject {
     Q_OBJECT
 private slots:
+    void resultMapsSampleTheResultsOwnNumbers();
     void setDataRoundTrips();
     void missingLabelsAreNumbered();
     void cellRectAndCellAtAreInverse_data();
@@ -537,6 +540,49 @@ void TestHeatmapView::renders2048Matrix()
     QVERIFY2(colours.size() > 200, qPrintable(QString::number(colours.size())));
     // A second render (a repaint) reuses the cell image and gives the same pixels.
     QCOMPARE(view.renderImage(QSize(800, 800)), image);
+}
+
+void TestHeatmapView::resultMapsSampleTheResultsOwnNumbers()
+{
+    // The pipeline's three maps read the session's result: cell by cell,
+    // row by row and sampled for the picture (through one shared reading of
+    // the scores) they give the result's own numbers, bit for bit.
+    std::mt19937 rng(5);
+    std::normal_distribution<double> dist(0.0, 1.0);
+    attn::Matrix x(37, 6), w(6, 6);
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+        x.data()[i] = dist(rng);
+    for (Eigen::Index i = 0; i < w.size(); ++i)
+        w.data()[i] = dist(rng);
+    attn::AttentionOptions options;
+    options.causal = true;
+    auto computed = attn::computeAttention(x, w, w, w, options);
+    QVERIFY(computed.ok());
+    const auto result = std::make_shared<const attn::AttentionResult>(std::move(computed).value());
+    const attn::Matrix want[] = {result->scores, result->scaledMatrix(), result->weightsMatrix()};
+    using attnlab::ResultMap;
+    const auto cache = std::make_shared<attnlab::ResultSampleCache>();
+    const std::vector<int> rowAt = {0, 3, 3, 20, 36};
+    const std::vector<int> colAt = {36, 0, 5, 20, 19, 2};
+    // The weights first: the first map to draw fills the shared reading.
+    for (const ResultMap map : {ResultMap::Weights, ResultMap::Scores, ResultMap::Scaled}) {
+        const auto cells = attnlab::resultCells(result, map, cache);
+        const attn::Matrix& m = want[int(map)];
+        std::vector<double> row(37);
+        for (int i = 0; i < 37; ++i) {
+            cells->rowValues(i, row.data());
+            for (int j = 0; j < 37; ++j) {
+                QCOMPARE(cells->value(i, j), m(i, j));
+                QCOMPARE(row[std::size_t(j)], m(i, j));
+            }
+        }
+        std::vector<double> sampled(rowAt.size() * colAt.size());
+        cells->sample(rowAt, colAt, sampled.data());
+        for (std::size_t y = 0; y < rowAt.size(); ++y)
+            for (std::size_t c = 0; c < colAt.size(); ++c)
+                QCOMPARE(sampled[y * colAt.size() + c], m(rowAt[y], colAt[c]));
+    }
+    QCOMPARE(cache->rowAt, rowAt);
 }
 
 QTEST_MAIN(TestHeatmapView)
