@@ -319,22 +319,9 @@ void FocusPanel::refresh()
     weightBars_->setWidth(0.38 * group);
     scoreBars_->setData(keys, scores, true);
     weightBars_->setData(keys, weights, true);
-    // Every key is labelled while they are few; above kMaxKeyTicks every
-    // step-th one, so that the labels stay legible and cheap to lay out.
     if (tokens != tickTokens_) {
         tickTokens_ = tokens;
-        const int step = (n + kMaxKeyTicks - 1) / kMaxKeyTicks;
-        QVector<double> tickKeys;
-        QVector<QString> labels;
-        for (int j = 0; j < n; j += step) {
-            tickKeys.append(j + 1);
-            labels.append(tokens[j]);
-        }
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-        ticker->setTicks(tickKeys, labels);
-        plot_->xAxis->setTicker(ticker);
-        keyLabels_ = QStringList(labels.begin(), labels.end());
-        updateTickRotation();
+        updateTicks();
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
@@ -493,6 +480,34 @@ void FocusPanel::updateTickRotation()
 void FocusPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    updateTicks();
+}
+
+void FocusPanel::updateTicks()
+{
+    // Every key is labelled while they are few; beyond, every step-th one:
+    // at most kMaxKeyTicks, and no more than turned labels a line and a half
+    // apart fit along the axis, so that they stay legible and cheap to lay
+    // out.
+    const int n = tickTokens_.size();
+    const QFontMetrics fm(plot_->xAxis->tickLabelFont());
+    const int fitting = std::max(2, int(plot_->width() * 0.75 / (1.5 * fm.height())));
+    const int maxTicks = std::min(kMaxKeyTicks, fitting);
+    const int step = n > maxTicks ? (n + maxTicks - 1) / maxTicks : 1;
+    QVector<double> tickKeys;
+    QVector<QString> labels;
+    for (int j = 0; j < n; j += step) {
+        tickKeys.append(j + 1);
+        labels.append(tickTokens_[j]);
+    }
+    const QStringList shown(labels.begin(), labels.end());
+    if (shown != keyLabels_ || plot_->xAxis->ticker().isNull()) {
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        ticker->setTicks(tickKeys, labels);
+        plot_->xAxis->setTicker(ticker);
+        keyLabels_ = shown;
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
     updateTickRotation();
 }
 

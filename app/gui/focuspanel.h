@@ -45,6 +45,7 @@ private:
     void refresh();
     void stylePlot();
     void updateTickRotation();
+    void updateTicks();  // the labelled keys, for the tokens and the plot's width
     QString mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const;
     void sizeKeyColumn();
     void sizeNumberColumns(const attn::AttentionResult& r, int i);
