@@ -39,6 +39,8 @@
 #include <QTabWidget>
 #include <QScrollBar>
 #include <QTableView>
+
+#include <algorithm>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -371,8 +373,12 @@ void MainWindow::updateMatrixLiveness()
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 {
-    if ((event->type() == QEvent::Show || event->type() == QEvent::Hide)
-        && matrixViews_.contains(static_cast<QTableView*>(watched))) {
+    // Compared as QObjects: `watched` may be any object this filter watches.
+    const auto isMatrixView = [&] {
+        return std::any_of(matrixViews_.cbegin(), matrixViews_.cend(),
+                           [watched](const QObject* view) { return view == watched; });
+    };
+    if ((event->type() == QEvent::Show || event->type() == QEvent::Hide) && isMatrixView()) {
         updateMatrixLiveness();
         return false;
     }
