@@ -340,7 +340,9 @@ void FocusPanel::refresh()
 
 QString FocusPanel::mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const
 {
-    const int n = r.tokens();
+    // The keys the query attends to (all, or up to itself with a causal
+    // mask: masked keys add nothing).
+    const int n = r.keys(i);
     auto term = [&](int j) {
         return QStringLiteral("%1·v(%2)").arg(QString::number(r.weights(i, j), 'f', 3), tokens[j]);
     };

@@ -422,6 +422,16 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     QCOMPARE(table->rowCount(), 13);
     QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
     QCOMPARE(table->index(11, 3).data().toString(), formatNumber(r.weights(q, 11)));
+
+    // With a causal mask query 3 mixes only the three keys it sees, in order.
+    find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(true);
+    window.setFocusQuery(2);
+    const attn::AttentionResult& c = window.session()->result();
+    QVERIFY(c.causal);
+    QCOMPARE(find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text(),
+             QStringLiteral("z_3 = %1·v(one) + %2·v(two) + %3·v(three)")
+                 .arg(QString::number(c.weights(2, 0), 'f', 3), QString::number(c.weights(2, 1), 'f', 3),
+                      QString::number(c.weights(2, 2), 'f', 3)));
 }
 
 void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
