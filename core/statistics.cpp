@@ -63,6 +63,20 @@ AttentionStats computeStatistics(const AttentionResult& r)
     return computeStatistics(r, std::move(rows));
 }
 
+Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
+                                      const Matrix& Wv, const AttentionOptions& options,
+                                      AttentionResult* result, AttentionStats* stats, int threads)
+{
+    std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
+    const Status status = computeAttentionInto(
+        X, Wq, Wk, Wv, options, result,
+        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = rowStatistics(w, n); },
+        threads);
+    if (status)
+        *stats = computeStatistics(*result, std::move(rows));
+    return status;
+}
+
 AttentionStats computeStatistics(const AttentionResult& r, std::vector<RowStats> rows)
 {
     AttentionStats st;

@@ -39,4 +39,12 @@ AttentionStats computeStatistics(const AttentionResult& result);
 // by a WeightRowVisitor during computeAttentionInto).
 AttentionStats computeStatistics(const AttentionResult& result, std::vector<RowStats> rows);
 
+// computeAttentionInto and computeStatistics in one pass: each weight row's
+// statistics are taken while the engine has the row, instead of computing
+// every softmax again afterwards. `stats` is written only on success.
+Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
+                                      const Matrix& Wv, const AttentionOptions& options,
+                                      AttentionResult* result, AttentionStats* stats,
+                                      int threads = 1);
+
 }  // namespace attn

@@ -134,15 +134,11 @@ void Session::workerLoop()
         if (outcome->error.isEmpty()) {
             const attn::Model& m = outcome->model;
             outcome->result = shareLarge(attn::AttentionResult(), mapBytes(m.X.rows()));
-            // Both cores (the GUI thread waits for the result anyway), and
-            // each weight row's statistics taken while the row is at hand.
-            std::vector<attn::RowStats> rows(m.X.rows());
-            const attn::Status status = attn::computeAttentionInto(
-                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(),
-                [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); },
+            // Both cores: the GUI thread waits for the result anyway.
+            const attn::Status status = attn::computeAttentionWithStatistics(
+                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats,
                 workerThreads());
             if (status) {
-                outcome->stats = attn::computeStatistics(*outcome->result, std::move(rows));
                 if (job->comparison)
                     outcome->comparison = shareLarge<const attn::ScalingComparison>(
                         attn::compareScaling(*outcome->result), 2 * mapBytes(m.X.rows()));
@@ -558,16 +554,14 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
 {
     // A new object each time: views may still hold the previous one.
     auto result = shareLarge(attn::AttentionResult(), mapBytes(X.rows()));
-    std::vector<attn::RowStats> rows(X.rows());
+    attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
-    const attn::Status status = attn::computeAttentionInto(
-        X, Wq, Wk, Wv, options_, result.get(),
-        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = attn::rowStatistics(w, n); },
-        isLargeWork(int(X.rows())) ? workerThreads() : 1);
+    const attn::Status status = attn::computeAttentionWithStatistics(
+        X, Wq, Wk, Wv, options_, result.get(), &stats, isLargeWork(int(X.rows())) ? workerThreads() : 1);
     if (!status)
         return QString::fromStdString(status.error().message);
     result_ = std::move(result);
-    stats_ = attn::computeStatistics(*result_, std::move(rows));
+    stats_ = std::move(stats);
     comparison_.reset();
     if (comparisonWanted_)
         comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),

@@ -8,19 +8,8 @@ attn::Expected<AttentionSnapshot> computeSnapshot(const attn::ModelConfig& confi
     attn::Expected<attn::Model> model = attn::buildModel(config);
     if (!model)
         return model.error();
-    const attn::Model& m = model.value();
-    attn::Expected<attn::AttentionResult> result =
-        attn::computeAttention(m.X, m.Wq, m.Wk, m.Wv, options);
-    if (!result)
-        return result.error();
-
-    AttentionSnapshot snapshot;
-    snapshot.config = config;
-    snapshot.options = options;
-    snapshot.model = std::move(model).value();
-    snapshot.result = std::move(result).value();
-    snapshot.stats = attn::computeStatistics(snapshot.result);
-    return snapshot;
+    // The drawn matrices have the config's shapes and one row per token.
+    return computeSnapshotFromMatrices(config, options, std::move(model).value());
 }
 
 attn::Expected<AttentionSnapshot> computeSnapshotFromMatrices(const attn::ModelConfig& config,
@@ -31,20 +20,17 @@ attn::Expected<AttentionSnapshot> computeSnapshotFromMatrices(const attn::ModelC
         return attn::Error{"X has " + std::to_string(model.X.rows()) + " rows but there are "
                            + std::to_string(model.tokenization.tokens.size())
                            + " tokens; X needs one row per token"};
-    attn::Expected<attn::AttentionResult> result =
-        attn::computeAttention(model.X, model.Wq, model.Wk, model.Wv, options);
-    if (!result)
-        return result.error();
-
     AttentionSnapshot snapshot;
+    const attn::Status status = attn::computeAttentionWithStatistics(
+        model.X, model.Wq, model.Wk, model.Wv, options, &snapshot.result, &snapshot.stats);
+    if (!status)
+        return status.error();
     snapshot.config = config;
     snapshot.config.dModel = int(model.X.cols());
     snapshot.config.dK = int(model.Wq.cols());
     snapshot.config.dV = int(model.Wv.cols());
     snapshot.options = options;
     snapshot.model = std::move(model);
-    snapshot.result = std::move(result).value();
-    snapshot.stats = attn::computeStatistics(snapshot.result);
     return snapshot;
 }
 
