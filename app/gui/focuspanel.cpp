@@ -278,21 +278,19 @@ void FocusPanel::refresh()
 
     title_->setText(tr("Query %1 \"%2\": how its context vector is built").arg(i + 1).arg(token));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
-    QStringList dims;
-    for (int d = 1; d <= r.Q.cols(); ++d)
-        dims.append(QString::number(d));
     const double qRange = symmetricRange(r.Q.row(i));
-    qVector_->setData(r.Q.row(i), {token}, dims);
+    qVector_->setData(r.Q.row(i), {token}, dimensionLabels(int(r.Q.cols())));
     qVector_->setRange(-qRange, qRange);
 
     zCaption_->setText(tr("4. Its context z_%1 = Σ_j a_%1j v_j (d_v = %2)").arg(i + 1).arg(r.V.cols()));
-    QStringList vDims;
-    for (int d = 1; d <= r.V.cols(); ++d)
-        vDims.append(QString::number(d));
     const double zRange = symmetricRange(r.context.row(i));
-    zVector_->setData(r.context.row(i), {token}, vDims);
+    zVector_->setData(r.context.row(i), {token}, dimensionLabels(int(r.V.cols())));
     zVector_->setRange(-zRange, zRange);
-    mixing_->setText(mixingText(r, tokens, i));
+    // The query's weights, computed once for the mix, the bars and the
+    // column widths (each read of a weight is an exponential).
+    std::vector<double> w(static_cast<std::size_t>(n));
+    r.weightsRow(i, w.data());
+    mixing_->setText(mixingText(r, w, tokens, i));
 
     // One bar per key up to kMaxBars keys; beyond, each bar stands for a
     // run of `group` keys and shows the largest score (by magnitude) and the
@@ -305,11 +303,11 @@ void FocusPanel::refresh()
         const int first = b * group;
         const int last = std::min(n, first + group);
         double score = r.scores(i, first);
-        double weight = r.weights(i, first);
+        double weight = w[std::size_t(first)];
         for (int j = first + 1; j < last; ++j) {
             if (std::abs(r.scores(i, j)) > std::abs(score))
                 score = r.scores(i, j);
-            weight = std::max(weight, r.weights(i, j));
+            weight = std::max(weight, w[std::size_t(j)]);
         }
         keys[b] = (first + 1 + last) / 2.0;
         scores[b] = score;
@@ -335,16 +333,17 @@ void FocusPanel::refresh()
     plot_->replot(QCustomPlot::rpQueuedReplot);
 
     tableModel_->show(i);
-    sizeNumberColumns(r, i);
+    sizeNumberColumns(r, w, i);
 }
 
-QString FocusPanel::mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const
+QString FocusPanel::mixingText(const attn::AttentionResult& r, const std::vector<double>& w,
+                               const QStringList& tokens, int i) const
 {
     // The keys the query attends to (all, or up to itself with a causal
     // mask: masked keys add nothing).
     const int n = r.keys(i);
     auto term = [&](int j) {
-        return QStringLiteral("%1·v(%2)").arg(QString::number(r.weights(i, j), 'f', 3), tokens[j]);
+        return QStringLiteral("%1·v(%2)").arg(QString::number(w[std::size_t(j)], 'f', 3), tokens[j]);
     };
     QStringList terms;
     if (n <= kMixingTerms) {
@@ -356,11 +355,11 @@ QString FocusPanel::mixingText(const attn::AttentionResult& r, const QStringList
     std::vector<int> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     std::partial_sort(order.begin(), order.begin() + kMixingTerms, order.end(),
-                      [&](int a, int b) { return r.weights(i, a) > r.weights(i, b); });
+                      [&](int a, int b) { return w[std::size_t(a)] > w[std::size_t(b)]; });
     double shown = 0.0;
     for (int k = 0; k < kMixingTerms; ++k) {
         terms.append(term(order[std::size_t(k)]));
-        shown += r.weights(i, order[std::size_t(k)]);
+        shown += w[std::size_t(order[std::size_t(k)])];
     }
     return tr("z_%1 = %2 + … (%3 more keys with %4 of the weight)")
         .arg(i + 1)
@@ -383,7 +382,8 @@ void FocusPanel::sizeKeyColumn()
     table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
 }
 
-void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, int i)
+void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::vector<double>& weights,
+                                   int i)
 {
     // Numbers are as wide as their characters (digits share one width): the
     // widest text of a column comes from its extremes or from its smallest
@@ -404,7 +404,7 @@ void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, int i)
         hi = std::max(hi, s);
         if (s != 0.0 && std::abs(s) < std::abs(tinyScore))
             tinyScore = s;
-        const double w = r.weights(i, j);
+        const double w = weights[std::size_t(j)];
         if (w > 0.0)
             tinyWeight = std::min(tinyWeight, w);
     }

@@ -8,6 +8,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include <vector>
+
 class QCPBars;
 class QCustomPlot;
 class QLabel;
@@ -46,9 +48,11 @@ private:
     void stylePlot();
     void updateTickRotation();
     void updateTicks();  // the labelled keys, for the tokens and the plot's width
-    QString mixingText(const attn::AttentionResult& r, const QStringList& tokens, int i) const;
+    // w: the query's weights (n values).
+    QString mixingText(const attn::AttentionResult& r, const std::vector<double>& w,
+                       const QStringList& tokens, int i) const;
     void sizeKeyColumn();
-    void sizeNumberColumns(const attn::AttentionResult& r, int i);
+    void sizeNumberColumns(const attn::AttentionResult& r, const std::vector<double>& weights, int i);
 
     Session* session_;
     int query_ = 0;

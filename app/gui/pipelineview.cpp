@@ -43,15 +43,6 @@ QLabel* makeOperation(const QString& name, QWidget* parent)
     return label;
 }
 
-QStringList dimensionLabels(int count)
-{
-    QStringList labels;
-    labels.reserve(count);
-    for (int i = 1; i <= count; ++i)
-        labels.append(QString::number(i));
-    return labels;
-}
-
 }  // namespace
 
 PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent), session_(session)

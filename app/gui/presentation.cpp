@@ -46,6 +46,15 @@ double scaledScoreRange(const attn::AttentionResult& r)
     return m > 0.0 ? m : 1.0;
 }
 
+QStringList dimensionLabels(int count)
+{
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 1; i <= count; ++i)
+        labels.append(QString::number(i));
+    return labels;
+}
+
 int decimalsForRange(double range)
 {
     if (range >= 100.0)

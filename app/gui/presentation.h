@@ -7,6 +7,7 @@
 #include "matrix.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace attnlab {
 
@@ -23,6 +24,9 @@ double symmetricRange(const attn::Matrix& a, const attn::Matrix& b);
 // symmetricRange(scores) and symmetricRange(scaled scores).
 double scoreRange(const attn::AttentionResult& r);
 double scaledScoreRange(const attn::AttentionResult& r);
+
+// "1", "2", ..., "count": the labels of a matrix's dimension columns.
+QStringList dimensionLabels(int count);
 
 // Decimals for the cells of a map whose entries reach ±range: fewer as the
 // numbers grow, so that they still fit in a cell.

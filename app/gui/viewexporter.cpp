@@ -27,15 +27,6 @@ constexpr int kDpi = 96;           // device pixels per inch of SVG and PDF
 const QColor kText(0x20, 0x20, 0x20);
 const QColor kMuted(0x55, 0x5b, 0x66);
 
-QStringList dimensionLabels(int count)
-{
-    QStringList labels;
-    labels.reserve(count);
-    for (int i = 1; i <= count; ++i)
-        labels.append(QString::number(i));
-    return labels;
-}
-
 QFont pixelFont(int pixels, qreal factor = 1.0, bool bold = false)
 {
     QFont font = QApplication::font();
