@@ -28,7 +28,7 @@ NumberGlyphs::NumberGlyphs(const QFont& font) : font_(font), raw_(QRawFont::from
     valid_ = true;
 }
 
-qreal NumberGlyphs::advance(const QString& text) const
+qreal NumberGlyphs::place(const QString& text, QList<quint32>* glyphs, QList<QPointF>* positions) const
 {
     if (!valid_ || text.isEmpty() || text.size() > 64)
         return -1;
@@ -37,29 +37,30 @@ qreal NumberGlyphs::advance(const QString& text) const
         const ushort u = ch.unicode();
         if (u >= 128 || table_[u].advance == 0)
             return -1;
+        if (glyphs) {
+            glyphs->append(table_[u].glyph);
+            positions->append(QPointF(x, 0));
+        }
         x += table_[u].advance;
     }
     return x;
 }
 
+qreal NumberGlyphs::advance(const QString& text) const
+{
+    return place(text, nullptr, nullptr);
+}
+
 bool NumberGlyphs::draw(QPainter& painter, const QRectF& rect, const QString& text,
                         Qt::Alignment alignment) const
 {
-    if (!valid_ || text.isEmpty() || text.size() > 64)
-        return false;
     QList<quint32> glyphs;
     QList<QPointF> positions;
     glyphs.reserve(text.size());
     positions.reserve(text.size());
-    qreal x = 0;
-    for (const QChar ch : text) {
-        const ushort u = ch.unicode();
-        if (u >= 128 || table_[u].advance == 0)
-            return false;
-        glyphs.append(table_[u].glyph);
-        positions.append(QPointF(x, 0));
-        x += table_[u].advance;
-    }
+    const qreal x = place(text, &glyphs, &positions);
+    if (x < 0)
+        return false;
     QGlyphRun run;
     run.setRawFont(raw_);
     run.setGlyphIndexes(glyphs);

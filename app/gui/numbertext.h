@@ -36,6 +36,10 @@ public:
     }
 
 private:
+    // Glyphs and pen positions of `text` (when asked for) and its width; -1
+    // when a character has no cached glyph.
+    qreal place(const QString& text, QList<quint32>* glyphs, QList<QPointF>* positions) const;
+
     struct Glyph {
         quint32 glyph = 0;
         qreal advance = 0;
