@@ -488,12 +488,12 @@ void MainWindow::updateScalingViews()
     // eventFilter); a window that is not on screen keeps every view current
     // while that is cheap (lesson sizes).
     constexpr int kEagerTokens = 512;
-    const bool onScreen = isVisible() || session_->tokenCount() > kEagerTokens;
+    const bool onlyShownViews = isVisible() || session_->tokenCount() > kEagerTokens;
     const bool compareShown = compare_->isVisible();
     const bool lessonShown = lessonDock_->isVisible();
-    session_->setComparisonWanted(onScreen && (compareShown || lessonShown));
-    const bool updateCompare = !onScreen || compareShown;
-    const bool updateLesson = !onScreen || lessonShown;
+    session_->setComparisonWanted(onlyShownViews && (compareShown || lessonShown));
+    const bool updateCompare = !onlyShownViews || compareShown;
+    const bool updateLesson = !onlyShownViews || lessonShown;
     if (!updateCompare && !updateLesson)
         return;
     const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
