@@ -9,6 +9,7 @@
 #include "focuspanel.h"
 #include "heatmapview.h"
 #include "model.h"
+#include "guitest.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -26,6 +27,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+using guitest::find;
 
 using namespace attnlab;
 
@@ -58,14 +61,6 @@ private slots:
     void menuTitlesHaveMnemonics();
 
 private:
-    template <typename T>
-    T* find(MainWindow& window, const QString& name)
-    {
-        T* widget = window.findChild<T*>(name);
-        if (!widget)
-            qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return widget;
-    }
     // Shows the window active, with the keyboard focus in the sentence field.
     bool showWithSentenceFocused(MainWindow& window);
     // Presses Tab from the focus widget until `target` has the focus or the
@@ -77,13 +72,7 @@ private:
 
 void TestAccessibility::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(settingsDir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab"));
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
 }
 
 void TestAccessibility::init()

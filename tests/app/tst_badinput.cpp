@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "parameterpanel.h"
 #include "size_limits.h"
+#include "guitest.h"
 
 #include <QDir>
 #include <QFile>
@@ -218,12 +219,7 @@ private:
 
 void TestBadInput::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(dir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab bad input test"));
+    QVERIFY(guitest::useTemporarySettings(dir_, QStringLiteral("Attention Lab bad input test")));
 }
 
 void TestBadInput::init()

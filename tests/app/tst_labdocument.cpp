@@ -11,6 +11,7 @@
 #include "labfile.h"
 #include "model.h"
 #include "pipelineview.h"
+#include "guitest.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -119,12 +120,7 @@ private:
 
 void TestLabDocument::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(dir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab document test"));
+    QVERIFY(guitest::useTemporarySettings(dir_, QStringLiteral("Attention Lab document test")));
 }
 
 void TestLabDocument::init()

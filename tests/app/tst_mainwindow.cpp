@@ -14,6 +14,7 @@
 #include "presentation.h"
 #include "scaling_lab.h"
 #include "tokenstrip.h"
+#include "guitest.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -38,6 +39,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+
+using guitest::find;
 
 using namespace attnlab;
 
@@ -124,14 +127,6 @@ private slots:
     void resetToArticleExample();
 
 private:
-    template <typename T>
-    T* find(MainWindow& window, const QString& name)
-    {
-        T* widget = window.findChild<T*>(name);
-        if (!widget)
-            qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return widget;
-    }
     void compareMaps(MainWindow& window, const Expected& want);
 
     QTemporaryDir settingsDir_;
@@ -139,13 +134,7 @@ private:
 
 void TestMainWindow::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(settingsDir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab"));
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
 }
 
 void TestMainWindow::init()

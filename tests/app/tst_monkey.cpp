@@ -15,6 +15,7 @@
 #include "matrixtablemodel.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
+#include "guitest.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -104,12 +105,7 @@ private:
 
 void TestMonkey::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(dir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab monkey test"));
+    QVERIFY(guitest::useTemporarySettings(dir_, QStringLiteral("Attention Lab monkey test")));
     QSettings().clear();
 }
 

@@ -15,6 +15,7 @@
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "statistics.h"
+#include "guitest.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -37,6 +38,8 @@
 
 #include <cmath>
 #include <limits>
+
+using guitest::find;
 
 using namespace attnlab;
 using Stage = LessonPanel::Stage;
@@ -110,26 +113,13 @@ private slots:
     void hiddenCompareViewCatchesUpWhenShown();
 
 private:
-    template <typename T>
-    T* find(MainWindow& window, const QString& name)
-    {
-        T* widget = window.findChild<T*>(name);
-        if (!widget)
-            qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
-        return widget;
-    }
 
     QTemporaryDir settingsDir_;
 };
 
 void TestScalingLabWindow::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(settingsDir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab"));
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
 }
 
 void TestScalingLabWindow::init()

@@ -12,6 +12,7 @@
 #include "npy.h"
 #include "parameterpanel.h"
 #include "undorecorder.h"
+#include "guitest.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -80,12 +81,7 @@ private:
 
 void TestUndo::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(dir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab undo test"));
+    QVERIFY(guitest::useTemporarySettings(dir_, QStringLiteral("Attention Lab undo test")));
 }
 
 void TestUndo::init()

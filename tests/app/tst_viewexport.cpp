@@ -7,6 +7,7 @@
 
 #include "npy.h"
 #include "viewexporter.h"
+#include "guitest.h"
 
 #include <QClipboard>
 #include <QDir>
@@ -83,10 +84,7 @@ private:
 
 void TestViewExport::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(dir_.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+    QVERIFY(guitest::useTemporarySettings(dir_));
 }
 
 void TestViewExport::pngHasTheRequestedSize_data()
