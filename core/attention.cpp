@@ -157,7 +157,8 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                 extremes->all = std::max({extremes->all, kept,
                                           keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
                 if (visit)
-                    visit(int(i), weightRow, int(n));
+                    visit(int(i), WeightRow{weightRow, scaled.data(), int(keys), int(n),
+                                            r->rowScale[std::size_t(i)]});
             }
             r->context.middleRows(i0, rows).noalias() = weights.topRows(rows) * r->V;
         }

@@ -77,10 +77,21 @@ Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)
                                            const Matrix& Wv,  // (d_model, d_v)
                                            const AttentionOptions& options);
 
-// Called with each query's row of weights (n values, 0 where masked) while
-// the row is at hand, e.g. to take its statistics without computing it again.
-// With several threads it is called from all of them, for distinct rows.
-using WeightRowVisitor = std::function<void(int query, const double* weights, int n)>;
+// One query's row as the engine has it while it is at hand: weights[j] =
+// exp(scaled[j] - scale.max) * scale.invSum for the attended keys
+// 0..keys-1; the other entries of the n are masked (weight 0).
+struct WeightRow {
+    const double* weights = nullptr;  // n values, 0 where masked
+    const double* scaled = nullptr;   // the first `keys` scaled scores
+    int keys = 0;
+    int n = 0;
+    SoftmaxRowScale scale;
+};
+
+// Called with each query's row, e.g. to take its statistics without
+// computing it again. With several threads it is called from all of them,
+// for distinct rows.
+using WeightRowVisitor = std::function<void(int query, const WeightRow& row)>;
 
 // Recomputes into an existing result, reusing its storage (the interactive
 // path). Same checks as computeAttention. `threads` > 1 shares the query

@@ -2,52 +2,143 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 namespace attn {
 
+namespace {
+
+// Index of the first largest of p[0..n-1] (0 for an empty row).
+int firstMax(const double* p, int n)
+{
+    if (n <= 0)
+        return 0;
+    const double largest = Eigen::Map<const Eigen::ArrayXd>(p, n).maxCoeff();
+    int j = 0;
+    while (p[j] != largest)
+        ++j;
+    return j;
+}
+
+// Sums over a run of weights that excludes the row's largest, so every
+// p_j <= 1/2 and 1 - p_j is exact to rounding.
+struct RunSums {
+    double p = 0.0, p2 = 0.0, p4 = 0.0, diag2 = 0.0;  // sums of p, p^2, p^4, (p (1 - p))^2
+};
+
+RunSums runSums(const double* p, int n)
+{
+    RunSums s;
+    if (n <= 0)
+        return s;
+    const Eigen::Map<const Eigen::ArrayXd> a(p, n);
+    s.p = a.sum();
+    s.p2 = a.square().sum();
+    s.p4 = a.square().square().sum();
+    s.diag2 = (a * (1.0 - a)).square().sum();
+    return s;
+}
+
+}  // namespace
+
+namespace {
+
+// What the row's spread needs besides the entropy: its largest weight p_a
+// (the first of equals), 1 - p_a as the sum of the others (from the rounded
+// p_a it would lose every digit of a nearly one-hot row), and the Jacobian
+// norm.
+struct Spread {
+    int argMax = 0;
+    double others = 0.0;  // sum_{j != a} p_j
+    double jacobianNorm = 0.0;
+};
+
+Spread spreadOf(const double* p, int n)
+{
+    // ||diag(p) - p p^T||_F^2 = sum_i (p_i (1 - p_i))^2 + sum_{i != j} p_i^2 p_j^2.
+    // Split off a, with r = sum_{j != a} p_j^2 and r4 = sum_{j != a} p_j^4:
+    //   = sum_{j != a} (p_j (1 - p_j))^2 + (p_a sum_{j != a} p_j)^2
+    //     + 2 p_a^2 r + (r^2 - r4).
+    // For j != a, p_j <= 1/2, so 1 - p_j is exact to rounding. Only the last
+    // term subtracts, and it is at most half of 2 p_a^2 r (p_a is the
+    // largest), so its rounding stays at the total's last bits: a vanishing
+    // gradient shows its true size (1e-20, not a 1e-8 floor of rounding).
+    // Each sum is a vectorised pass over the row.
+    Spread s;
+    if (n <= 0)
+        return s;
+    s.argMax = firstMax(p, n);
+    const RunSums lo = runSums(p, s.argMax), hi = runSums(p + s.argMax + 1, n - s.argMax - 1);
+    s.others = lo.p + hi.p;
+    const double pa = p[s.argMax];
+    const double r = lo.p2 + hi.p2, r4 = lo.p4 + hi.p4;
+    const double diagA = pa * s.others;
+    const double squared =
+        lo.diag2 + hi.diag2 + diagA * diagA + 2.0 * pa * pa * r + std::max(0.0, r * r - r4);
+    s.jacobianNorm = std::sqrt(squared);
+    return s;
+}
+
+// -ln p_a from the others' sum where that is accurate (p_a near 1).
+double minusLogLargest(const Spread& s, double pa)
+{
+    return s.others < 0.5 ? -std::log1p(-s.others) : -std::log(pa);
+}
+
+RowStats fromSpread(const Spread& spread, const double* p, double entropyNats)
+{
+    RowStats s;
+    s.argMax = spread.argMax;
+    s.maxWeight = p[spread.argMax];
+    s.entropyNats = entropyNats;
+    s.entropyBits = entropyNats / std::log(2.0);
+    s.effectiveTokens = std::exp(entropyNats);
+    s.jacobianNorm = spread.jacobianNorm;
+    return s;
+}
+
+}  // namespace
+
 double softmaxJacobianNorm(const double* p, int n)
 {
-    // ||diag(p) - p p^T||_F^2 = sum_i (p_i (1 - p_i))^2 + 2 sum_{i<j} p_i^2 p_j^2.
-    // For a nearly one-hot row, 1 - p_i computed from the rounded p_i loses
-    // every digit; the sum of the other weights keeps them, so a vanishing
-    // gradient shows its true size (1e-20, not a 1e-8 floor of rounding).
-    // No subtraction below can cancel: all terms are sums of non-negatives.
-    std::vector<double> suffix(std::size_t(n) + 1, 0.0);  // suffix[i] = sum_{j>=i} p_j
-    for (int i = n - 1; i >= 0; --i)
-        suffix[i] = suffix[i + 1] + p[i];
-    double prefix = 0.0, prefixSq = 0.0, squared = 0.0;
-    for (int i = 0; i < n; ++i) {
-        const double others = prefix + suffix[i + 1];  // 1 - p_i
-        const double diag = p[i] * others;
-        const double sq = p[i] * p[i];
-        squared += diag * diag + 2.0 * sq * prefixSq;
-        prefix += p[i];
-        prefixSq += sq;
-    }
-    return std::sqrt(squared);
+    return spreadOf(p, n).jacobianNorm;
 }
 
 RowStats rowStatistics(const double* p, int n)
 {
-    RowStats s;
-    for (int j = 0; j < n; ++j) {
-        if (p[j] > s.maxWeight) {
-            s.maxWeight = p[j];
-            s.argMax = j;
-        }
-    }
-    // -sum p ln p, vectorised: a weight below the smallest normal double
-    // (0 included) takes that double's logarithm instead, which keeps
-    // 0 ln 0 = 0 and changes nothing visible (|p ln p| < 2e-305).
-    const Eigen::Map<const Eigen::ArrayXd> a(p, n);
-    s.entropyNats = n > 0 ? -(a * a.max(std::numeric_limits<double>::min()).log()).sum() : 0.0;
-    s.entropyBits = s.entropyNats / std::log(2.0);
-    s.effectiveTokens = std::exp(s.entropyNats);
-    s.jacobianNorm = softmaxJacobianNorm(p, n);
-    return s;
+    if (n <= 0)
+        return RowStats();
+    const Spread spread = spreadOf(p, n);
+    // -sum p ln p, vectorised over the weights other than the largest: a
+    // weight below the smallest normal double (0 included) takes that
+    // double's logarithm instead, which keeps 0 ln 0 = 0 and changes nothing
+    // visible (|p ln p| < 2e-305). The largest one's term uses ln p_a =
+    // log1p(-others), exact for a nearly one-hot row where p_a rounds to 1.
+    auto plogp = [](const double* q, int m) {
+        const Eigen::Map<const Eigen::ArrayXd> a(q, m);
+        return m > 0 ? (a * a.max(std::numeric_limits<double>::min()).log()).sum() : 0.0;
+    };
+    const int a = spread.argMax;
+    const double h = -plogp(p, a) - plogp(p + a + 1, n - a - 1) + p[a] * minusLogLargest(spread, p[a]);
+    return fromSpread(spread, p, h);
+}
+
+RowStats rowStatistics(const WeightRow& row)
+{
+    if (row.keys <= 0)
+        return RowStats();
+    const Spread spread = spreadOf(row.weights, row.keys);
+    // With p_j = exp(s_j - m) / Z, ln p_j = (s_j - m) - ln Z, so
+    //   H = -sum p_j ln p_j = ln Z + sum_j p_j (m - s_j)
+    // (the weights sum to 1): two non-negative terms, nothing cancels, and
+    // no logarithm per weight. A weight that underflowed to 0 adds 0. The
+    // largest weight is exp(0) / Z, so ln Z = -ln p_a.
+    const Eigen::Map<const Eigen::ArrayXd> p(row.weights, row.keys), x(row.scaled, row.keys);
+    const double h = minusLogLargest(spread, row.scale.invSum) + (p * (row.scale.max - x)).sum();
+    return fromSpread(spread, row.weights, h);
 }
 
 AttentionStats computeStatistics(const AttentionResult& r)
@@ -55,10 +146,13 @@ AttentionStats computeStatistics(const AttentionResult& r)
     const int n = r.tokens();
     std::vector<RowStats> rows;
     rows.reserve(std::size_t(n));
-    std::vector<double> weights(static_cast<std::size_t>(n));
+    std::vector<double> weights(static_cast<std::size_t>(n)), scaled(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
-        r.weightsRow(i, weights.data());
-        rows.push_back(rowStatistics(weights.data(), n));
+        // The row the engine had: the same numbers as its visitor saw.
+        const int keys = r.keys(i);
+        const SoftmaxRowScale scale = scaledSoftmaxRow(r.scores.data() + std::size_t(i) * n,
+                                                       r.divisor, scaled.data(), weights.data(), keys);
+        rows.push_back(rowStatistics(WeightRow{weights.data(), scaled.data(), keys, n, scale}));
     }
     return computeStatistics(r, std::move(rows));
 }
@@ -70,7 +164,7 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
     std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
     const Status status = computeAttentionInto(
         X, Wq, Wk, Wv, options, result,
-        [&rows](int i, const double* w, int n) { rows[std::size_t(i)] = rowStatistics(w, n); },
+        [&rows](int i, const WeightRow& row) { rows[std::size_t(i)] = rowStatistics(row); },
         threads);
     if (status)
         *stats = computeStatistics(*result, std::move(rows));
@@ -82,27 +176,26 @@ AttentionStats computeStatistics(const AttentionResult& r, std::vector<RowStats>
     AttentionStats st;
     const int n = r.tokens();
     // Two passes (mean, then squared deviations) for an accurate variance,
-    // over the unmasked cells: keys 0..keys(i)-1 of row i. The scaled score
-    // is the result's own (score / divisor).
-    double rawSum = 0.0, scaledSum = 0.0;
+    // over the unmasked cells: keys 0..keys(i)-1 of row i. The scaled
+    // moments follow from the raw ones (mean / divisor, variance /
+    // divisor^2), to rounding, without a division per cell.
+    double rawSum = 0.0;
     long long count = 0;
     for (int i = 0; i < n; ++i) {
         const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
         rawSum += row.sum();
-        scaledSum += (row / r.divisor).sum();
         count += row.size();
     }
     if (count > 0) {
         st.rawMean = rawSum / double(count);
-        st.scaledMean = scaledSum / double(count);
-        double rawSq = 0.0, scaledSq = 0.0;
+        double rawSq = 0.0;
         for (int i = 0; i < n; ++i) {
             const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
             rawSq += (row - st.rawMean).square().sum();
-            scaledSq += (row / r.divisor - st.scaledMean).square().sum();
         }
         st.rawVariance = rawSq / double(count);
-        st.scaledVariance = scaledSq / double(count);
+        st.scaledMean = st.rawMean / r.divisor;
+        st.scaledVariance = st.rawVariance / (r.divisor * r.divisor);
     }
     st.rows = std::move(rows);
     for (const RowStats& row : st.rows) {

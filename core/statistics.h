@@ -31,6 +31,10 @@ struct AttentionStats {
 };
 
 RowStats rowStatistics(const double* p, int n);
+// The same from the engine's row (computeAttentionInto's visitor), with
+// the entropy taken from the scaled scores and the softmax's normaliser
+// instead of a logarithm per weight (equal to rounding).
+RowStats rowStatistics(const WeightRow& row);
 // ||diag(p) - p p^T||_F = sqrt(sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2)
 double softmaxJacobianNorm(const double* p, int n);
 

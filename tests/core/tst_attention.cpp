@@ -357,11 +357,19 @@ void TestAttention::threadsAndVisitorGiveTheSameNumbers()
     // Every row is visited once, with the weights the result gives for it.
     std::vector<int> visits(static_cast<std::size_t>(n), 0);
     std::vector<std::vector<double>> seen(static_cast<std::size_t>(n));
+    std::vector<char> sameRow(static_cast<std::size_t>(n), 0);  // keys, scaled scores and scale
     QVERIFY(attn::computeAttentionInto(
                 x, wq, wk, wv, options, &three,
-                [&](int i, const double* w, int cols) {
+                [&](int i, const attn::WeightRow& row) {
                     ++visits[std::size_t(i)];
-                    seen[std::size_t(i)].assign(w, w + cols);
+                    seen[std::size_t(i)].assign(row.weights, row.weights + row.n);
+                    // Called from the helper threads: checked here, reported below.
+                    bool same = row.n == n && row.keys == (causal ? i + 1 : n)
+                                && row.scale.max == one.rowScale[std::size_t(i)].max
+                                && row.scale.invSum == one.rowScale[std::size_t(i)].invSum;
+                    for (int j = 0; same && j < row.keys; ++j)
+                        same = row.scaled[j] == one.scaled(i, j);
+                    sameRow[std::size_t(i)] = same;
                 },
                 3)
                 .ok());
@@ -372,6 +380,7 @@ void TestAttention::threadsAndVisitorGiveTheSameNumbers()
     const attn::Matrix weights = one.weightsMatrix();
     for (int i = 0; i < n; ++i) {
         QCOMPARE(visits[std::size_t(i)], 1);
+        QVERIFY2(sameRow[std::size_t(i)], qPrintable(QStringLiteral("row %1").arg(i)));
         QCOMPARE(three.rowScale[std::size_t(i)].max, one.rowScale[std::size_t(i)].max);
         QCOMPARE(three.rowScale[std::size_t(i)].invSum, one.rowScale[std::size_t(i)].invSum);
         for (int j = 0; j < n; ++j)

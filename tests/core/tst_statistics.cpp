@@ -16,6 +16,9 @@ private slots:
     void rows();
     void jacobianNormMatchesExplicitMatrix();
     void jacobianNormOfNearlyOneHotRow();
+    void jacobianNormWithTheLargestInside();
+    void engineRowMatchesWeightsOnly_data();
+    void engineRowMatchesWeightsOnly();
     void scoreMomentsTwoByTwo();
     void scoreMomentsSkipMaskedEntries();
 };
@@ -80,6 +83,85 @@ void TestStatistics::jacobianNormOfNearlyOneHotRow()
     const double p[3] = {1.0, 1e-20, 1e-20};
     const double norm = attn::softmaxJacobianNorm(p, 3);
     QVERIFY2(std::abs(norm - std::sqrt(1e-39)) < 1e-30, qPrintable(QString::number(norm)));
+}
+
+void TestStatistics::jacobianNormWithTheLargestInside()
+{
+    // The largest weight split off in the middle, first of two equal ones,
+    // and two dominant weights: the explicit matrix's norm in each case.
+    const std::vector<std::vector<double>> rows = {
+        {0.1, 0.2, 0.6, 0.05, 0.05},
+        {0.1, 0.4, 0.4, 0.1},
+        {0.5, 0.5 - 3e-17, 1e-17, 2e-17},
+        {1e-300, 0.25, 0.75, 0.0},
+    };
+    for (const std::vector<double>& row : rows) {
+        const int n = int(row.size());
+        const Eigen::Map<const Eigen::VectorXd> p(row.data(), n);
+        const Eigen::MatrixXd j = Eigen::MatrixXd(p.asDiagonal()) - p * p.transpose();
+        QVERIFY(std::abs(attn::softmaxJacobianNorm(row.data(), n) - j.norm()) < 1e-15);
+    }
+}
+
+void TestStatistics::engineRowMatchesWeightsOnly_data()
+{
+    QTest::addColumn<QVector<double>>("scores");
+    QTest::addColumn<int>("keys");
+    QTest::addColumn<double>("divisor");
+    QTest::newRow("spread") << QVector<double>{0.3, -1.2, 2.5, 0.0, 1.1, -0.4, 0.9} << 7 << 1.0;
+    QTest::newRow("scaled") << QVector<double>{3.0, -8.0, 12.5, 1.0, 4.4} << 5 << std::sqrt(24.0);
+    QTest::newRow("causal, three of six kept")
+        << QVector<double>{1.0, 2.0, -0.5, 9.0, 9.0, 9.0} << 3 << 1.0;
+    QTest::newRow("nearly one-hot") << QVector<double>{0.0, -40.0, -45.0, -50.0} << 4 << 1.0;
+    QTest::newRow("underflowing weights") << QVector<double>{0.0, -800.0, -1.0, -2000.0} << 4 << 1.0;
+    QTest::newRow("one key") << QVector<double>{5.0} << 1 << 1.0;
+}
+
+void TestStatistics::engineRowMatchesWeightsOnly()
+{
+    // The engine's statistics (entropy as ln Z + sum p (m - s)) against the
+    // ones from the weights alone (-sum p ln p), over the kept keys.
+    QFETCH(QVector<double>, scores);
+    QFETCH(int, keys);
+    QFETCH(double, divisor);
+    const int n = int(scores.size());
+    std::vector<double> scaled(std::size_t(n), 0.0), weights(std::size_t(n), 0.0);
+    const attn::SoftmaxRowScale scale =
+        attn::scaledSoftmaxRow(scores.data(), divisor, scaled.data(), weights.data(), keys);
+    const attn::RowStats fromEngine =
+        attn::rowStatistics(attn::WeightRow{weights.data(), scaled.data(), keys, n, scale});
+    const attn::RowStats fromWeights = attn::rowStatistics(weights.data(), n);
+    QCOMPARE(fromEngine.argMax, fromWeights.argMax);
+    QCOMPARE(fromEngine.maxWeight, fromWeights.maxWeight);
+    QCOMPARE(fromEngine.jacobianNorm, fromWeights.jacobianNorm);
+    // H = -sum p ln p by plain loops in long double (64-bit mantissa), with
+    // p_j = e_j / z, e_j = exp(x_j - max) over the kept keys, and
+    // ln p_j = (x_j - max) - ln z. ln z = log1p(sum of the e_j other than
+    // the largest's 1): for the nearly one-hot row z - 1 ~ 4e-18 sits
+    // within 40 ulps of 1 even in long double, and p ln p from a rounded
+    // p_0 = 1 / z would be a percent off.
+    int a = 0;
+    for (int j = 1; j < keys; ++j)
+        if (scores[j] > scores[a])
+            a = j;
+    const long double m = static_cast<long double>(scores[a]) / divisor;
+    long double rest = 0.0L, h = 0.0L;
+    for (int j = 0; j < keys; ++j)
+        if (j != a)
+            rest += std::exp(static_cast<long double>(scores[j]) / divisor - m);
+    const long double lnZ = std::log1p(rest);
+    for (int j = 0; j < keys; ++j) {
+        const long double x = static_cast<long double>(scores[j]) / divisor - m;
+        h += std::exp(x) / (1.0L + rest) * (lnZ - x);
+    }
+    const double want = double(h);
+    QVERIFY2(std::abs(fromEngine.entropyNats - want) <= 1e-14 * want,
+             qPrintable(QStringLiteral("%1 against %2").arg(fromEngine.entropyNats, 0, 'g', 17)
+                            .arg(want, 0, 'g', 17)));
+    QVERIFY2(std::abs(fromWeights.entropyNats - want) <= 1e-14 * want,
+             qPrintable(QStringLiteral("%1 against %2").arg(fromWeights.entropyNats, 0, 'g', 17)
+                            .arg(want, 0, 'g', 17)));
+    QVERIFY(std::abs(fromEngine.effectiveTokens - std::exp(want)) <= 1e-14 * std::exp(want));
 }
 
 void TestStatistics::scoreMomentsTwoByTwo()
