@@ -1,5 +1,6 @@
 #include "attention.h"
 
+#include "kernels.h"
 #include "size_limits.h"
 #include "softmax.h"
 
@@ -125,9 +126,18 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     // row by row into a panel of weights, then its context rows. The weights
     // live only in the panel (in cache when A V reads them): the result keeps
     // each row's normaliser instead, from which any weight is recomputed
-    // exactly. 256 rows keep the repacking of K and V per panel small next
-    // to the products (64 rows cost a third more at 4096 tokens).
-    constexpr Eigen::Index kPanelRows = 256;
+    // exactly. With Eigen's products 256 rows keep its repacking of K and V
+    // per panel small next to the products (64 rows cost a third more at
+    // 4096 tokens); the AVX2 kernels pack K and V once per pass, and 64 rows
+    // of weights stay in L2 (1 MiB at 2048 tokens).
+    const bool fused = kernels::available();
+    kernels::PackedKeys packedKeys;
+    kernels::PackedValues packedValues;
+    if (fused) {
+        kernels::packKeys(r->K.data(), int(n), int(r->K.cols()), &packedKeys);
+        kernels::packValues(r->V.data(), int(n), int(r->V.cols()), &packedValues);
+    }
+    const Eigen::Index kPanelRows = fused ? 64 : 256;
     const Eigen::Index panels = (n + kPanelRows - 1) / kPanelRows;
     std::atomic<Eigen::Index> nextPanel{0};
     struct Extremes {
@@ -139,7 +149,11 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
         for (Eigen::Index p = nextPanel++; p < panels; p = nextPanel++) {
             const Eigen::Index i0 = p * kPanelRows;
             const Eigen::Index rows = std::min(kPanelRows, n - i0);
-            r->scores.middleRows(i0, rows).noalias() = r->Q.middleRows(i0, rows) * r->K.transpose();
+            if (fused)
+                kernels::scores(r->Q.data() + i0 * r->Q.cols(), int(rows), packedKeys,
+                                r->scores.data() + i0 * n, n);
+            else
+                r->scores.middleRows(i0, rows).noalias() = r->Q.middleRows(i0, rows) * r->K.transpose();
             for (Eigen::Index i = i0; i < i0 + rows; ++i) {
                 const double* scoreRow = r->scores.data() + i * n;
                 double* weightRow = weights.data() + (i - i0) * n;
@@ -160,7 +174,12 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                     visit(int(i), WeightRow{weightRow, scaled.data(), int(keys), int(n),
                                             r->rowScale[std::size_t(i)]});
             }
-            r->context.middleRows(i0, rows).noalias() = weights.topRows(rows) * r->V;
+            if (fused)
+                kernels::context(weights.data(), n, int(rows), packedValues,
+                                 r->context.data() + i0 * r->context.cols(), r->context.cols(),
+                                 options.causal ? int(i0) : -1);
+            else
+                r->context.middleRows(i0, rows).noalias() = weights.topRows(rows) * r->V;
         }
     };
     const int helpers = int(std::clamp<Eigen::Index>(threads, 1, panels)) - 1;

@@ -3,6 +3,7 @@
 // every scale mode; invariants; validation errors.
 
 #include "attention.h"
+#include "kernels.h"
 
 #include <Eigen/QR>
 #include <QtTest>
@@ -120,15 +121,20 @@ void TestAttention::matchesPlainLoops_data()
     QTest::addColumn<int>("dV");
     QTest::addColumn<int>("scale");
     QTest::addColumn<bool>("causal");
+    QTest::addColumn<bool>("kernels");
     const int shapes[][4] = {{1, 1, 1, 1}, {2, 3, 1, 2}, {6, 16, 24, 28}, {7, 5, 256, 3},
                              {33, 64, 64, 64}, {128, 32, 16, 8}, {300, 8, 4, 12}};
     for (const auto& s : shapes)
         for (int scale = 0; scale < 3; ++scale)
             for (bool causal : {false, true})
-                QTest::newRow(qPrintable(QStringLiteral("n%1 d%2 dk%3 dv%4 scale%5%6")
-                                             .arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3]).arg(scale)
-                                             .arg(causal ? " causal" : "")))
-                    << s[0] << s[1] << s[2] << s[3] << scale << causal;
+                // The products by the AVX2 kernels where this processor has
+                // them, and by Eigen.
+                for (bool kernels : {true, false})
+                    QTest::newRow(qPrintable(QStringLiteral("n%1 d%2 dk%3 dv%4 scale%5%6%7")
+                                                 .arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3]).arg(scale)
+                                                 .arg(causal ? " causal" : "")
+                                                 .arg(kernels ? "" : " eigen")))
+                        << s[0] << s[1] << s[2] << s[3] << scale << causal << kernels;
 }
 
 void TestAttention::matchesPlainLoops()
@@ -139,6 +145,9 @@ void TestAttention::matchesPlainLoops()
     QFETCH(int, dV);
     QFETCH(int, scale);
     QFETCH(bool, causal);
+    QFETCH(bool, kernels);
+    attn::kernels::setEnabled(kernels);
+    const auto restore = qScopeGuard([] { attn::kernels::setEnabled(true); });
     std::mt19937 rng(1000u + unsigned(n * 31 + dK));
     const attn::Matrix x = randomMatrix(rng, n, dModel, 1.0);
     const attn::Matrix wq = randomMatrix(rng, dModel, dK, 0.5);
