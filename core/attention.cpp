@@ -113,9 +113,27 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     if (!divisor)
         return divisor.error();
 
-    r->Q.noalias() = X * Wq;  // (n, d_k)
-    r->K.noalias() = X * Wk;  // (n, d_k)
-    r->V.noalias() = X * Wv;  // (n, d_v)
+    const bool fused = kernels::available();
+    if (fused) {
+        // X W as the context kernel's product: the rows of X weigh the rows
+        // of W (its "values", d_model of them).
+        auto project = [&X](const Matrix& W, Matrix* out) {
+            kernels::PackedValues packed;
+            kernels::packValues(W.data(), int(W.rows()), int(W.cols()), &packed);
+            out->resize(X.rows(), W.cols());
+            constexpr Eigen::Index kRows = 256;  // bounds the kernel's working copy
+            for (Eigen::Index i0 = 0; i0 < X.rows(); i0 += kRows)
+                kernels::context(X.data() + i0 * X.cols(), X.cols(), int(std::min(kRows, X.rows() - i0)),
+                                 packed, out->data() + i0 * out->cols(), out->cols());
+        };
+        project(Wq, &r->Q);  // (n, d_k)
+        project(Wk, &r->K);  // (n, d_k)
+        project(Wv, &r->V);  // (n, d_v)
+    } else {
+        r->Q.noalias() = X * Wq;
+        r->K.noalias() = X * Wk;
+        r->V.noalias() = X * Wv;
+    }
     r->divisor = *divisor;
     r->causal = options.causal;
     const Eigen::Index n = X.rows();
@@ -130,7 +148,6 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     // per panel small next to the products (64 rows cost a third more at
     // 4096 tokens); the AVX2 kernels pack K and V once per pass, and 64 rows
     // of weights stay in L2 (1 MiB at 2048 tokens).
-    const bool fused = kernels::available();
     kernels::PackedKeys packedKeys;
     kernels::PackedValues packedValues;
     if (fused) {
@@ -171,7 +188,7 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                 extremes->all = std::max({extremes->all, kept,
                                           keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
                 if (visit)
-                    visit(int(i), WeightRow{weightRow, scaled.data(), int(keys), int(n),
+                    visit(int(i), WeightRow{weightRow, scoreRow, scaled.data(), int(keys), int(n),
                                             r->rowScale[std::size_t(i)]});
             }
             if (fused)

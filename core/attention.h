@@ -82,6 +82,7 @@ Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)
 // 0..keys-1; the other entries of the n are masked (weight 0).
 struct WeightRow {
     const double* weights = nullptr;  // n values, 0 where masked
+    const double* scores = nullptr;   // the n raw scores (the result's row)
     const double* scaled = nullptr;   // the first `keys` scaled scores
     int keys = 0;
     int n = 0;

@@ -141,63 +141,59 @@ RowStats rowStatistics(const WeightRow& row)
     return fromSpread(spread, row.weights, h);
 }
 
-AttentionStats computeStatistics(const AttentionResult& r)
+namespace {
+
+// One query row's unmasked raw scores: their sum and squared deviations
+// from their own mean, taken while the row is at hand (in cache, on the
+// thread that computed it).
+struct RowMoments {
+    double sum = 0.0;
+    double m2 = 0.0;
+    int count = 0;
+};
+
+RowMoments rowMoments(const double* scores, int keys)
 {
-    const int n = r.tokens();
-    std::vector<RowStats> rows;
-    rows.reserve(std::size_t(n));
-    std::vector<double> weights(static_cast<std::size_t>(n)), scaled(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        // The row the engine had: the same numbers as its visitor saw.
-        const int keys = r.keys(i);
-        const SoftmaxRowScale scale = scaledSoftmaxRow(r.scores.data() + std::size_t(i) * n,
-                                                       r.divisor, scaled.data(), weights.data(), keys);
-        rows.push_back(rowStatistics(WeightRow{weights.data(), scaled.data(), keys, n, scale}));
-    }
-    return computeStatistics(r, std::move(rows));
+    RowMoments m;
+    if (keys <= 0)
+        return m;
+    const Eigen::Map<const Eigen::ArrayXd> row(scores, keys);
+    m.sum = row.sum();
+    m.count = keys;
+    m.m2 = (row - m.sum / keys).square().sum();
+    return m;
 }
 
-Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
-                                      const Matrix& Wv, const AttentionOptions& options,
-                                      AttentionResult* result, AttentionStats* stats, int threads)
-{
-    std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
-    const Status status = computeAttentionInto(
-        X, Wq, Wk, Wv, options, result,
-        [&rows](int i, const WeightRow& row) { rows[std::size_t(i)] = rowStatistics(row); },
-        threads);
-    if (status)
-        *stats = computeStatistics(*result, std::move(rows));
-    return status;
-}
-
-AttentionStats computeStatistics(const AttentionResult& r, std::vector<RowStats> rows)
+AttentionStats combine(const AttentionResult& r, std::vector<RowStats> rows,
+                       const std::vector<RowMoments>& moments)
 {
     AttentionStats st;
-    const int n = r.tokens();
-    // Two passes (mean, then squared deviations) for an accurate variance,
-    // over the unmasked cells: keys 0..keys(i)-1 of row i. The scaled
-    // moments follow from the raw ones (mean / divisor, variance /
-    // divisor^2), to rounding, without a division per cell.
-    double rawSum = 0.0;
+    // Score moments over the unmasked cells, from the rows' (Chan et al.):
+    //   mean = sum_i s_i / N,  M2 = sum_i M2_i + sum_i n_i (mean_i - mean)^2,
+    // every term non-negative, so nothing cancels (the two passes of a
+    // direct computation, one row at a time). The scaled moments follow
+    // (mean / divisor, variance / divisor^2), to rounding.
+    double sum = 0.0;
     long long count = 0;
-    for (int i = 0; i < n; ++i) {
-        const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
-        rawSum += row.sum();
-        count += row.size();
+    for (const RowMoments& m : moments) {
+        sum += m.sum;
+        count += m.count;
     }
     if (count > 0) {
-        st.rawMean = rawSum / double(count);
-        double rawSq = 0.0;
-        for (int i = 0; i < n; ++i) {
-            const Eigen::Map<const Eigen::ArrayXd> row(r.scores.data() + std::size_t(i) * n, r.keys(i));
-            rawSq += (row - st.rawMean).square().sum();
+        st.rawMean = sum / double(count);
+        double m2 = 0.0;
+        for (const RowMoments& m : moments) {
+            if (m.count == 0)
+                continue;
+            const double d = m.sum / m.count - st.rawMean;
+            m2 += m.m2 + m.count * d * d;
         }
-        st.rawVariance = rawSq / double(count);
+        st.rawVariance = m2 / double(count);
         st.scaledMean = st.rawMean / r.divisor;
         st.scaledVariance = st.rawVariance / (r.divisor * r.divisor);
     }
     st.rows = std::move(rows);
+    const int n = int(st.rows.size());
     for (const RowStats& row : st.rows) {
         st.meanMaxWeight += row.maxWeight;
         st.meanEntropyNats += row.entropyNats;
@@ -209,6 +205,47 @@ AttentionStats computeStatistics(const AttentionResult& r, std::vector<RowStats>
         st.meanJacobianNorm /= n;
     }
     return st;
+}
+
+}  // namespace
+
+AttentionStats computeStatistics(const AttentionResult& r)
+{
+    const int n = r.tokens();
+    std::vector<RowStats> rows;
+    std::vector<RowMoments> moments;
+    rows.reserve(std::size_t(n));
+    moments.reserve(std::size_t(n));
+    std::vector<double> weights(static_cast<std::size_t>(n)), scaled(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        // The row the engine had: the same numbers as its visitor saw.
+        const int keys = r.keys(i);
+        const double* scores = r.scores.data() + std::size_t(i) * n;
+        const SoftmaxRowScale scale =
+            scaledSoftmaxRow(scores, r.divisor, scaled.data(), weights.data(), keys);
+        std::fill(weights.begin() + keys, weights.end(), 0.0);
+        rows.push_back(rowStatistics(WeightRow{weights.data(), scores, scaled.data(), keys, n, scale}));
+        moments.push_back(rowMoments(scores, keys));
+    }
+    return combine(r, std::move(rows), moments);
+}
+
+Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
+                                      const Matrix& Wv, const AttentionOptions& options,
+                                      AttentionResult* result, AttentionStats* stats, int threads)
+{
+    std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
+    std::vector<RowMoments> moments(static_cast<std::size_t>(X.rows()));
+    const Status status = computeAttentionInto(
+        X, Wq, Wk, Wv, options, result,
+        [&](int i, const WeightRow& row) {
+            rows[std::size_t(i)] = rowStatistics(row);
+            moments[std::size_t(i)] = rowMoments(row.scores, row.keys);
+        },
+        threads);
+    if (status)
+        *stats = combine(*result, std::move(rows), moments);
+    return status;
 }
 
 }  // namespace attn

@@ -39,9 +39,6 @@ RowStats rowStatistics(const WeightRow& row);
 double softmaxJacobianNorm(const double* p, int n);
 
 AttentionStats computeStatistics(const AttentionResult& result);
-// The same with the rows' statistics already taken (one per query, e.g.
-// by a WeightRowVisitor during computeAttentionInto).
-AttentionStats computeStatistics(const AttentionResult& result, std::vector<RowStats> rows);
 
 // computeAttentionInto and computeStatistics in one pass: each weight row's
 // statistics are taken while the engine has the row, instead of computing

@@ -40,6 +40,65 @@ std::size_t mapBytes(Eigen::Index tokens)
 
 }  // namespace
 
+// Storage for large results. The previous step's result, once no view holds
+// it, is kept and becomes the next computation's storage: a d_k step then
+// writes into pages it already has, instead of the system clearing 32 MiB
+// of new ones for it at 2048 tokens (about 6 ms) and taking the old ones
+// back. The peak is unchanged (the view's result and the one being
+// computed exist together either way); one result of the current size is
+// kept besides the shown one.
+class Session::ResultPool : public std::enable_shared_from_this<ResultPool> {
+public:
+    std::shared_ptr<attn::AttentionResult> take(Eigen::Index tokens)
+    {
+        constexpr std::size_t kLarge = std::size_t(16) << 20;
+        if (mapBytes(tokens) < kLarge)
+            return std::make_shared<attn::AttentionResult>();
+        std::unique_ptr<attn::AttentionResult> result;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            result = std::move(spare_);
+        }
+        if (result && result->scores.rows() != tokens) {
+            freeLater(result.release());
+            result.reset();
+        }
+        if (!result)
+            result = std::make_unique<attn::AttentionResult>();
+        const std::weak_ptr<ResultPool> pool = weak_from_this();
+        return std::shared_ptr<attn::AttentionResult>(result.release(), [pool](attn::AttentionResult* p) {
+            if (const std::shared_ptr<ResultPool> alive = pool.lock())
+                alive->giveBack(p);
+            else
+                freeLater(p);
+        });
+    }
+
+private:
+    // Returning a large block to the system takes longer than drawing the
+    // new result: the last owner (usually a view on the GUI thread) leaves
+    // that to a thread of its own.
+    static void freeLater(attn::AttentionResult* p)
+    {
+        std::thread([p] { delete p; }).detach();
+    }
+
+    void giveBack(attn::AttentionResult* p)
+    {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (!spare_) {
+                spare_.reset(p);
+                return;
+            }
+        }
+        freeLater(p);
+    }
+
+    std::mutex mutex_;
+    std::unique_ptr<attn::AttentionResult> spare_;
+};
+
 // One request for the worker: redraw from `config` (then `model` is unused)
 // or recompute over `model`'s matrices.
 struct Session::Job {
@@ -62,7 +121,9 @@ struct Session::Outcome {
 };
 
 Session::Session(QObject* parent)
-    : QObject(parent), result_(std::make_shared<attn::AttentionResult>())
+    : QObject(parent),
+      resultPool_(std::make_shared<ResultPool>()),
+      result_(std::make_shared<attn::AttentionResult>())
 {
     redraw();
 }
@@ -133,7 +194,7 @@ void Session::workerLoop()
         }
         if (outcome->error.isEmpty()) {
             const attn::Model& m = outcome->model;
-            outcome->result = shareLarge(attn::AttentionResult(), mapBytes(m.X.rows()));
+            outcome->result = resultPool_->take(m.X.rows());
             // Both cores: the GUI thread waits for the result anyway.
             const attn::Status status = attn::computeAttentionWithStatistics(
                 m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats,
@@ -553,7 +614,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
                              const attn::Matrix& Wk, const attn::Matrix& Wv)
 {
     // A new object each time: views may still hold the previous one.
-    auto result = shareLarge(attn::AttentionResult(), mapBytes(X.rows()));
+    auto result = resultPool_->take(X.rows());
     attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
     const attn::Status status = attn::computeAttentionWithStatistics(

@@ -160,6 +160,7 @@ private:
 
     struct Job;
     struct Outcome;
+    class ResultPool;
     void redraw();     // buildModel from config_, then recompute
     void recompute();  // attention over the current matrices
     void redrawNow();
@@ -179,6 +180,7 @@ private:
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
     attn::Model model_;
+    std::shared_ptr<ResultPool> resultPool_;  // before result_: results go back to it
     std::shared_ptr<const attn::AttentionResult> result_;
     attn::AttentionStats stats_;
     // Of result_; null until computed (see sharedComparison).

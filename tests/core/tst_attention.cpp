@@ -378,6 +378,8 @@ void TestAttention::threadsAndVisitorGiveTheSameNumbers()
                                 && row.scale.invSum == one.rowScale[std::size_t(i)].invSum;
                     for (int j = 0; same && j < row.keys; ++j)
                         same = row.scaled[j] == one.scaled(i, j);
+                    for (int j = 0; same && j < n; ++j)
+                        same = row.scores[j] == one.scores(i, j);
                     sameRow[std::size_t(i)] = same;
                 },
                 3)

@@ -21,6 +21,8 @@ private slots:
     void engineRowMatchesWeightsOnly();
     void scoreMomentsTwoByTwo();
     void scoreMomentsSkipMaskedEntries();
+    void scoreMomentsMatchTwoPassLoops_data();
+    void scoreMomentsMatchTwoPassLoops();
 };
 
 void TestStatistics::rows_data()
@@ -129,7 +131,7 @@ void TestStatistics::engineRowMatchesWeightsOnly()
     const attn::SoftmaxRowScale scale =
         attn::scaledSoftmaxRow(scores.data(), divisor, scaled.data(), weights.data(), keys);
     const attn::RowStats fromEngine =
-        attn::rowStatistics(attn::WeightRow{weights.data(), scaled.data(), keys, n, scale});
+        attn::rowStatistics(attn::WeightRow{weights.data(), scores.data(), scaled.data(), keys, n, scale});
     const attn::RowStats fromWeights = attn::rowStatistics(weights.data(), n);
     QCOMPARE(fromEngine.argMax, fromWeights.argMax);
     QCOMPARE(fromEngine.maxWeight, fromWeights.maxWeight);
@@ -205,6 +207,51 @@ void TestStatistics::scoreMomentsSkipMaskedEntries()
     QVERIFY(std::abs(st.rawVariance - 42.0 / 27) < 1e-15);
     QVERIFY(std::isfinite(st.scaledVariance));
     QVERIFY(std::abs(st.scaledVariance - 42.0 / 27) < 1e-15);
+}
+
+void TestStatistics::scoreMomentsMatchTwoPassLoops_data()
+{
+    QTest::addColumn<double>("offset");
+    QTest::addColumn<bool>("causal");
+    for (double offset : {0.0, 1e6})
+        for (bool causal : {false, true})
+            QTest::newRow(qPrintable(QStringLiteral("offset %1%2").arg(offset).arg(causal ? ", causal" : "")))
+                << offset << causal;
+}
+
+void TestStatistics::scoreMomentsMatchTwoPassLoops()
+{
+    // The moments combined from each row's against two passes over every
+    // unmasked cell in long double; an offset of 1e6 on unit-spread scores
+    // would cost a one-pass sum of squares most of its digits.
+    const int n = 97;
+    std::mt19937 rng(5);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    attn::AttentionResult r;
+    r.divisor = 3.0;
+    r.Q.resize(n, 1);
+    r.scores.resize(n, n);
+    QFETCH(double, offset);
+    QFETCH(bool, causal);
+    r.causal = causal;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            r.scores(i, j) = offset + normal(rng) * (1.0 + 0.1 * i);
+    long double sum = 0.0L, sq = 0.0L;
+    long long count = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < r.keys(i); ++j, ++count)
+            sum += r.scores(i, j);
+    const long double mean = sum / count;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < r.keys(i); ++j)
+            sq += (r.scores(i, j) - mean) * (r.scores(i, j) - mean);
+    const double variance = double(sq / count);
+    const attn::AttentionStats st = attn::computeStatistics(r);
+    QVERIFY(std::abs(st.rawMean - double(mean)) <= 1e-15 * std::abs(double(mean)) + 1e-15);
+    QVERIFY2(std::abs(st.rawVariance - variance) <= 1e-12 * variance,
+             qPrintable(QString::number(st.rawVariance - variance)));
+    QVERIFY(std::abs(st.scaledVariance - variance / 9.0) <= 1e-12 * variance / 9.0);
 }
 
 QTEST_APPLESS_MAIN(TestStatistics)
