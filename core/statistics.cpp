@@ -232,7 +232,8 @@ AttentionStats computeStatistics(const AttentionResult& r)
 
 Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                                       const Matrix& Wv, const AttentionOptions& options,
-                                      AttentionResult* result, AttentionStats* stats, int threads)
+                                      AttentionResult* result, AttentionStats* stats, int threads,
+                                      const WeightRowVisitor& alsoVisit)
 {
     std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
     std::vector<RowMoments> moments(static_cast<std::size_t>(X.rows()));
@@ -241,6 +242,8 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
         [&](int i, const WeightRow& row) {
             rows[std::size_t(i)] = rowStatistics(row);
             moments[std::size_t(i)] = rowMoments(row.scores, row.keys);
+            if (alsoVisit)
+                alsoVisit(i, row);
         },
         threads);
     if (status)

@@ -801,6 +801,14 @@ void HeatmapView::invalidateCellImage()
     update();
 }
 
+std::vector<int> cellsAtPixels(int cells, int pixels)
+{
+    std::vector<int> at(static_cast<std::size_t>(std::max(pixels, 0)));
+    for (int p = 0; p < pixels; ++p)
+        at[std::size_t(p)] = static_cast<int>((2LL * p + 1) * cells / (2LL * pixels));
+    return at;
+}
+
 void HeatmapView::ensureCellImage(int width, int height) const
 {
     const int rows = rowCount();
@@ -816,12 +824,8 @@ void HeatmapView::ensureCellImage(int width, int height) const
     const bool diverging = colorMap_ == ColorMap::Diverging;
     // The cell at each pixel's centre, read in one go (a source may share
     // the reading among the maps of one result).
-    std::vector<int> columnAt(static_cast<std::size_t>(width));
-    for (int x = 0; x < width; ++x)
-        columnAt[std::size_t(x)] = static_cast<int>((2LL * x + 1) * cols / (2LL * width));
-    std::vector<int> rowAt(static_cast<std::size_t>(height));
-    for (int y = 0; y < height; ++y)
-        rowAt[std::size_t(y)] = static_cast<int>((2LL * y + 1) * rows / (2LL * height));
+    const std::vector<int> columnAt = cellsAtPixels(cols, width);
+    const std::vector<int> rowAt = cellsAtPixels(rows, height);
     std::vector<double> values(std::size_t(width) * std::size_t(height));
     cells_->sample(rowAt, columnAt, values.data());
     const double* v = values.data();

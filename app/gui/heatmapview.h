@@ -43,6 +43,10 @@ public:
                         double* out) const;
 };
 
+// The cell at the centre of each of `pixels` pixels along `cells` cells:
+// what a map's picture samples when it has more cells than pixels.
+std::vector<int> cellsAtPixels(int cells, int pixels);
+
 // A copy of `values`, or a matrix kept alive by its owner (no copy).
 std::shared_ptr<const CellSource> matrixCells(attn::Matrix values);
 std::shared_ptr<const CellSource> sharedMatrixCells(std::shared_ptr<const attn::Matrix> values);

@@ -11,6 +11,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPointer>
 #include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -53,6 +54,15 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     raw_->setToolTip(tr("Raw scores S = Q Kᵀ: row i, column j is q_i · k_j."));
     scaled_->setToolTip(tr("Scaled scores S / divisor; masked cells are −∞."));
     weights_->setToolTip(tr("Attention weights: the softmax of each row of the scaled scores."));
+    // The pictures the maps last sampled (one size each, or shared),
+    // where the worker samples the next result.
+    session_->setSampleSizeSource([view = QPointer<PipelineView>(this)] {
+        QList<QSize> sizes;
+        if (view && view->samples_)
+            for (const SampleGrid& g : view->samples_->grids)
+                sizes.append(QSize(int(g.colAt.size()), int(g.rowAt.size())));
+        return sizes;
+    });
     for (HeatmapView* map : {raw_, scaled_, weights_})
         map->setToolTipProvider(
             [this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
@@ -291,7 +301,12 @@ void PipelineView::refresh()
     weights_->setTitle(tr("Weights A (rows sum to 1)"));
     // The maps read the session's result itself (no n x n copies).
     const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
-    const auto samples = std::make_shared<ResultSampleCache>();
+    // The worker's samples of this result where it took them, so that the
+    // maps read no scattered cells and take no exponentials here.
+    std::shared_ptr<ResultSampleCache> samples = session_->presampled();
+    if (!samples)
+        samples = std::make_shared<ResultSampleCache>();
+    samples_ = samples;
     raw_->setCells(resultCells(shared, ResultMap::Scores, samples), tokens, tokens);
     scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples), tokens, tokens);
     weights_->setCells(resultCells(shared, ResultMap::Weights, samples), tokens, tokens);

@@ -13,6 +13,8 @@
 #include <QHash>
 #include <QWidget>
 
+#include <memory>
+
 class QCheckBox;
 class QFrame;
 class QLabel;
@@ -22,6 +24,7 @@ namespace attnlab {
 
 class HeatmapView;
 class Session;
+struct ResultSampleCache;
 
 class PipelineView : public QWidget {
     Q_OBJECT
@@ -71,6 +74,8 @@ private:
     void fitPage(int index);
 
     Session* session_;
+    // The three maps' samples of the current result (shared among them).
+    std::shared_ptr<ResultSampleCache> samples_;
     QTabWidget* tabs_;
     HeatmapView* raw_;
     HeatmapView* scaled_;

@@ -15,14 +15,32 @@ namespace attnlab {
 
 enum class ResultMap { Scores, Scaled, Weights };
 
-// The scores at the pixels of the last picture drawn, shared by the maps of
-// one result: the three pipeline maps have the same size, so the n x n
-// scores are read once (scattered reads over a 128 MiB map cost more than
-// the colours) and the scaled scores and weights derived from the samples.
-struct ResultSampleCache {
+// The scores at the cells a picture shows (rowAt x colAt), read once for
+// the maps of one result (scattered reads over a 128 MiB map cost more than
+// the colours), the scaled scores and weights derived from them; or the
+// weights too, when the engine took them while it had each row
+// (Session::presampled), and then no exponential is taken here.
+struct SampleGrid {
     std::vector<int> rowAt;
     std::vector<int> colAt;
     std::vector<double> scores;
+    std::vector<double> weights;  // empty unless taken by the engine
+};
+
+// The grids of one result's maps: the three pipeline maps share their rows
+// but can differ by a few columns (their colour scales' labels differ in
+// width), so there is one grid per picture size.
+struct ResultSampleCache {
+    std::vector<SampleGrid> grids;
+    static constexpr std::size_t kMaxGrids = 4;
+
+    const SampleGrid* find(const std::vector<int>& rowAt, const std::vector<int>& colAt) const
+    {
+        for (const SampleGrid& g : grids)
+            if (g.rowAt == rowAt && g.colAt == colAt)
+                return &g;
+        return nullptr;
+    }
 };
 
 class ResultCells : public CellSource {
@@ -59,23 +77,29 @@ public:
     {
         const attn::AttentionResult& r = *result_;
         const std::size_t w = colAt.size();
-        const double* scores = nullptr;
-        std::vector<double> own;
-        if (cache_ && cache_->rowAt == rowAt && cache_->colAt == colAt) {
-            scores = cache_->scores.data();
-        } else {
-            std::vector<double>& grid = cache_ ? cache_->scores : own;
-            grid.resize(rowAt.size() * w);
+        const SampleGrid* grid = cache_ ? cache_->find(rowAt, colAt) : nullptr;
+        SampleGrid own;
+        if (!grid) {
+            SampleGrid* fresh = &own;
+            if (cache_) {
+                if (cache_->grids.size() >= ResultSampleCache::kMaxGrids)
+                    cache_->grids.erase(cache_->grids.begin());
+                fresh = &cache_->grids.emplace_back();
+            }
+            fresh->rowAt = rowAt;
+            fresh->colAt = colAt;
+            fresh->scores.resize(rowAt.size() * w);
             for (std::size_t y = 0; y < rowAt.size(); ++y) {
                 const double* row = r.scores.data() + std::size_t(rowAt[y]) * r.scores.cols();
                 for (std::size_t x = 0; x < w; ++x)
-                    grid[y * w + x] = row[colAt[x]];
+                    fresh->scores[y * w + x] = row[colAt[x]];
             }
-            if (cache_) {
-                cache_->rowAt = rowAt;
-                cache_->colAt = colAt;
-            }
-            scores = grid.data();
+            grid = fresh;
+        }
+        const double* scores = grid->scores.data();
+        if (map_ == ResultMap::Weights && !grid->weights.empty()) {
+            std::copy(grid->weights.begin(), grid->weights.end(), out);
+            return;
         }
         for (std::size_t y = 0; y < rowAt.size(); ++y) {
             const int i = rowAt[y];

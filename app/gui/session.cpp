@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include "resultcells.h"
+
 #include "size_limits.h"
 
 #include <QLocale>
@@ -105,6 +107,7 @@ struct Session::Job {
     quint64 generation = 0;
     bool redraw = false;
     bool comparison = false;  // compute the scaling comparison too
+    QList<QSize> sampleSizes;  // where the pipeline samples (see setSampleSizeSource)
     attn::ModelConfig config;
     attn::AttentionOptions options;
     attn::Model model;
@@ -118,7 +121,62 @@ struct Session::Outcome {
     std::shared_ptr<attn::AttentionResult> result;
     attn::AttentionStats stats;
     std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
+    std::shared_ptr<ResultSampleCache> samples;                  // null unless sampled
 };
+
+namespace {
+
+// The cells of an n-token result at the pictures the maps draw, for the
+// engine's visitor to fill row by row: query row i is sampled at rows
+// firstY[i] .. firstY[i + 1] - 1 of a picture (its rows map to
+// non-decreasing query rows). No grid where the maps draw every cell.
+struct Presampler {
+    std::shared_ptr<ResultSampleCache> cache;
+    std::vector<std::vector<int>> firstY;  // per grid
+
+    Presampler(int n, const QList<QSize>& sizes)
+    {
+        for (const QSize& size : sizes) {
+            if (size.isEmpty() || (size.width() >= n && size.height() >= n))
+                continue;
+            if (!cache)
+                cache = std::make_shared<ResultSampleCache>();
+            if (cache->grids.size() >= ResultSampleCache::kMaxGrids)
+                break;
+            SampleGrid& g = cache->grids.emplace_back();
+            g.rowAt = cellsAtPixels(n, size.height());
+            g.colAt = cellsAtPixels(n, size.width());
+            const std::size_t cells = std::size_t(size.width()) * std::size_t(size.height());
+            g.scores.resize(cells);
+            g.weights.resize(cells);
+            std::vector<int>& first = firstY.emplace_back(std::size_t(n) + 1, size.height());
+            for (int y = size.height() - 1; y >= 0; --y)
+                first[std::size_t(g.rowAt[std::size_t(y)])] = y;
+            for (int i = n - 1; i >= 0; --i)
+                first[std::size_t(i)] = std::min(first[std::size_t(i)], first[std::size_t(i) + 1]);
+        }
+    }
+
+    // Called from the engine's threads, for distinct rows.
+    void visit(int i, const attn::WeightRow& row) const
+    {
+        for (std::size_t k = 0; k < cache->grids.size(); ++k) {
+            SampleGrid& g = cache->grids[k];
+            const std::size_t w = g.colAt.size();
+            for (int y = firstY[k][std::size_t(i)]; y < firstY[k][std::size_t(i) + 1]; ++y) {
+                double* scores = g.scores.data() + std::size_t(y) * w;
+                double* weights = g.weights.data() + std::size_t(y) * w;
+                for (std::size_t x = 0; x < w; ++x) {
+                    const int j = g.colAt[x];
+                    scores[x] = row.scores[j];
+                    weights[x] = row.weights[j];  // 0 where masked
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
 
 Session::Session(QObject* parent)
     : QObject(parent),
@@ -156,6 +214,8 @@ void Session::startJob(bool redraw)
     job->config = config_;
     job->options = options_;
     job->comparison = comparisonWanted_;
+    if (sampleSizes_)
+        job->sampleSizes = sampleSizes_();
     if (!redraw)
         job->model = model_;  // X (n, d_model) and the weights: small next to the maps
     computing_ = true;
@@ -195,10 +255,15 @@ void Session::workerLoop()
         if (outcome->error.isEmpty()) {
             const attn::Model& m = outcome->model;
             outcome->result = resultPool_->take(m.X.rows());
+            const Presampler presampler(int(m.X.rows()), job->sampleSizes);
+            attn::WeightRowVisitor sample;
+            if (presampler.cache)
+                sample = [&presampler](int i, const attn::WeightRow& row) { presampler.visit(i, row); };
             // Both cores: the GUI thread waits for the result anyway.
             const attn::Status status = attn::computeAttentionWithStatistics(
                 m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats,
-                workerThreads());
+                workerThreads(), sample);
+            outcome->samples = presampler.cache;
             if (status) {
                 if (job->comparison)
                     outcome->comparison = shareLarge<const attn::ScalingComparison>(
@@ -224,6 +289,7 @@ void Session::deliver(const std::shared_ptr<Outcome>& outcome)
         return;
     }
     result_ = std::move(outcome->result);
+    presampled_ = std::move(outcome->samples);
     std::swap(stats_, outcome->stats);
     comparison_ = std::move(outcome->comparison);
     hasResult_ = true;
@@ -622,6 +688,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
     if (!status)
         return QString::fromStdString(status.error().message);
     result_ = std::move(result);
+    presampled_.reset();
     stats_ = std::move(stats);
     comparison_.reset();
     if (comparisonWanted_)

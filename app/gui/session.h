@@ -26,15 +26,19 @@
 
 #include <QList>
 #include <QObject>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 namespace attnlab {
+
+struct ResultSampleCache;
 
 enum class MatrixId { X, Wq, Wk, Wv };
 
@@ -72,6 +76,17 @@ public:
     // While wanted, each result comes with its comparison (computed with it,
     // in the worker for large work).
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
+
+    // Where the pipeline's maps sample a result at thousands of tokens: the
+    // sizes (width x height cells) of their pictures, none while they draw
+    // every cell.
+    // The worker then takes the next result's scores and weights at those
+    // cells while it has each row in cache (in parallel, with no
+    // exponential per cell), instead of the GUI thread reading them across
+    // the whole map afterwards.
+    void setSampleSizeSource(std::function<QList<QSize>()> source) { sampleSizes_ = std::move(source); }
+    // Those samples for the current result, or null.
+    std::shared_ptr<ResultSampleCache> presampled() const { return presampled_; }
     bool comparisonWanted() const { return comparisonWanted_; }
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
     bool hasResult() const { return hasResult_; }
@@ -185,6 +200,8 @@ private:
     attn::AttentionStats stats_;
     // Of result_; null until computed (see sharedComparison).
     mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
+    std::function<QList<QSize>()> sampleSizes_;
+    std::shared_ptr<ResultSampleCache> presampled_;  // of result_, or null
     bool comparisonWanted_ = false;
     bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_

@@ -5,6 +5,9 @@
 
 #include "session.h"
 
+#include "heatmapview.h"
+#include "resultcells.h"
+
 #include "attention.h"
 #include "model.h"
 #include "scaling_lab.h"
@@ -59,6 +62,7 @@ private slots:
     void editWaitsForRequestedParameters();
     void lessonSizeStaysImmediate();
     void setStateDropsTheComputationInFlight();
+    void workerSamplesWhereTheMapsDraw();
 };
 
 void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
@@ -225,6 +229,49 @@ void TestAsync::setStateDropsTheComputationInFlight()
     QCOMPARE(shownDk, QList<int>{24});
     QCOMPARE(session.resultDK(), 24);
     QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
+}
+
+void TestAsync::workerSamplesWhereTheMapsDraw()
+{
+    // The pipeline's maps report their pictures' sizes; the worker takes the
+    // scores and weights at those cells while it has each row, bit for bit
+    // the numbers the result gives (masked cells included). A picture with a
+    // pixel per cell needs no samples.
+    Session session;
+    session.setSampleSizeSource([] { return QList<QSize>{{300, 250}, {290, 250}, {2000, 1500}}; });
+    attn::AttentionOptions options;
+    options.causal = true;
+    session.setParameters(largeConfig(1024), options);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QCOMPARE(session.tokenCount(), 1024);
+    const std::shared_ptr<ResultSampleCache> samples = session.presampled();
+    QVERIFY(samples);
+    QCOMPARE(int(samples->grids.size()), 2);
+    const attn::AttentionResult& r = session.result();
+    for (const SampleGrid& g : samples->grids) {
+        QCOMPARE(g.rowAt, cellsAtPixels(1024, 250));
+        QCOMPARE(g.colAt, cellsAtPixels(1024, int(g.colAt.size())));
+        for (std::size_t y = 0; y < g.rowAt.size(); ++y) {
+            for (std::size_t x = 0; x < g.colAt.size(); ++x) {
+                const int i = g.rowAt[y], j = g.colAt[x];
+                const std::size_t at = y * g.colAt.size() + x;
+                if (g.scores[at] != r.scores(i, j) || g.weights[at] != r.weights(i, j))
+                    QFAIL(qPrintable(QStringLiteral("cell (%1, %2)").arg(i).arg(j)));
+            }
+        }
+    }
+    // Maps drawn from these samples show the result's weights.
+    std::vector<double> shown(250 * 300);
+    resultCells(session.sharedResult(), ResultMap::Weights, samples)
+        ->sample(samples->grids[0].rowAt, samples->grids[0].colAt, shown.data());
+    QCOMPARE(shown, samples->grids[0].weights);
+
+    // Without sizes (maps drawing every cell), nothing is sampled.
+    session.setSampleSizeSource([] { return QList<QSize>(); });
+    session.setDK(70);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QCOMPARE(session.resultDK(), 70);
+    QVERIFY(!session.presampled());
 }
 
 void TestAsync::lessonSizeStaysImmediate()

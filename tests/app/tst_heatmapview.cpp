@@ -582,7 +582,17 @@ void TestHeatmapView::resultMapsSampleTheResultsOwnNumbers()
             for (std::size_t c = 0; c < colAt.size(); ++c)
                 QCOMPARE(sampled[y * colAt.size() + c], m(rowAt[y], colAt[c]));
     }
-    QCOMPARE(cache->rowAt, rowAt);
+    QCOMPARE(int(cache->grids.size()), 1);
+    QCOMPARE(cache->grids[0].rowAt, rowAt);
+    // A map of another width keeps a grid of its own beside the first.
+    const std::vector<int> narrower = {36, 5, 2};
+    std::vector<double> sampled(rowAt.size() * narrower.size());
+    attnlab::resultCells(result, ResultMap::Weights, cache)->sample(rowAt, narrower, sampled.data());
+    for (std::size_t y = 0; y < rowAt.size(); ++y)
+        for (std::size_t c = 0; c < narrower.size(); ++c)
+            QCOMPARE(sampled[y * narrower.size() + c], want[2](rowAt[y], narrower[c]));
+    QCOMPARE(int(cache->grids.size()), 2);
+    QCOMPARE(cache->grids[1].colAt, narrower);
 }
 
 QTEST_MAIN(TestHeatmapView)
