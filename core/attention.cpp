@@ -136,6 +136,7 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     }
     r->divisor = *divisor;
     r->causal = options.causal;
+    r->softmaxKernel = fused ? SoftmaxKernel::Avx2 : SoftmaxKernel::Baseline;
     const Eigen::Index n = X.rows();
     r->scores.resize(n, n);
     r->context.resize(n, Wv.cols());
@@ -180,7 +181,8 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                 // Divides, as the formula (and PyTorch) does: multiplying by
                 // the reciprocal can differ in the last bit.
                 r->rowScale[std::size_t(i)] =
-                    scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow, int(keys));
+                    scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow, int(keys),
+                                     r->softmaxKernel);
                 std::fill(weightRow + keys, weightRow + n, 0.0);
                 const Eigen::Map<const Eigen::ArrayXd> row(scoreRow, n);
                 const double kept = row.head(keys).abs().maxCoeff();
@@ -227,7 +229,7 @@ double AttentionResult::weights(int query, int key) const
     if (isMasked(query, key))
         return 0.0;
     return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key,
-                              keys(query));
+                              keys(query), softmaxKernel);
 }
 
 void AttentionResult::scaledRow(int query, double* out) const
@@ -246,7 +248,8 @@ void AttentionResult::weightsRow(int query, double* out) const
     const int n = tokens();
     const int kept = keys(query);
     std::vector<double> scaled(static_cast<std::size_t>(kept));
-    scaledSoftmaxRow(scores.data() + std::size_t(query) * n, divisor, scaled.data(), out, kept);
+    scaledSoftmaxRow(scores.data() + std::size_t(query) * n, divisor, scaled.data(), out, kept,
+                     softmaxKernel);
     std::fill(out + kept, out + n, 0.0);
 }
 

@@ -43,6 +43,7 @@ struct AttentionResult {
     std::vector<SoftmaxRowScale> rowScale;  // (n) how each weight row was normalised
     double divisor = 1.0;
     bool causal = false;
+    SoftmaxKernel softmaxKernel = SoftmaxKernel::Baseline;  // how the rows were normalised
     double maxAbsScore = 0.0;      // largest |score| over all cells
     double maxAbsKeptScore = 0.0;  // largest |score| over the unmasked cells
 

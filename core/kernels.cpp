@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <limits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -170,7 +172,98 @@ ATTN_AVX2 void contextTileOf(int rows, const double* w, std::ptrdiff_t ldW, int 
     }
 }
 
+// e^x, four lanes: x = k ln 2 + r with |r| <= ln 2 / 2 (k rounded from
+// x / ln 2, r by two fused steps with ln 2 split in a high and a low part),
+// e^r by its Taylor polynomial to degree 13 (the next term is below 4e-18,
+// a thirtieth of an ulp of 1), then scaled by 2^k in two steps, 2^(k - k/2)
+// and 2^(k/2), each a normal double: a subnormal result is rounded once.
+// Below -745.2 (e^x under half the smallest subnormal) the result is 0; the
+// softmax passes only x <= 0, and nothing here overflows for x <= 709.
+ATTN_AVX2 inline __m256d exp4(__m256d x)
+{
+    const __m256d lowest = _mm256_set1_pd(-745.2);
+    const __m256d zeroBelow = _mm256_cmp_pd(x, lowest, _CMP_LT_OQ);
+    x = _mm256_max_pd(x, lowest);
+    const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0x1.62e42fefa39efp-1), x);  // ln 2, high part
+    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0x1.abc9e3b39803fp-56), r);          // ln 2, low part
+    // 1/13! ... 1/2!, 1, 1 by Horner's rule with fused steps.
+    static constexpr double kInverseFactorials[] = {
+        1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+        1.0 / 362880.0,     1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,
+        1.0 / 120.0,        1.0 / 24.0,        1.0 / 6.0,        0.5,
+        1.0,                1.0};
+    __m256d p = _mm256_set1_pd(kInverseFactorials[0]);
+    for (std::size_t c = 1; c < std::size(kInverseFactorials); ++c)
+        p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kInverseFactorials[c]));
+    // 2^a and 2^b with a + b = k, |a|, |b| <= 538: exponent fields built
+    // from the integers.
+    const __m128i ki = _mm256_cvtpd_epi32(k);
+    const __m128i bi = _mm_srai_epi32(ki, 1);
+    const __m128i ai = _mm_sub_epi32(ki, bi);
+    const __m256i bias = _mm256_set1_epi64x(1023);
+    const __m256d twoA = _mm256_castsi256_pd(
+        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(ai), bias), 52));
+    const __m256d twoB = _mm256_castsi256_pd(
+        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(bi), bias), 52));
+    const __m256d e = _mm256_mul_pd(_mm256_mul_pd(p, twoA), twoB);
+    return _mm256_andnot_pd(zeroBelow, e);
+}
+
 }  // namespace
+
+ATTN_AVX2 double exp(double x)
+{
+    return _mm256_cvtsd_f64(exp4(_mm256_set1_pd(x)));
+}
+
+ATTN_AVX2 void softmaxRow(const double* in, double divisor, double* scaled, double* out, int n,
+                          double* max, double* invSum)
+{
+    // The last 1 to 3 entries go through the same vector code with masked
+    // loads and stores, so every entry's exponential is exp() above.
+    const int whole = n / 4 * 4;
+    const int rest = n - whole;
+    const __m256i tailMask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), _mm256_set_epi64x(3, 2, 1, 0));
+    const __m256d div = _mm256_set1_pd(divisor);
+    __m256d maxv = _mm256_set1_pd(-std::numeric_limits<double>::infinity());
+    for (int j = 0; j < whole; j += 4) {
+        const __m256d v = _mm256_div_pd(_mm256_loadu_pd(in + j), div);
+        _mm256_storeu_pd(scaled + j, v);
+        maxv = _mm256_max_pd(maxv, v);
+    }
+    if (rest > 0) {
+        const __m256d v = _mm256_div_pd(_mm256_maskload_pd(in + whole, tailMask), div);
+        _mm256_maskstore_pd(scaled + whole, tailMask, v);
+        maxv = _mm256_max_pd(maxv, _mm256_blendv_pd(maxv, v, _mm256_castsi256_pd(tailMask)));
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, maxv);
+    const double largest = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+    const __m256d shift = _mm256_set1_pd(largest);
+    __m256d sumv = _mm256_setzero_pd();
+    for (int j = 0; j < whole; j += 4) {
+        const __m256d e = exp4(_mm256_sub_pd(_mm256_loadu_pd(scaled + j), shift));
+        _mm256_storeu_pd(out + j, e);
+        sumv = _mm256_add_pd(sumv, e);
+    }
+    if (rest > 0) {
+        const __m256d e = exp4(_mm256_sub_pd(_mm256_maskload_pd(scaled + whole, tailMask), shift));
+        _mm256_maskstore_pd(out + whole, tailMask, e);
+        sumv = _mm256_add_pd(sumv, _mm256_and_pd(e, _mm256_castsi256_pd(tailMask)));
+    }
+    _mm256_storeu_pd(lanes, sumv);
+    const double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    const double inverse = 1.0 / sum;
+    const __m256d scale = _mm256_set1_pd(inverse);
+    for (int j = 0; j < whole; j += 4)
+        _mm256_storeu_pd(out + j, _mm256_mul_pd(_mm256_loadu_pd(out + j), scale));
+    for (int j = whole; j < n; ++j)
+        out[j] *= inverse;
+    *max = largest;
+    *invSum = inverse;
+}
 
 ATTN_AVX2 void scores(const double* Q, int rows, const PackedKeys& keys, double* S, std::ptrdiff_t ldS)
 {
@@ -232,6 +325,8 @@ ATTN_AVX2 void context(const double* W, std::ptrdiff_t ldW, int rows, const Pack
 // Never called: available() is false where the kernels are not built.
 void scores(const double*, int, const PackedKeys&, double*, std::ptrdiff_t) {}
 void context(const double*, std::ptrdiff_t, int, const PackedValues&, double*, std::ptrdiff_t, int) {}
+void softmaxRow(const double*, double, double*, double*, int, double*, double*) {}
+double exp(double) { return 0.0; }
 
 #endif
 

@@ -213,11 +213,12 @@ Matrix maskedSoftmax(const AttentionResult& r, double divisor)
 {
     const int n = r.tokens();
     Matrix m(n, n);
-    m.array() = r.scores.array() / divisor;
+    std::vector<double> scaled(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
         double* row = m.data() + std::size_t(i) * n;
         const int visible = r.causal ? i + 1 : n;
-        softmaxRow(row, row, visible);
+        scaledSoftmaxRow(r.scores.data() + std::size_t(i) * n, divisor, scaled.data(), row, visible,
+                         r.softmaxKernel);
         std::fill(row + visible, row + n, 0.0);
     }
     return m;

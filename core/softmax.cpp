@@ -1,5 +1,7 @@
 #include "softmax.h"
 
+#include "kernels.h"
+
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -35,8 +37,14 @@ bool softmaxRow(const double* in, double* out, int n)
     return true;
 }
 
-SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n)
+SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n,
+                                 SoftmaxKernel kernel)
 {
+    if (kernel == SoftmaxKernel::Avx2) {
+        SoftmaxRowScale scale;
+        kernels::softmaxRow(in, divisor, scaled, out, n, &scale.max, &scale.invSum);
+        return scale;
+    }
     // Eigen's packet functions (the ones its array expressions use) so that
     // the division, the maximum, the exponentials and the sum each happen in
     // one vectorised pass with the row in L1 cache.
@@ -82,8 +90,10 @@ SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scale
     return {maxval, invSum};
 }
 
-double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n)
+double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n, SoftmaxKernel kernel)
 {
+    if (kernel == SoftmaxKernel::Avx2)
+        return kernels::exp(scaled - row.max) * row.invSum;
     using namespace Eigen::internal;
     using Packet = packet_traits<double>::type;
     constexpr int kSize = unpacket_traits<Packet>::size;

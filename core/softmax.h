@@ -25,15 +25,25 @@ struct SoftmaxRowScale {
     double invSum = 1.0;  // 1 / sum_j exp(scaled[j] - max)
 };
 
+// How the exponentials of an attention row are taken: Eigen's vectorised
+// exp (baseline SSE2 packets, the tail scalar), or the AVX2 kernel
+// (kernels::softmaxRow) where the processor has it. A result records which,
+// so that a weight read later is the one its row got.
+enum class SoftmaxKernel { Baseline, Avx2 };
+
 // The attention row in one go: scaled[j] = in[j] / divisor, out = softmax of
-// scaled; the same numbers as dividing and then calling softmaxRow, in fewer
-// passes over the row. `in` must be finite (raw scores); `scaled` and `out`
-// must not alias `in` or each other.
-SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n);
+// scaled; the same numbers as dividing and then calling softmaxRow (to the
+// exponentials' last bit with the AVX2 kernel), in fewer passes over the
+// row. `in` must be finite (raw scores); `scaled` and `out` must not alias
+// `in` or each other.
+SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scaled, double* out, int n,
+                                 SoftmaxKernel kernel = SoftmaxKernel::Baseline);
 
 // Entry j of that row from its scaled value and the row's scale, bit for bit
-// the number scaledSoftmaxRow wrote (the same exponential at the same
-// position of an n-entry row), so that a row need not be kept to be shown.
-double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n);
+// the number scaledSoftmaxRow wrote with the same kernel (the same
+// exponential at the same position of an n-entry row), so that a row need
+// not be kept to be shown.
+double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int n,
+                          SoftmaxKernel kernel = SoftmaxKernel::Baseline);
 
 }  // namespace attn

@@ -222,7 +222,7 @@ AttentionStats computeStatistics(const AttentionResult& r)
         const int keys = r.keys(i);
         const double* scores = r.scores.data() + std::size_t(i) * n;
         const SoftmaxRowScale scale =
-            scaledSoftmaxRow(scores, r.divisor, scaled.data(), weights.data(), keys);
+            scaledSoftmaxRow(scores, r.divisor, scaled.data(), weights.data(), keys, r.softmaxKernel);
         std::fill(weights.begin() + keys, weights.end(), 0.0);
         rows.push_back(rowStatistics(WeightRow{weights.data(), scores, scaled.data(), keys, n, scale}));
         moments.push_back(rowMoments(scores, keys));

@@ -111,7 +111,8 @@ public:
                 if (map_ == ResultMap::Scaled)
                     v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
                 else if (map_ == ResultMap::Weights)
-                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j, keys)
+                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j, keys,
+                                                             r.softmaxKernel)
                                  : 0.0;
                 *out++ = v;
             }

@@ -9,6 +9,8 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -33,6 +35,9 @@ private slots:
     void scoresAreFmaChains();
     void contextIsFmaChains_data();
     void contextIsFmaChains();
+    void expWithinTwoUlp();
+    void softmaxRowEntriesAreExp_data();
+    void softmaxRowEntriesAreExp();
     void switchedOffByEnvironmentOrCall();
 };
 
@@ -136,6 +141,92 @@ void TestKernels::contextIsFmaChains()
         }
         for (std::ptrdiff_t c = dv; c < ldZ; ++c)
             QCOMPARE(z[std::size_t(i * ldZ + c)], -7.0);
+    }
+}
+
+namespace {
+
+// Distance in units in the last place between two finite non-negative doubles.
+std::int64_t ulps(double a, double b)
+{
+    std::int64_t ia, ib;
+    std::memcpy(&ia, &a, sizeof a);
+    std::memcpy(&ib, &b, sizeof b);
+    return ia > ib ? ia - ib : ib - ia;
+}
+
+}  // namespace
+
+void TestKernels::expWithinTwoUlp()
+{
+    // Against glibc's exp (correctly rounded but for rare cases) over the
+    // softmax's range, x <= 0, densely near 0 and across the subnormals,
+    // and a few positive values; exactly 1 at 0 and 0 below -745.2.
+    std::mt19937 rng(3);
+    std::vector<double> xs = {0.0, -0.0, -1e-300, -1e-17, -0.5 * std::log(2.0), -std::log(2.0),
+                              -1.0, -708.3, -708.4, -709.0, -720.0, -744.4, -745.1, 1.0, 700.0};
+    std::uniform_real_distribution<double> wide(-745.0, 0.0), narrow(-1.0, 0.0), tiny(-1e-6, 0.0);
+    for (int k = 0; k < 200000; ++k)
+        xs.push_back(k % 3 == 0 ? wide(rng) : k % 3 == 1 ? narrow(rng) : tiny(rng));
+    std::int64_t worst = 0;
+    double worstX = 0;
+    for (double x : xs) {
+        const double got = attn::kernels::exp(x), want = std::exp(x);
+        const std::int64_t d = ulps(got, want);
+        if (d > worst) {
+            worst = d;
+            worstX = x;
+        }
+    }
+    QVERIFY2(worst <= 2, qPrintable(QStringLiteral("%1 ulp at x = %2").arg(worst).arg(worstX, 0, 'g', 17)));
+    QCOMPARE(attn::kernels::exp(0.0), 1.0);
+    QCOMPARE(attn::kernels::exp(-745.3), 0.0);
+    QCOMPARE(attn::kernels::exp(-1e300), 0.0);
+}
+
+void TestKernels::softmaxRowEntriesAreExp_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<double>("spread");
+    for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 100})
+        QTest::newRow(qPrintable(QStringLiteral("n%1").arg(n))) << n << 3.0;
+    QTest::newRow("n37 with underflowing weights") << 37 << 400.0;
+}
+
+void TestKernels::softmaxRowEntriesAreExp()
+{
+    // Each weight is exp(scaled - max) * invSum with the one-value exp, at
+    // every position (the masked tail included); the scaled scores are the
+    // plain division; the weights agree with std::exp's softmax.
+    QFETCH(int, n);
+    QFETCH(double, spread);
+    std::mt19937 rng{unsigned(n)};
+    std::normal_distribution<double> normal(0.0, spread);
+    std::vector<double> in(static_cast<std::size_t>(n));
+    for (double& x : in)
+        x = normal(rng);
+    const double divisor = std::sqrt(24.0);
+    // Guards after the row: nothing may be written past n.
+    std::vector<double> scaled(std::size_t(n) + 4, -7.0), out(std::size_t(n) + 4, -7.0);
+    double max = 0, invSum = 0;
+    attn::kernels::softmaxRow(in.data(), divisor, scaled.data(), out.data(), n, &max, &invSum);
+    double plainMax = -INFINITY;
+    for (int j = 0; j < n; ++j) {
+        QCOMPARE(scaled[std::size_t(j)], in[std::size_t(j)] / divisor);
+        plainMax = std::max(plainMax, scaled[std::size_t(j)]);
+    }
+    QCOMPARE(max, plainMax);
+    double plainSum = 0;
+    for (int j = 0; j < n; ++j)
+        plainSum += std::exp(scaled[std::size_t(j)] - max);
+    for (int j = 0; j < n; ++j) {
+        const double x = scaled[std::size_t(j)] - max;
+        QCOMPARE(out[std::size_t(j)], attn::kernels::exp(x) * invSum);
+        QVERIFY(std::abs(out[std::size_t(j)] - std::exp(x) / plainSum) <= 1e-15 * std::exp(x) / plainSum + 1e-300);
+    }
+    for (std::size_t j = std::size_t(n); j < out.size(); ++j) {
+        QCOMPARE(scaled[j], -7.0);
+        QCOMPARE(out[j], -7.0);
     }
 }
 
