@@ -473,6 +473,8 @@ void HeatmapView::changeEvent(QEvent* event)
     case QEvent::StyleChange:
         widestRowLabel_ = widestColumnLabel_ = -1;
         numberGlyphs_.reset();
+        labelTexts_[0].clear();
+        labelTexts_[1].clear();
         invalidateLayout();
         updateGeometry();
         break;
@@ -730,9 +732,7 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
             const int y = std::clamp(centre - lineH / 2, l.cells.top(), l.cells.bottom() + 1 - lineH);
             const QRect box(l.rowLabels.left(), y, l.rowLabelWidth, lineH);
             painter.setFont(focus ? bold : font());
-            const QFontMetrics& m = focus ? boldFm : fm;
-            painter.drawText(box, Qt::AlignRight | Qt::AlignVCenter,
-                             elided(m, rowLabelAt(r), box.width()));
+            drawLabel(painter, box, Qt::AlignRight | Qt::AlignVCenter, rowLabelAt(r), box.width(), focus);
         }
     }
 
@@ -740,12 +740,13 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
     if (l.columnLabelStep > 0) {
         for (int c = 0; c < cols; c += l.columnLabelStep) {
             const QRect cell = cellRectIn(l, 0, c);
-            const QString label = elided(fm, columnLabelAt(c), l.columnLabelWidth);
             if (!l.rotatedColumns) {
                 const QRect box(cell.left(), l.columnLabels.top(), cell.width(), l.columnLabels.height() - l.labelGap);
-                painter.drawText(box, Qt::AlignHCenter | Qt::AlignBottom, label);
+                drawLabel(painter, box, Qt::AlignHCenter | Qt::AlignBottom, columnLabelAt(c),
+                          l.columnLabelWidth, false);
                 continue;
             }
+            const QString label = elided(fm, columnLabelAt(c), l.columnLabelWidth);
             // Read bottom to top, starting just above the cells.
             const double x = std::clamp(cell.left() + cell.width() / 2.0, l.cells.left() + lineH / 2.0,
                                         l.cells.right() + 1 - lineH / 2.0);
@@ -758,6 +759,39 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
         }
     }
     painter.restore();
+}
+
+void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align,
+                            const QString& label, int width, bool bold) const
+{
+    // Exports keep QPainter's own text (it is what SVG and PDF record).
+    if (!screenPaint_) {
+        painter.drawText(box, int(align), elided(QFontMetrics(painter.font()), label, width));
+        return;
+    }
+    QHash<QString, LabelText>& cache = labelTexts_[bold ? 1 : 0];
+    if (cache.size() > 8192)
+        cache.clear();  // thousands of tokens relabelled: start over
+    LabelText& t = cache[label];
+    if (t.width != width) {
+        t.width = width;
+        t.text = QStaticText(elided(QFontMetrics(painter.font()), label, width));
+        t.text.setTextFormat(Qt::PlainText);
+        t.text.setPerformanceHint(QStaticText::AggressiveCaching);
+        t.text.prepare(QTransform(), painter.font());
+    }
+    const QSizeF size = t.text.size();
+    double x = box.left();
+    if (align & Qt::AlignRight)
+        x = box.right() + 1 - size.width();
+    else if (align & Qt::AlignHCenter)
+        x = box.left() + (box.width() - size.width()) / 2.0;
+    double y = box.top();
+    if (align & Qt::AlignBottom)
+        y = box.bottom() + 1 - size.height();
+    else if (align & Qt::AlignVCenter)
+        y = box.top() + (box.height() - size.height()) / 2.0;
+    painter.drawStaticText(QPointF(x, y), t.text);
 }
 
 void HeatmapView::paintScale(QPainter& painter, const Layout& l) const

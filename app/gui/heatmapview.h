@@ -9,8 +9,10 @@
 
 #include "matrix.h"
 
+#include <QHash>
 #include <QImage>
 #include <QRect>
+#include <QStaticText>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -200,6 +202,16 @@ private:
     mutable int widestRowLabel_ = -1;
     mutable int widestColumnLabel_ = -1;
     std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
+    // Row and flat column labels on screen, laid out once (elided to the
+    // width they had) instead of shaped on every paint; [1] in bold.
+    struct LabelText {
+        QStaticText text;
+        int width = -1;
+    };
+    mutable QHash<QString, LabelText> labelTexts_[2];
+    // `label` elided to `width`, aligned in `box` (which it may overflow).
+    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label,
+                   int width, bool bold) const;
     bool screenPaint_ = false;                    // painting the widget itself
 };
 
