@@ -193,6 +193,10 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
 
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("focusPlot"));
+    // A replot marks the plot for the window's next paint, with the other
+    // views and after their layouts settle; QCustomPlot's default repaint()
+    // painted every view then and there, and again once labels had resized.
+    plot_->setPlottingHint(QCP::phImmediateRefresh, false);
     plot_->setAccessibleName(tr("Scores and weights of the focused query"));
     plot_->setMinimumSize(260, 150);
     plot_->setToolTip(tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "

@@ -86,6 +86,8 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
     grid->setSpacing(6);
     for (int i = 0; i < kPlotCount; ++i) {
         plots_[i] = new QCustomPlot(this);
+        // Replots join the window's next paint instead of repainting at once.
+        plots_[i]->setPlottingHint(QCP::phImmediateRefresh, false);
         plots_[i]->setMinimumSize(300, 230);
         plots_[i]->setMouseTracking(true);
         plots_[i]->installEventFilter(this);
