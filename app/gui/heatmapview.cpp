@@ -541,7 +541,8 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     const int widestCol = widestColumnLabel_;
 
     // Column labels lie flat when every one fits above its cell, else they
-    // are rotated and elided to at most a quarter of the height.
+    // are rotated and elided to at most a quarter of the height (or, where
+    // that would elide them, lie flat over every few cells; below).
     double cellW = 0;
     double cellH = 0;
     int colLabelsH = 0;
@@ -556,6 +557,28 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
         cellH = std::min(cellH, cellW * kMaxCellAspect);
         if (!rotated && std::floor(cellW) >= widestCol + pad)
             break;
+    }
+    // Rotated labels elided to fit a short map ("1", "3", "…", "…") cannot be
+    // read; flat ones over every step-th cell, each free to span `step`
+    // cells, show whole labels, as long as at least two of them fit.
+    int flatStep = 1;
+    if (l.rotatedColumns && l.columnLabelWidth < widestCol) {
+        const int flatH = lineH + l.labelGap;
+        const int cellsMaxH = std::max(1, size.height() - top - flatH - margin);
+        double w = double(cellsMaxW) / cols;
+        double h = double(cellsMaxH) / rows;
+        w = std::min(w, h * kMaxCellAspect);
+        h = std::min(h, w * kMaxCellAspect);
+        // Half a line between neighbours, so that numbers do not run together.
+        const int needed = w > 0 ? static_cast<int>(std::ceil((widestCol + lineH / 2.0) / w)) : cols;
+        if (2 * needed <= cols) {
+            l.rotatedColumns = false;
+            l.columnLabelWidth = widestCol;
+            colLabelsH = flatH;
+            cellW = w;
+            cellH = h;
+            flatStep = needed;
+        }
     }
     const int cellsW = std::max(1, static_cast<int>(std::floor(cellW * cols)));
     const int cellsH = std::max(1, static_cast<int>(std::floor(cellH * rows)));
@@ -596,7 +619,7 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     l.rowLabelStep = (l.rowLabelWidth > 0 && cellsH >= lineH) ? step(cellH) : 0;
     l.columnLabelStep = 0;
     if (widestCol > 0 && cellsW >= lineH)
-        l.columnLabelStep = l.rotatedColumns ? step(cellW) : 1;
+        l.columnLabelStep = l.rotatedColumns ? step(cellW) : flatStep;
 
     l.scaleTicks = cellsH >= 6 * lineH ? 5 : (cellsH >= 3 * lineH ? 3 : 2);
     if (!(range.high > range.low))
@@ -759,6 +782,17 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
         }
     }
     painter.restore();
+}
+
+QStringList HeatmapView::shownColumnLabels() const
+{
+    QStringList shown;
+    const Layout& l = layout(size());
+    if (l.columnLabelStep <= 0)
+        return shown;
+    for (int c = 0; c < columnCount(); c += l.columnLabelStep)
+        shown << elided(fontMetrics(), columnLabelAt(c), l.columnLabelWidth);
+    return shown;
 }
 
 void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align,

@@ -83,6 +83,9 @@ public:
     int columnCount() const;
     QStringList rowLabels() const;
     QStringList columnLabels() const;
+    // The column labels as drawn at the widget's size: every step-th one,
+    // elided to the room it has (empty where they are hidden).
+    QStringList shownColumnLabels() const;
 
     // The colour range. Diverging maps use [-m, m] with m = max(|lo|, |hi|).
     void setRange(double lo, double hi);

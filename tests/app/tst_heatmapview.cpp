@@ -86,6 +86,7 @@ private slots:
     void followsPalette();
     void renderImageHonoursDevicePixelRatio();
     void renders2048Matrix();
+    void shortMapsShowWholeColumnLabels();
 };
 
 void TestHeatmapView::setDataRoundTrips()
@@ -593,6 +594,28 @@ void TestHeatmapView::resultMapsSampleTheResultsOwnNumbers()
             QCOMPARE(sampled[y * narrower.size() + c], want[2](rowAt[y], narrower[c]));
     QCOMPARE(int(cache->grids.size()), 2);
     QCOMPARE(cache->grids[1].colAt, narrower);
+}
+
+void TestHeatmapView::shortMapsShowWholeColumnLabels()
+{
+    // A vector of 24 dimensions in a short, wide map (the focused query's
+    // q): rotated labels would have room for one digit and show "…" for
+    // 10 to 24; instead every few labels lie flat and whole.
+    HeatmapView view;
+    attn::Matrix m = attn::Matrix::Zero(1, 24);
+    QStringList cols;
+    for (int c = 1; c <= 24; ++c)
+        cols << QString::number(c);
+    view.setData(m, {"is"}, cols);
+    // Rotated labels may take a quarter of the height: less than "24" needs.
+    view.resize(300, 4 * view.fontMetrics().horizontalAdvance(QStringLiteral("24")) - 4);
+    const QStringList shortShown = view.shownColumnLabels();
+    QVERIFY2(shortShown.size() >= 2 && shortShown.size() < 24, qPrintable(shortShown.join(' ')));
+    for (const QString& label : shortShown)
+        QVERIFY2(cols.contains(label), qPrintable(label));  // whole, not elided
+    // With room for them, every label is shown.
+    view.resize(900, 300);
+    QCOMPARE(view.shownColumnLabels(), cols);
 }
 
 QTEST_MAIN(TestHeatmapView)
