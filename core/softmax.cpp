@@ -50,7 +50,7 @@ SoftmaxRowScale scaledSoftmaxRow(const double* in, double divisor, double* scale
     // one vectorised pass with the row in L1 cache.
     using namespace Eigen::internal;
     using Packet = packet_traits<double>::type;
-    constexpr int kSize = unpacket_traits<Packet>::size;
+    constexpr int kSize = int(sizeof(Packet) / sizeof(double));  // doubles per packet
     const Packet div = pset1<Packet>(divisor);
     double maxval = -std::numeric_limits<double>::infinity();
     int j = 0;
@@ -96,7 +96,7 @@ double scaledSoftmaxEntry(double scaled, const SoftmaxRowScale& row, int j, int 
         return kernels::exp(scaled - row.max) * row.invSum;
     using namespace Eigen::internal;
     using Packet = packet_traits<double>::type;
-    constexpr int kSize = unpacket_traits<Packet>::size;
+    constexpr int kSize = int(sizeof(Packet) / sizeof(double));  // doubles per packet
     // scaledSoftmaxRow takes whole packets with pexp and the tail with
     // std::exp; pexp works lane by lane, so one lane of a broadcast packet
     // is the number that lane got in the row.
