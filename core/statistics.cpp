@@ -42,10 +42,6 @@ RunSums runSums(const double* p, int n)
     return s;
 }
 
-}  // namespace
-
-namespace {
-
 // What the row's spread needs besides the entropy: its largest weight p_a
 // (the first of equals), 1 - p_a as the sum of the others (from the rounded
 // p_a it would lose every digit of a nearly one-hot row), and the Jacobian
@@ -207,15 +203,27 @@ AttentionStats combine(const AttentionResult& r, std::vector<RowStats> rows,
     return st;
 }
 
+// What the statistics take from each query row, as the rows come (from
+// any thread, each row once).
+struct RowTaker {
+    std::vector<RowStats> rows;
+    std::vector<RowMoments> moments;
+
+    explicit RowTaker(Eigen::Index n) : rows(static_cast<std::size_t>(n)), moments(rows.size()) {}
+    void take(int i, const WeightRow& row)
+    {
+        rows[std::size_t(i)] = rowStatistics(row);
+        moments[std::size_t(i)] = rowMoments(row.scores, row.keys);
+    }
+    AttentionStats finish(const AttentionResult& r) { return combine(r, std::move(rows), moments); }
+};
+
 }  // namespace
 
 AttentionStats computeStatistics(const AttentionResult& r)
 {
     const int n = r.tokens();
-    std::vector<RowStats> rows;
-    std::vector<RowMoments> moments;
-    rows.reserve(std::size_t(n));
-    moments.reserve(std::size_t(n));
+    RowTaker taker(n);
     std::vector<double> weights(static_cast<std::size_t>(n)), scaled(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
         // The row the engine had: the same numbers as its visitor saw.
@@ -224,10 +232,9 @@ AttentionStats computeStatistics(const AttentionResult& r)
         const SoftmaxRowScale scale =
             scaledSoftmaxRow(scores, r.divisor, scaled.data(), weights.data(), keys, r.softmaxKernel);
         std::fill(weights.begin() + keys, weights.end(), 0.0);
-        rows.push_back(rowStatistics(WeightRow{weights.data(), scores, scaled.data(), keys, n, scale}));
-        moments.push_back(rowMoments(scores, keys));
+        taker.take(i, WeightRow{weights.data(), scores, scaled.data(), keys, n, scale});
     }
-    return combine(r, std::move(rows), moments);
+    return taker.finish(r);
 }
 
 Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
@@ -235,19 +242,17 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
                                       AttentionResult* result, AttentionStats* stats, int threads,
                                       const WeightRowVisitor& alsoVisit)
 {
-    std::vector<RowStats> rows(static_cast<std::size_t>(X.rows()));
-    std::vector<RowMoments> moments(static_cast<std::size_t>(X.rows()));
+    RowTaker taker(X.rows());
     const Status status = computeAttentionInto(
         X, Wq, Wk, Wv, options, result,
         [&](int i, const WeightRow& row) {
-            rows[std::size_t(i)] = rowStatistics(row);
-            moments[std::size_t(i)] = rowMoments(row.scores, row.keys);
+            taker.take(i, row);
             if (alsoVisit)
                 alsoVisit(i, row);
         },
         threads);
     if (status)
-        *stats = combine(*result, std::move(rows), moments);
+        *stats = taker.finish(*result);
     return status;
 }
 
