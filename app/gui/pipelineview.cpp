@@ -303,13 +303,12 @@ void PipelineView::refresh()
     const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
     // The worker's samples of this result where it took them, so that the
     // maps read no scattered cells and take no exponentials here.
-    std::shared_ptr<ResultSampleCache> samples = session_->presampled();
-    if (!samples)
-        samples = std::make_shared<ResultSampleCache>();
-    samples_ = samples;
-    raw_->setCells(resultCells(shared, ResultMap::Scores, samples), tokens, tokens);
-    scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples), tokens, tokens);
-    weights_->setCells(resultCells(shared, ResultMap::Weights, samples), tokens, tokens);
+    samples_ = session_->presampled();
+    if (!samples_)
+        samples_ = std::make_shared<ResultSampleCache>();
+    raw_->setCells(resultCells(shared, ResultMap::Scores, samples_), tokens, tokens);
+    scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples_), tokens, tokens);
+    weights_->setCells(resultCells(shared, ResultMap::Weights, samples_), tokens, tokens);
     weights_->setRange(0.0, 1.0);
     applyRanges();
     scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)

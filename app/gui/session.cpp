@@ -20,19 +20,26 @@ int workerThreads()
     return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
 }
 
-// Shared ownership of `value`; when it is large, the last owner (usually a
-// map on the GUI thread letting go of the previous result) frees it on a
-// thread of its own: returning 128 MiB to the system takes longer than
-// drawing the new result.
+// From this size on, results and comparisons are freed off the GUI thread
+// (and results recycled, see ResultPool).
+constexpr std::size_t kLargeBytes = std::size_t(16) << 20;
+
+// Returning a large block to the system takes longer than drawing the new
+// result: the last owner (usually a map on the GUI thread letting go of the
+// previous result) leaves that to a thread of its own.
+template <typename T>
+void freeLater(T* p)
+{
+    std::thread([p] { delete p; }).detach();
+}
+
+// Shared ownership of `value`, freed by freeLater when it is large.
 template <typename T>
 std::shared_ptr<T> shareLarge(T value, std::size_t bytes)
 {
-    constexpr std::size_t kLarge = std::size_t(16) << 20;
-    if (bytes < kLarge)
+    if (bytes < kLargeBytes)
         return std::make_shared<T>(std::move(value));
-    return std::shared_ptr<T>(new T(std::move(value)), [](T* p) {
-        std::thread([p] { delete p; }).detach();
-    });
+    return std::shared_ptr<T>(new T(std::move(value)), freeLater<T>);
 }
 
 std::size_t mapBytes(Eigen::Index tokens)
@@ -53,18 +60,15 @@ class Session::ResultPool : public std::enable_shared_from_this<ResultPool> {
 public:
     std::shared_ptr<attn::AttentionResult> take(Eigen::Index tokens)
     {
-        constexpr std::size_t kLarge = std::size_t(16) << 20;
-        if (mapBytes(tokens) < kLarge)
+        if (mapBytes(tokens) < kLargeBytes)
             return std::make_shared<attn::AttentionResult>();
         std::unique_ptr<attn::AttentionResult> result;
         {
             const std::lock_guard<std::mutex> lock(mutex_);
             result = std::move(spare_);
         }
-        if (result && result->scores.rows() != tokens) {
+        if (result && result->scores.rows() != tokens)
             freeLater(result.release());
-            result.reset();
-        }
         if (!result)
             result = std::make_unique<attn::AttentionResult>();
         const std::weak_ptr<ResultPool> pool = weak_from_this();
@@ -77,14 +81,6 @@ public:
     }
 
 private:
-    // Returning a large block to the system takes longer than drawing the
-    // new result: the last owner (usually a view on the GUI thread) leaves
-    // that to a thread of its own.
-    static void freeLater(attn::AttentionResult* p)
-    {
-        std::thread([p] { delete p; }).detach();
-    }
-
     void giveBack(attn::AttentionResult* p)
     {
         {

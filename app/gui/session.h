@@ -76,18 +76,18 @@ public:
     // While wanted, each result comes with its comparison (computed with it,
     // in the worker for large work).
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
+    bool comparisonWanted() const { return comparisonWanted_; }
 
     // Where the pipeline's maps sample a result at thousands of tokens: the
     // sizes (width x height cells) of their pictures, none while they draw
-    // every cell.
-    // The worker then takes the next result's scores and weights at those
-    // cells while it has each row in cache (in parallel, with no
+    // every cell. The worker then takes the next result's scores and weights
+    // at those cells while it has each row in cache (in parallel, with no
     // exponential per cell), instead of the GUI thread reading them across
     // the whole map afterwards.
     void setSampleSizeSource(std::function<QList<QSize>()> source) { sampleSizes_ = std::move(source); }
     // Those samples for the current result, or null.
     std::shared_ptr<ResultSampleCache> presampled() const { return presampled_; }
-    bool comparisonWanted() const { return comparisonWanted_; }
+
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
     bool hasResult() const { return hasResult_; }
 
