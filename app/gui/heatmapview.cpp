@@ -546,15 +546,19 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     double cellW = 0;
     double cellH = 0;
     int colLabelsH = 0;
+    // The cells' size below column labels `labelsH` tall, within the aspect limit.
+    const auto sizeCells = [&](int labelsH, double* w, double* h) {
+        const int cellsMaxH = std::max(1, size.height() - top - labelsH - margin);
+        *w = double(cellsMaxW) / cols;
+        *h = double(cellsMaxH) / rows;
+        *w = std::min(*w, *h * kMaxCellAspect);
+        *h = std::min(*h, *w * kMaxCellAspect);
+    };
     for (const bool rotated : {false, true}) {
         l.rotatedColumns = rotated;
         l.columnLabelWidth = rotated ? std::min({widestCol, maxLabelW, size.height() / 4}) : widestCol;
         colLabelsH = widestCol == 0 ? 0 : (rotated ? l.columnLabelWidth : lineH) + l.labelGap;
-        const int cellsMaxH = std::max(1, size.height() - top - colLabelsH - margin);
-        cellW = double(cellsMaxW) / cols;
-        cellH = double(cellsMaxH) / rows;
-        cellW = std::min(cellW, cellH * kMaxCellAspect);
-        cellH = std::min(cellH, cellW * kMaxCellAspect);
+        sizeCells(colLabelsH, &cellW, &cellH);
         if (!rotated && std::floor(cellW) >= widestCol + pad)
             break;
     }
@@ -564,11 +568,8 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     int flatStep = 1;
     if (l.rotatedColumns && l.columnLabelWidth < widestCol) {
         const int flatH = lineH + l.labelGap;
-        const int cellsMaxH = std::max(1, size.height() - top - flatH - margin);
-        double w = double(cellsMaxW) / cols;
-        double h = double(cellsMaxH) / rows;
-        w = std::min(w, h * kMaxCellAspect);
-        h = std::min(h, w * kMaxCellAspect);
+        double w = 0, h = 0;
+        sizeCells(flatH, &w, &h);
         // Half a line between neighbours, so that numbers do not run together.
         const int needed = w > 0 ? static_cast<int>(std::ceil((widestCol + lineH / 2.0) / w)) : cols;
         if (2 * needed <= cols) {
@@ -737,7 +738,6 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
     const int cols = columnCount();
     const QFontMetrics fm(font());
     const QFont bold = boldFont(font());
-    const QFontMetrics boldFm(bold);
     const int lineH = fm.height();
     painter.save();
     painter.setPen(palette().color(QPalette::WindowText));
@@ -803,18 +803,19 @@ void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment a
         painter.drawText(box, int(align), elided(QFontMetrics(painter.font()), label, width));
         return;
     }
-    QHash<QString, LabelText>& cache = labelTexts_[bold ? 1 : 0];
+    QHash<QPair<QString, int>, QStaticText>& cache = labelTexts_[bold ? 1 : 0];
     if (cache.size() > 8192)
         cache.clear();  // thousands of tokens relabelled: start over
-    LabelText& t = cache[label];
-    if (t.width != width) {
-        t.width = width;
-        t.text = QStaticText(elided(QFontMetrics(painter.font()), label, width));
-        t.text.setTextFormat(Qt::PlainText);
-        t.text.setPerformanceHint(QStaticText::AggressiveCaching);
-        t.text.prepare(QTransform(), painter.font());
+    auto it = cache.find({label, width});
+    if (it == cache.end()) {
+        QStaticText text(elided(QFontMetrics(painter.font()), label, width));
+        text.setTextFormat(Qt::PlainText);
+        text.setPerformanceHint(QStaticText::AggressiveCaching);
+        text.prepare(QTransform(), painter.font());
+        it = cache.insert({label, width}, text);
     }
-    const QSizeF size = t.text.size();
+    const QStaticText& text = it.value();
+    const QSizeF size = text.size();
     double x = box.left();
     if (align & Qt::AlignRight)
         x = box.right() + 1 - size.width();
@@ -825,7 +826,7 @@ void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment a
         y = box.bottom() + 1 - size.height();
     else if (align & Qt::AlignVCenter)
         y = box.top() + (box.height() - size.height()) / 2.0;
-    painter.drawStaticText(QPointF(x, y), t.text);
+    painter.drawStaticText(QPointF(x, y), text);
 }
 
 void HeatmapView::paintScale(QPainter& painter, const Layout& l) const

@@ -10,6 +10,7 @@
 #include "matrix.h"
 
 #include <QHash>
+#include <QPair>
 #include <QImage>
 #include <QRect>
 #include <QStaticText>
@@ -205,13 +206,10 @@ private:
     mutable int widestRowLabel_ = -1;
     mutable int widestColumnLabel_ = -1;
     std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
-    // Row and flat column labels on screen, laid out once (elided to the
-    // width they had) instead of shaped on every paint; [1] in bold.
-    struct LabelText {
-        QStaticText text;
-        int width = -1;
-    };
-    mutable QHash<QString, LabelText> labelTexts_[2];
+    // Row and flat column labels on screen, laid out once per elide width
+    // (a token is both a row and a column label) instead of shaped on every
+    // paint; [1] in bold.
+    mutable QHash<QPair<QString, int>, QStaticText> labelTexts_[2];
     // `label` elided to `width`, aligned in `box` (which it may overflow).
     void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label,
                    int width, bool bold) const;
