@@ -21,6 +21,12 @@
 #include <string_view>
 #include <system_error>
 
+// Resources of a static library are registered by hand, outside any namespace.
+static void initPresetResources()
+{
+    Q_INIT_RESOURCE(presets);
+}
+
 namespace attnlab {
 
 namespace {
@@ -55,6 +61,10 @@ struct Request {
     bool dimensionGiven[3] = {false, false, false};  // --d-model, --d-k, --d-v
     bool sentenceGiven = false;
     std::string firstModelOption;  // for "--open cannot be combined with ..."
+    bool listPresets = false;
+    // --preset NAME: its lab, whose parameters the options after it change.
+    std::optional<LabState> presetLab;
+    bool presetOverridden = false;  // a model option came after --preset
 };
 
 enum MatrixSlot { SlotX, SlotWq, SlotWk, SlotWv };
@@ -123,6 +133,12 @@ QString helpText()
         "  --transpose-weights  the weight files are d_out x d_in, as PyTorch's\n"
         "                       nn.Linear.weight\n"
         "\n"
+        "Presets (the labs of File > Presets):\n"
+        "  --preset NAME        start from a preset: %11; the options after it\n"
+        "                       change its parameters (and draw the matrices from the\n"
+        "                       seed), e.g. --preset cinema --d-k 512\n"
+        "  --list-presets       list the presets with their parameters and exit\n"
+        "\n"
         "Saved labs:\n"
         "  --open FILE.attnlab  start from a saved lab (settings and matrices); not\n"
         "                       combined with the model options or matrix files;\n"
@@ -166,7 +182,8 @@ QString helpText()
                     QString::number(defaults.dModel), QString::number(attn::kMaxDHead),
                     QString::number(defaults.dK), QString::number(defaults.dV),
                     QString::fromLatin1(attn::initModeName(defaults.init)),
-                    QString::fromLatin1(attn::scaleModeName(defaultOptions.scale)));
+                    QString::fromLatin1(attn::scaleModeName(defaultOptions.scale)))
+        .arg(presetNames().join(QStringLiteral(", ")));
 }
 
 template <typename Int>
@@ -218,6 +235,67 @@ std::optional<UsageError> parseScale(std::string_view text, attn::AttentionOptio
     return std::nullopt;
 }
 
+bool isModelOptionName(std::string_view name)
+{
+    return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save";
+}
+
+// --preset NAME and --list-presets: the presets of File > Presets by short
+// name. A preset sets every parameter; the options after it change them.
+std::optional<UsageError> applyPreset(std::string_view value, Request* request)
+{
+    const QString name = QString::fromUtf8(value.data(), int(value.size()));
+    const QString path = presetPath(name);
+    if (path.isEmpty())
+        return UsageError{CommandLine::tr("unknown preset %1; the presets are %2 (see "
+                                          "--list-presets)")
+                              .arg(quoted(value), presetNames().join(QStringLiteral(", ")))};
+    attn::Expected<LabState> lab = readLabFile(path);
+    if (!lab)
+        return UsageError{CommandLine::tr("--preset %1: %2")
+                              .arg(name, QString::fromStdString(lab.error().message))};
+    request->config = lab->config;
+    request->options = lab->options;
+    request->presetLab = std::move(lab).value();
+    request->presetOverridden = false;
+    return std::nullopt;
+}
+
+// After --preset, a model option changes the preset's parameters.
+void notePresetOverride(std::string_view name, Request* request)
+{
+    if (request->presetLab && name != "--preset" && isModelOptionName(name))
+        request->presetOverridden = true;
+}
+
+QString presetListText()
+{
+    QStringList lines;
+    for (const PresetEntry& preset : presetEntries()) {
+        const attn::Expected<LabState> lab = readLabFile(preset.path);
+        if (!lab) {
+            lines << QStringLiteral("%1  %2").arg(preset.name, -14).arg(
+                         QString::fromStdString(lab.error().message));
+            continue;
+        }
+        const attn::ModelConfig& c = lab->config;
+        lines << QStringLiteral("%1  %2").arg(preset.name, -14).arg(
+            lab->view.value(QStringLiteral("title")).toString());
+        lines << CommandLine::tr("%1  \"%2\", seed %3, d_model %4, d_k %5, d_v %6, %7 "
+                                 "initialisation, scale %8%9")
+                     .arg(QString(), -14)
+                     .arg(QString::fromStdString(c.sentence))
+                     .arg(c.seed)
+                     .arg(c.dModel)
+                     .arg(c.dK)
+                     .arg(c.dV)
+                     .arg(QLatin1String(attn::initModeName(c.init)),
+                          QLatin1String(attn::scaleModeName(lab->options.scale)),
+                          lab->options.causal ? CommandLine::tr(", causal") : QString());
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 // One option with its value into the request.
 std::optional<UsageError> applyOption(std::string_view name, std::string_view value,
                                       Request* request)
@@ -258,6 +336,8 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
         request->exportDir = std::string(value);
     } else if (name == "--format") {
         request->formats = std::string(value);
+    } else if (name == "--preset") {
+        return applyPreset(value, request);
     } else if (name == "--open" || name == "--save") {
         if (value.empty())
             return UsageError{CommandLine::tr("%1 is empty; give a file name")
@@ -280,7 +360,7 @@ bool takesValue(std::string_view name)
 {
     for (const char* option : {"--sentence", "--tokenizer", "--seed", "--d-model", "--d-k", "--d-v",
                                "--init", "--scale", "--export-dir", "--format", "--open", "--save",
-                               "--x", "--wq", "--wk", "--wv"}) {
+                               "--x", "--wq", "--wk", "--wv", "--preset"}) {
         if (name == option)
             return true;
     }
@@ -289,7 +369,7 @@ bool takesValue(std::string_view name)
 
 bool isModelOption(std::string_view name)
 {
-    return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save";
+    return isModelOptionName(name);
 }
 
 // Reads argv into a request; stops at --help or --version.
@@ -305,6 +385,10 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
             request->version = true;
             return std::nullopt;
         }
+        if (arg == "--list-presets") {
+            request->listPresets = true;
+            return std::nullopt;
+        }
         if (arg == "--causal" || arg == "--transpose-weights") {
             if (arg == "--causal")
                 request->options.causal = true;
@@ -313,6 +397,7 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
             request->modelOptions = true;
             if (request->firstModelOption.empty())
                 request->firstModelOption = std::string(arg);
+            notePresetOverride(arg, request);
             continue;
         }
 
@@ -362,6 +447,7 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
         }
         if (std::optional<UsageError> error = applyOption(name, value, request))
             return error;
+        notePresetOverride(name, request);
     }
     return std::nullopt;
 }
@@ -553,6 +639,8 @@ std::optional<attn::Expected<LabState>> loadStart(const Request& request)
     }
     if (hasMatrixFiles(request))
         return labFromMatrixFiles(request);
+    if (request.presetLab && !request.presetOverridden)
+        return attn::Expected<LabState>(*request.presetLab);
     return std::nullopt;
 }
 
@@ -610,6 +698,33 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
 
 }  // namespace
 
+QList<PresetEntry> presetEntries()
+{
+    initPresetResources();
+    QList<PresetEntry> presets;
+    for (const auto& [name, file] : {std::pair{"article", "article-example"},
+                                     std::pair{"cinema", "jane-cinema"},
+                                     std::pair{"scaling-demo", "scaling-demo"}})
+        presets.append({QLatin1String(name), QStringLiteral(":/presets/%1.attnlab").arg(QLatin1String(file))});
+    return presets;
+}
+
+QStringList presetNames()
+{
+    QStringList names;
+    for (const PresetEntry& preset : presetEntries())
+        names.append(preset.name);
+    return names;
+}
+
+QString presetPath(const QString& name)
+{
+    for (const PresetEntry& preset : presetEntries())
+        if (preset.name == name)
+            return preset.path;
+    return QString();
+}
+
 CommandLineOutcome handleCommandLine(int argc, char** argv)
 {
     CommandLineOutcome outcome;
@@ -617,6 +732,11 @@ CommandLineOutcome handleCommandLine(int argc, char** argv)
     std::optional<UsageError> error = parseArguments(argc, argv, &request);
     if (!error && request.help) {
         printLine(stdout, helpText());
+        outcome.exitNow = true;
+        return outcome;
+    }
+    if (!error && request.listPresets) {
+        printLine(stdout, presetListText());
         outcome.exitNow = true;
         return outcome;
     }

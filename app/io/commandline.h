@@ -15,10 +15,18 @@
 // lab is a line starting "attention-lab: warning: ".
 // Qt's own window options (-platform NAME, -style NAME, -reverse, ...) are
 // let through for QApplication.
+//
+// --preset NAME starts from one of the presets of File > Presets (the lab as
+// the menu opens it); options after it change its parameters, and the
+// matrices are then drawn from the seed.
 
 #include "attention.h"
 #include "labfile.h"
 #include "model.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
 
 namespace attnlab {
 
@@ -39,5 +47,15 @@ inline constexpr int kExitRuntimeError = 1;
 inline constexpr int kExitUsageError = 2;
 
 CommandLineOutcome handleCommandLine(int argc, char** argv);
+
+// The presets in menu order: the short name of --preset ("article",
+// "cinema", "scaling-demo") and the lab file in the resources.
+struct PresetEntry {
+    QString name;
+    QString path;  // ":/presets/NAME.attnlab"
+};
+QList<PresetEntry> presetEntries();
+QStringList presetNames();
+QString presetPath(const QString& name);  // empty for an unknown name
 
 }  // namespace attnlab

@@ -411,7 +411,7 @@ void TestLabDocument::presets_data()
                              << 16 << 24 << 28 << int(attn::InitMode::Article);
     QTest::newRow("lesson") << "jane-cinema"
                             << "Jane is going to the cinema to watch a new film" << 16 << 24 << 28
-                            << int(attn::InitMode::Article);
+                            << int(attn::InitMode::UnitVariance);
     QTest::newRow("scaling") << "scaling-demo" << QString::fromLatin1(attn::kArticleSentence) << 16
                              << 512 << 16 << int(attn::InitMode::UnitVariance);
 }

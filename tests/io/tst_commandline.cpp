@@ -5,6 +5,7 @@
 // hands the window.
 
 #include "commandline.h"
+#include "attentionsnapshot.h"
 #include "labfile.h"
 #include "matrixio.h"
 #include "npy.h"
@@ -16,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -145,6 +147,12 @@ private slots:
     void openHandEditedLab();
     void openNewerVersionWarns();
     void windowGetsTheLab();
+    void listPresets();
+    void presetExport_data();
+    void presetExport();
+    void presetIsTheMenusLab();
+    void badPreset_data();
+    void badPreset();
 
 private:
     QTemporaryDir dir_;
@@ -822,6 +830,153 @@ void TestCommandLine::windowGetsTheLab()
 
     Argv plain({"--d-k", "4"});
     QVERIFY(!attnlab::handleCommandLine(plain.argc(), plain.argv()).haveLab);
+}
+
+// --preset NAME and --list-presets: the presets of File > Presets.
+void TestCommandLine::listPresets()
+{
+    const Run run = runApp({"--list-presets"});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(run.err.isEmpty());
+    const QString out = QString::fromUtf8(run.out);
+    for (const QString& name : attnlab::presetNames())
+        QVERIFY2(out.contains(QRegularExpression(QStringLiteral("^%1 ").arg(name),
+                                                 QRegularExpression::MultilineOption)),
+                 qPrintable(name));
+    QCOMPARE(attnlab::presetNames(),
+             (QStringList{"article", "cinema", "scaling-demo"}));
+    QVERIFY(out.contains("\"Jane is going to the cinema to watch a new film\", seed 123, "
+                         "d_model 16, d_k 24, d_v 28, unit-variance initialisation"));
+    QVERIFY(out.contains("\"Life is short, eat dessert first\", seed 123, d_model 16, d_k 24, "
+                         "d_v 28, article initialisation"));
+    const Run help = runApp({"--help"});
+    QVERIFY(help.out.contains("--preset NAME"));
+    QVERIFY(help.out.contains("--list-presets"));
+    QVERIFY(help.out.contains("article, cinema, scaling-demo"));
+}
+
+void TestCommandLine::presetExport_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("sentence");
+    QTest::addColumn<int>("dK");
+    QTest::addColumn<int>("dV");
+    QTest::addColumn<QString>("init");
+    QTest::addColumn<bool>("causal");
+    const QString cinema = "Jane is going to the cinema to watch a new film";
+    const QString article = QString::fromLatin1(attn::kArticleSentence);
+    QTest::newRow("cinema") << QStringList{"--preset", "cinema"} << cinema << 24 << 28
+                            << "unit-variance" << false;
+    QTest::newRow("scaling demo") << QStringList{"--preset=scaling-demo"} << article << 512 << 16
+                                  << "unit-variance" << false;
+    // Later options change the preset's parameters; earlier ones are its.
+    QTest::newRow("cinema, d_k 512, causal")
+        << QStringList{"--preset", "cinema", "--d-k", "512", "--causal"} << cinema << 512 << 28
+        << "unit-variance" << true;
+    QTest::newRow("d_k before the preset") << QStringList{"--d-k", "8", "--preset", "article"}
+                                           << article << 24 << 28 << "article" << false;
+    QTest::newRow("article, unit variance")
+        << QStringList{"--preset", "article", "--init", "unit-variance", "--d-v", "4"} << article
+        << 24 << 4 << "unit-variance" << false;
+}
+
+void TestCommandLine::presetExport()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, sentence);
+    QFETCH(int, dK);
+    QFETCH(int, dV);
+    QFETCH(QString, init);
+    QFETCH(bool, causal);
+    QTemporaryDir dir;
+    const QString out = dir.filePath("out");
+    const QString lab = dir.filePath("preset.attnlab");
+    const Run run = runApp(arguments + QStringList{"--export-dir", out, "--format", "json,npy",
+                                                   "--save", lab});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.isEmpty(), run.err.constData());
+    const QJsonObject json = readJsonFile(QDir(out).filePath("attention.json"));
+    QCOMPARE(json["sentence"].toString(), sentence);
+    QCOMPARE(json["seed"].toInt(), 123);
+    QCOMPARE(json["d_model"].toInt(), 16);
+    QCOMPARE(json["d_k"].toInt(), dK);
+    QCOMPARE(json["d_v"].toInt(), dV);
+    QCOMPARE(json["init"].toString(), init);
+    QCOMPARE(json["causal"].toBool(), causal);
+    QVERIFY(QFileInfo::exists(QDir(out).filePath("weights.npy")));
+    // The numbers are the engine's for those parameters.
+    attn::ModelConfig config;
+    config.sentence = sentence.toStdString();
+    config.dK = dK;
+    config.dV = dV;
+    attn::parseInitMode(init.toStdString(), &config.init);
+    attn::AttentionOptions options;
+    options.causal = causal;
+    const auto snapshot = attnlab::computeSnapshot(config, options);
+    QVERIFY(snapshot.ok());
+    QCOMPARE(testdata::toMatrix(json["Q"]), snapshot->result.Q);
+    // --save keeps the same lab.
+    const attn::Expected<attnlab::LabState> saved = attnlab::readLabFile(lab);
+    QVERIFY(saved.ok());
+    QCOMPARE(saved->config.dK, dK);
+    QCOMPARE(saved->X, snapshot->model.X);
+}
+
+void TestCommandLine::presetIsTheMenusLab()
+{
+    for (const attnlab::PresetEntry& preset : attnlab::presetEntries()) {
+        const attn::Expected<attnlab::LabState> file = attnlab::readLabFile(preset.path);
+        QVERIFY2(file.ok(), qPrintable(preset.path));
+        Argv args({"--preset", preset.name});
+        const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
+        QVERIFY(!outcome.exitNow);
+        QVERIFY(outcome.haveConfig && outcome.haveLab);
+        QCOMPARE(outcome.lab.config.sentence, file->config.sentence);
+        QCOMPARE(outcome.lab.X, file->X);
+        QCOMPARE(outcome.lab.Wq, file->Wq);
+        QCOMPARE(outcome.lab.view, file->view);
+        QVERIFY(!outcome.lab.view.value("title").toString().isEmpty());
+        // A preset is the seed's draw: changing a parameter after it and
+        // back gives the same matrices.
+        const attn::Expected<attn::Model> drawn = attn::buildModel(file->config);
+        QVERIFY(drawn.ok());
+        QCOMPARE(file->X, drawn->X);
+        QCOMPARE(file->Wq, drawn->Wq);
+        QCOMPARE(file->Wk, drawn->Wk);
+        QCOMPARE(file->Wv, drawn->Wv);
+    }
+    Argv changed({"--preset", "cinema", "--seed", "7", "-platform", "offscreen"});
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(changed.argc(), changed.argv());
+    QVERIFY(!outcome.exitNow && outcome.haveConfig && !outcome.haveLab);
+    QCOMPARE(outcome.config.seed, std::uint64_t(7));
+    QCOMPARE(outcome.config.init, attn::InitMode::UnitVariance);
+    QCOMPARE(outcome.config.sentence, std::string("Jane is going to the cinema to watch a new film"));
+}
+
+void TestCommandLine::badPreset_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown") << QStringList{"--preset", "nope"}
+                             << "attention-lab: unknown preset 'nope'; the presets are article, "
+                                "cinema, scaling-demo (see --list-presets)\n";
+    QTest::newRow("no name") << QStringList{"--preset"}
+                             << "attention-lab: '--preset' needs a value; see --help\n";
+    QTest::newRow("with --open") << QStringList{"--preset", "cinema", "--open", "x.attnlab"}
+                                 << "attention-lab: --open cannot be combined with --preset: the "
+                                    "lab file holds the model; change it in the window\n";
+}
+
+void TestCommandLine::badPreset()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath("out");
+    const Run run = runApp(arguments + QStringList{"--export-dir", out});
+    QCOMPARE(run.exitCode, attnlab::kExitUsageError);
+    QCOMPARE(QString::fromUtf8(run.err), message);
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_APPLESS_MAIN(TestCommandLine)
