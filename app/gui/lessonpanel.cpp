@@ -25,7 +25,15 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     text_->setWordWrap(true);
     text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    notice_ = new QLabel(this);
+    notice_->setObjectName(QStringLiteral("lessonInitNotice"));
+    notice_->setAccessibleName(tr("Initialisation of the experiment"));
+    notice_->setWordWrap(true);
+    notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notice_->setFrameShape(QFrame::StyledPanel);
+    notice_->setMargin(4);
     live_ = new QLabel(this);
+    live_->setObjectName(QStringLiteral("lessonLiveText"));
     live_->setWordWrap(true);
     live_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -48,6 +56,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
     layout->addWidget(text_, 1);
+    layout->addWidget(notice_);
     layout->addWidget(live_);
     layout->addLayout(buttons);
 
@@ -104,12 +113,13 @@ QString LessonPanel::explanation(int step) const
                   "its weight gathers information from many tokens; a row with one weight "
                   "near 1 simply copies that token's value.");
     case Stage::DkExperiment:
-        return tr("Now move the d_k slider and compare the two softmax maps. Without the "
-                  "scaling the rows turn almost one-hot as d_k grows: the largest weight "
-                  "nears 1, the entropy falls to 0, and the softmax Jacobian, the gradient "
-                  "that reaches the scores during training, fades away, so learning stalls. "
-                  "With the scaling the rows keep the same spread at every d_k. (The "
-                  "unit-variance initialisation matches the assumption of step 2.)");
+        return tr("Now move the d_k slider (or press ▶ Play beside it) and compare the two softmax "
+                  "maps and the histogram of the scores beside them. Without the scaling the "
+                  "score variance grows with d_k and the rows turn almost one-hot: the "
+                  "largest weight nears 1, the entropy falls towards 0, and the softmax "
+                  "Jacobian, the gradient that reaches the scores during training, fades "
+                  "away, so learning stalls. With the scaling the score variance stays near "
+                  "1 and the rows keep about the same spread at every d_k.");
     }
     return QString();
 }
@@ -125,11 +135,47 @@ QString LessonPanel::liveText() const
     if (c.dK < 1)
         return QString();
     const QLocale locale;
-    return tr("Now, d_k = %1. Largest weight on average: %2 unscaled, %3 scaled. Jacobian "
-              "norm: %4 unscaled, %5 scaled.")
+    return tr("Now, d_k = %1. Score variance: %2 unscaled, %3 scaled. Largest weight on "
+              "average: %4 unscaled, %5 scaled. Entropy: %6 unscaled, %7 scaled. Jacobian "
+              "norm: %8 unscaled, %9 scaled.")
         .arg(c.dK)
-        .arg(locale.toString(c.meanMaxRaw, 'f', 2), locale.toString(c.meanMaxScaled, 'f', 2),
+        .arg(locale.toString(c.varRaw, 'g', 3), locale.toString(c.varScaled, 'g', 3),
+             locale.toString(c.meanMaxRaw, 'f', 2), locale.toString(c.meanMaxScaled, 'f', 2),
+             locale.toString(c.meanEntropyRaw, 'f', 2),
+             locale.toString(c.meanEntropyScaled, 'f', 2),
              locale.toString(c.meanGradRaw, 'g', 2), locale.toString(c.meanGradScaled, 'g', 2));
+}
+
+QString LessonPanel::initNotice() const
+{
+    if (init_ == attn::InitMode::UnitVariance)
+        return initSwitched_
+                   ? tr("For this experiment the lesson switched to the unit-variance "
+                        "initialisation (W ~ N(0, 1/d_model)): q and k then have the mean 0 and "
+                        "variance 1 that step 2 assumes. With the article's weights, uniform in "
+                        "[0, 1) and not centred, dividing by √d_k changes little. Edit > Undo "
+                        "goes back to them.")
+                   : QString();
+    return tr("The experiment runs on the current matrices (%1 initialisation), not on "
+              "unit-variance ones: the statements above assume q and k of mean 0 and "
+              "variance 1 and may not hold here. Choose Unit variance under Initialisation "
+              "to see them hold (it redraws the matrices).")
+        .arg(QLatin1String(attn::initModeName(init_)));
+}
+
+void LessonPanel::setInitMode(attn::InitMode mode)
+{
+    if (mode != attn::InitMode::UnitVariance)
+        initSwitched_ = false;
+    init_ = mode;
+    showStep();
+}
+
+void LessonPanel::noteInitSwitched()
+{
+    init_ = attn::InitMode::UnitVariance;
+    initSwitched_ = true;
+    showStep();
 }
 
 void LessonPanel::setStep(int step)
@@ -188,6 +234,8 @@ void LessonPanel::showStep()
     const bool experiment = stage() == Stage::DkExperiment;
     live_->setText(experiment ? liveText() : QString());
     live_->setVisible(experiment && !live_->text().isEmpty());
+    notice_->setText(experiment ? initNotice() : QString());
+    notice_->setVisible(experiment && !notice_->text().isEmpty());
     back_->setEnabled(step_ > 0);
     next_->setText(step_ == kStepCount - 1 ? tr("&Finish") : tr("&Next"));
 }

@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "dksweep.h"
+#include "dksweepbutton.h"
 #include "exportdialog.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
@@ -12,6 +14,7 @@
 #include "parametersettings.h"
 #include "pipelineview.h"
 #include "scaling_lab.h"
+#include "score_histogram.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "statisticspanel.h"
@@ -43,12 +46,6 @@
 #include <algorithm>
 #include <QUndoStack>
 #include <QVBoxLayout>
-
-// Resources of a static library are registered by hand, outside any namespace.
-static void initPresetResources()
-{
-    Q_INIT_RESOURCE(presets);
-}
 
 namespace attnlab {
 
@@ -455,13 +452,34 @@ void MainWindow::createScalingLabViews()
     connect(lesson_, &LessonPanel::stepChanged, this,
             [this](int, LessonPanel::Stage stage) { showLessonStage(stage); });
     connect(lesson_, &LessonPanel::finished, lessonDock_, &QDockWidget::close);
+    connect(session_, &Session::parametersChanged, lesson_,
+            [this] { lesson_->setInitMode(session_->config().init); });
+    lesson_->setInitMode(session_->config().init);
 
     connect(parameters_, &ParameterPanel::scalingDemoRequested, this,
             &MainWindow::startScalingDemo);
     connect(session_, &Session::resultChanged, this, &MainWindow::updateScalingViews);
     compare_->installEventFilter(this);
     lesson_->installEventFilter(this);
+    createDkSweep();
     updateScalingViews();
+}
+
+void MainWindow::createDkSweep()
+{
+    sweep_ = new DkSweep(session_, this);
+    sweep_->setObjectName(QStringLiteral("dkSweep"));
+    sweep_->setFrameSource([this] {
+        return makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
+                                          ViewExporter::defaultSize(ExportView::Pipeline));
+    });
+    // The whole sweep is one undo step.
+    connect(sweep_, &DkSweep::started, recorder_, &UndoRecorder::beginGesture);
+    connect(sweep_, &DkSweep::finished, recorder_, &UndoRecorder::endGesture);
+    auto* play = new DkSweepButton(sweep_, parameters_);
+    connect(play, &DkSweepButton::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
+    parameters_->addDkControl(play);
 }
 
 void MainWindow::addScalingLabActions(QMenu* view)
@@ -497,8 +515,11 @@ void MainWindow::updateScalingViews()
     if (!updateCompare && !updateLesson)
         return;
     const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
-    if (updateCompare && compare_->comparisonPointer() != comparison)
+    if (updateCompare && compare_->comparisonPointer() != comparison) {
         compare_->setData(comparison, session_->tokens());
+        // Sampled above attn::kScoreHistogramMaxPairs: about a millisecond.
+        compare_->setHistogram(attn::scoreHistogram(session_->result()));
+    }
     if (updateLesson)
         lesson_->setLiveComparison(*comparison);
 }
@@ -522,11 +543,25 @@ void MainWindow::showLessonStage(LessonPanel::Stage stage)
     case Stage::Softmax: pipeline_->setHighlightedMap(pipeline_->weightsMap()); break;
     case Stage::Context: pipeline_->setHighlightedMap(pipeline_->contextMap()); break;
     case Stage::DkExperiment:
+        prepareLessonExperiment();
         pipeline_->setHighlightedMap(nullptr);
         pipeline_->showPage(compare_);
         parameters_->dKSlider()->setFocus(Qt::OtherFocusReason);
         break;
     }
+}
+
+void MainWindow::prepareLessonExperiment()
+{
+    // The experiment's statements need unit-variance q and k. Drawn matrices
+    // are redrawn so (one undo step); the user's own are kept, and the panel
+    // says which of the two happened.
+    if (session_->config().init == attn::InitMode::UnitVariance || session_->editedCells() > 0)
+        return;
+    recorder_->recordAs(tr("Unit-variance initialisation for the lesson"),
+                        [this] { session_->setInit(attn::InitMode::UnitVariance); });
+    if (session_->config().init == attn::InitMode::UnitVariance)
+        lesson_->noteInitSwitched();
 }
 
 void MainWindow::clearLessonHighlight()
@@ -810,11 +845,9 @@ bool MainWindow::newLab()
 
 QStringList MainWindow::presets()
 {
-    initPresetResources();
     QStringList paths;
-    for (const QString& name : {QStringLiteral("article-example"), QStringLiteral("jane-cinema"),
-                                QStringLiteral("scaling-demo")})
-        paths.append(QStringLiteral(":/presets/%1.attnlab").arg(name));
+    for (const PresetEntry& preset : presetEntries())
+        paths.append(preset.path);
     return paths;
 }
 

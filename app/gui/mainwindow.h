@@ -24,6 +24,7 @@ class QUndoStack;
 
 namespace attnlab {
 
+class DkSweep;
 class FocusPanel;
 class LabDocument;
 class UndoRecorder;
@@ -67,6 +68,8 @@ public:
     LessonPanel* lessonPanel() const { return lesson_; }
     QAction* lessonModeAction() const;
     QAction* scalingDemoAction() const { return scalingDemo_; }
+    // The d_k play button's sweep (its frames: the pipeline figure).
+    DkSweep* dkSweep() const { return sweep_; }
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
     void startScalingDemo();
@@ -116,8 +119,10 @@ private:
     void showAbout();
     void createScalingLabViews();
     void addScalingLabActions(QMenu* view);
+    void createDkSweep();
     void updateScalingViews();  // on every result
     void showLessonStage(LessonPanel::Stage stage);
+    void prepareLessonExperiment();  // unit variance, see LessonPanel
     void clearLessonHighlight();
     void createUndo();
     void connectUndoGestures();
@@ -148,6 +153,7 @@ private:
     LessonPanel* lesson_ = nullptr;
     QDockWidget* lessonDock_ = nullptr;
     QAction* scalingDemo_ = nullptr;
+    DkSweep* sweep_ = nullptr;
     QUndoStack* undoStack_ = nullptr;
     UndoRecorder* recorder_ = nullptr;
     LabDocument* document_ = nullptr;

@@ -310,6 +310,14 @@ void ParameterPanel::updateInitNote()
     initNote_->setToolTip(tip);
 }
 
+void ParameterPanel::addDkControl(QWidget* control)
+{
+    QWidget* before = lastDkControl_ ? lastDkControl_ : dK_;
+    dKFrame_->layout()->addWidget(control);
+    QWidget::setTabOrder(before, control);
+    lastDkControl_ = control;
+}
+
 void ParameterPanel::setDkHighlighted(bool highlighted)
 {
     if (highlighted == dKHighlighted_)

@@ -37,6 +37,10 @@ public:
     QLabel* initNote() const { return initNote_; }
     QPushButton* scalingDemoButton() const { return scalingDemo_; }
 
+    // A control of the window's (the play button) after the d_k spin box,
+    // inside the d_k frame and next in the Tab order.
+    void addDkControl(QWidget* control);
+
     // A frame around the d_k controls, for lesson mode.
     void setDkHighlighted(bool highlighted);
     bool isDkHighlighted() const { return dKHighlighted_; }
@@ -55,6 +59,7 @@ private:
     QComboBox* init_;
     QSpinBox* dModel_;
     QFrame* dKFrame_;
+    QWidget* lastDkControl_ = nullptr;
     QSlider* dKSlider_;
     QSpinBox* dK_;
     QSpinBox* dV_;

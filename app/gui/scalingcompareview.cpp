@@ -1,6 +1,7 @@
 #include "scalingcompareview.h"
 
 #include "heatmapview.h"
+#include "scorehistogramview.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -89,6 +90,9 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
     auto* maps = new QHBoxLayout;
     maps->addWidget(unscaled_, 1);
     maps->addWidget(scaled_, 1);
+    histogram_ = new ScoreHistogramView(this);
+    histogram_->setObjectName(QStringLiteral("scoreHistogramView"));
+    maps->addWidget(histogram_, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(init_);
     layout->addLayout(maps, 1);
@@ -111,6 +115,11 @@ void ScalingCompareView::setData(std::shared_ptr<const attn::ScalingComparison> 
             item->setText(readoutText(Readout(r), Side(c)));
         }
     summary_->setText(summaryText());
+}
+
+void ScalingCompareView::setHistogram(const attn::ScoreHistogram& histogram)
+{
+    histogram_->setHistogram(histogram);
 }
 
 double ScalingCompareView::readoutValue(Readout readout, Side side) const

@@ -3,13 +3,15 @@
 // scores Q Kᵀ beside softmax of Q Kᵀ / √d_k, so that unscaled rows saturating
 // into near one-hot rows are seen directly. Below, the readouts for both:
 // score variance, mean largest weight, mean entropy and mean softmax Jacobian
-// norm, and a line saying which initialisation produced q and k.
+// norm, and a line saying which initialisation produced q and k. Beside the
+// maps, the histogram of the raw and scaled scores (ScoreHistogramView).
 //
 // Draws an attn::ScalingComparison (attn::compareScaling) and computes
 // nothing itself.
 
 #include "model.h"
 #include "scaling_lab.h"
+#include "score_histogram.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -22,6 +24,7 @@ class QTableWidget;
 namespace attnlab {
 
 class HeatmapView;
+class ScoreHistogramView;
 
 class ScalingCompareView : public QWidget {
     Q_OBJECT
@@ -43,6 +46,9 @@ public:
     void setInitMode(attn::InitMode mode);
     attn::InitMode initMode() const { return initMode_; }
 
+    void setHistogram(const attn::ScoreHistogram& histogram);
+    ScoreHistogramView* histogramView() const { return histogram_; }
+
     HeatmapView* unscaledView() const { return unscaled_; }
     HeatmapView* scaledView() const { return scaled_; }
     QTableWidget* readoutTable() const { return table_; }
@@ -59,6 +65,7 @@ private:
 
     HeatmapView* unscaled_ = nullptr;
     HeatmapView* scaled_ = nullptr;
+    ScoreHistogramView* histogram_ = nullptr;
     QTableWidget* table_ = nullptr;
     QLabel* summary_ = nullptr;
     QLabel* init_ = nullptr;

@@ -3,6 +3,8 @@
 #include "heatmapview.h"
 #include "presentation.h"
 #include "resultcells.h"
+#include "score_histogram.h"
+#include "scorehistogramview.h"
 #include "svgpaintdevice.h"
 
 #include <QApplication>
@@ -122,6 +124,13 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
     for (ExportView view : {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
                             ExportView::Queries, ExportView::Context})
         map(view)->setFocusRow(focusRow_);
+
+    histogram_ = std::make_unique<ScoreHistogramView>();
+    histogram_->setAttribute(Qt::WA_DontShowOnScreen);
+    QPalette histogramPalette = palette;
+    histogramPalette.setColor(QPalette::Base, Qt::white);
+    histogram_->setPalette(histogramPalette);
+    histogram_->setHistogram(attn::scoreHistogram(r));
 }
 
 ViewExporter::~ViewExporter() = default;
@@ -130,7 +139,7 @@ QList<ExportView> ViewExporter::views()
 {
     return {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
             ExportView::Queries,   ExportView::Keys,         ExportView::Values,
-            ExportView::Context,   ExportView::Pipeline};
+            ExportView::Context,   ExportView::ScoreHistogram, ExportView::Pipeline};
 }
 
 QString ViewExporter::fileStem(ExportView view)
@@ -143,6 +152,7 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::Keys: return QStringLiteral("K");
     case ExportView::Values: return QStringLiteral("V");
     case ExportView::Context: return QStringLiteral("context");
+    case ExportView::ScoreHistogram: return QStringLiteral("score_histogram");
     case ExportView::Pipeline: return QStringLiteral("pipeline");
     }
     return {};
@@ -158,6 +168,7 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::Keys: return tr("Keys K");
     case ExportView::Values: return tr("Values V");
     case ExportView::Context: return tr("Context vectors Z");
+    case ExportView::ScoreHistogram: return tr("Histogram of the raw and scaled scores");
     case ExportView::Pipeline: return tr("Pipeline figure (scores → weights)");
     }
     return {};
@@ -165,7 +176,11 @@ QString ViewExporter::viewName(ExportView view)
 
 QSize ViewExporter::defaultSize(ExportView view)
 {
-    return view == ExportView::Pipeline ? QSize(1800, 720) : QSize(900, 800);
+    switch (view) {
+    case ExportView::Pipeline: return {1800, 720};
+    case ExportView::ScoreHistogram: return {900, 600};
+    default: return {900, 800};
+    }
 }
 
 attn::Status ViewExporter::checkSize(const QSize& size, qreal scale)
@@ -217,7 +232,16 @@ void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) 
         paintFigure(painter, size);
         return;
     }
-    prepareMaps(std::clamp(std::min(size.width(), size.height()) / 42, 11, 64));
+    const int fontPixels = std::clamp(std::min(size.width(), size.height()) / 42, 11, 64);
+    if (view == ExportView::ScoreHistogram) {
+        const QFont font = pixelFont(fontPixels);
+        if (histogram_->font() != font)
+            histogram_->setFont(font);
+        histogram_->resize(size);
+        histogram_->renderTo(painter, size);
+        return;
+    }
+    prepareMaps(fontPixels);
     HeatmapView* m = map(view);
     m->resize(size);
     m->renderTo(painter, size);

@@ -1,6 +1,7 @@
 #pragma once
 // Pictures of the views for slides and print: any one heatmap (raw scores,
-// scaled scores, weights, Q, K, V, context) or the pipeline figure (the three
+// scaled scores, weights, Q, K, V, context), the histogram of the raw and
+// scaled scores, or the pipeline figure (the three
 // score maps in a row with the operations between them, a title naming the
 // sentence and the settings, and the formula as a caption).
 //
@@ -32,8 +33,19 @@ class QPainter;
 namespace attnlab {
 
 class HeatmapView;
+class ScoreHistogramView;
 
-enum class ExportView { RawScores, ScaledScores, Weights, Queries, Keys, Values, Context, Pipeline };
+enum class ExportView {
+    RawScores,
+    ScaledScores,
+    Weights,
+    Queries,
+    Keys,
+    Values,
+    Context,
+    ScoreHistogram,
+    Pipeline
+};
 
 class ViewExporter {
     Q_DECLARE_TR_FUNCTIONS(ViewExporter)
@@ -49,7 +61,7 @@ public:
     static QList<ExportView> views();             // the pipeline figure last
     static QString fileStem(ExportView view);     // "weights", "pipeline", ...
     static QString viewName(ExportView view);     // "Attention weights A", for menus
-    static QSize defaultSize(ExportView view);    // 900 x 800, the figure 1800 x 720
+    static QSize defaultSize(ExportView view);    // 900 x 800, histogram 900 x 600, figure 1800 x 720
     // Limits of a picture's size and scale (the scaled pixels at most 16384 a side).
     static attn::Status checkSize(const QSize& size, qreal scale);
 
@@ -83,6 +95,7 @@ private:
     int focusRow_;
     bool independentRanges_;
     std::array<std::unique_ptr<HeatmapView>, 7> maps_;
+    std::unique_ptr<ScoreHistogramView> histogram_;
 };
 
 }  // namespace attnlab

@@ -1,0 +1,140 @@
+#include "dksweep.h"
+
+#include "scaling_lab.h"
+#include "session.h"
+#include "stagedwrite.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace attnlab {
+
+DkSweep::DkSweep(Session* session, QObject* parent) : QObject(parent), session_(session)
+{
+    timer_.setSingleShot(true);
+    connect(&timer_, &QTimer::timeout, this, &DkSweep::applyStep);
+    connect(session_, &Session::resultChanged, this, &DkSweep::onResultChanged);
+}
+
+std::vector<int> DkSweep::sequence()
+{
+    const std::vector<int> up = attn::defaultScalingLabDks();
+    std::vector<int> steps = up;
+    steps.insert(steps.end(), up.rbegin() + 1, up.rend());
+    return steps;
+}
+
+QString DkSweep::frameFileName(int frame)
+{
+    return QStringLiteral("frame_%1.png").arg(frame, 4, 10, QLatin1Char('0'));
+}
+
+void DkSweep::start()
+{
+    if (!running_)
+        begin(QString());
+}
+
+attn::Status DkSweep::startRecording(const QString& directory)
+{
+    if (running_)
+        return attn::Error{tr("The d_k sweep is already running.").toStdString()};
+    if (!frameSource_)
+        return attn::Error{tr("There is nothing to draw the frames from.").toStdString()};
+    const QFileInfo info(directory);
+    if (directory.isEmpty() || !info.isDir())
+        return attn::Error{tr("The folder \"%1\" does not exist.")
+                               .arg(QDir::toNativeSeparators(directory))
+                               .toStdString()};
+    if (!info.isWritable())
+        return attn::Error{tr("The folder \"%1\" cannot be written to.")
+                               .arg(QDir::toNativeSeparators(directory))
+                               .toStdString()};
+    begin(info.absoluteFilePath());
+    return attn::okStatus();
+}
+
+void DkSweep::begin(const QString& directory)
+{
+    sequence_ = sequence();
+    directory_ = directory;
+    index_ = 0;
+    framesWritten_ = 0;
+    running_ = true;
+    emit started();
+    applyStep();
+}
+
+void DkSweep::stop()
+{
+    if (running_)
+        finish(false);
+}
+
+void DkSweep::applyStep()
+{
+    if (!running_)
+        return;
+    waiting_ = true;
+    session_->setDK(sequence_[std::size_t(index_)]);
+    // Computed at once (lesson sizes), or unchanged: no result to wait for.
+    if (running_ && waiting_ && !session_->isComputing()) {
+        waiting_ = false;
+        showStep();
+    }
+}
+
+void DkSweep::onResultChanged()
+{
+    if (!running_ || !waiting_ || session_->isComputing())
+        return;
+    if (session_->resultDK() != sequence_[std::size_t(index_)])
+        return;
+    waiting_ = false;
+    // Out of setDK's call chain, so that every view has taken the result.
+    QMetaObject::invokeMethod(this, &DkSweep::showStep, Qt::QueuedConnection);
+}
+
+void DkSweep::showStep()
+{
+    if (!running_)
+        return;
+    const int dK = sequence_[std::size_t(index_)];
+    if (!directory_.isEmpty()) {
+        const attn::Expected<QByteArray> frame = frameSource_();
+        attn::Status written = frame ? attn::okStatus() : attn::Status(frame.error());
+        if (frame) {
+            const QByteArray bytes = frame.value();
+            written = writeFileAtomically(QDir(directory_).filePath(frameFileName(index_ + 1)),
+                                          [&bytes](std::ostream& out) {
+                                              out.write(bytes.constData(), bytes.size());
+                                          });
+        }
+        if (!written) {
+            const QString message = QString::fromStdString(written.error().message);
+            finish(false);
+            emit failed(message);
+            return;
+        }
+        ++framesWritten_;
+    }
+    emit stepped(index_, dK);
+    if (!running_)
+        return;
+    ++index_;
+    if (index_ == int(sequence_.size())) {
+        finish(true);
+        return;
+    }
+    timer_.start(interval_);
+}
+
+void DkSweep::finish(bool completed)
+{
+    timer_.stop();
+    running_ = false;
+    waiting_ = false;
+    emit finished(completed);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,83 @@
+#pragma once
+// The d_k "play" button's logic: steps d_k through the slider's log-even
+// steps (attn::defaultScalingLabDks: 1, 2, 3, ..., 1024, about 8 an octave)
+// up to 1024 and back down to 1, one step per interval, each once the
+// previous step's result is current (a large one is computed in the worker),
+// so that every view shows every step. stop() ends it where it is.
+//
+// Recording also writes each step's frame as a numbered PNG into a folder
+// (frame_0001.png, frame_0002.png, ...; ffmpeg -i frame_%04d.png), from the
+// frame source the window gives (the pipeline figure by its ViewExporter).
+// A frame that cannot be written stops the sweep with failed(message).
+
+#include "expected.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+#include <vector>
+
+namespace attnlab {
+
+class Session;
+
+class DkSweep : public QObject {
+    Q_OBJECT
+public:
+    explicit DkSweep(Session* session, QObject* parent = nullptr);
+
+    // The d_k of each step: the grid up, then down without repeating 1024.
+    static std::vector<int> sequence();
+    static QString frameFileName(int frame);  // 1-based: "frame_0001.png"
+
+    // Pause between two steps once a step is shown (default 120 ms).
+    void setInterval(int milliseconds) { interval_ = milliseconds; }
+    int interval() const { return interval_; }
+    // The PNG bytes of one frame, drawn when asked.
+    using FrameSource = std::function<attn::Expected<QByteArray>()>;
+    void setFrameSource(FrameSource source) { frameSource_ = std::move(source); }
+
+    bool isRunning() const { return running_; }
+    bool isRecording() const { return running_ && !directory_.isEmpty(); }
+    int step() const { return index_; }  // of sequence()
+    int framesWritten() const { return framesWritten_; }
+    QString frameDirectory() const { return directory_; }
+
+public slots:
+    void start();  // plays without writing frames
+    // Plays and writes the frames into `directory` (which must exist); an
+    // error, with nothing started, when it does not or there is no source.
+    attn::Status startRecording(const QString& directory);
+    void stop();
+
+signals:
+    void started();
+    // After step `index` (d_k = dK) is on screen and its frame written.
+    void stepped(int index, int dK);
+    // completed: the whole sweep ran; false when stopped or failed.
+    void finished(bool completed);
+    void failed(const QString& message);
+
+private:
+    void begin(const QString& directory);
+    void applyStep();
+    void onResultChanged();
+    void showStep();
+    void finish(bool completed);
+
+    Session* session_;
+    QTimer timer_;
+    FrameSource frameSource_;
+    std::vector<int> sequence_;
+    QString directory_;
+    int interval_ = 120;
+    int index_ = 0;
+    int framesWritten_ = 0;
+    bool running_ = false;
+    bool waiting_ = false;  // for the result of the current step
+};
+
+}  // namespace attnlab

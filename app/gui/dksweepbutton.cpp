@@ -1,0 +1,81 @@
+#include "dksweepbutton.h"
+
+#include "dksweep.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+
+namespace attnlab {
+
+DkSweepButton::DkSweepButton(DkSweep* sweep, QWidget* parent) : QToolButton(parent), sweep_(sweep)
+{
+    setObjectName(QStringLiteral("dkPlayButton"));
+    setAccessibleName(tr("Play d_k"));
+    setToolButtonStyle(Qt::ToolButtonTextOnly);
+    setPopupMode(QToolButton::MenuButtonPopup);
+    auto* menu = new QMenu(this);
+    record_ = menu->addAction(tr("Play and &save the frames as PNG…"), this, &DkSweepButton::record);
+    record_->setObjectName(QStringLiteral("dkRecordAction"));
+    setMenu(menu);
+    folderPrompt_ = [this] {
+        return QFileDialog::getExistingDirectory(window(), tr("Save the d_k frames into"));
+    };
+    replacePrompt_ = [this](const QString& folder) {
+        return QMessageBox::question(window(), tr("Replace the frames?"),
+                                     tr("\"%1\" already holds frames of a d_k sweep. Replace them?")
+                                         .arg(QDir::toNativeSeparators(folder)),
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+               == QMessageBox::Yes;
+    };
+    connect(this, &QToolButton::clicked, this, &DkSweepButton::toggle);
+    connect(sweep_, &DkSweep::started, this, &DkSweepButton::updateLook);
+    connect(sweep_, &DkSweep::finished, this, [this](bool completed) {
+        updateLook();
+        if (sweep_->frameDirectory().isEmpty())
+            return;
+        if (completed || sweep_->framesWritten() > 0)
+            emit message(tr("Wrote %n frame(s) to %1.", nullptr, sweep_->framesWritten())
+                             .arg(QDir::toNativeSeparators(sweep_->frameDirectory())));
+    });
+    connect(sweep_, &DkSweep::failed, this,
+            [this](const QString& text) { emit message(tr("The d_k sweep stopped: %1").arg(text)); });
+    updateLook();
+}
+
+void DkSweepButton::toggle()
+{
+    if (sweep_->isRunning())
+        sweep_->stop();
+    else
+        sweep_->start();
+}
+
+void DkSweepButton::record()
+{
+    if (sweep_->isRunning())
+        sweep_->stop();
+    const QString folder = folderPrompt_();
+    if (folder.isEmpty())
+        return;
+    if (QFileInfo::exists(QDir(folder).filePath(DkSweep::frameFileName(1))) && !replacePrompt_(folder))
+        return;
+    const attn::Status started = sweep_->startRecording(folder);
+    if (!started)
+        emit message(QString::fromStdString(started.error().message));
+}
+
+void DkSweepButton::updateLook()
+{
+    const bool running = sweep_->isRunning();
+    setText(running ? tr("■ Stop") : tr("▶ Play"));
+    setToolTip(running ? tr("Stop the d_k sweep here.")
+                       : tr("Sweep d_k from 1 to 1024 and back on the slider's steps, "
+                            "animating every view. The arrow beside it also saves each "
+                            "step as a numbered PNG, for slides or a GIF."));
+}
+
+}  // namespace attnlab

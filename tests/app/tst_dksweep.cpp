@@ -1,0 +1,217 @@
+// The d_k play button (DkSweep behind DkSweepButton), driven in the window:
+// the sequence of d_k it shows (the slider's log-even steps up to 1024 and
+// back), stopping, one undo step for the whole sweep, and the numbered PNG
+// frames it writes into a folder.
+
+#include "mainwindow.h"
+
+#include "dksweep.h"
+#include "dksweepbutton.h"
+#include "parameterpanel.h"
+#include "scaling_lab.h"
+#include "scalingcompareview.h"
+#include "viewexporter.h"
+#include "guitest.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+using guitest::find;
+using namespace attnlab;
+
+class TestDkSweep : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void sequenceIsTheSlidersStepsUpAndBack();
+    void playButtonSweepsEveryView();
+    void playButtonStops();
+    void recordsNumberedFrames();
+    void recordingRefusesAMissingFolder();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestDkSweep::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestDkSweep::init()
+{
+    QSettings().clear();
+}
+
+void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
+{
+    const std::vector<int> s = DkSweep::sequence();
+    const std::vector<int> grid = attn::defaultScalingLabDks();
+    QCOMPARE(s.size(), 2 * grid.size() - 1);
+    QCOMPARE(s.front(), 1);
+    QCOMPARE(s[grid.size() - 1], 1024);
+    QCOMPARE(s.back(), 1);
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+        QCOMPARE(s[i], grid[i]);
+        QCOMPARE(s[s.size() - 1 - i], grid[i]);
+    }
+    // The slider's steps: what the Right arrow key visits from 1 to 1024.
+    MainWindow window;
+    window.restoreSettings();
+    QSlider* slider = window.parameterPanel()->dKSlider();
+    window.parameterPanel()->dKSpinBox()->setValue(1);
+    std::vector<int> keys{window.session()->resultDK()};
+    while (window.session()->resultDK() < 1024) {
+        QTest::keyClick(slider, Qt::Key_Right);
+        keys.push_back(window.session()->resultDK());
+    }
+    QCOMPARE(keys, grid);
+    // Log-even: about 8 steps an octave, never more than a factor 2^(1/4) apart above 8.
+    for (std::size_t i = 1; i < grid.size(); ++i) {
+        QVERIFY(grid[i] > grid[i - 1]);
+        if (grid[i - 1] >= 8)
+            QVERIFY(double(grid[i]) / grid[i - 1] < 1.2);
+    }
+    QCOMPARE(DkSweep::frameFileName(1), QStringLiteral("frame_0001.png"));
+    QCOMPARE(DkSweep::frameFileName(161), QStringLiteral("frame_0161.png"));
+}
+
+void TestDkSweep::playButtonSweepsEveryView()
+{
+    MainWindow window;
+    window.restoreSettings();
+    window.resize(1300, 850);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.startScalingDemo();
+    DkSweep* sweep = window.dkSweep();
+    sweep->setInterval(0);
+    auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
+    QVERIFY(button->isVisible());
+    const int steps = window.undoStack()->count();
+    const int startDk = window.session()->resultDK();
+
+    std::vector<int> shown;
+    bool viewsAgree = true;
+    connect(sweep, &DkSweep::stepped, this, [&](int, int dK) {
+        shown.push_back(window.session()->resultDK());
+        viewsAgree = viewsAgree && window.parameterPanel()->dKSpinBox()->value() == dK
+                     && window.parameterPanel()->dKSlider()->value() == attn::sliderPositionFromDk(dK)
+                     && window.scalingCompareView()->comparison().dK == dK;
+    });
+    QSignalSpy finished(sweep, &DkSweep::finished);
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QVERIFY(sweep->isRunning());
+    QCOMPARE(button->text(), QStringLiteral("■ Stop"));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QCOMPARE(shown, DkSweep::sequence());
+    QVERIFY(viewsAgree);
+    QVERIFY(!sweep->isRunning());
+    QCOMPARE(button->text(), QStringLiteral("▶ Play"));
+    QCOMPARE(window.session()->resultDK(), 1);
+    // One undo step for the whole sweep, back to where it started.
+    QCOMPARE(window.undoStack()->count(), steps + 1);
+    window.undoStack()->undo();
+    QCOMPARE(window.session()->resultDK(), startDk);
+}
+
+void TestDkSweep::playButtonStops()
+{
+    MainWindow window;
+    window.restoreSettings();
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    DkSweep* sweep = window.dkSweep();
+    sweep->setInterval(20);
+    auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
+    QSignalSpy stepped(sweep, &DkSweep::stepped);
+    QSignalSpy finished(sweep, &DkSweep::finished);
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QTRY_VERIFY(stepped.size() >= 5);
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.first().first().toBool(), false);
+    QVERIFY(!sweep->isRunning());
+    const int at = window.session()->resultDK();
+    const int steps = int(stepped.size());
+    QTest::qWait(100);
+    QCOMPARE(int(stepped.size()), steps);  // nothing moves after the stop
+    QCOMPARE(window.session()->resultDK(), at);
+    QCOMPARE(at, DkSweep::sequence()[std::size_t(steps - 1)]);
+}
+
+void TestDkSweep::recordsNumberedFrames()
+{
+    MainWindow window;
+    window.restoreSettings();
+    DkSweep* sweep = window.dkSweep();
+    sweep->setInterval(0);
+    // The window's own frames (the pipeline figure), at a small size for speed.
+    sweep->setFrameSource([&window] {
+        return window.makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
+                                                 QSize(360, 160));
+    });
+    auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
+    QTemporaryDir frames;
+    button->setFolderPrompt([&frames] { return frames.path(); });
+    int asked = 0;
+    button->setReplacePrompt([&asked](const QString&) {
+        ++asked;
+        return false;
+    });
+    QSignalSpy finished(sweep, &DkSweep::finished);
+    QSignalSpy message(button, &DkSweepButton::message);
+    button->recordAction()->trigger();
+    QVERIFY(sweep->isRecording());
+    QVERIFY(finished.wait(300000));
+    QCOMPARE(finished.first().first().toBool(), true);
+
+    const int n = int(DkSweep::sequence().size());
+    QCOMPARE(sweep->framesWritten(), n);
+    QStringList names = QDir(frames.path()).entryList(QDir::Files, QDir::Name);
+    QCOMPARE(names.size(), n);
+    for (int i = 1; i <= n; ++i) {
+        const QString path = QDir(frames.path()).filePath(DkSweep::frameFileName(i));
+        QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(360, 160));
+    }
+    // Different d_k, different pictures: the first and the middle differ.
+    QVERIFY(QImage(QDir(frames.path()).filePath(DkSweep::frameFileName(1)))
+            != QImage(QDir(frames.path()).filePath(DkSweep::frameFileName(n / 2 + 1))));
+    QVERIFY(!message.isEmpty());
+    QVERIFY(message.last().first().toString().contains(QString::number(n)));
+
+    // Frames already there are not replaced without asking.
+    button->recordAction()->trigger();
+    QCOMPARE(asked, 1);
+    QVERIFY(!sweep->isRunning());
+}
+
+void TestDkSweep::recordingRefusesAMissingFolder()
+{
+    MainWindow window;
+    window.restoreSettings();
+    DkSweep* sweep = window.dkSweep();
+    QTemporaryDir dir;
+    const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
+    const attn::Status started = sweep->startRecording(missing);
+    QVERIFY(!started);
+    QVERIFY(QString::fromStdString(started.error().message).contains(QStringLiteral("does not exist")));
+    QVERIFY(!sweep->isRunning());
+    QCOMPARE(window.session()->resultDK(), 24);
+}
+
+QTEST_MAIN(TestDkSweep)
+#include "tst_dksweep.moc"
