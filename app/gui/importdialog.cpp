@@ -2,6 +2,7 @@
 
 #include "matrixio.h"
 #include "npy.h"
+#include "size_limits.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -38,20 +39,12 @@ Shape shapeOf(const Session& session, MatrixId which)
     return {0, 0, ""};
 }
 
-attn::Expected<attn::Matrix> readAnyMatrix(const QString& path)
+// The dimension a matrix's width sets.
+QString widthName(MatrixId which)
 {
-    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) != 0)
-        return readNpyFile(path);
-    QFile file(path);
-    const std::string name = QFileInfo(path).fileName().toStdString();
-    if (!file.open(QIODevice::ReadOnly))
-        return attn::Error{name + ": " + file.errorString().toStdString()};
-    const QByteArray bytes = file.readAll();
-    attn::Expected<LabelledMatrix> table =
-        readMatrixCsv(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-    if (!table)
-        return attn::Error{name + ": " + table.error().message};
-    return std::move(table.value().values);
+    return which == MatrixId::X    ? QStringLiteral("d_model")
+           : which == MatrixId::Wv ? QStringLiteral("d_v")
+                                   : QStringLiteral("d_k");
 }
 
 }  // namespace
@@ -63,14 +56,16 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent)
     target_ = new QComboBox(this);
     target_->setObjectName(QStringLiteral("importTargetCombo"));
     target_->setAccessibleName(tr("Matrix"));
-    target_->setToolTip(tr("The matrix the file replaces; its shape stays the one in use."));
+    target_->setToolTip(tr("The matrix the file replaces. Its rows must fit (X: one per token, W: one "
+                           "per dimension of X); another width sets d_model, d_k or d_v."));
     for (MatrixId id : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
         target_->addItem(Session::matrixName(id), int(id));
 
     path_ = new QLineEdit(this);
     path_->setObjectName(QStringLiteral("importPathEdit"));
     path_->setAccessibleName(tr("File"));
-    path_->setToolTip(tr("A NumPy .npy file (float32 or float64, 2-D or one row), or a CSV table "
+    path_->setToolTip(tr("A NumPy .npy file (float32 or float64, 2-D or one row), a plain CSV of "
+                         "numbers (as numpy.savetxt(..., delimiter=\",\") writes), or a CSV table "
                          "with a header row and a label column as Attention Lab exports it."));
     auto* browse = new QPushButton(tr("&Browse…"), this);
     browse->setObjectName(QStringLiteral("importBrowseButton"));
@@ -122,8 +117,11 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent)
 QString ImportDialog::expectedShape(const Session& session, MatrixId which)
 {
     const Shape s = shapeOf(session, which);
-    return tr("(%1, %2), %3").arg(s.rows).arg(s.cols).arg(QString::fromLatin1(s.dims).replace(
-        QLatin1String(" x "), QStringLiteral(" × ")));
+    const QString dims = QString::fromLatin1(s.dims).replace(QLatin1String(" x "), QStringLiteral(" × "));
+    return tr("(%1, %2), %3; another number of columns sets %4")
+        .arg(s.rows)
+        .arg(s.cols)
+        .arg(dims, widthName(which));
 }
 
 attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, MatrixId which,
@@ -131,7 +129,7 @@ attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, Ma
 {
     if (path.isEmpty())
         return attn::Error{tr("Choose a .npy or .csv file.").toStdString()};
-    attn::Expected<attn::Matrix> read = readAnyMatrix(path);
+    attn::Expected<attn::Matrix> read = readMatrixFile(path);
     if (!read)
         return read.error();
     attn::Matrix m = transpose ? attn::Matrix(read.value().transpose()) : std::move(read.value());
@@ -142,8 +140,18 @@ attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, Ma
                                  ? std::string()
                                  : (transpose ? tr("untick Transpose") : tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
                                        .toStdString();
-    if (const attn::Status fits = checkShape(name, m, s.rows, s.cols, s.dims, hint); !fits)
+    // The rows are fixed by the tokens (X) or by d_model (W); the width is
+    // free: the import sets d_model, d_k or d_v to it (Session::setMatrix).
+    if (const attn::Status fits = checkShape(name, m, s.rows, -1, s.dims, hint); !fits)
         return fits.error();
+    const int limit = which == MatrixId::X ? attn::kMaxDModel : attn::kMaxDHead;
+    if (m.cols() > limit)
+        return attn::Error{tr("%1 has %2 columns, more than the %3 allowed for %4.")
+                               .arg(QString::fromStdString(name))
+                               .arg(m.cols())
+                               .arg(limit)
+                               .arg(widthName(which))
+                               .toStdString()};
     return m;
 }
 
@@ -198,12 +206,20 @@ void ImportDialog::check()
         transpose_->setChecked(false);
     expected_->setText(expectedShape(*session_, target()));
     const attn::Expected<attn::Matrix> m = matrix();
-    if (m)
-        message_->setText(tr("Fits: %1 × %2 entries replace %3.")
-                              .arg(m.value().rows())
-                              .arg(m.value().cols())
-                              .arg(Session::matrixName(target())));
-    else
+    if (m) {
+        QString text = tr("Fits: %1 × %2 entries replace %3.")
+                           .arg(m.value().rows())
+                           .arg(m.value().cols())
+                           .arg(Session::matrixName(target()));
+        const int width = int(session_->matrix(target()).cols());
+        if (m.value().cols() != width)
+            text += QLatin1Char(' ')
+                    + tr("%1 becomes %2 (now %3); your other matrices are kept where they fit.")
+                          .arg(widthName(target()))
+                          .arg(m.value().cols())
+                          .arg(width);
+        message_->setText(text);
+    } else
         message_->setText(QString::fromStdString(m.error().message));
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(bool(m));
 }

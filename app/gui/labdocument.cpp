@@ -101,6 +101,17 @@ attn::Status LabDocument::load(const LabState& state, bool asUntitled)
     return attn::okStatus();
 }
 
+attn::Status LabDocument::loadRead(const LabState& state, const QString& path)
+{
+    const attn::Status applied = applyState(state);
+    if (!applied)
+        return applied;
+    setFilePath(QFileInfo(path).absoluteFilePath());
+    addRecentFile(filePath_);
+    emit labLoaded();
+    return attn::okStatus();
+}
+
 void LabDocument::startUntitled()
 {
     recorder_->resync();

@@ -68,6 +68,9 @@ public:
     attn::Expected<std::vector<std::string>> open(const QString& path);
     // Makes `state` the lab (a preset, a new lab): no file, no history.
     attn::Status load(const LabState& state, bool asUntitled = true);
+    // The same for a lab already read from `path` (the command line's): the
+    // lab has that file, as if open() had read it.
+    attn::Status loadRead(const LabState& state, const QString& path);
     // The start of a new untitled lab from whatever the session shows now.
     void startUntitled();
     attn::Status save();  // Save As when there is no file yet

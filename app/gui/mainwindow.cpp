@@ -9,6 +9,7 @@
 #include "inputpanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
+#include "noticebar.h"
 #include "numbertext.h"
 #include "parameterpanel.h"
 #include "parametersettings.h"
@@ -89,6 +90,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     auto* central = new QWidget(this);
     central->setObjectName(QStringLiteral("centralArea"));
     auto* layout = new QVBoxLayout(central);
+    notice_ = new NoticeBar(central);
+    connect(session_, &Session::matrixNotice, notice_, &NoticeBar::showNotice);
+    layout->addWidget(notice_);
     layout->addWidget(input_);
     layout->addWidget(parameters_);
     layout->addWidget(pipeline_, 1);
@@ -295,7 +299,9 @@ void MainWindow::onResultChanged()
 
 void MainWindow::resetToArticleExample()
 {
-    // One undo step: nothing is lost, so no question asked.
+    // Asked as New asks; the reset is then one undo step of the same lab.
+    if (!document_->maybeDiscardChanges())
+        return;
     recorder_->recordAs(tr("Reset to the article example"), [this] {
         session_->setParameters(attn::ModelConfig(), attn::AttentionOptions());
     });
@@ -342,8 +348,15 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    // Discard: the next start must not bring the discarded lab back (its
+    // autosave goes, and so do its parameters).
+    const bool discarded = document_->isModified();
     document_->closeCleanly();
     saveSettings();
+    if (discarded) {
+        QSettings settings;
+        forgetParameters(settings);
+    }
     event->accept();
 }
 
@@ -717,7 +730,9 @@ void MainWindow::createEditActions(QMenu* edit)
 void MainWindow::startDocument(const CommandLineOutcome& start)
 {
     if (start.haveLab) {
-        const attn::Status loaded = document_->load(start.lab);
+        const attn::Status loaded =
+            start.labPath.empty() ? document_->load(start.lab)
+                                  : document_->loadRead(start.lab, QString::fromStdString(start.labPath));
         QStringList warnings;
         for (const std::string& w : start.lab.warnings)
             warnings.append(QString::fromStdString(w));

@@ -30,6 +30,7 @@ class LabDocument;
 class UndoRecorder;
 class InputPanel;
 class MatrixTableModel;
+class NoticeBar;
 class ParameterPanel;
 class PipelineView;
 class ScalingCompareView;
@@ -52,6 +53,8 @@ public:
     PipelineView* pipelineView() const { return pipeline_; }
     FocusPanel* focusPanel() const { return focus_; }
     InputPanel* inputPanel() const { return input_; }
+    // What a change did with the user's matrices (kept, grown, cut).
+    NoticeBar* noticeBar() const { return notice_; }
     MatrixTableModel* matrixModel(MatrixId which) const;
 
     int focusQuery() const { return focusQuery_; }
@@ -142,6 +145,7 @@ private:
     ParameterPanel* parameters_;
     StatisticsPanel* statistics_;
     FocusPanel* focus_;
+    NoticeBar* notice_ = nullptr;
     QList<MatrixTableModel*> matrixModels_;
     QList<QTableView*> matrixViews_;  // one per model, same order
     void updateMatrixLiveness();      // live while on screen (or the window is not)

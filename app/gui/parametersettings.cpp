@@ -82,4 +82,9 @@ void saveParameters(QSettings& s, const attn::ModelConfig& config,
     s.setValue(kCausal, options.causal);
 }
 
+void forgetParameters(QSettings& s)
+{
+    s.remove(QStringLiteral("parameters"));
+}
+
 }  // namespace attnlab

@@ -16,5 +16,7 @@ bool loadParameters(const QSettings& settings, attn::ModelConfig* config,
                     attn::AttentionOptions* options);
 void saveParameters(QSettings& settings, const attn::ModelConfig& config,
                     const attn::AttentionOptions& options);
+// The next loadParameters finds none (the next start is the article example).
+void forgetParameters(QSettings& settings);
 
 }  // namespace attnlab

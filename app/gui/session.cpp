@@ -97,11 +97,13 @@ private:
     std::unique_ptr<attn::AttentionResult> spare_;
 };
 
-// One request for the worker: redraw from `config` (then `model` is unused)
-// or recompute over `model`'s matrices.
+// One request for the worker: redraw from `config` (then `model` only gives
+// the user's cells to keep) or recompute over `model`'s matrices.
 struct Session::Job {
     quint64 generation = 0;
     bool redraw = false;
+    bool keep = false;  // lay the user's cells of `model` over the draw
+    UserCells cells;    // of `model`, when keeping
     bool comparison = false;  // compute the scaling comparison too
     QList<QSize> sampleSizes;  // where the pipeline samples (see setSampleSizeSource)
     attn::ModelConfig config;
@@ -114,6 +116,10 @@ struct Session::Outcome {
     bool redraw = false;
     QString error;  // empty on success
     attn::Model model;
+    bool keep = false;
+    attn::ModelConfig config;  // model's, for a redraw
+    UserCells cells;           // of model, for a redraw
+    KeptReport report;
     std::shared_ptr<attn::AttentionResult> result;
     attn::AttentionStats stats;
     std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
@@ -179,7 +185,7 @@ Session::Session(QObject* parent)
       resultPool_(std::make_shared<ResultPool>()),
       result_(std::make_shared<attn::AttentionResult>())
 {
-    redraw();
+    redraw(false);
 }
 
 Session::~Session()
@@ -202,20 +208,24 @@ bool Session::isLargeWork(int tokens) const
     return work > kAsyncWork;
 }
 
-void Session::startJob(bool redraw)
+void Session::startJob(bool redraw, bool keep)
 {
     auto job = std::make_unique<Job>();
     job->generation = ++generation_;
     job->redraw = redraw;
+    job->keep = redraw && keep;
     job->config = config_;
     job->options = options_;
     job->comparison = comparisonWanted_;
     if (sampleSizes_)
         job->sampleSizes = sampleSizes_();
-    if (!redraw)
+    if (!redraw || job->keep)
         job->model = model_;  // X (n, d_model) and the weights: small next to the maps
+    if (job->keep)
+        job->cells = userCells_;
     computing_ = true;
     computingRedraw_ = redraw;
+    computingKeep_ = job->keep;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         job_ = std::move(job);  // replaces a request the worker has not taken yet
@@ -239,12 +249,18 @@ void Session::workerLoop()
         auto outcome = std::make_shared<Outcome>();
         outcome->generation = job->generation;
         outcome->redraw = job->redraw;
+        outcome->keep = job->keep;
         if (job->redraw) {
             attn::Expected<attn::Model> built = attn::buildModel(job->config);
-            if (built)
+            if (built) {
                 outcome->model = std::move(built.value());
-            else
+                outcome->config = job->config;
+                outcome->cells = job->keep ? keepUserCells(job->model, job->cells, &outcome->model,
+                                                           &outcome->report)
+                                           : UserCells::none(outcome->model);
+            } else {
                 outcome->error = QString::fromStdString(built.error().message);
+            }
         } else {
             outcome->model = std::move(job->model);
         }
@@ -289,13 +305,18 @@ void Session::deliver(const std::shared_ptr<Outcome>& outcome)
     std::swap(stats_, outcome->stats);
     comparison_ = std::move(outcome->comparison);
     hasResult_ = true;
+    QString notice;
     if (outcome->redraw) {
-        installModel(std::move(outcome->model));
+        notice = installModel(std::move(outcome->model), outcome->config, std::move(outcome->cells),
+                              outcome->report);
         emit modelRedrawn();
     } else {
         setProblem(QString());
     }
     emit resultChanged();
+    // A fresh draw leaves nothing of the user's; a kept one speaks when it has to.
+    if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
+        emit matrixNotice(notice);
 }
 
 std::shared_ptr<const attn::ScalingComparison> Session::sharedComparison() const
@@ -314,16 +335,20 @@ void Session::waitForResult()
     ++generation_;
     computing_ = false;
     if (computingRedraw_)
-        redrawNow();
+        redrawNow(computingKeep_);
     else
         recomputeNow();
 }
 
-void Session::installModel(attn::Model&& model)
+QString Session::installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom,
+                              UserCells cells, const KeptReport& report)
 {
+    const attn::ModelConfig before = modelConfig_;
     model_ = std::move(model);
+    modelConfig_ = drawnFrom;
     modelStale_ = false;
-    editedCells_ = 0;
+    userCells_ = std::move(cells);
+    editedCells_ = userCells_.count();
     tokens_.clear();
     ids_.clear();
     for (const std::string& token : model_.tokenization.tokens)
@@ -331,6 +356,7 @@ void Session::installModel(attn::Model&& model)
     for (int id : model_.tokenization.ids)
         ids_.append(id);
     setProblem(QString());
+    return describeKept(report, before, drawnFrom);
 }
 
 const attn::Matrix& Session::matrix(MatrixId which) const
@@ -346,7 +372,18 @@ const attn::Matrix& Session::matrix(MatrixId which) const
 
 attn::Matrix& Session::mutableMatrix(MatrixId which)
 {
-    return const_cast<attn::Matrix&>(matrix(which));
+    return mutableMatrixOf(model_, which);
+}
+
+attn::Matrix& Session::mutableMatrixOf(attn::Model& model, MatrixId which)
+{
+    switch (which) {
+    case MatrixId::X: return model.X;
+    case MatrixId::Wq: return model.Wq;
+    case MatrixId::Wk: return model.Wk;
+    case MatrixId::Wv: return model.Wv;
+    }
+    return model.X;
 }
 
 int Session::vocabularySize() const
@@ -379,7 +416,7 @@ void Session::setParameters(const attn::ModelConfig& config, const attn::Attenti
 {
     config_ = config;
     options_ = options;
-    redraw();
+    redraw(false);
     emit parametersChanged();
 }
 
@@ -440,7 +477,7 @@ void Session::setCausal(bool causal)
 
 void Session::regenerate()
 {
-    redraw();
+    redraw(false);
 }
 
 attn::Expected<double> Session::parseValue(const QString& text)
@@ -495,7 +532,8 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         emit editRefused(failure);
         return attn::Error{failure.toStdString()};
     }
-    ++editedCells_;
+    userCells_.mask[int(which)](row, col) = true;
+    editedCells_ = userCells_.count();
     emit resultChanged();
     return attn::okStatus();
 }
@@ -553,7 +591,7 @@ attn::Status Session::setState(const LabState& state)
     const std::pair<attn::Matrix*, const attn::Matrix*> pairs[] = {
         {&m.X, &state.X}, {&m.Wq, &state.Wq}, {&m.Wk, &state.Wk}, {&m.Wv, &state.Wv}};
     const MatrixId ids[] = {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
-    int edited = 0;
+    const attn::Model drawnModel = m;
     for (int i = 0; i < 4; ++i) {
         attn::Matrix& drawn = *pairs[i].first;
         const attn::Matrix& given = *pairs[i].second;
@@ -567,7 +605,6 @@ attn::Status Session::setState(const LabState& state)
                                    .arg(drawn.cols())
                                    .toStdString()};
         }
-        edited += int((drawn.array() != given.array()).count());
         drawn = given;
     }
     const attn::AttentionOptions oldOptions = options_;
@@ -579,9 +616,11 @@ attn::Status Session::setState(const LabState& state)
         return attn::Error{failure.toStdString()};
     }
     config_ = state.config;
+    modelConfig_ = state.config;
+    userCells_ = UserCells::differences(m, drawnModel);
     model_ = std::move(m);
     modelStale_ = false;
-    editedCells_ = edited;
+    editedCells_ = userCells_.count();
     tokens_.clear();
     ids_.clear();
     for (const std::string& token : model_.tokenization.tokens)
@@ -592,6 +631,7 @@ attn::Status Session::setState(const LabState& state)
     emit parametersChanged();
     emit modelRedrawn();
     emit resultChanged();
+    emit matrixNotice(QString());  // a notice about the replaced matrices no longer applies
     return attn::okStatus();
 }
 
@@ -600,6 +640,30 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
     waitForResult();
     if (!hasResult_ || modelStale_)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
+    const QString name = matrixName(which);
+    attn::ModelConfig config = config_;
+    if (which == MatrixId::X) {
+        if (values.rows() != tokenCount())
+            return attn::Error{tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(tokenCount())
+                                   .toStdString()};
+        config.dModel = int(values.cols());
+    } else {
+        if (values.rows() != model_.X.cols())
+            return attn::Error{tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(model_.X.cols())
+                                   .toStdString()};
+        (which == MatrixId::Wv ? config.dV : config.dK) = int(values.cols());
+    }
+    if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
+        return attn::Error{tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message))
+                               .toStdString()};
+    if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV)
+        return importReshaping(which, values, config);
     LabState next = state();
     attn::Matrix* target = which == MatrixId::X    ? &next.X
                            : which == MatrixId::Wq ? &next.Wq
@@ -609,19 +673,58 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
     return setState(next);
 }
 
-void Session::redraw()
+attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values,
+                                      const attn::ModelConfig& config)
+{
+    attn::Expected<attn::Model> built = attn::buildModel(config);
+    if (!built)
+        return built.error();
+    attn::Model from = model_;
+    UserCells cells = userCells_;
+    mutableMatrixOf(from, which) = values;
+    cells.mask[int(which)] = CellMask::Constant(values.rows(), values.cols(), true);
+    KeptReport report;
+    UserCells kept = keepUserCells(from, cells, &built.value(), &report);
+    const attn::Model& m = built.value();
+    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!failure.isEmpty())
+        return attn::Error{failure.toStdString()};
+    const attn::ModelConfig before = config_;
+    config_ = config;
+    const QString keptNotice = installModel(std::move(built.value()), config, std::move(kept), report);
+    const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")
+                              : which == MatrixId::Wv ? QStringLiteral("d_v")
+                                                      : QStringLiteral("d_k");
+    const int was = which == MatrixId::X    ? before.dModel
+                    : which == MatrixId::Wv ? before.dV
+                                            : before.dK;
+    QString notice = tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
+                         .arg(matrixName(which))
+                         .arg(values.cols())
+                         .arg(dimension)
+                         .arg(was);
+    if (!keptNotice.isEmpty())
+        notice += QLatin1Char(' ') + keptNotice;
+    emit parametersChanged();
+    emit modelRedrawn();
+    emit resultChanged();
+    emit matrixNotice(notice);
+    return attn::okStatus();
+}
+
+void Session::redraw(bool keep)
 {
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
     const int words = int(std::count(config_.sentence.begin(), config_.sentence.end(), ' ')) + 1;
     if (isLargeWork(std::max(words, tokenCount()))) {
-        startJob(true);
+        startJob(true, keep);
         return;
     }
-    redrawNow();
+    redrawNow(keep);
 }
 
-void Session::redrawNow()
+void Session::redrawNow(bool keep)
 {
     // Supersedes a computation in flight.
     ++generation_;
@@ -633,22 +736,26 @@ void Session::redrawNow()
         return;
     }
     attn::Model& m = built.value();
+    KeptReport report;
+    UserCells cells = keep ? keepUserCells(model_, userCells_, &m, &report) : UserCells::none(m);
     const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
     if (!failure.isEmpty()) {
         modelStale_ = true;
         setProblem(failure);
         return;
     }
-    installModel(std::move(m));
+    const QString notice = installModel(std::move(m), config_, std::move(cells), report);
     emit modelRedrawn();
     emit resultChanged();
+    if (!keep || !notice.isEmpty())
+        emit matrixNotice(notice);
 }
 
 void Session::recompute()
 {
     if (computing_ && computingRedraw_) {
         // The matrices are being redrawn: redraw again with the new options.
-        redraw();
+        redraw(computingKeep_);
         return;
     }
     if (!modelStale_ && isLargeWork(tokenCount())) {

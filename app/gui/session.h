@@ -5,9 +5,12 @@
 // from them. Views read it and draw; they never compute.
 //
 // Every change goes through one of the setters below. Changing the sentence,
-// tokenizer, seed, initialisation or a dimension redraws all matrices from the
-// seed (hand edits are lost); changing the scaling or the mask recomputes the
-// attention over the current matrices (hand edits are kept). After each
+// tokenizer, seed, initialisation or a dimension redraws the matrices from the
+// seed and lays the user's cells (typed or imported) back over the draw
+// where they still fit (see UserCells; what no longer fits is dropped and
+// matrixNotice() says so); regenerate() and setParameters() draw afresh,
+// dropping them. Changing the scaling or the mask recomputes the attention
+// over the current matrices. After each
 // successful change the session emits resultChanged() once. A change that
 // cannot be computed (an empty sentence, a bad divisor) keeps the last good
 // model and result on display and sets problem() instead.
@@ -23,6 +26,7 @@
 #include "model.h"
 #include "scaling_lab.h"
 #include "statistics.h"
+#include "usercells.h"
 
 #include <QList>
 #include <QObject>
@@ -100,8 +104,9 @@ public:
 
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
-    // Cells edited by hand since the matrices were last drawn from the seed.
+    // Cells that are the user's (typed or imported), not the seed's draw.
     int editedCells() const { return editedCells_; }
+    const UserCells& userCells() const { return userCells_; }
     // Sum of one query's attention weights (1 up to rounding; 0 if fully masked).
     double weightSum(int query) const;
 
@@ -136,7 +141,9 @@ public:
     // the seed's draw count as hand edits. Refused, with nothing changed, if
     // the config or the matrices do not compute.
     attn::Status setState(const LabState& state);
-    // Replaces one whole matrix (an import) with one of the same shape.
+    // Replaces one whole matrix (an import). X must have a row per token, a
+    // weight matrix d_model rows; a new width sets d_model (X), d_k (W_q,
+    // W_k) or d_v (W_v), and the other matrices follow as for that change.
     attn::Status setMatrix(MatrixId which, const attn::Matrix& values);
 
     // Text to a finite number within attn::kMaxInputMagnitude (C locale or the
@@ -150,6 +157,9 @@ signals:
     void resultChanged();      // result(), stats() and the matrices are current
     void problemChanged();     // problem() changed
     void editRefused(const QString& message);
+    // What a change did with the user's cells, for the window to show (see
+    // describeKept); empty when nothing of the user's is left to speak of.
+    void matrixNotice(const QString& text);
 
 private:
     // One model parameter: a change redraws every matrix from the seed.
@@ -176,25 +186,36 @@ private:
     struct Job;
     struct Outcome;
     class ResultPool;
-    void redraw();     // buildModel from config_, then recompute
+    // buildModel from config_, then recompute; `keep` lays the user's cells
+    // over the new draw.
+    void redraw(bool keep = true);
     void recompute();  // attention over the current matrices
-    void redrawNow();
+    void redrawNow(bool keep);
     void recomputeNow();
     bool isLargeWork(int tokens) const;
-    void startJob(bool redraw);    // hands the request to the worker
+    void startJob(bool redraw, bool keep = false);  // hands the request to the worker
     void deliver(const std::shared_ptr<Outcome>& outcome);  // GUI thread
     void workerLoop();
-    void installModel(attn::Model&& model);  // tokens, edit count, problem cleared
+    // Tokens, user cells, problem cleared; returns the notice to emit once
+    // the result is out (see matrixNotice).
+    QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom,
+                         UserCells cells, const KeptReport& report);
     // Attention into result_ and stats_; the error message, empty on success.
     // Emits nothing, so that callers finish updating before views look.
     QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
                         const attn::Matrix& Wv);
     void setProblem(const QString& problem);
     attn::Matrix& mutableMatrix(MatrixId which);
+    static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
+    // setMatrix with a new d_model, d_k or d_v.
+    attn::Status importReshaping(MatrixId which, const attn::Matrix& values,
+                                 const attn::ModelConfig& config);
 
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
     attn::Model model_;
+    attn::ModelConfig modelConfig_;  // the parameters model_ was drawn with
+    UserCells userCells_;            // of model_
     std::shared_ptr<ResultPool> resultPool_;  // before result_: results go back to it
     std::shared_ptr<const attn::AttentionResult> result_;
     attn::AttentionStats stats_;
@@ -219,6 +240,7 @@ private:
     quint64 generation_ = 0;  // of the newest request; older outcomes are stale
     bool computing_ = false;
     bool computingRedraw_ = false;  // the request in flight redraws the matrices
+    bool computingKeep_ = false;    // ... keeping the user's cells
 };
 
 }  // namespace attnlab

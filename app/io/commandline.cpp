@@ -3,6 +3,7 @@
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
 #include "labfile.h"
+#include "matrixio.h"
 #include "npy.h"
 #include "size_limits.h"
 #include "tokenizer.h"
@@ -121,15 +122,16 @@ QString helpText()
         "                       NUMBER (default %10)\n"
         "  --causal             mask the keys after each query (decoder attention)\n"
         "\n"
-        "Matrices from NumPy files (float32 or float64 .npy, 2-D or 1-D as one row;\n"
-        "the ones not given are drawn as usual; d_model, d_k and d_v follow the\n"
-        "files):\n"
-        "  --x FILE.npy         the embeddings X, one row per token (n x d_model); the\n"
+        "Matrices from files: NumPy .npy (float32 or float64, 2-D or 1-D as one row)\n"
+        "or .csv (plain numbers as numpy.savetxt(..., delimiter=\",\") writes, or a\n"
+        "labelled table as the csv export writes); the ones not given are drawn as\n"
+        "usual; d_model, d_k and d_v follow the files:\n"
+        "  --x FILE             the embeddings X, one row per token (n x d_model); the\n"
         "                       rows are labelled with the --sentence tokens when\n"
         "                       there are as many, otherwise t0, t1, ...\n"
-        "  --wq FILE.npy        W_q as d_model x d_k, so that Q = X W_q\n"
-        "  --wk FILE.npy        W_k as d_model x d_k\n"
-        "  --wv FILE.npy        W_v as d_model x d_v\n"
+        "  --wq FILE            W_q as d_model x d_k, so that Q = X W_q\n"
+        "  --wk FILE            W_k as d_model x d_k\n"
+        "  --wv FILE            W_v as d_model x d_v\n"
         "  --transpose-weights  the weight files are d_out x d_in, as PyTorch's\n"
         "                       nn.Linear.weight\n"
         "\n"
@@ -348,7 +350,7 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
             if (name != kMatrixOptions[slot])
                 continue;
             if (value.empty())
-                return UsageError{CommandLine::tr("%1 is empty; give a .npy file")
+                return UsageError{CommandLine::tr("%1 is empty; give a .npy or .csv file")
                                       .arg(QLatin1String(name.data(), int(name.size())))};
             request->matrixPaths[slot] = std::string(value);
         }
@@ -513,7 +515,7 @@ int outputWidth(const attn::Matrix& W, int dModel)
     return -1;
 }
 
-// Reads the given .npy files, takes d_model, d_k and d_v from them (unless
+// Reads the given .npy or .csv files, takes d_model, d_k and d_v from them (unless
 // given as options), checks every shape and draws the matrices not given.
 attn::Expected<LabState> labFromMatrixFiles(const Request& request)
 {
@@ -523,7 +525,7 @@ attn::Expected<LabState> labFromMatrixFiles(const Request& request)
         if (!request.matrixPaths[slot])
             continue;
         const QString path = localPath(*request.matrixPaths[slot]);
-        attn::Expected<attn::Matrix> m = readNpyFile(path);
+        attn::Expected<attn::Matrix> m = readMatrixFile(path);
         if (!m)
             return attn::Error{std::string(kMatrixOptions[slot]) + ": " + m.error().message};
         given[slot] = std::move(m).value();
@@ -768,6 +770,8 @@ CommandLineOutcome handleCommandLine(int argc, char** argv)
     if (start) {
         outcome.haveLab = true;
         outcome.lab = std::move(*start).value();
+        if (request.openPath)
+            outcome.labPath = localPath(*request.openPath).toStdString();
         outcome.config = outcome.lab.config;
         outcome.options = outcome.lab.options;
         outcome.haveConfig = true;

@@ -41,6 +41,9 @@ struct CommandLineOutcome {
     // lab.warnings holds what the reader of an opened file warned about.
     bool haveLab = false;
     LabState lab;
+    // The file the lab came from (--open FILE or a bare FILE.attnlab, as a
+    // double-click passes it), so that Save writes back to it; empty otherwise.
+    std::string labPath;
 };
 
 inline constexpr int kExitRuntimeError = 1;

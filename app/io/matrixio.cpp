@@ -1,7 +1,11 @@
 #include "matrixio.h"
 
 #include "csv.h"
+#include "npy.h"
 #include "numberformat.h"
+
+#include <QFile>
+#include <QFileInfo>
 
 namespace attnlab {
 
@@ -41,6 +45,33 @@ std::vector<std::string> indexLabels(int count)
     return labels;
 }
 
+namespace {
+
+// Rows of numbers only (numpy.savetxt(..., delimiter=",")): no labels.
+attn::Expected<LabelledMatrix> readPlainCsv(const std::vector<CsvRow>& rows)
+{
+    const std::size_t columns = rows.front().size();
+    LabelledMatrix result;
+    result.values.resize(Eigen::Index(rows.size()), Eigen::Index(columns));
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const CsvRow& row = rows[r];
+        const std::string where = "CSV row " + std::to_string(r + 1);
+        if (row.size() != columns)
+            return attn::Error{where + ": " + std::to_string(row.size()) + " cells, expected "
+                               + std::to_string(columns) + " as in row 1"};
+        for (std::size_t c = 0; c < columns; ++c) {
+            double value = 0;
+            if (!parseNumber(row[c], &value))
+                return attn::Error{where + ", column " + std::to_string(c + 1) + ": '" + row[c]
+                                   + "' is not a number"};
+            result.values(Eigen::Index(r), Eigen::Index(c)) = value;
+        }
+    }
+    return result;
+}
+
+}  // namespace
+
 attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text)
 {
     attn::Expected<std::vector<CsvRow>> parsed = parseCsv(text);
@@ -55,6 +86,9 @@ attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text)
 
     LabelledMatrix result;
     CsvRow& header = rows.front();
+    double first = 0;
+    if (parseNumber(header.front(), &first))
+        return readPlainCsv(rows);
     result.corner = header.front();
     result.columnLabels.assign(header.begin() + 1, header.end());
     const std::size_t columns = result.columnLabels.size();
@@ -78,6 +112,22 @@ attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text)
         }
     }
     return result;
+}
+
+attn::Expected<attn::Matrix> readMatrixFile(const QString& path)
+{
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) != 0)
+        return readNpyFile(path);
+    QFile file(path);
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    if (!file.open(QIODevice::ReadOnly))
+        return attn::Error{name + ": " + file.errorString().toStdString()};
+    const QByteArray bytes = file.readAll();
+    attn::Expected<LabelledMatrix> table =
+        readMatrixCsv(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!table)
+        return attn::Error{name + ": " + table.error().message};
+    return std::move(table.value().values);
 }
 
 }  // namespace attnlab

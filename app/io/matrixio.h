@@ -10,6 +10,8 @@
 #include "expected.h"
 #include "matrix.h"
 
+#include <QString>
+
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -33,9 +35,17 @@ void writeMatrixCsv(std::ostream& out, const attn::Matrix& m,
 std::vector<std::string> indexLabels(int count);
 
 // A table written by writeMatrixCsv (or a spreadsheet): a header row, then
-// rows of one label and as many numbers as the header has columns. Trailing
-// empty lines are ignored. The error names the row and column (1-based, the
-// header is row 1) of the first cell that is missing or not a number.
+// rows of one label and as many numbers as the header has columns. Or a
+// plain table of numbers only, as numpy.savetxt(..., delimiter=",") writes
+// it (no header, no labels, every row a matrix row): told apart by its
+// top-left cell, a number there and text or nothing in a labelled table.
+// The labels of a plain table are left empty. Trailing empty lines are
+// ignored. The error names the row and column (1-based, the header is row 1)
+// of the first cell that is missing or not a number.
 attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text);
+
+// A matrix file by its suffix: .csv (either kind above, case-insensitive
+// suffix) or else NumPy .npy (readNpyFile). Errors start with the file name.
+attn::Expected<attn::Matrix> readMatrixFile(const QString& path);
 
 }  // namespace attnlab

@@ -7,6 +7,7 @@
 #include "attention.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
+#include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
 #include "parameterpanel.h"
@@ -589,6 +590,7 @@ void TestMainWindow::resetToArticleExample()
     window.session()->setSentence(QStringLiteral("something else"));
     window.session()->setDModel(3);
     window.session()->setCausal(true);
+    window.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
     find<QAction>(window, QStringLiteral("resetAction"))->trigger();
     compareMaps(window, engine({}));
     QCOMPARE(window.focusQuery(), 1);

@@ -90,7 +90,7 @@ private slots:
     void refusedCellText_data();
     void refusedCellText();
     void cellEditRecomputesAndRegenerateDropsIt();
-    void editsSurviveScaleChangesButNotRedraws();
+    void editsSurviveScaleAndSeedChangesButNotRegenerate();
     void emptySentenceKeepsLastResult();
     void oneResultSignalPerChange();
     void weightSumIsOne();
@@ -313,7 +313,7 @@ void TestSession::cellEditRecomputesAndRegenerateDropsIt()
     compareResults(session.result(), engineResult({}, {}));
 }
 
-void TestSession::editsSurviveScaleChangesButNotRedraws()
+void TestSession::editsSurviveScaleAndSeedChangesButNotRegenerate()
 {
     Session session;
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 3, 4, 7.0).ok());
@@ -321,7 +321,11 @@ void TestSession::editsSurviveScaleChangesButNotRedraws()
     session.setCausal(true);
     QCOMPARE(session.matrix(MatrixId::Wq)(3, 4), 7.0);
     QCOMPARE(session.editedCells(), 1);
+    // Another seed redraws the rest; the typed cell stays (tst_keptmatrices).
     session.setSeed(7);
+    QCOMPARE(session.matrix(MatrixId::Wq)(3, 4), 7.0);
+    QCOMPARE(session.editedCells(), 1);
+    session.regenerate();
     QVERIFY(session.matrix(MatrixId::Wq)(3, 4) != 7.0);
     QCOMPARE(session.editedCells(), 0);
 }

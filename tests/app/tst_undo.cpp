@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "inputpanel.h"
+#include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
 #include "npy.h"
@@ -223,8 +224,21 @@ void TestUndo::parametersAndRegenerate()
     QCOMPARE(stack->count(), 4);
     QCOMPARE(stack->undoText(), QStringLiteral("Regenerate from the seed"));
 
-    // The reset is a step too (so it needs no question).
+    // The reset asks as New does (the lab has unsaved changes); after
+    // Discard it is a step too. Cancel leaves everything.
+    int asked = 0;
+    LabDocument::UnsavedAnswer answer = LabDocument::UnsavedAnswer::Cancel;
+    window.document()->setUnsavedPrompt([&](const QString&) {
+        ++asked;
+        return answer;
+    });
     window.findChild<QAction*>(QStringLiteral("resetAction"))->trigger();
+    QCOMPARE(asked, 1);
+    QCOMPARE(stack->count(), 4);
+    verifyState(*window.session(), s4);
+    answer = LabDocument::UnsavedAnswer::Discard;
+    window.findChild<QAction*>(QStringLiteral("resetAction"))->trigger();
+    QCOMPARE(asked, 2);
     QCOMPARE(stack->count(), 5);
     verifyState(*window.session(), s0);
 
@@ -266,7 +280,9 @@ void TestUndo::importIsUndone()
     const attn::Status refused = window.importMatrix(MatrixId::Wq, path, false);
     QVERIFY(!refused);
     const QString message = QString::fromStdString(refused.error().message);
-    QVERIFY2(message.contains(QStringLiteral("(24, 16)")) && message.contains(QStringLiteral("(16, 24)")),
+    // The rows must be d_model's 16; the width is free (it would set d_k).
+    QVERIFY2(message.contains(QStringLiteral("(24, 16)")) && message.contains(QStringLiteral("(16, any)"))
+                 && message.contains(QStringLiteral("tick Transpose")),
              qPrintable(message));
     QCOMPARE(stack->count(), 0);
     // X is (6, 16): the weight file does not fit it either way.

@@ -22,6 +22,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -138,6 +139,7 @@ private slots:
     void windowGetsTheOptions();
     void windowWithoutOptions();
     void articleMatricesFromNpy();
+    void articleMatricesFromCsv();
     void pytorchLayoutWithTranspose();
     void someMatricesFromNpy_data();
     void someMatricesFromNpy();
@@ -509,6 +511,46 @@ void TestCommandLine::articleMatricesFromNpy()
         QVERIFY2(testdata::toMatrix(json[name]) == testdata::toMatrix(out_[name]), name);
     QCOMPARE(strings(json["tokens"]), strings(out_["tokens"]));
     QCOMPARE(json["sentence"].toString(), out_["sentence"].toString());
+    QCOMPARE(json["d_k"].toInt(), 24);
+    QCOMPARE(json["d_v"].toInt(), 28);
+}
+
+// The same from CSV: X and W_q as numpy.savetxt(..., delimiter=",") writes
+// them (no header, no labels, "%.18e"), W_k and W_v as the application's own
+// labelled CSV. Every number reads back exactly.
+void TestCommandLine::articleMatricesFromCsv()
+{
+    QTemporaryDir dir;
+    QStringList arguments;
+    int i = 0;
+    for (const auto& [option, name] : {std::pair{"--x", "X"}, std::pair{"--wq", "W_q"},
+                                       std::pair{"--wk", "W_k"}, std::pair{"--wv", "W_v"}}) {
+        const attn::Matrix m = testdata::toMatrix(out_[name]);
+        const QString path = dir.filePath(QString(name) + ".csv");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        if (i++ < 2) {
+            for (Eigen::Index r = 0; r < m.rows(); ++r) {
+                QStringList cells;
+                for (Eigen::Index c = 0; c < m.cols(); ++c)
+                    cells << QString::number(m(r, c), 'e', 18);
+                file.write(cells.join(',').toLatin1() + '\n');
+            }
+        } else {
+            std::ostringstream out;
+            attnlab::writeMatrixCsv(out, m, attnlab::indexLabels(int(m.rows())),
+                                    attnlab::indexLabels(int(m.cols())), "row");
+            file.write(QByteArray::fromStdString(out.str()));
+        }
+        file.close();
+        arguments << option << path;
+    }
+    const QString out = dir.filePath("out");
+    const Run run = runApp(arguments + QStringList{"--export-dir", out, "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(out + "/attention.json");
+    for (const char* name : {"X", "W_q", "W_k", "W_v", "weights", "context"})
+        QVERIFY2(testdata::toMatrix(json[name]) == testdata::toMatrix(out_[name]), name);
     QCOMPARE(json["d_k"].toInt(), 24);
     QCOMPARE(json["d_v"].toInt(), 28);
 }

@@ -7,9 +7,11 @@
 #include "matrixio.h"
 #include "numberformat.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -70,6 +72,10 @@ private slots:
     void matrixCsvRoundTrip();
     void matrixCsvReadErrors_data();
     void matrixCsvReadErrors();
+    void plainNumpyCsvReadsExactly();
+    void plainCsvReadErrors_data();
+    void plainCsvReadErrors();
+    void matrixFileBySuffix();
 };
 
 void TestMatrixIo::numberRoundTrip_data()
@@ -451,6 +457,94 @@ void TestMatrixIo::matrixCsvReadErrors()
     const auto m = attnlab::readMatrixCsv(text.toStdString());
     QVERIFY(!m.ok());
     QCOMPARE(QString::fromStdString(m.error().message), message);
+}
+
+void TestMatrixIo::plainNumpyCsvReadsExactly()
+{
+    // numpy.savetxt(f, a, delimiter=",") with its default fmt "%.18e" for
+    // a = [[1, -0.25, 3e-7], [-1.5e10, 0.1, -0.0], [2/3, 5, -7]]
+    // (the digits are Python's "%.18e" % value).
+    const std::string text =
+        "1.000000000000000000e+00,-2.500000000000000000e-01,2.999999999999999864e-07\n"
+        "-1.500000000000000000e+10,1.000000000000000056e-01,-0.000000000000000000e+00\n"
+        "6.666666666666666297e-01,5.000000000000000000e+00,-7.000000000000000000e+00\n";
+    const auto m = attnlab::readMatrixCsv(text);
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+    QCOMPARE(m->values.rows(), 3);
+    QCOMPARE(m->values.cols(), 3);
+    const double want[3][3] = {{1.0, -0.25, 3e-7}, {-1.5e10, 0.1, -0.0}, {2.0 / 3.0, 5.0, -7.0}};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            QVERIFY2(sameBits(m->values(i, j), want[i][j]), qPrintable(QString("cell (%1, %2)").arg(i).arg(j)));
+    QVERIFY(m->rowLabels.empty());
+    QVERIFY(m->columnLabels.empty());
+
+    // Written by hand: short forms, a final line without its end, CRLF.
+    const auto hand = attnlab::readMatrixCsv("-1,2.5\r\n3e2, -4E-1\r\n0,7");
+    QVERIFY(hand.ok());
+    QCOMPARE(hand->values.rows(), 3);
+    QCOMPARE(hand->values(0, 0), -1.0);
+    QCOMPARE(hand->values(0, 1), 2.5);
+    QCOMPARE(hand->values(1, 0), 300.0);
+    QCOMPARE(hand->values(1, 1), -0.4);
+    QCOMPARE(hand->values(2, 1), 7.0);
+
+    // One number: a 1 x 1 matrix, not a header without columns.
+    const auto single = attnlab::readMatrixCsv("-2.5e-3\n");
+    QVERIFY(single.ok());
+    QCOMPARE(single->values.rows(), 1);
+    QCOMPARE(single->values(0, 0), -2.5e-3);
+
+    // The application's labelled CSV (numeric column and row labels) still
+    // reads as labelled: its corner is text.
+    std::ostringstream out;
+    attn::Matrix w(2, 2);
+    w << 0.5, -1, 2, 1e-9;
+    attnlab::writeMatrixCsv(out, w, attnlab::indexLabels(2), attnlab::indexLabels(2), "row");
+    const auto labelled = attnlab::readMatrixCsv(out.str());
+    QVERIFY(labelled.ok());
+    QCOMPARE(labelled->values.rows(), 2);
+    QCOMPARE(labelled->values.cols(), 2);
+    QVERIFY((labelled->values.array() == w.array()).all());
+    QCOMPARE(labelled->corner, std::string("row"));
+}
+
+void TestMatrixIo::plainCsvReadErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("short row") << QByteArray("1,2\n3\n") << "CSV row 2: 1 cells, expected 2 as in row 1";
+    QTest::newRow("text cell") << QByteArray("1,2\n3,x\n") << "CSV row 2, column 2: 'x' is not a number";
+    QTest::newRow("decimal comma") << QByteArray("1,2\n\"3,5\",1\n")
+                                   << "CSV row 2, column 1: '3,5' is not a number";
+}
+
+void TestMatrixIo::plainCsvReadErrors()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, message);
+    const auto m = attnlab::readMatrixCsv(text.toStdString());
+    QVERIFY(!m.ok());
+    QCOMPARE(QString::fromStdString(m.error().message), message);
+}
+
+void TestMatrixIo::matrixFileBySuffix()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("w.CSV"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("-1.000000000000000000e+00,2.500000000000000000e-01\n");
+    file.close();
+    const auto m = attnlab::readMatrixFile(path);
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+    QCOMPARE(m->rows(), 1);
+    QCOMPARE((*m)(0, 0), -1.0);
+    QCOMPARE((*m)(0, 1), 0.25);
+    const auto missing = attnlab::readMatrixFile(dir.filePath(QStringLiteral("none.csv")));
+    QVERIFY(!missing.ok());
+    QVERIFY(QString::fromStdString(missing.error().message).startsWith(QStringLiteral("none.csv: ")));
 }
 
 QTEST_APPLESS_MAIN(TestMatrixIo)
