@@ -350,7 +350,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     // Discard: the next start must not bring the discarded lab back (its
     // autosave goes, and so do its parameters).
-    const bool discarded = document_->isModified();
+    const bool discarded = isVisible() && document_->isModified();
     document_->closeCleanly();
     saveSettings();
     if (discarded) {

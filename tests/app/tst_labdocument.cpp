@@ -16,6 +16,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
@@ -112,6 +113,8 @@ private slots:
     void presets_data();
     void presets();
     void commandLineLabStartsTheWindow();
+    void commandLineLabKeepsItsFileForSave();
+    void quitWithDiscardDoesNotComeBack();
 
 private:
     QTemporaryDir dir_;
@@ -473,6 +476,85 @@ void TestLabDocument::commandLineLabStartsTheWindow()
     QCOMPARE(w.focusQuery(), 3);
     QVERIFY(!w.document()->isModified());
     QVERIFY(!w.undoStack()->canUndo());
+}
+
+// attention-lab FILE.attnlab (as a double-click runs it): the lab has its
+// file, and Ctrl+S writes to it without asking where.
+void TestLabDocument::commandLineLabKeepsItsFileForSave()
+{
+    const QString file = path(QStringLiteral("double-clicked.attnlab"));
+    {
+        MainWindow w;
+        makeChanges(w);
+        QVERIFY(w.document()->saveAs(file));
+    }
+    QByteArray program("attention-lab"), argument = file.toLocal8Bit();
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    const CommandLineOutcome start = handleCommandLine(2, argv);
+    QVERIFY(!start.exitNow);
+    QVERIFY(start.haveLab);
+    QCOMPARE(QString::fromStdString(start.labPath), file);
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.restoreSettings(start);
+    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("double-clicked.attnlab")));
+    QCOMPARE(w.document()->recentFiles().value(0), QFileInfo(file).absoluteFilePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.session()->setSeed(777);
+    QVERIFY(w.document()->isModified());
+    QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier);
+    QVERIFY(!w.document()->isModified());
+    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
+    const attn::Expected<LabState> back = readLabFile(file);
+    QVERIFY(back.ok());
+    QCOMPARE(back.value().config.seed, std::uint64_t(777));
+    QCOMPARE(back.value().config.sentence, std::string("the quick brown fox jumps"));
+}
+
+// Quit, answer Discard: the next start is neither the discarded lab's
+// parameters nor its autosave.
+void TestLabDocument::quitWithDiscardDoesNotComeBack()
+{
+    const QString autosave = path(QStringLiteral("autosave-3.attnlab"));
+    {
+        MainWindow w;
+        w.restoreSettings();
+        Prompts prompts;
+        prompts.install(w.document());
+        prompts.answer = LabDocument::UnsavedAnswer::Discard;
+        w.document()->setAutosavePath(autosave);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        makeChanges(w);
+        QVERIFY(w.document()->autosave());
+        QVERIFY(w.close());
+        QCOMPARE(prompts.unsaved, 1);
+    }
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.document()->setAutosavePath(autosave);
+    w.restoreSettings();
+    w.offerRecovery();
+    QCOMPARE(prompts.recovery, 0);
+    const attn::ModelConfig& c = w.session()->config();
+    QCOMPARE(c.sentence, std::string(attn::kArticleSentence));
+    QCOMPARE(c.seed, std::uint64_t(123));
+    QCOMPARE(c.tokenizer, attn::TokenizerMode::Article);
+    QVERIFY(!w.document()->isModified());
+
+    // Quitting a lab without unsaved changes still remembers its parameters.
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.session()->setSeed(55);
+    QVERIFY(w.document()->saveAs(path(QStringLiteral("kept.attnlab"))));
+    QVERIFY(w.close());
+    MainWindow again;
+    again.restoreSettings();
+    QCOMPARE(again.session()->config().seed, std::uint64_t(55));
 }
 
 QTEST_MAIN(TestLabDocument)
