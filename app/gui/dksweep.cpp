@@ -76,7 +76,8 @@ void DkSweep::applyStep()
     if (!running_)
         return;
     waiting_ = true;
-    session_->setDK(sequence_[std::size_t(index_)]);
+    appliedDk_ = sequence_[std::size_t(index_)];
+    session_->setDK(appliedDk_);
     // Computed at once (lesson sizes), or unchanged: no result to wait for.
     if (running_ && waiting_ && !session_->isComputing()) {
         waiting_ = false;
@@ -86,8 +87,15 @@ void DkSweep::applyStep()
 
 void DkSweep::onResultChanged()
 {
-    if (!running_ || !waiting_ || session_->isComputing())
+    if (!running_ || session_->isComputing())
         return;
+    if (!waiting_) {
+        // A d_k the sweep did not ask for: the user took over (slider, spin
+        // box, undo); the sweep leaves it there.
+        if (session_->resultDK() != appliedDk_)
+            stop();
+        return;
+    }
     if (session_->resultDK() != sequence_[std::size_t(index_)])
         return;
     waiting_ = false;

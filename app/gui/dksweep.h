@@ -3,7 +3,8 @@
 // steps (attn::defaultScalingLabDks: 1, 2, 3, ..., 1024, about 8 an octave)
 // up to 1024 and back down to 1, one step per interval, each once the
 // previous step's result is current (a large one is computed in the worker),
-// so that every view shows every step. stop() ends it where it is.
+// so that every view shows every step. stop() ends it where it is, and so
+// does a d_k set by anyone else (the user moving the slider).
 //
 // Recording also writes each step's frame as a numbered PNG into a folder
 // (frame_0001.png, frame_0002.png, ...; ffmpeg -i frame_%04d.png), from the
@@ -75,6 +76,7 @@ private:
     QString directory_;
     int interval_ = 120;
     int index_ = 0;
+    int appliedDk_ = 0;  // the d_k the sweep last set
     int framesWritten_ = 0;
     bool running_ = false;
     bool waiting_ = false;  // for the result of the current step

@@ -149,6 +149,17 @@ void TestDkSweep::playButtonStops()
     QCOMPARE(int(stepped.size()), steps);  // nothing moves after the stop
     QCOMPARE(window.session()->resultDK(), at);
     QCOMPARE(at, DkSweep::sequence()[std::size_t(steps - 1)]);
+
+    // Taking the d_k spin box during a sweep stops it there.
+    finished.clear();
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QTRY_VERIFY(sweep->step() >= 3);
+    window.parameterPanel()->dKSpinBox()->setValue(77);
+    QCOMPARE(finished.size(), 1);
+    QVERIFY(!sweep->isRunning());
+    QTest::qWait(100);
+    QCOMPARE(window.session()->resultDK(), 77);
+    QCOMPARE(button->text(), QStringLiteral("▶ Play"));
 }
 
 void TestDkSweep::recordsNumberedFrames()

@@ -993,6 +993,23 @@ void TestCommandLine::presetIsTheMenusLab()
     QCOMPARE(outcome.config.seed, std::uint64_t(7));
     QCOMPARE(outcome.config.init, attn::InitMode::UnitVariance);
     QCOMPARE(outcome.config.sentence, std::string("Jane is going to the cinema to watch a new film"));
+
+    // With a matrix file: the preset's parameters, the file's X (its 11 rows
+    // labelled with the preset's tokens), the rest drawn as the preset draws.
+    QTemporaryDir dir;
+    const QString x = dir.filePath("X.npy");
+    const attn::Matrix given = attn::Matrix::Random(11, 16);
+    QVERIFY(writeNpyFile(x, given));
+    Argv withX({"--preset", "cinema", "--x", x});
+    const attnlab::CommandLineOutcome fromX = attnlab::handleCommandLine(withX.argc(), withX.argv());
+    QVERIFY(!fromX.exitNow && fromX.haveLab);
+    QCOMPARE(fromX.lab.X, given);
+    QCOMPARE(fromX.lab.config.init, attn::InitMode::UnitVariance);
+    QCOMPARE(fromX.lab.config.sentence, std::string("Jane is going to the cinema to watch a new film"));
+    const attn::Expected<attnlab::LabState> cinema = attnlab::readLabFile(attnlab::presetPath("cinema"));
+    QVERIFY(cinema.ok());
+    QCOMPARE(fromX.lab.Wq, cinema->Wq);
+    QCOMPARE(fromX.lab.Wv, cinema->Wv);
 }
 
 void TestCommandLine::badPreset_data()
