@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   fonts-dejavu-core
-  desktop-file-utils appstream shared-mime-info dpkg-dev
+  desktop-file-utils appstream shared-mime-info dpkg-dev file
 )
 if [ "${ATTNLAB_EXTRA_PACKAGES:-}" != "" ]; then
   read -r -a extra <<< "$ATTNLAB_EXTRA_PACKAGES"

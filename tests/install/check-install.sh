@@ -28,6 +28,7 @@ expected_files() {
   for n in $ICON_SIZES; do echo "share/icons/hicolor/${n}x${n}/apps/$APP_ID.png"; done
   echo "share/metainfo/$APP_ID.metainfo.xml"
   echo "share/mime/packages/$APP_ID.xml"
+  echo "share/doc/attention-lab/copyright"
 }
 
 # Width and height of a PNG from its IHDR chunk (bytes 16 to 23).
@@ -82,6 +83,10 @@ check_tree() {
   grep -q "<mediatype>$mime_type</mediatype>" "$meta" || fail "metainfo does not provide $mime_type"
   grep -q "<mime-type type=\"$mime_type\">" "$dir/share/mime/packages/$APP_ID.xml" \
     || fail "the MIME package does not define $mime_type"
+  grep -q "<project_license>GPL-3.0-or-later</project_license>" "$meta" \
+    || fail "metainfo does not give the project licence GPL-3.0-or-later"
+  local copyright="$dir/share/doc/attention-lab/copyright"
+  grep -qx "License: GPL-3.0-or-later" "$copyright" || fail "$copyright does not name GPL-3.0-or-later"
   finish
 }
 
@@ -119,6 +124,9 @@ check_mime() {
 
 check_deb() {
   need_tool dpkg-deb dpkg
+  # CPack's DEB generator runs file(1) on every installed file; without it it
+  # fails with no word of why.
+  need_tool file file
   rm -rf "$dir"
   mkdir -p "$dir"
   "$CPACK" --config "$build/CPackConfig.cmake" -B "$dir" >"$dir/cpack.log" 2>&1 \
