@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -123,6 +124,16 @@ public:
             if (sumRow && index.column() == 3)
                 return FocusPanel::tr("The weights of one query always sum to 1.");
             return {};
+        case kSortRole:
+            // The key column sorts by position (the sentence's order), the
+            // others by their numbers; masked scores sort below every score.
+            switch (index.column()) {
+            case 0: return j;
+            case 1: return r.scores(i, j);
+            case 2: return r.isMasked(i, j) ? -std::numeric_limits<double>::infinity() : r.scaled(i, j);
+            case 3: return r.weights(i, j);
+            }
+            return {};
         }
         return {};
     }
@@ -156,12 +167,37 @@ public:
     }
 
     static constexpr int kColumns = 4;
+    static constexpr int kSortRole = Qt::UserRole;
 
 private:
     Session* session_;
     int rows_ = 0;
     int query_ = 0;
     QString headerDivisor_;
+};
+
+// Sorts the keys by a column; the sum row stays last in either order.
+class FocusSortModel : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
+    {
+        const int last = sourceModel()->rowCount() - 1;
+        const bool leftSum = left.row() == last;
+        const bool rightSum = right.row() == last;
+        if (leftSum || rightSum) {
+            // Descending order reverses lessThan: the sum is then "smallest".
+            const bool ascending = sortOrder() == Qt::AscendingOrder;
+            return leftSum ? !ascending && !rightSum : ascending;
+        }
+        const double a = left.data(FocusTableModel::kSortRole).toDouble();
+        const double b = right.data(FocusTableModel::kSortRole).toDouble();
+        if (a != b)
+            return a < b;
+        return left.row() < right.row();  // ties in the sentence's order
+    }
 };
 
 FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
@@ -220,7 +256,13 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("focusTable"));
     table_->setAccessibleName(tr("Keys of the focused query"));
-    table_->setModel(tableModel_);
+    sortModel_ = new FocusSortModel(this);
+    sortModel_->setSourceModel(tableModel_);
+    table_->setModel(sortModel_);
+    // A click on a column's header sorts by it; "key" restores the sentence's order.
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);
+    table_->horizontalHeader()->setSortIndicatorShown(true);
     table_->setItemDelegate(new NumberDelegate(table_));
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -273,14 +315,17 @@ QVector<double> FocusPanel::weightBarValues() const
 void FocusPanel::refresh()
 {
     const attn::AttentionResult& r = session_->result();
-    const QStringList tokens = session_->tokens();
+    // Repeated words carry their position ("to#4") in the labels.
+    const QStringList tokens = session_->tokenLabels();
     const int n = r.tokens();
     if (n == 0 || query_ < 0 || query_ >= n || tokens.size() != n)
         return;
     const int i = query_;
     const QString token = tokens[i];
 
-    title_->setText(tr("Query %1 \"%2\": how its context vector is built").arg(i + 1).arg(token));
+    title_->setText(tr("Query %1 \"%2\": how its context vector is built")
+                        .arg(i + 1)
+                        .arg(session_->tokens().value(i)));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
     const double qRange = symmetricRange(r.Q.row(i));
     qVector_->setData(r.Q.row(i), {token}, dimensionLabels(int(r.Q.cols())));
@@ -381,8 +426,9 @@ void FocusPanel::sizeKeyColumn()
     QFont bold = table_->font();
     bold.setBold(true);
     widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(tr("sum")));
-    for (int j = 0; j < tickTokens_.size(); ++j)
-        widest = std::max(widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(tickTokens_[j])));
+    const QStringList tokens = session_->tokens();  // the key column's plain words
+    for (int j = 0; j < tokens.size(); ++j)
+        widest = std::max(widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(tokens[j])));
     table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
 }
 

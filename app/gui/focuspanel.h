@@ -21,6 +21,7 @@ struct AttentionResult;
 
 namespace attnlab {
 
+class FocusSortModel;
 class FocusTableModel;
 class HeatmapView;
 class Session;
@@ -67,6 +68,7 @@ private:
     QCPBars* weightBars_;
     QTableView* table_;
     FocusTableModel* tableModel_;
+    FocusSortModel* sortModel_;
     QStringList keyLabels_;   // the labelled keys under the bars
     QStringList tickTokens_;
     int numberColumnWidths_[3] = {0, 0, 0};  // q · k, scaled, softmax  // the tokens the ticks and key column were made for

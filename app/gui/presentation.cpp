@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include <QCoreApplication>
+#include <QHash>
 
 #include <cmath>
 
@@ -44,6 +45,20 @@ double scaledScoreRange(const attn::AttentionResult& r)
     // largest of the |scaled scores|.
     const double m = r.maxAbsKeptScore / r.divisor;
     return m > 0.0 ? m : 1.0;
+}
+
+QStringList positionedLabels(const QStringList& tokens)
+{
+    QHash<QString, int> counts;
+    counts.reserve(tokens.size());
+    for (const QString& token : tokens)
+        ++counts[token];
+    QStringList labels;
+    labels.reserve(tokens.size());
+    for (int i = 0; i < tokens.size(); ++i)
+        labels.append(counts.value(tokens[i]) > 1 ? QStringLiteral("%1#%2").arg(tokens[i]).arg(i + 1)
+                                                  : tokens[i]);
+    return labels;
 }
 
 QStringList dimensionLabels(int count)

@@ -25,6 +25,11 @@ double symmetricRange(const attn::Matrix& a, const attn::Matrix& b);
 double scoreRange(const attn::AttentionResult& r);
 double scaledScoreRange(const attn::AttentionResult& r);
 
+// The tokens as the maps and tables label them: a word that occurs more than
+// once carries its 1-based position ("to#4"), so that its rows and columns
+// can be told apart; a word that occurs once keeps its plain text.
+QStringList positionedLabels(const QStringList& tokens);
+
 // "1", "2", ..., "count": the labels of a matrix's dimension columns.
 QStringList dimensionLabels(int count);
 

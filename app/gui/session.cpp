@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include "presentation.h"
 #include "resultcells.h"
 
 #include "size_limits.h"
@@ -384,6 +385,16 @@ attn::Matrix& Session::mutableMatrixOf(attn::Model& model, MatrixId which)
     case MatrixId::Wv: return model.Wv;
     }
     return model.X;
+}
+
+QStringList Session::tokenLabels() const
+{
+    // QList compares shared data first: one pointer check while the tokens stay.
+    if (labelledTokens_ != tokens_) {
+        labelledTokens_ = tokens_;
+        tokenLabels_ = positionedLabels(tokens_);
+    }
+    return tokenLabels_;
 }
 
 int Session::vocabularySize() const

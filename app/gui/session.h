@@ -97,6 +97,9 @@ public:
 
     int tokenCount() const { return int(tokens_.size()); }
     QStringList tokens() const { return tokens_; }  // sentence order
+    // The tokens as views label them, repeated words with their position
+    // ("to#4"; positionedLabels), made once per tokenisation.
+    QStringList tokenLabels() const;
     QList<int> tokenIds() const { return ids_; }    // vocabulary id per token
     int vocabularySize() const;
     // The d_k the current result was computed with (the width of Q).
@@ -227,6 +230,8 @@ private:
     bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_
     QStringList tokens_;
+    mutable QStringList labelledTokens_;  // the tokens_ that tokenLabels_ label
+    mutable QStringList tokenLabels_;
     QList<int> ids_;
     QString problem_;
     int editedCells_ = 0;

@@ -66,13 +66,13 @@ public:
         if (!index.isValid() || i >= int(s.rows.size()))
             return {};
         const attn::RowStats& row = s.rows[std::size_t(i)];
-        const QStringList tokens = session_->tokens();
+        const QStringList tokens = session_->tokenLabels();
         const QString query = tokens.value(i);
         const QString key = tokens.value(row.argMax);
         switch (role) {
         case Qt::DisplayRole:
             switch (index.column()) {
-            case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(query);
+            case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(session_->tokens().value(i));
             case 1: return QString::number(row.maxWeight, 'f', 3);
             case 2: return key;
             case 3: return QString::number(row.entropyNats, 'f', 3);
@@ -206,9 +206,10 @@ void StatisticsPanel::sizeColumns()
     const int cap = fm.averageCharWidth() * 24;
     int widestQuery = 0;
     int widestToken = 0;
+    const QStringList labels = session_->tokenLabels();  // the "to key" column's
     for (int i = 0; i < sizedFor_.size(); ++i) {
         const int w = fm.horizontalAdvance(sizedFor_[i]);
-        widestToken = std::max(widestToken, w);
+        widestToken = std::max(widestToken, fm.horizontalAdvance(labels.value(i)));
         widestQuery = std::max(widestQuery, w + fm.horizontalAdvance(QStringLiteral("%1 ").arg(i + 1)));
     }
     QHeaderView* header = table_->horizontalHeader();
