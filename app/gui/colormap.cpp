@@ -111,6 +111,17 @@ QRgb sequentialRgb(double value, double lo, double hi)
     return interpolate(sequentialTable(), (value - lo) / (hi - lo));
 }
 
+QRgb sequentialLogRgb(double value, double lo, double hi)
+{
+    if (std::isnan(value))
+        return kMasked;
+    if (!(lo > 0.0) || !(hi > lo) || std::isinf(hi))
+        return sequentialRgb(value, lo, hi);
+    if (!(value > lo))
+        return kSequentialLow;
+    return interpolate(sequentialTable(), std::log10(value / lo) / std::log10(hi / lo));
+}
+
 QColor diverging(double value, double m)
 {
     return QColor::fromRgb(divergingRgb(value, m));

@@ -26,6 +26,10 @@ QRgb divergingRgb(double value, double m);
 // hi <= lo gives the low colour below hi and the high colour from hi on.
 QRgb sequentialRgb(double value, double lo, double hi);
 
+// log10(value) placed over [log10(lo), log10(hi)]: values at or below lo
+// (zero included) give the low colour. lo <= 0 or hi <= lo as for sequentialRgb.
+QRgb sequentialLogRgb(double value, double lo, double hi);
+
 QColor diverging(double value, double m);
 QColor sequential(double value, double lo, double hi);
 

@@ -5,10 +5,13 @@
 
 #include <QEvent>
 #include <QFontMetrics>
+#include <QApplication>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -133,6 +136,17 @@ void CellSource::rowValues(int row, double* out) const
         out[c] = value(row, c);
 }
 
+double CellSource::rowMax(int row) const
+{
+    std::vector<double> values(static_cast<std::size_t>(cols()));
+    rowValues(row, values.data());
+    double largest = -std::numeric_limits<double>::infinity();
+    for (const double v : values)
+        if (std::isfinite(v))
+            largest = std::max(largest, v);
+    return largest;
+}
+
 void CellSource::sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
                         double* out) const
 {
@@ -201,6 +215,10 @@ void HeatmapView::setCells(std::shared_ptr<const CellSource> cells, const QStrin
     if (focusRow_ >= rows)
         focusRow_ = -1;
     hoverRow_ = hoverCol_ = -1;
+    // A zoomed block stays where it is while it fits (a d_k step keeps it).
+    if (!block_.isNull())
+        setShownBlock(block_);
+    rowMax_.clear();
     invalidateCellImage();
     invalidateLayout();
 }
@@ -248,6 +266,85 @@ void HeatmapView::setRange(double lo, double hi)
     invalidateLayout();  // the scale's tick labels change width
 }
 
+void HeatmapView::setColorScale(ColorScale scale, double logLow)
+{
+    const double low = logLow > 0.0 && std::isfinite(logLow) ? logLow : logLow_;
+    if (scale == colorScale_ && low == logLow_)
+        return;
+    colorScale_ = scale;
+    logLow_ = low;
+    invalidateCellImage();
+    invalidateLayout();  // the scale's ticks change
+}
+
+HeatmapView::ColorScale HeatmapView::colorScale() const
+{
+    return colorMap_ == ColorMap::Diverging ? ColorScale::Linear : colorScale_;
+}
+
+double HeatmapView::logLow() const
+{
+    return logLow_;
+}
+
+void HeatmapView::setScaleCaption(const QString& caption)
+{
+    if (caption == scaleCaption_)
+        return;
+    scaleCaption_ = caption;
+    invalidateLayout();
+}
+
+QString HeatmapView::scaleCaption() const
+{
+    return scaleCaption_;
+}
+
+QStringList HeatmapView::scaleTickTexts() const
+{
+    const Layout& l = layout(size());
+    const std::vector<Tick> ticks = scaleTicks(l.scaleTicks);
+    if (l.endsOnOneLine && ticks.size() >= 2)
+        return {endsText(ticks)};
+    QStringList texts;
+    for (const Tick& tick : ticks)
+        texts << tick.text;
+    return texts;
+}
+
+double HeatmapView::rowMaxAt(int row) const
+{
+    if (rowMax_.size() != std::size_t(rowCount()))
+        rowMax_.assign(std::size_t(rowCount()), std::numeric_limits<double>::quiet_NaN());
+    double& m = rowMax_[std::size_t(row)];
+    if (std::isnan(m))
+        m = cells_->rowMax(row);
+    return m;
+}
+
+QRgb HeatmapView::scaledRgb(double value, double rowMax) const
+{
+    switch (colorScale()) {
+    case ColorScale::Linear: break;
+    case ColorScale::PerRow:
+        // A row of zeros (or all masked) is drawn in the low colour.
+        return colormap::sequentialRgb(value, lo_, rowMax > lo_ ? rowMax : lo_ + 1.0);
+    case ColorScale::Log: return colormap::sequentialLogRgb(value, logLow_, hi_);
+    }
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    return colorMap_ == ColorMap::Diverging ? colormap::divergingRgb(value, range.high)
+                                            : colormap::sequentialRgb(value, range.low, range.high);
+}
+
+QColor HeatmapView::cellColor(int row, int col) const
+{
+    const double v = cells_->value(row, col);
+    if (std::isnan(v) || isMasked(v))
+        return QColor::fromRgb(colormap::kMasked);
+    return QColor::fromRgb(
+        scaledRgb(v, colorScale() == ColorScale::PerRow ? rowMaxAt(row) : 0.0));
+}
+
 double HeatmapView::rangeLow() const
 {
     return lo_;
@@ -276,7 +373,107 @@ void HeatmapView::setFocusRow(int row)
     if (clamped == focusRow_)
         return;
     focusRow_ = clamped;
+    if (isZoomed() && clamped >= 0 && (clamped < firstShownRow() || clamped >= firstShownRow() + shownRows()))
+        panBy(clamped < firstShownRow() ? clamped - firstShownRow() : clamped - (firstShownRow() + shownRows()) + 1, 0);
     update();
+}
+
+int HeatmapView::shownRows() const
+{
+    return block_.isNull() ? rowCount() : block_.height();
+}
+
+int HeatmapView::shownColumns() const
+{
+    return block_.isNull() ? columnCount() : block_.width();
+}
+
+int HeatmapView::firstShownRow() const
+{
+    return block_.isNull() ? 0 : block_.top();
+}
+
+int HeatmapView::firstShownColumn() const
+{
+    return block_.isNull() ? 0 : block_.left();
+}
+
+QRect HeatmapView::shownBlock() const
+{
+    return QRect(firstShownColumn(), firstShownRow(), shownColumns(), shownRows());
+}
+
+bool HeatmapView::isZoomed() const
+{
+    return !block_.isNull();
+}
+
+void HeatmapView::setShownBlock(const QRect& block)
+{
+    const int rows = rowCount();
+    const int cols = columnCount();
+    QRect b;
+    if (rows > 0 && cols > 0 && block.isValid()) {
+        const int h = std::clamp(block.height(), 1, rows);
+        const int w = std::clamp(block.width(), 1, cols);
+        b = QRect(std::clamp(block.left(), 0, cols - w), std::clamp(block.top(), 0, rows - h), w, h);
+        if (b == QRect(0, 0, cols, rows))
+            b = QRect();
+    }
+    if (b == block_)
+        return;
+    block_ = b;
+    hoverRow_ = hoverCol_ = -1;
+    cellImageStale_ = true;  // the values themselves (and their widest text) stay
+    invalidateLayout();
+    emit shownBlockChanged(shownBlock());
+}
+
+void HeatmapView::zoomBy(double factor, int row, int col)
+{
+    if (!(factor > 0.0) || rowCount() == 0 || columnCount() == 0)
+        return;
+    const QRect b = shownBlock();
+    if (row < 0)
+        row = b.top() + b.height() / 2;
+    if (col < 0)
+        col = b.left() + b.width() / 2;
+    // Both sides by the same factor, at least one cell.
+    const int h = std::clamp(static_cast<int>(std::lround(b.height() / factor)), 1, rowCount());
+    const int w = std::clamp(static_cast<int>(std::lround(b.width() / factor)), 1, columnCount());
+    // The anchor cell keeps its place within the block.
+    const double fy = (row - b.top() + 0.5) / b.height();
+    const double fx = (col - b.left() + 0.5) / b.width();
+    const int top = static_cast<int>(std::lround(row + 0.5 - fy * h));
+    const int left = static_cast<int>(std::lround(col + 0.5 - fx * w));
+    setShownBlock(QRect(left, top, w, h));
+}
+
+void HeatmapView::panBy(int rows, int cols)
+{
+    if (isZoomed())
+        setShownBlock(shownBlock().translated(cols, rows));
+}
+
+void HeatmapView::resetZoom()
+{
+    setShownBlock(QRect());
+}
+
+QString HeatmapView::captionText() const
+{
+    if (!isZoomed())
+        return scaleCaption_;
+    const QRect b = shownBlock();
+    // Rows and columns counted from 1, as the tooltips do.
+    const QString zoom = tr("rows %1–%2, columns %3–%4 of %5 × %6 (0: all)")
+                             .arg(b.top() + 1)
+                             .arg(b.bottom() + 1)
+                             .arg(b.left() + 1)
+                             .arg(b.right() + 1)
+                             .arg(rowCount())
+                             .arg(columnCount());
+    return scaleCaption_.isEmpty() ? zoom : scaleCaption_ + QStringLiteral(" · ") + zoom;
 }
 
 int HeatmapView::focusRow() const
@@ -313,7 +510,8 @@ bool HeatmapView::cellAt(const QPoint& pos, int* row, int* col) const
 
 QRect HeatmapView::cellRect(int row, int col) const
 {
-    if (row < 0 || col < 0 || row >= rowCount() || col >= columnCount())
+    if (row < firstShownRow() || col < firstShownColumn() || row >= firstShownRow() + shownRows()
+        || col >= firstShownColumn() + shownColumns())
         return {};
     return cellRectIn(layout(size()), row, col);
 }
@@ -400,6 +598,21 @@ void HeatmapView::paintEvent(QPaintEvent*)
 
 void HeatmapView::mouseMoveEvent(QMouseEvent* event)
 {
+    if (pressRow_ >= 0 && (event->buttons() & Qt::LeftButton)) {
+        const QPoint delta = event->position().toPoint() - pressPos_;
+        if (!dragging_ && delta.manhattanLength() >= QApplication::startDragDistance())
+            dragging_ = true;
+        if (dragging_) {
+            // The block follows the pointer, a cell per cell width moved.
+            const QRect cells = layout(size()).cells;
+            const int dc = static_cast<int>(std::lround(double(delta.x()) * pressBlock_.width() / std::max(1, cells.width())));
+            const int dr = static_cast<int>(std::lround(double(delta.y()) * pressBlock_.height() / std::max(1, cells.height())));
+            setShownBlock(pressBlock_.translated(-dc, -dr));
+            setCursor(Qt::ClosedHandCursor);
+            event->accept();
+            return;
+        }
+    }
     int row = -1;
     int col = -1;
     if (cellAt(event->position().toPoint(), &row, &col)) {
@@ -425,12 +638,119 @@ void HeatmapView::mousePressEvent(QMouseEvent* event)
     const int row = rowAtY(l, pos.y());
     const bool onCell = row >= 0 && columnAtX(l, pos.x()) >= 0;
     const bool onRowLabel = row >= 0 && pos.x() >= 0 && pos.x() < l.cells.left();
+    if (onCell && isZoomed()) {
+        // Zoomed in: a drag pans; the row is clicked on release.
+        pressPos_ = pos;
+        pressBlock_ = shownBlock();
+        pressRow_ = row;
+        dragging_ = false;
+        event->accept();
+        return;
+    }
     if (onCell || onRowLabel) {
         emit rowClicked(row);
         event->accept();
         return;
     }
     QWidget::mousePressEvent(event);
+}
+
+void HeatmapView::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && pressRow_ >= 0) {
+        const int row = pressRow_;
+        const bool dragged = dragging_;
+        pressRow_ = -1;
+        dragging_ = false;
+        unsetCursor();
+        if (!dragged)
+            emit rowClicked(row);
+        event->accept();
+        return;
+    }
+    QWidget::mouseReleaseEvent(event);
+}
+
+void HeatmapView::wheelEvent(QWheelEvent* event)
+{
+    const QPoint angle = event->angleDelta();
+    const Layout& l = layout(size());
+    if (event->modifiers() & Qt::ControlModifier) {
+        // 1.25 per notch, about the cell under the pointer.
+        const QPoint pos = event->position().toPoint();
+        const QRect b = shownBlock();
+        const int row = rowAtY(l, std::clamp(pos.y(), l.cells.top(), l.cells.bottom()));
+        const int col = columnAtX(l, std::clamp(pos.x(), l.cells.left(), l.cells.right()));
+        zoomBy(std::pow(1.25, angle.y() / 120.0), row >= 0 ? row : b.center().y(),
+               col >= 0 ? col : b.center().x());
+        event->accept();
+        return;
+    }
+    if (!isZoomed()) {
+        event->ignore();  // the page scrolls
+        return;
+    }
+    // A notch moves an eighth of the block (at least a cell); Shift or a
+    // sideways wheel moves along the columns.
+    const bool sideways = (event->modifiers() & Qt::ShiftModifier) || angle.x() != 0;
+    const int notches = sideways ? (angle.x() != 0 ? angle.x() : angle.y()) : angle.y();
+    const QRect b = shownBlock();
+    const int stepSize = std::max(1, (sideways ? b.width() : b.height()) / 8);
+    const int cells = -static_cast<int>(std::lround(notches / 120.0 * stepSize));
+    if (sideways)
+        panBy(0, cells == 0 ? (notches > 0 ? -1 : 1) : cells);
+    else
+        panBy(cells == 0 ? (notches > 0 ? -1 : 1) : cells, 0);
+    event->accept();
+}
+
+void HeatmapView::keyPressEvent(QKeyEvent* event)
+{
+    const QRect b = shownBlock();
+    const int rowStep = std::max(1, b.height() / 8);
+    const int colStep = std::max(1, b.width() / 8);
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1.5);
+        break;
+    case Qt::Key_Minus:
+        zoomBy(1 / 1.5);
+        break;
+    case Qt::Key_0:
+        resetZoom();
+        break;
+    case Qt::Key_Left:
+    case Qt::Key_Right:
+        if (!isZoomed()) {
+            QWidget::keyPressEvent(event);
+            return;
+        }
+        panBy(0, event->key() == Qt::Key_Left ? -colStep : colStep);
+        break;
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+        // Plain Up/Down move the focused query (the window's filter).
+        if (!shift || !isZoomed()) {
+            QWidget::keyPressEvent(event);
+            return;
+        }
+        panBy(event->key() == Qt::Key_Up ? -rowStep : rowStep, 0);
+        break;
+    case Qt::Key_PageUp:
+    case Qt::Key_PageDown:
+        if (!isZoomed()) {
+            QWidget::keyPressEvent(event);
+            return;
+        }
+        panBy(event->key() == Qt::Key_PageUp ? -b.height() : b.height(), 0);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
 }
 
 bool HeatmapView::event(QEvent* event)
@@ -491,8 +811,9 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
 {
     Layout l;
     l.size = size;
-    const int rows = rowCount();
-    const int cols = columnCount();
+    // Zoomed in, the shown block is laid out as if it were the whole map.
+    const int rows = shownRows();
+    const int cols = shownColumns();
     const int lineH = fm.height();
     const int pad = std::max(2, lineH / 4);
     const int margin = std::max(4, lineH / 2);
@@ -511,8 +832,16 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     // bar, tick marks and tick labels.
     const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
     int tickTextW = 0;
-    for (int i = 0; i < 5; ++i)
-        tickTextW = std::max(tickTextW, fm.horizontalAdvance(formatValue(tickValue(range, i, 5))));
+    const std::vector<Tick> allTicks = scaleTicks(std::numeric_limits<int>::max());
+    for (const Tick& tick : allTicks)
+        tickTextW = std::max(tickTextW, fm.horizontalAdvance(tick.text));
+    // The caption naming the colour scale takes a line under the cells.
+    const int captionH = captionText().isEmpty() ? 0 : lineH + pad;
+    // A bar under two lines tall (a vector's strip) has no room for two
+    // labels one above the other: it gets "low … high" on one line.
+    const bool shortBar = size.height() - top - margin - captionH - lineH - pad < 2 * lineH + kFocusOutline;
+    if (shortBar && allTicks.size() >= 2)
+        tickTextW = std::max(tickTextW, fm.horizontalAdvance(endsText(allTicks)));
     const int barW = std::max(kMinDrawnCell, lineH * 3 / 4);
     const int tickLen = pad;
     const int scaleW = lineH + barW + tickLen + lineH / 2 + tickTextW;
@@ -548,11 +877,13 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     int colLabelsH = 0;
     // The cells' size below column labels `labelsH` tall, within the aspect limit.
     const auto sizeCells = [&](int labelsH, double* w, double* h) {
-        const int cellsMaxH = std::max(1, size.height() - top - labelsH - margin);
+        const int cellsMaxH = std::max(1, size.height() - top - labelsH - captionH - margin);
         *w = double(cellsMaxW) / cols;
         *h = double(cellsMaxH) / rows;
         *w = std::min(*w, *h * kMaxCellAspect);
-        *h = std::min(*h, *w * kMaxCellAspect);
+        // Narrow cells (many columns) may be up to a line tall, so that a
+        // vector of 1024 dimensions is not squashed to a hairline.
+        *h = std::min(*h, std::max(*w * kMaxCellAspect, std::min(double(lineH), *h)));
     };
     for (const bool rotated : {false, true}) {
         l.rotatedColumns = rotated;
@@ -592,6 +923,9 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     l.rowLabels = QRect(cellsLeft - rowLabelsW, cellsTop, rowLabelsW, cellsH);
     l.columnLabels = QRect(cellsLeft, cellsTop - colLabelsH, cellsW, colLabelsH);
     l.scaleBar = QRect(l.cells.right() + 1 + lineH, cellsTop, barW, cellsH);
+    l.caption = captionH > 0 ? QRect(margin, l.cells.bottom() + 1 + pad,
+                                     std::max(0, size.width() - 2 * margin), lineH)
+                             : QRect();
     l.tickLength = tickLen;
     l.tickTextLeft = l.scaleBar.right() + 1 + tickLen + lineH / 2;
     if (!title_.isEmpty()) {
@@ -623,6 +957,9 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
         l.columnLabelStep = l.rotatedColumns ? step(cellW) : flatStep;
 
     l.scaleTicks = cellsH >= 6 * lineH ? 5 : (cellsH >= 3 * lineH ? 3 : 2);
+    l.endsOnOneLine = cellsH < 2 * lineH;
+    if (colorScale() == ColorScale::Log)
+        l.scaleTicks = std::max(2, static_cast<int>(cellsH / (1.5 * lineH)));  // decades
     if (!(range.high > range.low))
         l.scaleTicks = 1;
     return l;
@@ -665,12 +1002,18 @@ void HeatmapView::paintInto(QPainter& painter, const QSize& size) const
     paintCells(painter, l);
     paintLabels(painter, l);
     paintScale(painter, l);
+    if (!l.caption.isEmpty()) {
+        const QString text = elided(QFontMetrics(font()), captionText(), l.caption.width());
+        painter.drawText(l.caption, Qt::AlignHCenter | Qt::AlignVCenter, text);
+    }
 }
 
 void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
 {
-    const int rows = rowCount();
-    const int cols = columnCount();
+    const int rows = shownRows();
+    const int cols = shownColumns();
+    const int row0 = firstShownRow();
+    const int col0 = firstShownColumn();
     if (l.imageMode) {
         // No more pixels than the device shows (the image is scaled without
         // smoothing, so each pixel shows the cell at its centre either way).
@@ -686,8 +1029,8 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
         ensureCellImage(cols, rows);
         const QBrush hatch(QColor::fromRgb(colormap::kMaskedHatch), Qt::BDiagPattern);
         const QColor masked = QColor::fromRgb(colormap::kMasked);
-        for (int r = 0; r < rows; ++r) {
-            for (int c = 0; c < cols; ++c) {
+        for (int r = row0; r < row0 + rows; ++r) {
+            for (int c = col0; c < col0 + cols; ++c) {
                 const QRect rect = cellRectIn(l, r, c);
                 const double v = cells_->value(r, c);
                 if (std::isnan(v) || isMasked(v)) {
@@ -699,7 +1042,7 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
                     }
                     continue;
                 }
-                const QColor color = QColor::fromRgb(cellImage_.pixel(c, r));
+                const QColor color = QColor::fromRgb(cellImage_.pixel(c - col0, r - row0));
                 painter.fillRect(rect, color);
                 if (l.cellText) {
                     painter.setPen(colormap::contrastingText(color));
@@ -715,11 +1058,11 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(palette().color(QPalette::Mid), 1));
     painter.drawRect(QRectF(l.cells).adjusted(-0.5, -0.5, 0.5, 0.5));
-    if (focusRow_ >= 0 && focusRow_ < rows) {
+    if (focusRow_ >= row0 && focusRow_ < row0 + rows) {
         // A 2 px line in the text colour just outside the row, with a 2 px
         // halo in the background colour around it, so that the row stands out
         // on blue, white and red cells alike and in light and dark palettes.
-        const QRectF row = cellRectIn(l, focusRow_, 0).united(cellRectIn(l, focusRow_, cols - 1));
+        const QRectF row = cellRectIn(l, focusRow_, col0).united(cellRectIn(l, focusRow_, col0 + cols - 1));
         // A pen of width w drawn on a rectangle grown by w / 2 covers exactly
         // the w pixels outside it.
         const auto outline = [&](const QColor& color, double w) {
@@ -734,8 +1077,10 @@ void HeatmapView::paintCells(QPainter& painter, const Layout& l) const
 
 void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
 {
-    const int rows = rowCount();
-    const int cols = columnCount();
+    const int rows = shownRows();
+    const int cols = shownColumns();
+    const int row0 = firstShownRow();
+    const int col0 = firstShownColumn();
     const QFontMetrics fm(font());
     const QFont bold = boldFont(font());
     const int lineH = fm.height();
@@ -743,10 +1088,10 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
     painter.setPen(palette().color(QPalette::WindowText));
 
     if (l.rowLabelStep > 0) {
-        for (int r = 0; r < rows; ++r) {
+        for (int r = row0; r < row0 + rows; ++r) {
             // The focus row's label is always drawn, in bold.
             const bool focus = r == focusRow_;
-            if (!focus && r % l.rowLabelStep != 0)
+            if (!focus && (r - row0) % l.rowLabelStep != 0)
                 continue;
             if (!focus && focusRow_ >= 0 && l.rowLabelStep > 1 && std::abs(r - focusRow_) < l.rowLabelStep)
                 continue;
@@ -761,8 +1106,8 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
 
     painter.setFont(font());
     if (l.columnLabelStep > 0) {
-        for (int c = 0; c < cols; c += l.columnLabelStep) {
-            const QRect cell = cellRectIn(l, 0, c);
+        for (int c = col0; c < col0 + cols; c += l.columnLabelStep) {
+            const QRect cell = cellRectIn(l, row0, c);
             if (!l.rotatedColumns) {
                 const QRect box(cell.left(), l.columnLabels.top(), cell.width(), l.columnLabels.height() - l.labelGap);
                 drawLabel(painter, box, Qt::AlignHCenter | Qt::AlignBottom, columnLabelAt(c),
@@ -790,7 +1135,7 @@ QStringList HeatmapView::shownColumnLabels() const
     const Layout& l = layout(size());
     if (l.columnLabelStep <= 0)
         return shown;
-    for (int c = 0; c < columnCount(); c += l.columnLabelStep)
+    for (int c = firstShownColumn(); c < firstShownColumn() + shownColumns(); c += l.columnLabelStep)
         shown << elided(fontMetrics(), columnLabelAt(c), l.columnLabelWidth);
     return shown;
 }
@@ -835,13 +1180,16 @@ void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
     if (bar.height() <= 0)
         return;
     const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    const bool linear = colorScale() == ColorScale::Linear;
     painter.save();
     // One pixel row per pixel row of the bar, top = high end, stretched
-    // across its width.
+    // across its width; the per-row and log scales spread the colours
+    // evenly over the bar, as their ticks do.
     QImage strip(1, bar.height(), QImage::Format_RGB32);
     for (int y = 0; y < bar.height(); ++y) {
         const double t = 1.0 - (y + 0.5) / bar.height();
-        strip.setPixel(0, y, colorFor(range.low + t * (range.high - range.low)).rgb());
+        strip.setPixel(0, y, linear ? colorFor(range.low + t * (range.high - range.low)).rgb()
+                                    : colormap::sequentialRgb(t, 0.0, 1.0));
     }
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(bar), strip);
@@ -852,15 +1200,68 @@ void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
     const QFontMetrics fm(font());
     const int lineH = fm.height();
     painter.setPen(palette().color(QPalette::WindowText));
-    for (int i = 0; i < l.scaleTicks; ++i) {
-        const double t = l.scaleTicks < 2 ? 0.5 : double(i) / (l.scaleTicks - 1);
-        const double value = tickValue(range, i, l.scaleTicks);
-        const double y = bar.top() + (1.0 - t) * bar.height();
+    const std::vector<Tick> ticks = scaleTicks(l.scaleTicks);
+    if (l.endsOnOneLine && ticks.size() >= 2) {
+        const QRectF box(l.tickTextLeft, bar.center().y() + 0.5 - lineH / 2.0,
+                         l.size.width() - l.tickTextLeft, lineH);
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, endsText(ticks));
+        painter.restore();
+        return;
+    }
+    for (const Tick& tick : ticks) {
+        const double y = bar.top() + (1.0 - tick.t) * bar.height();
         painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 1 + l.tickLength, y));
         const QRectF box(l.tickTextLeft, y - lineH / 2.0, l.size.width() - l.tickTextLeft, lineH);
-        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, formatValue(value));
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, tick.text);
     }
     painter.restore();
+}
+
+QString HeatmapView::endsText(const std::vector<Tick>& ticks)
+{
+    return ticks.empty() ? QString() : ticks.front().text + QStringLiteral(" … ") + ticks.back().text;
+}
+
+std::vector<HeatmapView::Tick> HeatmapView::scaleTicks(int count) const
+{
+    std::vector<Tick> ticks;
+    if (count < 1)
+        return ticks;
+    const ScaleRange range = scaleRange(colorMap_, lo_, hi_);
+    switch (colorScale()) {
+    case ColorScale::Linear:
+        for (int i = 0; i < std::min(count, 5); ++i)
+            ticks.push_back({count < 2 ? 0.5 : double(i) / (std::min(count, 5) - 1),
+                             formatValue(tickValue(range, i, std::min(count, 5)))});
+        return ticks;
+    case ColorScale::PerRow:
+        // Each row has its own top: the bar names it rather than a number.
+        ticks.push_back({0.0, formatValue(lo_)});
+        if (count >= 3)
+            ticks.push_back({0.5, tr("½ row max")});
+        ticks.push_back({1.0, tr("row max")});
+        return ticks;
+    case ColorScale::Log: {
+        const double lo = std::log10(logLow_);
+        const double hi = std::log10(hi_ > logLow_ ? hi_ : logLow_ * 10);
+        // Every decade between the ends, thinned to every step-th one when
+        // more than `count` (the top one kept, the one below it dropped when
+        // it would crowd it).
+        const int first = static_cast<int>(std::ceil(lo - 1e-9));
+        const int last = static_cast<int>(std::floor(hi + 1e-9));
+        const int decades = last - first + 1;
+        const int step = decades <= count || count < 2 ? 1 : (decades - 1 + count - 2) / (count - 1);
+        const auto at = [&](int d) { return Tick{(d - lo) / (hi - lo), powerOfTenText(d)}; };
+        for (int d = first; d < last && count >= 2; d += step) {
+            if (d != first && last - d < (step + 1) / 2)
+                break;
+            ticks.push_back(at(d));
+        }
+        ticks.push_back(at(last));
+        return ticks;
+    }
+    }
+    return ticks;
 }
 
 void HeatmapView::invalidateCellImage()
@@ -893,13 +1294,25 @@ void HeatmapView::ensureCellImage(int width, int height) const
     const bool diverging = colorMap_ == ColorMap::Diverging;
     // The cell at each pixel's centre, read in one go (a source may share
     // the reading among the maps of one result).
-    const std::vector<int> columnAt = cellsAtPixels(cols, width);
-    const std::vector<int> rowAt = cellsAtPixels(rows, height);
+    // Zoomed in, only the shown block is read.
+    std::vector<int> columnAt = cellsAtPixels(shownColumns(), width);
+    std::vector<int> rowAt = cellsAtPixels(shownRows(), height);
+    for (int& c : columnAt)
+        c += firstShownColumn();
+    for (int& r : rowAt)
+        r += firstShownRow();
     std::vector<double> values(std::size_t(width) * std::size_t(height));
     cells_->sample(rowAt, columnAt, values.data());
     const double* v = values.data();
+    const ColorScale scale = colorScale();
     for (int y = 0; y < height; ++y) {
         auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(y));
+        if (scale != ColorScale::Linear) {
+            const double rowMax = scale == ColorScale::PerRow ? rowMaxAt(rowAt[std::size_t(y)]) : 0.0;
+            for (int x = 0; x < width; ++x, ++v)
+                line[x] = std::isnan(*v) || isMasked(*v) ? colormap::kMasked : scaledRgb(*v, rowMax);
+            continue;
+        }
         for (int x = 0; x < width; ++x, ++v) {
             if (std::isnan(*v) || isMasked(*v))
                 line[x] = colormap::kMasked;
@@ -974,18 +1387,22 @@ QString HeatmapView::columnLabelAt(int col) const
 
 int HeatmapView::rowAtY(const Layout& l, int y) const
 {
-    return indexAt(l.cells.top(), l.cells.height(), rowCount(), y);
+    const int i = indexAt(l.cells.top(), l.cells.height(), shownRows(), y);
+    return i < 0 ? -1 : i + firstShownRow();
 }
 
 int HeatmapView::columnAtX(const Layout& l, int x) const
 {
-    return indexAt(l.cells.left(), l.cells.width(), columnCount(), x);
+    const int i = indexAt(l.cells.left(), l.cells.width(), shownColumns(), x);
+    return i < 0 ? -1 : i + firstShownColumn();
 }
 
 QRect HeatmapView::cellRectIn(const Layout& l, int row, int col) const
 {
-    const int rows = rowCount();
-    const int cols = columnCount();
+    const int rows = shownRows();
+    const int cols = shownColumns();
+    row -= firstShownRow();
+    col -= firstShownColumn();
     const int x0 = edge(l.cells.left(), l.cells.width(), cols, col);
     const int x1 = edge(l.cells.left(), l.cells.width(), cols, col + 1);
     const int y0 = edge(l.cells.top(), l.cells.height(), rows, row);

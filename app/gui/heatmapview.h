@@ -44,6 +44,9 @@ public:
     // colAt.size()): what a map's picture shows; by default cell by cell.
     virtual void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
                         double* out) const;
+    // The largest finite value of row `row` (-inf when it has none), for a
+    // map coloured row by row; by default read off rowValues.
+    virtual double rowMax(int row) const;
 };
 
 // The cell at the centre of each of `pixels` pixels along `cells` cells:
@@ -61,6 +64,12 @@ public:
         Diverging,   // blue - white - red, centred on zero over [-m, m]
         Sequential,  // white to deep blue over [lo, hi], e.g. weights in [0, 1]
     };
+
+    // How a sequential map turns values into colours (diverging maps are
+    // always linear): over [lo, hi]; each row over [lo, its own largest
+    // value]; or by log10 over [logLow, hi], values at or below logLow
+    // drawn in the low colour. The colour bar shows the scale drawn.
+    enum class ColorScale { Linear, PerRow, Log };
 
     explicit HeatmapView(QWidget* parent = nullptr);
     ~HeatmapView() override;
@@ -93,11 +102,35 @@ public:
     double rangeLow() const;
     double rangeHigh() const;
 
+    void setColorScale(ColorScale scale, double logLow = 1e-4);
+    ColorScale colorScale() const;  // as drawn: Linear on a diverging map
+    double logLow() const;
+    // One line under the cells naming the colour scale (empty: none).
+    void setScaleCaption(const QString& caption);
+    QString scaleCaption() const;
+    // The colour bar's tick texts from bottom to top, as drawn at the
+    // widget's size ("low … high" alone where the bar is under two lines).
+    QStringList scaleTickTexts() const;
+
     // Decimals printed in cells and on the colour scale.
     void setDecimals(int decimals);
     int decimals() const;
 
-    // Highlighted query row (-1 for none).
+    // Zoom and pan: the block of cells shown (x: first column, y: first
+    // row), laid out as the whole map is otherwise, with the labels thinned
+    // for its cell size; all cells unless zoomed in. Ctrl+wheel, + and -
+    // zoom; the wheel (Shift: sideways), a drag, Left/Right, Shift+Up/Down
+    // and Page Up/Down pan; 0 shows every cell again.
+    QRect shownBlock() const;
+    void setShownBlock(const QRect& block);  // clamped to the map, at least one cell
+    bool isZoomed() const;
+    // Factor > 1 zooms in, keeping cell (row, col) (default: the block's
+    // centre) under the same point.
+    void zoomBy(double factor, int row = -1, int col = -1);
+    void panBy(int rows, int cols);
+    void resetZoom();
+
+    // Highlighted query row (-1 for none); zoomed in, the block pans to show it.
     void setFocusRow(int row);
     int focusRow() const;
 
@@ -105,8 +138,11 @@ public:
     // the labels and the value.
     void setToolTipProvider(std::function<QString(int row, int col)> provider);
 
-    // The colour a finite value is drawn with under the current map and range.
+    // The colour a finite value is drawn with under the current map and
+    // range on a linear scale, and the colour cell (row, col) is drawn with
+    // under the current scale.
     QColor colorFor(double value) const;
+    QColor cellColor(int row, int col) const;
 
     // Geometry, for tests and for other views: the cell under a point
     // (false outside the cells), and the rectangle of a cell.
@@ -129,13 +165,18 @@ public:
 signals:
     // Emitted when the pointer moves onto another cell.
     void cellHovered(int row, int col);
-    // Emitted when a cell or a row label is clicked.
+    // Emitted when a cell or a row label is clicked (zoomed in: released
+    // without dragging).
     void rowClicked(int row);
+    void shownBlockChanged(const QRect& block);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     bool event(QEvent* event) override;  // QEvent::ToolTip, QEvent::Leave
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;  // palette / font changes
@@ -149,6 +190,7 @@ private:
         QRect columnLabels;  // above the cells, as wide as the cells
         QRect cells;
         QRect scaleBar;
+        QRect caption;  // the scale's caption under the cells
         int tickLength = 0;
         int tickTextLeft = 0;   // x where the scale's numbers start
         int labelGap = 0;       // between labels and cells
@@ -160,6 +202,7 @@ private:
         bool cellText = false;
         bool imageMode = false;
         int scaleTicks = 5;
+        bool endsOnOneLine = false;  // the bar is too short for stacked labels
     };
 
     Layout computeLayout(const QSize& size, const QFontMetrics& fm) const;
@@ -169,6 +212,16 @@ private:
     void paintCells(QPainter& painter, const Layout& l) const;
     void paintLabels(QPainter& painter, const Layout& l) const;
     void paintScale(QPainter& painter, const Layout& l) const;
+    // The colour bar's ticks: position in [0, 1] from the bottom, and text;
+    // at most `count` (the ends always).
+    struct Tick {
+        double t;
+        QString text;
+    };
+    std::vector<Tick> scaleTicks(int count) const;
+    static QString endsText(const std::vector<Tick>& ticks);  // "low … high"
+    QRgb scaledRgb(double value, double rowMax) const;  // under colorScale()
+    double rowMaxAt(int row) const;                    // cached CellSource::rowMax
     // Setters only mark the colours stale; paintCells builds the image it
     // draws, at most one pixel per screen pixel, so that a 2048 x 2048 map
     // costs the same as the widget's area and hidden maps cost nothing.
@@ -176,6 +229,11 @@ private:
     void ensureCellImage(int width, int height) const;  // cellImage_ at this size
     void ensureWidestText() const;
     QString formatValue(double value) const;
+    int shownRows() const;
+    int shownColumns() const;
+    int firstShownRow() const;
+    int firstShownColumn() const;
+    QString captionText() const;  // the scale's caption, and the shown block when zoomed
     QString rowLabelAt(int row) const;
     QString columnLabelAt(int col) const;
     int rowAtY(const Layout& l, int y) const;     // -1 outside the cells' rows
@@ -189,6 +247,10 @@ private:
     QStringList colLabels_;
     double lo_ = -1.0;
     double hi_ = 1.0;
+    ColorScale colorScale_ = ColorScale::Linear;
+    double logLow_ = 1e-4;
+    QString scaleCaption_;
+    mutable std::vector<double> rowMax_;  // per row, filled when first drawn per row
     int decimals_ = 2;
     int focusRow_ = -1;
     std::function<QString(int, int)> toolTipProvider_;
@@ -198,6 +260,13 @@ private:
     mutable bool cellImageStale_ = true;
     mutable QString widestCellText_;  // the longest value text, to decide legibility
     mutable bool widestTextStale_ = true;
+    QRect block_;  // the shown block; null when every cell is shown
+    // A press on the cells while zoomed in: a drag pans, a release without
+    // one clicks the row.
+    QPoint pressPos_;
+    QRect pressBlock_;
+    int pressRow_ = -1;
+    bool dragging_ = false;
     int hoverRow_ = -1;
     int hoverCol_ = -1;
     mutable Layout layoutCache_;

@@ -431,6 +431,8 @@ void MainWindow::createScalingLabViews()
     compare_ = new ScalingCompareView;
     compare_->setObjectName(QStringLiteral("scalingCompareView"));
     pipeline_->addPage(compare_, tr("Scaled vs &unscaled"));
+    connect(pipeline_, &PipelineView::weightsScaleModeChanged, compare_,
+            &ScalingCompareView::setWeightsScaleMode);
     // Runs its Monte Carlo curves in the background when first shown.
     lab_ = new ScalingLabView;
     lab_->setObjectName(QStringLiteral("scalingLabView"));
@@ -529,7 +531,7 @@ void MainWindow::updateScalingViews()
         return;
     const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
     if (updateCompare && compare_->comparisonPointer() != comparison) {
-        compare_->setData(comparison, session_->tokens());
+        compare_->setData(comparison, session_->tokenLabels());
         // Sampled above attn::kScoreHistogramMaxPairs: about a millisecond.
         compare_->setHistogram(attn::scoreHistogram(session_->result()));
     }
@@ -898,8 +900,10 @@ AttentionSnapshot MainWindow::currentSnapshot() const
 
 std::unique_ptr<ViewExporter> MainWindow::makeViewExporter() const
 {
-    return std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_,
-                                          pipeline_->independentRanges());
+    auto exporter = std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_,
+                                                   pipeline_->independentRanges());
+    exporter->setWeightsScaleMode(pipeline_->weightsScaleMode());
+    return exporter;
 }
 
 attn::Status MainWindow::exportView(ExportView view, const QString& path, const QSize& size,

@@ -6,7 +6,23 @@
 #include <QPainter>
 #include <QStyle>
 
+#include <cstdlib>
+
 namespace attnlab {
+
+QString powerOfTenText(int exponent)
+{
+    if (exponent == 0)
+        return QStringLiteral("1");
+    static const char16_t digits[] = {u'\u2070', u'\u00b9', u'\u00b2', u'\u00b3', u'\u2074',
+                                      u'\u2075', u'\u2076', u'\u2077', u'\u2078', u'\u2079'};
+    QString text = QStringLiteral("10");
+    if (exponent < 0)
+        text += QChar(u'\u207b');
+    for (const QChar ch : QString::number(std::abs(exponent)))
+        text += QChar(digits[ch.digitValue()]);
+    return text;
+}
 
 NumberGlyphs::NumberGlyphs(const QFont& font) : font_(font), raw_(QRawFont::fromFont(font))
 {

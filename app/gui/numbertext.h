@@ -18,6 +18,10 @@ class QRectF;
 
 namespace attnlab {
 
+// "10⁻³": a power of ten with a superscript exponent ("1" for 10⁰), as the
+// log colour scales label their decades.
+QString powerOfTenText(int exponent);
+
 class NumberGlyphs {
 public:
     explicit NumberGlyphs(const QFont& font);

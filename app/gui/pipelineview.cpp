@@ -6,6 +6,7 @@
 #include "session.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QEvent>
 #include <QFrame>
 #include <QGridLayout>
@@ -84,8 +85,23 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
                                 "shrinking by the divisor shows as paler colours. On: each map "
                                 "uses its own range."));
 
+    weightsScaleBox_ = new QComboBox(this);
+    weightsScaleBox_->setObjectName(QStringLiteral("weightsScaleBox"));
+    for (const WeightsScaleMode mode : weightsScaleModes())
+        weightsScaleBox_->addItem(weightsScaleModeName(mode), int(mode));
+    weightsScaleBox_->setAccessibleName(tr("Colour scale of the weights"));
+    weightsScaleBox_->setToolTip(tr("How the weights map colours its cells. Automatic: linear 0 … 1 "
+                                    "up to %1 tokens, logarithmic above, where most weights are "
+                                    "near 1/n and a linear scale draws them white. Per row: each "
+                                    "row from 0 to its own largest weight.")
+                                     .arg(kLinearWeightsTokens));
+    auto* scaleLabel = new QLabel(tr("Weights colour:"), this);
+    scaleLabel->setBuddy(weightsScaleBox_);
+
     auto* header = new QHBoxLayout;
     header->addWidget(formula_, 1);
+    header->addWidget(scaleLabel);
+    header->addWidget(weightsScaleBox_);
     header->addWidget(independent_);
     auto* row = new QHBoxLayout;
     row->addWidget(framed(raw_), 1);
@@ -128,7 +144,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs_);
     // Tab goes from the page tabs to the check box and the maps in reading order.
-    QWidget* const order[] = {tabs_, independent_, raw_, scaled_, weights_, q_, k_, v_, z_};
+    QWidget* const order[] = {tabs_, weightsScaleBox_, independent_, raw_, scaled_, weights_, q_, k_, v_, z_};
     for (size_t i = 1; i < std::size(order); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 
@@ -138,8 +154,29 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
         applyRanges();
         emit independentRangesChanged(on);
     });
+    connect(weightsScaleBox_, QOverload<int>::of(&QComboBox::currentIndexChanged), this,
+            [this](int index) {
+                setWeightsScaleMode(WeightsScaleMode(weightsScaleBox_->itemData(index).toInt()));
+            });
     connect(session_, &Session::resultChanged, this, &PipelineView::refresh);
     refresh();
+}
+
+void PipelineView::setWeightsScaleMode(WeightsScaleMode mode)
+{
+    const int index = weightsScaleBox_->findData(int(mode));
+    if (index >= 0 && weightsScaleBox_->currentIndex() != index)
+        weightsScaleBox_->setCurrentIndex(index);  // comes back here
+    if (mode == weightsScaleMode_)
+        return;
+    weightsScaleMode_ = mode;
+    applyWeightsScale(weights_, weightsScale());
+    emit weightsScaleModeChanged(mode);
+}
+
+WeightsScale PipelineView::weightsScale() const
+{
+    return chooseWeightsScale(weightsScaleMode_, session_->result().tokens());
 }
 
 QList<HeatmapView*> PipelineView::maps() const
@@ -291,7 +328,7 @@ void PipelineView::applyRanges()
 void PipelineView::refresh()
 {
     const attn::AttentionResult& r = session_->result();
-    const QStringList tokens = session_->tokens();
+    const QStringList tokens = session_->tokenLabels();
     const QString divisor = divisorText(*session_);
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());
@@ -310,6 +347,7 @@ void PipelineView::refresh()
     scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples_), tokens, tokens);
     weights_->setCells(resultCells(shared, ResultMap::Weights, samples_), tokens, tokens);
     weights_->setRange(0.0, 1.0);
+    applyWeightsScale(weights_, weightsScale());
     applyRanges();
     scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)
                                : tr("÷ %1\n→").arg(divisor));

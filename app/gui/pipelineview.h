@@ -10,12 +10,15 @@
 // Further pages (the d_k lab's views) can be added as tabs beside these two.
 // For lesson mode one map at a time can be framed in the highlight colour.
 
+#include "weightsscale.h"
+
 #include <QHash>
 #include <QWidget>
 
 #include <memory>
 
 class QCheckBox;
+class QComboBox;
 class QFrame;
 class QLabel;
 class QTabWidget;
@@ -58,9 +61,16 @@ public:
     void setIndependentRanges(bool independent);
     void setFocusQuery(int query);
 
+    // The weights map's colour scale as chosen (Automatic by default) and
+    // as drawn for the current result (chooseWeightsScale).
+    WeightsScaleMode weightsScaleMode() const { return weightsScaleMode_; }
+    void setWeightsScaleMode(WeightsScaleMode mode);
+    WeightsScale weightsScale() const;
+
 signals:
     void queryClicked(int query);
     void independentRangesChanged(bool independent);
+    void weightsScaleModeChanged(attnlab::WeightsScaleMode mode);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // sizes the pages
@@ -88,6 +98,8 @@ private:
     QLabel* softmaxOp_;
     QLabel* formula_;
     QCheckBox* independent_;
+    QComboBox* weightsScaleBox_;
+    WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
     QHash<const HeatmapView*, QFrame*> frames_;  // the frame around each map
     HeatmapView* highlighted_ = nullptr;
 };

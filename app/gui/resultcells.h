@@ -72,6 +72,14 @@ public:
         }
     }
 
+    double rowMax(int row) const override
+    {
+        // A weight row's largest entry is exp(0) times the row's 1 / sum.
+        if (map_ == ResultMap::Weights)
+            return result_->rowScale[std::size_t(row)].invSum;
+        return CellSource::rowMax(row);
+    }
+
     void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
                 double* out) const override
     {

@@ -101,6 +101,14 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
     updateInitText();
 }
 
+void ScalingCompareView::setWeightsScaleMode(WeightsScaleMode mode)
+{
+    scaleMode_ = mode;
+    const WeightsScale scale = chooseWeightsScale(mode, unscaled_->rowCount());
+    for (HeatmapView* view : {unscaled_, scaled_})
+        applyWeightsScale(view, scale);
+}
+
 void ScalingCompareView::setData(std::shared_ptr<const attn::ScalingComparison> comparison,
                                  const QStringList& tokens)
 {
@@ -108,6 +116,7 @@ void ScalingCompareView::setData(std::shared_ptr<const attn::ScalingComparison> 
     // Aliasing pointers: the maps keep the whole comparison alive.
     unscaled_->setCells(sharedMatrixCells({comparison_, &comparison_->weightsUnscaled}), tokens, tokens);
     scaled_->setCells(sharedMatrixCells({comparison_, &comparison_->weightsScaled}), tokens, tokens);
+    setWeightsScaleMode(scaleMode_);
     for (int r = 0; r < kReadoutCount; ++r)
         for (int c = 0; c < 2; ++c) {
             QTableWidgetItem* item = table_->item(r, c);

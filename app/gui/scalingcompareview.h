@@ -12,6 +12,7 @@
 #include "model.h"
 #include "scaling_lab.h"
 #include "score_histogram.h"
+#include "weightsscale.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -49,6 +50,10 @@ public:
     void setHistogram(const attn::ScoreHistogram& histogram);
     ScoreHistogramView* histogramView() const { return histogram_; }
 
+    // The maps' colour scale, chosen for the comparison's tokens as on the
+    // weights map (chooseWeightsScale).
+    void setWeightsScaleMode(WeightsScaleMode mode);
+
     HeatmapView* unscaledView() const { return unscaled_; }
     HeatmapView* scaledView() const { return scaled_; }
     QTableWidget* readoutTable() const { return table_; }
@@ -72,6 +77,7 @@ private:
     std::shared_ptr<const attn::ScalingComparison> comparison_ =
         std::make_shared<const attn::ScalingComparison>();
     attn::InitMode initMode_ = attn::InitMode::Article;
+    WeightsScaleMode scaleMode_ = WeightsScaleMode::Automatic;
 };
 
 }  // namespace attnlab

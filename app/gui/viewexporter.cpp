@@ -71,6 +71,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
     QStringList tokens;
     for (const std::string& t : snapshot_.model.tokenization.tokens)
         tokens.append(QString::fromStdString(t));
+    tokens = positionedLabels(tokens);
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());
     const QString divisor = divisorText();
@@ -89,6 +90,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
     scaled->setCells(resultCells(result, ResultMap::Scaled), tokens, tokens);
     weights->setCells(resultCells(result, ResultMap::Weights), tokens, tokens);
     weights->setRange(0.0, 1.0);
+    setWeightsScaleMode(WeightsScaleMode::Automatic);
     const double rawRange = scoreRange(r);
     const double scaledRange = scaledScoreRange(r);
     const double shared = std::max(rawRange, scaledRange);
@@ -134,6 +136,11 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
 }
 
 ViewExporter::~ViewExporter() = default;
+
+void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
+{
+    applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.result.tokens()));
+}
 
 QList<ExportView> ViewExporter::views()
 {

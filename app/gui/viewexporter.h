@@ -16,6 +16,7 @@
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
 #include "expected.h"
+#include "weightsscale.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -66,6 +67,10 @@ public:
     static attn::Status checkSize(const QSize& size, qreal scale);
 
     const AttentionSnapshot& snapshot() const { return snapshot_; }
+
+    // The weights map's colour scale (chooseWeightsScale over the snapshot's
+    // tokens; Automatic unless set), as in the window.
+    void setWeightsScaleMode(WeightsScaleMode mode);
 
     // Draws the view filling (0, 0, size) in the painter's coordinates.
     void paint(QPainter& painter, ExportView view, const QSize& size) const;

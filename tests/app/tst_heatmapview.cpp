@@ -8,6 +8,8 @@
 
 #include <QApplication>
 #include <QHelpEvent>
+#include <QKeyEvent>
+#include <QWheelEvent>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
@@ -87,6 +89,14 @@ private slots:
     void renderImageHonoursDevicePixelRatio();
     void renders2048Matrix();
     void shortMapsShowWholeColumnLabels();
+    void perRowScaleColoursEachRowByItsMax();
+    void logScaleColoursByDecades();
+    void logScaleTicksThinToTheBar();
+    void zoomShowsABlockWithFittingLabels();
+    void zoomKeepsHoverAndClick();
+    void zoomByKeysWheelAndDrag();
+    void zoomedPictureReadsOnlyTheBlock();
+    void wideVectorStaysLegible();
 };
 
 void TestHeatmapView::setDataRoundTrips()
@@ -620,3 +630,260 @@ void TestHeatmapView::shortMapsShowWholeColumnLabels()
 
 QTEST_MAIN(TestHeatmapView)
 #include "tst_heatmapview.moc"
+
+void TestHeatmapView::perRowScaleColoursEachRowByItsMax()
+{
+    // Row 0 reaches 0.4, row 1 only 0.02: per row, each row's largest value
+    // gets the deep end, half of it the middle of the scale.
+    attn::Matrix m(2, 3);
+    m << 0.1, 0.2, 0.4,  //
+        0.01, 0.02, 0.005;
+    HeatmapView view;
+    view.resize(400, 300);
+    view.setColorMap(HeatmapView::ColorMap::Sequential);
+    view.setData(m, {"a", "b"}, {"x", "y", "z"});
+    view.setRange(0.0, 1.0);
+    QCOMPARE(view.cellColor(1, 1), view.colorFor(0.02));  // linear until asked
+    view.setColorScale(HeatmapView::ColorScale::PerRow);
+    QCOMPARE(view.colorScale(), HeatmapView::ColorScale::PerRow);
+    QCOMPARE(view.cellColor(0, 2).rgb(), colormap::kSequentialHigh);
+    QCOMPARE(view.cellColor(1, 1).rgb(), colormap::kSequentialHigh);
+    QCOMPARE(view.cellColor(0, 1), colormap::sequential(0.5, 0.0, 1.0));
+    QCOMPARE(view.cellColor(1, 2), colormap::sequential(0.25, 0.0, 1.0));
+    // The picture shows the same colours, and the bar says "per row".
+    const QImage image = view.renderImage(view.size());
+    // (Corners: the cells print their numbers in the middle.)
+    QCOMPARE(image.pixel(view.cellRect(1, 1).topLeft() + QPoint(1, 1)), colormap::kSequentialHigh);
+    QCOMPARE(QColor::fromRgb(image.pixel(view.cellRect(0, 1).topLeft() + QPoint(1, 1))),
+             colormap::sequential(0.5, 0.0, 1.0));
+    QCOMPARE(view.scaleTickTexts().first(), QStringLiteral("0.00"));
+    QCOMPARE(view.scaleTickTexts().last(), QStringLiteral("row max"));
+    // A diverging map stays linear whatever is asked.
+    view.setColorMap(HeatmapView::ColorMap::Diverging);
+    QCOMPARE(view.colorScale(), HeatmapView::ColorScale::Linear);
+}
+
+void TestHeatmapView::logScaleColoursByDecades()
+{
+    attn::Matrix m(1, 5);
+    m << 1e-6, 1e-3, 1.0, 1e-9, 0.0;
+    HeatmapView view;
+    view.resize(500, 500);
+    view.setColorMap(HeatmapView::ColorMap::Sequential);
+    view.setData(m, {"q"}, {"a", "b", "c", "d", "e"});
+    view.setRange(0.0, 1.0);
+    view.setColorScale(HeatmapView::ColorScale::Log, 1e-6);
+    // 1e-3 is half way (in decades) from 1e-6 to 1; at or below 1e-6 (and 0) white.
+    QCOMPARE(view.cellColor(0, 1), colormap::sequential(0.5, 0.0, 1.0));
+    QCOMPARE(view.cellColor(0, 2).rgb(), colormap::kSequentialHigh);
+    QCOMPARE(view.cellColor(0, 0).rgb(), colormap::kSequentialLow);
+    QCOMPARE(view.cellColor(0, 3).rgb(), colormap::kSequentialLow);
+    QCOMPARE(view.cellColor(0, 4).rgb(), colormap::kSequentialLow);
+    // Under linear, 1e-3 would be all but white.
+    QCOMPARE(view.colorFor(1e-3), colormap::sequential(1e-3, 0.0, 1.0));
+    QVERIFY(view.colorFor(1e-3) != view.cellColor(0, 1));
+}
+
+void TestHeatmapView::logScaleTicksThinToTheBar()
+{
+    HeatmapView view;
+    view.setColorMap(HeatmapView::ColorMap::Sequential);
+    view.setData(waveMatrix(40, 40).cwiseAbs(), numbered("t", 40), numbered("t", 40));
+    view.setRange(0.0, 1.0);
+    view.setColorScale(HeatmapView::ColorScale::Log, 1e-6);
+    view.resize(700, 700);
+    const QStringList all = {"10\u207b\u2076", "10\u207b\u2075", "10\u207b\u2074",
+                             "10\u207b\u00b3", "10\u207b\u00b2", "10\u207b\u00b9", "1"};
+    QCOMPARE(view.scaleTickTexts(), all);
+    // A short map keeps the ends and no more labels than a line and a half
+    // apart fit along its bar.
+    view.resize(700, 160);
+    const QStringList shortTicks = view.scaleTickTexts();
+    QCOMPARE(shortTicks.first(), all.first());
+    QCOMPARE(shortTicks.last(), all.last());
+    const int lineH = view.fontMetrics().height();
+    QVERIFY2(shortTicks.size() < all.size(), qPrintable(shortTicks.join(' ')));
+    QVERIFY2((shortTicks.size() - 1) * 1.5 * lineH <= view.cellsArea().height() + 1.5 * lineH,
+             qPrintable(shortTicks.join(' ')));
+}
+
+void TestHeatmapView::zoomShowsABlockWithFittingLabels()
+{
+    // 2000 x 2000 cells in 600 px: every label cannot fit, so they are
+    // thinned; zoomed to a 10 x 10 block every one of its labels is drawn whole.
+    const int n = 2000;
+    HeatmapView view;
+    view.resize(600, 600);
+    view.setData(waveMatrix(n, n), numbered("tok", n), numbered("tok", n));
+    QVERIFY(!view.isZoomed());
+    QVERIFY(view.shownColumnLabels().size() < 100);
+    view.setShownBlock(QRect(1500, 700, 10, 10));
+    QVERIFY(view.isZoomed());
+    QCOMPARE(view.shownBlock(), QRect(1500, 700, 10, 10));
+    QCOMPARE(view.shownColumnLabels(), numbered("tok", 1510).mid(1500));
+    QVERIFY(view.cellTextVisible());  // the numbers fit in cells that large
+    // The cells of the block fill the cells' area; others are not shown.
+    QCOMPARE(view.cellRect(700, 1500).topLeft(), view.cellsArea().topLeft());
+    QCOMPARE(view.cellRect(709, 1509).bottomRight(), view.cellsArea().bottomRight());
+    QVERIFY(view.cellRect(699, 1500).isNull());
+    // The block is kept inside the map and the caption says what is shown.
+    view.setShownBlock(QRect(1995, -5, 10, 10));
+    QCOMPARE(view.shownBlock(), QRect(1990, 0, 10, 10));
+    view.resetZoom();
+    QCOMPARE(view.shownBlock(), QRect(0, 0, n, n));
+}
+
+void TestHeatmapView::zoomKeepsHoverAndClick()
+{
+    HeatmapView view;
+    view.resize(500, 500);
+    view.setData(waveMatrix(300, 300), numbered("t", 300), numbered("t", 300));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setShownBlock(QRect(200, 100, 8, 8));
+    const QRect cell = view.cellRect(103, 205);
+    QVERIFY(!cell.isEmpty());
+    int row = -1, col = -1;
+    QVERIFY(view.cellAt(cell.center(), &row, &col));
+    QCOMPARE(row, 103);
+    QCOMPARE(col, 205);
+    QSignalSpy clicked(&view, &HeatmapView::rowClicked);
+    QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, cell.center());
+    QCOMPARE(clicked.size(), 1);
+    QCOMPARE(clicked.first().first().toInt(), 103);
+    QHelpEvent help(QEvent::ToolTip, cell.center(), view.mapToGlobal(cell.center()));
+    QApplication::sendEvent(&view, &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(QStringLiteral("t103, t205: ")), qPrintable(QToolTip::text()));
+    QToolTip::hideText();
+    // Focusing a row outside the block pans to it.
+    view.setFocusRow(250);
+    QVERIFY(view.shownBlock().contains(QPoint(view.shownBlock().left(), 250)));
+}
+
+void TestHeatmapView::zoomByKeysWheelAndDrag()
+{
+    HeatmapView view;
+    view.resize(500, 500);
+    view.setData(waveMatrix(400, 400), numbered("t", 400), numbered("t", 400));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::keyClick(&view, Qt::Key_Plus);
+    QVERIFY(view.isZoomed());
+    const QRect once = view.shownBlock();
+    QCOMPARE(once.width(), 267);  // 400 / 1.5
+    QCOMPARE(once.center().x(), 200);
+    QTest::keyClick(&view, Qt::Key_Right);
+    QCOMPARE(view.shownBlock().left(), once.left() + once.width() / 8);
+    QTest::keyClick(&view, Qt::Key_Down, Qt::ShiftModifier);
+    QCOMPARE(view.shownBlock().top(), once.top() + once.height() / 8);
+    QTest::keyClick(&view, Qt::Key_0);
+    QVERIFY(!view.isZoomed());
+    // Ctrl+wheel over a cell zooms in about that cell: it stays under the pointer.
+    const QPoint at = view.cellRect(50, 300).center();
+    QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 360), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    QVERIFY(view.isZoomed());
+    QCOMPARE(view.shownBlock().width(), int(std::lround(400 / std::pow(1.25, 3))));
+    int row = -1, col = -1;
+    QVERIFY(view.cellAt(at, &row, &col));
+    QVERIFY2(std::abs(row - 50) <= 1 && std::abs(col - 300) <= 1, qPrintable(QStringLiteral("%1 %2").arg(row).arg(col)));
+    // A drag moves the block with the pointer and clicks no row.
+    QSignalSpy clicked(&view, &HeatmapView::rowClicked);
+    const QRect before = view.shownBlock();
+    const QPoint start = view.cellsArea().center();
+    QTest::mousePress(&view, Qt::LeftButton, Qt::NoModifier, start);
+    QMouseEvent move(QEvent::MouseMove, QPointF(start - QPoint(100, 0)), view.mapToGlobal(QPointF(start - QPoint(100, 0))),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::NoModifier, start - QPoint(100, 0));
+    QCOMPARE(clicked.size(), 0);
+    QVERIFY2(view.shownBlock().left() > before.left(), qPrintable(QString::number(view.shownBlock().left())));
+    QCOMPARE(view.shownBlock().top(), before.top());
+    // A plain wheel pans the zoomed map down.
+    const QPoint centre = view.cellsArea().center();
+    QWheelEvent down(centre, view.mapToGlobal(centre), QPoint(), QPoint(0, -120), Qt::NoButton,
+                     Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &down);
+    QCOMPARE(view.shownBlock().top(), before.top() + std::max(1, before.height() / 8));
+}
+
+namespace {
+
+// Counts the cells read by sample().
+class CountingCells : public attnlab::CellSource {
+public:
+    explicit CountingCells(attn::Matrix m) : m_(std::move(m)) {}
+    int rows() const override { return int(m_.rows()); }
+    int cols() const override { return int(m_.cols()); }
+    double value(int r, int c) const override { return m_(r, c); }
+    void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt, double* out) const override
+    {
+        for (const int r : rowAt)
+            for (const int c : colAt) {
+                minRow = std::min(minRow, r);
+                maxRow = std::max(maxRow, r);
+                minCol = std::min(minCol, c);
+                maxCol = std::max(maxCol, c);
+                *out++ = m_(r, c);
+            }
+    }
+    mutable int minRow = 1 << 30, maxRow = -1, minCol = 1 << 30, maxCol = -1;
+
+private:
+    attn::Matrix m_;
+};
+
+}  // namespace
+
+void TestHeatmapView::zoomedPictureReadsOnlyTheBlock()
+{
+    const int n = 3000;
+    auto cells = std::make_shared<CountingCells>(waveMatrix(n, n));
+    HeatmapView view;
+    view.resize(700, 700);
+    view.setCells(cells, numbered("t", n), numbered("t", n));
+    view.setShownBlock(QRect(1000, 2000, 600, 500));
+    QVERIFY(view.cellImageMode());
+    const QImage image = view.renderImage(view.size());
+    QVERIFY(cells->minRow >= 2000 && cells->maxRow < 2500);
+    QVERIFY(cells->minCol >= 1000 && cells->maxCol < 1600);
+    // The picture shows the block's own cells.
+    const QRect cell = view.cellsArea();
+    int row = -1, col = -1;
+    QVERIFY(view.cellAt(cell.center(), &row, &col));
+    QCOMPARE(QColor::fromRgb(image.pixel(cell.center())), view.colorFor(waveMatrix(n, n)(row, col)));
+}
+
+void TestHeatmapView::wideVectorStaysLegible()
+{
+    // The focused query's q at d_k 1024 in a strip 58 px tall: the cells
+    // keep a visible height, the dimension labels are thinned so that they
+    // never touch, and the colour bar's ends share one line.
+    HeatmapView view;
+    attn::Matrix q(1, 1024);
+    for (int c = 0; c < 1024; ++c)
+        q(0, c) = std::sin(0.1 * c);
+    QStringList dims;
+    for (int c = 1; c <= 1024; ++c)
+        dims << QString::number(c);
+    view.setData(q, {"cat"}, dims);
+    view.setRange(-1.0, 1.0);
+    view.resize(420, 58);
+    const int lineH = view.fontMetrics().height();
+    QVERIFY2(view.cellsArea().height() >= lineH / 2, qPrintable(QString::number(view.cellsArea().height())));
+    const QStringList shown = view.shownColumnLabels();
+    QVERIFY(shown.size() >= 2);
+    int widths = 0;
+    for (const QString& label : shown)
+        widths += view.fontMetrics().horizontalAdvance(label);
+    QVERIFY2(widths + (shown.size() - 1) * lineH / 2 <= view.cellsArea().width() + lineH, qPrintable(shown.join(' ')));
+    QCOMPARE(view.scaleTickTexts(), QStringList{QStringLiteral("-1.00 … 1.00")});
+    // Zoomed in, the strip shows a block of dimensions, labelled from its first.
+    view.setShownBlock(QRect(100, 0, 12, 1));
+    const QStringList zoomed = view.shownColumnLabels();
+    QVERIFY2(zoomed.size() >= 2 && zoomed.first() == QStringLiteral("101"), qPrintable(zoomed.join(' ')));
+    for (const QString& label : zoomed)
+        QVERIFY2(dims.mid(100, 12).contains(label), qPrintable(label));
+}
