@@ -3,6 +3,7 @@
 #include "scaling_lab.h"
 #include "session.h"
 #include "stagedwrite.h"
+#include "usercells.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -27,6 +28,18 @@ std::vector<int> DkSweep::sequence()
 QString DkSweep::frameFileName(int frame)
 {
     return QStringLiteral("frame_%1.png").arg(frame, 4, 10, QLatin1Char('0'));
+}
+
+int DkSweep::userCellsDroppedAtDkOne() const
+{
+    const UserCells& cells = session_->userCells();
+    int dropped = 0;
+    for (const MatrixId which : {MatrixId::Wq, MatrixId::Wk}) {
+        const CellMask& mask = cells.mask[int(which)];
+        if (mask.cols() > 1)
+            dropped += int(mask.rightCols(mask.cols() - 1).count());
+    }
+    return dropped;
 }
 
 void DkSweep::start()

@@ -33,6 +33,10 @@ public:
     // The d_k of each step: the grid up, then down without repeating 1024.
     static std::vector<int> sequence();
     static QString frameFileName(int frame);  // 1-based: "frame_0001.png"
+    // The user's cells of W_q and W_k (typed or imported) that the sweep's
+    // d_k = 1 has no room for: they are dropped on the way (an undo of the
+    // sweep brings them back), so the button asks first.
+    int userCellsDroppedAtDkOne() const;
 
     // Pause between two steps once a step is shown (default 120 ms).
     void setInterval(int milliseconds) { interval_ = milliseconds; }

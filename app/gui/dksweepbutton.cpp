@@ -31,6 +31,16 @@ DkSweepButton::DkSweepButton(DkSweep* sweep, QWidget* parent) : QToolButton(pare
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
                == QMessageBox::Yes;
     };
+    dropPrompt_ = [this](int cells) {
+        return QMessageBox::question(
+                   window(), tr("Play d_k?"),
+                   tr("The sweep passes d_k = 1, where W_q and W_k have a single column: %n of "
+                      "your own cells in their other columns would be dropped on the way. "
+                      "Edit > Undo after the sweep brings them back. Play anyway?",
+                      nullptr, cells),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+               == QMessageBox::Yes;
+    };
     connect(this, &QToolButton::clicked, this, &DkSweepButton::toggle);
     connect(sweep_, &DkSweep::started, this, &DkSweepButton::updateLook);
     connect(sweep_, &DkSweep::finished, this, [this](bool completed) {
@@ -50,8 +60,14 @@ void DkSweepButton::toggle()
 {
     if (sweep_->isRunning())
         sweep_->stop();
-    else
+    else if (mayDropUserCells())
         sweep_->start();
+}
+
+bool DkSweepButton::mayDropUserCells()
+{
+    const int cells = sweep_->userCellsDroppedAtDkOne();
+    return cells == 0 || dropPrompt_(cells);
 }
 
 void DkSweepButton::record()
@@ -62,6 +78,8 @@ void DkSweepButton::record()
     if (folder.isEmpty())
         return;
     if (QFileInfo::exists(QDir(folder).filePath(DkSweep::frameFileName(1))) && !replacePrompt_(folder))
+        return;
+    if (!mayDropUserCells())
         return;
     const attn::Status started = sweep_->startRecording(folder);
     if (!started)

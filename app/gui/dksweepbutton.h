@@ -28,11 +28,16 @@ public:
         replacePrompt_ = std::move(prompt);
     }
 
+    // Asked before a sweep that would drop `cells` of the user's W_q and
+    // W_k cells on the way; true to play.
+    void setDropPrompt(std::function<bool(int cells)> prompt) { dropPrompt_ = std::move(prompt); }
+
 signals:
     void message(const QString& text);
 
 private:
     void toggle();
+    bool mayDropUserCells();
     void record();
     void updateLook();
 
@@ -40,6 +45,7 @@ private:
     QAction* record_ = nullptr;
     std::function<QString()> folderPrompt_;
     std::function<bool(const QString&)> replacePrompt_;
+    std::function<bool(int)> dropPrompt_;
 };
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 #include "parameterpanel.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
+#include "session.h"
 #include "viewexporter.h"
 #include "guitest.h"
 
@@ -38,6 +39,7 @@ private slots:
     void playButtonStops();
     void recordsNumberedFrames();
     void recordingRefusesAMissingFolder();
+    void asksBeforeDroppingTheUsersWeights();
 
 private:
     QTemporaryDir settingsDir_;
@@ -222,6 +224,43 @@ void TestDkSweep::recordingRefusesAMissingFolder()
     QVERIFY(QString::fromStdString(started.error().message).contains(QStringLiteral("does not exist")));
     QVERIFY(!sweep->isRunning());
     QCOMPARE(window.session()->resultDK(), 24);
+}
+
+void TestDkSweep::asksBeforeDroppingTheUsersWeights()
+{
+    MainWindow window;
+    window.restoreSettings();
+    DkSweep* sweep = window.dkSweep();
+    sweep->setInterval(0);
+    auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
+    int asked = -1;
+    bool answer = false;
+    button->setDropPrompt([&](int cells) {
+        asked = cells;
+        return answer;
+    });
+    // Column 0 survives d_k = 1: nothing to ask.
+    QVERIFY(window.session()->setMatrixCell(MatrixId::Wq, 2, 0, 7.5));
+    QCOMPARE(sweep->userCellsDroppedAtDkOne(), 0);
+    QVERIFY(window.session()->setMatrixCell(MatrixId::Wq, 3, 5, -7.5));
+    QVERIFY(window.session()->setMatrixCell(MatrixId::Wk, 0, 23, 2.25));
+    QCOMPARE(sweep->userCellsDroppedAtDkOne(), 2);
+    const attn::Matrix Wq = window.session()->matrix(MatrixId::Wq);
+
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QCOMPARE(asked, 2);
+    QVERIFY(!sweep->isRunning());
+    QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
+
+    answer = true;
+    QSignalSpy finished(sweep, &DkSweep::finished);
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(window.session()->resultDK(), 1);
+    // Undo of the sweep brings the user's cells back.
+    window.undoStack()->undo();
+    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
 }
 
 QTEST_MAIN(TestDkSweep)
