@@ -3,6 +3,7 @@
 
 #include "commandline.h"
 #include "guimain.h"
+#include "runtimedir.h"
 #include "scalinglabcommand.h"
 #include "viewexporter.h"
 
@@ -29,6 +30,8 @@ bool asksForPictures(const std::string& list)
 
 int main(int argc, char** argv)
 {
+    // Before any QApplication, so that headless runs print no Qt warning.
+    attnlab::ensureRuntimeDir();
     if (attnlab::isScalingLabCommand(argc, argv))
         return attnlab::runScalingLabCommand(argc, argv);
 
