@@ -73,6 +73,17 @@ std::vector<int> defaultScalingLabDks()
     return dks;
 }
 
+int scalingLabBudgetSamples(int nKeys, int maxDk)
+{
+    const long long perSample = (long long)(std::max(nKeys, 1) + 1) * std::max(maxDk, 1);
+    return int(std::clamp<long long>(kScalingLabMaxDraws / perSample, 1, kScalingLabMaxSamples));
+}
+
+int defaultScalingLabSamples(int nKeys, int maxDk)
+{
+    return std::min(kScalingLabDefaultSamples, scalingLabBudgetSamples(nKeys, maxDk));
+}
+
 Status validateScalingLabConfig(const ScalingLabConfig& c)
 {
     if (c.nKeys < 2 || c.nKeys > kScalingLabMaxKeys)
@@ -91,20 +102,12 @@ Status validateScalingLabConfig(const ScalingLabConfig& c)
         if (i > 0 && c.dks[i] <= c.dks[i - 1])
             return configError("The d_k values of the lab must be strictly increasing.");
     }
-    const long long maxDk = c.dks.empty() ? kScalingLabMaxDk : c.dks.back();
-    const long long draws = (long long)c.samples * (c.nKeys + 1) * maxDk;
-    if (draws > kScalingLabMaxDraws) {
-        const long long most = kScalingLabMaxDraws / ((long long)(c.nKeys + 1) * maxDk);
-        return configError("With " + std::to_string(c.nKeys) + " keys and d_k up to " +
-                           std::to_string(maxDk) + " the lab takes at most " +
-                           std::to_string(std::max(1LL, most)) + " samples, not " +
-                           std::to_string(c.samples) + ".");
-    }
     return okStatus();
 }
 
 Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
-                                         const std::atomic<bool>* cancel)
+                                         const std::atomic<bool>* cancel,
+                                         const ScalingLabProgress& progress)
 {
     const Status valid = validateScalingLabConfig(config);
     if (!valid)
@@ -123,9 +126,12 @@ Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
     std::vector<double> scaled(nKeys, 0.0);   // (n)
     std::vector<double> weights(nKeys, 0.0);  // (n)
 
+    const int progressStep = std::max(1, config.samples / 100);
     for (int s = 0; s < config.samples; ++s) {
         if (cancel && cancel->load(std::memory_order_relaxed))
             return Error{"The d_k lab was cancelled."};
+        if (progress && s > 0 && s % progressStep == 0)
+            progress(s, config.samples);
         LabNormalStream rng(config.seed, std::uint64_t(s));
         std::fill(dot.begin(), dot.end(), 0.0);
         std::size_t g = 0;
@@ -166,6 +172,9 @@ Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
             ++g;
         }
     }
+
+    if (progress)
+        progress(config.samples, config.samples);
 
     ScalingLabCurves c;
     c.nKeys = n;

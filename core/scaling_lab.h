@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace attn {
@@ -47,8 +48,17 @@ private:
 inline constexpr int kScalingLabMaxDk = 1024;
 inline constexpr int kScalingLabMaxKeys = 1024;
 inline constexpr int kScalingLabMaxSamples = 1000000;
-// samples * (n_keys + 1) * largest d_k: keeps one run within about a second.
+inline constexpr int kScalingLabDefaultSamples = 4000;
+// samples * (n_keys + 1) * largest d_k: the work of a run that takes about a
+// second. The default sample count stays within it; a larger count asked
+// for explicitly runs all the same, only longer.
 inline constexpr long long kScalingLabMaxDraws = 32LL * 1024 * 1024;
+
+// The most samples within kScalingLabMaxDraws for n keys and d_k up to
+// maxDk (at least 1), and the default: kScalingLabDefaultSamples or that,
+// whichever is smaller.
+int scalingLabBudgetSamples(int nKeys, int maxDk = kScalingLabMaxDk);
+int defaultScalingLabSamples(int nKeys, int maxDk = kScalingLabMaxDk);
 
 // d_k = round(2^(i / 8)) for i = 0..80 without repeats: 1, 2, 3, ... up to
 // 1024, about 8 points per octave (log-even).
@@ -56,7 +66,7 @@ std::vector<int> defaultScalingLabDks();
 
 struct ScalingLabConfig {
     int nKeys = 6;            // keys per query, 2..kScalingLabMaxKeys
-    int samples = 4000;       // queries per d_k, 1..kScalingLabMaxSamples
+    int samples = kScalingLabDefaultSamples;  // queries per d_k, 1..kScalingLabMaxSamples
     std::uint64_t seed = 2024;
     std::vector<int> dks;     // strictly increasing within 1..1024; empty = default grid
 };
@@ -79,12 +89,18 @@ struct ScalingLabCurves {
     std::size_t size() const { return dK.size(); }
 };
 
+// Called on the computing thread with the samples done so far and the
+// total: once per 1% of the samples (and at the end), so at most about 100
+// times per run.
+using ScalingLabProgress = std::function<void(int done, int total)>;
+
 // Checks the configuration (an error names the limit) and runs it. With
 // `cancel` set to true by another thread the run stops early and returns an
 // error saying so.
 Status validateScalingLabConfig(const ScalingLabConfig& config);
 Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
-                                         const std::atomic<bool>* cancel = nullptr);
+                                         const std::atomic<bool>* cancel = nullptr,
+                                         const ScalingLabProgress& progress = {});
 
 // The current sentence's scores with and without the 1/sqrt(d_k), whatever
 // scale mode produced `result` (d_k = result.Q.cols()). Masked entries (causal)

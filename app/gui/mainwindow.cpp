@@ -43,6 +43,7 @@
 #include <QTabWidget>
 #include <QScrollBar>
 #include <QTableView>
+#include <QTimer>
 
 #include <algorithm>
 #include <QUndoStack>
@@ -365,6 +366,9 @@ void MainWindow::showEvent(QShowEvent* event)
     QMainWindow::showEvent(event);
     // Once the docks have their final visibility.
     QMetaObject::invokeMethod(this, &MainWindow::updateMatrixLiveness, Qt::QueuedConnection);
+    // The d_k lab's curves take about a second: computed once the window is
+    // up, they are there when its tab is opened.
+    QTimer::singleShot(1000, lab_, &ScalingLabView::prefetch);
 }
 
 void MainWindow::hideEvent(QHideEvent* event)

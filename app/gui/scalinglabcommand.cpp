@@ -8,10 +8,13 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,8 +59,11 @@ QString helpText()
                "Jacobian norm over n keys, unscaled and scaled.\n"
                "\n"
                "  --n-keys N       keys per query, 2 to %1 (default %2)\n"
-               "  --samples N      random queries per d_k, 1 to %3 (default %4); at most\n"
-               "                   %5 / ((n + 1) * 1024) so that a run stays short\n"
+               "  --samples N      random queries per d_k, 1 to %3 (default %4, or fewer\n"
+               "                   when %5 / ((n + 1) * 1024) is smaller, so that a run\n"
+               "                   takes about a second; the count chosen is said on\n"
+               "                   stderr and written as \"samples\"); more than that runs\n"
+               "                   with a progress line on stderr\n"
                "  --seed N         random seed, 0 to 18446744073709551615 (default %6)\n"
                "  --export-dir DIR write the files into DIR, created if missing; all files\n"
                "                   are written or none\n"
@@ -99,6 +105,7 @@ QString quoted(std::string_view text)
 
 struct Request {
     bool help = false;
+    bool samplesGiven = false;
     attn::ScalingLabConfig config;
     std::optional<QString> exportDir;
     ScalingLabFormats formats;
@@ -139,6 +146,7 @@ std::optional<QString> parse(int argc, char** argv, Request* request)
                     .arg(attn::kScalingLabMaxKeys)
                     .arg(quoted(*value));
         } else if (name == "--samples") {
+            request->samplesGiven = true;
             if (!parseInteger(*value, &c.samples) || c.samples < 1 ||
                 c.samples > attn::kScalingLabMaxSamples)
                 return ScalingLabCommand::tr("--samples must be a whole number from 1 to %1, not %2")
@@ -190,6 +198,31 @@ std::vector<Column> columns(const attn::ScalingLabCurves& c)
             {"entropy_scaled", &c.entropyScaled},
             {"grad_norm_raw", &c.gradNormRaw},
             {"grad_norm_scaled", &c.gradNormScaled}};
+}
+
+// A run beyond the budget says how far it is: on a terminal one line
+// rewritten in place, otherwise a line at every tenth.
+attn::ScalingLabProgress progressPrinter(const attn::ScalingLabConfig& config)
+{
+    const bool terminal = ::isatty(::fileno(stderr)) == 1;
+    const QString what = ScalingLabCommand::tr("attention-lab: %1 samples per d_k for %2 keys, "
+                                               "more than a second's work:")
+                             .arg(config.samples)
+                             .arg(config.nKeys);
+    auto shown = std::make_shared<int>(0);  // nothing to say at 0%
+    return [terminal, what, shown](int done, int total) {
+        const int percent = int((long long)done * 100 / total);
+        const int step = terminal ? percent : percent / 10 * 10;
+        if (step == *shown)
+            return;
+        *shown = step;
+        const QByteArray line = (what + QStringLiteral(" %1% done").arg(step)).toLocal8Bit();
+        if (terminal)
+            std::fprintf(stderr, "\r%s%s", line.constData(), done == total ? "\n" : "");
+        else
+            std::fprintf(stderr, "%s\n", line.constData());
+        std::fflush(stderr);
+    };
 }
 
 }  // namespace
@@ -293,7 +326,21 @@ int runScalingLabCommand(int argc, char** argv)
     if (const attn::Status valid = attn::validateScalingLabConfig(request.config); !valid)
         return fail(kExitUsage, QString::fromStdString(valid.error().message));
 
-    const auto run = attn::runScalingLab(request.config);
+    attn::ScalingLabConfig& config = request.config;
+    const int budget = attn::scalingLabBudgetSamples(config.nKeys);
+    if (!request.samplesGiven) {
+        config.samples = attn::defaultScalingLabSamples(config.nKeys);
+        if (config.samples < attn::kScalingLabDefaultSamples)
+            printLine(stderr, ScalingLabCommand::tr("attention-lab: %1 samples per d_k for %2 keys "
+                                                    "(the most that keep the run to about a "
+                                                    "second); --samples N asks for more")
+                                  .arg(config.samples)
+                                  .arg(config.nKeys));
+    }
+    attn::ScalingLabProgress progress;
+    if (config.samples > budget)
+        progress = progressPrinter(config);
+    const auto run = attn::runScalingLab(config, nullptr, progress);
     if (!run.ok())
         return fail(kExitRuntime, QString::fromStdString(run.error().message));
     const attn::ScalingLabCurves curves = run.value();

@@ -4,12 +4,16 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractScrollArea>
 #include <QBuffer>
+#include <QCoreApplication>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPdfWriter>
+#include <QProgressBar>
 #include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -26,6 +30,9 @@ const QColor kRawColor(0xb2, 0x18, 0x2b);
 const QColor kScaledColor(0x21, 0x66, 0xac);
 const QColor kTheoryColor(0x55, 0x55, 0x55);
 const QColor kMarkerColor(0x2d, 0x2d, 0x2d);
+
+const QSize kPlotMinimum(300, 230);
+constexpr int kGridSpacing = 6;
 
 constexpr double kAxisLow = 1.0 / 1.12;  // a little room around 1 and 1024
 constexpr double kAxisHigh = 1024.0 * 1.12;
@@ -48,15 +55,6 @@ QString number(double v, int digits = 4)
     return QLocale().toString(v, 'g', digits);
 }
 
-// Samples that keep (n + 1) * 1024 * samples within the lab's work bound.
-int samplesFor(int nKeys, int wanted)
-{
-    const long long most = attn::kScalingLabMaxDraws / ((long long)(nKeys + 1) * attn::kScalingLabMaxDk);
-    return int(std::max(1LL, std::min<long long>(wanted, most)));
-}
-
-constexpr int kDefaultSamples = 4000;
-
 }  // namespace
 
 ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
@@ -74,28 +72,36 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    progress_ = new QProgressBar(this);
+    progress_->setObjectName(QStringLiteral("scalingLabProgress"));
+    progress_->setAccessibleName(tr("Progress of the computation"));
+    progress_->setRange(0, 100);
+    progress_->setFormat(tr("%p%"));
+    progress_->hide();
+
     auto* controls = new QHBoxLayout;
     auto* keysLabel = new QLabel(tr("Keys per query &n:"), this);
     keysLabel->setBuddy(keysSpin_);
     controls->addWidget(keysLabel);
     controls->addWidget(keysSpin_);
     controls->addSpacing(12);
+    controls->addWidget(progress_);
     controls->addWidget(status_, 1);
 
-    auto* grid = new QGridLayout;
-    grid->setSpacing(6);
+    grid_ = new QGridLayout;
+    grid_->setSpacing(kGridSpacing);
     for (int i = 0; i < kPlotCount; ++i) {
         plots_[i] = new QCustomPlot(this);
         // Replots join the window's next paint instead of repainting at once.
         plots_[i]->setPlottingHint(QCP::phImmediateRefresh, false);
-        plots_[i]->setMinimumSize(300, 230);
+        plots_[i]->setMinimumSize(kPlotMinimum);
         plots_[i]->setMouseTracking(true);
         plots_[i]->installEventFilter(this);
-        grid->addWidget(plots_[i], i / 2, i % 2);
     }
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
-    layout->addLayout(grid, 1);
+    layout->addLayout(grid_, 1);
+    arrangePlots(2);
 
     setUpPlots();
     updateStatus();
@@ -103,7 +109,7 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
     connect(keysSpin_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int n) {
         attn::ScalingLabConfig config = config_;
         config.nKeys = n;
-        config.samples = samplesFor(n, kDefaultSamples);
+        config.samples = attn::defaultScalingLabSamples(n);
         compute(config);
     });
 }
@@ -111,6 +117,33 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
 ScalingLabView::~ScalingLabView()
 {
     stopWorker();
+}
+
+void ScalingLabView::arrangePlots(int columns)
+{
+    if (columns == columns_)
+        return;
+    columns_ = columns;
+    for (QCustomPlot* p : plots_)
+        grid_->removeWidget(p);
+    for (int i = 0; i < kPlotCount; ++i)
+        grid_->addWidget(plots_[i], i / columns, i % columns);
+    for (int c = 0; c < kPlotCount; ++c)
+        grid_->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+void ScalingLabView::reflow()
+{
+    // The space the view is given: its scroll area's viewport, else its own.
+    const QSize space = parentWidget() ? parentWidget()->size() : size();
+    const QMargins m = layout()->contentsMargins();
+    const int controlsHeight = layout()->itemAt(0)->sizeHint().height() + layout()->spacing();
+    const int fourAcross = 4 * kPlotMinimum.width() + 3 * kGridSpacing + m.left() + m.right();
+    const int twoHigh =
+        2 * kPlotMinimum.height() + kGridSpacing + controlsHeight + m.top() + m.bottom();
+    // A wide, low space (the window's lower half in docks) takes the four
+    // plots in one row; otherwise two by two, which the plots read best in.
+    arrangePlots(space.width() >= fourAcross && space.height() < twoHigh ? 4 : 2);
 }
 
 void ScalingLabView::setUpPlots()
@@ -175,6 +208,8 @@ void ScalingLabView::setUpPlots()
         if (i != GradientPlot) {
             QCPGraph* theory = p->addGraph();
             theory->setPen(QPen(kTheoryColor, 1.4, Qt::DashLine));
+            // setCurves adds the value of n.
+            theory->setName(i == MaxWeightPlot ? tr("uniform: 1/n") : tr("uniform limit: ln n"));
         }
         if (i == VariancePlot) {
             // Measured points on the theory lines: dots, so the lines show.
@@ -289,6 +324,12 @@ void ScalingLabView::compute(const attn::ScalingLabConfig& config)
     startWorker();
 }
 
+void ScalingLabView::prefetch()
+{
+    if (!hasCurves() && !computing_)
+        compute(config_);
+}
+
 void ScalingLabView::startWorker()
 {
     computing_ = true;
@@ -299,8 +340,13 @@ void ScalingLabView::startWorker()
     // The view outlives the thread (the destructor joins it), so the queued
     // call can name `this`; Qt drops it if the view is gone by then.
     worker_ = std::thread([this, config, cancel, generation] {
+        const attn::ScalingLabProgress progress = [this, generation](int done, int total) {
+            QMetaObject::invokeMethod(
+                this, [this, generation, done, total] { showProgress(generation, done, total); },
+                Qt::QueuedConnection);
+        };
         auto result = std::make_shared<attn::Expected<attn::ScalingLabCurves>>(
-            attn::runScalingLab(config, cancel.get()));
+            attn::runScalingLab(config, cancel.get(), progress));
         QMetaObject::invokeMethod(
             this, [this, generation, result] { finishComputation(generation, *result); },
             Qt::QueuedConnection);
@@ -334,8 +380,20 @@ void ScalingLabView::finishComputation(unsigned generation,
     }
 }
 
+void ScalingLabView::showProgress(unsigned generation, int done, int total)
+{
+    if (generation != generation_ || !computing_ || total <= 0)
+        return;
+    progress_->setValue(int((long long)done * 100 / total));
+}
+
 void ScalingLabView::updateStatus()
 {
+    progress_->setVisible(computing_);
+    if (computing_)
+        progress_->setValue(0);
+    for (QCustomPlot* p : plots_)
+        p->legend->setVisible(hasCurves());
     if (computing_) {
         status_->setText(tr("Computing the curves for n = %1 keys…").arg(config_.nKeys));
         return;
@@ -355,6 +413,7 @@ void ScalingLabView::updateStatus()
 void ScalingLabView::setCurrentDk(int dK)
 {
     currentDk_ = std::clamp(dK, 1, attn::kScalingLabMaxDk);
+    markerShown_ = true;
     updateMarkers();
     replotWhenShown();
 }
@@ -378,6 +437,8 @@ void ScalingLabView::updateMarkers()
     // Near the right end the label goes to the left of the line.
     const bool rightEnd = d > 180;
     for (int i = 0; i < kPlotCount; ++i) {
+        markers_[i]->setVisible(markerShown_);
+        markerLabels_[i]->setVisible(markerShown_);
         markers_[i]->point1->setCoords(d, 1.0);
         markers_[i]->point2->setCoords(d, 2.0);
         markerLabels_[i]->position->setCoords(d, 0.0);
@@ -439,10 +500,24 @@ QString ScalingLabView::valuesText(Plot which, int index) const
 
 bool ScalingLabView::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == parentWidget() && event->type() == QEvent::Resize) {
+        reflow();
+        return false;
+    }
     const auto it = std::find(plots_.begin(), plots_.end(), watched);
     if (it == plots_.end())
         return QWidget::eventFilter(watched, event);
     QCustomPlot* p = *it;
+    if (event->type() == QEvent::Wheel) {
+        // QCustomPlot takes every wheel event (it zooms nothing here); the
+        // enclosing scroll area scrolls with it instead.
+        for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+                QCoreApplication::sendEvent(area->viewport(), event);
+                return true;
+            }
+        return false;
+    }
     if (event->type() == QEvent::MouseMove || event->type() == QEvent::ToolTip) {
         const QPoint pos = event->type() == QEvent::MouseMove
                                ? static_cast<QMouseEvent*>(event)->position().toPoint()
@@ -462,13 +537,32 @@ bool ScalingLabView::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
+void ScalingLabView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::ParentChange) {
+        if (watchedParent_)
+            watchedParent_->removeEventFilter(this);
+        watchedParent_ = parentWidget();
+        if (watchedParent_)
+            watchedParent_->installEventFilter(this);
+        reflow();
+    }
+}
+
+void ScalingLabView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    reflow();
+}
+
 void ScalingLabView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    reflow();
     if (replotPending_)
         replotWhenShown();
-    if (!hasCurves() && !computing_)
-        compute(config_);
+    prefetch();
 }
 
 QString ScalingLabView::fileStem(Plot which)

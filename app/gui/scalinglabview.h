@@ -7,12 +7,15 @@
 //   4. the mean softmax Jacobian norm (how much gradient can flow back)
 // A vertical marker follows the current d_k; hovering a plot shows the
 // values at the nearest d_k of the grid. A spin box sets n; the view runs
-// the lab in a background thread whenever n changes, and when first shown.
+// the lab in a background thread whenever n changes, and when first shown
+// (or before, see prefetch), with a progress bar. The samples per d_k are
+// attn::defaultScalingLabSamples(n), the command line's default.
 
 #include "expected.h"
 #include "scaling_lab.h"
 #include "stagedwrite.h"
 
+#include <QPointer>
 #include <QSize>
 #include <QStringList>
 #include <QWidget>
@@ -27,7 +30,9 @@ class QCustomPlot;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPTextElement;
+class QGridLayout;
 class QLabel;
+class QProgressBar;
 class QSpinBox;
 
 namespace attnlab {
@@ -50,15 +55,23 @@ public:
     // request cancels an older one. Ends in curvesChanged() or computeFailed().
     void compute(const attn::ScalingLabConfig& config);
     bool isComputing() const { return computing_; }
+    // Starts the computation if there are no curves and none is running: the
+    // window calls it once it is up, so that the tab opens on finished curves.
+    void prefetch();
     const attn::ScalingLabConfig& config() const { return config_; }
 
-    // The vertical marker on every plot.
+    // The vertical marker on every plot, shown once a d_k is set (the
+    // command line's plots, which follow no window, have none).
     void setCurrentDk(int dK);
     int currentDk() const { return currentDk_; }
+    bool isMarkerShown() const { return markerShown_; }
 
     QCustomPlot* plot(Plot which) const { return plots_[which]; }
     QCPItemStraightLine* marker(Plot which) const { return markers_[which]; }
     QSpinBox* keysSpinBox() const { return keysSpin_; }
+    int plotColumns() const { return columns_; }  // 2 (two by two) or 4 (one row)
+    // Shown while computing, in percent of the samples done.
+    QProgressBar* progressBar() const { return progress_; }
 
     // The grid index whose d_k is nearest to dK on the log axis (-1 without
     // curves), and the hover text of one plot at a grid index.
@@ -84,13 +97,18 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;  // a new parent: watched for reflow
+    void resizeEvent(QResizeEvent* event) override;
     void showEvent(QShowEvent* event) override;
 
 private:
     void replotWhenShown();  // now if visible, else on the next show
+    void reflow();           // four plots in a row in a wide, low space, else 2 x 2
+    void arrangePlots(int columns);
     void setUpPlots();
     void updateMarkers();
     void updateStatus();
+    void showProgress(unsigned generation, int done, int total);
     void finishComputation(unsigned generation, attn::Expected<attn::ScalingLabCurves> result);
     void stopWorker();
     void startWorker();
@@ -102,10 +120,15 @@ private:
     QCPItemText* uniformLabel_ = nullptr;  // "uniform: ln n" on the entropy plot
     QSpinBox* keysSpin_ = nullptr;
     QLabel* status_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QGridLayout* grid_ = nullptr;
+    int columns_ = 0;
+    QPointer<QWidget> watchedParent_;
 
     attn::ScalingLabCurves curves_;
     attn::ScalingLabConfig config_;
     int currentDk_ = 1;
+    bool markerShown_ = false;
 
     std::thread worker_;
     std::shared_ptr<std::atomic<bool>> cancel_;

@@ -27,6 +27,9 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QProcess>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -36,10 +39,12 @@
 #include <QXmlStreamReader>
 
 #include <cmath>
+#include <sstream>
 
 using attnlab::LessonPanel;
 using attnlab::ScalingCompareView;
 using attnlab::ScalingLabView;
+using attnlab::OutputFile;
 
 namespace {
 
@@ -125,6 +130,12 @@ private slots:
     void commandErrors_data();
     void commandErrors();
     void commandCannotWrite();
+    void commandChoosesTheSamples();
+    void commandBeyondTheBudgetShowsProgress();
+    void progressWhileComputing();
+    void legendHasNoPlaceholders();
+    void markerOnlyWithCurrentDk();
+    void plotsReflowAndScroll();
 };
 
 void TestScalingLabGui::plotsShowTheCurves()
@@ -555,9 +566,6 @@ void TestScalingLabGui::commandErrors_data()
     QTest::newRow("unknown format")
         << QStringList{"--format", "json,gif", "--export-dir", "OUT"} << "gif";
     QTest::newRow("unknown option") << QStringList{"--d-k", "4", "--export-dir", "OUT"} << "--d-k";
-    QTest::newRow("too much work")
-        << QStringList{"--n-keys", "1000", "--samples", "1000", "--export-dir", "OUT"}
-        << "at most";
     QTest::newRow("missing value") << QStringList{"--export-dir", "OUT", "--seed"} << "--seed";
 }
 
@@ -594,6 +602,162 @@ void TestScalingLabGui::commandCannotWrite()
     QCOMPARE(help.exitCode, 0);
     QVERIFY(help.out.contains("--n-keys"));
     QVERIFY(help.out.contains("scaling_lab.json"));
+}
+
+void TestScalingLabGui::commandChoosesTheSamples()
+{
+    // 1000 keys: the default 4000 samples would be 125 times the budget;
+    // the command takes 2^25 / (1001 * 1024) = 32 and says so.
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath("out");
+    const Run run = runLab({"--n-keys", "1000", "--export-dir", out, "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(run.err.count('\n'), 1);
+    QVERIFY2(run.err.startsWith("attention-lab: 32 samples per d_k for 1000 keys"),
+             run.err.constData());
+    QCOMPARE(entries(out), QStringList{"scaling_lab.json"});
+    QFile jsonFile(out + "/scaling_lab.json");
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    QCOMPARE(json["n_keys"].toInt(), 1000);
+    QCOMPARE(json["samples"].toInt(), 32);
+}
+
+void TestScalingLabGui::commandBeyondTheBudgetShowsProgress()
+{
+    // 2 keys: the budget is 2^25 / (3 * 1024) = 10922 samples; 12000 asked
+    // for explicitly run, with a line at every tenth (stderr is no terminal).
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath("out");
+    const Run run = runLab({"--n-keys", "2", "--samples", "12000", "--seed", "3", "--export-dir",
+                            out, "--format", "csv,json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QList<QByteArray> lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 10);
+    for (int i = 0; i < 10; ++i) {
+        QVERIFY2(lines[i].startsWith("attention-lab: 12000 samples per d_k for 2 keys"),
+                 lines[i].constData());
+        QVERIFY2(lines[i].endsWith(QByteArray::number((i + 1) * 10) + "% done"),
+                 lines[i].constData());
+    }
+    QFile jsonFile(out + "/scaling_lab.json");
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    QCOMPARE(json["samples"].toInt(), 12000);
+    attn::ScalingLabConfig config;
+    config.nKeys = 2;
+    config.samples = 12000;
+    config.seed = 3;
+    config.dks = {1024};
+    const attn::ScalingLabCurves direct = attn::runScalingLab(config).value();
+    const QJsonArray var = json["var_raw"].toArray();
+    QCOMPARE(var.last().toDouble(), direct.varRaw.back());
+}
+
+void TestScalingLabGui::progressWhileComputing()
+{
+    ScalingLabView view;  // not shown: it would start its own computation
+    QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
+    QVERIFY(view.progressBar()->isHidden());
+    attn::ScalingLabConfig config;
+    config.samples = 3000;
+    view.compute(config);
+    QVERIFY(!view.progressBar()->isHidden());
+    QCOMPARE(view.progressBar()->value(), 0);
+    // Part way: the bar has moved and the curves are not there yet.
+    QTRY_VERIFY_WITH_TIMEOUT(view.progressBar()->value() > 0 || changed.count() > 0, 30000);
+    if (changed.count() == 0) {
+        QVERIFY(view.progressBar()->value() <= 100);
+        QVERIFY(view.isComputing());
+    }
+    QVERIFY(changed.count() > 0 || changed.wait(60000));
+    QVERIFY(view.progressBar()->isHidden());
+    QCOMPARE(view.curves().samples, 3000);
+}
+
+void TestScalingLabGui::legendHasNoPlaceholders()
+{
+    ScalingLabView view;
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
+        QVERIFY(!view.plot(ScalingLabView::Plot(i))->legend->visible());
+    view.setCurves(smallCurves(5, 40));
+    // Every entry names a graph that has data: no empty names, no "Graph 3".
+    const int expectedItems[] = {4, 3, 3, 2};
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
+        QCustomPlot* p = view.plot(ScalingLabView::Plot(i));
+        QVERIFY(p->legend->visible());
+        // The legend's grid counts its empty cells too.
+        int items = 0;
+        for (int k = 0; k < p->legend->itemCount(); ++k) {
+            if (!p->legend->item(k))
+                continue;
+            ++items;
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(k));
+            QVERIFY(item);
+            QVERIFY2(!item->plottable()->name().trimmed().isEmpty(), qPrintable(QString::number(k)));
+            QVERIFY(!item->plottable()->name().startsWith("Graph"));
+            QVERIFY(item->plottable()->interface1D()->dataCount() > 0);
+        }
+        QCOMPARE(items, expectedItems[i]);
+    }
+    QCOMPARE(view.plot(ScalingLabView::MaxWeightPlot)->graph(2)->name(),
+             QString("uniform: 1/n = %1").arg(QLocale().toString(0.2, 'g', 3)));
+}
+
+void TestScalingLabGui::markerOnlyWithCurrentDk()
+{
+    // The command line's view follows no window: no "d_k = 1" on its plots.
+    ScalingLabView view;
+    view.setCurves(smallCurves(5, 40));
+    QVERIFY(!view.isMarkerShown());
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
+        QVERIFY(!view.marker(ScalingLabView::Plot(i))->visible());
+    const auto files = view.imageFiles({"svg"}, QSize(640, 480));
+    QVERIFY(files.ok());
+    for (const OutputFile& f : files.value()) {
+        std::ostringstream svg;
+        f.write(svg);
+        QVERIFY(QByteArray::fromStdString(svg.str()).contains("d_k (log scale)"));
+        QVERIFY2(!QByteArray::fromStdString(svg.str()).contains("d_k = "), f.name.c_str());
+    }
+    view.setCurrentDk(64);
+    QVERIFY(view.isMarkerShown());
+    QVERIFY(view.marker(ScalingLabView::GradientPlot)->visible());
+}
+
+void TestScalingLabGui::plotsReflowAndScroll()
+{
+    QScrollArea area;
+    auto* view = new ScalingLabView;
+    area.setWidget(view);
+    area.setWidgetResizable(true);
+    area.setFrameShape(QFrame::NoFrame);
+    area.resize(1380, 380);  // the lab's tab in a 1400 x 900 window with its docks
+    area.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&area));
+    QTRY_COMPARE(view->plotColumns(), 4);
+    // Four across, every plot at least its minimum and all of it in view.
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
+        QCustomPlot* p = view->plot(ScalingLabView::Plot(i));
+        QVERIFY(p->width() >= p->minimumWidth() && p->height() >= p->minimumHeight());
+        QVERIFY(area.viewport()->rect().contains(
+            QRect(p->mapTo(area.viewport(), QPoint(0, 0)), p->size())));
+    }
+    // Narrow and low: two by two, taller than the view, and the wheel over a
+    // plot scrolls the area.
+    area.resize(800, 380);
+    QTRY_COMPARE(view->plotColumns(), 2);
+    QTRY_VERIFY(area.verticalScrollBar()->maximum() > 0);
+    QCOMPARE(area.verticalScrollBar()->value(), 0);
+    QCustomPlot* p = view->plot(ScalingLabView::VariancePlot);
+    const QPointF at(p->width() / 2.0, p->height() / 2.0);
+    QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(p, &wheel);
+    QVERIFY(area.verticalScrollBar()->value() > 0);
+    // Tall: two by two again, no scrolling.
+    area.resize(1380, 900);
+    QTRY_COMPARE(view->plotColumns(), 2);
 }
 
 QTEST_MAIN(TestScalingLabGui)

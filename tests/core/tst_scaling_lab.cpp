@@ -11,6 +11,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
@@ -144,6 +145,8 @@ private slots:
     void invalidConfigs_data();
     void invalidConfigs();
     void cancelStopsTheRun();
+    void samplesWithinTheBudget();
+    void progressCountsTheSamples();
     void comparisonMatchesEngine_data();
     void comparisonMatchesEngine();
     void sliderMapping();
@@ -413,7 +416,6 @@ void TestScalingLab::invalidConfigs_data()
     QTest::newRow("d_k zero") << 6 << 10 << std::vector<int>{0, 4} << "d_k";
     QTest::newRow("d_k too large") << 6 << 10 << std::vector<int>{1025} << "1025";
     QTest::newRow("d_k repeated") << 6 << 10 << std::vector<int>{2, 2} << "increasing";
-    QTest::newRow("too much work") << 1024 << 100 << std::vector<int>{} << "at most 31";
 }
 
 void TestScalingLab::invalidConfigs()
@@ -438,6 +440,45 @@ void TestScalingLab::cancelStopsTheRun()
     const auto run = attn::runScalingLab(attn::ScalingLabConfig{}, &cancel);
     QVERIFY(!run.ok());
     QVERIFY(QString::fromStdString(run.error().message).contains("cancelled"));
+}
+
+void TestScalingLab::samplesWithinTheBudget()
+{
+    // 2^25 draws over (n + 1) * 1024 per sample, floored.
+    QCOMPARE(attn::scalingLabBudgetSamples(6), 4681);
+    QCOMPARE(attn::scalingLabBudgetSamples(1000), 32);
+    QCOMPARE(attn::scalingLabBudgetSamples(1024), 31);
+    QCOMPARE(attn::scalingLabBudgetSamples(6, 64), 74898);
+    QCOMPARE(attn::defaultScalingLabSamples(6), 4000);
+    QCOMPARE(attn::defaultScalingLabSamples(64), 504);
+    QCOMPARE(attn::defaultScalingLabSamples(1024), 31);
+    // Beyond the budget is still a valid run, only a longer one.
+    attn::ScalingLabConfig config;
+    config.nKeys = 1024;
+    config.samples = 40;
+    config.dks = {1, 2};
+    QVERIFY(attn::validateScalingLabConfig(config).ok());
+}
+
+void TestScalingLab::progressCountsTheSamples()
+{
+    attn::ScalingLabConfig config;
+    config.samples = 250;
+    config.dks = {1, 8};
+    std::vector<int> done;
+    const auto run = attn::runScalingLab(config, nullptr, [&](int d, int total) {
+        QCOMPARE(total, 250);
+        done.push_back(d);
+    });
+    QVERIFY(run.ok());
+    // Every 2 samples (1% of 250, floored), then the end.
+    QCOMPARE(int(done.size()), 125);
+    QCOMPARE(done.front(), 2);
+    QCOMPARE(done[61], 124);
+    QCOMPARE(done.back(), 250);
+    QVERIFY(std::is_sorted(done.begin(), done.end()));
+    // The same numbers as without a callback.
+    QCOMPARE(run->varRaw, attn::runScalingLab(config)->varRaw);
 }
 
 void TestScalingLab::comparisonMatchesEngine_data()
