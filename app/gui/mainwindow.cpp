@@ -229,6 +229,7 @@ void MainWindow::createMenus()
     connect(independentRanges_, &QAction::toggled, pipeline_, &PipelineView::setIndependentRanges);
     connect(pipeline_, &PipelineView::independentRangesChanged, independentRanges_,
             &QAction::setChecked);
+    view->addMenu(pipeline_->createWeightsScaleMenu(view));
     QAction* previous = view->addAction(tr("&Previous query"), this,
                                         [this] { setFocusQuery(focusQuery_ - 1); });
     previous->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
@@ -323,6 +324,9 @@ void MainWindow::restoreSettings(const CommandLineOutcome& start)
     }
     session_->setParameters(config, options);
     pipeline_->setIndependentRanges(settings.value(QStringLiteral("view/independentRanges"), false).toBool());
+    WeightsScaleMode weightsScale = WeightsScaleMode::Automatic;
+    weightsScaleModeFromKey(settings.value(QStringLiteral("view/weightsScale")).toString(), &weightsScale);
+    pipeline_->setWeightsScaleMode(weightsScale);
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
         const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
         resize(std::min(1400, available.width()), std::min(900, available.height()));
@@ -337,6 +341,7 @@ void MainWindow::saveSettings() const
     QSettings settings;
     saveParameters(settings, session_->config(), session_->options());
     settings.setValue(QStringLiteral("view/independentRanges"), pipeline_->independentRanges());
+    settings.setValue(QStringLiteral("view/weightsScale"), weightsScaleModeKey(pipeline_->weightsScaleMode()));
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
 }

@@ -11,7 +11,9 @@
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QActionGroup>
 #include <QLabel>
+#include <QMenu>
 #include <QPointer>
 #include <QScrollArea>
 #include <QTabWidget>
@@ -172,6 +174,31 @@ void PipelineView::setWeightsScaleMode(WeightsScaleMode mode)
     weightsScaleMode_ = mode;
     applyWeightsScale(weights_, weightsScale());
     emit weightsScaleModeChanged(mode);
+}
+
+QMenu* PipelineView::createWeightsScaleMenu(QWidget* parent)
+{
+    auto* menu = new QMenu(tr("Weights &colour scale"), parent);
+    menu->setObjectName(QStringLiteral("weightsScaleMenu"));
+    auto* group = new QActionGroup(menu);
+    const struct {
+        WeightsScaleMode mode;
+        QString text;
+    } entries[] = {{WeightsScaleMode::Automatic, tr("&Automatic")},
+                   {WeightsScaleMode::Linear, tr("&Linear 0 … 1")},
+                   {WeightsScaleMode::PerRow, tr("&Per row (0 … row max)")},
+                   {WeightsScaleMode::Log, tr("L&ogarithmic")}};
+    for (const auto& e : entries) {
+        QAction* action = menu->addAction(e.text);
+        action->setCheckable(true);
+        action->setChecked(e.mode == weightsScaleMode_);
+        group->addAction(action);
+        const WeightsScaleMode mode = e.mode;
+        connect(action, &QAction::triggered, this, [this, mode] { setWeightsScaleMode(mode); });
+        connect(this, &PipelineView::weightsScaleModeChanged, action,
+                [action, mode](WeightsScaleMode now) { action->setChecked(now == mode); });
+    }
+    return menu;
 }
 
 WeightsScale PipelineView::weightsScale() const

@@ -21,6 +21,7 @@ class QCheckBox;
 class QComboBox;
 class QFrame;
 class QLabel;
+class QMenu;
 class QTabWidget;
 
 namespace attnlab {
@@ -66,6 +67,8 @@ public:
     WeightsScaleMode weightsScaleMode() const { return weightsScaleMode_; }
     void setWeightsScaleMode(WeightsScaleMode mode);
     WeightsScale weightsScale() const;
+    // A menu of the same choices (for the View menu), kept in step with the box.
+    QMenu* createWeightsScaleMenu(QWidget* parent);
 
 signals:
     void queryClicked(int query);

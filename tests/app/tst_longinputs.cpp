@@ -4,6 +4,8 @@
 // column. Real widgets over a real Session, offscreen.
 
 #include "focuspanel.h"
+#include "guitest.h"
+#include "mainwindow.h"
 #include "heatmapview.h"
 #include "pipelineview.h"
 #include "presentation.h"
@@ -13,6 +15,8 @@
 #include "weightsscale.h"
 
 #include <QComboBox>
+#include <QMenu>
+#include <QTemporaryDir>
 #include <QHeaderView>
 #include <QTableView>
 #include <QtTest>
@@ -55,6 +59,7 @@ double nonWhiteRowShare(const QImage& image, const QRect& cells)
 class TestLongInputs : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase();
     void weightsScaleRule_data();
     void weightsScaleRule();
     void weightsMapAt2000TokensIsNotWhite();
@@ -63,7 +68,16 @@ private slots:
     void positionedLabels();
     void repeatedWordsCarryTheirPositionInTheViews();
     void focusTableSortsByEveryColumn();
+    void weightsScaleMenuIsRemembered();
+
+private:
+    QTemporaryDir settingsDir_;
 };
+
+void TestLongInputs::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
 
 void TestLongInputs::weightsScaleRule_data()
 {
@@ -277,6 +291,32 @@ void TestLongInputs::focusTableSortsByEveryColumn()
     // Sorted by weight, the first row is the largest weight's key.
     table->horizontalHeader()->setSortIndicator(3, Qt::DescendingOrder);
     QCOMPARE(keyAt(0), session.stats().rows[7].argMax);
+}
+
+void TestLongInputs::weightsScaleMenuIsRemembered()
+{
+    QSettings().clear();
+    {
+        MainWindow window;
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("weightsScaleMenu"));
+        QVERIFY(menu);
+        QCOMPARE(menu->actions().size(), 4);
+        QVERIFY(menu->actions()[0]->isChecked());  // Automatic
+        menu->actions()[3]->trigger();             // Logarithmic
+        QCOMPARE(window.pipelineView()->weightsScaleMode(), WeightsScaleMode::Log);
+        QCOMPARE(window.pipelineView()->weightsMap()->colorScale(), HeatmapView::ColorScale::Log);
+        auto* box = window.findChild<QComboBox*>(QStringLiteral("weightsScaleBox"));
+        QCOMPARE(box->currentData().toInt(), int(WeightsScaleMode::Log));
+        // The box drives the menu's check marks too.
+        box->setCurrentIndex(box->findData(int(WeightsScaleMode::PerRow)));
+        QVERIFY(menu->actions()[2]->isChecked());
+        QVERIFY(!menu->actions()[3]->isChecked());
+        window.saveSettings();
+    }
+    MainWindow again;
+    again.restoreSettings();
+    QCOMPARE(again.pipelineView()->weightsScaleMode(), WeightsScaleMode::PerRow);
+    QCOMPARE(again.pipelineView()->weightsMap()->colorScale(), HeatmapView::ColorScale::PerRow);
 }
 
 QTEST_MAIN(TestLongInputs)
