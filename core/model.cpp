@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -106,6 +107,22 @@ DrawCache& drawCache()
     return cache;
 }
 
+// The stable modes number the vocabulary by first appearance instead of
+// sorting it: a word typed into the sentence then takes the next id and
+// every word before it keeps its id (and its colour in the window).
+void numberByFirstAppearance(Tokenization* t)
+{
+    std::unordered_map<std::string, int> idOf;
+    std::vector<std::string> vocab;
+    for (std::size_t i = 0; i < t->tokens.size(); ++i) {
+        const auto [it, added] = idOf.emplace(t->tokens[i], int(vocab.size()));
+        if (added)
+            vocab.push_back(t->tokens[i]);
+        t->ids[i] = it->second;
+    }
+    t->vocab = std::move(vocab);
+}
+
 }  // namespace
 
 const char* initModeName(InitMode mode)
@@ -187,6 +204,8 @@ Expected<Model> buildModel(const ModelConfig& config)
         return tokens.error();
     Model model;
     model.tokenization = std::move(tokens).value();
+    if (config.init != InitMode::Article)
+        numberByFirstAppearance(&model.tokenization);
     model.X = drawEmbeddings(config, model.tokenization);
     Weights w = drawWeights(config);
     model.Wq = std::move(w.Wq);

@@ -14,7 +14,9 @@
 //    the 1/sqrt(d_k) argument).
 //  The last two are built to be stable under edits: a token's embedding
 //  depends only on (seed, token text), and column j of a weight matrix only on
-//  (seed, matrix, j, d_model). Growing d_k keeps the existing dimensions and
+//  (seed, matrix, j, d_model). Their vocabulary is numbered in order of first
+//  appearance (not sorted as the article's): a new word takes the next id,
+//  and the words before its first appearance keep theirs. Growing d_k keeps the existing dimensions and
 //  adds new ones, so the picture changes because of d_k alone.
 
 #include "expected.h"

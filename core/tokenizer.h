@@ -21,7 +21,7 @@ enum class TokenizerMode { Article, Punctuation };
 struct Tokenization {
     std::vector<std::string> tokens;  // in sentence order
     std::vector<int> ids;             // ids[i] = index of tokens[i] in vocab
-    std::vector<std::string> vocab;   // sorted, distinct
+    std::vector<std::string> vocab;   // sorted, distinct (buildModel may renumber: model.h)
 };
 
 // Refuses invalid UTF-8, text over kMaxSentenceBytes, more than kMaxTokens

@@ -35,8 +35,10 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     tokenizer_->addItem(tr("Words and punctuation"), int(attn::TokenizerMode::Punctuation));
     tokenizer_->setToolTip(tr("How the sentence is split into tokens. Words (article): remove "
                               "commas, split on spaces, as in Raschka's walk-through. Words and "
-                              "punctuation: every punctuation mark is a token of its own. Either "
-                              "way the vocabulary is the sorted set of distinct tokens."));
+                              "punctuation: every punctuation mark is a token of its own. The "
+                              "vocabulary is the sorted set of distinct tokens in the article's "
+                              "initialisation, and numbered in order of first appearance in the "
+                              "others (a new word keeps the other words' ids)."));
 
     strip_ = new TokenStrip(this);
     strip_->setObjectName(QStringLiteral("tokenStrip"));

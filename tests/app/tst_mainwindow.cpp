@@ -110,6 +110,7 @@ private slots:
     void init();
     void opensOnTheArticleExample();
     void typingASentenceUpdatesEveryMap();
+    void typingANewWordKeepsOtherTokensIdsAndColours();
     void dKSliderUpdatesTheMaps();
     void scaleModeNoneLeavesScoresUnscaled();
     void sharedAndIndependentColourRanges();
@@ -597,6 +598,35 @@ void TestMainWindow::resetToArticleExample()
     QCOMPARE(window.focusQuery(), 1);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dModelSpin"))->value(), 16);
     QVERIFY(!find<QCheckBox>(window, QStringLiteral("causalCheck"))->isChecked());
+}
+
+// Unit-variance initialisation: typing a new word at the end keeps every
+// other token's id, chip colour and embedding (no renumbering).
+void TestMainWindow::typingANewWordKeepsOtherTokensIdsAndColours()
+{
+    MainWindow window;
+    window.session()->setInit(attn::InitMode::UnitVariance);
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("the zebra saw the dog"));
+    auto* strip = find<TokenStrip>(window, QStringLiteral("tokenStrip"));
+    const QList<int> ids = strip->ids();
+    QCOMPARE(ids, QList<int>({0, 1, 2, 0, 3}));
+    QList<QColor> colours;
+    for (int i = 0; i < 5; ++i)
+        colours.append(strip->chipColor(i));
+    const attn::Matrix X = window.session()->matrix(MatrixId::X);
+
+    // "apple" sorts before every other word: a sorted vocabulary would
+    // renumber them all.
+    edit->end(false);
+    QTest::keyClicks(edit, QStringLiteral(" apple"));
+    QCOMPARE(strip->tokens().size(), 6);
+    QCOMPARE(strip->ids().mid(0, 5), ids);
+    QCOMPARE(strip->ids()[5], 4);
+    for (int i = 0; i < 5; ++i)
+        QCOMPARE(strip->chipColor(i), colours[i]);
+    QCOMPARE(maxAbsDiff(window.session()->matrix(MatrixId::X).topRows(5), X), 0.0);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -25,6 +25,8 @@ private slots:
     void stableInitKeepsDimensions();
     void unitVarianceGivesUnitVarianceProjections();
     void embeddingsFollowTokens();
+    void stableModesNumberByFirstAppearance_data();
+    void stableModesNumberByFirstAppearance();
     void redrawsReuseEarlierDrawsExactly();
     void dimensionLimits_data();
     void dimensionLimits();
@@ -280,6 +282,41 @@ void TestModel::dimensionLimits()
     QVERIFY(!model.ok());
     QVERIFY2(QString::fromStdString(model.error().message).contains(mentions),
              model.error().message.c_str());
+}
+
+void TestModel::stableModesNumberByFirstAppearance_data()
+{
+    QTest::addColumn<int>("init");
+    QTest::newRow("normal") << int(attn::InitMode::StandardNormal);
+    QTest::newRow("unit-variance") << int(attn::InitMode::UnitVariance);
+}
+
+// Typing a new word keeps every other token's id and embedding; the
+// article's initialisation keeps its sorted vocabulary (inputsMatchPyTorch).
+void TestModel::stableModesNumberByFirstAppearance()
+{
+    QFETCH(int, init);
+    attn::ModelConfig a;
+    a.init = attn::InitMode(init);
+    a.sentence = "Jane is going to the cinema";
+    attn::ModelConfig b = a;
+    b.sentence = "Jane is going to the cinema to watch a film";
+    auto ma = attn::buildModel(a);
+    auto mb = attn::buildModel(b);
+    QVERIFY(ma.ok() && mb.ok());
+    QCOMPARE(ma->tokenization.ids, std::vector<int>({0, 1, 2, 3, 4, 5}));
+    QCOMPARE(mb->tokenization.ids, std::vector<int>({0, 1, 2, 3, 4, 5, 3, 6, 7, 8}));
+    QCOMPARE(mb->tokenization.vocab,
+             std::vector<std::string>({"Jane", "is", "going", "to", "the", "cinema", "watch", "a", "film"}));
+    QCOMPARE(testdata::maxAbsDiff(ma->X, mb->X.topRows(6)), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(mb->X.row(3), mb->X.row(6)), 0.0);  // "to" twice
+
+    attn::ModelConfig article = b;
+    article.init = attn::InitMode::Article;
+    auto sorted = attn::buildModel(article);
+    QVERIFY(sorted.ok());
+    QCOMPARE(sorted->tokenization.vocab.front(), std::string("Jane"));
+    QCOMPARE(sorted->tokenization.vocab[1], std::string("a"));  // code-point order
 }
 
 QTEST_APPLESS_MAIN(TestModel)
