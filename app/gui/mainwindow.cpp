@@ -8,6 +8,7 @@
 #include "importdialog.h"
 #include "inputpanel.h"
 #include "labdocument.h"
+#include "matrixmessagelabel.h"
 #include "matrixtablemodel.h"
 #include "noticebar.h"
 #include "numbertext.h"
@@ -183,8 +184,17 @@ void MainWindow::createDocks()
                               | QAbstractItemView::AnyKeyPressed);
         matrixTabs->addTab(view, m.title);
     }
+    // A refused edit's message stays under the tables until fixed.
+    auto* matrixMessage = new MatrixMessageLabel;
+    for (MatrixTableModel* model : matrixModels_)
+        matrixMessage->watch(model);
+    auto* matricesPage = new QWidget;
+    auto* matricesLayout = new QVBoxLayout(matricesPage);
+    matricesLayout->setContentsMargins(0, 0, 0, 0);
+    matricesLayout->addWidget(matrixTabs, 1);
+    matricesLayout->addWidget(matrixMessage);
     auto* matricesDock =
-        makeDock(tr("Matrices"), QStringLiteral("matricesDock"), matrixTabs, this);
+        makeDock(tr("Matrices"), QStringLiteral("matricesDock"), matricesPage, this);
     addDockWidget(Qt::BottomDockWidgetArea, matricesDock);
     tabifyDockWidget(focusDock, matricesDock);
     focusDock->raise();

@@ -2,6 +2,8 @@
 
 #include "presentation.h"
 
+#include <QColor>
+
 namespace attnlab {
 
 MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* parent)
@@ -17,6 +19,7 @@ MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* pa
         const attn::Matrix& m = session_->matrix(which_);
         if (int(m.rows()) == rows_ && int(m.cols()) == cols_)
             return;
+        setRefusal(-1, -1, QString());  // its cell may be gone
         if (!live_) {
             stale_ = true;
             return;
@@ -75,7 +78,13 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     // Text, so that the editor is a line edit taking any input; the session
     // judges it. 17 significant digits give the double back exactly.
     case Qt::EditRole: return QString::number(value, 'g', 17);
+    case Qt::BackgroundRole:
+        if (index.row() == refusedRow_ && index.column() == refusedCol_)
+            return QColor(220, 40, 40, 90);  // a red tint over light and dark bases alike
+        return {};
     case Qt::ToolTipRole:
+        if (index.row() == refusedRow_ && index.column() == refusedCol_)
+            return refusal_;
         return tr("%1(%2, %3) = %4").arg(Session::matrixName(which_)).arg(index.row() + 1)
             .arg(index.column() + 1).arg(QString::number(value, 'g', 17));
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -92,7 +101,33 @@ bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, 
     const QString text = value.typeId() == QMetaType::QString
                              ? value.toString()
                              : QString::number(value.toDouble(), 'g', 17);
-    return session_->setMatrixCellText(which_, index.row(), index.column(), text).ok();
+    const attn::Status status = session_->setMatrixCellText(which_, index.row(), index.column(), text);
+    if (status)
+        setRefusal(-1, -1, QString());
+    else
+        setRefusal(index.row(), index.column(), QString::fromStdString(status.error().message));
+    return status.ok();
+}
+
+QModelIndex MatrixTableModel::refusedCell() const
+{
+    return refusedRow_ < 0 ? QModelIndex() : index(refusedRow_, refusedCol_);
+}
+
+void MatrixTableModel::setRefusal(int row, int col, const QString& message)
+{
+    if (row == refusedRow_ && col == refusedCol_ && message == refusal_)
+        return;
+    const QModelIndex old = refusedCell();
+    refusedRow_ = row;
+    refusedCol_ = col;
+    refusal_ = message;
+    const QList<int> roles = {Qt::BackgroundRole, Qt::ToolTipRole};
+    if (old.isValid() && old.row() < rows_ && old.column() < cols_)
+        emit dataChanged(old, old, roles);
+    if (row >= 0 && row < rows_ && col < cols_)
+        emit dataChanged(index(row, col), index(row, col), roles);
+    emit refusalChanged(message);
 }
 
 Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const

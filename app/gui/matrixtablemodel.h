@@ -3,7 +3,10 @@
 // table. Rows of X are tokens, its columns embedding dimensions; rows of a
 // weight matrix are embedding dimensions, its columns output dimensions.
 // A typed value goes to Session::setMatrixCellText, which refuses text that
-// is not a finite number (the old value stays, the session says why).
+// is not a finite number (the old value stays, the session says why). The
+// refusal stays with the cell (tinted, its tooltip the message, and
+// refusal() for a label under the table) until a later edit of the matrix is
+// taken or the matrix changes shape.
 
 #include "session.h"
 
@@ -33,8 +36,16 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
+    // The message of the last refused edit, empty when none stands.
+    QString refusal() const { return refusal_; }
+    QModelIndex refusedCell() const;
+
+signals:
+    void refusalChanged(const QString& message);
+
 private:
     void onResultChanged();
+    void setRefusal(int row, int col, const QString& message);
 
     Session* session_;
     MatrixId which_;
@@ -42,6 +53,9 @@ private:
     int cols_ = 0;
     bool live_ = true;
     bool stale_ = false;  // changes not announced while not live
+    int refusedRow_ = -1;
+    int refusedCol_ = -1;
+    QString refusal_;
 };
 
 }  // namespace attnlab

@@ -494,6 +494,12 @@ void Session::regenerate()
 attn::Expected<double> Session::parseValue(const QString& text)
 {
     const QString trimmed = text.trimmed();
+    // Not the user's locale either: numbers are written with a point
+    // everywhere here (the tables, CSV, the command line).
+    if (trimmed.contains(QLatin1Char(',')))
+        return attn::Error{tr("\"%1\" is not a number: the decimal separator is a point (%2).")
+                               .arg(text, QString(trimmed).replace(QLatin1Char(','), QLatin1Char('.')))
+                               .toStdString()};
     bool ok = false;
     double value = QLocale::c().toDouble(trimmed, &ok);
     if (!ok)

@@ -149,8 +149,9 @@ public:
     // W_k) or d_v (W_v), and the other matrices follow as for that change.
     attn::Status setMatrix(MatrixId which, const attn::Matrix& values);
 
-    // Text to a finite number within attn::kMaxInputMagnitude (C locale or the
-    // user's locale), or a readable error.
+    // Text to a finite number within attn::kMaxInputMagnitude (C locale, or
+    // the user's locale for its digits; a comma is refused as a decimal
+    // separator: the point is the one used throughout), or a readable error.
     static attn::Expected<double> parseValue(const QString& text);
     static QString matrixName(MatrixId which);  // "X", "W_q", ...
 

@@ -18,6 +18,7 @@
 #include "guitest.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QCheckBox>
 #include <QDockWidget>
@@ -111,6 +112,7 @@ private slots:
     void opensOnTheArticleExample();
     void typingASentenceUpdatesEveryMap();
     void typingANewWordKeepsOtherTokensIdsAndColours();
+    void refusedCellMessageStaysUntilAValidEdit();
     void dKSliderUpdatesTheMaps();
     void scaleModeNoneLeavesScoresUnscaled();
     void sharedAndIndependentColourRanges();
@@ -627,6 +629,56 @@ void TestMainWindow::typingANewWordKeepsOtherTokensIdsAndColours()
     for (int i = 0; i < 5; ++i)
         QCOMPARE(strip->chipColor(i), colours[i]);
     QCOMPARE(maxAbsDiff(window.session()->matrix(MatrixId::X).topRows(5), X), 0.0);
+}
+
+// Typed into the W_q table: "3,5" is refused with a message under the table
+// and on the cell (tinted, its tooltip) that names the point as the decimal
+// separator; it stays through other changes, and a later valid edit clears it.
+void TestMainWindow::refusedCellMessageStaysUntilAValidEdit()
+{
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    find<QDockWidget>(window, QStringLiteral("matricesDock"))->raise();
+    auto* view = find<QTableView>(window, QStringLiteral("matrixTableWq"));
+    find<QTabWidget>(window, QStringLiteral("matrixTabs"))->setCurrentWidget(view);
+    QTRY_VERIFY(view->isVisible());
+    auto* message = find<QLabel>(window, QStringLiteral("matrixMessageLabel"));
+    QVERIFY(!message->isVisible());
+    const double old = window.session()->matrix(MatrixId::Wq)(1, 2);
+
+    const auto typeInto = [&](int row, int col, const QString& text) {
+        view->setFocus();
+        view->setCurrentIndex(view->model()->index(row, col));
+        QTest::keyClicks(view, text.left(1));  // opens the editor with the first key
+        QWidget* editor = QApplication::focusWidget();
+        QVERIFY(editor && editor != view);
+        QTest::keyClicks(editor, text.mid(1));
+        QTest::keyClick(editor, Qt::Key_Return);
+        // The delegate commits the editor's text in a queued call.
+        QTRY_VERIFY(QApplication::focusWidget() == view);
+    };
+    typeInto(1, 2, QStringLiteral("3,5"));
+    QCOMPARE(window.session()->matrix(MatrixId::Wq)(1, 2), old);
+    QVERIFY(message->isVisible());
+    QVERIFY2(message->text().contains(QStringLiteral("W_q(2, 3)"))
+                 && message->text().contains(QStringLiteral("the decimal separator is a point (3.5)")),
+             qPrintable(message->text()));
+    const QModelIndex cell = view->model()->index(1, 2);
+    QVERIFY(cell.data(Qt::BackgroundRole).isValid());
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(), message->text());
+    QVERIFY(!view->model()->index(1, 3).data(Qt::BackgroundRole).isValid());
+
+    // The status bar's hint may change; the message stays.
+    window.session()->setCausal(true);
+    QVERIFY(message->isVisible());
+
+    typeInto(1, 2, QStringLiteral("3.5"));
+    QCOMPARE(window.session()->matrix(MatrixId::Wq)(1, 2), 3.5);
+    QVERIFY(!message->isVisible());
+    QVERIFY(!cell.data(Qt::BackgroundRole).isValid());
+    QVERIFY(cell.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("W_q(2, 3) = 3.5")));
 }
 
 QTEST_MAIN(TestMainWindow)
