@@ -195,17 +195,23 @@ Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)
     return x;
 }
 
+Expected<Tokenization> tokenizeFor(const ModelConfig& config)
+{
+    Expected<Tokenization> tokens = tokenize(config.sentence, config.tokenizer);
+    if (tokens && config.init != InitMode::Article)
+        numberByFirstAppearance(&tokens.value());
+    return tokens;
+}
+
 Expected<Model> buildModel(const ModelConfig& config)
 {
     if (Status s = validateDimensions(config.dModel, config.dK, config.dV); !s)
         return s.error();
-    Expected<Tokenization> tokens = tokenize(config.sentence, config.tokenizer);
+    Expected<Tokenization> tokens = tokenizeFor(config);
     if (!tokens)
         return tokens.error();
     Model model;
     model.tokenization = std::move(tokens).value();
-    if (config.init != InitMode::Article)
-        numberByFirstAppearance(&model.tokenization);
     model.X = drawEmbeddings(config, model.tokenization);
     Weights w = drawWeights(config);
     model.Wq = std::move(w.Wq);

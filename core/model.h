@@ -57,6 +57,8 @@ struct Model {
 Status validateDimensions(int dModel, int dK, int dV);
 
 Expected<Model> buildModel(const ModelConfig& config);
+// The sentence's tokens as buildModel numbers them for config.init.
+Expected<Tokenization> tokenizeFor(const ModelConfig& config);
 
 // The weights alone (the embeddings are not redrawn); used when only d_k or
 // d_v changes. In every mode they do not depend on the sentence (the Article

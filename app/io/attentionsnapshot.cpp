@@ -47,7 +47,7 @@ std::string placeholderSentence(int rows)
 
 attn::Tokenization tokensForRows(const attn::ModelConfig& config, int rows)
 {
-    attn::Expected<attn::Tokenization> tokens = attn::tokenize(config.sentence, config.tokenizer);
+    attn::Expected<attn::Tokenization> tokens = attn::tokenizeFor(config);
     if (tokens && int(tokens->tokens.size()) == rows)
         return std::move(tokens).value();
     attn::Expected<attn::Tokenization> placeholders =

@@ -283,7 +283,7 @@ attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state)
     if (!valid)
         return valid.error();
     attn::Model model;
-    model.tokenization = attn::tokenize(state.config.sentence, state.config.tokenizer).value();
+    model.tokenization = attn::tokenizeFor(state.config).value();
     model.X = state.X;
     model.Wq = state.Wq;
     model.Wk = state.Wk;
