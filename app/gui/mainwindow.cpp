@@ -15,11 +15,13 @@
 #include "parameterpanel.h"
 #include "parametersettings.h"
 #include "pipelineview.h"
+#include "presentationmode.h"
 #include "scaling_lab.h"
 #include "score_histogram.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "statisticspanel.h"
+#include "themecontroller.h"
 #include "tokenstrip.h"
 #include "undorecorder.h"
 
@@ -261,6 +263,11 @@ void MainWindow::createMenus()
         view->addAction(dock->toggleViewAction());
     addScalingLabActions(view);
     view->addSeparator();
+    presentation_ = new PresentationMode(this);
+    view->addAction(presentation_->action());
+    theme_ = new ThemeController(this);
+    theme_->addMenu(view);
+    view->addSeparator();
     QAction* reset = view->addAction(tr("&Reset to the article example"), this,
                                      &MainWindow::resetToArticleExample);
     reset->setObjectName(QStringLiteral("resetAction"));
@@ -337,6 +344,7 @@ void MainWindow::restoreSettings(const CommandLineOutcome& start)
     WeightsScaleMode weightsScale = WeightsScaleMode::Automatic;
     weightsScaleModeFromKey(settings.value(QStringLiteral("view/weightsScale")).toString(), &weightsScale);
     pipeline_->setWeightsScaleMode(weightsScale);
+    theme_->restore(settings);
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
         const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
         resize(std::min(1400, available.width()), std::min(900, available.height()));

@@ -35,7 +35,9 @@ class ParameterPanel;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
+class PresentationMode;
 class StatisticsPanel;
+class ThemeController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -68,6 +70,9 @@ public:
     ParameterPanel* parameterPanel() const { return parameters_; }
     ScalingCompareView* scalingCompareView() const { return compare_; }
     ScalingLabView* scalingLabView() const { return lab_; }
+    // View > Presentation mode (F11) and View > Theme.
+    PresentationMode* presentationMode() const { return presentation_; }
+    ThemeController* themeController() const { return theme_; }
     LessonPanel* lessonPanel() const { return lesson_; }
     QAction* lessonModeAction() const;
     QAction* scalingDemoAction() const { return scalingDemo_; }
@@ -156,6 +161,8 @@ private:
     ScalingLabView* lab_ = nullptr;
     LessonPanel* lesson_ = nullptr;
     QDockWidget* lessonDock_ = nullptr;
+    PresentationMode* presentation_ = nullptr;
+    ThemeController* theme_ = nullptr;
     QAction* scalingDemo_ = nullptr;
     DkSweep* sweep_ = nullptr;
     QUndoStack* undoStack_ = nullptr;

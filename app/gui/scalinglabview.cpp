@@ -15,6 +15,7 @@
 #include <QPdfWriter>
 #include <QProgressBar>
 #include <QSpinBox>
+#include <QScopeGuard>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -25,11 +26,28 @@ namespace attnlab {
 
 namespace {
 
-// Unscaled in red, scaled in blue (the heatmaps' diverging ends), theory grey.
-const QColor kRawColor(0xb2, 0x18, 0x2b);
-const QColor kScaledColor(0x21, 0x66, 0xac);
-const QColor kTheoryColor(0x55, 0x55, 0x55);
-const QColor kMarkerColor(0x2d, 0x2d, 0x2d);
+// Unscaled in red, scaled in blue (the heatmaps' diverging ends, lighter on
+// a dark background, as in the focus plot), theory and marker in the text
+// colour, the theory a little faded towards the background.
+struct PlotColours {
+    QColor raw, scaled, theory, marker, text, grid, background;
+};
+
+PlotColours plotColours(const QPalette& pal)
+{
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    PlotColours c;
+    c.raw = dark ? QColor(244, 109, 67) : QColor(0xb2, 0x18, 0x2b);
+    c.scaled = dark ? QColor(116, 173, 209) : QColor(0x21, 0x66, 0xac);
+    c.text = pal.color(QPalette::WindowText);
+    c.background = pal.color(QPalette::Base);
+    c.marker = c.text;
+    const QColor bg = c.background;
+    c.theory = QColor((c.text.red() * 2 + bg.red()) / 3, (c.text.green() * 2 + bg.green()) / 3,
+                      (c.text.blue() * 2 + bg.blue()) / 3);
+    c.grid = pal.color(QPalette::Mid);
+    return c;
+}
 
 const QSize kPlotMinimum(300, 230);
 constexpr int kGridSpacing = 6;
@@ -199,28 +217,28 @@ void ScalingLabView::setUpPlots()
         p->yAxis->setLabel(yLabels[i]);
 
         QCPGraph* raw = p->addGraph();
-        raw->setPen(QPen(kRawColor, 2.2));
+        raw->setPen(QPen(Qt::black, 2.2));
         raw->setName(i == VariancePlot ? tr("unscaled q·k") : tr("unscaled softmax(q·k)"));
         QCPGraph* scaled = p->addGraph();
-        scaled->setPen(QPen(kScaledColor, 2.2));
+        scaled->setPen(QPen(Qt::black, 2.2));
         scaled->setName(i == VariancePlot ? tr("scaled q·k/√d_k")
                                           : tr("scaled softmax(q·k/√d_k)"));
         if (i != GradientPlot) {
             QCPGraph* theory = p->addGraph();
-            theory->setPen(QPen(kTheoryColor, 1.4, Qt::DashLine));
+            theory->setPen(QPen(Qt::black, 1.4, Qt::DashLine));
             // setCurves adds the value of n.
             theory->setName(i == MaxWeightPlot ? tr("uniform: 1/n") : tr("uniform limit: ln n"));
         }
         if (i == VariancePlot) {
             // Measured points on the theory lines: dots, so the lines show.
             raw->setLineStyle(QCPGraph::lsNone);
-            raw->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kRawColor, 5));
+            raw->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
             scaled->setLineStyle(QCPGraph::lsNone);
-            scaled->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kScaledColor, 5));
+            scaled->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
             raw->setName(tr("measured: unscaled q·k"));
             scaled->setName(tr("measured: scaled q·k/√d_k"));
             QCPGraph* one = p->addGraph();
-            one->setPen(QPen(kTheoryColor, 1.4, Qt::DotLine));
+            one->setPen(QPen(Qt::black, 1.4, Qt::DotLine));
             one->setName(tr("theory: 1"));
             p->graph(TheoryGraph)->setName(tr("theory: d_k"));
             QSharedPointer<QCPAxisTickerLog> yTicker(new QCPAxisTickerLog);
@@ -233,13 +251,12 @@ void ScalingLabView::setUpPlots()
         }
 
         markers_[i] = new QCPItemStraightLine(p);
-        markers_[i]->setPen(QPen(kMarkerColor, 1.2, Qt::DashDotLine));
+        markers_[i]->setPen(QPen(Qt::black, 1.2, Qt::DashDotLine));
         markers_[i]->setSelectable(false);
         markerLabels_[i] = new QCPItemText(p);
         markerLabels_[i]->position->setTypeX(QCPItemPosition::ptPlotCoords);
         markerLabels_[i]->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         markerLabels_[i]->setPadding(QMargins(4, 2, 4, 2));
-        markerLabels_[i]->setColor(kMarkerColor);
         // Above the axes, in a margin kept free for it, so it covers no curve.
         markerLabels_[i]->setClipToAxisRect(false);
         p->axisRect()->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);
@@ -248,9 +265,51 @@ void ScalingLabView::setUpPlots()
     }
     uniformLabel_ = new QCPItemText(plots_[EntropyPlot]);
     uniformLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    uniformLabel_->setColor(kTheoryColor);
     uniformLabel_->setSelectable(false);
+    applyColours(palette());
     updateMarkers();
+}
+
+void ScalingLabView::applyColours(const QPalette& pal)
+{
+    const PlotColours c = plotColours(pal);
+    const auto recolour = [](QCPGraph* g, const QColor& colour) {
+        QPen pen = g->pen();
+        pen.setColor(colour);
+        g->setPen(pen);
+        QCPScatterStyle scatter = g->scatterStyle();
+        if (!scatter.isNone()) {
+            scatter.setPen(QPen(colour));
+            scatter.setBrush(colour);
+            g->setScatterStyle(scatter);
+        }
+    };
+    for (int i = 0; i < kPlotCount; ++i) {
+        QCustomPlot* p = plots_[i];
+        p->setBackground(c.background);
+        p->axisRect()->setBackground(c.background);
+        for (QCPAxis* axis : {p->xAxis, p->yAxis, p->xAxis2, p->yAxis2}) {
+            axis->setBasePen(QPen(c.text));
+            axis->setTickPen(QPen(c.text));
+            axis->setSubTickPen(QPen(c.text));
+            axis->setTickLabelColor(c.text);
+            axis->setLabelColor(c.text);
+            axis->grid()->setPen(QPen(c.grid, 0, Qt::DotLine));
+            axis->grid()->setSubGridPen(QPen(c.grid, 0, Qt::DotLine));
+            axis->grid()->setZeroLinePen(Qt::NoPen);
+        }
+        p->legend->setTextColor(c.text);
+        titles_[i]->setTextColor(c.text);
+        recolour(p->graph(RawGraph), c.raw);
+        recolour(p->graph(ScaledGraph), c.scaled);
+        for (int g = TheoryGraph; g < p->graphCount(); ++g)
+            recolour(p->graph(g), c.theory);
+        QPen markerPen = markers_[i]->pen();
+        markerPen.setColor(c.marker);
+        markers_[i]->setPen(markerPen);
+        markerLabels_[i]->setColor(c.marker);
+    }
+    uniformLabel_->setColor(c.theory);
 }
 
 void ScalingLabView::setCurves(const attn::ScalingLabCurves& curves)
@@ -540,6 +599,11 @@ bool ScalingLabView::eventFilter(QObject* watched, QEvent* event)
 void ScalingLabView::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && plots_[0]) {
+        applyColours(palette());
+        for (QCustomPlot* p : plots_)
+            p->replot(QCustomPlot::rpQueuedReplot);
+    }
     if (event->type() == QEvent::ParentChange) {
         if (watchedParent_)
             watchedParent_->removeEventFilter(this);
@@ -565,6 +629,15 @@ void ScalingLabView::showEvent(QShowEvent* event)
     prefetch();
 }
 
+QPalette ScalingLabView::exportPalette()
+{
+    QPalette light(QColor(0xef, 0xef, 0xef), Qt::white);
+    light.setColor(QPalette::WindowText, Qt::black);
+    light.setColor(QPalette::Text, Qt::black);
+    light.setColor(QPalette::Mid, QColor(0xb8, 0xb8, 0xb8));
+    return light;
+}
+
 QString ScalingLabView::fileStem(Plot which)
 {
     switch (which) {
@@ -587,6 +660,15 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
     if (size.width() < 100 || size.height() < 100)
         return attn::Error{tr("Images must be at least 100 by 100 pixels.").toStdString()};
     const int w = size.width(), h = size.height();
+    // Pictures are for slides and print: light whatever the window's theme.
+    auto* self = const_cast<ScalingLabView*>(this);
+    const bool recolour = plotColours(palette()).background != plotColours(exportPalette()).background;
+    if (recolour)
+        self->applyColours(exportPalette());
+    const auto restoreColours = qScopeGuard([&] {
+        if (recolour)
+            self->applyColours(palette());
+    });
     std::vector<OutputFile> files;
     for (int i = 0; i < kPlotCount; ++i) {
         QCustomPlot* p = plots_[i];

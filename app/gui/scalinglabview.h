@@ -15,6 +15,7 @@
 #include "scaling_lab.h"
 #include "stagedwrite.h"
 
+#include <QPalette>
 #include <QPointer>
 #include <QSize>
 #include <QStringList>
@@ -90,6 +91,9 @@ public:
     attn::Status exportImages(const QString& directory, const QStringList& formats,
                               const QSize& size) const;
     static QSize defaultImageSize() { return QSize(820, 560); }
+    // The colours of exported pictures (light, for slides and print), the
+    // window's theme aside; the plots on screen follow palette().
+    static QPalette exportPalette();
 
 signals:
     void curvesChanged();
@@ -106,6 +110,7 @@ private:
     void reflow();           // four plots in a row in a wide, low space, else 2 x 2
     void arrangePlots(int columns);
     void setUpPlots();
+    void applyColours(const QPalette& palette);  // background, axes, text and curves
     void updateMarkers();
     void updateStatus();
     void showProgress(unsigned generation, int done, int total);
