@@ -1,6 +1,7 @@
 #include "heatmapview.h"
 
 #include "colormap.h"
+#include "focusframe.h"
 #include "numbertext.h"
 
 #include <QEvent>
@@ -587,13 +588,9 @@ void HeatmapView::paintEvent(QPaintEvent*)
     screenPaint_ = true;
     paintInto(painter, size());
     screenPaint_ = false;
-    // Keyboard focus (Up/Down then move the focused query): a dashed frame,
-    // drawn on screen only, not into exported pictures.
-    if (hasFocus()) {
-        painter.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(rect().adjusted(0, 0, -1, -1));
-    }
+    // Keyboard focus (Up/Down then move the focused query).
+    if (hasFocus())
+        drawFocusFrame(painter, *this);
 }
 
 void HeatmapView::mouseMoveEvent(QMouseEvent* event)

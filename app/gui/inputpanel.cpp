@@ -67,9 +67,9 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     problem_->setMargin(4);
     problem_->hide();
 
-    auto* sentenceLabel = new QLabel(tr("&Sentence:"), this);
+    auto* sentenceLabel = new QLabel(tr("Sen&tence:"), this);
     sentenceLabel->setBuddy(sentence_);
-    auto* tokenizerLabel = new QLabel(tr("&Tokens:"), this);
+    auto* tokenizerLabel = new QLabel(tr("T&okens:"), this);
     tokenizerLabel->setBuddy(tokenizer_);
 
     auto* row = new QHBoxLayout;

@@ -237,7 +237,7 @@ void LessonPanel::showStep()
     notice_->setText(experiment ? initNotice() : QString());
     notice_->setVisible(experiment && !notice_->text().isEmpty());
     back_->setEnabled(step_ > 0);
-    next_->setText(step_ == kStepCount - 1 ? tr("&Finish") : tr("&Next"));
+    next_->setText(step_ == kStepCount - 1 ? tr("Fi&nish") : tr("&Next"));
 }
 
 }  // namespace attnlab

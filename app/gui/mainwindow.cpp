@@ -24,6 +24,7 @@
 #include "themecontroller.h"
 #include "tokenstrip.h"
 #include "undorecorder.h"
+#include "undoshortcuts.h"
 
 #include <QAction>
 #include <QApplication>
@@ -160,11 +161,11 @@ void MainWindow::createDocks()
     } matrices[] = {
         {MatrixId::X, QStringLiteral("X"), tr("&X (embeddings)"), tr("Embeddings X"),
          tr("The embeddings: one row per token, d_model columns. Type a value to edit.")},
-        {MatrixId::Wq, QStringLiteral("Wq"), tr("W_&q"), tr("Query weights W_q"),
+        {MatrixId::Wq, QStringLiteral("Wq"), tr("W_q"), tr("Query weights W_q"),
          tr("Query weights (d_model × d_k): Q = X W_q. Type a value to edit.")},
-        {MatrixId::Wk, QStringLiteral("Wk"), tr("W_&k"), tr("Key weights W_k"),
+        {MatrixId::Wk, QStringLiteral("Wk"), tr("W_k"), tr("Key weights W_k"),
          tr("Key weights (d_model × d_k): K = X W_k. Type a value to edit.")},
-        {MatrixId::Wv, QStringLiteral("Wv"), tr("W_&v"), tr("Value weights W_v"),
+        {MatrixId::Wv, QStringLiteral("Wv"), tr("W_v"), tr("Value weights W_v"),
          tr("Value weights (d_model × d_v): V = X W_v. Type a value to edit.")},
     };
     for (const auto& m : matrices) {
@@ -184,6 +185,8 @@ void MainWindow::createDocks()
         view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
         view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                               | QAbstractItemView::AnyKeyPressed);
+        // Tab leaves the table (thousands of cells would hold it); arrows move inside.
+        view->setTabKeyNavigation(false);
         matrixTabs->addTab(view, m.title);
     }
     // A refused edit's message stays under the tables until fixed.
@@ -463,7 +466,7 @@ void MainWindow::createScalingLabViews()
     // Runs its Monte Carlo curves in the background when first shown.
     lab_ = new ScalingLabView;
     lab_->setObjectName(QStringLiteral("scalingLabView"));
-    pipeline_->addPage(lab_, tr("d_k l&ab"));
+    pipeline_->addPage(lab_, tr("d_k &lab"));
 
     lesson_ = new LessonPanel;
     lesson_->setObjectName(QStringLiteral("lessonPanel"));
@@ -744,9 +747,13 @@ void MainWindow::createEditActions(QMenu* edit)
     undo->setShortcut(QKeySequence::Undo);
     QAction* redo = undoStack_->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("redoAction"));
-    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    // Both common keys. QKeySequence::Redo is Ctrl+Shift+Z on X11: listing it
+    // beside Ctrl+Shift+Z registered that key twice, an ambiguous shortcut.
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
+                        QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
+    new UndoShortcuts(this, undo, redo);
     edit->addSeparator();
     QAction* copy = edit->addAction(tr("&Copy the pipeline figure"), this,
                                     [this] { copyViewToClipboard(ExportView::Pipeline); });

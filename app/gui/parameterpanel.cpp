@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QFrame>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -118,16 +119,17 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     divisor_->setToolTip(tr("The custom divisor: scaled scores = Q Kᵀ / divisor. Larger "
                             "divisors flatten the weights, smaller ones sharpen them."));
 
-    causal_ = new QCheckBox(tr("&Causal mask"), this);
+    causal_ = new QCheckBox(tr("C&ausal mask"), this);
     causal_->setObjectName(QStringLiteral("causalCheck"));
     causal_->setAccessibleName(tr("Causal mask"));
     causal_->setToolTip(tr("Keys after the query get the score −∞ before the softmax (weight 0), "
                            "so token i attends only to tokens 1..i, as in a decoder."));
 
-    regenerate_ = new QPushButton(tr("&Regenerate from seed"), this);
+    regenerate_ = new QPushButton(tr("Regenerate from seed"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
     regenerate_->setAccessibleName(tr("Regenerate from seed"));
-    regenerate_->setToolTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits."));
+    regenerate_->setToolTip(
+        tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits (Ctrl+R)."));
 
     initNote_ = new QLabel(this);
     initNote_->setObjectName(QStringLiteral("initNoteLabel"));
@@ -137,7 +139,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     initNote_->setMinimumWidth(80);
 
-    scalingDemo_ = new QPushButton(tr("Scaling dem&o"), this);
+    scalingDemo_ = new QPushButton(tr("Scalin&g demo"), this);
     scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
     scalingDemo_->setAccessibleName(tr("Scaling demo"));
     scalingDemo_->setToolTip(tr("Switch to the unit-variance initialisation, the textbook "
@@ -164,7 +166,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     auto* model = new QHBoxLayout;
     model->addWidget(heading(tr("Model")));
     model->addSpacing(6);
-    model->addWidget(labelled(tr("S&eed:"), seed_));
+    model->addWidget(labelled(tr("&Seed:"), seed_));
     model->addWidget(seed_);
     model->addSpacing(10);
     model->addWidget(labelled(tr("&Initialisation:"), init_));
@@ -180,7 +182,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     dKLayout->addWidget(dK_);
     model->addWidget(dKFrame_, 1);
     model->addSpacing(10);
-    model->addWidget(labelled(tr("d_&v:"), dV_));
+    model->addWidget(labelled(tr("&d_v:"), dV_));
     model->addWidget(dV_);
     model->addSpacing(10);
     model->addWidget(regenerate_);
@@ -188,10 +190,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     auto* attention = new QHBoxLayout;
     attention->addWidget(heading(tr("Attention")));
     attention->addSpacing(6);
-    attention->addWidget(labelled(tr("&Scale:"), scale_));
+    attention->addWidget(labelled(tr("S&cale:"), scale_));
     attention->addWidget(scale_);
     attention->addSpacing(10);
-    attention->addWidget(labelled(tr("&Divisor:"), divisor_));
+    attention->addWidget(labelled(tr("Diviso&r:"), divisor_));
     attention->addWidget(divisor_);
     attention->addSpacing(10);
     attention->addWidget(causal_);
@@ -221,6 +223,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
             [this](int position) { session_->setDK(attn::dkFromSliderPosition(position)); });
     connect(dKSlider_, &QSlider::actionTriggered, this, &ParameterPanel::onDkSliderAction);
     connect(dK_, &QSpinBox::valueChanged, session_, &Session::setDK);
+    dK_->installEventFilter(this);
     connect(dV_, &QSpinBox::valueChanged, session_, &Session::setDV);
     connect(scale_, &QComboBox::currentIndexChanged, this, [this](int index) {
         session_->setScaleMode(attn::ScaleMode(scale_->itemData(index).toInt()));
@@ -260,13 +263,20 @@ void ParameterPanel::onDkSliderAction(int action)
     // Called before the new position becomes the value. One position is too
     // fine for an arrow key (d_k 1 spans 59 of them) and above d_k ~ 140 not
     // every d_k has one: step to the neighbouring d_k of the lab's grid.
+    // A page is an octave of the slider's travel, but from a d_k between
+    // positions it would not land on twice that d_k: double or halve it.
+    const bool page = action == QAbstractSlider::SliderPageStepAdd
+                      || action == QAbstractSlider::SliderPageStepSub;
     if (action != QAbstractSlider::SliderSingleStepAdd
-        && action != QAbstractSlider::SliderSingleStepSub)
+        && action != QAbstractSlider::SliderSingleStepSub && !page)
         return;
     static const std::vector<int> grid = attn::defaultScalingLabDks();
     const int current = dK_->value();
     int target = current;
-    if (action == QAbstractSlider::SliderSingleStepAdd) {
+    if (page) {
+        target = std::min(pageStepDk(current, action == QAbstractSlider::SliderPageStepAdd),
+                          attn::dkFromSliderPosition(dKSlider_->maximum()));
+    } else if (action == QAbstractSlider::SliderSingleStepAdd) {
         const auto next = std::upper_bound(grid.begin(), grid.end(), current);
         target = next != grid.end() ? *next : grid.back();
     } else {
@@ -277,6 +287,26 @@ void ParameterPanel::onDkSliderAction(int action)
     // The session's echo has put the slider at the new d_k's position; the
     // action then sets the pending position as the value, so make it that one.
     dKSlider_->setSliderPosition(dKSlider_->value());
+}
+
+int ParameterPanel::pageStepDk(int dK, bool up)
+{
+    // Halving rounds up, so that 3 -> 2 -> 4 and never reaches 0.
+    return std::clamp(up ? dK * 2 : (dK + 1) / 2, 1, attn::kMaxDHead);
+}
+
+bool ParameterPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    // The spin box steps by ten on Page Up/Down; d_k doubles and halves as
+    // on the slider.
+    if (watched == dK_ && event->type() == QEvent::KeyPress) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_PageUp || key->key() == Qt::Key_PageDown) {
+            session_->setDK(pageStepDk(dK_->value(), key->key() == Qt::Key_PageUp));
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ParameterPanel::updateInitNote()

@@ -6,8 +6,9 @@
 //
 // The d_k slider is log-even over 1..1024 (attn::dkFromSliderPosition): each
 // octave gets the same travel. An arrow key steps to the next d_k of the
-// d_k lab's grid (1, 2, 3, ... then about 8 per octave), Page Up/Down by an
-// octave, Home/End to 1 and 1024; the spin box takes every integer. A note
+// d_k lab's grid (1, 2, 3, ... then about 8 per octave), Page Up/Down double
+// and halve d_k (in the spin box too), Home/End to 1 and 1024; the spin box
+// takes every integer. A note
 // beside the initialisation says whether q and k have the unit variance the
 // √d_k argument assumes.
 
@@ -41,6 +42,9 @@ public:
     // inside the d_k frame and next in the Tab order.
     void addDkControl(QWidget* control);
 
+    // Page Up (up) or Page Down from dK: twice or half of it, within 1..1024.
+    static int pageStepDk(int dK, bool up);
+
     // A frame around the d_k controls, for lesson mode.
     void setDkHighlighted(bool highlighted);
     bool isDkHighlighted() const { return dKHighlighted_; }
@@ -48,6 +52,9 @@ public:
 signals:
     // The "Scaling demo" button; the window decides what the demo does.
     void scalingDemoRequested();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void syncFromSession();

@@ -80,7 +80,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     // One line: a word-wrapped label would make the scroll area below size
     // the page by its preferred height instead of its minimum.
     formula_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    independent_ = new QCheckBox(tr("&Independent colour ranges"), this);
+    independent_ = new QCheckBox(tr("Inde&pendent colour ranges"), this);
     independent_->setObjectName(QStringLiteral("independentRangesCheck"));
     independent_->setAccessibleName(tr("Independent colour ranges"));
     independent_->setToolTip(tr("Off: raw and scaled scores share one colour range, so the "

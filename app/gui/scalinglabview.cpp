@@ -98,7 +98,7 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
     progress_->hide();
 
     auto* controls = new QHBoxLayout;
-    auto* keysLabel = new QLabel(tr("Keys per query &n:"), this);
+    auto* keysLabel = new QLabel(tr("Ke&ys per query n:"), this);
     keysLabel->setBuddy(keysSpin_);
     controls->addWidget(keysLabel);
     controls->addWidget(keysSpin_);

@@ -1,5 +1,7 @@
 #include "tokenstrip.h"
 
+#include "focusframe.h"
+
 #include <QEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -117,12 +119,8 @@ void TokenStrip::paintEvent(QPaintEvent*)
         painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignBottom,
                          tr("id %1").arg(i < ids_.size() ? ids_[i] : -1));
     }
-    if (hasFocus()) {
-        painter.setRenderHint(QPainter::Antialiasing, false);
-        painter.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(rect().adjusted(0, 0, -1, -1));
-    }
+    if (hasFocus())
+        drawFocusFrame(painter, *this);
 }
 
 int TokenStrip::chipAt(const QPoint& pos) const
