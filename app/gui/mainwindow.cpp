@@ -2,7 +2,6 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
-#include "exportdialog.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
 #include "importdialog.h"
@@ -20,15 +19,17 @@
 #include "score_histogram.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
+#include "scorehistogramview.h"
 #include "statisticspanel.h"
 #include "themecontroller.h"
 #include "tokenstrip.h"
 #include "undorecorder.h"
 #include "undoshortcuts.h"
+#include "viewexportcontroller.h"
+#include "viewnumbers.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -52,6 +53,7 @@
 #include <algorithm>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 namespace attnlab {
 
@@ -106,6 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createUndo();
     createDocks();
     createScalingLabViews();
+    createExports();
     createMenus();
 
     connect(input_->tokenStrip(), &TokenStrip::tokenClicked, this, &MainWindow::setFocusQuery);
@@ -130,6 +133,49 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     setFocusQuery(preferredFocus_);
     statusBar()->showMessage(tr("Hover a cell for its numbers; click a row or a token to focus "
                                 "a query; Up/Down move the focus."));
+}
+
+void MainWindow::createExports()
+{
+    exports_ = new ViewExportController(
+        this,
+        [this](const ExportOptions& options) {
+            auto exporter = std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_, options);
+            exporter->setWeightsScaleMode(pipeline_->weightsScaleMode());
+            return exporter;
+        },
+        [this] {
+            ExportOptions options;
+            options.independentRanges = pipeline_->independentRanges();
+            return options;
+        });
+    connect(exports_, &ViewExportController::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
+    // maps() is in ExportView's order, raw scores to context.
+    const QList<HeatmapView*> maps = pipeline_->maps();
+    for (int i = 0; i < maps.size(); ++i)
+        exports_->installMenu(maps[i], ExportView(int(ExportView::RawScores) + i));
+    if (auto* page = pipeline_->findChild<QWidget*>(QStringLiteral("pipelinePage")))
+        exports_->installMenu(page, ExportView::Pipeline);
+    exports_->installMenu(compare_, ExportView::ScalingComparison);
+    exports_->installMenu(compare_->histogramView(), ExportView::ScoreHistogram);
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
+        const auto view = ExportView(int(ExportView::LabVariance) + i);
+        exports_->registerView(view, {ViewExporter::viewName(view), ViewExporter::fileStem(view),
+                                      ViewExporter::defaultSize(view),
+                                      plotPainter(lab_->plot(ScalingLabView::Plot(i))), [this, i] {
+                                          return lab_->hasCurves() ? scalingLabCsv(lab_->curves(), i)
+                                                                   : std::string();
+                                      }});
+        exports_->installMenu(lab_->plot(ScalingLabView::Plot(i)), view);
+    }
+    const ExportView focus = ExportView::FocusedQuery;
+    exports_->registerView(focus, {ViewExporter::viewName(focus), ViewExporter::fileStem(focus),
+                                   ViewExporter::defaultSize(focus), widgetPainter(focus_),
+                                   [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
+    // The plot takes its own context-menu events.
+    exports_->installMenu(focus_, focus);
+    exports_->installMenu(focus_->plot(), focus);
 }
 
 void MainWindow::createDocks()
@@ -943,23 +989,7 @@ std::unique_ptr<ViewExporter> MainWindow::makeViewExporter() const
 attn::Status MainWindow::exportView(ExportView view, const QString& path, const QSize& size,
                                     qreal scale) const
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    ImageFormat format = ImageFormat::Png;
-    if (suffix == QLatin1String("svg"))
-        format = ImageFormat::Svg;
-    else if (suffix == QLatin1String("pdf"))
-        format = ImageFormat::Pdf;
-    else if (suffix != QLatin1String("png"))
-        return attn::Error{tr("\"%1\": choose a .png, .svg or .pdf file name.")
-                               .arg(QFileInfo(path).fileName())
-                               .toStdString()};
-    const attn::Expected<QByteArray> bytes = makeViewExporter()->encode(view, format, size, scale);
-    if (!bytes)
-        return bytes.error();
-    const QByteArray data = bytes.value();
-    return writeFileAtomically(path, [&data](std::ostream& out) {
-        out.write(data.constData(), data.size());
-    });
+    return exports_->writePicture(view, path, size, scale, exports_->defaultOptions());
 }
 
 attn::Status MainWindow::exportAllViews(const QString& directory, const QSize& size) const
@@ -1000,31 +1030,12 @@ attn::Status MainWindow::importMatrix(MatrixId which, const QString& path, bool 
 
 void MainWindow::copyViewToClipboard(ExportView view) const
 {
-    const QImage image =
-        makeViewExporter()->image(view, ViewExporter::defaultSize(view), devicePixelRatioF());
-    QGuiApplication::clipboard()->setImage(image);
-    statusBar()->showMessage(tr("%1 copied to the clipboard.").arg(ViewExporter::viewName(view)),
-                             5000);
+    exports_->copy(view);
 }
 
 void MainWindow::showExportDialog()
 {
-    ExportDialog dialog(this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    const QString suffix = QLatin1String(imageFormatName(dialog.format()));
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export a picture"),
-        QDir::home().filePath(ViewExporter::fileStem(dialog.view()) + QLatin1Char('.') + suffix),
-        tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += QLatin1Char('.') + suffix;
-    const attn::Status written = exportView(dialog.view(), path, dialog.pictureSize(), dialog.scale());
-    statusBar()->showMessage(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
-                                     : QString::fromStdString(written.error().message),
-                             10000);
+    exports_->exportPicture(ExportView::Pipeline);
 }
 
 void MainWindow::showImportDialog()

@@ -28,6 +28,7 @@ class DkSweep;
 class FocusPanel;
 class LabDocument;
 class UndoRecorder;
+class ViewExportController;
 class InputPanel;
 class MatrixTableModel;
 class NoticeBar;
@@ -109,6 +110,8 @@ public:
     attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
     void copyViewToClipboard(ExportView view) const;
+    // Export and copy of every view, and their right-click menus.
+    ViewExportController* viewExports() const { return exports_; }
     // At start: the autosave of a run that did not close is offered back.
     void offerRecovery();
 
@@ -120,6 +123,7 @@ protected:
 
 private:
     void createDocks();
+    void createExports();
     void createMenus();
     void defaultDockSizes();  // for the current window size
     void onResultChanged();
@@ -169,6 +173,7 @@ private:
     UndoRecorder* recorder_ = nullptr;
     LabDocument* document_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    ViewExportController* exports_ = nullptr;
 };
 
 }  // namespace attnlab

@@ -1,22 +1,23 @@
 #include "viewexporter.h"
 
 #include "heatmapview.h"
+#include "matrixio.h"
+#include "pictureencoder.h"
 #include "presentation.h"
+#include "viewnumbers.h"
 #include "resultcells.h"
 #include "score_histogram.h"
 #include "scorehistogramview.h"
-#include "svgpaintdevice.h"
 
 #include <QApplication>
-#include <QBuffer>
 #include <QFontMetrics>
-#include <QPageSize>
 #include <QPainter>
 #include <QPainterPath>
-#include <QPdfWriter>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <sstream>
 #include <utility>
 
 namespace attnlab {
@@ -24,7 +25,6 @@ namespace attnlab {
 namespace {
 
 constexpr int kMaxPixels = 16384;  // per side of a PNG, after the scale
-constexpr int kDpi = 96;           // device pixels per inch of SVG and PDF
 
 const QColor kText(0x20, 0x20, 0x20);
 const QColor kMuted(0x55, 0x5b, 0x66);
@@ -53,25 +53,55 @@ void drawArrow(QPainter& painter, QPointF from, QPointF to, qreal width)
     painter.restore();
 }
 
-}  // namespace
-
-ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool independentRanges)
-    : snapshot_(std::move(snapshot)), focusRow_(focusRow), independentRanges_(independentRanges)
+// White ground and dark text, whatever the theme.
+QPalette exportPalette()
 {
     QPalette palette;
     palette.setColor(QPalette::Window, Qt::white);
     palette.setColor(QPalette::WindowText, kText);
     palette.setColor(QPalette::Text, kText);
-    for (auto& m : maps_) {
-        m = std::make_unique<HeatmapView>();
-        m->setAttribute(Qt::WA_DontShowOnScreen);
-        m->setPalette(palette);
-    }
+    return palette;
+}
+
+// A map drawn off screen in the export palette.
+std::unique_ptr<HeatmapView> makeExportMap()
+{
+    auto m = std::make_unique<HeatmapView>();
+    m->setAttribute(Qt::WA_DontShowOnScreen);
+    m->setPalette(exportPalette());
+    return m;
+}
+
+std::vector<std::string> stdStrings(const QStringList& list)
+{
+    std::vector<std::string> out;
+    for (const QString& s : list)
+        out.push_back(s.toStdString());
+    return out;
+}
+
+}  // namespace
+
+ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool independentRanges)
+    : ViewExporter(std::move(snapshot), focusRow, [independentRanges] {
+          ExportOptions options;
+          options.independentRanges = independentRanges;
+          return options;
+      }())
+{
+}
+
+ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const ExportOptions& options)
+    : snapshot_(std::move(snapshot)),
+      focusQuery_(focusRow),
+      focusRow_(options.focusBox ? focusRow : -1),
+      options_(options)
+{
+    const bool independentRanges = options_.independentRanges;
+    for (auto& m : maps_)
+        m = makeExportMap();
     const attn::AttentionResult& r = snapshot_.result;
-    QStringList tokens;
-    for (const std::string& t : snapshot_.model.tokenization.tokens)
-        tokens.append(QString::fromStdString(t));
-    tokens = positionedLabels(tokens);
+    const QStringList tokens = this->tokens();
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());
     const QString divisor = divisorText();
@@ -129,7 +159,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool indepe
 
     histogram_ = std::make_unique<ScoreHistogramView>();
     histogram_->setAttribute(Qt::WA_DontShowOnScreen);
-    QPalette histogramPalette = palette;
+    QPalette histogramPalette = exportPalette();
     histogramPalette.setColor(QPalette::Base, Qt::white);
     histogram_->setPalette(histogramPalette);
     histogram_->setHistogram(attn::scoreHistogram(r));
@@ -149,6 +179,39 @@ QList<ExportView> ViewExporter::views()
             ExportView::Context,   ExportView::ScoreHistogram, ExportView::Pipeline};
 }
 
+bool ViewExporter::drawsView(ExportView view)
+{
+    return views().contains(view) || view == ExportView::ScalingComparison;
+}
+
+bool ViewExporter::showsFocus(ExportView view)
+{
+    switch (view) {
+    case ExportView::RawScores:
+    case ExportView::ScaledScores:
+    case ExportView::Weights:
+    case ExportView::Queries:
+    case ExportView::Context:
+    case ExportView::Pipeline:
+    case ExportView::ScalingComparison: return true;
+    default: return false;
+    }
+}
+
+bool ViewExporter::hasScoreRanges(ExportView view)
+{
+    return view == ExportView::RawScores || view == ExportView::ScaledScores
+           || view == ExportView::Pipeline;
+}
+
+QStringList ViewExporter::tokens() const
+{
+    QStringList tokens;
+    for (const std::string& t : snapshot_.model.tokenization.tokens)
+        tokens.append(QString::fromStdString(t));
+    return positionedLabels(tokens);
+}
+
 QString ViewExporter::fileStem(ExportView view)
 {
     switch (view) {
@@ -161,6 +224,12 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::Context: return QStringLiteral("context");
     case ExportView::ScoreHistogram: return QStringLiteral("score_histogram");
     case ExportView::Pipeline: return QStringLiteral("pipeline");
+    case ExportView::ScalingComparison: return QStringLiteral("scaled_vs_unscaled");
+    case ExportView::FocusedQuery: return QStringLiteral("focused_query");
+    case ExportView::LabVariance: return QStringLiteral("scaling_lab_variance");
+    case ExportView::LabMaxWeight: return QStringLiteral("scaling_lab_max_weight");
+    case ExportView::LabEntropy: return QStringLiteral("scaling_lab_entropy");
+    case ExportView::LabJacobian: return QStringLiteral("scaling_lab_jacobian");
     }
     return {};
 }
@@ -177,6 +246,12 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::Context: return tr("Context vectors Z");
     case ExportView::ScoreHistogram: return tr("Histogram of the raw and scaled scores");
     case ExportView::Pipeline: return tr("Pipeline figure (scores → weights)");
+    case ExportView::ScalingComparison: return tr("Scaled vs unscaled softmax");
+    case ExportView::FocusedQuery: return tr("Focused query");
+    case ExportView::LabVariance: return tr("d_k lab: score variance");
+    case ExportView::LabMaxWeight: return tr("d_k lab: largest weight");
+    case ExportView::LabEntropy: return tr("d_k lab: entropy");
+    case ExportView::LabJacobian: return tr("d_k lab: softmax Jacobian norm");
     }
     return {};
 }
@@ -186,6 +261,12 @@ QSize ViewExporter::defaultSize(ExportView view)
     switch (view) {
     case ExportView::Pipeline: return {1800, 720};
     case ExportView::ScoreHistogram: return {900, 600};
+    case ExportView::ScalingComparison: return {1600, 800};
+    case ExportView::FocusedQuery: return {1200, 700};
+    case ExportView::LabVariance:
+    case ExportView::LabMaxWeight:
+    case ExportView::LabEntropy:
+    case ExportView::LabJacobian: return {820, 560};
     default: return {900, 800};
     }
 }
@@ -235,8 +316,18 @@ void ViewExporter::prepareMaps(int fontPixels) const
 
 void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) const
 {
+    withFontScale([this, view](QPainter& p, const QSize& s) { paintView(p, view, s); },
+                  options_.fontScale)(painter, size);
+}
+
+void ViewExporter::paintView(QPainter& painter, ExportView view, const QSize& size) const
+{
     if (view == ExportView::Pipeline) {
         paintFigure(painter, size);
+        return;
+    }
+    if (view == ExportView::ScalingComparison) {
+        paintComparison(painter, size);
         return;
     }
     const int fontPixels = std::clamp(std::min(size.width(), size.height()) / 42, 11, 64);
@@ -248,6 +339,8 @@ void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) 
         histogram_->renderTo(painter, size);
         return;
     }
+    if (!map(view))
+        return;
     prepareMaps(fontPixels);
     HeatmapView* m = map(view);
     m->resize(size);
@@ -351,67 +444,147 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     painter.restore();
 }
 
+void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
+{
+    if (!comparison_) {
+        comparison_ = std::make_shared<const attn::ScalingComparison>(
+            attn::compareScaling(snapshot_.result));
+        const QStringList tokens = this->tokens();
+        const attn::Matrix* matrices[2] = {&comparison_->weightsUnscaled, &comparison_->weightsScaled};
+        const QString titles[2] = {tr("softmax(Q Kᵀ): unscaled"),
+                                   tr("softmax(Q Kᵀ ÷ √%1): scaled").arg(comparison_->dK)};
+        for (int i = 0; i < 2; ++i) {
+            auto& m = compareMaps_[std::size_t(i)];
+            m = makeExportMap();
+            m->setColorMap(HeatmapView::ColorMap::Sequential);
+            m->setRange(0.0, 1.0);
+            m->setDecimals(2);
+            m->setTitle(titles[i]);
+            // Aliasing: the map keeps the comparison alive.
+            m->setCells(sharedMatrixCells({comparison_, matrices[i]}), tokens, tokens);
+            m->setFocusRow(focusRow_);
+        }
+    }
+    const int w = size.width();
+    const int h = size.height();
+    const int px = std::clamp(std::min(h / 40, w / 70), 10, 64);
+    const QFont font = pixelFont(px);
+    for (const auto& m : compareMaps_)
+        if (m->font() != font)
+            m->setFont(font);
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    const int margin = px;
+    const QFont titleFont = pixelFont(px, 1.4, true);
+    const QFont captionFont = pixelFont(px, 1.1);
+    const QFontMetrics titleFm(titleFont);
+    const QFontMetrics captionFm(captionFont);
+    painter.setPen(kText);
+    painter.setFont(titleFont);
+    const QString title = tr("Scaling by √d_k at d_k = %1 over “%2”")
+                              .arg(comparison_->dK)
+                              .arg(QString::fromStdString(snapshot_.config.sentence));
+    painter.drawText(QRect(margin, margin, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
+                     titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
+    const QString caption =
+        tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
+            .arg(comparison_->meanMaxRaw, 0, 'f', 3)
+            .arg(comparison_->meanMaxScaled, 0, 'f', 3)
+            .arg(comparison_->meanEntropyRaw, 0, 'f', 3)
+            .arg(comparison_->meanEntropyScaled, 0, 'f', 3);
+    const int top = margin + titleFm.height() + px / 2;
+    const int bottom = h - margin - captionFm.height() - px / 2;
+    const int gap = px * 2;
+    const int mapW = std::max(60, (w - 2 * margin - gap) / 2);
+    const int mapH = std::max(60, bottom - top);
+    for (int i = 0; i < 2; ++i) {
+        HeatmapView* m = compareMaps_[std::size_t(i)].get();
+        m->resize(mapW, mapH);
+        painter.save();
+        painter.translate(margin + i * (mapW + gap), top);
+        painter.setClipRect(QRect(0, 0, mapW, mapH));
+        m->renderTo(painter, QSize(mapW, mapH));
+        painter.restore();
+    }
+    painter.setFont(captionFont);
+    painter.setPen(kMuted);
+    painter.drawText(QRect(margin, h - margin - captionFm.height(), w - 2 * margin, captionFm.height()),
+                     Qt::AlignCenter, captionFm.elidedText(caption, Qt::ElideRight, w - 2 * margin));
+    painter.restore();
+}
+
+std::string ViewExporter::numbers(ExportView view) const
+{
+    const attn::AttentionResult& r = snapshot_.result;
+    const int n = r.tokens();
+    std::vector<std::string> tokens = snapshot_.model.tokenization.tokens;
+    if (int(tokens.size()) != n)
+        tokens = indexLabels(n);
+    std::ostringstream out;
+    const auto cells = [&](std::vector<std::string> names, int first, int last,
+                           const std::function<std::vector<double>(int, int)>& values) {
+        return cellTableCsv(tokens, names, first, last, values);
+    };
+    switch (view) {
+    case ExportView::RawScores: writeMatrixCsv(out, r.scores, tokens, tokens, "query/key"); break;
+    case ExportView::ScaledScores:
+        writeMatrixCsv(out, r.scaledMatrix(), tokens, tokens, "query/key");
+        break;
+    case ExportView::Weights: writeMatrixCsv(out, r.weightsMatrix(), tokens, tokens, "query/key"); break;
+    case ExportView::Queries: writeMatrixCsv(out, r.Q, tokens, indexLabels(int(r.Q.cols())), "token"); break;
+    case ExportView::Keys: writeMatrixCsv(out, r.K, tokens, indexLabels(int(r.K.cols())), "token"); break;
+    case ExportView::Values: writeMatrixCsv(out, r.V, tokens, indexLabels(int(r.V.cols())), "token"); break;
+    case ExportView::Context:
+        writeMatrixCsv(out, r.context, tokens, indexLabels(int(r.context.cols())), "token");
+        break;
+    case ExportView::ScoreHistogram: return scoreHistogramCsv(attn::scoreHistogram(r));
+    case ExportView::Pipeline:
+        return cells({"score", "scaled_score", "weight"}, 0, n - 1, [&r](int i, int j) {
+                         return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
+                     });
+    case ExportView::ScalingComparison: {
+        const attn::ScalingComparison c = comparison_ ? *comparison_ : attn::compareScaling(r);
+        return cells({"weight_unscaled", "weight_scaled"}, 0, n - 1, [&c](int i, int j) {
+                         return std::vector<double>{c.weightsUnscaled(i, j), c.weightsScaled(i, j)};
+                     });
+    }
+    case ExportView::FocusedQuery: {
+        if (n == 0)
+            return {};
+        const int q = std::clamp(focusQuery_, 0, n - 1);
+        return cells({"score", "scaled_score", "weight"}, q, q, [&r](int i, int j) {
+                         return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
+                     });
+    }
+    default: return {};
+    }
+    return out.str();
+}
+
 QImage ViewExporter::image(ExportView view, const QSize& size, qreal scale) const
 {
-    QImage image((QSizeF(size) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
-    image.setDevicePixelRatio(scale);
-    image.setDotsPerMeterX(int(std::lround(kDpi * scale / 0.0254)));
-    image.setDotsPerMeterY(int(std::lround(kDpi * scale / 0.0254)));
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    paint(painter, view, size);
-    painter.end();
-    return image;
+    return renderPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size,
+                         scale);
 }
 
 QByteArray ViewExporter::svg(ExportView view, const QSize& size) const
 {
-    SvgPaintDevice device(size, kDpi);
-    QPainter painter(&device);
-    paint(painter, view, size);
-    painter.end();
-    return device.svg();
+    return svgPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size);
 }
 
 QByteArray ViewExporter::pdf(ExportView view, const QSize& size) const
 {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    {
-        // One device unit per pixel at 96 dpi: the page is the picture's size.
-        QPdfWriter writer(&buffer);
-        writer.setResolution(kDpi);
-        writer.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / kDpi, size.height() * 72.0 / kDpi),
-                                     QPageSize::Point, QString(), QPageSize::ExactMatch));
-        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setTitle(viewName(view));
-        writer.setCreator(QStringLiteral("Attention Lab"));
-        QPainter painter(&writer);
-        paint(painter, view, size);
-        painter.end();
-    }
-    return bytes;
+    return pdfPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size,
+                      viewName(view));
 }
 
 attn::Expected<QByteArray> ViewExporter::encode(ExportView view, ImageFormat format,
                                                 const QSize& size, qreal scale) const
 {
-    if (const attn::Status ok = checkSize(size, scale); !ok)
-        return ok.error();
-    switch (format) {
-    case ImageFormat::Png: {
-        QByteArray bytes;
-        QBuffer buffer(&bytes);
-        buffer.open(QIODevice::WriteOnly);
-        if (!image(view, size, scale).save(&buffer, "PNG"))
-            return attn::Error{tr("The PNG image could not be encoded.").toStdString()};
-        return bytes;
-    }
-    case ImageFormat::Svg: return svg(view, size);
-    case ImageFormat::Pdf: return pdf(view, size);
-    }
-    return attn::Error{tr("Unknown image format.").toStdString()};
+    return encodePicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, format,
+                         size, scale, viewName(view));
 }
 
 attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, const QSize& size,

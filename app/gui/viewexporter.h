@@ -17,6 +17,7 @@
 #include "attentionsnapshot.h"
 #include "expected.h"
 #include "weightsscale.h"
+#include "scaling_lab.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -27,6 +28,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 class QPainter;
@@ -36,6 +38,9 @@ namespace attnlab {
 class HeatmapView;
 class ScoreHistogramView;
 
+// The pictures this exporter draws from the snapshot come first, up to
+// ScalingComparison; the others are drawn by live views registered with a
+// ViewExportController (the d_k lab's plots, the focused query panel).
 enum class ExportView {
     RawScores,
     ScaledScores,
@@ -45,7 +50,20 @@ enum class ExportView {
     Values,
     Context,
     ScoreHistogram,
-    Pipeline
+    Pipeline,
+    ScalingComparison,  // softmax of Q Kᵀ beside softmax of Q Kᵀ / √d_k
+    FocusedQuery,
+    LabVariance,
+    LabMaxWeight,
+    LabEntropy,
+    LabJacobian,
+};
+
+// Choices a picture is drawn with.
+struct ExportOptions {
+    bool focusBox = true;            // the focused query outlined on the maps
+    bool independentRanges = false;  // raw and scaled scores each their own colour range
+    double fontScale = 1.0;          // text (and lines) this many times larger, for slides
 };
 
 class ViewExporter {
@@ -55,24 +73,37 @@ public:
     // scaled scores each get their own colour range (else one shared range).
     explicit ViewExporter(AttentionSnapshot snapshot, int focusRow = -1,
                           bool independentRanges = false);
+    ViewExporter(AttentionSnapshot snapshot, int focusRow, const ExportOptions& options);
     ~ViewExporter();
     ViewExporter(const ViewExporter&) = delete;
     ViewExporter& operator=(const ViewExporter&) = delete;
 
     static QList<ExportView> views();             // the pipeline figure last
+    // views() and the scaled-vs-unscaled comparison: what paint() draws.
+    static bool drawsView(ExportView view);
     static QString fileStem(ExportView view);     // "weights", "pipeline", ...
     static QString viewName(ExportView view);     // "Attention weights A", for menus
     static QSize defaultSize(ExportView view);    // 900 x 800, histogram 900 x 600, figure 1800 x 720
+    // Whether the focus box and the colour-range choice change the picture.
+    static bool showsFocus(ExportView view);
+    static bool hasScoreRanges(ExportView view);
     // Limits of a picture's size and scale (the scaled pixels at most 16384 a side).
     static attn::Status checkSize(const QSize& size, qreal scale);
 
     const AttentionSnapshot& snapshot() const { return snapshot_; }
+    const ExportOptions& options() const { return options_; }
 
     // The weights map's colour scale (chooseWeightsScale over the snapshot's
     // tokens; Automatic unless set), as in the window.
     void setWeightsScaleMode(WeightsScaleMode mode);
 
-    // Draws the view filling (0, 0, size) in the painter's coordinates.
+    // The numbers of a view as CSV: a map as the labelled matrix the import
+    // reads back; the pipeline, the comparison and the focused query one row
+    // per (query, key) cell. Empty for a view not drawn from the snapshot.
+    std::string numbers(ExportView view) const;
+
+    // Draws the view filling (0, 0, size) in the painter's coordinates, with
+    // the options' font scale.
     void paint(QPainter& painter, ExportView view, const QSize& size) const;
     QImage image(ExportView view, const QSize& size, qreal scale = 1.0) const;
     QByteArray svg(ExportView view, const QSize& size) const;
@@ -93,14 +124,21 @@ public:
 private:
     HeatmapView* map(ExportView view) const;
     void prepareMaps(int fontPixels) const;
+    void paintView(QPainter& painter, ExportView view, const QSize& size) const;
     void paintFigure(QPainter& painter, const QSize& size) const;
+    void paintComparison(QPainter& painter, const QSize& size) const;
     QString divisorText() const;
+    QStringList tokens() const;
 
     AttentionSnapshot snapshot_;
-    int focusRow_;
-    bool independentRanges_;
+    int focusQuery_;  // the window's focused query
+    int focusRow_;    // the row outlined: focusQuery_, or -1 without the focus box
+    ExportOptions options_;
     std::array<std::unique_ptr<HeatmapView>, 7> maps_;
     std::unique_ptr<ScoreHistogramView> histogram_;
+    // The comparison's two maps, made when first drawn.
+    mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
+    mutable std::array<std::unique_ptr<HeatmapView>, 2> compareMaps_;
 };
 
 }  // namespace attnlab

@@ -1,0 +1,41 @@
+#pragma once
+// One picture in PNG, SVG or PDF from any drawing function: the function
+// paints (0, 0, size) in its painter's coordinates and is called once per
+// picture. The painter is a QCPPainter, so a QCustomPlot can draw itself
+// into it (QCustomPlot::toPainter) as well as a heatmap or a widget.
+//
+// PNG: size times scale pixels (scale multiplies the pixels, not the layout),
+// on white. SVG (SvgPaintDevice) and PDF (QPdfWriter) are vectors at 96 dpi,
+// the page the picture's size, text kept as text.
+//
+// A font scale makes text and lines that many times larger in the same
+// picture: the function lays out for size / fontScale and is drawn scaled up.
+
+#include "attentionexport.h"
+#include "expected.h"
+
+#include <QByteArray>
+#include <QImage>
+#include <QSize>
+#include <QString>
+
+#include <functional>
+
+class QPainter;
+
+namespace attnlab {
+
+// `painter` is always a QCPPainter when these functions call it.
+using PaintFunction = std::function<void(QPainter& painter, const QSize& size)>;
+
+// The function drawn `fontScale` times larger (1: as it is).
+PaintFunction withFontScale(PaintFunction paint, qreal fontScale);
+
+QImage renderPicture(const PaintFunction& paint, const QSize& size, qreal scale = 1.0);
+QByteArray svgPicture(const PaintFunction& paint, const QSize& size);
+QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QString& title);
+// Checks the size and scale (ViewExporter::checkSize) first.
+attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format,
+                                         const QSize& size, qreal scale, const QString& title);
+
+}  // namespace attnlab
