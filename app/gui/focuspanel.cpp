@@ -209,13 +209,17 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     titleFont.setBold(true);
     title_->setFont(titleFont);
 
+    // Captions and the plot give way on a narrow screen (1024 pixels: the
+    // table keeps its numbers' width); the captions wrap.
     qCaption_ = new QLabel(this);
+    qCaption_->setWordWrap(true);
     qVector_ = new HeatmapView(this);
     qVector_->setObjectName(QStringLiteral("focusQueryVector"));
     qVector_->setAccessibleName(tr("Query vector of the focused query"));
     qVector_->setColorMap(HeatmapView::ColorMap::Diverging);
     qVector_->setMinimumHeight(58);
     zCaption_ = new QLabel(this);
+    zCaption_->setWordWrap(true);
     zVector_ = new HeatmapView(this);
     zVector_->setObjectName(QStringLiteral("focusContextVector"));
     zVector_->setAccessibleName(tr("Context vector of the focused query"));
@@ -234,7 +238,7 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     // painted every view then and there, and again once labels had resized.
     plot_->setPlottingHint(QCP::phImmediateRefresh, false);
     plot_->setAccessibleName(tr("Scores and weights of the focused query"));
-    plot_->setMinimumSize(260, 150);
+    plot_->setMinimumSize(180, 150);
     plot_->setToolTip(tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "
                          "weights a_ij in [0, 1]."));
     scoreBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);

@@ -125,7 +125,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     causal_->setToolTip(tr("Keys after the query get the score −∞ before the softmax (weight 0), "
                            "so token i attends only to tokens 1..i, as in a decoder."));
 
-    regenerate_ = new QPushButton(tr("Regenerate from seed"), this);
+    regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
     regenerate_->setAccessibleName(tr("Regenerate from seed"));
     regenerate_->setToolTip(
@@ -148,7 +148,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
 
     // Two rows under the sentence, so that the maps keep the window's width:
     // the model (what is drawn from the seed) and the attention (how the
-    // scores become weights).
+    // scores become weights), with the buttons at the end of the second row,
+    // whose note gives way. Both fit a 1024-pixel screen (tst_screens).
     auto labelled = [this](const QString& text, QWidget* buddy) {
         auto* label = new QLabel(text, this);
         label->setBuddy(buddy);
@@ -162,44 +163,43 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
         label->setFont(bold);
         return label;
     };
-    dKSlider_->setMinimumWidth(120);
+    dKSlider_->setMinimumWidth(90);
     auto* model = new QHBoxLayout;
     model->addWidget(heading(tr("Model")));
     model->addSpacing(6);
     model->addWidget(labelled(tr("&Seed:"), seed_));
     model->addWidget(seed_);
-    model->addSpacing(10);
+    model->addSpacing(8);
     model->addWidget(labelled(tr("&Initialisation:"), init_));
     model->addWidget(init_);
-    model->addSpacing(10);
+    model->addSpacing(8);
     model->addWidget(labelled(tr("d_&model:"), dModel_));
     model->addWidget(dModel_);
-    model->addSpacing(10);
+    model->addSpacing(8);
     auto* dKLayout = new QHBoxLayout(dKFrame_);
     dKLayout->setContentsMargins(3, 1, 3, 1);
     dKLayout->addWidget(labelled(tr("d_&k:"), dK_));
     dKLayout->addWidget(dKSlider_, 1);
     dKLayout->addWidget(dK_);
     model->addWidget(dKFrame_, 1);
-    model->addSpacing(10);
+    model->addSpacing(8);
     model->addWidget(labelled(tr("&d_v:"), dV_));
     model->addWidget(dV_);
-    model->addSpacing(10);
-    model->addWidget(regenerate_);
 
     auto* attention = new QHBoxLayout;
     attention->addWidget(heading(tr("Attention")));
     attention->addSpacing(6);
     attention->addWidget(labelled(tr("S&cale:"), scale_));
     attention->addWidget(scale_);
-    attention->addSpacing(10);
+    attention->addSpacing(8);
     attention->addWidget(labelled(tr("Diviso&r:"), divisor_));
     attention->addWidget(divisor_);
-    attention->addSpacing(10);
+    attention->addSpacing(8);
     attention->addWidget(causal_);
     attention->addSpacing(16);
     attention->addWidget(initNote_, 1);
-    attention->addSpacing(10);
+    attention->addSpacing(8);
+    attention->addWidget(regenerate_);
     attention->addWidget(scalingDemo_);
 
     auto* layout = new QVBoxLayout(this);
@@ -208,8 +208,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     layout->addLayout(attention);
 
     // Tab follows the rows left to right, the model row first.
-    QWidget* const order[] = {seed_,       init_,  dModel_,  dKSlider_, dK_,         dV_,
-                              regenerate_, scale_, divisor_, causal_,   scalingDemo_};
+    QWidget* const order[] = {seed_,   init_,    dModel_, dKSlider_,   dK_,         dV_,
+                              scale_,  divisor_, causal_, regenerate_, scalingDemo_};
     for (size_t i = 1; i < std::size(order); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 

@@ -43,6 +43,8 @@ class TestScreens : public QObject {
 private slots:
     void initTestCase();
     void cleanup();
+    void fitsSmallScreens_data();
+    void fitsSmallScreens();
     void presentationModeAndBack();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
@@ -59,6 +61,52 @@ void TestScreens::initTestCase()
 void TestScreens::cleanup()
 {
     QSettings().clear();
+}
+
+// The widest and tallest things that set a window's minimum, for a message.
+QString minimumCulprits(QWidget* root, const QSize& screen)
+{
+    QStringList out;
+    for (QWidget* w : root->findChildren<QWidget*>()) {
+        if (!w->isVisibleTo(root) || w->objectName().isEmpty())
+            continue;
+        const QSize min = w->minimumSizeHint().expandedTo(w->minimumSize());
+        if (min.width() > screen.width() * 3 / 4 || min.height() > screen.height() * 3 / 4)
+            out << QStringLiteral("%1 %2x%3").arg(w->objectName()).arg(min.width()).arg(min.height());
+    }
+    return out.join(QStringLiteral(", "));
+}
+
+void TestScreens::fitsSmallScreens_data()
+{
+    QTest::addColumn<QSize>("screen");
+    QTest::newRow("1024x700") << QSize(1024, 700);
+    QTest::newRow("1280x720 projector") << QSize(1280, 720);
+}
+
+// At first start (no saved settings) the window fits a small screen: its
+// minimum is no larger than the screen, so nothing runs off an edge, and the
+// maps keep a usable size.
+void TestScreens::fitsSmallScreens()
+{
+    QFETCH(QSize, screen);
+    MainWindow window;
+    window.restoreSettings();
+    window.resize(screen);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(50);
+    const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(min.width() <= screen.width() && min.height() <= screen.height(),
+             qPrintable(QStringLiteral("minimum %1x%2; %3")
+                            .arg(min.width())
+                            .arg(min.height())
+                            .arg(minimumCulprits(&window, screen))));
+    QCOMPARE(window.size(), screen);
+    HeatmapView* map = window.pipelineView()->rawScoresMap();
+    QVERIFY2(map->width() >= 200 && map->height() >= 100,
+             qPrintable(QStringLiteral("map %1x%2").arg(map->width()).arg(map->height())));
+    QVERIFY(map->isVisible());
 }
 
 void TestScreens::presentationModeAndBack()
