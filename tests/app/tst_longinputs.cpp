@@ -226,6 +226,8 @@ void TestLongInputs::repeatedWordsCarryTheirPositionInTheViews()
     // The focused query: its vectors' row label and the bars' key labels.
     FocusPanel focus(&session);
     focus.resize(1000, 300);
+    focus.show();  // laid out: the plot's width decides how many key labels fit
+    QVERIFY(QTest::qWaitForWindowExposed(&focus));
     focus.setQuery(4);
     auto* qVector = focus.findChild<HeatmapView*>(QStringLiteral("focusQueryVector"));
     QVERIFY(qVector);
