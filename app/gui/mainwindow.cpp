@@ -42,6 +42,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
@@ -184,7 +185,15 @@ void MainWindow::createDocks()
 
     focus_ = new FocusPanel(session_);
     focus_->setObjectName(QStringLiteral("focusPanel"));
-    auto* focusDock = makeDock(tr("Focused query"), QStringLiteral("focusDock"), focus_, this);
+    // On a short screen (700 pixels) the panel scrolls rather than pressing
+    // its wrapped captions over the vectors.
+    auto* focusScroll = new QScrollArea;
+    focusScroll->setObjectName(QStringLiteral("focusScroll"));
+    focusScroll->setWidgetResizable(true);
+    focusScroll->setFrameShape(QFrame::NoFrame);
+    focusScroll->setWidget(focus_);
+    auto* focusDock =
+        makeDock(tr("Focused query"), QStringLiteral("focusDock"), focusScroll, this);
     addDockWidget(Qt::BottomDockWidgetArea, focusDock);
 
     // Beside the maps, below them: the three maps need the window's width.
