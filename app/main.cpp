@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab: the window by default; headless with --export-dir or
 // --scaling-lab (see --help).
 

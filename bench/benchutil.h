@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Timing helpers for the benchmark programs: repeat a callable, report the
 // median and the 95th percentile in milliseconds, print JSON lines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Engine benchmark: the full forward pass (projections, scores, scaling,
 // softmax, context) against its floor, the matrix products the pass needs
 // done as plain Eigen products in the same run. Single-threaded. Where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Export benchmark: the combined pipeline figure as a 1920 x 1080 PNG.
 
 #include "export_bench.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interaction benchmark: a d_k slider step on the real window until every
 // visible heatmap has painted the new result, and the longest stretch the GUI
 // thread spent without returning to its event loop meanwhile.

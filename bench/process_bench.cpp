@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Start-up and memory cases: the real executable as a child process.
 //
 // With ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 the window prints

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # CPack: a Debian package of the installed tree (cpack -G DEB in the build
 # directory, or `cmake --build BUILD --target package`). Installs under /usr.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A value or a readable error: the core reports failure as a value, never by
 // printing or throwing across its API.

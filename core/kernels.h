@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The two large products of the attention pass, S = Q K^T and Z = A V, with
 // AVX2 and FMA where the processor has them. A Debian build targets the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Matrix types of the engine. Tokens are rows throughout: X is (n, d_model),
 // Q and K are (n, d_k), V and Z are (n, d_v), the score maps are (n, n).

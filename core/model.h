@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // From a sentence to the model's inputs: embeddings X and projection weights.
 //

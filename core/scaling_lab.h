@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The d_k lab: why attention divides its scores by sqrt(d_k).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How the scores of one attention result are spread: the raw q_i . k_j and
 // the scaled q_i . k_j / sqrt(d_k) over all unmasked query-key pairs, counted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The sizes the engine accepts. Anything larger is refused with a message,
 // never attempted: n x n score maps at kMaxTokens already take

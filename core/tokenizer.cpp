@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tokenizer.h"
 
 #include "size_limits.h"

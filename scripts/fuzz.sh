@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a
 # bounded time, seeded from tests/fuzz/corpus/NAME. A crash stops the run;
 # its input is written to build-fuzz/artifacts/ to be kept as a regression

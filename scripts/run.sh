@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Quick start, first command: installs what is missing, builds (Release) and
 # launches Attention Lab. Arguments are passed to the application.
 set -euo pipefail

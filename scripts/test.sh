@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Quick start, second command: installs what is missing, builds (Release)
 # and runs every test through CTest. GUI tests use the offscreen platform.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Colour maps of the heatmaps: pure functions from a value to a colour.
 //

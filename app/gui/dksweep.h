@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The d_k "play" button's logic: steps d_k through the slider's log-even
 // steps (attn::defaultScalingLabDks: 1, 2, 3, ..., 1024, about 8 an octave)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The "Play d_k" button beside the d_k slider: a click plays the d_k sweep
 // (DkSweep) or stops it; its menu plays it and saves the frames as numbered

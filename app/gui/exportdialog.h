@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The choices for one picture: which view, the format (PNG, SVG, PDF), the
 // size in pixels (the layout) and, for PNG, the scale (the pixel density: 2

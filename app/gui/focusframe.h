@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The keyboard focus of a custom view: a solid frame in the highlight colour
 // around the widget, two pixels wide so that it reads on every map colour and

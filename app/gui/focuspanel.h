@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One query walked through as in the lesson (the article's query_2): its
 // vector q_i, its dot product with every key (bars), the scaled scores, the

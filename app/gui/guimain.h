@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Starts the Qt Widgets application (QApplication, main window, event loop).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A labelled heatmap of one matrix: rows and columns carry token (or
 // dimension) labels, a colour scale with numbers sits beside the cells, cell

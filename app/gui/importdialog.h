@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Import one matrix (X, W_q, W_k or W_v) from a NumPy .npy file or a labelled
 // CSV table (as the CSV export writes it: a header row and a label column).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The sentence and how it becomes tokens: the sentence field (the session
 // follows as you type), the tokenizer, the token strip with vocabulary ids,

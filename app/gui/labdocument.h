@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The lab as a document: the file it was opened from or saved to, whether it
 // has unsaved changes (the undo stack is not at its clean index), Open, Save

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Lesson mode: a guided walk through Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
 // in five steps (the scores, the scaling, the softmax, the weighted sum of

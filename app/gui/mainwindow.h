@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Attention Lab window: lays out the views over one Session and wires
 // them. The sentence and tokens sit on top, the pipeline maps in the centre,

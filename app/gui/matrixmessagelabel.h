@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Under the matrix tables: the refusal of the last edit that was not taken
 // ("W_q(2, 3): "3,5" is not a number: ..."), shown until a later edit of

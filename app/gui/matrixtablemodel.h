@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One of the session's input matrices (X, W_q, W_k or W_v) as an editable
 // table. Rows of X are tokens, its columns embedding dimensions; rows of a

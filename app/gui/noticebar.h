@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A message bar across the window: one sentence about something the
 // application did that the user should know (their matrices grown, cut or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The model's parameters: seed, initialisation, d_model, d_k (slider and spin
 // box), d_v, the scaling of the scores and the causal mask. Each control

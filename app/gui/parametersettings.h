@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The last parameters, kept in QSettings between runs. Nothing is saved
 // until the first save, so a first run starts on the article example.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One picture in PNG, SVG or PDF from any drawing function: the function
 // paints (0, 0, size) in its painter's coordinates and is called once per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The attention pipeline as heatmaps, in the order of the formula
 //   raw scores Q Kᵀ  —÷ divisor→  scaled scores  —softmax→  weights A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Text and colour ranges that the views show, read off the session's result.
 // No widget code here and no attention arithmetic: the numbers in the text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // View > Presentation mode (F11), for a projector: the window full screen,
 // its docks and status bar hidden so that the maps fill it, and its fonts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Maps of an attention result read straight from the session's shared result:
 // the raw scores as stored, the scaled scores and the weights as the result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Qt wants XDG_RUNTIME_DIR (a private directory of this user, mode 0700) and
 // warns on stderr when it is unset, as on headless runs, cron jobs and

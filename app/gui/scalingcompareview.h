@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The current sentence's attention at one d_k, twice: softmax of the raw
 // scores Q Kᵀ beside softmax of Q Kᵀ / √d_k, so that unscaled rows saturating

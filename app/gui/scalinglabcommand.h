@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // attention-lab --scaling-lab: the d_k lab without a window.
 //

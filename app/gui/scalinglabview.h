@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The d_k lab's four plots over d_k = 1..1024 (log axis), from random
 // unit-variance q and k (attn::runScalingLab):

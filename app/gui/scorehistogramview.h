@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The raw scores q·k and the scaled ones q·k / √d_k of the current result as
 // two histograms over the same bins: the raw ones widen with d_k while the

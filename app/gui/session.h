@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The state of one lesson: the parameters (sentence, tokenizer, seed,
 // initialisation, dimensions, scaling, mask), the matrices X, W_q, W_k, W_v

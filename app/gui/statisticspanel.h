@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What a teacher reads off the maps, from the session's statistics: the
 // variance of the raw and the scaled scores, and per query the largest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A paint device that records QPainter calls as an SVG document, for vector
 // export without the Qt SVG module (not installed here).

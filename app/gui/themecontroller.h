@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // View > Theme: Light, Dark or the system's palette for the whole
 // application, remembered in QSettings ("view/theme": "light", "dark",

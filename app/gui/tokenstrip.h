@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The tokens of the sentence as a row of chips, each with its vocabulary id.
 // The chip colour is chosen by the id, so a repeated word visibly shares it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Undo steps as snapshots: each command holds the whole lab before and after
 // the change (parameters, options, matrices) and restores one or the other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Turns every change of the session into an undo step, whichever widget made
 // it: after each change it compares the session with the last state it saw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Undo and redo by keyboard from any widget of a window. A line edit (the
 // sentence field, a spin box's text, a table cell's editor) claims Ctrl+Z,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The cells of X, W_q, W_k and W_v that are the user's (typed or imported)
 // rather than the seed's draw, and how they are carried into a redraw.

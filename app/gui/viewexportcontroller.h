@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Export and copy for every view of the window, one mechanism for all: the
 // views ViewExporter draws from the current snapshot (the maps, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Pictures of the views for slides and print: any one heatmap (raw scores,
 // scaled scores, weights, Q, K, V, context), the histogram of the raw and

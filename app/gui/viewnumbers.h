@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The numbers behind a picture, as CSV for a spreadsheet or NumPy
 // (numpy.genfromtxt(..., delimiter=",", names=True)): every number written

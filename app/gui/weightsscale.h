@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Which colour scale a weights map uses, decided from the number of tokens
 // (or the user's choice) and named in words for the map's caption.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The export formats of one attention run (the command line's --export-dir
 // and the window's export both use these).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Everything one run of the model produced, as the exporters need it: the
 // settings, the inputs (tokens, X, weights), the attention result and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The command line of attention-lab. Parses argv; prints --help / --version;
 // runs the headless export (--export-dir) and reports errors on stderr with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A saved lab (.attnlab): everything needed to come back to the same state,
 // the matrices included, so hand edits survive.

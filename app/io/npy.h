@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // NumPy's .npy files (numpy.save, numpy.lib.format) as attn::Matrix.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window for screen readers and keyboard users: every focusable
 // control has an accessible name, Tab reaches the parameters and the maps,
 // the focused query moves with the arrow keys alone, and every menu has a

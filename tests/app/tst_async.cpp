@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Session with thousands of tokens: the work runs in the worker thread, the
 // delivered numbers are the engine's, a newer request supersedes older ones
 // and edits apply to the requested parameters. Nothing here measures time;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Bad input at every entry point, one table: the command line (the built
 // executable run with QProcess), importing .npy/CSV matrices, opening saved
 // labs, and edits in the window (the sentence field, matrix cells, the

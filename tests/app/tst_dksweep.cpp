@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The d_k play button (DkSweep behind DkSweepButton), driven in the window:
 // the sequence of d_k it shows (the slider's log-even steps up to 1024 and
 // back), stopping, one undo step for the whole sweep, and the numbered PNG

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Headless runs of the real program print nothing on stderr: without
 // XDG_RUNTIME_DIR (cron, containers, ssh) Qt would warn
 // "QStandardPaths: XDG_RUNTIME_DIR not set"; the program gives it a private

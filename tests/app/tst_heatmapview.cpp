@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // HeatmapView and its colour maps: geometry, signals, colours of rendered
 // pixels, masking, legibility rules, and a 2048 x 2048 render.
 

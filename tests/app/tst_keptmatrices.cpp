@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The user's matrices (imported or typed) survive the changes they do not
 // depend on, and are grown or cut visibly by those that change their shape:
 // through the session, and through the real import dialog, parameter spin

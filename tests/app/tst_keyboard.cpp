@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The window by keyboard alone, on the real widgets: Undo and Redo from any
 // widget (Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y) with no ambiguous shortcut, a Tab
 // cycle that visits every focusable widget and comes back without ever

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Saved labs through the window and its document: save then open gives the
 // identical state and results; the unsaved-changes question comes exactly
 // when something would be lost (answered by an injected function that counts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The lesson teaches the scaling effect on what it shows: its d_k experiment
 // runs on the unit-variance initialisation (switching to it and saying so in
 // the panel, or saying that the user's matrices were kept), and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Long inputs in the window's views: the weights map's colour scale chosen
 // for the number of tokens (and its picture at 2000 tokens), repeated words
 // labelled with their positions, and the focused query's keys sorted by any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window driven through its real widgets: typing, sliders, combo
 // boxes, table edits, clicks and keys, checked against the engine called
 // directly with the same inputs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Random use of the real main window (offscreen): typing and erasing in the
 // sentence field, the d_k slider (keys and setValue), the spin boxes, scale
 // mode, causal mask, tokenizer and initialisation, matrix cells edited with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The d_k lab's widgets and command: the plots show the core's curves and
 // their marker follows d_k, hovering gives the values; the comparison view's
 // readouts are the engine's numbers; the lesson walks its five stages; the

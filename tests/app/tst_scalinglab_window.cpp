@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The d_k lab inside the main window, driven through its real widgets: the
 // log-even d_k slider, the unscaled vs scaled tab and the lab's marker that
 // follow it, lesson mode's highlights and the scaling demo. Numbers are

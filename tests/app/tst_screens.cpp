@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Presentation mode and the theme, driven through the real window
 // (offscreen): F11 and Esc, the layout put back byte for byte, and the
 // plots' and maps' backgrounds read off what they draw.

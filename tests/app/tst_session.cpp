@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Session: the parameters and matrices of a lesson, and the attention over
 // them. Checked against the engine called directly and against the PyTorch
 // reference of the article's example.

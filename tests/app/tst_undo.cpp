@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Undo and redo in the main window, driven through the real widgets: every
 // kind of change (a table cell, typing the sentence, a d_k slider drag, a
 // parameter, regenerate, an import) is undone to the exact state before it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pictures of the views: PNGs of the requested size that are not blank, SVG
 // that parses as XML with the token labels as <text>, a one-page PDF, the
 // clipboard, "export all views", the numbers, and the command line's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every view of the window exports and copies through one mechanism
 // (ViewExportController): a right-click menu on every map and plot with
 // Copy, Export picture… and Export numbers…; pictures of every view in PNG

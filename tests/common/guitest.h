@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Shared set-up of the window tests: settings kept in a temporary folder
 // (nothing of the user's is read or written) and widgets found by name.

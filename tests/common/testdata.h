@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading reference matrices (tests/data/*.json, produced with PyTorch) and
 // comparing them with the engine's, reporting the largest difference.

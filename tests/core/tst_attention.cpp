@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The engine against an independent plain-loop implementation on fixed-seed
 // random inputs over many shapes, with and without the causal mask and in
 // every scale mode; invariants; validation errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The AVX2 product kernels against plain loops: every entry must be exactly
 // the fused multiply-add chain over the inner dimension in order
 // (std::fma, one rounding per step), over ragged shapes that exercise every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The article's worked example (Raschka, seed 123) reproduced from the
 // sentence alone, against PyTorch's numbers in tests/data, and the stable
 // initialisations' promises.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The d_k lab: its random stream against an independent splitmix64 and
 // Box-Muller, its curves against a plain loop over the same draws, the theory
 // (Var(q . k) = d_k, Var(q . k / sqrt(d_k)) = 1 within the standard error),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The score histogram by a hand-worked 2 x 2 case (with and without the
 // causal mask) and against a plain loop over a random result, sampled and not.
 

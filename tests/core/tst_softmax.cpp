@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Row-wise softmax by hand-worked cases: values, shift invariance, huge
 // logits, masked entries and fully masked rows.
 

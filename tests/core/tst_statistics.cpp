@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Statistics by hand-worked 2x2 and 3x3 cases, and the Jacobian norm
 // against the explicit matrix diag(p) - p p^T.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tokenizer cases: the article, repeated words, punctuation, Unicode, and
 // every refusal.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PyTorch's CPU generator reproduced: torch.rand bit-exact, normal_ (as
 // nn.Embedding draws it) within 2 float32 ulp, over the three code paths
 // (< 16 values, multiples of 16, other sizes), against tests/data cases.

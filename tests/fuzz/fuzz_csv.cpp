@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: any bytes through the CSV parser; what it accepts must
 // survive a write and re-parse unchanged.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: any bytes as a .attnlab file. An accepted lab must pass
 // validation, compute without error, and write out to a file that reads back
 // to the same matrices.

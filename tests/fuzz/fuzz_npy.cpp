@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: any bytes as a .npy file. Accepted arrays must be
 // finite, within the size limits, and survive a write and re-read exactly.
 

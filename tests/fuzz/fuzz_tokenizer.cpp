@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: any bytes through both tokenizer modes. The tokenizer
 // must refuse or accept, never crash, and what it accepts must be
 // consistent: ids index the sorted vocabulary, tokens are valid UTF-8 pieces.

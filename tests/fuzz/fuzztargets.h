@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The fuzz targets' bodies, callable from the replay test (tst_fuzzcorpus)
 // as well as from libFuzzer. Each aborts when an invariant breaks.

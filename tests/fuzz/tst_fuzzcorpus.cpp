@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Replays every seed and every crash input kept in tests/fuzz/corpus through
 // the fuzz targets' own checks, in the ordinary (GCC) build: a regression
 // aborts the test.

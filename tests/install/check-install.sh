@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Checks of the installed tree and the Debian package; run by CTest.
 #   check-install.sh tree|desktop|appstream|mime|launch-menu|launch-file BUILD_DIR PREFIX
 #   check-install.sh deb BUILD_DIR OUT_DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The export of one attention run: attention.json read back by QJsonDocument
 // equals the engine's numbers, each CSV carries its labels, and the staged
 // writer leaves either every file or none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab run as a user runs it (QProcess on the built executable):
 // the article's command writes files whose numbers match PyTorch's, --help
 // and --version answer, and every bad input fails with one line on stderr and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Saved labs (.attnlab): save then open gives the very same state (every
 // matrix bit for bit, every option, the view) and the same attention; newer
 // and version-less files read with a warning; broken, mistyped or

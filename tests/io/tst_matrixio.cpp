@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The text formats: numbers that read back bit for bit, JSON strings and
 // layout read by an independent parser (QJsonDocument), CSV quoting, and a
 // labelled matrix written and read back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // .npy files: what writeNpy writes reads back bit for bit; files built here
 // byte by byte after numpy's format description (every accepted dtype, byte
 // order, memory order and version) read as the matrix they hold; every
