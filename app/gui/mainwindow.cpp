@@ -82,6 +82,10 @@ MainWindow::~MainWindow()
     if (document_)
         document_->disconnect();
     session_->disconnect();
+    // Likewise any child's signal to this window: the lesson dock's toggle
+    // action fires as the dock hides during the children's destruction.
+    for (QObject* child : findChildren<QObject*>())
+        QObject::disconnect(child, nullptr, this, nullptr);
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this))
