@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# ATTNLAB_WERROR=ON (CI) makes every compiler warning an error.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WERROR="${ATTNLAB_WERROR:-OFF}" >/dev/null
 cmake --build build -j2
 ctest --test-dir build --output-on-failure -j2 "$@"

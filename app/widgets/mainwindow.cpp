@@ -11,7 +11,7 @@
 #include "matrixmessagelabel.h"
 #include "matrixtablemodel.h"
 #include "noticebar.h"
-#include "numbertext.h"
+#include "numberdelegate.h"
 #include "parameterpanel.h"
 #include "parametersettings.h"
 #include "pipelineview.h"

@@ -10,7 +10,7 @@
 // a hundred times below 1/n up to 1, so that a uniform row sits in the middle
 // of the bar and a peaked row's small weights still show.
 
-#include "heatmapview.h"
+#include "mapscale.h"
 #include "size_limits.h"
 
 #include <QString>
@@ -22,7 +22,7 @@ enum class WeightsScaleMode { Automatic, Linear, PerRow, Log };
 
 struct WeightsScale {
     WeightsScaleMode mode = WeightsScaleMode::Automatic;  // as chosen
-    HeatmapView::ColorScale scale = HeatmapView::ColorScale::Linear;  // as drawn
+    MapScale scale = MapScale::Linear;  // as drawn
     double logLow = 1e-4;  // the log scale's bottom, a power of ten
     QString caption;       // "Colour: log 10⁻⁶ … 1 (automatic, > 32 tokens)"
 };
@@ -39,8 +39,5 @@ QString weightsScaleModeName(WeightsScaleMode mode);
 // "automatic", "linear", "per-row", "log": for settings and the command line.
 QString weightsScaleModeKey(WeightsScaleMode mode);
 bool weightsScaleModeFromKey(const QString& key, WeightsScaleMode* mode);
-
-// Shows `scale` on `map` (scale, log bottom and caption).
-void applyWeightsScale(HeatmapView* map, const WeightsScale& scale);
 
 }  // namespace attnlab

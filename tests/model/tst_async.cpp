@@ -6,7 +6,7 @@
 
 #include "session.h"
 
-#include "heatmapview.h"
+#include "cellsource.h"
 #include "resultcells.h"
 
 #include "attention.h"

@@ -42,6 +42,10 @@ int decimalsForRange(double range);
 // notation when that would hide it.
 QString formatNumber(double value);
 
+// "10⁻³": a power of ten with a superscript exponent ("1" for 10⁰), as the
+// log colour scales label their decades.
+QString powerOfTenText(int exponent);
+
 // What the scores are divided by: "√24", "1", "2.5".
 QString divisorText(const Session& session);
 

@@ -4,6 +4,7 @@
 #include "colormap.h"
 #include "focusframe.h"
 #include "numbertext.h"
+#include "presentation.h"
 
 #include <QEvent>
 #include <QFontMetrics>
@@ -132,59 +133,6 @@ HeatmapView::ColorMap HeatmapView::colorMap() const
     return colorMap_;
 }
 
-void CellSource::rowValues(int row, double* out) const
-{
-    for (int c = 0; c < cols(); ++c)
-        out[c] = value(row, c);
-}
-
-double CellSource::rowMax(int row) const
-{
-    std::vector<double> values(static_cast<std::size_t>(cols()));
-    rowValues(row, values.data());
-    double largest = -std::numeric_limits<double>::infinity();
-    for (const double v : values)
-        if (std::isfinite(v))
-            largest = std::max(largest, v);
-    return largest;
-}
-
-void CellSource::sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
-                        double* out) const
-{
-    for (const int r : rowAt)
-        for (const int c : colAt)
-            *out++ = value(r, c);
-}
-
-namespace {
-
-class MatrixCells : public CellSource {
-public:
-    explicit MatrixCells(std::shared_ptr<const attn::Matrix> m) : m_(std::move(m)) {}
-    int rows() const override { return int(m_->rows()); }
-    int cols() const override { return int(m_->cols()); }
-    double value(int row, int col) const override { return (*m_)(row, col); }
-    void rowValues(int row, double* out) const override
-    {
-        std::copy_n(m_->data() + std::size_t(row) * m_->cols(), m_->cols(), out);
-    }
-
-private:
-    std::shared_ptr<const attn::Matrix> m_;
-};
-
-}  // namespace
-
-std::shared_ptr<const CellSource> matrixCells(attn::Matrix values)
-{
-    return std::make_shared<MatrixCells>(std::make_shared<const attn::Matrix>(std::move(values)));
-}
-
-std::shared_ptr<const CellSource> sharedMatrixCells(std::shared_ptr<const attn::Matrix> values)
-{
-    return std::make_shared<MatrixCells>(std::move(values));
-}
 
 void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabels,
                           const QStringList& colLabels)
@@ -1269,13 +1217,6 @@ void HeatmapView::invalidateCellImage()
     update();
 }
 
-std::vector<int> cellsAtPixels(int cells, int pixels)
-{
-    std::vector<int> at(static_cast<std::size_t>(std::max(pixels, 0)));
-    for (int p = 0; p < pixels; ++p)
-        at[std::size_t(p)] = static_cast<int>((2LL * p + 1) * cells / (2LL * pixels));
-    return at;
-}
 
 void HeatmapView::ensureCellImage(int width, int height) const
 {
@@ -1406,6 +1347,16 @@ QRect HeatmapView::cellRectIn(const Layout& l, int row, int col) const
     const int y0 = edge(l.cells.top(), l.cells.height(), rows, row);
     const int y1 = edge(l.cells.top(), l.cells.height(), rows, row + 1);
     return QRect(x0, y0, x1 - x0, y1 - y0);
+}
+
+}  // namespace attnlab
+
+namespace attnlab {
+
+void applyWeightsScale(HeatmapView* map, const WeightsScale& scale)
+{
+    map->setColorScale(scale.scale, scale.logLow);
+    map->setScaleCaption(scale.caption);
 }
 
 }  // namespace attnlab

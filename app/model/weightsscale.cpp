@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "weightsscale.h"
 
-#include "numbertext.h"
+#include "presentation.h"
 
 #include <QCoreApplication>
 
@@ -34,15 +34,15 @@ WeightsScale chooseWeightsScale(WeightsScaleMode mode, int tokens)
     switch (mode) {
     case WeightsScaleMode::Automatic:
     case WeightsScaleMode::Linear:
-        s.scale = HeatmapView::ColorScale::Linear;
+        s.scale = MapScale::Linear;
         what = tr("linear 0 … 1");
         break;
     case WeightsScaleMode::PerRow:
-        s.scale = HeatmapView::ColorScale::PerRow;
+        s.scale = MapScale::PerRow;
         what = tr("per row, 0 … row max");
         break;
     case WeightsScaleMode::Log:
-        s.scale = HeatmapView::ColorScale::Log;
+        s.scale = MapScale::Log;
         what = tr("log %1 … 1").arg(powerOfTenText(exponent));
         break;
     }
@@ -93,10 +93,5 @@ bool weightsScaleModeFromKey(const QString& key, WeightsScaleMode* mode)
     return false;
 }
 
-void applyWeightsScale(HeatmapView* map, const WeightsScale& scale)
-{
-    map->setColorScale(scale.scale, scale.logLow);
-    map->setScaleCaption(scale.caption);
-}
 
 }  // namespace attnlab

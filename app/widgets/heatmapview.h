@@ -8,7 +8,10 @@
 //
 // The view draws what it is given and does no arithmetic on the matrix.
 
+#include "cellsource.h"
+#include "mapscale.h"
 #include "matrix.h"
+#include "weightsscale.h"
 
 #include <QHash>
 #include <QPair>
@@ -30,47 +33,11 @@ namespace attnlab {
 
 class NumberGlyphs;
 
-// The numbers a map shows: a grid read on demand, so that a map of an n x n
-// attention result needs no copy of it (and a derived map, such as the
-// weights, no stored matrix at all).
-class CellSource {
-public:
-    virtual ~CellSource() = default;
-    virtual int rows() const = 0;
-    virtual int cols() const = 0;
-    virtual double value(int row, int col) const = 0;
-    // Row `row` into out (cols() values); by default cell by cell.
-    virtual void rowValues(int row, double* out) const;
-    // The cells (rowAt[y], colAt[x]) into out, row-major (rowAt.size() x
-    // colAt.size()): what a map's picture shows; by default cell by cell.
-    virtual void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
-                        double* out) const;
-    // The largest finite value of row `row` (-inf when it has none), for a
-    // map coloured row by row; by default read off rowValues.
-    virtual double rowMax(int row) const;
-};
-
-// The cell at the centre of each of `pixels` pixels along `cells` cells:
-// what a map's picture samples when it has more cells than pixels.
-std::vector<int> cellsAtPixels(int cells, int pixels);
-
-// A copy of `values`, or a matrix kept alive by its owner (no copy).
-std::shared_ptr<const CellSource> matrixCells(attn::Matrix values);
-std::shared_ptr<const CellSource> sharedMatrixCells(std::shared_ptr<const attn::Matrix> values);
-
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
-    enum class ColorMap {
-        Diverging,   // blue - white - red, centred on zero over [-m, m]
-        Sequential,  // white to deep blue over [lo, hi], e.g. weights in [0, 1]
-    };
-
-    // How a sequential map turns values into colours (diverging maps are
-    // always linear): over [lo, hi]; each row over [lo, its own largest
-    // value]; or by log10 over [logLow, hi], values at or below logLow
-    // drawn in the low colour. The colour bar shows the scale drawn.
-    enum class ColorScale { Linear, PerRow, Log };
+    using ColorMap = MapColors;
+    using ColorScale = MapScale;
 
     explicit HeatmapView(QWidget* parent = nullptr);
     ~HeatmapView() override;
@@ -285,5 +252,8 @@ private:
                    int width, bool bold) const;
     bool screenPaint_ = false;                    // painting the widget itself
 };
+
+// Shows `scale` on `map` (scale, log bottom and caption).
+void applyWeightsScale(HeatmapView* map, const WeightsScale& scale);
 
 }  // namespace attnlab

@@ -12,16 +12,13 @@
 
 #include <QFont>
 #include <QRawFont>
-#include <QStyledItemDelegate>
+
+#include <memory>
 
 class QPainter;
 class QRectF;
 
 namespace attnlab {
-
-// "10⁻³": a power of ten with a superscript exponent ("1" for 10⁰), as the
-// log colour scales label their decades.
-QString powerOfTenText(int exponent);
 
 class NumberGlyphs {
 public:
@@ -57,15 +54,5 @@ private:
     bool valid_ = false;
 };
 
-// The default item delegate, with numbers drawn by NumberGlyphs.
-class NumberDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-    void paint(QPainter* painter, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override;
-
-private:
-    mutable std::unique_ptr<NumberGlyphs> glyphs_;
-};
 
 }  // namespace attnlab

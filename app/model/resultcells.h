@@ -5,7 +5,7 @@
 // derives them (bit for bit the engine's numbers). No n x n copy is made.
 
 #include "attention.h"
-#include "heatmapview.h"
+#include "cellsource.h"
 
 #include <algorithm>
 #include <limits>

@@ -2,7 +2,7 @@
 #include "focuspanel.h"
 
 #include "heatmapview.h"
-#include "numbertext.h"
+#include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "statisticspanel.h"
 
-#include "numbertext.h"
+#include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
 

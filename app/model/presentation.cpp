@@ -7,6 +7,7 @@
 #include <QHash>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace attnlab {
 
@@ -122,6 +123,20 @@ QString scoreCellToolTip(const Session& session, int query, int key)
            + QStringLiteral(" ÷ %1 = %2 → %3 %4")
                  .arg(divisorText(session), formatNumber(r.scaled(query, key)), tr("softmax"),
                       formatNumber(r.weights(query, key)));
+}
+
+QString powerOfTenText(int exponent)
+{
+    if (exponent == 0)
+        return QStringLiteral("1");
+    static const char16_t digits[] = {u'\u2070', u'\u00b9', u'\u00b2', u'\u00b3', u'\u2074',
+                                      u'\u2075', u'\u2076', u'\u2077', u'\u2078', u'\u2079'};
+    QString text = QStringLiteral("10");
+    if (exponent < 0)
+        text += QChar(u'\u207b');
+    for (const QChar ch : QString::number(std::abs(exponent)))
+        text += QChar(digits[ch.digitValue()]);
+    return text;
 }
 
 }  // namespace attnlab
