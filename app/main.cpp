@@ -44,7 +44,8 @@ int main(int argc, char** argv)
     bool pictures = false;
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string arg = args[i];
-        if (arg == "--") break;
+        if (arg == "--")
+            break;
         std::string value;
         bool isSize = false;
         if (arg == "--size" || arg == "--format") {
@@ -63,10 +64,11 @@ int main(int argc, char** argv)
         }
         int w = 0, h = 0;
         char extra = 0;
-        if (std::sscanf(value.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 100 || h < 100
-            || w > 16384 || h > 16384) {
-            std::fprintf(stderr, "attention-lab: --size needs WIDTHxHEIGHT in pixels, each 100 to "
-                                 "16384, e.g. --size 1600x900\n");
+        if (std::sscanf(value.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 100 || h < 100 || w > 16384
+            || h > 16384) {
+            std::fprintf(stderr,
+                         "attention-lab: --size needs WIDTHxHEIGHT in pixels, each 100 to "
+                         "16384, e.g. --size 1600x900\n");
             return attnlab::kExitUsageError;
         }
         pictureSize = QSize(w, h);

@@ -31,7 +31,8 @@ int main(int argc, char** argv)
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (std::strncmp(argv[i], "--n=", 4) == 0)
-            for (const char* p = argv[i] + 4; *p; p += std::strcspn(p, ",") + (p[std::strcspn(p, ",")] ? 1 : 0))
+            for (const char* p = argv[i] + 4; *p;
+                 p += std::strcspn(p, ",") + (p[std::strcspn(p, ",")] ? 1 : 0))
                 sizes.push_back(std::atoi(p));
         else
             groups.emplace_back(argv[i]);
@@ -58,9 +59,8 @@ int main(int argc, char** argv)
     }
 #endif
     if (wanted("engine"))
-        bench::runEngineBench(quick ? std::vector<int>{16, 128, 512}
-                                    : std::vector<int>{16, 128, 512, 2048, 4096},
-                              64);
+        bench::runEngineBench(
+            quick ? std::vector<int>{16, 128, 512} : std::vector<int>{16, 128, 512, 2048, 4096}, 64);
 #ifdef ATTNLAB_BENCH_GUI
     if (wanted("interaction"))
         bench::runInteractionBench(!sizes.empty() ? sizes

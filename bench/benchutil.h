@@ -107,8 +107,7 @@ inline void printCase(const std::string& name, int n, int d, const Timing& t,
                       const std::string& extra = std::string())
 {
     std::printf("{\"case\":\"%s\",\"n\":%d,\"d\":%d,\"median_ms\":%.4f,\"p95_ms\":%.4f,\"runs\":%d%s%s}\n",
-                name.c_str(), n, d, t.medianMs, t.p95Ms, t.runs, extra.empty() ? "" : ",",
-                extra.c_str());
+                name.c_str(), n, d, t.medianMs, t.p95Ms, t.runs, extra.empty() ? "" : ",", extra.c_str());
     std::fflush(stdout);
 }
 

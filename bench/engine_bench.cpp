@@ -35,8 +35,7 @@ void runEngineBench(const std::vector<int>& sizes, int d)
     std::mt19937 rng(42);
     for (int n : sizes) {
         const attn::Matrix x = randomMatrix(rng, n, d);
-        attn::Matrix wq = randomMatrix(rng, d, d), wk = randomMatrix(rng, d, d),
-                     wv = randomMatrix(rng, d, d);
+        attn::Matrix wq = randomMatrix(rng, d, d), wk = randomMatrix(rng, d, d), wv = randomMatrix(rng, d, d);
         wq /= std::sqrt(double(d));
         wk /= std::sqrt(double(d));
         wv /= std::sqrt(double(d));
@@ -55,10 +54,8 @@ void runEngineBench(const std::vector<int>& sizes, int d)
                 s.noalias() = q * k.transpose();
                 z.noalias() = s * v;
             },
-            [&] {
-                attn::computeAttentionInto(x, wq, wk, wv, attn::AttentionOptions{}, &result);
-            },
-            5, minSeconds);
+            [&] { attn::computeAttentionInto(x, wq, wk, wv, attn::AttentionOptions{}, &result); }, 5,
+            minSeconds);
 
         std::string kernelExtra;
         if (attn::kernels::available()) {
@@ -78,22 +75,20 @@ void runEngineBench(const std::vector<int>& sizes, int d)
                     attn::kernels::scores(q.data(), n, packedKeys, s.data(), n);
                     attn::kernels::context(s.data(), n, n, packedValues, z.data(), d);
                 },
-                [&] {
-                    attn::computeAttentionInto(x, wq, wk, wv, attn::AttentionOptions{}, &result);
-                },
-                5, minSeconds);
+                [&] { attn::computeAttentionInto(x, wq, wk, wv, attn::AttentionOptions{}, &result); }, 5,
+                minSeconds);
             kernelExtra = ",\"kernel_floor_ms\":" + std::to_string(kernelFloor.medianMs)
-                + ",\"kernel_ratio\":" + std::to_string(pass2.medianMs / kernelFloor.medianMs);
+                          + ",\"kernel_ratio\":" + std::to_string(pass2.medianMs / kernelFloor.medianMs);
         }
 
         // 2 flops per multiply-add: 3 projections n*d*d, QK^T and AV n*n*d.
         const double flops = 2.0 * (3.0 * n * double(d) * d + 2.0 * double(n) * n * d);
-        const std::string extra = "\"floor_ms\":" + std::to_string(floor.medianMs)
+        const std::string extra =
+            "\"floor_ms\":" + std::to_string(floor.medianMs)
             + ",\"ratio\":" + std::to_string(pass.medianMs / floor.medianMs)
             + ",\"gflops\":" + std::to_string(flops / (pass.medianMs * 1e6))
-            + ",\"floor_gflops\":" + std::to_string(flops / (floor.medianMs * 1e6))
-            + ",\"cpu_ms\":" + std::to_string(pass.cpuMedianMs)
-            + ",\"floor_cpu_ms\":" + std::to_string(floor.cpuMedianMs)
+            + ",\"floor_gflops\":" + std::to_string(flops / (floor.medianMs * 1e6)) + ",\"cpu_ms\":"
+            + std::to_string(pass.cpuMedianMs) + ",\"floor_cpu_ms\":" + std::to_string(floor.cpuMedianMs)
             + ",\"cpu_ratio\":" + std::to_string(pass.cpuMedianMs / floor.cpuMedianMs) + kernelExtra;
         printCase("engine_forward", n, d, pass, extra);
     }

@@ -6,4 +6,4 @@ namespace bench {
 // PNG for a sentence of n tokens: exporter built from a computed snapshot,
 // picture drawn and encoded, file written. Needs a QApplication.
 void runExportBench(int n);
-}
+}  // namespace bench

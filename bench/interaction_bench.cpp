@@ -50,8 +50,7 @@ public:
         timer_.setInterval(1);
         QObject::connect(&timer_, &QTimer::timeout, [this] {
             const Clock::time_point now = Clock::now();
-            maxGapMs_ = std::max(maxGapMs_,
-                                 std::chrono::duration<double, std::milli>(now - last_).count());
+            maxGapMs_ = std::max(maxGapMs_, std::chrono::duration<double, std::milli>(now - last_).count());
             last_ = now;
         });
     }
@@ -233,9 +232,8 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
         const Timing t = summarise(ms);
         printCase("interaction_dk_step", n, session->resultDK(), t,
                   "\"delivered_median_ms\":" + std::to_string(summarise(deliveredMs).medianMs)
-                      + ",\"visible_maps\":" + std::to_string(watch.visibleMaps())
-                      + ",\"max_gui_block_ms\":" + std::to_string(maxBlock)
-                      + ",\"timeouts\":" + std::to_string(timeouts));
+                      + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()) + ",\"max_gui_block_ms\":"
+                      + std::to_string(maxBlock) + ",\"timeouts\":" + std::to_string(timeouts));
 
         // A continuous drag: a step every 5 ms for about a second, then wait
         // for the display to catch up. The result shown must be the last
@@ -275,8 +273,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
             d.runs = 1;
             printCase("interaction_dk_drag", n, lastRequested, d,
                       "\"steps\":" + std::to_string(steps) + ",\"drag_ms\":" + std::to_string(dragMs)
-                          + ",\"max_gui_block_ms\":" + std::to_string(block)
-                          + ",\"last_shown\":"
+                          + ",\"max_gui_block_ms\":" + std::to_string(block) + ",\"last_shown\":"
                           + (caughtUp && session->resultDK() == lastRequested ? "true" : "false"));
         }
         settle(100);

@@ -11,4 +11,4 @@ namespace bench {
 // (a step every 5 ms) with whether the last request's result was shown.
 // Needs a QApplication.
 void runInteractionBench(const std::vector<int>& sizes, int runs);
-}
+}  // namespace bench

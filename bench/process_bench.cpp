@@ -56,8 +56,8 @@ ChildRun runChild(const std::vector<std::string>& args, const std::vector<std::s
         const std::string entry(*e);
         bool overridden = false;
         for (const std::string& extra : extraEnv)
-            overridden = overridden || entry.compare(0, extra.find('=') + 1, extra, 0,
-                                                     extra.find('=') + 1) == 0;
+            overridden =
+                overridden || entry.compare(0, extra.find('=') + 1, extra, 0, extra.find('=') + 1) == 0;
         if (!overridden)
             envStrings.push_back(entry);
     }
@@ -137,9 +137,8 @@ bool writeNpyFile(const std::string& path, const attn::Matrix& m)
 void runStartupBench(const std::string& app, int runs)
 {
     QTemporaryDir home;
-    const std::vector<std::string> env = {
-        "QT_QPA_PLATFORM=offscreen", "ATTNLAB_EXIT_AFTER_FIRST_PAINT=1",
-        "XDG_CONFIG_HOME=" + home.path().toStdString()};
+    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen", "ATTNLAB_EXIT_AFTER_FIRST_PAINT=1",
+                                          "XDG_CONFIG_HOME=" + home.path().toStdString()};
     std::vector<double> ms;
     runChild({app}, env);  // warm the page cache
     for (int i = 0; i < runs; ++i) {
@@ -169,8 +168,7 @@ void runMemoryBench(const std::string& app, int n, int d)
     }
     const std::vector<std::string> inputs = {"--x",  base + "x.npy",  "--wq", base + "wq.npy",
                                              "--wk", base + "wk.npy", "--wv", base + "wv.npy"};
-    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen",
-                                          "XDG_CONFIG_HOME=" + base + "config"};
+    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen", "XDG_CONFIG_HOME=" + base + "config"};
 
     std::vector<std::string> cli = {app};
     cli.insert(cli.end(), inputs.begin(), inputs.end());
@@ -180,8 +178,8 @@ void runMemoryBench(const std::string& app, int n, int d)
     if (!headless.ok)
         printError("memory_cli", n, "the headless run failed");
     else
-        std::printf("{\"case\":\"memory_cli\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600}\n",
-                    n, d, double(headless.maxRssKiB) / 1024.0);
+        std::printf("{\"case\":\"memory_cli\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600}\n", n,
+                    d, double(headless.maxRssKiB) / 1024.0);
 
     std::vector<std::string> gui = {app};
     gui.insert(gui.end(), inputs.begin(), inputs.end());
@@ -191,10 +189,11 @@ void runMemoryBench(const std::string& app, int n, int d)
     if (!window.ok || firstPaintNs(window.output) < 0)
         printError("memory_gui", n, "the window did not report its first paint");
     else
-        std::printf("{\"case\":\"memory_gui\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600,"
-                    "\"first_paint_ms\":%.1f}\n",
-                    n, d, double(window.maxRssKiB) / 1024.0,
-                    double(firstPaintNs(window.output) - window.startNs) / 1e6);
+        std::printf(
+            "{\"case\":\"memory_gui\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600,"
+            "\"first_paint_ms\":%.1f}\n",
+            n, d, double(window.maxRssKiB) / 1024.0,
+            double(firstPaintNs(window.output) - window.startNs) / 1e6);
     std::fflush(stdout);
 }
 

@@ -11,4 +11,4 @@ namespace bench {
 //  - "memory_gui": peak resident memory of the window showing n = 4096.
 void runStartupBench(const std::string& app, int runs);
 void runMemoryBench(const std::string& app, int n, int d);
-}
+}  // namespace bench

@@ -56,15 +56,13 @@ const char* scaleModeName(ScaleMode mode)
 Expected<double> scaleDivisor(const AttentionOptions& options, int dK)
 {
     switch (options.scale) {
-    case ScaleMode::SqrtDk:
-        return std::sqrt(double(dK));
-    case ScaleMode::None:
-        return 1.0;
+    case ScaleMode::SqrtDk: return std::sqrt(double(dK));
+    case ScaleMode::None: return 1.0;
     case ScaleMode::Custom:
         if (!std::isfinite(options.customDivisor) || options.customDivisor <= 0.0) {
             std::ostringstream msg;
-            msg << "The custom scale divisor must be a positive finite number; got "
-                << options.customDivisor << ".";
+            msg << "The custom scale divisor must be a positive finite number; got " << options.customDivisor
+                << ".";
             return Error{msg.str()};
         }
         return options.customDivisor;
@@ -87,26 +85,31 @@ Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const
             return Error{std::string(name) + " is " + shapeText(w) + " but must have d_model = "
                          + std::to_string(d) + " rows to multiply X " + shapeText(X) + "."};
         if (w.cols() < 1 || w.cols() > kMaxDHead)
-            return Error{std::string(name) + " has " + std::to_string(w.cols())
-                         + " columns; between 1 and " + std::to_string(kMaxDHead)
-                         + " are allowed."};
+            return Error{std::string(name) + " has " + std::to_string(w.cols()) + " columns; between 1 and "
+                         + std::to_string(kMaxDHead) + " are allowed."};
         return okStatus();
     };
-    if (Status s = checkWeight("W_q", Wq); !s) return s;
-    if (Status s = checkWeight("W_k", Wk); !s) return s;
-    if (Status s = checkWeight("W_v", Wv); !s) return s;
+    if (Status s = checkWeight("W_q", Wq); !s)
+        return s;
+    if (Status s = checkWeight("W_k", Wk); !s)
+        return s;
+    if (Status s = checkWeight("W_v", Wv); !s)
+        return s;
     if (Wq.cols() != Wk.cols())
         return Error{"W_q " + shapeText(Wq) + " and W_k " + shapeText(Wk)
                      + " must have the same d_k so that q . k is defined."};
-    if (Status s = checkEntries("X", X); !s) return s;
-    if (Status s = checkEntries("W_q", Wq); !s) return s;
-    if (Status s = checkEntries("W_k", Wk); !s) return s;
+    if (Status s = checkEntries("X", X); !s)
+        return s;
+    if (Status s = checkEntries("W_q", Wq); !s)
+        return s;
+    if (Status s = checkEntries("W_k", Wk); !s)
+        return s;
     return checkEntries("W_v", Wv);
 }
 
-Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
-                            const Matrix& Wv, const AttentionOptions& options,
-                            AttentionResult* r, const WeightRowVisitor& visit, int threads)
+Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
+                            const AttentionOptions& options, AttentionResult* r,
+                            const WeightRowVisitor& visit, int threads)
 {
     if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
         return s;
@@ -181,15 +184,14 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                 const Eigen::Index keys = options.causal ? i + 1 : n;
                 // Divides, as the formula (and PyTorch) does: multiplying by
                 // the reciprocal can differ in the last bit.
-                r->rowScale[std::size_t(i)] =
-                    scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow, int(keys),
-                                     r->softmaxKernel);
+                r->rowScale[std::size_t(i)] = scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow,
+                                                               int(keys), r->softmaxKernel);
                 std::fill(weightRow + keys, weightRow + n, 0.0);
                 const Eigen::Map<const Eigen::ArrayXd> row(scoreRow, n);
                 const double kept = row.head(keys).abs().maxCoeff();
                 extremes->kept = std::max(extremes->kept, kept);
-                extremes->all = std::max({extremes->all, kept,
-                                          keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
+                extremes->all =
+                    std::max({extremes->all, kept, keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
                 if (visit)
                     visit(int(i), WeightRow{weightRow, scoreRow, scaled.data(), int(keys), int(n),
                                             r->rowScale[std::size_t(i)]});
@@ -229,8 +231,8 @@ double AttentionResult::weights(int query, int key) const
 {
     if (isMasked(query, key))
         return 0.0;
-    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key,
-                              keys(query), softmaxKernel);
+    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key, keys(query),
+                              softmaxKernel);
 }
 
 void AttentionResult::scaledRow(int query, double* out) const

@@ -36,17 +36,17 @@ inline constexpr double kMaxInputMagnitude = 1e30;
 // the numbers the softmax produced and A V used, at a third of the memory
 // (at 4096 tokens one map is 128 MiB).
 struct AttentionResult {
-    Matrix Q;        // (n, d_k)
-    Matrix K;        // (n, d_k)
-    Matrix V;        // (n, d_v)
-    Matrix scores;   // (n, n) raw q_i . k_j, never masked
-    Matrix context;  // (n, d_v)
+    Matrix Q;                               // (n, d_k)
+    Matrix K;                               // (n, d_k)
+    Matrix V;                               // (n, d_v)
+    Matrix scores;                          // (n, n) raw q_i . k_j, never masked
+    Matrix context;                         // (n, d_v)
     std::vector<SoftmaxRowScale> rowScale;  // (n) how each weight row was normalised
     double divisor = 1.0;
     bool causal = false;
     SoftmaxKernel softmaxKernel = SoftmaxKernel::Baseline;  // how the rows were normalised
-    double maxAbsScore = 0.0;      // largest |score| over all cells
-    double maxAbsKeptScore = 0.0;  // largest |score| over the unmasked cells
+    double maxAbsScore = 0.0;                               // largest |score| over all cells
+    double maxAbsKeptScore = 0.0;                           // largest |score| over the unmasked cells
 
     int tokens() const { return int(Q.rows()); }
     bool isMasked(int query, int key) const { return causal && key > query; }
@@ -100,10 +100,9 @@ using WeightRowVisitor = std::function<void(int query, const WeightRow& row)>;
 // path). Same checks as computeAttention. `threads` > 1 shares the query
 // panels among that many threads (the calling one included); the numbers
 // do not depend on it.
-Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
-                            const Matrix& Wv, const AttentionOptions& options,
-                            AttentionResult* result, const WeightRowVisitor& visit = {},
-                            int threads = 1);
+Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
+                            const AttentionOptions& options, AttentionResult* result,
+                            const WeightRowVisitor& visit = {}, int threads = 1);
 
 const char* scaleModeName(ScaleMode mode);  // "sqrt-dk", "none", "custom"
 

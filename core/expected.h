@@ -38,6 +38,9 @@ private:
 // For operations that return nothing on success.
 struct Ok {};
 using Status = Expected<Ok>;
-inline Status okStatus() { return Ok{}; }
+inline Status okStatus()
+{
+    return Ok{};
+}
 
 }  // namespace attn

@@ -188,13 +188,22 @@ ATTN_AVX2 inline __m256d exp4(__m256d x)
     const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0x1.62e42fefa39efp-1), x);  // ln 2, high part
-    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0x1.abc9e3b39803fp-56), r);          // ln 2, low part
+    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0x1.abc9e3b39803fp-56), r);         // ln 2, low part
     // 1/13! ... 1/2!, 1, 1 by Horner's rule with fused steps.
-    static constexpr double kInverseFactorials[] = {
-        1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-        1.0 / 362880.0,     1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,
-        1.0 / 120.0,        1.0 / 24.0,        1.0 / 6.0,        0.5,
-        1.0,                1.0};
+    static constexpr double kInverseFactorials[] = {1.0 / 6227020800.0,
+                                                    1.0 / 479001600.0,
+                                                    1.0 / 39916800.0,
+                                                    1.0 / 3628800.0,
+                                                    1.0 / 362880.0,
+                                                    1.0 / 40320.0,
+                                                    1.0 / 5040.0,
+                                                    1.0 / 720.0,
+                                                    1.0 / 120.0,
+                                                    1.0 / 24.0,
+                                                    1.0 / 6.0,
+                                                    0.5,
+                                                    1.0,
+                                                    1.0};
     __m256d p = _mm256_set1_pd(kInverseFactorials[0]);
     for (std::size_t c = 1; c < std::size(kInverseFactorials); ++c)
         p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kInverseFactorials[c]));
@@ -204,10 +213,10 @@ ATTN_AVX2 inline __m256d exp4(__m256d x)
     const __m128i bi = _mm_srai_epi32(ki, 1);
     const __m128i ai = _mm_sub_epi32(ki, bi);
     const __m256i bias = _mm256_set1_epi64x(1023);
-    const __m256d twoA = _mm256_castsi256_pd(
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(ai), bias), 52));
-    const __m256d twoB = _mm256_castsi256_pd(
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(bi), bias), 52));
+    const __m256d twoA =
+        _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(ai), bias), 52));
+    const __m256d twoB =
+        _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(bi), bias), 52));
     const __m256d e = _mm256_mul_pd(_mm256_mul_pd(p, twoA), twoB);
     return _mm256_andnot_pd(zeroBelow, e);
 }
@@ -219,8 +228,8 @@ ATTN_AVX2 double exp(double x)
     return _mm256_cvtsd_f64(exp4(_mm256_set1_pd(x)));
 }
 
-ATTN_AVX2 void softmaxRow(const double* in, double divisor, double* scaled, double* out, int n,
-                          double* max, double* invSum)
+ATTN_AVX2 void softmaxRow(const double* in, double divisor, double* scaled, double* out, int n, double* max,
+                          double* invSum)
 {
     // The last 1 to 3 entries go through the same vector code with masked
     // loads and stores, so every entry's exponential is exp() above.
@@ -291,8 +300,8 @@ ATTN_AVX2 void scores(const double* Q, int rows, const PackedKeys& keys, double*
     }
 }
 
-ATTN_AVX2 void context(const double* W, std::ptrdiff_t ldW, int rows, const PackedValues& values,
-                       double* Z, std::ptrdiff_t ldZ, int causalRow0)
+ATTN_AVX2 void context(const double* W, std::ptrdiff_t ldW, int rows, const PackedValues& values, double* Z,
+                       std::ptrdiff_t ldZ, int causalRow0)
 {
     const int n = values.n, dv = values.dv;
     const int blocks = (dv + kCols - 1) / kCols;
@@ -324,10 +333,19 @@ ATTN_AVX2 void context(const double* W, std::ptrdiff_t ldW, int rows, const Pack
 #else
 
 // Never called: available() is false where the kernels are not built.
-void scores(const double*, int, const PackedKeys&, double*, std::ptrdiff_t) {}
-void context(const double*, std::ptrdiff_t, int, const PackedValues&, double*, std::ptrdiff_t, int) {}
-void softmaxRow(const double*, double, double*, double*, int, double*, double*) {}
-double exp(double) { return 0.0; }
+void scores(const double*, int, const PackedKeys&, double*, std::ptrdiff_t)
+{
+}
+void context(const double*, std::ptrdiff_t, int, const PackedValues&, double*, std::ptrdiff_t, int)
+{
+}
+void softmaxRow(const double*, double, double*, double*, int, double*, double*)
+{
+}
+double exp(double)
+{
+    return 0.0;
+}
 
 #endif
 

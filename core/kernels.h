@@ -53,15 +53,15 @@ void packValues(const double* V, int n, int dv, PackedValues* out);
 // dimension ldW) into Z (row-major, leading dimension ldZ, dv columns).
 // With causalRow0 >= 0, row i of W is query causalRow0 + i of a causal map:
 // its weights beyond key causalRow0 + i are zeros and are skipped.
-void context(const double* W, std::ptrdiff_t ldW, int rows, const PackedValues& values,
-             double* Z, std::ptrdiff_t ldZ, int causalRow0 = -1);
+void context(const double* W, std::ptrdiff_t ldW, int rows, const PackedValues& values, double* Z,
+             std::ptrdiff_t ldZ, int causalRow0 = -1);
 
 // The softmax of one row with AVX2: scaled[j] = in[j] / divisor (the same
 // IEEE division as anywhere), out[j] = exp(scaled[j] - max) / sum, four
 // entries at a time with exp() below; *max and *invSum as
 // scaledSoftmaxRow reports them. `scaled` and `out` must not alias `in`.
-void softmaxRow(const double* in, double divisor, double* scaled, double* out, int n,
-                double* max, double* invSum);
+void softmaxRow(const double* in, double divisor, double* scaled, double* out, int n, double* max,
+                double* invSum);
 
 // The exponential softmaxRow takes, for one value: the same vector code on
 // a broadcast, so a weight read alone is bit for bit the one its row got.

@@ -34,8 +34,8 @@ std::uint64_t fnv1a(const std::string& text)
 
 // Column j of a (d_model, width) weight matrix of the stable modes, drawn
 // from its own stream so that it does not depend on the width.
-void drawStableColumns(std::uint64_t seed, std::uint64_t which, int dModel, double scale,
-                       int firstColumn, Matrix* w)
+void drawStableColumns(std::uint64_t seed, std::uint64_t which, int dModel, double scale, int firstColumn,
+                       Matrix* w)
 {
     for (int j = firstColumn; j < w->cols(); ++j) {
         TorchGenerator gen(mix(mix(seed ^ (which << 56)) + std::uint64_t(j)));
@@ -138,10 +138,14 @@ const char* initModeName(InitMode mode)
 
 bool parseInitMode(std::string_view name, InitMode* mode)
 {
-    if (name == "article") *mode = InitMode::Article;
-    else if (name == "normal") *mode = InitMode::StandardNormal;
-    else if (name == "unit-variance") *mode = InitMode::UnitVariance;
-    else return false;
+    if (name == "article")
+        *mode = InitMode::Article;
+    else if (name == "normal")
+        *mode = InitMode::StandardNormal;
+    else if (name == "unit-variance")
+        *mode = InitMode::UnitVariance;
+    else
+        return false;
     return true;
 }
 
@@ -149,12 +153,14 @@ Status validateDimensions(int dModel, int dK, int dV)
 {
     auto check = [](const char* name, int value, int limit) -> Status {
         if (value < 1 || value > limit)
-            return Error{std::string(name) + " must be between 1 and " + std::to_string(limit)
-                         + "; got " + std::to_string(value) + "."};
+            return Error{std::string(name) + " must be between 1 and " + std::to_string(limit) + "; got "
+                         + std::to_string(value) + "."};
         return okStatus();
     };
-    if (Status s = check("d_model", dModel, kMaxDModel); !s) return s;
-    if (Status s = check("d_k", dK, kMaxDHead); !s) return s;
+    if (Status s = check("d_model", dModel, kMaxDModel); !s)
+        return s;
+    if (Status s = check("d_k", dK, kMaxDHead); !s)
+        return s;
     return check("d_v", dV, kMaxDHead);
 }
 

@@ -32,7 +32,10 @@ struct Accumulator {
     double gradRaw = 0, gradScaled = 0;
 };
 
-Error configError(const std::string& what) { return Error{what}; }
+Error configError(const std::string& what)
+{
+    return Error{what};
+}
 
 }  // namespace
 
@@ -88,26 +91,22 @@ int defaultScalingLabSamples(int nKeys, int maxDk)
 Status validateScalingLabConfig(const ScalingLabConfig& c)
 {
     if (c.nKeys < 2 || c.nKeys > kScalingLabMaxKeys)
-        return configError("The number of keys must be from 2 to " +
-                           std::to_string(kScalingLabMaxKeys) + ", not " +
-                           std::to_string(c.nKeys) + ".");
+        return configError("The number of keys must be from 2 to " + std::to_string(kScalingLabMaxKeys)
+                           + ", not " + std::to_string(c.nKeys) + ".");
     if (c.samples < 1 || c.samples > kScalingLabMaxSamples)
-        return configError("The number of samples must be from 1 to " +
-                           std::to_string(kScalingLabMaxSamples) + ", not " +
-                           std::to_string(c.samples) + ".");
+        return configError("The number of samples must be from 1 to " + std::to_string(kScalingLabMaxSamples)
+                           + ", not " + std::to_string(c.samples) + ".");
     for (std::size_t i = 0; i < c.dks.size(); ++i) {
         if (c.dks[i] < 1 || c.dks[i] > kScalingLabMaxDk)
-            return configError("Every d_k of the lab must be from 1 to " +
-                               std::to_string(kScalingLabMaxDk) + ", not " +
-                               std::to_string(c.dks[i]) + ".");
+            return configError("Every d_k of the lab must be from 1 to " + std::to_string(kScalingLabMaxDk)
+                               + ", not " + std::to_string(c.dks[i]) + ".");
         if (i > 0 && c.dks[i] <= c.dks[i - 1])
             return configError("The d_k values of the lab must be strictly increasing.");
     }
     return okStatus();
 }
 
-Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
-                                         const std::atomic<bool>* cancel,
+Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config, const std::atomic<bool>* cancel,
                                          const ScalingLabProgress& progress)
 {
     const Status valid = validateScalingLabConfig(config);

@@ -66,10 +66,10 @@ int defaultScalingLabSamples(int nKeys, int maxDk = kScalingLabMaxDk);
 std::vector<int> defaultScalingLabDks();
 
 struct ScalingLabConfig {
-    int nKeys = 6;            // keys per query, 2..kScalingLabMaxKeys
+    int nKeys = 6;                            // keys per query, 2..kScalingLabMaxKeys
     int samples = kScalingLabDefaultSamples;  // queries per d_k, 1..kScalingLabMaxSamples
     std::uint64_t seed = 2024;
-    std::vector<int> dks;     // strictly increasing within 1..1024; empty = default grid
+    std::vector<int> dks;  // strictly increasing within 1..1024; empty = default grid
 };
 
 // One entry per d_k of the grid. "Raw" is softmax(q . k_j), "scaled" is
@@ -108,9 +108,9 @@ Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config,
 // stay masked in both and are left out of the variances.
 struct ScalingComparison {
     int dK = 0;
-    double divisor = 1.0;       // sqrt(d_k)
-    Matrix weightsUnscaled;     // (n, n) softmax(Q K^T)
-    Matrix weightsScaled;       // (n, n) softmax(Q K^T / sqrt(d_k))
+    double divisor = 1.0;              // sqrt(d_k)
+    Matrix weightsUnscaled;            // (n, n) softmax(Q K^T)
+    Matrix weightsScaled;              // (n, n) softmax(Q K^T / sqrt(d_k))
     double varRaw = 0, varScaled = 0;  // population variance of the scores
     double meanMaxRaw = 0, meanMaxScaled = 0;
     double meanEntropyRaw = 0, meanEntropyScaled = 0;  // nats

@@ -27,14 +27,14 @@ inline constexpr int kScoreHistogramBins = 40;
 
 struct ScoreHistogram {
     int dK = 0;
-    double divisor = 1.0;  // sqrt(d_k)
-    double limit = 1.0;    // the bins span [-limit, limit]
+    double divisor = 1.0;           // sqrt(d_k)
+    double limit = 1.0;             // the bins span [-limit, limit]
     std::vector<long long> raw;     // counts per bin of q . k
     std::vector<long long> scaled;  // counts per bin of q . k / sqrt(d_k)
-    long long pairs = 0;       // pairs counted, in each of the two
-    long long totalPairs = 0;  // unmasked pairs of the result
-    int rowStride = 1;         // 1: every query counted
-    double meanRaw = 0, sdRaw = 0;        // of the counted pairs (population)
+    long long pairs = 0;            // pairs counted, in each of the two
+    long long totalPairs = 0;       // unmasked pairs of the result
+    int rowStride = 1;              // 1: every query counted
+    double meanRaw = 0, sdRaw = 0;  // of the counted pairs (population)
     double meanScaled = 0, sdScaled = 0;
 
     int bins() const { return int(raw.size()); }

@@ -238,10 +238,9 @@ AttentionStats computeStatistics(const AttentionResult& r)
     return taker.finish(r);
 }
 
-Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
-                                      const Matrix& Wv, const AttentionOptions& options,
-                                      AttentionResult* result, AttentionStats* stats, int threads,
-                                      const WeightRowVisitor& alsoVisit)
+Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
+                                      const AttentionOptions& options, AttentionResult* result,
+                                      AttentionStats* stats, int threads, const WeightRowVisitor& alsoVisit)
 {
     RowTaker taker(X.rows());
     const Status status = computeAttentionInto(

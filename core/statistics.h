@@ -45,9 +45,9 @@ AttentionStats computeStatistics(const AttentionResult& result);
 // statistics are taken while the engine has the row, instead of computing
 // every softmax again afterwards. `stats` is written only on success.
 // `alsoVisit`, if set, sees every row too (after the statistics took it).
-Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
-                                      const Matrix& Wv, const AttentionOptions& options,
-                                      AttentionResult* result, AttentionStats* stats,
-                                      int threads = 1, const WeightRowVisitor& alsoVisit = {});
+Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
+                                      const AttentionOptions& options, AttentionResult* result,
+                                      AttentionStats* stats, int threads = 1,
+                                      const WeightRowVisitor& alsoVisit = {});
 
 }  // namespace attn

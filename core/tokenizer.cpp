@@ -22,11 +22,17 @@ int decodeUtf8(std::string_view s, std::size_t i, char32_t* cp)
     char32_t value = 0;
     char32_t minimum = 0;
     if ((b0 & 0xE0) == 0xC0) {
-        len = 2; value = b0 & 0x1F; minimum = 0x80;
+        len = 2;
+        value = b0 & 0x1F;
+        minimum = 0x80;
     } else if ((b0 & 0xF0) == 0xE0) {
-        len = 3; value = b0 & 0x0F; minimum = 0x800;
+        len = 3;
+        value = b0 & 0x0F;
+        minimum = 0x800;
     } else if ((b0 & 0xF8) == 0xF0) {
-        len = 4; value = b0 & 0x07; minimum = 0x10000;
+        len = 4;
+        value = b0 & 0x07;
+        minimum = 0x10000;
     } else {
         return 0;
     }
@@ -47,22 +53,21 @@ int decodeUtf8(std::string_view s, std::size_t i, char32_t* cp)
 // White space as Python's str.split() sees it (the article splits with it).
 bool isSpace(char32_t c)
 {
-    return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0
-        || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029
-        || c == 0x202F || c == 0x205F || c == 0x3000;
+    return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680
+           || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F
+           || c == 0x3000;
 }
 
 bool isPunctuation(char32_t c)
 {
     if (c < 0x80)
         return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60)
-            || (c >= 0x7B && c <= 0x7E);
-    return c == 0xA1 || c == 0xA7 || c == 0xAB || c == 0xB6 || c == 0xB7 || c == 0xBB
-        || c == 0xBF || c == 0x37E || c == 0x387 || (c >= 0x2010 && c <= 0x2027)
-        || (c >= 0x2030 && c <= 0x205E) || (c >= 0x3001 && c <= 0x3003)
-        || (c >= 0x3008 && c <= 0x3011) || (c >= 0x3014 && c <= 0x301F)
-        || (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20)
-        || (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65);
+               || (c >= 0x7B && c <= 0x7E);
+    return c == 0xA1 || c == 0xA7 || c == 0xAB || c == 0xB6 || c == 0xB7 || c == 0xBB || c == 0xBF
+           || c == 0x37E || c == 0x387 || (c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205E)
+           || (c >= 0x3001 && c <= 0x3003) || (c >= 0x3008 && c <= 0x3011) || (c >= 0x3014 && c <= 0x301F)
+           || (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40)
+           || (c >= 0xFF5B && c <= 0xFF65);
 }
 
 bool isControl(char32_t c)
@@ -75,8 +80,8 @@ bool isControl(char32_t c)
 Expected<Tokenization> tokenize(std::string_view sentence, TokenizerMode mode)
 {
     if (sentence.size() > std::size_t(kMaxSentenceBytes))
-        return Error{"The sentence is " + std::to_string(sentence.size())
-                     + " bytes long; the limit is " + std::to_string(kMaxSentenceBytes) + "."};
+        return Error{"The sentence is " + std::to_string(sentence.size()) + " bytes long; the limit is "
+                     + std::to_string(kMaxSentenceBytes) + "."};
 
     Tokenization out;
     std::string current;
@@ -94,8 +99,8 @@ Expected<Tokenization> tokenize(std::string_view sentence, TokenizerMode mode)
         if (len == 0)
             return Error{"The sentence is not valid UTF-8 (byte " + std::to_string(i + 1) + ")."};
         if (isControl(cp))
-            return Error{"The sentence contains a control character (byte "
-                         + std::to_string(i + 1) + "); only printable text is accepted."};
+            return Error{"The sentence contains a control character (byte " + std::to_string(i + 1)
+                         + "); only printable text is accepted."};
         const std::string_view bytes = sentence.substr(i, len);
         if (isSpace(cp)) {
             flush();
@@ -108,14 +113,14 @@ Expected<Tokenization> tokenize(std::string_view sentence, TokenizerMode mode)
             current.append(bytes);
         }
         if (out.tokens.size() > std::size_t(kMaxTokens))
-            return Error{"The sentence has more than " + std::to_string(kMaxTokens)
-                         + " tokens; the limit is " + std::to_string(kMaxTokens) + "."};
+            return Error{"The sentence has more than " + std::to_string(kMaxTokens) + " tokens; the limit is "
+                         + std::to_string(kMaxTokens) + "."};
         i += len;
     }
     flush();
     if (out.tokens.size() > std::size_t(kMaxTokens))
-        return Error{"The sentence has " + std::to_string(out.tokens.size())
-                     + " tokens; the limit is " + std::to_string(kMaxTokens) + "."};
+        return Error{"The sentence has " + std::to_string(out.tokens.size()) + " tokens; the limit is "
+                     + std::to_string(kMaxTokens) + "."};
     if (out.tokens.empty())
         return Error{"The sentence has no tokens: type at least one word."};
 

@@ -38,12 +38,14 @@ struct CommandLine {
 };
 
 // Qt's window options, handed on to QApplication untouched.
-constexpr std::string_view kQtOptionsWithValue[] = {
-    "-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qwindowgeometry",
-    "-geometry", "-qwindowtitle", "-title", "-qwindowicon", "-style", "-stylesheet",
-    "-session", "-display", "-qmljsdebugger"};
-constexpr std::string_view kQtFlags[] = {"-reverse", "-nograb", "-dograb", "-sync",
-                                         "-widgetcount"};
+constexpr std::string_view kQtOptionsWithValue[] = {"-platform",        "-platformpluginpath",
+                                                    "-platformtheme",   "-plugin",
+                                                    "-qwindowgeometry", "-geometry",
+                                                    "-qwindowtitle",    "-title",
+                                                    "-qwindowicon",     "-style",
+                                                    "-stylesheet",      "-session",
+                                                    "-display",         "-qmljsdebugger"};
+constexpr std::string_view kQtFlags[] = {"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount"};
 
 // What argv asked for, before anything is validated against the engine.
 struct Request {
@@ -179,13 +181,13 @@ QString helpText()
         "\n"
         "Exit status: 0 on success, 1 if the files cannot be written, 2 for invalid\n"
         "options or input files.");
-    return text.arg(QString::fromStdString(defaults.sentence),
-                    QString::fromLatin1(attn::tokenizerModeName(defaults.tokenizer)),
-                    QString::number(defaults.seed), QString::number(attn::kMaxDModel),
-                    QString::number(defaults.dModel), QString::number(attn::kMaxDHead),
-                    QString::number(defaults.dK), QString::number(defaults.dV),
-                    QString::fromLatin1(attn::initModeName(defaults.init)),
-                    QString::fromLatin1(attn::scaleModeName(defaultOptions.scale)))
+    return text
+        .arg(QString::fromStdString(defaults.sentence),
+             QString::fromLatin1(attn::tokenizerModeName(defaults.tokenizer)), QString::number(defaults.seed),
+             QString::number(attn::kMaxDModel), QString::number(defaults.dModel),
+             QString::number(attn::kMaxDHead), QString::number(defaults.dK), QString::number(defaults.dV),
+             QString::fromLatin1(attn::initModeName(defaults.init)),
+             QString::fromLatin1(attn::scaleModeName(defaultOptions.scale)))
         .arg(presetNames().join(QStringLiteral(", ")));
 }
 
@@ -200,8 +202,8 @@ bool parseInteger(std::string_view text, Int* value)
     return true;
 }
 
-std::optional<UsageError> parseDimension(std::string_view option, std::string_view text,
-                                         int limit, int* value)
+std::optional<UsageError> parseDimension(std::string_view option, std::string_view text, int limit,
+                                         int* value)
 {
     int parsed = 0;
     if (!parseInteger(text, &parsed) || parsed < 1 || parsed > limit) {
@@ -225,8 +227,7 @@ std::optional<UsageError> parseScale(std::string_view text, attn::AttentionOptio
         return std::nullopt;
     }
     double divisor = 0;
-    const std::from_chars_result r =
-        std::from_chars(text.data(), text.data() + text.size(), divisor);
+    const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), divisor);
     if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(divisor)
         || !(divisor > 0)) {
         return UsageError{CommandLine::tr("--scale must be sqrt-dk, none or a positive number, "
@@ -255,8 +256,8 @@ std::optional<UsageError> applyPreset(std::string_view value, Request* request)
                               .arg(quoted(value), presetNames().join(QStringLiteral(", ")))};
     attn::Expected<LabState> lab = readLabFile(path);
     if (!lab)
-        return UsageError{CommandLine::tr("--preset %1: %2")
-                              .arg(name, QString::fromStdString(lab.error().message))};
+        return UsageError{
+            CommandLine::tr("--preset %1: %2").arg(name, QString::fromStdString(lab.error().message))};
     request->config = lab->config;
     request->options = lab->options;
     request->presetLab = std::move(lab).value();
@@ -277,15 +278,18 @@ QString presetListText()
     for (const PresetEntry& preset : presetEntries()) {
         const attn::Expected<LabState> lab = readLabFile(preset.path);
         if (!lab) {
-            lines << QStringLiteral("%1  %2").arg(preset.name, -14).arg(
-                         QString::fromStdString(lab.error().message));
+            lines << QStringLiteral("%1  %2")
+                         .arg(preset.name, -14)
+                         .arg(QString::fromStdString(lab.error().message));
             continue;
         }
         const attn::ModelConfig& c = lab->config;
-        lines << QStringLiteral("%1  %2").arg(preset.name, -14).arg(
-            lab->view.value(QStringLiteral("title")).toString());
-        lines << CommandLine::tr("%1  \"%2\", seed %3, d_model %4, d_k %5, d_v %6, %7 "
-                                 "initialisation, scale %8%9")
+        lines << QStringLiteral("%1  %2")
+                     .arg(preset.name, -14)
+                     .arg(lab->view.value(QStringLiteral("title")).toString());
+        lines << CommandLine::tr(
+                     "%1  \"%2\", seed %3, d_model %4, d_k %5, d_v %6, %7 "
+                     "initialisation, scale %8%9")
                      .arg(QString(), -14)
                      .arg(QString::fromStdString(c.sentence))
                      .arg(c.seed)
@@ -300,8 +304,7 @@ QString presetListText()
 }
 
 // One option with its value into the request.
-std::optional<UsageError> applyOption(std::string_view name, std::string_view value,
-                                      Request* request)
+std::optional<UsageError> applyOption(std::string_view name, std::string_view value, Request* request)
 {
     attn::ModelConfig& config = request->config;
     if (name == "--d-model" || name == "--d-k" || name == "--d-v")
@@ -313,8 +316,8 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
         config.sentence = std::string(value);
     } else if (name == "--tokenizer") {
         if (!attn::parseTokenizerMode(value, &config.tokenizer))
-            return UsageError{CommandLine::tr("--tokenizer must be article or punctuation, not %1")
-                                  .arg(quoted(value))};
+            return UsageError{
+                CommandLine::tr("--tokenizer must be article or punctuation, not %1").arg(quoted(value))};
     } else if (name == "--seed") {
         if (!parseInteger(value, &config.seed))
             return UsageError{CommandLine::tr("--seed must be a whole number from 0 to "
@@ -361,9 +364,9 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
 
 bool takesValue(std::string_view name)
 {
-    for (const char* option : {"--sentence", "--tokenizer", "--seed", "--d-model", "--d-k", "--d-v",
-                               "--init", "--scale", "--export-dir", "--format", "--open", "--save",
-                               "--x", "--wq", "--wk", "--wv", "--preset"}) {
+    for (const char* option :
+         {"--sentence", "--tokenizer", "--seed", "--d-model", "--d-k", "--d-v", "--init", "--scale",
+          "--export-dir", "--format", "--open", "--save", "--x", "--wq", "--wk", "--wv", "--preset"}) {
         if (name == option)
             return true;
     }
@@ -416,8 +419,7 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
                 continue;
             }
             if (!arg.empty() && arg.front() == '-')
-                return UsageError{CommandLine::tr("unknown option %1; see --help")
-                                      .arg(quoted(arg))};
+                return UsageError{CommandLine::tr("unknown option %1; see --help").arg(quoted(arg))};
             // A bare file name opens that lab, as a file manager (the
             // desktop entry's "attention-lab %f") passes it.
             if (request->openPath)
@@ -429,8 +431,8 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
         }
         if (!takesValue(name)) {
             if (name == "--causal" || name == "--transpose-weights")
-                return UsageError{CommandLine::tr("%1 takes no value")
-                                      .arg(QLatin1String(name.data(), int(name.size())))};
+                return UsageError{
+                    CommandLine::tr("%1 takes no value").arg(QLatin1String(name.data(), int(name.size())))};
             return UsageError{CommandLine::tr("unknown option %1; see --help").arg(quoted(name))};
         }
 
@@ -439,8 +441,7 @@ std::optional<UsageError> parseArguments(int argc, char** argv, Request* request
             value = arg.substr(equals + 1);
         } else {
             if (i + 1 >= argc || std::string_view(argv[i + 1]).substr(0, 2) == "--")
-                return UsageError{CommandLine::tr("%1 needs a value; see --help")
-                                      .arg(quoted(name))};
+                return UsageError{CommandLine::tr("%1 needs a value; see --help").arg(quoted(name))};
             value = argv[++i];
         }
         if (isModelOption(name)) {
@@ -461,16 +462,16 @@ std::optional<UsageError> validate(const Request& request)
     const attn::Expected<attn::Tokenization> tokens =
         attn::tokenize(request.config.sentence, request.config.tokenizer);
     if (!tokens)
-        return UsageError{CommandLine::tr("--sentence: %1")
-                              .arg(QString::fromStdString(tokens.error().message))};
+        return UsageError{
+            CommandLine::tr("--sentence: %1").arg(QString::fromStdString(tokens.error().message))};
     const attn::Status dimensions =
         attn::validateDimensions(request.config.dModel, request.config.dK, request.config.dV);
     if (!dimensions)
         return UsageError{QString::fromStdString(dimensions.error().message)};
     const attn::Expected<double> divisor = attn::scaleDivisor(request.options, request.config.dK);
     if (!divisor)
-        return UsageError{CommandLine::tr("--scale: %1")
-                              .arg(QString::fromStdString(divisor.error().message))};
+        return UsageError{
+            CommandLine::tr("--scale: %1").arg(QString::fromStdString(divisor.error().message))};
     if (request.formats && !request.exportDir)
         return UsageError{CommandLine::tr("--format needs --export-dir")};
     if (request.formats) {
@@ -562,8 +563,8 @@ attn::Expected<LabState> labFromMatrixFiles(const Request& request)
                                  ? "leave out --transpose-weights: the file is already d_in x d_out"
                                  : "use --transpose-weights for PyTorch's nn.Linear.weight (d_out x d_in)";
     if (have(SlotX)) {
-        const attn::Status shape = checkShape(names[SlotX], given[SlotX], -1, config.dModel,
-                                              "tokens x d_model");
+        const attn::Status shape =
+            checkShape(names[SlotX], given[SlotX], -1, config.dModel, "tokens x d_model");
         if (!shape)
             return shape.error();
         if (given[SlotX].rows() > attn::kMaxTokens)
@@ -581,8 +582,8 @@ attn::Expected<LabState> labFromMatrixFiles(const Request& request)
     for (const auto& w : weights) {
         if (!have(w.slot))
             continue;
-        const attn::Status shape = checkShape(names[w.slot], given[w.slot], config.dModel, w.cols,
-                                              w.dims, hint);
+        const attn::Status shape =
+            checkShape(names[w.slot], given[w.slot], config.dModel, w.cols, w.dims, hint);
         if (!shape)
             return shape.error();
     }
@@ -636,8 +637,8 @@ std::optional<attn::Expected<LabState>> loadStart(const Request& request)
         if (!lab)
             return attn::Expected<LabState>(attn::Error{"--open: " + lab.error().message});
         for (const std::string& warning : lab->warnings)
-            printLine(stderr, CommandLine::tr("attention-lab: warning: %1")
-                                  .arg(QString::fromStdString(warning)));
+            printLine(stderr,
+                      CommandLine::tr("attention-lab: warning: %1").arg(QString::fromStdString(warning)));
         return lab;
     }
     if (hasMatrixFiles(request))
@@ -667,9 +668,9 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
         const QString path = localPath(*request.savePath);
         const QDir parent = QFileInfo(path).absoluteDir();
         if (!parent.exists()) {
-            printError(CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
-                           .arg(QDir::toNativeSeparators(path),
-                                QDir::toNativeSeparators(parent.absolutePath())));
+            printError(
+                CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
+                    .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
             return kExitRuntimeError;
         }
     }
@@ -705,10 +706,11 @@ QList<PresetEntry> presetEntries()
 {
     initPresetResources();
     QList<PresetEntry> presets;
-    for (const auto& [name, file] : {std::pair{"article", "article-example"},
-                                     std::pair{"cinema", "jane-cinema"},
-                                     std::pair{"scaling-demo", "scaling-demo"}})
-        presets.append({QLatin1String(name), QStringLiteral(":/presets/%1.attnlab").arg(QLatin1String(file))});
+    for (const auto& [name, file] :
+         {std::pair{"article", "article-example"}, std::pair{"cinema", "jane-cinema"},
+          std::pair{"scaling-demo", "scaling-demo"}})
+        presets.append(
+            {QLatin1String(name), QStringLiteral(":/presets/%1.attnlab").arg(QLatin1String(file))});
     return presets;
 }
 

@@ -32,7 +32,7 @@
 namespace attnlab {
 
 struct CommandLineOutcome {
-    bool exitNow = false;   // help, version, headless run, or bad arguments
+    bool exitNow = false;  // help, version, headless run, or bad arguments
     int exitCode = 0;
     bool haveConfig = false;  // the user gave model options for the window
     attn::ModelConfig config;

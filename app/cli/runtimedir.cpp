@@ -68,7 +68,9 @@ void ensureRuntimeDir()
 
 #else
 
-void ensureRuntimeDir() {}
+void ensureRuntimeDir()
+{
+}
 
 #endif
 

@@ -166,9 +166,9 @@ attn::Status checkImageExport(const ExportFormats& formats)
 {
     if (haveImageExporter())
         return attn::okStatus();
-    for (const auto& [asked, format] : {std::pair{formats.png, ImageFormat::Png},
-                                        std::pair{formats.svg, ImageFormat::Svg},
-                                        std::pair{formats.pdf, ImageFormat::Pdf}}) {
+    for (const auto& [asked, format] :
+         {std::pair{formats.png, ImageFormat::Png}, std::pair{formats.svg, ImageFormat::Svg},
+          std::pair{formats.pdf, ImageFormat::Pdf}}) {
         if (asked)
             return attn::Error{std::string(imageFormatName(format))
                                + " export needs the window renderer, which is not available here; "
@@ -183,9 +183,8 @@ attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = list.find(',', start);
-        const std::string name = trimmed(list.substr(start, comma == std::string_view::npos
-                                                               ? std::string_view::npos
-                                                               : comma - start));
+        const std::string name = trimmed(
+            list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
         if (name == "json")
             formats.json = true;
         else if (name == "csv")
@@ -199,8 +198,7 @@ attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
         else if (name == "pdf")
             formats.pdf = true;
         else if (name.empty())
-            return attn::Error{"--format '" + std::string(list) + "' has an empty name; "
-                               + kFormatList};
+            return attn::Error{"--format '" + std::string(list) + "' has an empty name; " + kFormatList};
         else
             return attn::Error{"unknown export format '" + name + "'; " + kFormatList};
         if (comma == std::string_view::npos)
@@ -264,32 +262,31 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
     json.finish();
 }
 
-std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
-                                             const ExportFormats& formats)
+std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, const ExportFormats& formats)
 {
     std::vector<OutputFile> files;
     if (formats.json) {
-        files.push_back({"attention.json",
-                         [&snapshot](std::ostream& out) { writeAttentionJson(out, snapshot); }});
+        files.push_back(
+            {"attention.json", [&snapshot](std::ostream& out) { writeAttentionJson(out, snapshot); }});
     }
     if (formats.csv) {
         for (const MatrixEntry& entry : matrices(snapshot)) {
             files.push_back({std::string(entry.name) + ".csv", [&snapshot, entry](std::ostream& out) {
                                  entry.with([&](const attn::Matrix& m) {
-                                 const std::vector<std::string>& tokens =
-                                     snapshot.model.tokenization.tokens;
-                                 switch (entry.labels) {
-                                 case Labels::TokenRows:
-                                     writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token");
-                                     break;
-                                 case Labels::QueryKey:
-                                     writeMatrixCsv(out, m, tokens, tokens, "query/key");
-                                     break;
-                                 case Labels::Indices:
-                                     writeMatrixCsv(out, m, indexLabels(int(m.rows())),
-                                                    indexLabels(int(m.cols())), "row");
-                                     break;
-                                 }
+                                     const std::vector<std::string>& tokens =
+                                         snapshot.model.tokenization.tokens;
+                                     switch (entry.labels) {
+                                     case Labels::TokenRows:
+                                         writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token");
+                                         break;
+                                     case Labels::QueryKey:
+                                         writeMatrixCsv(out, m, tokens, tokens, "query/key");
+                                         break;
+                                     case Labels::Indices:
+                                         writeMatrixCsv(out, m, indexLabels(int(m.rows())),
+                                                        indexLabels(int(m.cols())), "row");
+                                         break;
+                                     }
                                  });
                              }});
         }
@@ -303,9 +300,9 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
     }
     const ImageExporter& images = registeredImageExporter();
     if (images) {
-        for (const auto& [asked, format] : {std::pair{formats.png, ImageFormat::Png},
-                                            std::pair{formats.svg, ImageFormat::Svg},
-                                            std::pair{formats.pdf, ImageFormat::Pdf}}) {
+        for (const auto& [asked, format] :
+             {std::pair{formats.png, ImageFormat::Png}, std::pair{formats.svg, ImageFormat::Svg},
+              std::pair{formats.pdf, ImageFormat::Pdf}}) {
             if (!asked)
                 continue;
             std::vector<OutputFile> pictures = images(snapshot, format);

@@ -76,8 +76,7 @@ std::vector<std::string> exportedMatrixNames();
 // of the registered image exporter, as `formats` asks (image formats without
 // an exporter are skipped: call checkImageExport first). The writers refer to
 // `snapshot`, which must outlive the returned files.
-std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot,
-                                             const ExportFormats& formats);
+std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, const ExportFormats& formats);
 
 // checkImageExport, then writes attentionExportFiles into `directory`
 // (created if missing), all or nothing (see writeFilesAtomically).

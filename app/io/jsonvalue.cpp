@@ -49,8 +49,7 @@ private:
 
     bool failAt(const std::string& what)
     {
-        error_ = pos_ >= text_.size() ? "the file ends early (" + what + ")"
-                                      : where() + ": " + what;
+        error_ = pos_ >= text_.size() ? "the file ends early (" + what + ")" : where() + ": " + what;
         return false;
     }
 
@@ -85,10 +84,9 @@ private:
         }
         if (c == '-' || (c >= '0' && c <= '9'))
             return parseNumber(value);
-        for (const auto& [word, type, flag] :
-             {std::tuple{"true", JsonValue::Type::Boolean, true},
-              std::tuple{"false", JsonValue::Type::Boolean, false},
-              std::tuple{"null", JsonValue::Type::Null, false}}) {
+        for (const auto& [word, type, flag] : {std::tuple{"true", JsonValue::Type::Boolean, true},
+                                               std::tuple{"false", JsonValue::Type::Boolean, false},
+                                               std::tuple{"null", JsonValue::Type::Null, false}}) {
             const std::string_view w(word);
             if (text_.substr(pos_, w.size()) == w) {
                 pos_ += w.size();
@@ -227,9 +225,7 @@ private:
                 appendUtf8(out, code);
                 break;
             }
-            default:
-                --pos_;
-                return failAt("unknown escape '\\" + std::string(1, e) + "'");
+            default: --pos_; return failAt("unknown escape '\\" + std::string(1, e) + "'");
             }
         }
         return failAt("a string is not closed");

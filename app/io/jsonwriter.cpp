@@ -11,7 +11,9 @@ namespace {
 constexpr std::size_t kFlushBytes = 1 << 16;
 }
 
-JsonWriter::JsonWriter(std::ostream& out) : out_(out) {}
+JsonWriter::JsonWriter(std::ostream& out) : out_(out)
+{
+}
 
 JsonWriter::~JsonWriter()
 {
@@ -60,10 +62,22 @@ void JsonWriter::close(char bracket)
     flushIfLarge();
 }
 
-void JsonWriter::beginObject(Layout layout) { open('{', layout); }
-void JsonWriter::endObject() { close('}'); }
-void JsonWriter::beginArray(Layout layout) { open('[', layout); }
-void JsonWriter::endArray() { close(']'); }
+void JsonWriter::beginObject(Layout layout)
+{
+    open('{', layout);
+}
+void JsonWriter::endObject()
+{
+    close('}');
+}
+void JsonWriter::beginArray(Layout layout)
+{
+    open('[', layout);
+}
+void JsonWriter::endArray()
+{
+    close(']');
+}
 
 void JsonWriter::key(std::string_view name)
 {
@@ -82,7 +96,10 @@ void JsonWriter::value(double number)
         buffer_ += "null";
 }
 
-void JsonWriter::value(int number) { value(std::int64_t(number)); }
+void JsonWriter::value(int number)
+{
+    value(std::int64_t(number));
+}
 
 void JsonWriter::value(std::int64_t number)
 {

@@ -23,9 +23,9 @@ namespace {
 using Layout = JsonWriter::Layout;
 using Type = JsonValue::Type;
 
-const char* const kKnownKeys[] = {"format", "version", "app_version", "sentence", "tokenizer",
-                                  "seed", "d_model", "d_k", "d_v", "init", "scale_mode",
-                                  "scale_divisor", "causal", "X", "W_q", "W_k", "W_v", "view"};
+const char* const kKnownKeys[] = {
+    "format", "version",    "app_version",   "sentence", "tokenizer", "seed", "d_model", "d_k", "d_v",
+    "init",   "scale_mode", "scale_divisor", "causal",   "X",         "W_q",  "W_k",     "W_v", "view"};
 
 std::string quotedKey(std::string_view key)
 {
@@ -50,12 +50,8 @@ void writeQJson(JsonWriter& json, const QJsonValue& value)
 {
     switch (value.type()) {
     case QJsonValue::Null:
-    case QJsonValue::Undefined:
-        json.null();
-        break;
-    case QJsonValue::Bool:
-        json.value(value.toBool());
-        break;
+    case QJsonValue::Undefined: json.null(); break;
+    case QJsonValue::Bool: json.value(value.toBool()); break;
     case QJsonValue::Double: {
         const double d = value.toDouble();
         if (std::isfinite(d) && d == std::trunc(d) && std::abs(d) < 9.2e18 && !(d == 0 && std::signbit(d)))
@@ -64,9 +60,7 @@ void writeQJson(JsonWriter& json, const QJsonValue& value)
             json.value(d);
         break;
     }
-    case QJsonValue::String:
-        json.value(std::string_view(value.toString().toStdString()));
-        break;
+    case QJsonValue::String: json.value(std::string_view(value.toString().toStdString())); break;
     case QJsonValue::Array: {
         const QJsonArray array = value.toArray();
         json.beginArray(Layout::Inline);
@@ -106,9 +100,8 @@ public:
             return nullptr;
         }
         if (value->type() != type) {
-            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(value->line())
-                                 + ") must be " + JsonValue::typeName(type) + ", not "
-                                 + JsonValue::typeName(value->type())};
+            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(value->line()) + ") must be "
+                                 + JsonValue::typeName(type) + ", not " + JsonValue::typeName(value->type())};
             return nullptr;
         }
         return value;
@@ -177,8 +170,8 @@ public:
         attn::Matrix m(Eigen::Index(rows.size()), Eigen::Index(cols));
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const JsonValue& row = rows[i];
-            const std::string where = name + " row " + std::to_string(i + 1) + " (line "
-                                      + std::to_string(row.line()) + ")";
+            const std::string where =
+                name + " row " + std::to_string(i + 1) + " (line " + std::to_string(row.line()) + ")";
             if (!row.isArray()) {
                 error_ = attn::Error{where + " must be an array of numbers, not "
                                      + JsonValue::typeName(row.type())};
@@ -187,8 +180,9 @@ public:
             if (!row.allNumbers()) {
                 for (std::size_t j = 0; j < row.items().size(); ++j) {
                     if (!row.items()[j].isNumber()) {
-                        error_ = attn::Error{where + ", entry " + std::to_string(j + 1) + " must be a number, not "
-                                             + JsonValue::typeName(row.items()[j].type())};
+                        error_ =
+                            attn::Error{where + ", entry " + std::to_string(j + 1) + " must be a number, not "
+                                        + JsonValue::typeName(row.items()[j].type())};
                         return {};
                     }
                 }
@@ -198,9 +192,8 @@ public:
                 return {};
             }
             if (row.size() != cols) {
-                error_ = attn::Error{where + " has " + std::to_string(row.size())
-                                     + " numbers but row 1 has " + std::to_string(cols)
-                                     + "; every row needs the same number of columns"};
+                error_ = attn::Error{where + " has " + std::to_string(row.size()) + " numbers but row 1 has "
+                                     + std::to_string(cols) + "; every row needs the same number of columns"};
                 return {};
             }
             for (std::size_t j = 0; j < cols; ++j)
@@ -222,14 +215,14 @@ std::string joined(const std::vector<std::string>& items)
     return text;
 }
 
-attn::Status checkMatrixShape(const char* name, const attn::Matrix& m, Eigen::Index rows,
-                              Eigen::Index cols, const char* rowsWhat, const char* colsWhat)
+attn::Status checkMatrixShape(const char* name, const attn::Matrix& m, Eigen::Index rows, Eigen::Index cols,
+                              const char* rowsWhat, const char* colsWhat)
 {
     if (m.rows() == rows && m.cols() == cols)
         return attn::okStatus();
-    return attn::Error{quotedKey(name) + " is (" + std::to_string(m.rows()) + ", "
-                       + std::to_string(m.cols()) + ") but must be (" + std::to_string(rows) + ", "
-                       + std::to_string(cols) + "): " + rowsWhat + " x " + colsWhat};
+    return attn::Error{quotedKey(name) + " is (" + std::to_string(m.rows()) + ", " + std::to_string(m.cols())
+                       + ") but must be (" + std::to_string(rows) + ", " + std::to_string(cols)
+                       + "): " + rowsWhat + " x " + colsWhat};
 }
 
 }  // namespace
@@ -261,11 +254,10 @@ attn::Status validateLabState(const LabState& s)
     const Eigen::Index n = Eigen::Index(tokens->tokens.size());
     const std::string tokensWhat = std::to_string(n) + " tokens of \"sentence\"";
     const int dModel = s.config.dModel, dK = s.config.dK, dV = s.config.dV;
-    for (const attn::Status& shape :
-         {checkMatrixShape("X", s.X, n, dModel, tokensWhat.c_str(), "d_model"),
-          checkMatrixShape("W_q", s.Wq, dModel, dK, "d_model", "d_k"),
-          checkMatrixShape("W_k", s.Wk, dModel, dK, "d_model", "d_k"),
-          checkMatrixShape("W_v", s.Wv, dModel, dV, "d_model", "d_v")}) {
+    for (const attn::Status& shape : {checkMatrixShape("X", s.X, n, dModel, tokensWhat.c_str(), "d_model"),
+                                      checkMatrixShape("W_q", s.Wq, dModel, dK, "d_model", "d_k"),
+                                      checkMatrixShape("W_k", s.Wk, dModel, dK, "d_model", "d_k"),
+                                      checkMatrixShape("W_v", s.Wv, dModel, dV, "d_model", "d_v")}) {
         if (!shape)
             return shape;
     }
@@ -348,9 +340,8 @@ attn::Expected<LabState> parseLab(std::string_view text)
     LabReader read(root);
     const JsonValue* format = root.find("format");
     if (!format || !format->isString() || format->text() != kLabFormatName)
-        return attn::Error{std::string("not an Attention Lab file: \"format\" must be \"")
-                           + kLabFormatName + "\""
-                           + (format && format->isString() ? ", not \"" + format->text() + "\"" : "")};
+        return attn::Error{std::string("not an Attention Lab file: \"format\" must be \"") + kLabFormatName
+                           + "\"" + (format && format->isString() ? ", not \"" + format->text() + "\"" : "")};
 
     int version = kLabFormatVersion;
     if (root.find("version")) {
@@ -370,8 +361,8 @@ attn::Expected<LabState> parseLab(std::string_view text)
             unknown.push_back(key);
     }
     if (version > kLabFormatVersion) {
-        std::string warning = "the file is version " + std::to_string(version)
-                              + ", written by a newer Attention Lab";
+        std::string warning =
+            "the file is version " + std::to_string(version) + ", written by a newer Attention Lab";
         if (const JsonValue* app = root.find("app_version"); app && app->isString())
             warning += " (" + app->text() + ")";
         warning += "; it was read as version " + std::to_string(kLabFormatVersion);
@@ -393,20 +384,23 @@ attn::Expected<LabState> parseLab(std::string_view text)
     c.dV = read.integer<int>("d_v", 1, attn::kMaxDHead);
     const std::string init = read.string("init");
     if (!read.error() && !attn::parseInitMode(init, &c.init))
-        return attn::Error{"\"init\" must be \"article\", \"normal\" or \"unit-variance\", not \"" + init + "\""};
+        return attn::Error{"\"init\" must be \"article\", \"normal\" or \"unit-variance\", not \"" + init
+                           + "\""};
 
     const std::string scale = read.string("scale_mode");
     if (read.error())
         return *read.error();
     bool knownScale = false;
-    for (const attn::ScaleMode mode : {attn::ScaleMode::SqrtDk, attn::ScaleMode::None, attn::ScaleMode::Custom}) {
+    for (const attn::ScaleMode mode :
+         {attn::ScaleMode::SqrtDk, attn::ScaleMode::None, attn::ScaleMode::Custom}) {
         if (scale == attn::scaleModeName(mode)) {
             state.options.scale = mode;
             knownScale = true;
         }
     }
     if (!knownScale)
-        return attn::Error{"\"scale_mode\" must be \"sqrt-dk\", \"none\" or \"custom\", not \"" + scale + "\""};
+        return attn::Error{"\"scale_mode\" must be \"sqrt-dk\", \"none\" or \"custom\", not \"" + scale
+                           + "\""};
     state.options.customDivisor = read.number("scale_divisor", attn::AttentionOptions().customDivisor,
                                               state.options.scale == attn::ScaleMode::Custom);
     state.options.causal = read.boolean("causal");

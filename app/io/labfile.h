@@ -55,11 +55,11 @@ inline constexpr const char* kLabFileSuffix = "attnlab";
 struct LabState {
     attn::ModelConfig config;  // d_model, d_k, d_v agree with the matrices
     attn::AttentionOptions options;
-    attn::Matrix X;   // (n, d_model), one row per token of config.sentence
-    attn::Matrix Wq;  // (d_model, d_k)
-    attn::Matrix Wk;  // (d_model, d_k)
-    attn::Matrix Wv;  // (d_model, d_v)
-    QJsonObject view;  // opaque to this layer: the GUI's focus row, ranges, ...
+    attn::Matrix X;                     // (n, d_model), one row per token of config.sentence
+    attn::Matrix Wq;                    // (d_model, d_k)
+    attn::Matrix Wk;                    // (d_model, d_k)
+    attn::Matrix Wv;                    // (d_model, d_v)
+    QJsonObject view;                   // opaque to this layer: the GUI's focus row, ranges, ...
     std::vector<std::string> warnings;  // filled by the reader, never written
 };
 

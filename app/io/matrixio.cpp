@@ -10,8 +10,7 @@
 
 namespace attnlab {
 
-void writeMatrixCsv(std::ostream& out, const attn::Matrix& m,
-                    const std::vector<std::string>& rowLabels,
+void writeMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<std::string>& rowLabels,
                     const std::vector<std::string>& columnLabels, std::string_view corner)
 {
     std::string line;
@@ -107,8 +106,8 @@ attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text)
         for (std::size_t c = 0; c < columns; ++c) {
             double value = 0;
             if (!parseNumber(row[c + 1], &value))
-                return attn::Error{where + ", column " + std::to_string(c + 2) + ": '"
-                                   + row[c + 1] + "' is not a number"};
+                return attn::Error{where + ", column " + std::to_string(c + 2) + ": '" + row[c + 1]
+                                   + "' is not a number"};
             result.values(Eigen::Index(r - 1), Eigen::Index(c)) = value;
         }
     }

@@ -28,8 +28,7 @@ struct LabelledMatrix {
 };
 
 // `rowLabels` has m.rows() entries and `columnLabels` m.cols() entries.
-void writeMatrixCsv(std::ostream& out, const attn::Matrix& m,
-                    const std::vector<std::string>& rowLabels,
+void writeMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<std::string>& rowLabels,
                     const std::vector<std::string>& columnLabels, std::string_view corner);
 
 // "0", "1", ... count - 1: the labels of dimensions and weight rows.

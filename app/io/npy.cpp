@@ -28,12 +28,12 @@ constexpr std::size_t kMaxHeaderBytes = 1 << 16;
 struct PyValue {
     enum class Type { String, Integer, Boolean, None, Sequence, Dict };
     Type type = Type::None;
-    std::string text;                 // String
-    unsigned long long integer = 0;   // Integer
-    bool tooLarge = false;            // Integer beyond 64 bits
-    bool boolean = false;             // Boolean
-    std::vector<PyValue> items;       // Sequence (tuple or list), Dict values
-    std::vector<std::string> keys;    // Dict keys (strings), parallel to items
+    std::string text;                // String
+    unsigned long long integer = 0;  // Integer
+    bool tooLarge = false;           // Integer beyond 64 bits
+    bool boolean = false;            // Boolean
+    std::vector<PyValue> items;      // Sequence (tuple or list), Dict values
+    std::vector<std::string> keys;   // Dict keys (strings), parallel to items
 };
 
 class PyLiteralParser {
@@ -52,8 +52,7 @@ private:
     void skipBlanks()
     {
         while (pos_ < text_.size()
-               && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t'
-                   || text_[pos_] == '\r'))
+               && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
             ++pos_;
     }
 
@@ -85,10 +84,9 @@ private:
             return parseSequence(value, c == '(' ? ')' : ']', depth);
         if (c >= '0' && c <= '9')
             return parseInteger(value);
-        for (const auto& [word, type, flag] :
-             {std::tuple{"True", PyValue::Type::Boolean, true},
-              std::tuple{"False", PyValue::Type::Boolean, false},
-              std::tuple{"None", PyValue::Type::None, false}}) {
+        for (const auto& [word, type, flag] : {std::tuple{"True", PyValue::Type::Boolean, true},
+                                               std::tuple{"False", PyValue::Type::Boolean, false},
+                                               std::tuple{"None", PyValue::Type::None, false}}) {
             const std::string_view w(word);
             if (text_.substr(pos_, w.size()) == w) {
                 pos_ += w.size();
@@ -252,8 +250,8 @@ std::string shapeText(const PyValue& shape)
         if (i > 0)
             text += ", ";
         text += d.type != PyValue::Type::Integer ? std::string("?")
-                : d.tooLarge                      ? std::string("huge")
-                                                  : std::to_string(d.integer);
+                : d.tooLarge                     ? std::string("huge")
+                                                 : std::to_string(d.integer);
     }
     if (shape.items.size() == 1)
         text += ",";
@@ -292,13 +290,12 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
     const std::size_t headerLength =
         major == 1 ? qFromLittleEndian<quint16>(p) : qFromLittleEndian<quint32>(p);
     if (headerLength > kMaxHeaderBytes)
-        return fail(name, "the .npy header claims " + std::to_string(headerLength)
-                              + " bytes, more than the " + std::to_string(kMaxHeaderBytes)
-                              + " allowed");
+        return fail(name, "the .npy header claims " + std::to_string(headerLength) + " bytes, more than the "
+                              + std::to_string(kMaxHeaderBytes) + " allowed");
     if (bytes.size() < prefix + headerLength)
         return fail(name, "the file ends inside the .npy header (" + std::to_string(headerLength)
-                              + " header bytes announced, "
-                              + std::to_string(bytes.size() - prefix) + " present)");
+                              + " header bytes announced, " + std::to_string(bytes.size() - prefix)
+                              + " present)");
 
     PyValue dict;
     PyLiteralParser parser(bytes.substr(prefix, headerLength));
@@ -309,7 +306,10 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
     const PyValue* shape = findKey(dict, "shape");
     if (!descr || !fortran || !shape)
         return fail(name, std::string("the .npy header lacks '")
-                              + (!descr ? "descr" : !fortran ? "fortran_order" : "shape") + "'");
+                              + (!descr     ? "descr"
+                                 : !fortran ? "fortran_order"
+                                            : "shape")
+                              + "'");
 
     NpyHeader header;
     header.dataOffset = prefix + headerLength;
@@ -334,9 +334,8 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
                                   + " holds something other than whole numbers");
     const std::size_t rank = shape->items.size();
     if (rank == 0 || rank > 2)
-        return fail(name, "has " + std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s")
-                              + ", shape " + shapeText(*shape)
-                              + "; a matrix needs 2 (or 1 for a single row)");
+        return fail(name, "has " + std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s") + ", shape "
+                              + shapeText(*shape) + "; a matrix needs 2 (or 1 for a single row)");
     const PyValue& r = shape->items.front();
     const PyValue& c = shape->items.back();
     const long long limit = attn::kMaxTokens;
@@ -359,13 +358,13 @@ attn::Status checkDataSize(const NpyHeader& header, long long available, std::st
     const long long needed = header.dataBytes();
     if (available == needed)
         return attn::okStatus();
-    const std::string dtype = std::string(header.bigEndian ? ">" : "<") + "f"
-                              + std::to_string(header.itemSize);
-    const std::string what = "the header's shape " + shapeText(header.rows, header.cols) + " of "
-                             + dtype + " needs " + std::to_string(needed) + " data bytes but ";
+    const std::string dtype =
+        std::string(header.bigEndian ? ">" : "<") + "f" + std::to_string(header.itemSize);
+    const std::string what = "the header's shape " + shapeText(header.rows, header.cols) + " of " + dtype
+                             + " needs " + std::to_string(needed) + " data bytes but ";
     if (available < needed)
-        return fail(name, what + "the file has " + std::to_string(available)
-                              + " (truncated or a wrong header)");
+        return fail(name,
+                    what + "the file has " + std::to_string(available) + " (truncated or a wrong header)");
     return fail(name, what + "the file has " + std::to_string(available)
                           + " (extra bytes after the data: a wrong header)");
 }
@@ -384,8 +383,7 @@ double readEntry(const uchar* p, const NpyHeader& header)
     return double(value);
 }
 
-attn::Expected<attn::Matrix> decodeData(const NpyHeader& header, const char* data,
-                                        std::string_view name)
+attn::Expected<attn::Matrix> decodeData(const NpyHeader& header, const char* data, std::string_view name)
 {
     const auto* bytes = reinterpret_cast<const uchar*>(data);
     attn::Matrix m(header.rows, header.cols);
@@ -395,8 +393,10 @@ attn::Expected<attn::Matrix> decodeData(const NpyHeader& header, const char* dat
             const double value = readEntry(bytes + index * header.itemSize, header);
             if (!std::isfinite(value)) {
                 return fail(name, "entry [" + std::to_string(i) + ", " + std::to_string(j) + "] (row "
-                                      + std::to_string(i + 1) + ", column " + std::to_string(j + 1)
-                                      + ") is " + (std::isnan(value) ? "NaN" : value > 0 ? "inf" : "-inf")
+                                      + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + ") is "
+                                      + (std::isnan(value) ? "NaN"
+                                         : value > 0       ? "inf"
+                                                           : "-inf")
                                       + "; every entry must be a finite number");
             }
             m(i, j) = value;
@@ -427,7 +427,8 @@ attn::Expected<attn::Matrix> readNpyFile(const QString& path)
         return attn::Error{"cannot open '" + path.toStdString() + "': " + file.errorString().toStdString()};
     // Enough for any accepted header; the data is read once its size is known.
     const QByteArray start = file.read(qint64(kMagicSize + 2 + 4 + kMaxHeaderBytes));
-    const attn::Expected<NpyHeader> header = parseHeader(std::string_view(start.constData(), start.size()), name);
+    const attn::Expected<NpyHeader> header =
+        parseHeader(std::string_view(start.constData(), start.size()), name);
     if (!header)
         return header.error();
     const long long available = file.size() - (long long)header->dataOffset;
@@ -444,8 +445,8 @@ attn::Expected<attn::Matrix> readNpyFile(const QString& path)
 
 void writeNpy(std::ostream& out, const attn::Matrix& m)
 {
-    std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': ("
-                       + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "), }";
+    std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", "
+                       + std::to_string(m.cols()) + "), }";
     // Data starts at a multiple of 64 bytes, as numpy writes it.
     const bool version1 = dict.size() + 1 + kMagicSize + 2 + 2 <= 65535;
     const std::size_t prefix = kMagicSize + 2 + (version1 ? 2 : 4);
@@ -486,8 +487,8 @@ std::string npyBytes(const attn::Matrix& m)
     return out.str();
 }
 
-attn::Status checkShape(std::string_view name, const attn::Matrix& m, int expectedRows,
-                        int expectedCols, std::string_view dims, std::string_view transposeHint)
+attn::Status checkShape(std::string_view name, const attn::Matrix& m, int expectedRows, int expectedCols,
+                        std::string_view dims, std::string_view transposeHint)
 {
     const bool rowsFit = expectedRows < 0 || m.rows() == expectedRows;
     const bool colsFit = expectedCols < 0 || m.cols() == expectedCols;
@@ -497,8 +498,8 @@ attn::Status checkShape(std::string_view name, const attn::Matrix& m, int expect
     std::string message = std::string(name) + " has shape " + shapeText(m.rows(), m.cols()) + " but ("
                           + dim(expectedRows) + ", " + dim(expectedCols) + ") was expected ("
                           + std::string(dims) + ")";
-    const bool transposedFits = (expectedRows < 0 || m.cols() == expectedRows)
-                                && (expectedCols < 0 || m.rows() == expectedCols);
+    const bool transposedFits =
+        (expectedRows < 0 || m.cols() == expectedRows) && (expectedCols < 0 || m.rows() == expectedCols);
     if (transposedFits && !transposeHint.empty())
         message += "; " + std::string(transposeHint);
     return attn::Error{message};

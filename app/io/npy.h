@@ -56,8 +56,7 @@ std::string npyBytes(const attn::Matrix& m);
 // matrix would fit, `transposeHint` is added to the message. Example:
 //   W_q.npy has shape (24, 16) but (16, 24) was expected (d_model x d_k);
 //   use --transpose-weights for PyTorch's nn.Linear.weight (d_out x d_in)
-attn::Status checkShape(std::string_view name, const attn::Matrix& m, int expectedRows,
-                        int expectedCols, std::string_view dims,
-                        std::string_view transposeHint = {});
+attn::Status checkShape(std::string_view name, const attn::Matrix& m, int expectedRows, int expectedCols,
+                        std::string_view dims, std::string_view transposeHint = {});
 
 }  // namespace attnlab

@@ -51,8 +51,8 @@ bool makeDirectories(const QString& directory, QStringList* created, QString* re
     for (auto it = missing.crbegin(); it != missing.crend(); ++it) {
         std::error_code error;
         if (!fs::create_directory(toPath(*it), error)) {
-            *reason = error ? QString::fromStdString(error.message())
-                            : StagedWrite::tr("it appeared meanwhile");
+            *reason =
+                error ? QString::fromStdString(error.message()) : StagedWrite::tr("it appeared meanwhile");
             return false;
         }
         created->prepend(*it);
@@ -69,10 +69,7 @@ void removeDirectories(const QStringList& deepestFirst)
 // An ostream over a QIODevice; a failed device write fails the stream.
 class DeviceStreamBuf : public std::streambuf {
 public:
-    explicit DeviceStreamBuf(QIODevice* device) : device_(device)
-    {
-        setp(buffer_, buffer_ + sizeof buffer_);
-    }
+    explicit DeviceStreamBuf(QIODevice* device) : device_(device) { setp(buffer_, buffer_ + sizeof buffer_); }
     ~DeviceStreamBuf() override { sync(); }
 
 protected:
@@ -127,8 +124,7 @@ attn::Status writeFilesAtomically(const QString& directory, const std::vector<Ou
     {
         QTemporaryDir staging(QDir(directory).filePath(QStringLiteral(".attention-lab-XXXXXX")));
         if (!staging.isValid()) {
-            status = failure(StagedWrite::tr("cannot write in '%1': %2")
-                                 .arg(shown, staging.errorString()));
+            status = failure(StagedWrite::tr("cannot write in '%1': %2").arg(shown, staging.errorString()));
         }
 
         // Everything is written before anything is moved into place.
@@ -141,9 +137,9 @@ attn::Status writeFilesAtomically(const QString& directory, const std::vector<Ou
             if (out)
                 out.close();
             if (!out) {
-                status = failure(StagedWrite::tr("cannot write '%1': %2")
-                                     .arg(QDir::toNativeSeparators(QDir(directory).filePath(name)),
-                                          systemReason()));
+                status = failure(
+                    StagedWrite::tr("cannot write '%1': %2")
+                        .arg(QDir::toNativeSeparators(QDir(directory).filePath(name)), systemReason()));
             }
         }
 
@@ -172,8 +168,7 @@ attn::Status writeFilesAtomically(const QString& directory, const std::vector<Ou
     return status;
 }
 
-attn::Status writeFileAtomically(const QString& path,
-                                 const std::function<void(std::ostream&)>& write)
+attn::Status writeFileAtomically(const QString& path, const std::function<void(std::ostream&)>& write)
 {
     const QString shown = QDir::toNativeSeparators(path);
     QSaveFile file(path);
@@ -188,8 +183,8 @@ attn::Status writeFileAtomically(const QString& path,
         written = bool(out);
     }
     if (!written) {
-        const QString reason = file.error() != QFileDevice::NoError ? file.errorString()
-                                                                    : StagedWrite::tr("write error");
+        const QString reason =
+            file.error() != QFileDevice::NoError ? file.errorString() : StagedWrite::tr("write error");
         file.cancelWriting();
         return failure(StagedWrite::tr("cannot write '%1': %2").arg(shown, reason));
     }

@@ -32,7 +32,6 @@ attn::Status writeFilesAtomically(const QString& directory, const std::vector<Ou
 // `path`, which replaces `path` only once everything was written. If `write`
 // leaves the stream failed, or the process dies midway, the file that was at
 // `path` stays as it was.
-attn::Status writeFileAtomically(const QString& path,
-                                 const std::function<void(std::ostream&)>& write);
+attn::Status writeFileAtomically(const QString& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace attnlab

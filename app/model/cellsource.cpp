@@ -25,8 +25,7 @@ double CellSource::rowMax(int row) const
     return largest;
 }
 
-void CellSource::sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
-                        double* out) const
+void CellSource::sample(const std::vector<int>& rowAt, const std::vector<int>& colAt, double* out) const
 {
     for (const int r : rowAt)
         for (const int c : colAt)

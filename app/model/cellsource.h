@@ -23,8 +23,7 @@ public:
     virtual void rowValues(int row, double* out) const;
     // The cells (rowAt[y], colAt[x]) into out, row-major (rowAt.size() x
     // colAt.size()): what a map's picture shows; by default cell by cell.
-    virtual void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
-                        double* out) const;
+    virtual void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt, double* out) const;
     // The largest finite value of row `row` (-inf when it has none), for a
     // map coloured row by row; by default read off rowValues.
     virtual double rowMax(int row) const;

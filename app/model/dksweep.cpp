@@ -57,9 +57,8 @@ attn::Status DkSweep::startRecording(const QString& directory)
         return attn::Error{tr("There is nothing to draw the frames from.").toStdString()};
     const QFileInfo info(directory);
     if (directory.isEmpty() || !info.isDir())
-        return attn::Error{tr("The folder \"%1\" does not exist.")
-                               .arg(QDir::toNativeSeparators(directory))
-                               .toStdString()};
+        return attn::Error{
+            tr("The folder \"%1\" does not exist.").arg(QDir::toNativeSeparators(directory)).toStdString()};
     if (!info.isWritable())
         return attn::Error{tr("The folder \"%1\" cannot be written to.")
                                .arg(QDir::toNativeSeparators(directory))
@@ -127,10 +126,9 @@ void DkSweep::showStep()
         attn::Status written = frame ? attn::okStatus() : attn::Status(frame.error());
         if (frame) {
             const QByteArray bytes = frame.value();
-            written = writeFileAtomically(QDir(directory_).filePath(frameFileName(index_ + 1)),
-                                          [&bytes](std::ostream& out) {
-                                              out.write(bytes.constData(), bytes.size());
-                                          });
+            written = writeFileAtomically(
+                QDir(directory_).filePath(frameFileName(index_ + 1)),
+                [&bytes](std::ostream& out) { out.write(bytes.constData(), bytes.size()); });
         }
         if (!written) {
             const QString message = QString::fromStdString(written.error().message);

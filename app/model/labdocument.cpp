@@ -31,12 +31,10 @@ LabDocument::LabDocument(Session* session, UndoRecorder* recorder, QObject* pare
     autosaveTimer_->setInterval(60 * 1000);
     connect(autosaveTimer_, &QTimer::timeout, this, [this] { autosave(); });
     autosaveTimer_->start();
-    connect(stack_, &QUndoStack::cleanChanged, this,
-            [this](bool clean) { emit modifiedChanged(!clean); });
+    connect(stack_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-void LabDocument::setViewAccess(std::function<QJsonObject()> get,
-                                std::function<void(const QJsonObject&)> set)
+void LabDocument::setViewAccess(std::function<QJsonObject()> get, std::function<void(const QJsonObject&)> set)
 {
     getView_ = std::move(get);
     setView_ = std::move(set);
@@ -83,8 +81,7 @@ attn::Expected<std::vector<std::string>> LabDocument::open(const QString& path)
         return read.error();
     const attn::Status applied = applyState(read.value());
     if (!applied)
-        return attn::Error{QFileInfo(path).fileName().toStdString() + ": "
-                           + applied.error().message};
+        return attn::Error{QFileInfo(path).fileName().toStdString() + ": " + applied.error().message};
     setFilePath(QFileInfo(path).absoluteFilePath());
     addRecentFile(filePath_);
     emit labLoaded();
@@ -150,8 +147,7 @@ bool LabDocument::maybeDiscardChanges()
 {
     if (!isModified())
         return true;
-    const UnsavedAnswer answer = unsavedPrompt_ ? unsavedPrompt_(displayName())
-                                                : UnsavedAnswer::Cancel;
+    const UnsavedAnswer answer = unsavedPrompt_ ? unsavedPrompt_(displayName()) : UnsavedAnswer::Cancel;
     switch (answer) {
     case UnsavedAnswer::Discard: return true;
     case UnsavedAnswer::Cancel: return false;

@@ -49,8 +49,7 @@ public:
     LabDocument(Session* session, UndoRecorder* recorder, QObject* parent = nullptr);
 
     // The window's own state (focus row, colour ranges, ...) stored in "view".
-    void setViewAccess(std::function<QJsonObject()> get,
-                       std::function<void(const QJsonObject&)> set);
+    void setViewAccess(std::function<QJsonObject()> get, std::function<void(const QJsonObject&)> set);
 
     void setUnsavedPrompt(UnsavedPrompt prompt) { unsavedPrompt_ = std::move(prompt); }
     void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }

@@ -86,8 +86,11 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.row() == refusedRow_ && index.column() == refusedCol_)
             return refusal_;
-        return tr("%1(%2, %3) = %4").arg(Session::matrixName(which_)).arg(index.row() + 1)
-            .arg(index.column() + 1).arg(QString::number(value, 'g', 17));
+        return tr("%1(%2, %3) = %4")
+            .arg(Session::matrixName(which_))
+            .arg(index.row() + 1)
+            .arg(index.column() + 1)
+            .arg(QString::number(value, 'g', 17));
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
     default: return {};
     }
@@ -99,9 +102,8 @@ bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, 
         return false;
     // A number arriving as a double is judged like typed text, so both paths
     // give the same refusals.
-    const QString text = value.typeId() == QMetaType::QString
-                             ? value.toString()
-                             : QString::number(value.toDouble(), 'g', 17);
+    const QString text =
+        value.typeId() == QMetaType::QString ? value.toString() : QString::number(value.toDouble(), 'g', 17);
     const attn::Status status = session_->setMatrixCellText(which_, index.row(), index.column(), text);
     if (status)
         setRefusal(-1, -1, QString());

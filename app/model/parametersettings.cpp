@@ -33,8 +33,7 @@ int clampedInt(const QSettings& s, const QString& key, int fallback, int maximum
 
 }  // namespace
 
-bool loadParameters(const QSettings& s, attn::ModelConfig* config,
-                    attn::AttentionOptions* options)
+bool loadParameters(const QSettings& s, attn::ModelConfig* config, attn::AttentionOptions* options)
 {
     if (s.value(kFirstRun, true).toBool())
         return false;
@@ -56,8 +55,7 @@ bool loadParameters(const QSettings& s, attn::ModelConfig* config,
     config->dK = clampedInt(s, kDK, config->dK, attn::kMaxDHead);
     config->dV = clampedInt(s, kDV, config->dV, attn::kMaxDHead);
     const QString scale = s.value(kScale).toString();
-    for (attn::ScaleMode mode :
-         {attn::ScaleMode::SqrtDk, attn::ScaleMode::None, attn::ScaleMode::Custom})
+    for (attn::ScaleMode mode : {attn::ScaleMode::SqrtDk, attn::ScaleMode::None, attn::ScaleMode::Custom})
         if (scale == QLatin1String(attn::scaleModeName(mode)))
             options->scale = mode;
     const double divisor = s.value(kDivisor).toDouble(&ok);
@@ -67,8 +65,7 @@ bool loadParameters(const QSettings& s, attn::ModelConfig* config,
     return true;
 }
 
-void saveParameters(QSettings& s, const attn::ModelConfig& config,
-                    const attn::AttentionOptions& options)
+void saveParameters(QSettings& s, const attn::ModelConfig& config, const attn::AttentionOptions& options)
 {
     s.setValue(kFirstRun, false);
     s.setValue(kSentence, QString::fromStdString(config.sentence));

@@ -13,8 +13,7 @@ namespace attnlab {
 // Reads the saved parameters over `config` and `options`; returns false (and
 // leaves them alone) when none were saved yet. Values out of range are
 // clamped, unknown names keep the default.
-bool loadParameters(const QSettings& settings, attn::ModelConfig* config,
-                    attn::AttentionOptions* options);
+bool loadParameters(const QSettings& settings, attn::ModelConfig* config, attn::AttentionOptions* options);
 void saveParameters(QSettings& settings, const attn::ModelConfig& config,
                     const attn::AttentionOptions& options);
 // The next loadParameters finds none (the next start is the article example).

@@ -81,8 +81,7 @@ public:
         return CellSource::rowMax(row);
     }
 
-    void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt,
-                double* out) const override
+    void sample(const std::vector<int>& rowAt, const std::vector<int>& colAt, double* out) const override
     {
         const attn::AttentionResult& r = *result_;
         const std::size_t w = colAt.size();
@@ -120,8 +119,8 @@ public:
                 if (map_ == ResultMap::Scaled)
                     v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
                 else if (map_ == ResultMap::Weights)
-                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j, keys,
-                                                             r.softmaxKernel)
+                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j,
+                                                            keys, r.softmaxKernel)
                                  : 0.0;
                 *out++ = v;
             }

@@ -104,9 +104,9 @@ private:
 struct Session::Job {
     quint64 generation = 0;
     bool redraw = false;
-    bool keep = false;  // lay the user's cells of `model` over the draw
-    UserCells cells;    // of `model`, when keeping
-    bool comparison = false;  // compute the scaling comparison too
+    bool keep = false;         // lay the user's cells of `model` over the draw
+    UserCells cells;           // of `model`, when keeping
+    bool comparison = false;   // compute the scaling comparison too
     QList<QSize> sampleSizes;  // where the pipeline samples (see setSampleSizeSource)
     attn::ModelConfig config;
     attn::AttentionOptions options;
@@ -125,7 +125,7 @@ struct Session::Outcome {
     std::shared_ptr<attn::AttentionResult> result;
     attn::AttentionStats stats;
     std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
-    std::shared_ptr<ResultSampleCache> samples;                  // null unless sampled
+    std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
 };
 
 namespace {
@@ -205,8 +205,8 @@ Session::~Session()
 bool Session::isLargeWork(int tokens) const
 {
     const double n = tokens;
-    const double work = n * n * (config_.dK + config_.dV)
-                        + n * config_.dModel * (2.0 * config_.dK + config_.dV);
+    const double work =
+        n * n * (config_.dK + config_.dV) + n * config_.dModel * (2.0 * config_.dK + config_.dV);
     return work > kAsyncWork;
 }
 
@@ -257,9 +257,9 @@ void Session::workerLoop()
             if (built) {
                 outcome->model = std::move(built.value());
                 outcome->config = job->config;
-                outcome->cells = job->keep ? keepUserCells(job->model, job->cells, &outcome->model,
-                                                           &outcome->report)
-                                           : UserCells::none(outcome->model);
+                outcome->cells =
+                    job->keep ? keepUserCells(job->model, job->cells, &outcome->model, &outcome->report)
+                              : UserCells::none(outcome->model);
             } else {
                 outcome->error = QString::fromStdString(built.error().message);
             }
@@ -275,8 +275,8 @@ void Session::workerLoop()
                 sample = [&presampler](int i, const attn::WeightRow& row) { presampler.visit(i, row); };
             // Both cores: the GUI thread waits for the result anyway.
             const attn::Status status = attn::computeAttentionWithStatistics(
-                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats,
-                workerThreads(), sample);
+                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats, workerThreads(),
+                sample);
             outcome->samples = presampler.cache;
             if (status) {
                 if (job->comparison)
@@ -286,8 +286,8 @@ void Session::workerLoop()
                 outcome->error = QString::fromStdString(status.error().message);
         }
         // Queued to the GUI thread; dropped if the session is gone by then.
-        QMetaObject::invokeMethod(this, [this, outcome] { deliver(outcome); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     }
 }
 
@@ -342,8 +342,8 @@ void Session::waitForResult()
         recomputeNow();
 }
 
-QString Session::installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom,
-                              UserCells cells, const KeptReport& report)
+QString Session::installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
+                              const KeptReport& report)
 {
     const attn::ModelConfig before = modelConfig_;
     model_ = std::move(model);
@@ -678,8 +678,8 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
         (which == MatrixId::Wv ? config.dV : config.dK) = int(values.cols());
     }
     if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
-        return attn::Error{tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message))
-                               .toStdString()};
+        return attn::Error{
+            tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
     if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV)
         return importReshaping(which, values, config);
     LabState next = state();
@@ -713,9 +713,7 @@ attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values
     const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")
                               : which == MatrixId::Wv ? QStringLiteral("d_v")
                                                       : QStringLiteral("d_k");
-    const int was = which == MatrixId::X    ? before.dModel
-                    : which == MatrixId::Wv ? before.dV
-                                            : before.dK;
+    const int was = which == MatrixId::X ? before.dModel : which == MatrixId::Wv ? before.dV : before.dK;
     QString notice = tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
                          .arg(matrixName(which))
                          .arg(values.cols())
@@ -797,8 +795,8 @@ void Session::recomputeNow()
         emit resultChanged();
 }
 
-QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
-                             const attn::Matrix& Wk, const attn::Matrix& Wv)
+QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
+                             const attn::Matrix& Wv)
 {
     // A new object each time: views may still hold the previous one.
     auto result = resultPool_->take(X.rows());
@@ -813,8 +811,8 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq,
     stats_ = std::move(stats);
     comparison_.reset();
     if (comparisonWanted_)
-        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
-                                                                2 * mapBytes(X.rows()));
+        comparison_ =
+            shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_), 2 * mapBytes(X.rows()));
     hasResult_ = true;
     return QString();
 }

@@ -101,7 +101,7 @@ public:
     // The tokens as views label them, repeated words with their position
     // ("to#4"; positionedLabels), made once per tokenisation.
     QStringList tokenLabels() const;
-    QList<int> tokenIds() const { return ids_; }    // vocabulary id per token
+    QList<int> tokenIds() const { return ids_; }  // vocabulary id per token
     int vocabularySize() const;
     // The d_k the current result was computed with (the width of Q).
     int resultDK() const { return int(result_->Q.cols()); }
@@ -198,13 +198,13 @@ private:
     void redrawNow(bool keep);
     void recomputeNow();
     bool isLargeWork(int tokens) const;
-    void startJob(bool redraw, bool keep = false);  // hands the request to the worker
+    void startJob(bool redraw, bool keep = false);          // hands the request to the worker
     void deliver(const std::shared_ptr<Outcome>& outcome);  // GUI thread
     void workerLoop();
     // Tokens, user cells, problem cleared; returns the notice to emit once
     // the result is out (see matrixNotice).
-    QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom,
-                         UserCells cells, const KeptReport& report);
+    QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
+                         const KeptReport& report);
     // Attention into result_ and stats_; the error message, empty on success.
     // Emits nothing, so that callers finish updating before views look.
     QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
@@ -213,14 +213,13 @@ private:
     attn::Matrix& mutableMatrix(MatrixId which);
     static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
     // setMatrix with a new d_model, d_k or d_v.
-    attn::Status importReshaping(MatrixId which, const attn::Matrix& values,
-                                 const attn::ModelConfig& config);
+    attn::Status importReshaping(MatrixId which, const attn::Matrix& values, const attn::ModelConfig& config);
 
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
     attn::Model model_;
-    attn::ModelConfig modelConfig_;  // the parameters model_ was drawn with
-    UserCells userCells_;            // of model_
+    attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
+    UserCells userCells_;                     // of model_
     std::shared_ptr<ResultPool> resultPool_;  // before result_: results go back to it
     std::shared_ptr<const attn::AttentionResult> result_;
     attn::AttentionStats stats_;

@@ -22,16 +22,14 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
     const attn::AttentionOptions& o = a.lab.options;
     const attn::AttentionOptions& p = b.lab.options;
     return a.stale == b.stale && a.drawn == b.drawn && x.sentence == y.sentence && x.tokenizer == y.tokenizer
-           && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV
-           && x.init == y.init && o.scale == p.scale && o.customDivisor == p.customDivisor
-           && o.causal == p.causal && sameMatrix(a.lab.X, b.lab.X)
-           && sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
+           && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
+           && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
+           && sameMatrix(a.lab.X, b.lab.X) && sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
            && sameMatrix(a.lab.Wv, b.lab.Wv);
 }
 
-SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after,
-                                 MergeId mergeId, int run,
-                                 std::function<void(const LabSnapshot&)> apply)
+SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,
+                                 int run, std::function<void(const LabSnapshot&)> apply)
     : QUndoCommand(text),
       before_(std::move(before)),
       after_(std::move(after)),

@@ -39,8 +39,8 @@ public:
     // `apply` restores a snapshot; the change itself has already happened, so
     // the first redo() does nothing. `run` groups commands that may merge (0
     // never merges).
-    SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,
-                    int run, std::function<void(const LabSnapshot&)> apply);
+    SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId, int run,
+                    std::function<void(const LabSnapshot&)> apply);
 
     void undo() override;
     void redo() override;

@@ -151,8 +151,8 @@ QString describeKept(const KeptReport& report, const attn::ModelConfig& before,
     if (before.dV != after.dV)
         what << tr("d_v %1 → %2").arg(before.dV).arg(after.dV);
     // Another draw around the user's cells is worth saying even when all stay.
-    const bool redrawn = before.seed != after.seed || before.init != after.init
-                         || before.tokenizer != after.tokenizer;
+    const bool redrawn =
+        before.seed != after.seed || before.init != after.init || before.tokenizer != after.tokenizer;
     QStringList clauses;
     for (int k = 0; k < 4; ++k) {
         const int had = report.before[k];
@@ -175,8 +175,8 @@ QString describeKept(const KeptReport& report, const attn::ModelConfig& before,
     }
     if (clauses.isEmpty())
         return QString();
-    QString text = what.join(QStringLiteral(", ")) + QStringLiteral(": ")
-                   + clauses.join(QStringLiteral("; ")) + QLatin1Char('.');
+    QString text = what.join(QStringLiteral(", ")) + QStringLiteral(": ") + clauses.join(QStringLiteral("; "))
+                   + QLatin1Char('.');
     if (report.dropped() > 0)
         text += QLatin1Char(' ') + tr("Undo (Ctrl+Z) brings them back.");
     else if (redrawn)

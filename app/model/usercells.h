@@ -34,8 +34,8 @@ struct UserCells {
 
 // What a redraw did with the user's cells of each matrix.
 struct KeptReport {
-    int before[4] = {0, 0, 0, 0};   // the user's cells before
-    int kept[4] = {0, 0, 0, 0};     // of those, still there
+    int before[4] = {0, 0, 0, 0};                 // the user's cells before
+    int kept[4] = {0, 0, 0, 0};                   // of those, still there
     bool grew[4] = {false, false, false, false};  // new rows or columns from the draw
     bool anyUserCells() const { return before[0] + before[1] + before[2] + before[3] > 0; }
     int dropped() const;

@@ -8,8 +8,8 @@
 
 namespace attnlab {
 
-std::string cellTableCsv(const std::vector<std::string>& tokens,
-                         const std::vector<std::string>& valueNames, int first, int last,
+std::string cellTableCsv(const std::vector<std::string>& tokens, const std::vector<std::string>& valueNames,
+                         int first, int last,
                          const std::function<std::vector<double>(int query, int key)>& values)
 {
     std::string text;
@@ -34,8 +34,7 @@ std::string scoreHistogramCsv(const attn::ScoreHistogram& h)
     appendCsvRow(text, {"bin_lower", "bin_upper", "raw_count", "scaled_count"});
     for (int b = 0; b < h.bins(); ++b)
         appendCsvRow(text, {formatNumber(h.binLower(b)), formatNumber(h.binLower(b + 1)),
-                            std::to_string(h.raw[std::size_t(b)]),
-                            std::to_string(h.scaled[std::size_t(b)])});
+                            std::to_string(h.raw[std::size_t(b)]), std::to_string(h.scaled[std::size_t(b)])});
     return text;
 }
 

@@ -18,8 +18,8 @@
 
 namespace attnlab {
 
-std::string cellTableCsv(const std::vector<std::string>& tokens,
-                         const std::vector<std::string>& valueNames, int first, int last,
+std::string cellTableCsv(const std::vector<std::string>& tokens, const std::vector<std::string>& valueNames,
+                         int first, int last,
                          const std::function<std::vector<double>(int query, int key)>& values);
 
 // One row per bin: its bounds and the counts of raw and scaled scores.

@@ -93,5 +93,4 @@ bool weightsScaleModeFromKey(const QString& key, WeightsScaleMode* mode)
     return false;
 }
 
-
 }  // namespace attnlab

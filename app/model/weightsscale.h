@@ -22,9 +22,9 @@ enum class WeightsScaleMode { Automatic, Linear, PerRow, Log };
 
 struct WeightsScale {
     WeightsScaleMode mode = WeightsScaleMode::Automatic;  // as chosen
-    MapScale scale = MapScale::Linear;  // as drawn
-    double logLow = 1e-4;  // the log scale's bottom, a power of ten
-    QString caption;       // "Colour: log 10⁻⁶ … 1 (automatic, > 32 tokens)"
+    MapScale scale = MapScale::Linear;                    // as drawn
+    double logLow = 1e-4;                                 // the log scale's bottom, a power of ten
+    QString caption;  // "Colour: log 10⁻⁶ … 1 (automatic, > 32 tokens)"
 };
 
 // Up to this many tokens (the lesson sizes, whose maps print their numbers

@@ -14,13 +14,12 @@ struct Stop {
 
 // RdBu from ColorBrewer with a pure white centre.
 constexpr Stop kDivergingStops[] = {
-    {0.00, kDivergingLow}, {0.25, 0xff92c5de}, {0.50, 0xffffffff},
-    {0.75, 0xfff4a582},    {1.00, kDivergingHigh},
+    {0.00, kDivergingLow}, {0.25, 0xff92c5de}, {0.50, 0xffffffff}, {0.75, 0xfff4a582}, {1.00, kDivergingHigh},
 };
 
 // Blues from ColorBrewer.
 constexpr Stop kSequentialStops[] = {
-    {0.00, kSequentialLow}, {0.25, 0xffc6dbef}, {0.50, 0xff6baed6},
+    {0.00, kSequentialLow}, {0.25, 0xffc6dbef},      {0.50, 0xff6baed6},
     {0.75, 0xff2171b5},     {1.00, kSequentialHigh},
 };
 

@@ -14,12 +14,12 @@
 namespace attnlab::colormap {
 
 // The end colours, for tests and legends.
-inline constexpr QRgb kDivergingLow = 0xff2166ac;   // -m: blue
-inline constexpr QRgb kDivergingHigh = 0xffb2182b;  // +m: red
-inline constexpr QRgb kSequentialLow = 0xffffffff;  // lo: white
-inline constexpr QRgb kSequentialHigh = 0xff08306b; // hi: deep blue
-inline constexpr QRgb kMasked = 0xffdadada;         // masked cell fill
-inline constexpr QRgb kMaskedHatch = 0xff9a9a9a;    // masked cell hatch lines
+inline constexpr QRgb kDivergingLow = 0xff2166ac;    // -m: blue
+inline constexpr QRgb kDivergingHigh = 0xffb2182b;   // +m: red
+inline constexpr QRgb kSequentialLow = 0xffffffff;   // lo: white
+inline constexpr QRgb kSequentialHigh = 0xff08306b;  // hi: deep blue
+inline constexpr QRgb kMasked = 0xffdadada;          // masked cell fill
+inline constexpr QRgb kMaskedHatch = 0xff9a9a9a;     // masked cell hatch lines
 
 // m <= 0 (or NaN) gives white for zero and the end colours by sign. A NaN
 // value gives kMasked: callers draw NaN as masked.

@@ -9,7 +9,6 @@
 
 namespace attnlab {
 
-
 NumberGlyphs::NumberGlyphs(const QFont& font) : font_(font), raw_(QRawFont::fromFont(font))
 {
     const QString chars = QStringLiteral("0123456789.-+e");
@@ -75,6 +74,5 @@ bool NumberGlyphs::draw(QPainter& painter, const QRectF& rect, const QString& te
     painter.drawGlyphRun(QPointF(left, rect.top() + (rect.height() - height_) / 2 + ascent_), run);
     return true;
 }
-
 
 }  // namespace attnlab

@@ -54,5 +54,4 @@ private:
     bool valid_ = false;
 };
 
-
 }  // namespace attnlab

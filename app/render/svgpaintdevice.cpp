@@ -56,22 +56,17 @@ QByteArray pathData(const QPainterPath& path)
     for (int i = 0; i < path.elementCount(); ++i) {
         const QPainterPath::Element e = path.elementAt(i);
         switch (e.type) {
-        case QPainterPath::MoveToElement:
-            d += 'M' + num(e.x) + ' ' + num(e.y);
-            break;
-        case QPainterPath::LineToElement:
-            d += 'L' + num(e.x) + ' ' + num(e.y);
-            break;
+        case QPainterPath::MoveToElement: d += 'M' + num(e.x) + ' ' + num(e.y); break;
+        case QPainterPath::LineToElement: d += 'L' + num(e.x) + ' ' + num(e.y); break;
         case QPainterPath::CurveToElement: {
             const QPainterPath::Element c2 = path.elementAt(i + 1);
             const QPainterPath::Element end = path.elementAt(i + 2);
-            d += 'C' + num(e.x) + ' ' + num(e.y) + ' ' + num(c2.x) + ' ' + num(c2.y) + ' ' +
-                 num(end.x) + ' ' + num(end.y);
+            d += 'C' + num(e.x) + ' ' + num(e.y) + ' ' + num(c2.x) + ' ' + num(c2.y) + ' ' + num(end.x) + ' '
+                 + num(end.y);
             i += 2;
             break;
         }
-        case QPainterPath::CurveToDataElement:
-            break;
+        case QPainterPath::CurveToDataElement: break;
         }
     }
     return d;
@@ -84,9 +79,9 @@ QByteArray pathData(const QPainterPath& path)
 class SvgPaintEngine : public QPaintEngine {
 public:
     SvgPaintEngine(const QSize& size, int dpi)
-        : QPaintEngine(QPaintEngine::AllFeatures &
-                       ~(QPaintEngine::PatternBrush | QPaintEngine::PerspectiveTransform |
-                         QPaintEngine::ConicalGradientFill | QPaintEngine::PorterDuff)),
+        : QPaintEngine(QPaintEngine::AllFeatures
+                       & ~(QPaintEngine::PatternBrush | QPaintEngine::PerspectiveTransform
+                           | QPaintEngine::ConicalGradientFill | QPaintEngine::PorterDuff)),
           size_(size),
           dpi_(dpi)
     {
@@ -104,13 +99,13 @@ public:
 
     bool end() override
     {
-        document_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                    "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                    "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"" +
-                    QByteArray::number(size_.width()) + "\" height=\"" +
-                    QByteArray::number(size_.height()) + "\" viewBox=\"0 0 " +
-                    QByteArray::number(size_.width()) + ' ' +
-                    QByteArray::number(size_.height()) + "\">\n";
+        document_ =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+            "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\""
+            + QByteArray::number(size_.width()) + "\" height=\"" + QByteArray::number(size_.height())
+            + "\" viewBox=\"0 0 " + QByteArray::number(size_.width()) + ' '
+            + QByteArray::number(size_.height()) + "\">\n";
         if (!defs_.isEmpty())
             document_ += "<defs>\n" + defs_ + "</defs>\n";
         document_ += body_ + "</svg>\n";
@@ -138,8 +133,7 @@ public:
     {
         const QPainterPath mapped = transform_.map(path);
         QByteArray style = fillAttributes(mapped.fillRule());
-        appendElement("<path d=\"" + pathData(mapped) + "\" " + style + ' ' +
-                      strokeAttributes() + "/>");
+        appendElement("<path d=\"" + pathData(mapped) + "\" " + style + ' ' + strokeAttributes() + "/>");
     }
 
     void drawPolygon(const QPointF* points, int count, PolygonDrawMode mode) override
@@ -163,27 +157,24 @@ public:
     void drawTextItem(const QPointF& p, const QTextItem& item) override
     {
         const QFont font = item.font();
-        const double pixels =
-            font.pixelSize() > 0 ? font.pixelSize() : font.pointSizeF() * dpi_ / 72.0;
+        const double pixels = font.pixelSize() > 0 ? font.pixelSize() : font.pointSizeF() * dpi_ / 72.0;
         QByteArray position;
         if (transform_.type() <= QTransform::TxTranslate) {
             const QPointF at = transform_.map(p);
             position = "x=\"" + num(at.x()) + "\" y=\"" + num(at.y()) + '"';
         } else {
-            position = "x=\"" + num(p.x()) + "\" y=\"" + num(p.y()) + "\" transform=\"matrix(" +
-                       num(transform_.m11()) + ' ' + num(transform_.m12()) + ' ' +
-                       num(transform_.m21()) + ' ' + num(transform_.m22()) + ' ' +
-                       num(transform_.dx()) + ' ' + num(transform_.dy()) + ")\"";
+            position = "x=\"" + num(p.x()) + "\" y=\"" + num(p.y()) + "\" transform=\"matrix("
+                       + num(transform_.m11()) + ' ' + num(transform_.m12()) + ' ' + num(transform_.m21())
+                       + ' ' + num(transform_.m22()) + ' ' + num(transform_.dx()) + ' ' + num(transform_.dy())
+                       + ")\"";
         }
-        QByteArray attributes = position + " font-family=\"" + escaped(font.family()) +
-                                "\" font-size=\"" + num(pixels) + "\" " +
-                                colorAttributes("fill", pen_.color());
+        QByteArray attributes = position + " font-family=\"" + escaped(font.family()) + "\" font-size=\""
+                                + num(pixels) + "\" " + colorAttributes("fill", pen_.color());
         if (font.weight() >= QFont::DemiBold)
             attributes += " font-weight=\"bold\"";
         if (font.italic())
             attributes += " font-style=\"italic\"";
-        appendElement("<text " + attributes + " xml:space=\"preserve\">" + escaped(item.text()) +
-                      "</text>");
+        appendElement("<text " + attributes + " xml:space=\"preserve\">" + escaped(item.text()) + "</text>");
     }
 
     void drawPixmap(const QRectF& r, const QPixmap& pm, const QRectF& sr) override
@@ -191,8 +182,7 @@ public:
         drawImage(r, pm.toImage(), sr, Qt::AutoColor);
     }
 
-    void drawImage(const QRectF& r, const QImage& image, const QRectF& sr,
-                   Qt::ImageConversionFlags) override
+    void drawImage(const QRectF& r, const QImage& image, const QRectF& sr, Qt::ImageConversionFlags) override
     {
         const QImage part = sr == QRectF(image.rect()) ? image : image.copy(sr.toAlignedRect());
         QByteArray png;
@@ -200,12 +190,11 @@ public:
         buffer.open(QIODevice::WriteOnly);
         part.save(&buffer, "PNG");
         const QTransform& t = transform_;
-        appendElement("<image x=\"" + num(r.x()) + "\" y=\"" + num(r.y()) + "\" width=\"" +
-                      num(r.width()) + "\" height=\"" + num(r.height()) +
-                      "\" preserveAspectRatio=\"none\" transform=\"matrix(" + num(t.m11()) + ' ' +
-                      num(t.m12()) + ' ' + num(t.m21()) + ' ' + num(t.m22()) + ' ' +
-                      num(t.dx()) + ' ' + num(t.dy()) + ")\" xlink:href=\"data:image/png;base64," +
-                      png.toBase64() + "\"/>");
+        appendElement("<image x=\"" + num(r.x()) + "\" y=\"" + num(r.y()) + "\" width=\"" + num(r.width())
+                      + "\" height=\"" + num(r.height())
+                      + "\" preserveAspectRatio=\"none\" transform=\"matrix(" + num(t.m11()) + ' '
+                      + num(t.m12()) + ' ' + num(t.m21()) + ' ' + num(t.m22()) + ' ' + num(t.dx()) + ' '
+                      + num(t.dy()) + ")\" xlink:href=\"data:image/png;base64," + png.toBase64() + "\"/>");
     }
 
     const QByteArray& document() const { return document_; }
@@ -220,8 +209,8 @@ private:
         double width = pen_.widthF() > 0 ? pen_.widthF() : 1.0;
         if (!pen_.isCosmetic() && pen_.widthF() > 0)
             width *= std::sqrt(std::abs(transform_.determinant()));
-        QByteArray out = colorAttributes("stroke", brushColor(pen_.brush())) +
-                         " stroke-width=\"" + num(width) + '"';
+        QByteArray out =
+            colorAttributes("stroke", brushColor(pen_.brush())) + " stroke-width=\"" + num(width) + '"';
         switch (pen_.capStyle()) {
         case Qt::SquareCap: out += " stroke-linecap=\"square\""; break;
         case Qt::RoundCap: out += " stroke-linecap=\"round\""; break;
@@ -260,14 +249,14 @@ private:
         if (!p || !p->hasClipping())
             return;
         const QRectF rect = p->combinedTransform().mapRect(p->clipBoundingRect());
-        const QByteArray key = num(rect.x()) + ' ' + num(rect.y()) + ' ' + num(rect.width()) +
-                               ' ' + num(rect.height());
+        const QByteArray key =
+            num(rect.x()) + ' ' + num(rect.y()) + ' ' + num(rect.width()) + ' ' + num(rect.height());
         auto it = clipIds_.find(key);
         if (it == clipIds_.end()) {
             const QByteArray id = "clip" + QByteArray::number(clipIds_.size());
-            defs_ += "<clipPath id=\"" + id + "\"><rect x=\"" + num(rect.x()) + "\" y=\"" +
-                     num(rect.y()) + "\" width=\"" + num(rect.width()) + "\" height=\"" +
-                     num(rect.height()) + "\"/></clipPath>\n";
+            defs_ += "<clipPath id=\"" + id + "\"><rect x=\"" + num(rect.x()) + "\" y=\"" + num(rect.y())
+                     + "\" width=\"" + num(rect.width()) + "\" height=\"" + num(rect.height())
+                     + "\"/></clipPath>\n";
             it = clipIds_.insert(key, id);
         }
         clip_ = *it;

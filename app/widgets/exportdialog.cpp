@@ -32,17 +32,19 @@ QString sizeKey(ExportView view)
 
 }  // namespace
 
-ExportDialog::ExportDialog(QWidget* parent) : ExportDialog(exporterChoices(), parent) {}
+ExportDialog::ExportDialog(QWidget* parent) : ExportDialog(exporterChoices(), parent)
+{
+}
 
-ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent)
-    : QDialog(parent), choices_(choices)
+ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent) : QDialog(parent), choices_(choices)
 {
     setWindowTitle(tr("Export a picture"));
     view_ = new QComboBox(this);
     view_->setObjectName(QStringLiteral("exportViewCombo"));
     view_->setAccessibleName(tr("View"));
-    view_->setToolTip(tr("The view to draw: a map, a plot, or the three score maps with the "
-                         "operations between them as one figure."));
+    view_->setToolTip(
+        tr("The view to draw: a map, a plot, or the three score maps with the "
+           "operations between them as one figure."));
     for (const Choice& c : choices_)
         view_->addItem(c.name, int(c.view));
     format_ = new QComboBox(this);
@@ -71,8 +73,9 @@ ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent)
     scale_->setSingleStep(0.5);
     scale_->setValue(1.0);
     scale_->setSuffix(tr(" ×"));
-    scale_->setToolTip(tr("PNG only: pixels per layout pixel. 2 gives a sharp picture of the same "
-                          "layout for print or high-density screens."));
+    scale_->setToolTip(
+        tr("PNG only: pixels per layout pixel. 2 gives a sharp picture of the same "
+           "layout for print or high-density screens."));
     pixels_ = new QLabel(this);
     pixels_->setObjectName(QStringLiteral("exportPixelsLabel"));
     pixels_->setAccessibleName(tr("Picture size in pixels"));
@@ -85,8 +88,9 @@ ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent)
     ranges_ = new QComboBox(this);
     ranges_->setObjectName(QStringLiteral("exportRangesCombo"));
     ranges_->setAccessibleName(tr("Colour ranges"));
-    ranges_->setToolTip(tr("Shared: raw and scaled scores use one colour range, so the "
-                           "shrinking by the divisor shows. Independent: each its own."));
+    ranges_->setToolTip(
+        tr("Shared: raw and scaled scores use one colour range, so the "
+           "shrinking by the divisor shows. Independent: each its own."));
     ranges_->addItem(tr("Shared by raw and scaled scores"), false);
     ranges_->addItem(tr("Independent for each map"), true);
     fontScale_ = new QDoubleSpinBox(this);
@@ -96,8 +100,9 @@ ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent)
     fontScale_->setSingleStep(0.25);
     fontScale_->setValue(1.0);
     fontScale_->setSuffix(tr(" ×"));
-    fontScale_->setToolTip(tr("Text and lines this many times larger in the same picture: 1.5 "
-                              "or 2 for slides seen from the back of a room."));
+    fontScale_->setToolTip(
+        tr("Text and lines this many times larger in the same picture: 1.5 "
+           "or 2 for slides seen from the back of a room."));
 
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(width_);
@@ -121,8 +126,7 @@ ExportDialog::ExportDialog(const QList<Choice>& choices, QWidget* parent)
     layout->addLayout(form);
     layout->addWidget(buttons);
 
-    connect(view_, &QComboBox::currentIndexChanged, this,
-            [this] { setPictureSize(rememberedSize(view())); });
+    connect(view_, &QComboBox::currentIndexChanged, this, [this] { setPictureSize(rememberedSize(view())); });
     for (QSpinBox* s : {width_, height_})
         connect(s, &QSpinBox::valueChanged, this, &ExportDialog::update);
     connect(format_, &QComboBox::currentIndexChanged, this, &ExportDialog::update);

@@ -79,14 +79,8 @@ public:
         }
     }
 
-    int rowCount(const QModelIndex& parent = {}) const override
-    {
-        return parent.isValid() ? 0 : rows_;
-    }
-    int columnCount(const QModelIndex& parent = {}) const override
-    {
-        return parent.isValid() ? 0 : kColumns;
-    }
+    int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : rows_; }
+    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : kColumns; }
 
     QVariant data(const QModelIndex& index, int role) const override
     {
@@ -240,8 +234,9 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     plot_->setPlottingHint(QCP::phImmediateRefresh, false);
     plot_->setAccessibleName(tr("Scores and weights of the focused query"));
     plot_->setMinimumSize(180, 150);
-    plot_->setToolTip(tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "
-                         "weights a_ij in [0, 1]."));
+    plot_->setToolTip(
+        tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "
+           "weights a_ij in [0, 1]."));
     scoreBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);
     scoreBars_->setName(tr("q · k (left axis)"));
     weightBars_ = new QCPBars(plot_->xAxis, plot_->yAxis2);
@@ -328,9 +323,8 @@ void FocusPanel::refresh()
     const int i = query_;
     const QString token = tokens[i];
 
-    title_->setText(tr("Query %1 \"%2\": how its context vector is built")
-                        .arg(i + 1)
-                        .arg(session_->tokens().value(i)));
+    title_->setText(
+        tr("Query %1 \"%2\": how its context vector is built").arg(i + 1).arg(session_->tokens().value(i)));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
     const double qRange = symmetricRange(r.Q.row(i));
     qVector_->setData(r.Q.row(i), {token}, dimensionLabels(int(r.Q.cols())));
@@ -377,10 +371,10 @@ void FocusPanel::refresh()
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
-    plot_->xAxis->setLabel(group == 1 ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
-                                      : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)")
-                                            .arg(i + 1)
-                                            .arg(group));
+    plot_->xAxis->setLabel(
+        group == 1
+            ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
+            : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)").arg(i + 1).arg(group));
     const double range = symmetricRange(r.scores.row(i));
     plot_->yAxis->setRange(-range * 1.05, range * 1.05);
     plot_->yAxis2->setRange(-1.05, 1.05);
@@ -426,7 +420,8 @@ void FocusPanel::sizeKeyColumn()
 {
     // As wide as the widest "j token" label; measured when the tokens change.
     const QFontMetrics fm(table_->font());
-    const int pad = 2 * fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
+    const int pad =
+        2 * fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
     int widest = fm.horizontalAdvance(tr("key"));
     QFont bold = table_->font();
     bold.setBold(true);
@@ -437,8 +432,7 @@ void FocusPanel::sizeKeyColumn()
     table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
 }
 
-void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::vector<double>& weights,
-                                   int i)
+void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::vector<double>& weights, int i)
 {
     // Numbers are as wide as their characters (digits share one width): the
     // widest text of a column comes from its extremes or from its smallest

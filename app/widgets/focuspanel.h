@@ -70,9 +70,10 @@ private:
     QTableView* table_;
     FocusTableModel* tableModel_;
     FocusSortModel* sortModel_;
-    QStringList keyLabels_;   // the labelled keys under the bars
+    QStringList keyLabels_;  // the labelled keys under the bars
     QStringList tickTokens_;
-    int numberColumnWidths_[3] = {0, 0, 0};  // q · k, scaled, softmax  // the tokens the ticks and key column were made for
+    int numberColumnWidths_[3] = {
+        0, 0, 0};  // q · k, scaled, softmax  // the tokens the ticks and key column were made for
 };
 
 }  // namespace attnlab

@@ -133,7 +133,6 @@ HeatmapView::ColorMap HeatmapView::colorMap() const
     return colorMap_;
 }
 
-
 void HeatmapView::setData(const attn::Matrix& values, const QStringList& rowLabels,
                           const QStringList& colLabels)
 {
@@ -291,8 +290,7 @@ QColor HeatmapView::cellColor(int row, int col) const
     const double v = cells_->value(row, col);
     if (std::isnan(v) || isMasked(v))
         return QColor::fromRgb(colormap::kMasked);
-    return QColor::fromRgb(
-        scaledRgb(v, colorScale() == ColorScale::PerRow ? rowMaxAt(row) : 0.0));
+    return QColor::fromRgb(scaledRgb(v, colorScale() == ColorScale::PerRow ? rowMaxAt(row) : 0.0));
 }
 
 double HeatmapView::rangeLow() const
@@ -324,7 +322,9 @@ void HeatmapView::setFocusRow(int row)
         return;
     focusRow_ = clamped;
     if (isZoomed() && clamped >= 0 && (clamped < firstShownRow() || clamped >= firstShownRow() + shownRows()))
-        panBy(clamped < firstShownRow() ? clamped - firstShownRow() : clamped - (firstShownRow() + shownRows()) + 1, 0);
+        panBy(clamped < firstShownRow() ? clamped - firstShownRow()
+                                        : clamped - (firstShownRow() + shownRows()) + 1,
+              0);
     update();
 }
 
@@ -551,8 +551,10 @@ void HeatmapView::mouseMoveEvent(QMouseEvent* event)
         if (dragging_) {
             // The block follows the pointer, a cell per cell width moved.
             const QRect cells = layout(size()).cells;
-            const int dc = static_cast<int>(std::lround(double(delta.x()) * pressBlock_.width() / std::max(1, cells.width())));
-            const int dr = static_cast<int>(std::lround(double(delta.y()) * pressBlock_.height() / std::max(1, cells.height())));
+            const int dc = static_cast<int>(
+                std::lround(double(delta.x()) * pressBlock_.width() / std::max(1, cells.width())));
+            const int dr = static_cast<int>(
+                std::lround(double(delta.y()) * pressBlock_.height() / std::max(1, cells.height())));
             setShownBlock(pressBlock_.translated(-dc, -dr));
             setCursor(Qt::ClosedHandCursor);
             event->accept();
@@ -658,15 +660,9 @@ void HeatmapView::keyPressEvent(QKeyEvent* event)
     const bool shift = event->modifiers() & Qt::ShiftModifier;
     switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal:
-        zoomBy(1.5);
-        break;
-    case Qt::Key_Minus:
-        zoomBy(1 / 1.5);
-        break;
-    case Qt::Key_0:
-        resetZoom();
-        break;
+    case Qt::Key_Equal: zoomBy(1.5); break;
+    case Qt::Key_Minus: zoomBy(1 / 1.5); break;
+    case Qt::Key_0: resetZoom(); break;
     case Qt::Key_Left:
     case Qt::Key_Right:
         if (!isZoomed()) {
@@ -692,9 +688,7 @@ void HeatmapView::keyPressEvent(QKeyEvent* event)
         }
         panBy(event->key() == Qt::Key_PageUp ? -b.height() : b.height(), 0);
         break;
-    default:
-        QWidget::keyPressEvent(event);
-        return;
+    default: QWidget::keyPressEvent(event); return;
     }
     event->accept();
 }
@@ -714,8 +708,8 @@ bool HeatmapView::event(QEvent* event)
         if (toolTipProvider_)
             text = toolTipProvider_(row, col);
         else
-            text = tr("%1, %2: %3").arg(rowLabelAt(row), columnLabelAt(col),
-                                        formatValue(cells_->value(row, col)));
+            text = tr("%1, %2: %3")
+                       .arg(rowLabelAt(row), columnLabelAt(col), formatValue(cells_->value(row, col)));
         QToolTip::showText(help->globalPos(), text, this, cellRect(row, col));
         return true;
     }
@@ -744,11 +738,8 @@ void HeatmapView::changeEvent(QEvent* event)
         invalidateLayout();
         updateGeometry();
         break;
-    case QEvent::PaletteChange:
-        update();
-        break;
-    default:
-        break;
+    case QEvent::PaletteChange: update(); break;
+    default: break;
     }
     QWidget::changeEvent(event);
 }
@@ -869,9 +860,9 @@ HeatmapView::Layout HeatmapView::computeLayout(const QSize& size, const QFontMet
     l.rowLabels = QRect(cellsLeft - rowLabelsW, cellsTop, rowLabelsW, cellsH);
     l.columnLabels = QRect(cellsLeft, cellsTop - colLabelsH, cellsW, colLabelsH);
     l.scaleBar = QRect(l.cells.right() + 1 + lineH, cellsTop, barW, cellsH);
-    l.caption = captionH > 0 ? QRect(margin, l.cells.bottom() + 1 + pad,
-                                     std::max(0, size.width() - 2 * margin), lineH)
-                             : QRect();
+    l.caption = captionH > 0
+                    ? QRect(margin, l.cells.bottom() + 1 + pad, std::max(0, size.width() - 2 * margin), lineH)
+                    : QRect();
     l.tickLength = tickLen;
     l.tickTextLeft = l.scaleBar.right() + 1 + tickLen + lineH / 2;
     if (!title_.isEmpty()) {
@@ -1055,7 +1046,8 @@ void HeatmapView::paintLabels(QPainter& painter, const Layout& l) const
         for (int c = col0; c < col0 + cols; c += l.columnLabelStep) {
             const QRect cell = cellRectIn(l, row0, c);
             if (!l.rotatedColumns) {
-                const QRect box(cell.left(), l.columnLabels.top(), cell.width(), l.columnLabels.height() - l.labelGap);
+                const QRect box(cell.left(), l.columnLabels.top(), cell.width(),
+                                l.columnLabels.height() - l.labelGap);
                 drawLabel(painter, box, Qt::AlignHCenter | Qt::AlignBottom, columnLabelAt(c),
                           l.columnLabelWidth, false);
                 continue;
@@ -1086,8 +1078,8 @@ QStringList HeatmapView::shownColumnLabels() const
     return shown;
 }
 
-void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align,
-                            const QString& label, int width, bool bold) const
+void HeatmapView::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label,
+                            int width, bool bold) const
 {
     // Exports keep QPainter's own text (it is what SVG and PDF record).
     if (!screenPaint_) {
@@ -1134,8 +1126,9 @@ void HeatmapView::paintScale(QPainter& painter, const Layout& l) const
     QImage strip(1, bar.height(), QImage::Format_RGB32);
     for (int y = 0; y < bar.height(); ++y) {
         const double t = 1.0 - (y + 0.5) / bar.height();
-        strip.setPixel(0, y, linear ? colorFor(range.low + t * (range.high - range.low)).rgb()
-                                    : colormap::sequentialRgb(t, 0.0, 1.0));
+        strip.setPixel(0, y,
+                       linear ? colorFor(range.low + t * (range.high - range.low)).rgb()
+                              : colormap::sequentialRgb(t, 0.0, 1.0));
     }
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(bar), strip);
@@ -1216,7 +1209,6 @@ void HeatmapView::invalidateCellImage()
     widestTextStale_ = true;
     update();
 }
-
 
 void HeatmapView::ensureCellImage(int width, int height) const
 {

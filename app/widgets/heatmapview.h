@@ -49,8 +49,7 @@ public:
 
     // values: (rows, cols); rowLabels.size() == rows, colLabels.size() == cols.
     // Missing labels are numbered from 0, extra ones are ignored.
-    void setData(const attn::Matrix& values, const QStringList& rowLabels,
-                 const QStringList& colLabels);
+    void setData(const attn::Matrix& values, const QStringList& rowLabels, const QStringList& colLabels);
     // The same without a copy: the view keeps `cells` and reads what it draws.
     void setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
                   const QStringList& colLabels);
@@ -160,8 +159,8 @@ private:
         QRect scaleBar;
         QRect caption;  // the scale's caption under the cells
         int tickLength = 0;
-        int tickTextLeft = 0;   // x where the scale's numbers start
-        int labelGap = 0;       // between labels and cells
+        int tickTextLeft = 0;      // x where the scale's numbers start
+        int labelGap = 0;          // between labels and cells
         int rowLabelWidth = 0;     // elide width of row labels
         int columnLabelWidth = 0;  // elide width of column labels (along the text)
         bool rotatedColumns = false;
@@ -188,8 +187,8 @@ private:
     };
     std::vector<Tick> scaleTicks(int count) const;
     static QString endsText(const std::vector<Tick>& ticks);  // "low … high"
-    QRgb scaledRgb(double value, double rowMax) const;  // under colorScale()
-    double rowMaxAt(int row) const;                    // cached CellSource::rowMax
+    QRgb scaledRgb(double value, double rowMax) const;        // under colorScale()
+    double rowMaxAt(int row) const;                           // cached CellSource::rowMax
     // Setters only mark the colours stale; paintCells builds the image it
     // draws, at most one pixel per screen pixel, so that a 2048 x 2048 map
     // costs the same as the widget's area and hidden maps cost nothing.
@@ -248,9 +247,9 @@ private:
     // paint; [1] in bold.
     mutable QHash<QPair<QString, int>, QStaticText> labelTexts_[2];
     // `label` elided to `width`, aligned in `box` (which it may overflow).
-    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label,
-                   int width, bool bold) const;
-    bool screenPaint_ = false;                    // painting the widget itself
+    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
+                   bool bold) const;
+    bool screenPaint_ = false;  // painting the widget itself
 };
 
 // Shows `scale` on `map` (scale, log bottom and caption).

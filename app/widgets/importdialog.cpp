@@ -50,24 +50,25 @@ QString widthName(MatrixId which)
 
 }  // namespace
 
-ImportDialog::ImportDialog(const Session* session, QWidget* parent)
-    : QDialog(parent), session_(session)
+ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(parent), session_(session)
 {
     setWindowTitle(tr("Import a matrix"));
     target_ = new QComboBox(this);
     target_->setObjectName(QStringLiteral("importTargetCombo"));
     target_->setAccessibleName(tr("Matrix"));
-    target_->setToolTip(tr("The matrix the file replaces. Its rows must fit (X: one per token, W: one "
-                           "per dimension of X); another width sets d_model, d_k or d_v."));
+    target_->setToolTip(
+        tr("The matrix the file replaces. Its rows must fit (X: one per token, W: one "
+           "per dimension of X); another width sets d_model, d_k or d_v."));
     for (MatrixId id : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
         target_->addItem(Session::matrixName(id), int(id));
 
     path_ = new QLineEdit(this);
     path_->setObjectName(QStringLiteral("importPathEdit"));
     path_->setAccessibleName(tr("File"));
-    path_->setToolTip(tr("A NumPy .npy file (float32 or float64, 2-D or one row), a plain CSV of "
-                         "numbers (as numpy.savetxt(..., delimiter=\",\") writes), or a CSV table "
-                         "with a header row and a label column as Attention Lab exports it."));
+    path_->setToolTip(
+        tr("A NumPy .npy file (float32 or float64, 2-D or one row), a plain CSV of "
+           "numbers (as numpy.savetxt(..., delimiter=\",\") writes), or a CSV table "
+           "with a header row and a label column as Attention Lab exports it."));
     auto* browse = new QPushButton(tr("&Browse…"), this);
     browse->setObjectName(QStringLiteral("importBrowseButton"));
     browse->setAccessibleName(tr("Browse for the file"));
@@ -79,8 +80,9 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent)
     transpose_ = new QCheckBox(tr("&Transpose (PyTorch nn.Linear.weight is d_out × d_in)"), this);
     transpose_->setObjectName(QStringLiteral("importTransposeCheck"));
     transpose_->setAccessibleName(tr("Transpose"));
-    transpose_->setToolTip(tr("Weights saved from torch.nn.Linear(d_in, d_out).weight have shape "
-                              "(d_out, d_in); here W has shape (d_in, d_out) so that Q = X W_q."));
+    transpose_->setToolTip(
+        tr("Weights saved from torch.nn.Linear(d_in, d_out).weight have shape "
+           "(d_out, d_in); here W has shape (d_in, d_out) so that Q = X W_q."));
 
     expected_ = new QLabel(this);
     expected_->setObjectName(QStringLiteral("importExpectedLabel"));
@@ -135,12 +137,13 @@ attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, Ma
         return read.error();
     attn::Matrix m = transpose ? attn::Matrix(read.value().transpose()) : std::move(read.value());
     const Shape s = shapeOf(session, which);
-    const std::string name = QFileInfo(path).fileName().toStdString()
-                             + (transpose ? " (transposed)" : "");
-    const std::string hint = which == MatrixId::X
-                                 ? std::string()
-                                 : (transpose ? tr("untick Transpose") : tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
-                                       .toStdString();
+    const std::string name = QFileInfo(path).fileName().toStdString() + (transpose ? " (transposed)" : "");
+    const std::string hint =
+        which == MatrixId::X
+            ? std::string()
+            : (transpose ? tr("untick Transpose")
+                         : tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
+                  .toStdString();
     // The rows are fixed by the tokens (X) or by d_model (W); the width is
     // free: the import sets d_model, d_k or d_v to it (Session::setMatrix).
     if (const attn::Status fits = checkShape(name, m, s.rows, -1, s.dims, hint); !fits)

@@ -41,7 +41,10 @@ public:
     void setTranspose(bool transpose);
 
     // The checked matrix for the current choices (what OK imports).
-    attn::Expected<attn::Matrix> matrix() const { return readMatrix(*session_, target(), path(), transpose()); }
+    attn::Expected<attn::Matrix> matrix() const
+    {
+        return readMatrix(*session_, target(), path(), transpose());
+    }
     QString message() const;  // what the dialog says about the choice
 
 private:

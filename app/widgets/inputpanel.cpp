@@ -25,21 +25,23 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     sentence_->setClearButtonEnabled(true);
     sentence_->setPlaceholderText(tr("Type a sentence"));
     sentence_->setAccessibleName(tr("Sentence"));
-    sentence_->setToolTip(tr("The input sequence. Each token becomes one row x_i of X "
-                             "(n × d_model), one query row and one key column of the score "
-                             "maps. The matrices are redrawn from the seed as you type."));
+    sentence_->setToolTip(
+        tr("The input sequence. Each token becomes one row x_i of X "
+           "(n × d_model), one query row and one key column of the score "
+           "maps. The matrices are redrawn from the seed as you type."));
 
     tokenizer_ = new QComboBox(this);
     tokenizer_->setObjectName(QStringLiteral("tokenizerCombo"));
     tokenizer_->setAccessibleName(tr("Tokenizer"));
     tokenizer_->addItem(tr("Words (article)"), int(attn::TokenizerMode::Article));
     tokenizer_->addItem(tr("Words and punctuation"), int(attn::TokenizerMode::Punctuation));
-    tokenizer_->setToolTip(tr("How the sentence is split into tokens. Words (article): remove "
-                              "commas, split on spaces, as in Raschka's walk-through. Words and "
-                              "punctuation: every punctuation mark is a token of its own. The "
-                              "vocabulary is the sorted set of distinct tokens in the article's "
-                              "initialisation, and numbered in order of first appearance in the "
-                              "others (a new word keeps the other words' ids)."));
+    tokenizer_->setToolTip(
+        tr("How the sentence is split into tokens. Words (article): remove "
+           "commas, split on spaces, as in Raschka's walk-through. Words and "
+           "punctuation: every punctuation mark is a token of its own. The "
+           "vocabulary is the sorted set of distinct tokens in the article's "
+           "initialisation, and numbered in order of first appearance in the "
+           "others (a new word keeps the other words' ids)."));
 
     strip_ = new TokenStrip(this);
     strip_->setObjectName(QStringLiteral("tokenStrip"));
@@ -117,8 +119,7 @@ void InputPanel::refreshTokens()
     stripScroll_->setFixedHeight(strip_->sizeHint().height()
                                  + stripScroll_->horizontalScrollBar()->sizeHint().height());
     const attn::ModelConfig& c = session_->config();
-    const QString sizes = tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr,
-                             session_->tokenCount())
+    const QString sizes = tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->tokenCount())
                               .arg(session_->vocabularySize())
                               .arg(session_->matrix(MatrixId::X).rows())
                               .arg(session_->matrix(MatrixId::X).cols());
@@ -128,9 +129,11 @@ void InputPanel::refreshTokens()
                      .arg(c.seed)
                      .arg(QString::fromLatin1(attn::initModeName(c.init)));
     else
-        origin = tr("%n cell(s) edited by hand; edits are kept until the sentence, seed, "
-                    "initialisation or a dimension changes, which redraws every matrix from the "
-                    "seed.", nullptr, session_->editedCells());
+        origin =
+            tr("%n cell(s) edited by hand; edits are kept until the sentence, seed, "
+               "initialisation or a dimension changes, which redraws every matrix from the "
+               "seed.",
+               nullptr, session_->editedCells());
     origin_->setText(sizes + QLatin1Char(' ') + origin);
 }
 

@@ -93,34 +93,39 @@ QString LessonPanel::explanation(int step) const
 {
     switch (stageOfStep(step)) {
     case Stage::Scores:
-        return tr("Every token asks a question (its query q) and offers a label (its key k). "
-                  "The score of query i for key j is the dot product q_i · k_j: large when "
-                  "the two vectors point the same way. The highlighted map Q Kᵀ has one row "
-                  "per query and one column per key; its numbers can be of any size.");
+        return tr(
+            "Every token asks a question (its query q) and offers a label (its key k). "
+            "The score of query i for key j is the dot product q_i · k_j: large when "
+            "the two vectors point the same way. The highlighted map Q Kᵀ has one row "
+            "per query and one column per key; its numbers can be of any size.");
     case Stage::Scale:
-        return tr("A dot product adds up d_k products. If the entries of q and k have mean 0 "
-                  "and variance 1, each product has variance 1, so the sum has variance d_k: "
-                  "the wider the vectors, the wider the spread of the scores. Dividing every "
-                  "score by √d_k brings the variance back to 1, whatever d_k is.");
+        return tr(
+            "A dot product adds up d_k products. If the entries of q and k have mean 0 "
+            "and variance 1, each product has variance 1, so the sum has variance d_k: "
+            "the wider the vectors, the wider the spread of the scores. Dividing every "
+            "score by √d_k brings the variance back to 1, whatever d_k is.");
     case Stage::Softmax:
-        return tr("Each row of scaled scores becomes a row of weights: take the exponential "
-                  "of every score and divide by the row's total. The weights are positive, "
-                  "add up to 1 and favour the larger scores. Only the gaps between the "
-                  "scores matter, and a gap of a few units already gives almost all the "
-                  "weight to one key.");
+        return tr(
+            "Each row of scaled scores becomes a row of weights: take the exponential "
+            "of every score and divide by the row's total. The weights are positive, "
+            "add up to 1 and favour the larger scores. Only the gaps between the "
+            "scores matter, and a gap of a few units already gives almost all the "
+            "weight to one key.");
     case Stage::Context:
-        return tr("Each token's output is a blend of all the value vectors, mixed in the "
-                  "proportions of its row of weights: z_i = Σ_j a_ij v_j. A row that spreads "
-                  "its weight gathers information from many tokens; a row with one weight "
-                  "near 1 simply copies that token's value.");
+        return tr(
+            "Each token's output is a blend of all the value vectors, mixed in the "
+            "proportions of its row of weights: z_i = Σ_j a_ij v_j. A row that spreads "
+            "its weight gathers information from many tokens; a row with one weight "
+            "near 1 simply copies that token's value.");
     case Stage::DkExperiment:
-        return tr("Now move the d_k slider (or press ▶ Play beside it) and compare the two softmax "
-                  "maps and the histogram of the scores beside them. Without the scaling the "
-                  "score variance grows with d_k and the rows turn almost one-hot: the "
-                  "largest weight nears 1, the entropy falls towards 0, and the softmax "
-                  "Jacobian, the gradient that reaches the scores during training, fades "
-                  "away, so learning stalls. With the scaling the score variance stays near "
-                  "1 and the rows keep about the same spread at every d_k.");
+        return tr(
+            "Now move the d_k slider (or press ▶ Play beside it) and compare the two softmax "
+            "maps and the histogram of the scores beside them. Without the scaling the "
+            "score variance grows with d_k and the rows turn almost one-hot: the "
+            "largest weight nears 1, the entropy falls towards 0, and the softmax "
+            "Jacobian, the gradient that reaches the scores during training, fades "
+            "away, so learning stalls. With the scaling the score variance stays near "
+            "1 and the rows keep about the same spread at every d_k.");
     }
     return QString();
 }
@@ -142,21 +147,20 @@ QString LessonPanel::liveText() const
         .arg(c.dK)
         .arg(locale.toString(c.varRaw, 'g', 3), locale.toString(c.varScaled, 'g', 3),
              locale.toString(c.meanMaxRaw, 'f', 2), locale.toString(c.meanMaxScaled, 'f', 2),
-             locale.toString(c.meanEntropyRaw, 'f', 2),
-             locale.toString(c.meanEntropyScaled, 'f', 2),
+             locale.toString(c.meanEntropyRaw, 'f', 2), locale.toString(c.meanEntropyScaled, 'f', 2),
              locale.toString(c.meanGradRaw, 'g', 2), locale.toString(c.meanGradScaled, 'g', 2));
 }
 
 QString LessonPanel::initNotice() const
 {
     if (init_ == attn::InitMode::UnitVariance)
-        return initSwitched_
-                   ? tr("For this experiment the lesson switched to the unit-variance "
-                        "initialisation (W ~ N(0, 1/d_model)): q and k then have the mean 0 and "
-                        "variance 1 that step 2 assumes. With the article's weights, uniform in "
-                        "[0, 1) and not centred, dividing by √d_k changes little. Edit > Undo "
-                        "goes back to them.")
-                   : QString();
+        return initSwitched_ ? tr(
+                   "For this experiment the lesson switched to the unit-variance "
+                   "initialisation (W ~ N(0, 1/d_model)): q and k then have the mean 0 and "
+                   "variance 1 that step 2 assumes. With the article's weights, uniform in "
+                   "[0, 1) and not centred, dividing by √d_k changes little. Edit > Undo "
+                   "goes back to them.")
+                             : QString();
     return tr("The experiment runs on the current matrices (%1 initialisation), not on "
               "unit-variance ones: the statements above assume q and k of mean 0 and "
               "variance 1 and may not hold here. Choose Unit variance under Initialisation "

@@ -61,8 +61,7 @@ namespace attnlab {
 
 namespace {
 
-QDockWidget* makeDock(const QString& title, const QString& name, QWidget* content,
-                      QWidget* parent)
+QDockWidget* makeDock(const QString& title, const QString& name, QWidget* content, QWidget* parent)
 {
     auto* dock = new QDockWidget(title, parent);
     dock->setObjectName(name);
@@ -137,8 +136,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
 
     connectUndoGestures();
     setFocusQuery(preferredFocus_);
-    statusBar()->showMessage(tr("Hover a cell for its numbers; click a row or a token to focus "
-                                "a query; Up/Down move the focus."));
+    statusBar()->showMessage(
+        tr("Hover a cell for its numbers; click a row or a token to focus "
+           "a query; Up/Down move the focus."));
 }
 
 void MainWindow::createExports()
@@ -167,12 +167,11 @@ void MainWindow::createExports()
     exports_->installMenu(compare_->histogramView(), ExportView::ScoreHistogram);
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
         const auto view = ExportView(int(ExportView::LabVariance) + i);
-        exports_->registerView(view, {ViewExporter::viewName(view), ViewExporter::fileStem(view),
-                                      ViewExporter::defaultSize(view),
-                                      plotPainter(lab_->plot(ScalingLabView::Plot(i))), [this, i] {
-                                          return lab_->hasCurves() ? scalingLabCsv(lab_->curves(), i)
-                                                                   : std::string();
-                                      }});
+        exports_->registerView(
+            view,
+            {ViewExporter::viewName(view), ViewExporter::fileStem(view), ViewExporter::defaultSize(view),
+             plotPainter(lab_->plot(ScalingLabView::Plot(i))),
+             [this, i] { return lab_->hasCurves() ? scalingLabCsv(lab_->curves(), i) : std::string(); }});
         exports_->installMenu(lab_->plot(ScalingLabView::Plot(i)), view);
     }
     const ExportView focus = ExportView::FocusedQuery;
@@ -197,15 +196,13 @@ void MainWindow::createDocks()
     focusScroll->setWidgetResizable(true);
     focusScroll->setFrameShape(QFrame::NoFrame);
     focusScroll->setWidget(focus_);
-    auto* focusDock =
-        makeDock(tr("Focused query"), QStringLiteral("focusDock"), focusScroll, this);
+    auto* focusDock = makeDock(tr("Focused query"), QStringLiteral("focusDock"), focusScroll, this);
     addDockWidget(Qt::BottomDockWidgetArea, focusDock);
 
     // Beside the maps, below them: the three maps need the window's width.
     statistics_ = new StatisticsPanel(session_);
     statistics_->setObjectName(QStringLiteral("statisticsPanel"));
-    auto* statisticsDock =
-        makeDock(tr("Statistics"), QStringLiteral("statisticsDock"), statistics_, this);
+    auto* statisticsDock = makeDock(tr("Statistics"), QStringLiteral("statisticsDock"), statistics_, this);
     addDockWidget(Qt::BottomDockWidgetArea, statisticsDock);
     splitDockWidget(focusDock, statisticsDock, Qt::Horizontal);
 
@@ -258,8 +255,7 @@ void MainWindow::createDocks()
     matricesLayout->setContentsMargins(0, 0, 0, 0);
     matricesLayout->addWidget(matrixTabs, 1);
     matricesLayout->addWidget(matrixMessage);
-    auto* matricesDock =
-        makeDock(tr("Matrices"), QStringLiteral("matricesDock"), matricesPage, this);
+    auto* matricesDock = makeDock(tr("Matrices"), QStringLiteral("matricesDock"), matricesPage, this);
     addDockWidget(Qt::BottomDockWidgetArea, matricesDock);
     tabifyDockWidget(focusDock, matricesDock);
     focusDock->raise();
@@ -302,14 +298,12 @@ void MainWindow::createMenus()
     independentRanges_->setCheckable(true);
     independentRanges_->setStatusTip(tr("Give raw and scaled scores each their own colour range."));
     connect(independentRanges_, &QAction::toggled, pipeline_, &PipelineView::setIndependentRanges);
-    connect(pipeline_, &PipelineView::independentRangesChanged, independentRanges_,
-            &QAction::setChecked);
+    connect(pipeline_, &PipelineView::independentRangesChanged, independentRanges_, &QAction::setChecked);
     view->addMenu(pipeline_->createWeightsScaleMenu(view));
-    QAction* previous = view->addAction(tr("&Previous query"), this,
-                                        [this] { setFocusQuery(focusQuery_ - 1); });
+    QAction* previous =
+        view->addAction(tr("&Previous query"), this, [this] { setFocusQuery(focusQuery_ - 1); });
     previous->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
-    QAction* next = view->addAction(tr("&Next query"), this,
-                                    [this] { setFocusQuery(focusQuery_ + 1); });
+    QAction* next = view->addAction(tr("&Next query"), this, [this] { setFocusQuery(focusQuery_ + 1); });
     next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
     view->addSeparator();
     // The dock titles stay plain; their menu entries get mnemonics.
@@ -331,8 +325,8 @@ void MainWindow::createMenus()
     theme_ = new ThemeController(this);
     theme_->addMenu(view);
     view->addSeparator();
-    QAction* reset = view->addAction(tr("&Reset to the article example"), this,
-                                     &MainWindow::resetToArticleExample);
+    QAction* reset =
+        view->addAction(tr("&Reset to the article example"), this, &MainWindow::resetToArticleExample);
     reset->setObjectName(QStringLiteral("resetAction"));
     reset->setStatusTip(tr("\"%1\", seed 123, d_model 16, d_k 24, d_v 28, article "
                            "initialisation, as in Raschka's walk-through.")
@@ -343,8 +337,7 @@ void MainWindow::createMenus()
     help->addSeparator();
     help->addAction(tr("&About Attention Lab"), this, &MainWindow::showAbout)
         ->setMenuRole(QAction::AboutRole);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)
-        ->setMenuRole(QAction::AboutQtRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
 }
 
 MatrixTableModel* MainWindow::matrixModel(MatrixId which) const
@@ -384,9 +377,8 @@ void MainWindow::resetToArticleExample()
     // Asked as New asks; the reset is then one undo step of the same lab.
     if (!document_->maybeDiscardChanges())
         return;
-    recorder_->recordAs(tr("Reset to the article example"), [this] {
-        session_->setParameters(attn::ModelConfig(), attn::AttentionOptions());
-    });
+    recorder_->recordAs(tr("Reset to the article example"),
+                        [this] { session_->setParameters(attn::ModelConfig(), attn::AttentionOptions()); });
     setFocusQuery(1);
     statusBar()->showMessage(tr("Back to the article example."), 5000);
 }
@@ -422,7 +414,8 @@ void MainWindow::saveSettings() const
     QSettings settings;
     saveParameters(settings, session_->config(), session_->options());
     settings.setValue(QStringLiteral("view/independentRanges"), pipeline_->independentRanges());
-    settings.setValue(QStringLiteral("view/weightsScale"), weightsScaleModeKey(pipeline_->weightsScaleMode()));
+    settings.setValue(QStringLiteral("view/weightsScale"),
+                      weightsScaleModeKey(pipeline_->weightsScaleMode()));
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
 }
@@ -505,15 +498,14 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(
-        this, tr("About Attention Lab"),
-        tr("<h3>Attention Lab %1</h3>"
-           "<p>See scaled dot-product self-attention at work: "
-           "A = softmax(Q K<sup>T</sup> / √d<sub>k</sub>), Z = A V.</p>"
-           "<p>The default example reproduces Sebastian Raschka's walk-through "
-           "<i>Understanding and Coding the Self-Attention Mechanism of Large Language Models "
-           "From Scratch</i> (2023), with the same PyTorch random draws.</p>")
-            .arg(QCoreApplication::applicationVersion()));
+    QMessageBox::about(this, tr("About Attention Lab"),
+                       tr("<h3>Attention Lab %1</h3>"
+                          "<p>See scaled dot-product self-attention at work: "
+                          "A = softmax(Q K<sup>T</sup> / √d<sub>k</sub>), Z = A V.</p>"
+                          "<p>The default example reproduces Sebastian Raschka's walk-through "
+                          "<i>Understanding and Coding the Self-Attention Mechanism of Large Language Models "
+                          "From Scratch</i> (2023), with the same PyTorch random draws.</p>")
+                           .arg(QCoreApplication::applicationVersion()));
 }
 
 void MainWindow::createScalingLabViews()
@@ -542,8 +534,9 @@ void MainWindow::createScalingLabViews()
     lessonMode->setObjectName(QStringLiteral("lessonModeAction"));
     lessonMode->setText(tr("&Lesson mode"));
     lessonMode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-    lessonMode->setStatusTip(tr("A guided walk through softmax(Q Kᵀ / √d_k) V, one highlighted "
-                                "map at a time, ending with an experiment on d_k."));
+    lessonMode->setStatusTip(
+        tr("A guided walk through softmax(Q Kᵀ / √d_k) V, one highlighted "
+           "map at a time, ending with an experiment on d_k."));
     // The action follows the dock's visibility, however it is opened or closed.
     connect(lessonMode, &QAction::toggled, this, [this](bool open) {
         if (open) {
@@ -561,8 +554,7 @@ void MainWindow::createScalingLabViews()
             [this] { lesson_->setInitMode(session_->config().init); });
     lesson_->setInitMode(session_->config().init);
 
-    connect(parameters_, &ParameterPanel::scalingDemoRequested, this,
-            &MainWindow::startScalingDemo);
+    connect(parameters_, &ParameterPanel::scalingDemoRequested, this, &MainWindow::startScalingDemo);
     connect(session_, &Session::resultChanged, this, &MainWindow::updateScalingViews);
     compare_->installEventFilter(this);
     lesson_->installEventFilter(this);
@@ -693,18 +685,17 @@ void MainWindow::createUndo()
                                                 : LabDocument::UnsavedAnswer::Cancel;
     });
     document_->setRecoveryPrompt([this](const QDateTime& savedAt) {
-        return QMessageBox::question(
-                   this, tr("Recover the last lab?"),
-                   tr("Attention Lab did not close normally. A copy of the lab saved "
-                      "automatically at %1 is there. Restore it?")
-                       .arg(QLocale().toString(savedAt, QLocale::ShortFormat)),
-                   QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
+        return QMessageBox::question(this, tr("Recover the last lab?"),
+                                     tr("Attention Lab did not close normally. A copy of the lab saved "
+                                        "automatically at %1 is there. Restore it?")
+                                         .arg(QLocale().toString(savedAt, QLocale::ShortFormat)),
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
                == QMessageBox::Yes;
     });
     document_->setSavePathPrompt([this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save the lab"), QDir::home().filePath(tr("lab.attnlab")),
-            tr("Attention labs (*.attnlab)"));
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save the lab"), QDir::home().filePath(tr("lab.attnlab")),
+                                         tr("Attention labs (*.attnlab)"));
         if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty())
             return path;
         return path + QStringLiteral(".attnlab");
@@ -724,8 +715,7 @@ void MainWindow::connectUndoGestures()
         connect(slider, &QAbstractSlider::sliderReleased, recorder_, &UndoRecorder::endGesture);
     }
     // Typing is one step until the field is left or Return is pressed.
-    connect(input_->sentenceEdit(), &QLineEdit::editingFinished, recorder_,
-            &UndoRecorder::breakMerge);
+    connect(input_->sentenceEdit(), &QLineEdit::editingFinished, recorder_, &UndoRecorder::breakMerge);
 }
 
 void MainWindow::createFileActions(QMenu* file)
@@ -735,9 +725,9 @@ void MainWindow::createFileActions(QMenu* file)
     newLabAction->setShortcut(QKeySequence::New);
     newLabAction->setStatusTip(tr("Start again from the article example, as a new unsaved lab."));
     QAction* open = file->addAction(tr("&Open lab…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open a lab"), QFileInfo(document_->filePath()).absolutePath(),
-            tr("Attention labs (*.attnlab);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a lab"),
+                                                          QFileInfo(document_->filePath()).absolutePath(),
+                                                          tr("Attention labs (*.attnlab);;All files (*)"));
         if (!path.isEmpty())
             openLab(path);
     });
@@ -789,12 +779,10 @@ void MainWindow::createFileActions(QMenu* file)
     picture->setObjectName(QStringLiteral("exportPictureAction"));
     picture->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     picture->setStatusTip(tr("One heatmap or the pipeline figure as PNG, SVG or PDF."));
-    QAction* all = file->addAction(tr("Export all &views…"), this,
-                                   &MainWindow::exportAllViewsInteractive);
+    QAction* all = file->addAction(tr("Export all &views…"), this, &MainWindow::exportAllViewsInteractive);
     all->setObjectName(QStringLiteral("exportAllViewsAction"));
     all->setStatusTip(tr("Every heatmap and the pipeline figure as PNG, SVG and PDF into a folder."));
-    QAction* numbers = file->addAction(tr("Export n&umbers…"), this,
-                                       &MainWindow::exportNumbersInteractive);
+    QAction* numbers = file->addAction(tr("Export n&umbers…"), this, &MainWindow::exportNumbersInteractive);
     numbers->setObjectName(QStringLiteral("exportNumbersAction"));
     numbers->setStatusTip(tr("Every matrix as CSV, JSON and NumPy .npy into a folder."));
     file->addSeparator();
@@ -809,8 +797,7 @@ void MainWindow::createEditActions(QMenu* edit)
     redo->setObjectName(QStringLiteral("redoAction"));
     // Both common keys. QKeySequence::Redo is Ctrl+Shift+Z on X11: listing it
     // beside Ctrl+Shift+Z registered that key twice, an ambiguous shortcut.
-    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
-                        QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
     new UndoShortcuts(this, undo, redo);
@@ -844,8 +831,7 @@ void MainWindow::startDocument(const CommandLineOutcome& start)
 void MainWindow::offerRecovery()
 {
     if (document_->offerRecovery())
-        statusBar()->showMessage(tr("The automatically saved lab was restored; save it to keep it."),
-                                 10000);
+        statusBar()->showMessage(tr("The automatically saved lab was restored; save it to keep it."), 10000);
 }
 
 void MainWindow::updateWindowTitle()
@@ -860,11 +846,10 @@ void MainWindow::rebuildRecentMenu()
     const QStringList files = document_->recentFiles();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
-        QAction* action = recentMenu_->addAction(
-            tr("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName().replace(QLatin1Char('&'),
-                                                                          QLatin1String("&&"))),
-            this,
-            [this, path] { openLab(path); });
+        QAction* action =
+            recentMenu_->addAction(tr("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName().replace(
+                                       QLatin1Char('&'), QLatin1String("&&"))),
+                                   this, [this, path] { openLab(path); });
         action->setStatusTip(QDir::toNativeSeparators(path));
     }
     if (!files.isEmpty()) {
@@ -910,18 +895,18 @@ bool MainWindow::openLab(const QString& path)
     QStringList warnings;
     for (const std::string& w : opened.value())
         warnings.append(QString::fromStdString(w));
-    statusBar()->showMessage(warnings.isEmpty() ? tr("Opened %1.").arg(document_->displayName())
-                                                : warnings.join(QLatin1Char(' ')),
-                             10000);
+    statusBar()->showMessage(
+        warnings.isEmpty() ? tr("Opened %1.").arg(document_->displayName()) : warnings.join(QLatin1Char(' ')),
+        10000);
     return true;
 }
 
 bool MainWindow::saveLab()
 {
     const attn::Status saved = document_->save();
-    statusBar()->showMessage(saved ? tr("Saved %1.").arg(document_->displayName())
-                                   : QString::fromStdString(saved.error().message),
-                             10000);
+    statusBar()->showMessage(
+        saved ? tr("Saved %1.").arg(document_->displayName()) : QString::fromStdString(saved.error().message),
+        10000);
     return bool(saved);
 }
 
@@ -929,17 +914,16 @@ bool MainWindow::saveLabAs()
 {
     const QString old = document_->filePath();
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Save the lab as"),
-        old.isEmpty() ? QDir::home().filePath(tr("lab.attnlab")) : old,
+        this, tr("Save the lab as"), old.isEmpty() ? QDir::home().filePath(tr("lab.attnlab")) : old,
         tr("Attention labs (*.attnlab)"));
     if (path.isEmpty())
         return false;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".attnlab");
     const attn::Status saved = document_->saveAs(path);
-    statusBar()->showMessage(saved ? tr("Saved %1.").arg(document_->displayName())
-                                   : QString::fromStdString(saved.error().message),
-                             10000);
+    statusBar()->showMessage(
+        saved ? tr("Saved %1.").arg(document_->displayName()) : QString::fromStdString(saved.error().message),
+        10000);
     return bool(saved);
 }
 
@@ -972,8 +956,7 @@ bool MainWindow::openPreset(const QString& path)
         statusBar()->showMessage(QString::fromStdString(loaded.error().message), 10000);
         return false;
     }
-    statusBar()->showMessage(tr("Preset: %1").arg(QString::fromStdString(lab.value().config.sentence)),
-                             5000);
+    statusBar()->showMessage(tr("Preset: %1").arg(QString::fromStdString(lab.value().config.sentence)), 5000);
     return true;
 }
 
@@ -994,8 +977,8 @@ AttentionSnapshot MainWindow::currentSnapshot() const
 
 std::unique_ptr<ViewExporter> MainWindow::makeViewExporter() const
 {
-    auto exporter = std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_,
-                                                   pipeline_->independentRanges());
+    auto exporter =
+        std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_, pipeline_->independentRanges());
     exporter->setWeightsScaleMode(pipeline_->weightsScaleMode());
     return exporter;
 }
@@ -1036,8 +1019,7 @@ attn::Status MainWindow::importMatrix(MatrixId which, const QString& path, bool 
     if (!m)
         return m.error();
     attn::Status imported = attn::okStatus();
-    recorder_->recordAs(tr("Import %1 from %2").arg(Session::matrixName(which),
-                                                    QFileInfo(path).fileName()),
+    recorder_->recordAs(tr("Import %1 from %2").arg(Session::matrixName(which), QFileInfo(path).fileName()),
                         [&] { imported = session_->setMatrix(which, m.value()); });
     return imported;
 }
@@ -1058,11 +1040,11 @@ void MainWindow::showImportDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     const attn::Status imported = importMatrix(dialog.target(), dialog.path(), dialog.transpose());
-    statusBar()->showMessage(imported ? tr("Imported %1 from %2.")
-                                            .arg(Session::matrixName(dialog.target()),
-                                                 QFileInfo(dialog.path()).fileName())
-                                      : QString::fromStdString(imported.error().message),
-                             10000);
+    statusBar()->showMessage(
+        imported ? tr("Imported %1 from %2.")
+                       .arg(Session::matrixName(dialog.target()), QFileInfo(dialog.path()).fileName())
+                 : QString::fromStdString(imported.error().message),
+        10000);
 }
 
 void MainWindow::exportAllViewsInteractive()
@@ -1084,8 +1066,9 @@ void MainWindow::exportNumbersInteractive()
     ExportFormats formats;
     formats.json = formats.csv = formats.npy = true;
     const attn::Status written = exportNumbers(directory, formats);
-    statusBar()->showMessage(written ? tr("Wrote the matrices to %1.").arg(QDir::toNativeSeparators(directory))
-                                     : QString::fromStdString(written.error().message),
+    statusBar()->showMessage(written
+                                 ? tr("Wrote the matrices to %1.").arg(QDir::toNativeSeparators(directory))
+                                 : QString::fromStdString(written.error().message),
                              10000);
 }
 

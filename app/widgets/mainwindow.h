@@ -104,8 +104,7 @@ public:
     AttentionSnapshot currentSnapshot() const;
     std::unique_ptr<ViewExporter> makeViewExporter() const;  // the window's focus and ranges
     // The format from the suffix (.png, .svg, .pdf).
-    attn::Status exportView(ExportView view, const QString& path, const QSize& size,
-                            qreal scale = 1.0) const;
+    attn::Status exportView(ExportView view, const QString& path, const QSize& size, qreal scale = 1.0) const;
     // Every view as PNG, SVG and PDF into `directory`, all or nothing.
     attn::Status exportAllViews(const QString& directory, const QSize& size = QSize()) const;
     attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;

@@ -22,7 +22,8 @@ NoticeBar::NoticeBar(QWidget* parent) : QFrame(parent)
 
     auto* icon = new QLabel(this);
     const int side = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
-    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxInformation, nullptr, this).pixmap(side, side));
+    icon->setPixmap(
+        style()->standardIcon(QStyle::SP_MessageBoxInformation, nullptr, this).pixmap(side, side));
     label_ = new QLabel(this);
     label_->setObjectName(QStringLiteral("noticeText"));
     label_->setWordWrap(true);

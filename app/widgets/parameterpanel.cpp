@@ -42,22 +42,21 @@ QSpinBox* dimensionSpin(const QString& name, int maximum, QWidget* parent)
 QString highlightStyle(const QString& objectName, bool on)
 {
     return QStringLiteral("QFrame#%1 { border: 2px solid %2; border-radius: 4px; }")
-        .arg(objectName, on ? QStringLiteral("palette(highlight)")
-                            : QStringLiteral("transparent"));
+        .arg(objectName, on ? QStringLiteral("palette(highlight)") : QStringLiteral("transparent"));
 }
 
 }  // namespace
 
-ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
-    : QWidget(parent), session_(session)
+ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {
     seed_ = new QSpinBox(this);
     seed_->setObjectName(QStringLiteral("seedSpin"));
     seed_->setAccessibleName(tr("Seed"));
     seed_->setRange(0, std::numeric_limits<int>::max());
     seed_->setKeyboardTracking(false);
-    seed_->setToolTip(tr("torch.manual_seed(seed): fixes the random draw of the embeddings X "
-                         "and of W_q, W_k, W_v. Changing it redraws every matrix."));
+    seed_->setToolTip(
+        tr("torch.manual_seed(seed): fixes the random draw of the embeddings X "
+           "and of W_q, W_k, W_v. Changing it redraws every matrix."));
 
     init_ = new QComboBox(this);
     init_->setObjectName(QStringLiteral("initCombo"));
@@ -65,15 +64,17 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     init_->addItem(tr("Article (PyTorch)"), int(attn::InitMode::Article));
     init_->addItem(tr("Standard normal"), int(attn::InitMode::StandardNormal));
     init_->addItem(tr("Unit variance"), int(attn::InitMode::UnitVariance));
-    init_->setToolTip(tr("How X and the weights are drawn. Article: exactly Raschka's PyTorch "
-                         "draws (X ~ N(0, 1), W ~ U[0, 1)). Standard normal: every entry N(0, 1). "
-                         "Unit variance: W entries N(0, 1/d_model), so that q and k entries have "
-                         "variance about 1, the assumption behind dividing by √d_k."));
+    init_->setToolTip(
+        tr("How X and the weights are drawn. Article: exactly Raschka's PyTorch "
+           "draws (X ~ N(0, 1), W ~ U[0, 1)). Standard normal: every entry N(0, 1). "
+           "Unit variance: W entries N(0, 1/d_model), so that q and k entries have "
+           "variance about 1, the assumption behind dividing by √d_k."));
 
     dModel_ = dimensionSpin(QStringLiteral("dModelSpin"), attn::kMaxDModel, this);
     dModel_->setAccessibleName(tr("d_model"));
-    dModel_->setToolTip(tr("d_model: the width of each embedding x_i. X is n × d_model and "
-                           "W_q, W_k, W_v have d_model rows."));
+    dModel_->setToolTip(
+        tr("d_model: the width of each embedding x_i. X is n × d_model and "
+           "W_q, W_k, W_v have d_model rows."));
 
     // The slider's positions are not d_k values: 0..kDkSliderPositions map
     // log-evenly onto 1..1024. A tenth of the travel is one octave.
@@ -88,18 +89,21 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     dKSlider_->setPageStep(attn::kDkSliderPositions / 10);
     dK_ = dimensionSpin(QStringLiteral("dKSpin"), attn::kMaxDHead, dKFrame_);
     dK_->setAccessibleName(tr("d_k"));
-    const QString dKTip = tr("d_k: the width of queries and keys. Q = X W_q and K = X W_k are "
-                             "n × d_k; each score q_i · k_j sums d_k products, so its spread "
-                             "grows with d_k, which is why the scores are divided by √d_k.");
-    dKSlider_->setToolTip(dKTip + tr("\nThe slider is logarithmic from 1 to 1024: arrow keys "
-                                     "step to the next d_k of the lab's grid, Page Up/Down by "
-                                     "a factor of 2. The spin box takes any value."));
+    const QString dKTip =
+        tr("d_k: the width of queries and keys. Q = X W_q and K = X W_k are "
+           "n × d_k; each score q_i · k_j sums d_k products, so its spread "
+           "grows with d_k, which is why the scores are divided by √d_k.");
+    dKSlider_->setToolTip(dKTip
+                          + tr("\nThe slider is logarithmic from 1 to 1024: arrow keys "
+                               "step to the next d_k of the lab's grid, Page Up/Down by "
+                               "a factor of 2. The spin box takes any value."));
     dK_->setToolTip(dKTip);
 
     dV_ = dimensionSpin(QStringLiteral("dVSpin"), attn::kMaxDHead, this);
     dV_->setAccessibleName(tr("d_v"));
-    dV_->setToolTip(tr("d_v: the width of the values and of the context vectors. V = X W_v and "
-                       "Z = A V are n × d_v; d_v does not change the weights."));
+    dV_->setToolTip(
+        tr("d_v: the width of the values and of the context vectors. V = X W_v and "
+           "Z = A V are n × d_v; d_v does not change the weights."));
 
     scale_ = new QComboBox(this);
     scale_->setObjectName(QStringLiteral("scaleCombo"));
@@ -107,9 +111,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     scale_->addItem(tr("÷ √d_k"), int(attn::ScaleMode::SqrtDk));
     scale_->addItem(tr("none (÷ 1)"), int(attn::ScaleMode::None));
     scale_->addItem(tr("÷ custom divisor"), int(attn::ScaleMode::Custom));
-    scale_->setToolTip(tr("What the scores are divided by before the softmax: √d_k as in the "
-                          "transformer, nothing (watch the weights turn one-hot as d_k grows), "
-                          "or a divisor of your own."));
+    scale_->setToolTip(
+        tr("What the scores are divided by before the softmax: √d_k as in the "
+           "transformer, nothing (watch the weights turn one-hot as d_k grows), "
+           "or a divisor of your own."));
 
     divisor_ = new QDoubleSpinBox(this);
     divisor_->setObjectName(QStringLiteral("divisorSpin"));
@@ -117,20 +122,21 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     divisor_->setDecimals(3);
     divisor_->setRange(0.001, 1e6);
     divisor_->setKeyboardTracking(false);
-    divisor_->setToolTip(tr("The custom divisor: scaled scores = Q Kᵀ / divisor. Larger "
-                            "divisors flatten the weights, smaller ones sharpen them."));
+    divisor_->setToolTip(
+        tr("The custom divisor: scaled scores = Q Kᵀ / divisor. Larger "
+           "divisors flatten the weights, smaller ones sharpen them."));
 
     causal_ = new QCheckBox(tr("C&ausal mask"), this);
     causal_->setObjectName(QStringLiteral("causalCheck"));
     causal_->setAccessibleName(tr("Causal mask"));
-    causal_->setToolTip(tr("Keys after the query get the score −∞ before the softmax (weight 0), "
-                           "so token i attends only to tokens 1..i, as in a decoder."));
+    causal_->setToolTip(
+        tr("Keys after the query get the score −∞ before the softmax (weight 0), "
+           "so token i attends only to tokens 1..i, as in a decoder."));
 
     regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
     regenerate_->setAccessibleName(tr("Regenerate from seed"));
-    regenerate_->setToolTip(
-        tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits (Ctrl+R)."));
+    regenerate_->setToolTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits (Ctrl+R)."));
 
     initNote_ = new QLabel(this);
     initNote_->setObjectName(QStringLiteral("initNoteLabel"));
@@ -143,9 +149,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     scalingDemo_ = new QPushButton(tr("Scalin&g demo"), this);
     scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
     scalingDemo_->setAccessibleName(tr("Scaling demo"));
-    scalingDemo_->setToolTip(tr("Switch to the unit-variance initialisation, the textbook "
-                                "setting of the √d_k argument, and show the unscaled and "
-                                "scaled softmax side by side. Then move d_k."));
+    scalingDemo_->setToolTip(
+        tr("Switch to the unit-variance initialisation, the textbook "
+           "setting of the √d_k argument, and show the unscaled and "
+           "scaled softmax side by side. Then move d_k."));
 
     // Two rows under the sentence, so that the maps keep the window's width:
     // the model (what is drawn from the seed) and the attention (how the
@@ -209,16 +216,14 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     layout->addLayout(attention);
 
     // Tab follows the rows left to right, the model row first.
-    QWidget* const order[] = {seed_,   init_,    dModel_, dKSlider_,   dK_,         dV_,
-                              scale_,  divisor_, causal_, regenerate_, scalingDemo_};
+    QWidget* const order[] = {seed_,  init_,    dModel_, dKSlider_,   dK_,         dV_,
+                              scale_, divisor_, causal_, regenerate_, scalingDemo_};
     for (size_t i = 1; i < std::size(order); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 
-    connect(seed_, &QSpinBox::valueChanged, session_,
-            [this](int seed) { session_->setSeed(quint64(seed)); });
-    connect(init_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        session_->setInit(attn::InitMode(init_->itemData(index).toInt()));
-    });
+    connect(seed_, &QSpinBox::valueChanged, session_, [this](int seed) { session_->setSeed(quint64(seed)); });
+    connect(init_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { session_->setInit(attn::InitMode(init_->itemData(index).toInt())); });
     connect(dModel_, &QSpinBox::valueChanged, session_, &Session::setDModel);
     connect(dKSlider_, &QSlider::valueChanged, session_,
             [this](int position) { session_->setDK(attn::dkFromSliderPosition(position)); });
@@ -226,9 +231,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent)
     connect(dK_, &QSpinBox::valueChanged, session_, &Session::setDK);
     dK_->installEventFilter(this);
     connect(dV_, &QSpinBox::valueChanged, session_, &Session::setDV);
-    connect(scale_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        session_->setScaleMode(attn::ScaleMode(scale_->itemData(index).toInt()));
-    });
+    connect(scale_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { session_->setScaleMode(attn::ScaleMode(scale_->itemData(index).toInt())); });
     connect(divisor_, &QDoubleSpinBox::valueChanged, session_, &Session::setCustomDivisor);
     connect(causal_, &QCheckBox::toggled, session_, &Session::setCausal);
     connect(regenerate_, &QPushButton::clicked, session_, &Session::regenerate);
@@ -241,8 +245,8 @@ void ParameterPanel::syncFromSession()
 {
     const attn::ModelConfig& c = session_->config();
     const attn::AttentionOptions& o = session_->options();
-    const QSignalBlocker b1(seed_), b2(init_), b3(dModel_), b4(dKSlider_), b5(dK_), b6(dV_),
-        b7(scale_), b8(divisor_), b9(causal_);
+    const QSignalBlocker b1(seed_), b2(init_), b3(dModel_), b4(dKSlider_), b5(dK_), b6(dV_), b7(scale_),
+        b8(divisor_), b9(causal_);
     seed_->setValue(int(std::min<quint64>(c.seed, quint64(seed_->maximum()))));
     init_->setCurrentIndex(init_->findData(int(c.init)));
     dModel_->setValue(c.dModel);
@@ -266,10 +270,10 @@ void ParameterPanel::onDkSliderAction(int action)
     // every d_k has one: step to the neighbouring d_k of the lab's grid.
     // A page is an octave of the slider's travel, but from a d_k between
     // positions it would not land on twice that d_k: double or halve it.
-    const bool page = action == QAbstractSlider::SliderPageStepAdd
-                      || action == QAbstractSlider::SliderPageStepSub;
-    if (action != QAbstractSlider::SliderSingleStepAdd
-        && action != QAbstractSlider::SliderSingleStepSub && !page)
+    const bool page =
+        action == QAbstractSlider::SliderPageStepAdd || action == QAbstractSlider::SliderPageStepSub;
+    if (action != QAbstractSlider::SliderSingleStepAdd && action != QAbstractSlider::SliderSingleStepSub
+        && !page)
         return;
     static const std::vector<int> grid = attn::defaultScalingLabDks();
     const int current = dK_->value();
@@ -316,25 +320,31 @@ void ParameterPanel::updateInitNote()
     QString tip;
     switch (session_->config().init) {
     case attn::InitMode::UnitVariance:
-        note = tr("Unit variance: q and k entries have variance ≈ 1, as the 1/√d_k argument "
-                  "assumes.");
-        tip = tr("W entries are N(0, 1/d_model), so each entry of q = x W_q and k = x W_k has "
-                 "mean 0 and variance about 1: the raw scores have variance about d_k and "
-                 "the scaled ones about 1.");
+        note =
+            tr("Unit variance: q and k entries have variance ≈ 1, as the 1/√d_k argument "
+               "assumes.");
+        tip =
+            tr("W entries are N(0, 1/d_model), so each entry of q = x W_q and k = x W_k has "
+               "mean 0 and variance about 1: the raw scores have variance about d_k and "
+               "the scaled ones about 1.");
         break;
     case attn::InitMode::StandardNormal:
-        note = tr("Standard normal: q and k entries have variance ≈ d_model, not the 1 the "
-                  "1/√d_k argument assumes.");
-        tip = tr("X and W are N(0, 1), so each entry of q and k sums d_model products: its "
-                 "variance is about d_model. Choose Unit variance (or Scaling demo) for the "
-                 "textbook setting.");
+        note =
+            tr("Standard normal: q and k entries have variance ≈ d_model, not the 1 the "
+               "1/√d_k argument assumes.");
+        tip =
+            tr("X and W are N(0, 1), so each entry of q and k sums d_model products: its "
+               "variance is about d_model. Choose Unit variance (or Scaling demo) for the "
+               "textbook setting.");
         break;
     case attn::InitMode::Article:
-        note = tr("Article: W ~ U[0, 1), so q and k are not centred; the 1/√d_k argument "
-                  "assumes unit variance.");
-        tip = tr("The article's PyTorch draws: the weights are uniform in [0, 1), so q and k "
-                 "have a positive mean and the variance argument for √d_k does not hold "
-                 "exactly. Choose Unit variance (or Scaling demo) for the textbook setting.");
+        note =
+            tr("Article: W ~ U[0, 1), so q and k are not centred; the 1/√d_k argument "
+               "assumes unit variance.");
+        tip =
+            tr("The article's PyTorch draws: the weights are uniform in [0, 1), so q and k "
+               "have a positive mean and the variance argument for √d_k does not hold "
+               "exactly. Choose Unit variance (or Scaling demo) for the textbook setting.");
         break;
     }
     initNote_->setText(note);

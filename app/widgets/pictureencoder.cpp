@@ -81,8 +81,8 @@ QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QStri
     return bytes;
 }
 
-attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format,
-                                         const QSize& size, qreal scale, const QString& title)
+attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format, const QSize& size,
+                                         qreal scale, const QString& title)
 {
     if (const attn::Status ok = ViewExporter::checkSize(size, scale); !ok)
         return ok.error();
@@ -92,16 +92,15 @@ attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
         if (!renderPicture(paint, size, scale).save(&buffer, "PNG"))
-            return attn::Error{QCoreApplication::translate("ViewExporter",
-                                                           "The PNG image could not be encoded.")
-                                   .toStdString()};
+            return attn::Error{
+                QCoreApplication::translate("ViewExporter", "The PNG image could not be encoded.")
+                    .toStdString()};
         return bytes;
     }
     case ImageFormat::Svg: return svgPicture(paint, size);
     case ImageFormat::Pdf: return pdfPicture(paint, size, title);
     }
-    return attn::Error{
-        QCoreApplication::translate("ViewExporter", "Unknown image format.").toStdString()};
+    return attn::Error{QCoreApplication::translate("ViewExporter", "Unknown image format.").toStdString()};
 }
 
 }  // namespace attnlab

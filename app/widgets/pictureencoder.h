@@ -36,7 +36,7 @@ QImage renderPicture(const PaintFunction& paint, const QSize& size, qreal scale 
 QByteArray svgPicture(const PaintFunction& paint, const QSize& size);
 QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QString& title);
 // Checks the size and scale (ViewExporter::checkSize) first.
-attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format,
-                                         const QSize& size, qreal scale, const QString& title);
+attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format, const QSize& size,
+                                         qreal scale, const QString& title);
 
 }  // namespace attnlab

@@ -68,13 +68,13 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
         return sizes;
     });
     for (HeatmapView* map : {raw_, scaled_, weights_})
-        map->setToolTipProvider(
-            [this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
+        map->setToolTipProvider([this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
     scaleOp_ = makeOperation(QStringLiteral("scaleOperationLabel"), this);
     softmaxOp_ = makeOperation(QStringLiteral("softmaxOperationLabel"), this);
     softmaxOp_->setText(tr("softmax\n→"));
-    softmaxOp_->setToolTip(tr("Each row is exponentiated and divided by its sum: the weights of "
-                              "one query are positive and sum to 1."));
+    softmaxOp_->setToolTip(
+        tr("Each row is exponentiated and divided by its sum: the weights of "
+           "one query are positive and sum to 1."));
 
     formula_ = new QLabel(this);
     formula_->setObjectName(QStringLiteral("formulaLabel"));
@@ -84,9 +84,10 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     independent_ = new QCheckBox(tr("Inde&pendent colour ranges"), this);
     independent_->setObjectName(QStringLiteral("independentRangesCheck"));
     independent_->setAccessibleName(tr("Independent colour ranges"));
-    independent_->setToolTip(tr("Off: raw and scaled scores share one colour range, so the "
-                                "shrinking by the divisor shows as paler colours. On: each map "
-                                "uses its own range."));
+    independent_->setToolTip(
+        tr("Off: raw and scaled scores share one colour range, so the "
+           "shrinking by the divisor shows as paler colours. On: each map "
+           "uses its own range."));
 
     weightsScaleBox_ = new QComboBox(this);
     weightsScaleBox_->setObjectName(QStringLiteral("weightsScaleBox"));
@@ -125,8 +126,9 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     q_->setToolTip(tr("Queries Q = X W_q: one row per token, d_k columns."));
     k_->setToolTip(tr("Keys K = X W_k: one row per token, d_k columns."));
     v_->setToolTip(tr("Values V = X W_v: one row per token, d_v columns."));
-    z_->setToolTip(tr("Context vectors Z = A V: row i mixes the value rows with query i's "
-                      "weights."));
+    z_->setToolTip(
+        tr("Context vectors Z = A V: row i mixes the value rows with query i's "
+           "weights."));
     // Four maps share the height of the three above, so they may be smaller.
     for (HeatmapView* map : {q_, k_, v_, z_})
         map->setMinimumSize(200, 130);
@@ -157,10 +159,9 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
         applyRanges();
         emit independentRangesChanged(on);
     });
-    connect(weightsScaleBox_, QOverload<int>::of(&QComboBox::currentIndexChanged), this,
-            [this](int index) {
-                setWeightsScaleMode(WeightsScaleMode(weightsScaleBox_->itemData(index).toInt()));
-            });
+    connect(weightsScaleBox_, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this](int index) {
+        setWeightsScaleMode(WeightsScaleMode(weightsScaleBox_->itemData(index).toInt()));
+    });
     connect(session_, &Session::resultChanged, this, &PipelineView::refresh);
     refresh();
 }
@@ -231,9 +232,8 @@ void PipelineView::styleFrame(HeatmapView* map, bool highlighted)
         return;
     // Transparent when off, so that the map does not move when framed.
     frame->setStyleSheet(QStringLiteral("QFrame#%1 { border: 3px solid %2; border-radius: 5px; }")
-                             .arg(frame->objectName(),
-                                  highlighted ? QStringLiteral("palette(highlight)")
-                                              : QStringLiteral("transparent")));
+                             .arg(frame->objectName(), highlighted ? QStringLiteral("palette(highlight)")
+                                                                   : QStringLiteral("transparent")));
 }
 
 void PipelineView::addPage(QWidget* page, const QString& title)
@@ -259,7 +259,8 @@ void PipelineView::fitPage(int index)
     if (!scroll || !scroll->widget())
         return;
     QWidget* page = scroll->widget();
-    const QSize size = scroll->viewport()->size()
+    const QSize size = scroll->viewport()
+                           ->size()
                            .expandedTo(page->minimumSizeHint())
                            .expandedTo(page->minimumSize())
                            .boundedTo(page->maximumSize());
@@ -377,12 +378,10 @@ void PipelineView::refresh()
     weights_->setRange(0.0, 1.0);
     applyWeightsScale(weights_, weightsScale());
     applyRanges();
-    scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor)
-                               : tr("÷ %1\n→").arg(divisor));
+    scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor) : tr("÷ %1\n→").arg(divisor));
     scaleOp_->setToolTip(tr("Every score is divided by %1%2.")
                              .arg(divisor)
-                             .arg(r.causal ? tr("; keys after the query are set to −∞")
-                                           : QString()));
+                             .arg(r.causal ? tr("; keys after the query are set to −∞") : QString()));
     formula_->setText(tr("A = softmax(Q Kᵀ ÷ %1)%2; rows: queries, columns: keys. Hover a cell "
                          "for its numbers, click a row to focus that query.")
                           .arg(divisor)

@@ -16,8 +16,9 @@ PresentationMode::PresentationMode(QMainWindow* window) : QObject(window), windo
     toggle_->setObjectName(QStringLiteral("presentationModeAction"));
     toggle_->setCheckable(true);
     toggle_->setShortcut(QKeySequence(Qt::Key_F11));
-    toggle_->setStatusTip(tr("Full screen with larger fonts and the maps filling it, for a "
-                             "projector; F11 or Esc leaves."));
+    toggle_->setStatusTip(
+        tr("Full screen with larger fonts and the maps filling it, for a "
+           "projector; F11 or Esc leaves."));
     connect(toggle_, &QAction::toggled, this, &PresentationMode::setActive);
     // Esc leaves; only while presenting, so that it keeps its usual meaning
     // everywhere else.

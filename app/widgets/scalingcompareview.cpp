@@ -45,11 +45,13 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
     }
     unscaled_->setTitle(tr("softmax(QKᵀ): unscaled"));
     scaled_->setTitle(tr("softmax(QKᵀ/√d_k): scaled"));
-    unscaled_->setToolTip(tr("Attention weights from the raw scores q·k. With a large d_k "
-                             "the scores spread widely and each row collapses onto one key."));
-    scaled_->setToolTip(tr("Attention weights from the scores divided by √d_k, as the "
-                           "transformer computes them: the spread stays the same for every "
-                           "d_k."));
+    unscaled_->setToolTip(
+        tr("Attention weights from the raw scores q·k. With a large d_k "
+           "the scores spread widely and each row collapses onto one key."));
+    scaled_->setToolTip(
+        tr("Attention weights from the scores divided by √d_k, as the "
+           "transformer computes them: the spread stays the same for every "
+           "d_k."));
 
     table_ = new QTableWidget(kReadoutCount, 2, this);
     table_->setObjectName(QStringLiteral("scalingCompareTable"));
@@ -76,8 +78,9 @@ ScalingCompareView::ScalingCompareView(QWidget* parent) : QWidget(parent)
             table_->setItem(r, c, item);
         }
     }
-    table_->setToolTip(tr("The same measures for the unscaled and the scaled scores of the "
-                          "current sentence."));
+    table_->setToolTip(
+        tr("The same measures for the unscaled and the scaled scores of the "
+           "current sentence."));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -159,8 +162,8 @@ QString ScalingCompareView::summaryText() const
               "On average a query gives %5 of its attention to a single token without the "
               "scaling and %6 with it.")
         .arg(c.dK)
-        .arg(number(c.divisor, 3), number(c.varRaw), number(c.varScaled),
-             number(c.meanMaxRaw, 2), number(c.meanMaxScaled, 2));
+        .arg(number(c.divisor, 3), number(c.varRaw), number(c.varScaled), number(c.meanMaxRaw, 2),
+             number(c.meanMaxScaled, 2));
 }
 
 void ScalingCompareView::setInitMode(attn::InitMode mode)
@@ -173,18 +176,21 @@ QString ScalingCompareView::initText() const
 {
     switch (initMode_) {
     case attn::InitMode::UnitVariance:
-        return tr("Initialisation: unit variance. The entries of q and k have mean 0 and "
-                  "variance about 1, the textbook assumption: expect a raw score variance "
-                  "near d_k and a scaled one near 1.");
+        return tr(
+            "Initialisation: unit variance. The entries of q and k have mean 0 and "
+            "variance about 1, the textbook assumption: expect a raw score variance "
+            "near d_k and a scaled one near 1.");
     case attn::InitMode::StandardNormal:
-        return tr("Initialisation: standard normal. X and the weights are N(0, 1), so the "
-                  "entries of q and k have variance about d_model rather than 1: the scores "
-                  "spread even more than d_k alone explains. Choose unit variance for the "
-                  "textbook setting.");
+        return tr(
+            "Initialisation: standard normal. X and the weights are N(0, 1), so the "
+            "entries of q and k have variance about d_model rather than 1: the scores "
+            "spread even more than d_k alone explains. Choose unit variance for the "
+            "textbook setting.");
     case attn::InitMode::Article:
-        return tr("Initialisation: the article's. The weights are uniform in [0, 1), so q "
-                  "and k are not centred and the textbook assumption does not hold. Choose "
-                  "unit variance to see the √d_k argument work exactly.");
+        return tr(
+            "Initialisation: the article's. The weights are uniform in [0, 1), so q "
+            "and k are not centred and the textbook assumption does not hold. Choose "
+            "unit variance to see the √d_k argument work exactly.");
     }
     return QString();
 }

@@ -129,11 +129,12 @@ std::optional<QString> parse(int argc, char** argv, Request* request)
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         }
-        const bool known = name == "--n-keys" || name == "--samples" || name == "--seed" ||
-                           name == "--export-dir" || name == "--format";
+        const bool known = name == "--n-keys" || name == "--samples" || name == "--seed"
+                           || name == "--export-dir" || name == "--format";
         if (!known)
-            return ScalingLabCommand::tr("unknown option %1 for --scaling-lab (see "
-                                         "attention-lab --scaling-lab --help)")
+            return ScalingLabCommand::tr(
+                       "unknown option %1 for --scaling-lab (see "
+                       "attention-lab --scaling-lab --help)")
                 .arg(quoted(arg));
         if (!value) {
             if (i + 1 >= argc)
@@ -148,23 +149,22 @@ std::optional<QString> parse(int argc, char** argv, Request* request)
                     .arg(quoted(*value));
         } else if (name == "--samples") {
             request->samplesGiven = true;
-            if (!parseInteger(*value, &c.samples) || c.samples < 1 ||
-                c.samples > attn::kScalingLabMaxSamples)
+            if (!parseInteger(*value, &c.samples) || c.samples < 1 || c.samples > attn::kScalingLabMaxSamples)
                 return ScalingLabCommand::tr("--samples must be a whole number from 1 to %1, not %2")
                     .arg(attn::kScalingLabMaxSamples)
                     .arg(quoted(*value));
         } else if (name == "--seed") {
             if (!parseInteger(*value, &c.seed))
-                return ScalingLabCommand::tr("--seed must be a whole number from 0 to "
-                                             "18446744073709551615, not %1")
+                return ScalingLabCommand::tr(
+                           "--seed must be a whole number from 0 to "
+                           "18446744073709551615, not %1")
                     .arg(quoted(*value));
         } else if (name == "--export-dir") {
             if (value->empty())
                 return ScalingLabCommand::tr("--export-dir is empty; give a directory");
             request->exportDir = QString::fromLocal8Bit(value->data(), int(value->size()));
         } else {
-            const auto formats = parseScalingLabFormats(
-                QString::fromUtf8(value->data(), int(value->size())));
+            const auto formats = parseScalingLabFormats(QString::fromUtf8(value->data(), int(value->size())));
             if (!formats.ok())
                 return QString::fromStdString(formats.error().message);
             request->formats = formats.value();
@@ -206,8 +206,9 @@ std::vector<Column> columns(const attn::ScalingLabCurves& c)
 attn::ScalingLabProgress progressPrinter(const attn::ScalingLabConfig& config)
 {
     const bool terminal = ::isatty(::fileno(stderr)) == 1;
-    const QString what = ScalingLabCommand::tr("attention-lab: %1 samples per d_k for %2 keys, "
-                                               "more than a second's work:")
+    const QString what = ScalingLabCommand::tr(
+                             "attention-lab: %1 samples per d_k for %2 keys, "
+                             "more than a second's work:")
                              .arg(config.samples)
                              .arg(config.nKeys);
     auto shown = std::make_shared<int>(0);  // nothing to say at 0%
@@ -248,8 +249,8 @@ attn::Expected<ScalingLabFormats> parseScalingLabFormats(const QString& list)
             f.json = true;
         else if (name == QLatin1String("csv"))
             f.csv = true;
-        else if (name == QLatin1String("png") || name == QLatin1String("svg") ||
-                 name == QLatin1String("pdf")) {
+        else if (name == QLatin1String("png") || name == QLatin1String("svg")
+                 || name == QLatin1String("pdf")) {
             if (!f.images.contains(name))
                 f.images.append(name);
         } else
@@ -348,18 +349,17 @@ int runScalingLabCommand(int argc, char** argv)
 
     std::vector<OutputFile> files;
     if (request.formats.json)
-        files.push_back({"scaling_lab.json",
-                         [&curves](std::ostream& out) { writeScalingLabJson(out, curves); }});
+        files.push_back(
+            {"scaling_lab.json", [&curves](std::ostream& out) { writeScalingLabJson(out, curves); }});
     if (request.formats.csv)
-        files.push_back({"scaling_lab.csv",
-                         [&curves](std::ostream& out) { writeScalingLabCsv(out, curves); }});
+        files.push_back(
+            {"scaling_lab.csv", [&curves](std::ostream& out) { writeScalingLabCsv(out, curves); }});
 
     if (!request.formats.images.isEmpty()) {
         // Plots need a GUI application; without a display, the offscreen
         // platform renders them just the same.
-        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         qInstallMessageHandler(quietMessages);
         static int appArgc = 1;

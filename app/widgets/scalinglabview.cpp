@@ -83,9 +83,10 @@ ScalingLabView::ScalingLabView(QWidget* parent) : QWidget(parent)
     keysSpin_->setAccessibleName(tr("Keys per query"));
     keysSpin_->setRange(2, 128);
     keysSpin_->setValue(config_.nKeys);
-    keysSpin_->setToolTip(tr("How many keys each random query attends to: the n of the "
-                             "softmax over n scores. The uniform limits 1/n and ln n move "
-                             "with it."));
+    keysSpin_->setToolTip(
+        tr("How many keys each random query attends to: the n of the "
+           "softmax over n scores. The uniform limits 1/n and ln n move "
+           "with it."));
     status_ = new QLabel(this);
     status_->setAccessibleName(tr("Status"));
     status_->setWordWrap(true);
@@ -158,8 +159,7 @@ void ScalingLabView::reflow()
     const QMargins m = layout()->contentsMargins();
     const int controlsHeight = layout()->itemAt(0)->sizeHint().height() + layout()->spacing();
     const int fourAcross = 4 * kPlotMinimum.width() + 3 * kGridSpacing + m.left() + m.right();
-    const int twoHigh =
-        2 * kPlotMinimum.height() + kGridSpacing + controlsHeight + m.top() + m.bottom();
+    const int twoHigh = 2 * kPlotMinimum.height() + kGridSpacing + controlsHeight + m.top() + m.bottom();
     // A wide, low space (the window's lower half in docks) takes the four
     // plots in one row; otherwise two by two, which the plots read best in.
     arrangePlots(space.width() >= fourAcross && space.height() < twoHigh ? 4 : 2);
@@ -222,8 +222,7 @@ void ScalingLabView::setUpPlots()
         raw->setName(i == VariancePlot ? tr("unscaled q·k") : tr("unscaled softmax(q·k)"));
         QCPGraph* scaled = p->addGraph();
         scaled->setPen(QPen(Qt::black, 2.2));
-        scaled->setName(i == VariancePlot ? tr("scaled q·k/√d_k")
-                                          : tr("scaled softmax(q·k/√d_k)"));
+        scaled->setName(i == VariancePlot ? tr("scaled q·k/√d_k") : tr("scaled softmax(q·k/√d_k)"));
         if (i != GradientPlot) {
             QCPGraph* theory = p->addGraph();
             theory->setPen(QPen(Qt::black, 1.4, Qt::DashLine));
@@ -423,8 +422,7 @@ void ScalingLabView::stopWorker()
     computing_ = false;
 }
 
-void ScalingLabView::finishComputation(unsigned generation,
-                                       attn::Expected<attn::ScalingLabCurves> result)
+void ScalingLabView::finishComputation(unsigned generation, attn::Expected<attn::ScalingLabCurves> result)
 {
     if (generation != generation_)
         return;  // a newer request replaced this one
@@ -502,8 +500,7 @@ void ScalingLabView::updateMarkers()
         markers_[i]->point1->setCoords(d, 1.0);
         markers_[i]->point2->setCoords(d, 2.0);
         markerLabels_[i]->position->setCoords(d, 0.0);
-        markerLabels_[i]->setPositionAlignment(Qt::AlignBottom |
-                                               (rightEnd ? Qt::AlignRight : Qt::AlignLeft));
+        markerLabels_[i]->setPositionAlignment(Qt::AlignBottom | (rightEnd ? Qt::AlignRight : Qt::AlignLeft));
         markerLabels_[i]->setText(tr("d_k = %1").arg(currentDk_));
     }
 }
@@ -515,8 +512,8 @@ int ScalingLabView::nearestIndex(double dK) const
     const double target = std::log(dK);
     int best = 0;
     for (int g = 1; g < int(curves_.size()); ++g)
-        if (std::abs(std::log(double(curves_.dK[g])) - target) <
-            std::abs(std::log(double(curves_.dK[best])) - target))
+        if (std::abs(std::log(double(curves_.dK[g])) - target)
+            < std::abs(std::log(double(curves_.dK[best])) - target))
             best = g;
     return best;
 }
@@ -531,13 +528,13 @@ QString ScalingLabView::valuesText(Plot which, int index) const
     QString text = tr("d_k = %1").arg(d);
     switch (which) {
     case VariancePlot:
-        text += QLatin1Char('\n') + tr("unscaled: %1 ± %2 (theory %3)")
-                                        .arg(number(curves_.varRaw[g]),
-                                             number(curves_.varRawStdErr[g], 2))
-                                        .arg(d);
-        text += QLatin1Char('\n') + tr("scaled: %1 ± %2 (theory 1)")
-                                        .arg(number(curves_.varScaled[g]),
-                                             number(curves_.varScaledStdErr[g], 2));
+        text += QLatin1Char('\n')
+                + tr("unscaled: %1 ± %2 (theory %3)")
+                      .arg(number(curves_.varRaw[g]), number(curves_.varRawStdErr[g], 2))
+                      .arg(d);
+        text += QLatin1Char('\n')
+                + tr("scaled: %1 ± %2 (theory 1)")
+                      .arg(number(curves_.varScaled[g]), number(curves_.varScaledStdErr[g], 2));
         break;
     case MaxWeightPlot:
         text += QLatin1Char('\n') + tr("unscaled: %1").arg(number(curves_.maxWeightRaw[g], 3));
@@ -547,8 +544,7 @@ QString ScalingLabView::valuesText(Plot which, int index) const
     case EntropyPlot:
         text += QLatin1Char('\n') + tr("unscaled: %1 nats").arg(number(curves_.entropyRaw[g], 3));
         text += QLatin1Char('\n') + tr("scaled: %1 nats").arg(number(curves_.entropyScaled[g], 3));
-        text += QLatin1Char('\n') +
-                tr("uniform: ln %1 = %2 nats").arg(n).arg(number(std::log(double(n)), 3));
+        text += QLatin1Char('\n') + tr("uniform: ln %1 = %2 nats").arg(n).arg(number(std::log(double(n)), 3));
         break;
     case GradientPlot:
         text += QLatin1Char('\n') + tr("unscaled: %1").arg(number(curves_.gradNormRaw[g], 3));
@@ -582,12 +578,10 @@ bool ScalingLabView::eventFilter(QObject* watched, QEvent* event)
         const QPoint pos = event->type() == QEvent::MouseMove
                                ? static_cast<QMouseEvent*>(event)->position().toPoint()
                                : static_cast<QHelpEvent*>(event)->pos();
-        const int index = p->axisRect()->rect().contains(pos)
-                              ? nearestIndex(p->xAxis->pixelToCoord(pos.x()))
-                              : -1;
+        const int index =
+            p->axisRect()->rect().contains(pos) ? nearestIndex(p->xAxis->pixelToCoord(pos.x())) : -1;
         if (index >= 0)
-            QToolTip::showText(p->mapToGlobal(pos), valuesText(Plot(it - plots_.begin()), index),
-                               p);
+            QToolTip::showText(p->mapToGlobal(pos), valuesText(Plot(it - plots_.begin()), index), p);
         else
             QToolTip::hideText();
         return event->type() == QEvent::ToolTip;
@@ -655,9 +649,7 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
 {
     for (const QString& f : formats)
         if (f != QLatin1String("png") && f != QLatin1String("svg") && f != QLatin1String("pdf"))
-            return attn::Error{tr("Unknown image format '%1'; use png, svg or pdf.")
-                                   .arg(f)
-                                   .toStdString()};
+            return attn::Error{tr("Unknown image format '%1'; use png, svg or pdf.").arg(f).toStdString()};
     if (size.width() < 100 || size.height() < 100)
         return attn::Error{tr("Images must be at least 100 by 100 pixels.").toStdString()};
     const int w = size.width(), h = size.height();
@@ -690,8 +682,8 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
                 QPdfWriter writer(&buffer);
                 const int dpi = p->logicalDpiX();
                 writer.setResolution(dpi);
-                writer.setPageSize(QPageSize(QSizeF(w * 72.0 / dpi, h * 72.0 / dpi),
-                                             QPageSize::Point, QString(), QPageSize::ExactMatch));
+                writer.setPageSize(QPageSize(QSizeF(w * 72.0 / dpi, h * 72.0 / dpi), QPageSize::Point,
+                                             QString(), QPageSize::ExactMatch));
                 writer.setPageMargins(QMarginsF(0, 0, 0, 0));
                 writer.setTitle(titles_[i]->text());
                 writer.setCreator(QStringLiteral("Attention Lab"));
@@ -714,8 +706,7 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
                 painter.end();
                 bytes = device.svg();
             }
-            files.push_back(OutputFile{stem + '.' + f.toStdString(),
-                                       [bytes](std::ostream& out) {
+            files.push_back(OutputFile{stem + '.' + f.toStdString(), [bytes](std::ostream& out) {
                                            out.write(bytes.constData(), bytes.size());
                                        }});
         }

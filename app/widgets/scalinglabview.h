@@ -86,11 +86,9 @@ public:
     // Each plot as STEM.png (at twice the size in pixels, for sharpness),
     // STEM.svg and/or STEM.pdf, `size` in logical pixels. Formats: "png",
     // "svg", "pdf"; an unknown one is an error.
-    attn::Expected<std::vector<OutputFile>> imageFiles(const QStringList& formats,
-                                                       const QSize& size) const;
+    attn::Expected<std::vector<OutputFile>> imageFiles(const QStringList& formats, const QSize& size) const;
     // Writes imageFiles into `directory`, all or nothing.
-    attn::Status exportImages(const QString& directory, const QStringList& formats,
-                              const QSize& size) const;
+    attn::Status exportImages(const QString& directory, const QStringList& formats, const QSize& size) const;
     static QSize defaultImageSize() { return QSize(820, 560); }
     // The colours of exported pictures (light, for slides and print), the
     // window's theme aside; the plots on screen follow palette().

@@ -37,18 +37,19 @@ double tickStep(double span, int count)
 ScoreHistogramView::ScoreHistogramView(QWidget* parent) : QWidget(parent)
 {
     setAccessibleName(tr("Histogram of the raw and scaled scores"));
-    setToolTip(tr("How the scores q·k of all unmasked query-key pairs are spread, before "
-                  "(red) and after (blue) dividing by √d_k, in the same bins. With unit-"
-                  "variance q and k the raw spread grows as √d_k, the scaled one stays "
-                  "about 1."));
+    setToolTip(
+        tr("How the scores q·k of all unmasked query-key pairs are spread, before "
+           "(red) and after (blue) dividing by √d_k, in the same bins. With unit-"
+           "variance q and k the raw spread grows as √d_k, the scaled one stays "
+           "about 1."));
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
 void ScoreHistogramView::setHistogram(const attn::ScoreHistogram& histogram)
 {
     histogram_ = histogram;
-    setAccessibleDescription(titleText() + QLatin1Char(' ') + legendText(false)
-                             + QLatin1Char(' ') + legendText(true));
+    setAccessibleDescription(titleText() + QLatin1Char(' ') + legendText(false) + QLatin1Char(' ')
+                             + legendText(true));
     update();
 }
 
@@ -121,10 +122,10 @@ void ScoreHistogramView::renderTo(QPainter& painter, const QSize& size) const
         painter.setPen(colour);
         painter.drawRect(swatch);
         painter.setPen(text);
-        painter.drawText(QRect(swatch.right() + pad, y, size.width() - swatch.right() - 2 * pad, line),
-                         Qt::AlignLeft | Qt::AlignVCenter,
-                         fm.elidedText(legendText(scaled), Qt::ElideRight,
-                                       size.width() - swatch.right() - 2 * pad));
+        painter.drawText(
+            QRect(swatch.right() + pad, y, size.width() - swatch.right() - 2 * pad, line),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(legendText(scaled), Qt::ElideRight, size.width() - swatch.right() - 2 * pad));
         y += line;
     }
 
@@ -132,11 +133,9 @@ void ScoreHistogramView::renderTo(QPainter& painter, const QSize& size) const
     long long peak = 0;
     for (int b = 0; b < bins; ++b)
         peak = std::max({peak, h.raw[std::size_t(b)], h.scaled[std::size_t(b)]});
-    const double top = peak > 0 && h.pairs > 0 ? std::min(1.0, 1.1 * double(peak) / double(h.pairs))
-                                               : 1.0;
+    const double top = peak > 0 && h.pairs > 0 ? std::min(1.0, 1.1 * double(peak) / double(h.pairs)) : 1.0;
     const double yStep = tickStep(top, 4);
-    const QString widestY = QLocale().toString(100.0 * top, 'f', yStep * 100 < 1 ? 1 : 0)
-                            + QLatin1Char('%');
+    const QString widestY = QLocale().toString(100.0 * top, 'f', yStep * 100 < 1 ? 1 : 0) + QLatin1Char('%');
     const int left = pad + fm.horizontalAdvance(widestY) + pad;
     const int right = size.width() - pad - fm.horizontalAdvance(QStringLiteral("-000")) / 2;
     const int topY = y + pad;
@@ -156,7 +155,8 @@ void ScoreHistogramView::renderTo(QPainter& painter, const QSize& size) const
         painter.setPen(grid);
         painter.drawLine(QPointF(left, yy), QPointF(right, yy));
         painter.setPen(text);
-        painter.drawText(QRectF(pad, yy - line / 2.0, left - 2 * pad, line), Qt::AlignRight | Qt::AlignVCenter,
+        painter.drawText(QRectF(pad, yy - line / 2.0, left - 2 * pad, line),
+                         Qt::AlignRight | Qt::AlignVCenter,
                          QLocale().toString(100.0 * t, 'f', yStep * 100 < 1 ? 1 : 0) + QLatin1Char('%'));
     }
 
@@ -182,15 +182,16 @@ void ScoreHistogramView::renderTo(QPainter& painter, const QSize& size) const
     // The x axis: ticks at a round step, 0 marked.
     painter.setPen(text);
     painter.drawLine(QPointF(left, bottom), QPointF(right, bottom));
-    const double xStep = tickStep(2 * h.limit, std::max(2, (right - left) / (fm.horizontalAdvance(QStringLiteral("-0000")) + pad)));
+    const double xStep = tickStep(
+        2 * h.limit, std::max(2, (right - left) / (fm.horizontalAdvance(QStringLiteral("-0000")) + pad)));
     for (double t = -std::floor(h.limit / xStep) * xStep; t <= h.limit * (1 + 1e-9); t += xStep) {
         const qreal xx = xOf(std::abs(t) < xStep * 1e-9 ? 0.0 : t);
         painter.drawLine(QPointF(xx, bottom), QPointF(xx, bottom + pad / 2.0));
         painter.drawText(QRectF(xx - 40, bottom + pad / 2.0, 80, line), Qt::AlignHCenter | Qt::AlignTop,
                          number(std::abs(t) < xStep * 1e-9 ? 0.0 : t, 4));
     }
-    painter.drawText(QRect(left, bottom + pad / 2 + line, right - left, line), Qt::AlignHCenter | Qt::AlignTop,
-                     tr("score"));
+    painter.drawText(QRect(left, bottom + pad / 2 + line, right - left, line),
+                     Qt::AlignHCenter | Qt::AlignTop, tr("score"));
     painter.restore();
 }
 

@@ -19,7 +19,6 @@ namespace attnlab {
 
 namespace {
 
-
 QLabel* valueLabel(const QString& name, QWidget* parent)
 {
     auto* label = new QLabel(parent);
@@ -51,14 +50,8 @@ public:
         }
     }
 
-    int rowCount(const QModelIndex& parent = {}) const override
-    {
-        return parent.isValid() ? 0 : rows_;
-    }
-    int columnCount(const QModelIndex& parent = {}) const override
-    {
-        return parent.isValid() ? 0 : kColumns;
-    }
+    int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : rows_; }
+    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : kColumns; }
 
     QVariant data(const QModelIndex& index, int role) const override
     {
@@ -81,9 +74,8 @@ public:
             }
             return {};
         case Qt::TextAlignmentRole:
-            return index.column() == 0 || index.column() == 2
-                       ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                       : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+            return index.column() == 0 || index.column() == 2 ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ToolTipRole:
             if (index.column() == 1 || index.column() == 2)
                 return StatisticsPanel::tr("Query \"%1\" gives its largest weight %2 to \"%3\".")
@@ -111,11 +103,13 @@ public:
             case 1: return StatisticsPanel::tr("The largest weight of the query.");
             case 2: return StatisticsPanel::tr("The key the largest weight goes to.");
             case 3:
-                return StatisticsPanel::tr("Entropy H = −Σ_j a_ij ln a_ij of the query's "
-                                           "weights: 0 when it attends to one token.");
+                return StatisticsPanel::tr(
+                    "Entropy H = −Σ_j a_ij ln a_ij of the query's "
+                    "weights: 0 when it attends to one token.");
             case 4:
-                return StatisticsPanel::tr("Effective number of attended tokens exp(H): "
-                                           "1 for one token, n for uniform weights.");
+                return StatisticsPanel::tr(
+                    "Effective number of attended tokens exp(H): "
+                    "1 for one token, n for uniform weights.");
             }
         }
         return {};
@@ -133,8 +127,7 @@ private:
     int rows_ = 0;
 };
 
-StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
-    : QWidget(parent), session_(session)
+StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {
     rawVariance_ = valueLabel(QStringLiteral("rawVarianceLabel"), this);
     scaledVariance_ = valueLabel(QStringLiteral("scaledVarianceLabel"), this);
@@ -146,14 +139,18 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent)
     scaledVariance_->setAccessibleName(tr("Variance of the scaled scores"));
     meanMax_->setAccessibleName(tr("Largest weight, mean over the queries"));
     meanEntropy_->setAccessibleName(tr("Entropy in nats, mean over the queries"));
-    meanMax_->setToolTip(tr("Each query's largest weight, averaged over the queries: 1 when every "
-                            "query attends to a single token."));
-    meanEntropy_->setToolTip(tr("Entropy of each query's weights in nats, averaged: 0 for one-hot "
-                                "rows, ln n for uniform ones."));
-    rawVariance_->setToolTip(tr("Population variance of the raw scores q_i · k_j (unmasked "
-                                "entries). It grows about linearly with d_k."));
-    scaledVariance_->setToolTip(tr("Variance of the scaled scores: the raw variance divided by "
-                                   "the divisor squared (d_k for √d_k)."));
+    meanMax_->setToolTip(
+        tr("Each query's largest weight, averaged over the queries: 1 when every "
+           "query attends to a single token."));
+    meanEntropy_->setToolTip(
+        tr("Entropy of each query's weights in nats, averaged: 0 for one-hot "
+           "rows, ln n for uniform ones."));
+    rawVariance_->setToolTip(
+        tr("Population variance of the raw scores q_i · k_j (unmasked "
+           "entries). It grows about linearly with d_k."));
+    scaledVariance_->setToolTip(
+        tr("Variance of the scaled scores: the raw variance divided by "
+           "the divisor squared (d_k for √d_k)."));
 
     model_ = new StatisticsTableModel(session_, this);
     table_ = new QTableView(this);
@@ -215,8 +212,10 @@ void StatisticsPanel::sizeColumns()
     }
     QHeaderView* header = table_->horizontalHeader();
     const int widths[StatisticsTableModel::kColumns] = {
-        std::min(widestQuery, cap), fm.horizontalAdvance(QStringLiteral("0.000")),
-        std::min(widestToken, cap), fm.horizontalAdvance(QStringLiteral("00.000")),
+        std::min(widestQuery, cap),
+        fm.horizontalAdvance(QStringLiteral("0.000")),
+        std::min(widestToken, cap),
+        fm.horizontalAdvance(QStringLiteral("00.000")),
         fm.horizontalAdvance(QStringLiteral("0000.00")),
     };
     const QFontMetrics headerFm(header->font());

@@ -25,8 +25,9 @@ TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent)
     // Tab reaches the strip; Up/Down then move the focused query (MainWindow).
     setFocusPolicy(Qt::StrongFocus);
     setAccessibleName(tr("Tokens"));
-    setAccessibleDescription(tr("The tokens of the sentence with their vocabulary ids. Click a "
-                                "token, or use Up and Down, to focus a query."));
+    setAccessibleDescription(
+        tr("The tokens of the sentence with their vocabulary ids. Click a "
+           "token, or use Up and Down, to focus a query."));
     setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
 }
 
@@ -59,8 +60,8 @@ void TokenStrip::relayout()
     int x = kMargin;
     for (int i = 0; i < tokens_.size(); ++i) {
         const QString idText = tr("id %1").arg(i < ids_.size() ? ids_[i] : -1);
-        const int width = std::max(fm.horizontalAdvance(tokens_[i]),
-                                   fmSmall.horizontalAdvance(idText)) + 2 * kPadX;
+        const int width =
+            std::max(fm.horizontalAdvance(tokens_[i]), fmSmall.horizontalAdvance(idText)) + 2 * kPadX;
         rects_.append(QRect(x, kMargin, width, height));
         x += width + kGap;
     }
@@ -108,8 +109,7 @@ void TokenStrip::paintEvent(QPaintEvent*)
         path.addRoundedRect(r, 5, 5);
         painter.fillPath(path, chipColor(i));
         const bool focused = i == focus_;
-        painter.setPen(QPen(focused ? palette().color(QPalette::Highlight)
-                                    : palette().color(QPalette::Mid),
+        painter.setPen(QPen(focused ? palette().color(QPalette::Highlight) : palette().color(QPalette::Mid),
                             focused ? 2.5 : 1.0));
         painter.drawPath(path);
         painter.setPen(palette().color(QPalette::WindowText));

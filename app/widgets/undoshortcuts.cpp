@@ -64,8 +64,7 @@ bool UndoShortcuts::eventFilter(QObject* watched, QEvent* event)
     const bool redo = !undo && matches(redo_, key);
     if (!undo && !redo)
         return false;
-    const bool own = !edit->isReadOnly()
-                     && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable());
+    const bool own = !edit->isReadOnly() && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable());
     // Swallowed unaccepted, the override lets the shortcut reach the action.
     return !own;
 }

@@ -70,23 +70,20 @@ PaintFunction widgetPainter(QWidget* widget)
             source = widget->sizeHint().expandedTo(QSize(200, 150));
             widget->resize(source);
         }
-        const qreal k = std::min(size.width() / qreal(source.width()),
-                                 size.height() / qreal(source.height()));
+        const qreal k =
+            std::min(size.width() / qreal(source.width()), size.height() / qreal(source.height()));
         painter.save();
         painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-        painter.translate((size.width() - source.width() * k) / 2,
-                          (size.height() - source.height() * k) / 2);
+        painter.translate((size.width() - source.width() * k) / 2, (size.height() - source.height() * k) / 2);
         painter.scale(k, k);
-        widget->render(&painter, QPoint(), QRegion(),
-                       QWidget::DrawWindowBackground | QWidget::DrawChildren);
+        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
         painter.restore();
     };
 }
 
 ViewExportController::ViewExportController(QWidget* window, ExporterFactory makeExporter,
                                            std::function<ExportOptions()> defaults)
-    : QObject(window), window_(window), makeExporter_(std::move(makeExporter)),
-      defaults_(std::move(defaults))
+    : QObject(window), window_(window), makeExporter_(std::move(makeExporter)), defaults_(std::move(defaults))
 {
 }
 
@@ -180,8 +177,7 @@ attn::Expected<std::string> ViewExportController::numbers(ExportView view) const
         return attn::Error{tr("\"%1\" has no numbers to export.").arg(name(view)).toStdString()};
     const std::unique_ptr<ViewExporter> exporter = makeExporter_(defaultOptions());
     const long long n = exporter->snapshot().result.tokens();
-    if ((view == ExportView::Pipeline || view == ExportView::ScalingComparison)
-        && n * n > kMaxCellRows)
+    if ((view == ExportView::Pipeline || view == ExportView::ScalingComparison) && n * n > kMaxCellRows)
         return attn::Error{tr("%1 tokens make %2 cells, too many for one row each: File > Export "
                               "numbers writes the whole matrices (CSV and .npy).")
                                .arg(n)
@@ -190,9 +186,8 @@ attn::Expected<std::string> ViewExportController::numbers(ExportView view) const
     return exporter->numbers(view);
 }
 
-attn::Status ViewExportController::writePicture(ExportView view, const QString& path,
-                                                const QSize& size, qreal scale,
-                                                const ExportOptions& options) const
+attn::Status ViewExportController::writePicture(ExportView view, const QString& path, const QSize& size,
+                                                qreal scale, const ExportOptions& options) const
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     ImageFormat format = ImageFormat::Png;
@@ -208,7 +203,8 @@ attn::Status ViewExportController::writePicture(ExportView view, const QString& 
     if (!bytes)
         return bytes.error();
     const QByteArray& data = bytes.value();
-    return writeFileAtomically(path, [&data](std::ostream& out) { out.write(data.constData(), data.size()); });
+    return writeFileAtomically(path,
+                               [&data](std::ostream& out) { out.write(data.constData(), data.size()); });
 }
 
 attn::Status ViewExportController::writeNumbers(ExportView view, const QString& path) const
@@ -217,9 +213,8 @@ attn::Status ViewExportController::writeNumbers(ExportView view, const QString& 
     if (!text)
         return text.error();
     const std::string& data = text.value();
-    return writeFileAtomically(path, [&data](std::ostream& out) {
-        out.write(data.data(), std::streamsize(data.size()));
-    });
+    return writeFileAtomically(
+        path, [&data](std::ostream& out) { out.write(data.data(), std::streamsize(data.size())); });
 }
 
 QMenu* ViewExportController::createMenu(ExportView view, QWidget* parent)
@@ -229,12 +224,10 @@ QMenu* ViewExportController::createMenu(ExportView view, QWidget* parent)
     QAction* copy = menu->addAction(tr("&Copy"), this, [this, view] { this->copy(view); });
     copy->setObjectName(QStringLiteral("exportMenuCopy"));
     copy->setStatusTip(tr("%1 as a picture on the clipboard.").arg(name(view)));
-    QAction* picture = menu->addAction(tr("Export &picture…"), this,
-                                       [this, view] { exportPicture(view); });
+    QAction* picture = menu->addAction(tr("Export &picture…"), this, [this, view] { exportPicture(view); });
     picture->setObjectName(QStringLiteral("exportMenuPicture"));
     picture->setStatusTip(tr("%1 as PNG, SVG or PDF.").arg(name(view)));
-    QAction* numbers = menu->addAction(tr("Export &numbers…"), this,
-                                       [this, view] { exportNumbers(view); });
+    QAction* numbers = menu->addAction(tr("Export &numbers…"), this, [this, view] { exportNumbers(view); });
     numbers->setObjectName(QStringLiteral("exportMenuNumbers"));
     numbers->setStatusTip(tr("The numbers behind %1 as CSV.").arg(name(view)));
     return menu;
@@ -272,8 +265,8 @@ void ViewExportController::exportPicture(ExportView view)
 {
     QList<ExportDialog::Choice> choices;
     for (ExportView v : views())
-        choices.append({v, name(v), defaultSize(v), ViewExporter::showsFocus(v),
-                        ViewExporter::hasScoreRanges(v)});
+        choices.append(
+            {v, name(v), defaultSize(v), ViewExporter::showsFocus(v), ViewExporter::hasScoreRanges(v)});
     ExportDialog dialog(choices, window_);
     dialog.setView(view);
     ExportOptions options = dialog.options();
@@ -283,14 +276,14 @@ void ViewExportController::exportPicture(ExportView view)
     if (!accepted)
         return;
     const QString suffix = QLatin1String(imageFormatName(dialog.format()));
-    QString path = savePath_
-                       ? savePath_(tr("Export a picture"),
-                                   QDir(lastDirectory()).filePath(stem(dialog.view()) + QLatin1Char('.') + suffix),
-                                   tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix))
-                       : QFileDialog::getSaveFileName(
-                             window_, tr("Export a picture"),
-                             QDir(lastDirectory()).filePath(stem(dialog.view()) + QLatin1Char('.') + suffix),
-                             tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    QString path =
+        savePath_ ? savePath_(tr("Export a picture"),
+                              QDir(lastDirectory()).filePath(stem(dialog.view()) + QLatin1Char('.') + suffix),
+                              tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix))
+                  : QFileDialog::getSaveFileName(
+                      window_, tr("Export a picture"),
+                      QDir(lastDirectory()).filePath(stem(dialog.view()) + QLatin1Char('.') + suffix),
+                      tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
@@ -306,9 +299,9 @@ void ViewExportController::exportNumbers(ExportView view)
 {
     const QString suggested = QDir(lastDirectory()).filePath(stem(view) + QStringLiteral(".csv"));
     const QString filter = tr("CSV files (*.csv)");
-    QString path = savePath_ ? savePath_(tr("Export the numbers"), suggested, filter)
-                             : QFileDialog::getSaveFileName(window_, tr("Export the numbers"),
-                                                            suggested, filter);
+    QString path = savePath_
+                       ? savePath_(tr("Export the numbers"), suggested, filter)
+                       : QFileDialog::getSaveFileName(window_, tr("Export the numbers"), suggested, filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())

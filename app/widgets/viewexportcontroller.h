@@ -34,10 +34,10 @@ class ExportDialog;
 
 // A view drawn by itself rather than from the snapshot.
 struct ExportSource {
-    QString name;          // for menus and titles: "d_k lab: entropy"
-    QString stem;          // the file name's stem: "scaling_lab_entropy"
+    QString name;  // for menus and titles: "d_k lab: entropy"
+    QString stem;  // the file name's stem: "scaling_lab_entropy"
     QSize defaultSize;
-    PaintFunction paint;   // draws the view filling (0, 0, size)
+    PaintFunction paint;                   // draws the view filling (0, 0, size)
     std::function<std::string()> numbers;  // its numbers as CSV; empty text: none
 };
 
@@ -69,23 +69,22 @@ public:
     QSize defaultSize(ExportView view) const;
     ExportOptions defaultOptions() const { return defaults_(); }
 
-    attn::Expected<QByteArray> picture(ExportView view, ImageFormat format, const QSize& size,
-                                       qreal scale, const ExportOptions& options) const;
-    QImage image(ExportView view, const QSize& size, qreal scale,
-                 const ExportOptions& options) const;
+    attn::Expected<QByteArray> picture(ExportView view, ImageFormat format, const QSize& size, qreal scale,
+                                       const ExportOptions& options) const;
+    QImage image(ExportView view, const QSize& size, qreal scale, const ExportOptions& options) const;
     attn::Expected<std::string> numbers(ExportView view) const;
     // The format from the suffix (.png, .svg, .pdf).
-    attn::Status writePicture(ExportView view, const QString& path, const QSize& size,
-                              qreal scale, const ExportOptions& options) const;
+    attn::Status writePicture(ExportView view, const QString& path, const QSize& size, qreal scale,
+                              const ExportOptions& options) const;
     attn::Status writeNumbers(ExportView view, const QString& path) const;
 
     // The user's gestures: each ends in message().
-    void copy(ExportView view);            // the picture on the clipboard
-    void exportPicture(ExportView view);   // the dialog, then a file name
-    void exportNumbers(ExportView view);   // a .csv file name
+    void copy(ExportView view);           // the picture on the clipboard
+    void exportPicture(ExportView view);  // the dialog, then a file name
+    void exportNumbers(ExportView view);  // a .csv file name
 
-    using PathPrompt = std::function<QString(const QString& title, const QString& suggested,
-                                             const QString& filter)>;
+    using PathPrompt =
+        std::function<QString(const QString& title, const QString& suggested, const QString& filter)>;
     void setSavePathPrompt(PathPrompt prompt) { savePath_ = std::move(prompt); }
     void setDialogRunner(std::function<bool(ExportDialog&)> run) { runDialog_ = std::move(run); }
 

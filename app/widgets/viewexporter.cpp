@@ -73,14 +73,6 @@ std::unique_ptr<HeatmapView> makeExportMap()
     return m;
 }
 
-std::vector<std::string> stdStrings(const QStringList& list)
-{
-    std::vector<std::string> out;
-    for (const QString& s : list)
-        out.push_back(s.toStdString());
-    return out;
-}
-
 }  // namespace
 
 ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, bool independentRanges)
@@ -128,8 +120,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     raw->setDecimals(decimalsForRange(rawRange));
     scaled->setDecimals(decimalsForRange(scaledRange));
     raw->setRange(-(independentRanges ? rawRange : shared), independentRanges ? rawRange : shared);
-    scaled->setRange(-(independentRanges ? scaledRange : shared),
-                     independentRanges ? scaledRange : shared);
+    scaled->setRange(-(independentRanges ? scaledRange : shared), independentRanges ? scaledRange : shared);
 
     const struct {
         ExportView view;
@@ -175,8 +166,8 @@ void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
 
 QList<ExportView> ViewExporter::views()
 {
-    return {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
-            ExportView::Queries,   ExportView::Keys,         ExportView::Values,
+    return {ExportView::RawScores, ExportView::ScaledScores,   ExportView::Weights,
+            ExportView::Queries,   ExportView::Keys,           ExportView::Values,
             ExportView::Context,   ExportView::ScoreHistogram, ExportView::Pipeline};
 }
 
@@ -201,8 +192,7 @@ bool ViewExporter::showsFocus(ExportView view)
 
 bool ViewExporter::hasScoreRanges(ExportView view)
 {
-    return view == ExportView::RawScores || view == ExportView::ScaledScores
-           || view == ExportView::Pipeline;
+    return view == ExportView::RawScores || view == ExportView::ScaledScores || view == ExportView::Pipeline;
 }
 
 QStringList ViewExporter::tokens() const
@@ -317,8 +307,8 @@ void ViewExporter::prepareMaps(int fontPixels) const
 
 void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) const
 {
-    withFontScale([this, view](QPainter& p, const QSize& s) { paintView(p, view, s); },
-                  options_.fontScale)(painter, size);
+    withFontScale([this, view](QPainter& p, const QSize& s) { paintView(p, view, s); }, options_.fontScale)(
+        painter, size);
 }
 
 void ViewExporter::paintView(QPainter& painter, ExportView view, const QSize& size) const
@@ -380,14 +370,13 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     y += titleFm.height() + px / 3;
     painter.setFont(subtitleFont);
     painter.setPen(kMuted);
-    const QString subtitle =
-        tr("%1 tokens · d_model %2 · d_k %3 · d_v %4 · seed %5 · %6 initialisation")
-            .arg(r.tokens())
-            .arg(snapshot_.model.X.cols())
-            .arg(r.Q.cols())
-            .arg(r.V.cols())
-            .arg(c.seed)
-            .arg(QLatin1String(attn::initModeName(c.init)));
+    const QString subtitle = tr("%1 tokens · d_model %2 · d_k %3 · d_v %4 · seed %5 · %6 initialisation")
+                                 .arg(r.tokens())
+                                 .arg(snapshot_.model.X.cols())
+                                 .arg(r.Q.cols())
+                                 .arg(r.V.cols())
+                                 .arg(c.seed)
+                                 .arg(QLatin1String(attn::initModeName(c.init)));
     painter.drawText(QRect(margin, y, w - 2 * margin, subtitleFm.height()), Qt::AlignCenter,
                      subtitleFm.elidedText(subtitle, Qt::ElideRight, w - 2 * margin));
     y += subtitleFm.height() + px;
@@ -402,10 +391,10 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
 
     const QString scaleText = tr("÷ %1").arg(divisor);
     const QString softmaxText = tr("softmax");
-    const int opW = std::max({operatorFm.horizontalAdvance(scaleText),
-                              operatorFm.horizontalAdvance(softmaxText),
-                              operatorFm.horizontalAdvance(tr("mask j > i"))})
-                    + 2 * px;
+    const int opW =
+        std::max({operatorFm.horizontalAdvance(scaleText), operatorFm.horizontalAdvance(softmaxText),
+                  operatorFm.horizontalAdvance(tr("mask j > i"))})
+        + 2 * px;
     const int mapW = std::max(60, (w - 2 * margin - 2 * opW) / 3);
     const int mapH = std::max(60, bottom - y);
     const ExportView row[] = {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights};
@@ -433,8 +422,8 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
                                 operatorFm.height()),
                          Qt::AlignHCenter | Qt::AlignBottom, above);
         if (i == 0 && r.causal)
-            painter.drawText(QRectF(left - px, arrowY + operatorFm.height() * 0.3,
-                                    right - left + 2 * px, operatorFm.height()),
+            painter.drawText(QRectF(left - px, arrowY + operatorFm.height() * 0.3, right - left + 2 * px,
+                                    operatorFm.height()),
                              Qt::AlignHCenter | Qt::AlignTop, tr("mask j > i"));
     }
 
@@ -448,8 +437,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
 void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
 {
     if (!comparison_) {
-        comparison_ = std::make_shared<const attn::ScalingComparison>(
-            attn::compareScaling(snapshot_.result));
+        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(snapshot_.result));
         const QStringList tokens = this->tokens();
         const attn::Matrix* matrices[2] = {&comparison_->weightsUnscaled, &comparison_->weightsScaled};
         const QString titles[2] = {tr("softmax(Q Kᵀ): unscaled"),
@@ -489,12 +477,11 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
                               .arg(QString::fromStdString(snapshot_.config.sentence));
     painter.drawText(QRect(margin, margin, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
                      titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
-    const QString caption =
-        tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
-            .arg(comparison_->meanMaxRaw, 0, 'f', 3)
-            .arg(comparison_->meanMaxScaled, 0, 'f', 3)
-            .arg(comparison_->meanEntropyRaw, 0, 'f', 3)
-            .arg(comparison_->meanEntropyScaled, 0, 'f', 3);
+    const QString caption = tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
+                                .arg(comparison_->meanMaxRaw, 0, 'f', 3)
+                                .arg(comparison_->meanMaxScaled, 0, 'f', 3)
+                                .arg(comparison_->meanEntropyRaw, 0, 'f', 3)
+                                .arg(comparison_->meanEntropyScaled, 0, 'f', 3);
     const int top = margin + titleFm.height() + px / 2;
     const int bottom = h - margin - captionFm.height() - px / 2;
     const int gap = px * 2;
@@ -530,9 +517,7 @@ std::string ViewExporter::numbers(ExportView view) const
     };
     switch (view) {
     case ExportView::RawScores: writeMatrixCsv(out, r.scores, tokens, tokens, "query/key"); break;
-    case ExportView::ScaledScores:
-        writeMatrixCsv(out, r.scaledMatrix(), tokens, tokens, "query/key");
-        break;
+    case ExportView::ScaledScores: writeMatrixCsv(out, r.scaledMatrix(), tokens, tokens, "query/key"); break;
     case ExportView::Weights: writeMatrixCsv(out, r.weightsMatrix(), tokens, tokens, "query/key"); break;
     case ExportView::Queries: writeMatrixCsv(out, r.Q, tokens, indexLabels(int(r.Q.cols())), "token"); break;
     case ExportView::Keys: writeMatrixCsv(out, r.K, tokens, indexLabels(int(r.K.cols())), "token"); break;
@@ -543,21 +528,21 @@ std::string ViewExporter::numbers(ExportView view) const
     case ExportView::ScoreHistogram: return scoreHistogramCsv(attn::scoreHistogram(r));
     case ExportView::Pipeline:
         return cells({"score", "scaled_score", "weight"}, 0, n - 1, [&r](int i, int j) {
-                         return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
-                     });
+            return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
+        });
     case ExportView::ScalingComparison: {
         const attn::ScalingComparison c = comparison_ ? *comparison_ : attn::compareScaling(r);
         return cells({"weight_unscaled", "weight_scaled"}, 0, n - 1, [&c](int i, int j) {
-                         return std::vector<double>{c.weightsUnscaled(i, j), c.weightsScaled(i, j)};
-                     });
+            return std::vector<double>{c.weightsUnscaled(i, j), c.weightsScaled(i, j)};
+        });
     }
     case ExportView::FocusedQuery: {
         if (n == 0)
             return {};
         const int q = std::clamp(focusQuery_, 0, n - 1);
         return cells({"score", "scaled_score", "weight"}, q, q, [&r](int i, int j) {
-                         return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
-                     });
+            return std::vector<double>{r.scores(i, j), r.scaled(i, j), r.weights(i, j)};
+        });
     }
     default: return {};
     }
@@ -566,8 +551,7 @@ std::string ViewExporter::numbers(ExportView view) const
 
 QImage ViewExporter::image(ExportView view, const QSize& size, qreal scale) const
 {
-    return renderPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size,
-                         scale);
+    return renderPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size, scale);
 }
 
 QByteArray ViewExporter::svg(ExportView view, const QSize& size) const
@@ -577,19 +561,18 @@ QByteArray ViewExporter::svg(ExportView view, const QSize& size) const
 
 QByteArray ViewExporter::pdf(ExportView view, const QSize& size) const
 {
-    return pdfPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size,
-                      viewName(view));
+    return pdfPicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, size, viewName(view));
 }
 
-attn::Expected<QByteArray> ViewExporter::encode(ExportView view, ImageFormat format,
-                                                const QSize& size, qreal scale) const
+attn::Expected<QByteArray> ViewExporter::encode(ExportView view, ImageFormat format, const QSize& size,
+                                                qreal scale) const
 {
-    return encodePicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, format,
-                         size, scale, viewName(view));
+    return encodePicture([this, view](QPainter& p, const QSize& s) { paint(p, view, s); }, format, size,
+                         scale, viewName(view));
 }
 
 attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, const QSize& size,
-                                                             qreal scale) const
+                                                            qreal scale) const
 {
     std::vector<OutputFile> files;
     for (ExportView view : views()) {
@@ -598,10 +581,9 @@ attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, 
         if (!bytes)
             return bytes.error();
         const QByteArray data = bytes.value();
-        files.push_back({(fileStem(view) + QLatin1Char('.')
-                          + QLatin1String(imageFormatName(format)))
-                             .toStdString(),
-                         [data](std::ostream& out) { out.write(data.constData(), data.size()); }});
+        files.push_back(
+            {(fileStem(view) + QLatin1Char('.') + QLatin1String(imageFormatName(format))).toStdString(),
+             [data](std::ostream& out) { out.write(data.constData(), data.size()); }});
     }
     return files;
 }

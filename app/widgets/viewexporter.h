@@ -72,19 +72,18 @@ class ViewExporter {
 public:
     // focusRow: the query row outlined (-1 none); independentRanges: raw and
     // scaled scores each get their own colour range (else one shared range).
-    explicit ViewExporter(AttentionSnapshot snapshot, int focusRow = -1,
-                          bool independentRanges = false);
+    explicit ViewExporter(AttentionSnapshot snapshot, int focusRow = -1, bool independentRanges = false);
     ViewExporter(AttentionSnapshot snapshot, int focusRow, const ExportOptions& options);
     ~ViewExporter();
     ViewExporter(const ViewExporter&) = delete;
     ViewExporter& operator=(const ViewExporter&) = delete;
 
-    static QList<ExportView> views();             // the pipeline figure last
+    static QList<ExportView> views();  // the pipeline figure last
     // views() and the scaled-vs-unscaled comparison: what paint() draws.
     static bool drawsView(ExportView view);
-    static QString fileStem(ExportView view);     // "weights", "pipeline", ...
-    static QString viewName(ExportView view);     // "Attention weights A", for menus
-    static QSize defaultSize(ExportView view);    // 900 x 800, histogram 900 x 600, figure 1800 x 720
+    static QString fileStem(ExportView view);   // "weights", "pipeline", ...
+    static QString viewName(ExportView view);   // "Attention weights A", for menus
+    static QSize defaultSize(ExportView view);  // 900 x 800, histogram 900 x 600, figure 1800 x 720
     // Whether the focus box and the colour-range choice change the picture.
     static bool showsFocus(ExportView view);
     static bool hasScoreRanges(ExportView view);

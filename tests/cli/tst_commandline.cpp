@@ -114,9 +114,12 @@ QByteArray readBytes(const QString& path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-const QStringList kArticleCommand = {
-    "--sentence", "Life is short, eat dessert first", "--seed", "123", "--d-model", "16",
-    "--d-k", "24", "--d-v", "28", "--init", "article"};
+const QStringList kArticleCommand = {"--sentence", "Life is short, eat dessert first",
+                                     "--seed",     "123",
+                                     "--d-model",  "16",
+                                     "--d-k",      "24",
+                                     "--d-v",      "28",
+                                     "--init",     "article"};
 
 }  // namespace
 
@@ -169,8 +172,8 @@ void TestCommandLine::initTestCase()
     QVERIFY(dir_.isValid());
     ref_ = testdata::readJson("raschka_self_attention.json");
     articleDir_ = dir_.filePath("article");
-    const Run run = runApp(kArticleCommand
-                           + QStringList{"--export-dir", articleDir_, "--format", "json,csv"});
+    const Run run =
+        runApp(kArticleCommand + QStringList{"--export-dir", articleDir_, "--format", "json,csv"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     out_ = readJsonFile(articleDir_ + "/attention.json");
@@ -188,17 +191,28 @@ void TestCommandLine::articleMatchesPyTorch_data()
     QTest::addColumn<double>("abs");
     // torch.rand is reproduced bit for bit; the embeddings (normal_) to
     // within 2 float32 ulp (~2.4e-7 at |x| < 2).
-    QTest::newRow("X") << "X" << "embedded_sentence" << false << 0.0 << 5e-7;
-    QTest::newRow("W_q") << "W_q" << "W_query" << true << 0.0 << 0.0;
-    QTest::newRow("W_k") << "W_k" << "W_key" << true << 0.0 << 0.0;
-    QTest::newRow("W_v") << "W_v" << "W_value" << true << 0.0 << 0.0;
-    QTest::newRow("Q") << "Q" << "Q" << false << 1e-5 << 1e-5;
-    QTest::newRow("K") << "K" << "K" << false << 1e-5 << 1e-5;
-    QTest::newRow("V") << "V" << "V" << false << 1e-5 << 1e-5;
-    QTest::newRow("scores") << "scores" << "scores" << false << 1e-4 << 5e-5;
-    QTest::newRow("scaled_scores") << "scaled_scores" << "scaled_scores" << false << 1e-4 << 1e-5;
-    QTest::newRow("weights") << "weights" << "weights" << false << 0.0 << 1e-6;
-    QTest::newRow("context") << "context" << "context" << false << 1e-5 << 1e-5;
+    QTest::newRow("X") << "X"
+                       << "embedded_sentence" << false << 0.0 << 5e-7;
+    QTest::newRow("W_q") << "W_q"
+                         << "W_query" << true << 0.0 << 0.0;
+    QTest::newRow("W_k") << "W_k"
+                         << "W_key" << true << 0.0 << 0.0;
+    QTest::newRow("W_v") << "W_v"
+                         << "W_value" << true << 0.0 << 0.0;
+    QTest::newRow("Q") << "Q"
+                       << "Q" << false << 1e-5 << 1e-5;
+    QTest::newRow("K") << "K"
+                       << "K" << false << 1e-5 << 1e-5;
+    QTest::newRow("V") << "V"
+                       << "V" << false << 1e-5 << 1e-5;
+    QTest::newRow("scores") << "scores"
+                            << "scores" << false << 1e-4 << 5e-5;
+    QTest::newRow("scaled_scores") << "scaled_scores"
+                                   << "scaled_scores" << false << 1e-4 << 1e-5;
+    QTest::newRow("weights") << "weights"
+                             << "weights" << false << 0.0 << 1e-6;
+    QTest::newRow("context") << "context"
+                             << "context" << false << 1e-5 << 1e-5;
 }
 
 void TestCommandLine::articleMatchesPyTorch()
@@ -213,9 +227,9 @@ void TestCommandLine::articleMatchesPyTorch()
     if (transpose)
         expected = attn::Matrix(expected.transpose());
     const double over = excess(mine, expected, rel, abs);
-    QVERIFY2(over <= 0, qPrintable(QString("%1: largest difference %2")
-                                       .arg(ours)
-                                       .arg(testdata::maxAbsDiff(mine, expected))));
+    QVERIFY2(
+        over <= 0,
+        qPrintable(QString("%1: largest difference %2").arg(ours).arg(testdata::maxAbsDiff(mine, expected))));
 }
 
 void TestCommandLine::articleSettingsAndTokens()
@@ -267,8 +281,8 @@ void TestCommandLine::statisticsFollowWeights()
 void TestCommandLine::csvFiles()
 {
     QStringList expected = {"attention.json"};
-    for (const auto& name : {"X", "W_q", "W_k", "W_v", "Q", "K", "V", "scores", "scaled_scores",
-                             "weights", "context"})
+    for (const auto& name :
+         {"X", "W_q", "W_k", "W_v", "Q", "K", "V", "scores", "scaled_scores", "weights", "context"})
         expected << QString(name) + ".csv";
     expected.sort();
     QCOMPARE(entries(articleDir_), expected);
@@ -287,8 +301,7 @@ void TestCommandLine::csvFiles()
     const auto xTable = attnlab::readMatrixCsv(x.readAll().toStdString());
     QVERIFY(xTable.ok());
     QCOMPARE(xTable->corner, std::string("token"));
-    QCOMPARE(xTable->rowLabels,
-             (std::vector<std::string>{"Life", "is", "short", "eat", "dessert", "first"}));
+    QCOMPARE(xTable->rowLabels, (std::vector<std::string>{"Life", "is", "short", "eat", "dessert", "first"}));
     QCOMPARE(xTable->columnLabels, attnlab::indexLabels(16));
     QCOMPARE(xTable->values, testdata::toMatrix(out_["X"]));
 }
@@ -348,11 +361,12 @@ void TestCommandLine::help()
         const Run run = runApp({flag});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.err.isEmpty());
-        for (const char* option : {"--sentence", "--seed", "--d-model", "--d-k", "--d-v", "--init",
-                                   "--tokenizer", "--scale", "--causal", "--export-dir",
-                                   "--format", "--help", "--version", "Example", "sqrt-dk",
-                                   "unit-variance", "punctuation", "--open", "--save", "--x",
-                                   "--wq", "--wk", "--wv", "--transpose-weights", "npy"})
+        for (const char* option :
+             {"--sentence",  "--seed",  "--d-model", "--d-k",         "--d-v",       "--init",
+              "--tokenizer", "--scale", "--causal",  "--export-dir",  "--format",    "--help",
+              "--version",   "Example", "sqrt-dk",   "unit-variance", "punctuation", "--open",
+              "--save",      "--x",     "--wq",      "--wk",          "--wv",        "--transpose-weights",
+              "npy"})
             QVERIFY2(run.out.contains(option), option);
     }
 }
@@ -370,15 +384,12 @@ void TestCommandLine::badInput_data()
     QTest::addColumn<QStringList>("arguments");  // OUT stands for the export directory
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown option") << QStringList{"--colour", "red"} << 2
-                                    << "unknown option '--colour'";
+    QTest::newRow("unknown option") << QStringList{"--colour", "red"} << 2 << "unknown option '--colour'";
     QTest::newRow("single-dash unknown") << QStringList{"-x"} << 2 << "unknown option '-x'";
-    QTest::newRow("bare argument is a lab to open") << QStringList{"hello"} << 2
-                                                    << "cannot open 'hello'";
+    QTest::newRow("bare argument is a lab to open") << QStringList{"hello"} << 2 << "cannot open 'hello'";
     QTest::newRow("two lab files") << QStringList{"a.attnlab", "b.attnlab"} << 2
                                    << "unexpected argument 'b.attnlab': only one lab file";
-    QTest::newRow("missing value at the end") << QStringList{"--d-k"} << 2
-                                              << "'--d-k' needs a value";
+    QTest::newRow("missing value at the end") << QStringList{"--d-k"} << 2 << "'--d-k' needs a value";
     QTest::newRow("option as value") << QStringList{"--sentence", "--causal"} << 2
                                      << "'--sentence' needs a value";
     QTest::newRow("non-numeric d_k") << QStringList{"--d-k", "abc"} << 2
@@ -386,28 +397,24 @@ void TestCommandLine::badInput_data()
     QTest::newRow("fractional d_k") << QStringList{"--d-k", "2.5"} << 2 << "--d-k must be";
     QTest::newRow("d_k zero") << QStringList{"--d-k", "0"} << 2 << "not '0'";
     QTest::newRow("d_k too large") << QStringList{"--d-k", "1025"} << 2 << "not '1025'";
-    QTest::newRow("d_model negative") << QStringList{"--d-model", "-3"} << 2
-                                      << "--d-model must be a whole number";
-    QTest::newRow("d_v overflow") << QStringList{"--d-v", "99999999999999999999"} << 2
-                                  << "--d-v must be";
+    QTest::newRow("d_model negative")
+        << QStringList{"--d-model", "-3"} << 2 << "--d-model must be a whole number";
+    QTest::newRow("d_v overflow") << QStringList{"--d-v", "99999999999999999999"} << 2 << "--d-v must be";
     QTest::newRow("seed negative") << QStringList{"--seed", "-1"} << 2 << "--seed must be";
     QTest::newRow("invalid init") << QStringList{"--init", "xavier"} << 2
                                   << "--init must be article, normal or unit-variance, not 'xavier'";
-    QTest::newRow("invalid tokenizer") << QStringList{"--tokenizer", "bpe"} << 2
-                                       << "--tokenizer must be article or punctuation";
-    QTest::newRow("invalid format") << QStringList{"--format", "xml"} << 2
-                                    << "unknown export format 'xml'";
+    QTest::newRow("invalid tokenizer")
+        << QStringList{"--tokenizer", "bpe"} << 2 << "--tokenizer must be article or punctuation";
+    QTest::newRow("invalid format") << QStringList{"--format", "xml"} << 2 << "unknown export format 'xml'";
     QTest::newRow("empty sentence") << QStringList{"--sentence", ""} << 2 << "--sentence is empty";
-    QTest::newRow("sentence without tokens") << QStringList{"--sentence", " , , "} << 2
-                                             << "--sentence:";
+    QTest::newRow("sentence without tokens") << QStringList{"--sentence", " , , "} << 2 << "--sentence:";
     QTest::newRow("divisor zero") << QStringList{"--scale", "0"} << 2
                                   << "--scale must be sqrt-dk, none or a positive number, not '0'";
     QTest::newRow("divisor negative") << QStringList{"--scale", "-2"} << 2 << "--scale must be";
     QTest::newRow("divisor infinite") << QStringList{"--scale", "inf"} << 2 << "--scale must be";
-    QTest::newRow("causal with value") << QStringList{"--causal=yes"} << 2
-                                       << "--causal takes no value";
-    QTest::newRow("OUT below a file") << QStringList{"--export-dir", "FILE/sub"} << 1
-                                      << "cannot create the directory";
+    QTest::newRow("causal with value") << QStringList{"--causal=yes"} << 2 << "--causal takes no value";
+    QTest::newRow("OUT below a file")
+        << QStringList{"--export-dir", "FILE/sub"} << 1 << "cannot create the directory";
     QTest::newRow("OUT is a file") << QStringList{"--export-dir", "FILE"} << 1
                                    << "exists and is not a directory";
 }
@@ -466,9 +473,8 @@ void TestCommandLine::fileInTheWayLeavesNothing()
 
 void TestCommandLine::windowGetsTheOptions()
 {
-    Argv args({"--d-k", "8", "--causal", "--sentence=a b c", "--scale", "none",
-               "--tokenizer", "punctuation", "--seed", "18446744073709551615", "-platform",
-               "offscreen", "-reverse"});
+    Argv args({"--d-k", "8", "--causal", "--sentence=a b c", "--scale", "none", "--tokenizer", "punctuation",
+               "--seed", "18446744073709551615", "-platform", "offscreen", "-reverse"});
     const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
     QVERIFY(!outcome.exitNow);
     QVERIFY(outcome.haveConfig);
@@ -507,8 +513,8 @@ void TestCommandLine::articleMatricesFromNpy()
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     const QJsonObject json = readJsonFile(out + "/attention.json");
-    for (const char* name : {"X", "W_q", "W_k", "W_v", "Q", "K", "V", "scores", "scaled_scores",
-                             "weights", "context"})
+    for (const char* name :
+         {"X", "W_q", "W_k", "W_v", "Q", "K", "V", "scores", "scaled_scores", "weights", "context"})
         QVERIFY2(testdata::toMatrix(json[name]) == testdata::toMatrix(out_[name]), name);
     QCOMPARE(strings(json["tokens"]), strings(out_["tokens"]));
     QCOMPARE(json["sentence"].toString(), out_["sentence"].toString());
@@ -578,19 +584,20 @@ void TestCommandLine::pytorchLayoutWithTranspose()
                                      "nn.Linear.weight (d_out x d_in)\n"));
     QVERIFY(!QFile::exists(out));
 
-    const Run run = runApp(arguments + QStringList{"--transpose-weights", "--export-dir", out,
-                                                   "--format", "json"});
+    const Run run =
+        runApp(arguments + QStringList{"--transpose-weights", "--export-dir", out, "--format", "json"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QJsonObject json = readJsonFile(out + "/attention.json");
     const QJsonObject f64 = ref_["float64_reference"].toObject();
     for (const char* name : {"Q", "K", "V", "scores", "weights", "context"}) {
         const attn::Matrix mine = testdata::toMatrix(json[name]);
         const attn::Matrix expected = testdata::toMatrix(f64[name]);
-        QVERIFY2(excess(mine, expected, 1e-12, 1e-12) <= 0,
-                 qPrintable(QString("%1: largest difference %2").arg(name).arg(testdata::maxAbsDiff(mine, expected))));
+        QVERIFY2(
+            excess(mine, expected, 1e-12, 1e-12) <= 0,
+            qPrintable(
+                QString("%1: largest difference %2").arg(name).arg(testdata::maxAbsDiff(mine, expected))));
     }
-    QCOMPARE(testdata::toMatrix(json["W_q"]),
-             attn::Matrix(testdata::toMatrix(ref_["W_query"]).transpose()));
+    QCOMPARE(testdata::toMatrix(json["W_q"]), attn::Matrix(testdata::toMatrix(ref_["W_query"]).transpose()));
 }
 
 // Any subset of the four: the others are drawn as usual (as the article run
@@ -612,12 +619,13 @@ void TestCommandLine::someMatricesFromNpy_data()
     QTest::newRow("X of 6 tokens with a sentence")
         << "--x" << 6 << 16 << QStringList{"--sentence", "a b c d e f"}
         << QStringList{"a", "b", "c", "d", "e", "f"} << "" << 24 << 28;
-    QTest::newRow("X of 3 rows, no sentence") << "--x" << 3 << 16 << QStringList()
-                                              << QStringList{"t0", "t1", "t2"} << "" << 24 << 28;
+    QTest::newRow("X of 3 rows, no sentence")
+        << "--x" << 3 << 16 << QStringList() << QStringList{"t0", "t1", "t2"} << "" << 24 << 28;
     QTest::newRow("X of 3 rows, sentence of 2")
         << "--x" << 3 << 16 << QStringList{"--sentence", "a b"} << QStringList{"t0", "t1", "t2"}
         << "attention-lab: warning: the sentence has 2 tokens but X.npy has 3 rows; the rows are "
-           "labelled t0, t1, ...\n" << 24 << 28;
+           "labelled t0, t1, ...\n"
+        << 24 << 28;
 }
 
 void TestCommandLine::someMatricesFromNpy()
@@ -635,8 +643,9 @@ void TestCommandLine::someMatricesFromNpy()
     const attn::Matrix given = attn::Matrix::Random(rows, cols);
     QVERIFY(writeNpyFile(dir.filePath(name + ".npy"), given));
     const QString out = dir.filePath("out");
-    const Run run = runApp(QStringList{option, dir.filePath(name + ".npy"), "--export-dir", out,
-                                       "--format", "json,npy"} + extra);
+    const Run run =
+        runApp(QStringList{option, dir.filePath(name + ".npy"), "--export-dir", out, "--format", "json,npy"}
+               + extra);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QCOMPARE(QString::fromUtf8(run.err), warning);
     const QJsonObject json = readJsonFile(out + "/attention.json");
@@ -652,9 +661,10 @@ void TestCommandLine::someMatricesFromNpy()
     config.dV = dV;
     const auto expected = attnlab::computeSnapshot(config, attn::AttentionOptions());
     QVERIFY(expected.ok());
-    const std::pair<const char*, const attn::Matrix*> drawn[] = {
-        {"X", &expected->model.X}, {"W_q", &expected->model.Wq}, {"W_k", &expected->model.Wk},
-        {"W_v", &expected->model.Wv}};
+    const std::pair<const char*, const attn::Matrix*> drawn[] = {{"X", &expected->model.X},
+                                                                 {"W_q", &expected->model.Wq},
+                                                                 {"W_k", &expected->model.Wk},
+                                                                 {"W_v", &expected->model.Wv}};
     for (const auto& [key, m] : drawn) {
         if (name != key && (name == "X" || QString(key) != "X"))
             QVERIFY2(testdata::toMatrix(json[key]) == *m, key);
@@ -702,10 +712,10 @@ void TestCommandLine::badMatrixOrLabInput_data()
     QTest::newRow("missing lab") << QStringList{"--open", "DIR/none.attnlab"} << 2 << "--open: cannot open '";
     QTest::newRow("transpose alone") << QStringList{"--transpose-weights"} << 2
                                      << "--transpose-weights needs --wq, --wk or --wv";
-    QTest::newRow("picture size malformed") << QStringList{"--format", "png", "--size", "big"} << 2
-                                            << "--size needs WIDTHxHEIGHT";
-    QTest::newRow("picture size too small") << QStringList{"--format", "png", "--size", "10x10"} << 2
-                                            << "--size needs WIDTHxHEIGHT";
+    QTest::newRow("picture size malformed")
+        << QStringList{"--format", "png", "--size", "big"} << 2 << "--size needs WIDTHxHEIGHT";
+    QTest::newRow("picture size too small")
+        << QStringList{"--format", "png", "--size", "10x10"} << 2 << "--size needs WIDTHxHEIGHT";
     QTest::newRow("empty --save") << QStringList{"--save", ""} << 2 << "--save is empty; give a file name";
     QTest::newRow("save into a missing directory")
         << QStringList{"--save", "DIR/none/lab.attnlab"} << 1 << "cannot write '";
@@ -756,8 +766,8 @@ void TestCommandLine::badMatrixOrLabInput()
 void TestCommandLine::saveThenOpen()
 {
     QTemporaryDir dir;
-    const QStringList options = {"--sentence", "one two three two", "--d-k", "5", "--causal",
-                                 "--scale", "3", "--init", "unit-variance", "--seed", "9"};
+    const QStringList options = {"--sentence", "one two three two", "--d-k",  "5", "--causal", "--scale", "3",
+                                 "--init",     "unit-variance",     "--seed", "9"};
     const QString first = dir.filePath("first.attnlab");
     Run run = runApp(options + QStringList{"--save", first});
     QVERIFY2(run.exitCode == 0, run.err.constData());
@@ -773,8 +783,8 @@ void TestCommandLine::saveThenOpen()
     QCOMPARE(lab->options.customDivisor, 3.0);
 
     const QString second = dir.filePath("second.attnlab");
-    run = runApp({"--open", first, "--save", second, "--export-dir", dir.filePath("opened"),
-                  "--format", "json"});
+    run = runApp(
+        {"--open", first, "--save", second, "--export-dir", dir.filePath("opened"), "--format", "json"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     QCOMPARE(readBytes(second), readBytes(first));
@@ -886,12 +896,13 @@ void TestCommandLine::listPresets()
         QVERIFY2(out.contains(QRegularExpression(QStringLiteral("^%1 ").arg(name),
                                                  QRegularExpression::MultilineOption)),
                  qPrintable(name));
-    QCOMPARE(attnlab::presetNames(),
-             (QStringList{"article", "cinema", "scaling-demo"}));
-    QVERIFY(out.contains("\"Jane is going to the cinema to watch a new film\", seed 123, "
-                         "d_model 16, d_k 24, d_v 28, unit-variance initialisation"));
-    QVERIFY(out.contains("\"Life is short, eat dessert first\", seed 123, d_model 16, d_k 24, "
-                         "d_v 28, article initialisation"));
+    QCOMPARE(attnlab::presetNames(), (QStringList{"article", "cinema", "scaling-demo"}));
+    QVERIFY(
+        out.contains("\"Jane is going to the cinema to watch a new film\", seed 123, "
+                     "d_model 16, d_k 24, d_v 28, unit-variance initialisation"));
+    QVERIFY(
+        out.contains("\"Life is short, eat dessert first\", seed 123, d_model 16, d_k 24, "
+                     "d_v 28, article initialisation"));
     const Run help = runApp({"--help"});
     QVERIFY(help.out.contains("--preset NAME"));
     QVERIFY(help.out.contains("--list-presets"));
@@ -908,19 +919,18 @@ void TestCommandLine::presetExport_data()
     QTest::addColumn<bool>("causal");
     const QString cinema = "Jane is going to the cinema to watch a new film";
     const QString article = QString::fromLatin1(attn::kArticleSentence);
-    QTest::newRow("cinema") << QStringList{"--preset", "cinema"} << cinema << 24 << 28
-                            << "unit-variance" << false;
+    QTest::newRow("cinema") << QStringList{"--preset", "cinema"} << cinema << 24 << 28 << "unit-variance"
+                            << false;
     QTest::newRow("scaling demo") << QStringList{"--preset=scaling-demo"} << article << 512 << 16
                                   << "unit-variance" << false;
     // Later options change the preset's parameters; earlier ones are its.
-    QTest::newRow("cinema, d_k 512, causal")
-        << QStringList{"--preset", "cinema", "--d-k", "512", "--causal"} << cinema << 512 << 28
-        << "unit-variance" << true;
-    QTest::newRow("d_k before the preset") << QStringList{"--d-k", "8", "--preset", "article"}
-                                           << article << 24 << 28 << "article" << false;
+    QTest::newRow("cinema, d_k 512, causal") << QStringList{"--preset", "cinema", "--d-k", "512", "--causal"}
+                                             << cinema << 512 << 28 << "unit-variance" << true;
+    QTest::newRow("d_k before the preset")
+        << QStringList{"--d-k", "8", "--preset", "article"} << article << 24 << 28 << "article" << false;
     QTest::newRow("article, unit variance")
-        << QStringList{"--preset", "article", "--init", "unit-variance", "--d-v", "4"} << article
-        << 24 << 4 << "unit-variance" << false;
+        << QStringList{"--preset", "article", "--init", "unit-variance", "--d-v", "4"} << article << 24 << 4
+        << "unit-variance" << false;
 }
 
 void TestCommandLine::presetExport()
@@ -934,8 +944,8 @@ void TestCommandLine::presetExport()
     QTemporaryDir dir;
     const QString out = dir.filePath("out");
     const QString lab = dir.filePath("preset.attnlab");
-    const Run run = runApp(arguments + QStringList{"--export-dir", out, "--format", "json,npy",
-                                                   "--save", lab});
+    const Run run =
+        runApp(arguments + QStringList{"--export-dir", out, "--format", "json,npy", "--save", lab});
     QCOMPARE(run.exitCode, 0);
     QVERIFY2(run.err.isEmpty(), run.err.constData());
     const QJsonObject json = readJsonFile(QDir(out).filePath("attention.json"));

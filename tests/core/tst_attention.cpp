@@ -123,7 +123,7 @@ void TestAttention::matchesPlainLoops_data()
     QTest::addColumn<int>("scale");
     QTest::addColumn<bool>("causal");
     QTest::addColumn<bool>("kernels");
-    const int shapes[][4] = {{1, 1, 1, 1}, {2, 3, 1, 2}, {6, 16, 24, 28}, {7, 5, 256, 3},
+    const int shapes[][4] = {{1, 1, 1, 1},     {2, 3, 1, 2},     {6, 16, 24, 28}, {7, 5, 256, 3},
                              {33, 64, 64, 64}, {128, 32, 16, 8}, {300, 8, 4, 12}};
     for (const auto& s : shapes)
         for (int scale = 0; scale < 3; ++scale)
@@ -132,7 +132,11 @@ void TestAttention::matchesPlainLoops_data()
                 // them, and by Eigen.
                 for (bool kernels : {true, false})
                     QTest::newRow(qPrintable(QStringLiteral("n%1 d%2 dk%3 dv%4 scale%5%6%7")
-                                                 .arg(s[0]).arg(s[1]).arg(s[2]).arg(s[3]).arg(scale)
+                                                 .arg(s[0])
+                                                 .arg(s[1])
+                                                 .arg(s[2])
+                                                 .arg(s[3])
+                                                 .arg(scale)
                                                  .arg(causal ? " causal" : "")
                                                  .arg(kernels ? "" : " eigen")))
                         << s[0] << s[1] << s[2] << s[3] << scale << causal << kernels;
@@ -188,7 +192,8 @@ void TestAttention::matchesPlainLoops()
             if (result->weights(i, j) != weightRow[std::size_t(j)]
                 || result->scaled(i, j) != scaledRow[std::size_t(j)])
                 QFAIL(qPrintable(QStringLiteral("cell (%1, %2): %3 vs %4")
-                                     .arg(i).arg(j)
+                                     .arg(i)
+                                     .arg(j)
                                      .arg(result->weights(i, j), 0, 'g', 17)
                                      .arg(weightRow[std::size_t(j)], 0, 'g', 17)));
             maxAbs = std::max(maxAbs, std::abs(result->scores(i, j)));
@@ -297,13 +302,20 @@ void TestAttention::validationErrors_data()
 {
     QTest::addColumn<QString>("which");
     QTest::addColumn<QString>("mentions");
-    QTest::newRow("NaN in X") << "nan-x" << "X, row 2, column 3: NaN";
-    QTest::newRow("inf in W_v") << "inf-wv" << "W_v, row 1, column 1: +infinity";
-    QTest::newRow("too large in W_k") << "big-wk" << "W_k, row 3, column 2";
-    QTest::newRow("W_q wrong rows") << "shape-wq" << "W_q is (5 x 4)";
-    QTest::newRow("d_k mismatch") << "dk-mismatch" << "same d_k";
-    QTest::newRow("no tokens") << "empty-x" << "X has 0 rows";
-    QTest::newRow("too many tokens") << "many-x" << "4096";
+    QTest::newRow("NaN in X") << "nan-x"
+                              << "X, row 2, column 3: NaN";
+    QTest::newRow("inf in W_v") << "inf-wv"
+                                << "W_v, row 1, column 1: +infinity";
+    QTest::newRow("too large in W_k") << "big-wk"
+                                      << "W_k, row 3, column 2";
+    QTest::newRow("W_q wrong rows") << "shape-wq"
+                                    << "W_q is (5 x 4)";
+    QTest::newRow("d_k mismatch") << "dk-mismatch"
+                                  << "same d_k";
+    QTest::newRow("no tokens") << "empty-x"
+                               << "X has 0 rows";
+    QTest::newRow("too many tokens") << "many-x"
+                                     << "4096";
 }
 
 void TestAttention::validationErrors()
@@ -313,17 +325,23 @@ void TestAttention::validationErrors()
     attn::Matrix x = attn::Matrix::Ones(3, 4);
     attn::Matrix wq = attn::Matrix::Ones(4, 4);
     attn::Matrix wk = wq, wv = wq;
-    if (which == "nan-x") x(1, 2) = NAN;
-    if (which == "inf-wv") wv(0, 0) = INFINITY;
-    if (which == "big-wk") wk(2, 1) = 1e31;
-    if (which == "shape-wq") wq = attn::Matrix::Ones(5, 4);
-    if (which == "dk-mismatch") wk = attn::Matrix::Ones(4, 3);
-    if (which == "empty-x") x = attn::Matrix(0, 4);
-    if (which == "many-x") x = attn::Matrix::Ones(4097, 4);
+    if (which == "nan-x")
+        x(1, 2) = NAN;
+    if (which == "inf-wv")
+        wv(0, 0) = INFINITY;
+    if (which == "big-wk")
+        wk(2, 1) = 1e31;
+    if (which == "shape-wq")
+        wq = attn::Matrix::Ones(5, 4);
+    if (which == "dk-mismatch")
+        wk = attn::Matrix::Ones(4, 3);
+    if (which == "empty-x")
+        x = attn::Matrix(0, 4);
+    if (which == "many-x")
+        x = attn::Matrix::Ones(4097, 4);
     const auto r = attn::computeAttention(x, wq, wk, wv, {});
     QVERIFY(!r.ok());
-    QVERIFY2(QString::fromStdString(r.error().message).contains(mentions),
-             r.error().message.c_str());
+    QVERIFY2(QString::fromStdString(r.error().message).contains(mentions), r.error().message.c_str());
 }
 
 void TestAttention::intoReusesResult()

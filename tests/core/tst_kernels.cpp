@@ -45,8 +45,9 @@ private slots:
 void TestKernels::init()
 {
     if (!attn::kernels::available())
-        QSKIP("This processor has no AVX2 and FMA (or ATTNLAB_NO_AVX2 is set): the engine uses "
-              "Eigen's products, which tst_attention checks.");
+        QSKIP(
+            "This processor has no AVX2 and FMA (or ATTNLAB_NO_AVX2 is set): the engine uses "
+            "Eigen's products, which tst_attention checks.");
 }
 
 void TestKernels::scoresAreFmaChains_data()
@@ -55,7 +56,7 @@ void TestKernels::scoresAreFmaChains_data()
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("d");
     // Tile heights 1 to 6 and beyond, key counts around the 8-key block.
-    const int shapes[][3] = {{1, 1, 1},  {2, 7, 3},   {3, 8, 5},    {4, 9, 64},  {5, 15, 2},
+    const int shapes[][3] = {{1, 1, 1},  {2, 7, 3},   {3, 8, 5},    {4, 9, 64},   {5, 15, 2},
                              {6, 16, 7}, {7, 17, 64}, {13, 33, 31}, {64, 130, 67}};
     for (const auto& s : shapes)
         QTest::newRow(qPrintable(QStringLiteral("rows%1 n%2 d%3").arg(s[0]).arg(s[1]).arg(s[2])))
@@ -84,7 +85,9 @@ void TestKernels::scoresAreFmaChains()
                 chain = std::fma(q[std::size_t(i * d + p)], k[std::size_t(j * d + p)], chain);
             if (s[std::size_t(i * ld + j)] != chain)
                 QFAIL(qPrintable(QStringLiteral("S(%1, %2) = %3, the chain gives %4")
-                                     .arg(i).arg(j).arg(s[std::size_t(i * ld + j)], 0, 'g', 17)
+                                     .arg(i)
+                                     .arg(j)
+                                     .arg(s[std::size_t(i * ld + j)], 0, 'g', 17)
                                      .arg(chain, 0, 'g', 17)));
         }
         for (std::ptrdiff_t j = n; j < ld; ++j)
@@ -99,14 +102,16 @@ void TestKernels::contextIsFmaChains_data()
     QTest::addColumn<int>("dv");
     QTest::addColumn<int>("causalRow0");
     // Key counts across the 128-key blocks, value widths around 8 columns.
-    const int shapes[][4] = {{1, 1, 1, -1},    {2, 5, 3, -1},     {5, 127, 8, -1},
-                             {6, 128, 9, -1},  {7, 129, 64, -1},  {13, 300, 17, -1},
-                             {64, 70, 5, 0},   {13, 300, 17, 100}, {64, 400, 12, 256}};
+    const int shapes[][4] = {{1, 1, 1, -1},   {2, 5, 3, -1},      {5, 127, 8, -1},
+                             {6, 128, 9, -1}, {7, 129, 64, -1},   {13, 300, 17, -1},
+                             {64, 70, 5, 0},  {13, 300, 17, 100}, {64, 400, 12, 256}};
     for (const auto& s : shapes)
-        QTest::newRow(qPrintable(QStringLiteral("rows%1 n%2 dv%3%4")
-                                     .arg(s[0]).arg(s[1]).arg(s[2])
-                                     .arg(s[3] >= 0 ? QStringLiteral(" causal from %1").arg(s[3])
-                                                    : QString())))
+        QTest::newRow(
+            qPrintable(QStringLiteral("rows%1 n%2 dv%3%4")
+                           .arg(s[0])
+                           .arg(s[1])
+                           .arg(s[2])
+                           .arg(s[3] >= 0 ? QStringLiteral(" causal from %1").arg(s[3]) : QString())))
             << s[0] << s[1] << s[2] << s[3];
 }
 
@@ -137,7 +142,9 @@ void TestKernels::contextIsFmaChains()
                 chain = std::fma(w[std::size_t(i * n + j)], v[std::size_t(j * dv + c)], chain);
             if (z[std::size_t(i * ldZ + c)] != chain)
                 QFAIL(qPrintable(QStringLiteral("Z(%1, %2) = %3, the chain gives %4")
-                                     .arg(i).arg(c).arg(z[std::size_t(i * ldZ + c)], 0, 'g', 17)
+                                     .arg(i)
+                                     .arg(c)
+                                     .arg(z[std::size_t(i * ldZ + c)], 0, 'g', 17)
                                      .arg(chain, 0, 'g', 17)));
         }
         for (std::ptrdiff_t c = dv; c < ldZ; ++c)
@@ -164,8 +171,21 @@ void TestKernels::expWithinTwoUlp()
     // softmax's range, x <= 0, densely near 0 and across the subnormals,
     // and a few positive values; exactly 1 at 0 and 0 below -745.2.
     std::mt19937 rng(3);
-    std::vector<double> xs = {0.0, -0.0, -1e-300, -1e-17, -0.5 * std::log(2.0), -std::log(2.0),
-                              -1.0, -708.3, -708.4, -709.0, -720.0, -744.4, -745.1, 1.0, 700.0};
+    std::vector<double> xs = {0.0,
+                              -0.0,
+                              -1e-300,
+                              -1e-17,
+                              -0.5 * std::log(2.0),
+                              -std::log(2.0),
+                              -1.0,
+                              -708.3,
+                              -708.4,
+                              -709.0,
+                              -720.0,
+                              -744.4,
+                              -745.1,
+                              1.0,
+                              700.0};
     std::uniform_real_distribution<double> wide(-745.0, 0.0), narrow(-1.0, 0.0), tiny(-1e-6, 0.0);
     for (int k = 0; k < 200000; ++k)
         xs.push_back(k % 3 == 0 ? wide(rng) : k % 3 == 1 ? narrow(rng) : tiny(rng));
@@ -223,7 +243,8 @@ void TestKernels::softmaxRowEntriesAreExp()
     for (int j = 0; j < n; ++j) {
         const double x = scaled[std::size_t(j)] - max;
         QCOMPARE(out[std::size_t(j)], attn::kernels::exp(x) * invSum);
-        QVERIFY(std::abs(out[std::size_t(j)] - std::exp(x) / plainSum) <= 1e-15 * std::exp(x) / plainSum + 1e-300);
+        QVERIFY(std::abs(out[std::size_t(j)] - std::exp(x) / plainSum)
+                <= 1e-15 * std::exp(x) / plainSum + 1e-300);
     }
     for (std::size_t j = std::size_t(n); j < out.size(); ++j) {
         QCOMPARE(scaled[j], -7.0);

@@ -82,12 +82,18 @@ void TestModel::inputsMatchPyTorch()
 namespace {
 attn::Matrix pick(const attn::AttentionResult& r, const QString& name)
 {
-    if (name == "Q") return r.Q;
-    if (name == "K") return r.K;
-    if (name == "V") return r.V;
-    if (name == "scores") return r.scores;
-    if (name == "scaled_scores") return r.scaledMatrix();
-    if (name == "weights") return r.weightsMatrix();
+    if (name == "Q")
+        return r.Q;
+    if (name == "K")
+        return r.K;
+    if (name == "V")
+        return r.V;
+    if (name == "scores")
+        return r.scores;
+    if (name == "scaled_scores")
+        return r.scaledMatrix();
+    if (name == "weights")
+        return r.weightsMatrix();
     return r.context;
 }
 }  // namespace
@@ -174,11 +180,10 @@ void TestModel::stableInitKeepsDimensions()
     QCOMPARE(testdata::maxAbsDiff(a.Wq, b.Wq.leftCols(8)), 0.0);
     QCOMPARE(testdata::maxAbsDiff(a.Wk, b.Wk.leftCols(8)), 0.0);
     QCOMPARE(testdata::maxAbsDiff(a.Wv, b.Wv), 0.0);  // d_v unchanged
-    QVERIFY(testdata::maxAbsDiff(a.Wq, a.Wk) > 0.1);    // distinct streams
+    QVERIFY(testdata::maxAbsDiff(a.Wq, a.Wk) > 0.1);  // distinct streams
     // The article mode redraws everything, as PyTorch does.
     small.init = large.init = attn::InitMode::Article;
-    QVERIFY(testdata::maxAbsDiff(attn::drawWeights(small).Wk,
-                                 attn::drawWeights(large).Wk.leftCols(8)) > 0.0);
+    QVERIFY(testdata::maxAbsDiff(attn::drawWeights(small).Wk, attn::drawWeights(large).Wk.leftCols(8)) > 0.0);
 }
 
 void TestModel::unitVarianceGivesUnitVarianceProjections()
@@ -281,8 +286,7 @@ void TestModel::dimensionLimits()
     c.dV = dV;
     auto model = attn::buildModel(c);
     QVERIFY(!model.ok());
-    QVERIFY2(QString::fromStdString(model.error().message).contains(mentions),
-             model.error().message.c_str());
+    QVERIFY2(QString::fromStdString(model.error().message).contains(mentions), model.error().message.c_str());
 }
 
 void TestModel::stableModesNumberByFirstAppearance_data()

@@ -110,8 +110,7 @@ PlainCurves plainLab(int nKeys, int samples, std::uint64_t seed, const std::vect
         for (double x : allScores[g])
             sq += (x - mean) * (x - mean);
         c.varRaw.push_back(sq / double(allScores[g].size()));
-        for (auto* v : {&c.maxRaw, &c.maxScaled, &c.entRaw, &c.entScaled, &c.gradRaw,
-                        &c.gradScaled})
+        for (auto* v : {&c.maxRaw, &c.maxScaled, &c.entRaw, &c.entScaled, &c.gradRaw, &c.gradScaled})
             (*v)[g] /= samples;
     }
     return c;
@@ -180,8 +179,8 @@ void TestScalingLab::defaultGridIsLogEven()
     for (int d = 1; d <= 4; ++d)
         QVERIFY(std::count(dks.begin(), dks.end(), d) == 1);
     for (int lo = 16; lo < 1024; lo *= 2) {
-        const auto inOctave = std::count_if(dks.begin(), dks.end(),
-                                            [lo](int d) { return d > lo && d <= 2 * lo; });
+        const auto inOctave =
+            std::count_if(dks.begin(), dks.end(), [lo](int d) { return d > lo && d <= 2 * lo; });
         QCOMPARE(int(inOctave), 8);
     }
     QCOMPARE(defaults_.dK, dks);
@@ -289,12 +288,11 @@ void TestScalingLab::variancesMatchTheoryWithinStandardError()
 {
     for (std::size_t g = 0; g < defaults_.size(); ++g) {
         const double d = defaults_.dK[g];
-        const QByteArray at = "d_k = " + QByteArray::number(d) + ": raw " +
-                              QByteArray::number(defaults_.varRaw[g]) + " +- " +
-                              QByteArray::number(defaults_.varRawStdErr[g]);
+        const QByteArray at = "d_k = " + QByteArray::number(d) + ": raw "
+                              + QByteArray::number(defaults_.varRaw[g]) + " +- "
+                              + QByteArray::number(defaults_.varRawStdErr[g]);
         QVERIFY2(std::abs(defaults_.varRaw[g] - d) <= 4.5 * defaults_.varRawStdErr[g], at);
-        QVERIFY2(std::abs(defaults_.varScaled[g] - 1.0) <= 4.5 * defaults_.varScaledStdErr[g],
-                 at);
+        QVERIFY2(std::abs(defaults_.varScaled[g] - 1.0) <= 4.5 * defaults_.varScaledStdErr[g], at);
         // And the error is small enough for the claim to mean something: a
         // few percent, not a wide band around anything.
         QVERIFY2(defaults_.varScaledStdErr[g] < 0.04, at);
@@ -312,8 +310,7 @@ void TestScalingLab::standardErrorMatchesTheory()
         const double theory = std::sqrt(((d * d + 2 * d) * (1 + 2 / n) - d * d) / N);
         const double ratio = defaults_.varRawStdErr[g] / theory;
         QVERIFY2(ratio > 0.85 && ratio < 1.15,
-                 QByteArray("d_k = ") + QByteArray::number(d) + " ratio " +
-                     QByteArray::number(ratio));
+                 QByteArray("d_k = ") + QByteArray::number(d) + " ratio " + QByteArray::number(ratio));
     }
 }
 
@@ -380,11 +377,9 @@ void TestScalingLab::scaledLimitIsSoftmaxOfStandardNormals()
     const double sdEnt = std::sqrt(sumEnt2 / rows - meanEnt * meanEnt);
     const std::size_t g = indexOf(defaults_, 1024);
     QVERIFY2(std::abs(defaults_.maxWeightScaled[g] - meanMax) < 5 * sdMax / std::sqrt(4000.0),
-             QByteArray::number(defaults_.maxWeightScaled[g]) + " vs " +
-                 QByteArray::number(meanMax));
+             QByteArray::number(defaults_.maxWeightScaled[g]) + " vs " + QByteArray::number(meanMax));
     QVERIFY2(std::abs(defaults_.entropyScaled[g] - meanEnt) < 5 * sdEnt / std::sqrt(4000.0),
-             QByteArray::number(defaults_.entropyScaled[g]) + " vs " +
-                 QByteArray::number(meanEnt));
+             QByteArray::number(defaults_.entropyScaled[g]) + " vs " + QByteArray::number(meanEnt));
 }
 
 void TestScalingLab::curvesAreNestedAcrossGrids()

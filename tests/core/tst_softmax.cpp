@@ -28,11 +28,10 @@ void TestSoftmax::handWorked_data()
     QTest::newRow("0 and 1") << QVector<double>{0, 1} << QVector<double>{1 / (1 + e), e / (1 + e)};
     QTest::newRow("ln 1 2 3") << QVector<double>{0, std::log(2.0), std::log(3.0)}
                               << QVector<double>{1.0 / 6, 2.0 / 6, 3.0 / 6};
-    QTest::newRow("huge logits stay finite") << QVector<double>{1e30, 1e30 - 1e15, -1e30}
-                                             << QVector<double>{1, 0, 0};
+    QTest::newRow("huge logits stay finite")
+        << QVector<double>{1e30, 1e30 - 1e15, -1e30} << QVector<double>{1, 0, 0};
     QTest::newRow("shift by 1e300") << QVector<double>{1e300, 1e300} << QVector<double>{0.5, 0.5};
-    QTest::newRow("very negative") << QVector<double>{-1e308, -1e308 + 1e292}
-                                   << QVector<double>{0.0, 1.0};
+    QTest::newRow("very negative") << QVector<double>{-1e308, -1e308 + 1e292} << QVector<double>{0.0, 1.0};
     QTest::newRow("masked entry") << QVector<double>{0, -inf, 0} << QVector<double>{0.5, 0, 0.5};
     QTest::newRow("single value") << QVector<double>{42} << QVector<double>{1};
 }

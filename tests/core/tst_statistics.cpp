@@ -41,9 +41,8 @@ void TestStatistics::rows_data()
                                   << std::log(3.0) << 3.0 << std::sqrt(2.0) / 3;
     // H = 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2; ||J||^2 = 0.25^2 + 2 * 0.1875^2
     // + 2 * (2 * 0.125^2 + 0.0625^2) = 0.203125.
-    QTest::newRow("half quarter quarter") << QVector<double>{0.5, 0.25, 0.25} << 0.5 << 0
-                                          << 1.5 * ln2 << std::pow(2.0, 1.5)
-                                          << std::sqrt(0.203125);
+    QTest::newRow("half quarter quarter") << QVector<double>{0.5, 0.25, 0.25} << 0.5 << 0 << 1.5 * ln2
+                                          << std::pow(2.0, 1.5) << std::sqrt(0.203125);
 }
 
 void TestStatistics::rows()
@@ -113,8 +112,7 @@ void TestStatistics::engineRowMatchesWeightsOnly_data()
     QTest::addColumn<double>("divisor");
     QTest::newRow("spread") << QVector<double>{0.3, -1.2, 2.5, 0.0, 1.1, -0.4, 0.9} << 7 << 1.0;
     QTest::newRow("scaled") << QVector<double>{3.0, -8.0, 12.5, 1.0, 4.4} << 5 << std::sqrt(24.0);
-    QTest::newRow("causal, three of six kept")
-        << QVector<double>{1.0, 2.0, -0.5, 9.0, 9.0, 9.0} << 3 << 1.0;
+    QTest::newRow("causal, three of six kept") << QVector<double>{1.0, 2.0, -0.5, 9.0, 9.0, 9.0} << 3 << 1.0;
     QTest::newRow("nearly one-hot") << QVector<double>{0.0, -40.0, -45.0, -50.0} << 4 << 1.0;
     QTest::newRow("underflowing weights") << QVector<double>{0.0, -800.0, -1.0, -2000.0} << 4 << 1.0;
     QTest::newRow("one key") << QVector<double>{5.0} << 1 << 1.0;
@@ -158,12 +156,14 @@ void TestStatistics::engineRowMatchesWeightsOnly()
         h += std::exp(x) / (1.0L + rest) * (lnZ - x);
     }
     const double want = double(h);
-    QVERIFY2(std::abs(fromEngine.entropyNats - want) <= 1e-14 * want,
-             qPrintable(QStringLiteral("%1 against %2").arg(fromEngine.entropyNats, 0, 'g', 17)
-                            .arg(want, 0, 'g', 17)));
-    QVERIFY2(std::abs(fromWeights.entropyNats - want) <= 1e-14 * want,
-             qPrintable(QStringLiteral("%1 against %2").arg(fromWeights.entropyNats, 0, 'g', 17)
-                            .arg(want, 0, 'g', 17)));
+    QVERIFY2(
+        std::abs(fromEngine.entropyNats - want) <= 1e-14 * want,
+        qPrintable(
+            QStringLiteral("%1 against %2").arg(fromEngine.entropyNats, 0, 'g', 17).arg(want, 0, 'g', 17)));
+    QVERIFY2(
+        std::abs(fromWeights.entropyNats - want) <= 1e-14 * want,
+        qPrintable(
+            QStringLiteral("%1 against %2").arg(fromWeights.entropyNats, 0, 'g', 17).arg(want, 0, 'g', 17)));
     QVERIFY(std::abs(fromEngine.effectiveTokens - std::exp(want)) <= 1e-14 * std::exp(want));
 }
 

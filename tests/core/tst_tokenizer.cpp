@@ -38,35 +38,34 @@ void TestTokenizer::tokens_data()
     QTest::newRow("the article") << "Life is short, eat dessert first" << art
                                  << QStringList{"Life", "is", "short", "eat", "dessert", "first"}
                                  << QStringList{"Life", "dessert", "eat", "first", "is", "short"};
-    QTest::newRow("repeated words share an id") << "the cat saw the dog" << art
-                                                << QStringList{"the", "cat", "saw", "the", "dog"}
-                                                << QStringList{"cat", "dog", "saw", "the"};
-    QTest::newRow("article keeps other punctuation") << "Stop! Go, now." << art
-                                                     << QStringList{"Stop!", "Go", "now."}
-                                                     << QStringList{"Go", "Stop!", "now."};
-    QTest::newRow("punctuation splits") << "Stop! Go, now." << punct
-                                        << QStringList{"Stop", "!", "Go", ",", "now", "."}
-                                        << QStringList{"!", ",", ".", "Go", "Stop", "now"};
-    QTest::newRow("runs of white space") << "  a\t\tb \n c  " << art << QStringList{"a", "b", "c"}
-                                         << QStringList{"a", "b", "c"};
-    QTest::newRow("accents stay whole") << QString::fromUtf8("café naïve café") << art
-                                        << QStringList{QString::fromUtf8("café"), QString::fromUtf8("naïve"),
-                                                       QString::fromUtf8("café")}
-                                        << QStringList{QString::fromUtf8("café"), QString::fromUtf8("naïve")};
-    QTest::newRow("CJK with ideographic space") << QString::fromUtf8("我爱　猫") << art
-                                                << QStringList{QString::fromUtf8("我爱"), QString::fromUtf8("猫")}
-                                                << QStringList{QString::fromUtf8("我爱"), QString::fromUtf8("猫")};
-    QTest::newRow("emoji and CJK punctuation") << QString::fromUtf8("猫。🐱!") << punct
-                                               << QStringList{QString::fromUtf8("猫"), QString::fromUtf8("。"),
-                                                              QString::fromUtf8("🐱"), "!"}
-                                               << QStringList{"!", QString::fromUtf8("。"), QString::fromUtf8("猫"),
-                                                              QString::fromUtf8("🐱")};
+    QTest::newRow("repeated words share an id")
+        << "the cat saw the dog" << art << QStringList{"the", "cat", "saw", "the", "dog"}
+        << QStringList{"cat", "dog", "saw", "the"};
+    QTest::newRow("article keeps other punctuation")
+        << "Stop! Go, now." << art << QStringList{"Stop!", "Go", "now."}
+        << QStringList{"Go", "Stop!", "now."};
+    QTest::newRow("punctuation splits")
+        << "Stop! Go, now." << punct << QStringList{"Stop", "!", "Go", ",", "now", "."}
+        << QStringList{"!", ",", ".", "Go", "Stop", "now"};
+    QTest::newRow("runs of white space")
+        << "  a\t\tb \n c  " << art << QStringList{"a", "b", "c"} << QStringList{"a", "b", "c"};
+    QTest::newRow("accents stay whole")
+        << QString::fromUtf8("café naïve café") << art
+        << QStringList{QString::fromUtf8("café"), QString::fromUtf8("naïve"), QString::fromUtf8("café")}
+        << QStringList{QString::fromUtf8("café"), QString::fromUtf8("naïve")};
+    QTest::newRow("CJK with ideographic space")
+        << QString::fromUtf8("我爱　猫") << art
+        << QStringList{QString::fromUtf8("我爱"), QString::fromUtf8("猫")}
+        << QStringList{QString::fromUtf8("我爱"), QString::fromUtf8("猫")};
+    QTest::newRow("emoji and CJK punctuation")
+        << QString::fromUtf8("猫。🐱!") << punct
+        << QStringList{QString::fromUtf8("猫"), QString::fromUtf8("。"), QString::fromUtf8("🐱"), "!"}
+        << QStringList{"!", QString::fromUtf8("。"), QString::fromUtf8("猫"), QString::fromUtf8("🐱")};
     QTest::newRow("right-to-left text") << QString::fromUtf8("שלום עולם") << art
                                         << QStringList{QString::fromUtf8("שלום"), QString::fromUtf8("עולם")}
                                         << QStringList{QString::fromUtf8("עולם"), QString::fromUtf8("שלום")};
-    QTest::newRow("code-point order: upper before lower") << "b B a A" << art
-                                                          << QStringList{"b", "B", "a", "A"}
-                                                          << QStringList{"A", "B", "a", "b"};
+    QTest::newRow("code-point order: upper before lower")
+        << "b B a A" << art << QStringList{"b", "B", "a", "A"} << QStringList{"A", "B", "a", "b"};
 }
 
 void TestTokenizer::tokens()
@@ -76,8 +75,7 @@ void TestTokenizer::tokens()
     QFETCH(QStringList, tokens);
     QFETCH(QStringList, vocab);
     const QByteArray utf8 = sentence.toUtf8();
-    const auto t = attn::tokenize(std::string_view(utf8.constData(), utf8.size()),
-                                  attn::TokenizerMode(mode));
+    const auto t = attn::tokenize(std::string_view(utf8.constData(), utf8.size()), attn::TokenizerMode(mode));
     QVERIFY2(t.ok(), t.ok() ? "" : t.error().message.c_str());
     QCOMPARE(toList(t->tokens), tokens);
     QCOMPARE(toList(t->vocab), vocab);
@@ -114,11 +112,10 @@ void TestTokenizer::refusals()
 {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, mentions);
-    const auto t = attn::tokenize(std::string_view(bytes.constData(), bytes.size()),
-                                  attn::TokenizerMode::Article);
+    const auto t =
+        attn::tokenize(std::string_view(bytes.constData(), bytes.size()), attn::TokenizerMode::Article);
     QVERIFY(!t.ok());
-    QVERIFY2(QString::fromStdString(t.error().message).contains(mentions),
-             t.error().message.c_str());
+    QVERIFY2(QString::fromStdString(t.error().message).contains(mentions), t.error().message.c_str());
 }
 
 void TestTokenizer::modeNames()

@@ -51,8 +51,8 @@ QString compareMatrix(const QJsonValue& value, const attn::Matrix& m)
         if (row.size() != m.cols())
             return QString("row %1 has %2 entries, expected %3").arg(i).arg(row.size()).arg(m.cols());
         for (int j = 0; j < row.size(); ++j) {
-            const bool same = row[j].isNull() ? m(i, j) == -INFINITY
-                                              : row[j].isDouble() && row[j].toDouble() == m(i, j);
+            const bool same =
+                row[j].isNull() ? m(i, j) == -INFINITY : row[j].isDouble() && row[j].toDouble() == m(i, j);
             if (!same)
                 return QString("cell (%1, %2): %3 vs %4")
                     .arg(i)
@@ -157,11 +157,18 @@ void TestAttentionExport::formatErrors_data()
 {
     QTest::addColumn<QString>("list");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown") << "xml" << "unknown export format 'xml'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
-    QTest::newRow("upper case") << "JSON" << "unknown export format 'JSON'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
-    QTest::newRow("empty") << "" << "--format '' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+    QTest::newRow("unknown")
+        << "xml"
+        << "unknown export format 'xml'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+    QTest::newRow("upper case")
+        << "JSON"
+        << "unknown export format 'JSON'; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+    QTest::newRow("empty")
+        << ""
+        << "--format '' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
     QTest::newRow("trailing comma")
-        << "json," << "--format 'json,' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
+        << "json,"
+        << "--format 'json,' has an empty name; use json, csv, npy, png, svg or pdf, e.g. json,csv";
 }
 
 void TestAttentionExport::formatErrors()
@@ -175,7 +182,7 @@ void TestAttentionExport::formatErrors()
 
 void TestAttentionExport::fileNames()
 {
-    const std::vector<std::string> matrices = {"X", "W_q", "W_k", "W_v", "Q", "K",
+    const std::vector<std::string> matrices = {"X", "W_q",    "W_k",           "W_v",     "Q",      "K",
                                                "V", "scores", "scaled_scores", "weights", "context"};
     QCOMPARE(attnlab::exportedMatrixNames(), matrices);
 
@@ -196,17 +203,16 @@ void TestAttentionExport::fileNames()
 
 void TestAttentionExport::jsonHoldsEverything()
 {
-    QStringList expected = {"generator", "sentence", "tokens", "token_ids", "vocab", "seed",
-                            "d_model", "d_k", "d_v", "init", "tokenizer", "scale_mode",
-                            "scale_divisor", "causal", "stats"};
+    QStringList expected = {"generator", "sentence",   "tokens",        "token_ids", "vocab",
+                            "seed",      "d_model",    "d_k",           "d_v",       "init",
+                            "tokenizer", "scale_mode", "scale_divisor", "causal",    "stats"};
     for (const auto& m : attnlab::exportedMatrixNames())
         expected << QString::fromStdString(m);
     expected.sort();
     QCOMPARE(json_.keys(), expected);
 
     QCOMPARE(json_["sentence"].toString(), QString("the cat, the \"hat\""));
-    QCOMPARE(json_["tokens"].toArray(),
-             QJsonArray({"the", "cat", ",", "the", "\"", "hat", "\""}));
+    QCOMPARE(json_["tokens"].toArray(), QJsonArray({"the", "cat", ",", "the", "\"", "hat", "\""}));
     // Normal initialisation: the vocabulary in order of first appearance.
     QCOMPARE(json_["vocab"].toArray(), QJsonArray({"the", "cat", ",", "\"", "hat"}));
     QCOMPARE(json_["token_ids"].toArray(), QJsonArray({0, 1, 2, 0, 3, 4, 3}));
@@ -227,17 +233,24 @@ void TestAttentionExport::jsonMatricesExact()
     const attn::AttentionResult& r = snapshot_.result;
     const attn::Matrix scaledScores = r.scaledMatrix();
     const attn::Matrix weightMatrix = r.weightsMatrix();
-    const std::pair<const char*, const attn::Matrix*> matrices[] = {
-        {"X", &m.X}, {"W_q", &m.Wq}, {"W_k", &m.Wk}, {"W_v", &m.Wv},
-        {"Q", &r.Q}, {"K", &r.K}, {"V", &r.V}, {"scores", &r.scores},
-        {"scaled_scores", &scaledScores}, {"weights", &weightMatrix}, {"context", &r.context}};
+    const std::pair<const char*, const attn::Matrix*> matrices[] = {{"X", &m.X},
+                                                                    {"W_q", &m.Wq},
+                                                                    {"W_k", &m.Wk},
+                                                                    {"W_v", &m.Wv},
+                                                                    {"Q", &r.Q},
+                                                                    {"K", &r.K},
+                                                                    {"V", &r.V},
+                                                                    {"scores", &r.scores},
+                                                                    {"scaled_scores", &scaledScores},
+                                                                    {"weights", &weightMatrix},
+                                                                    {"context", &r.context}};
     for (const auto& [name, matrix] : matrices) {
         const QString problem = compareMatrix(json_[name], *matrix);
         QVERIFY2(problem.isEmpty(), qPrintable(QString(name) + ": " + problem));
     }
-    QCOMPARE(json_["W_q"].toArray().size(), 5);                 // d_model rows
-    QCOMPARE(json_["W_q"].toArray()[0].toArray().size(), 3);    // d_k columns
-    QCOMPARE(json_["W_v"].toArray()[0].toArray().size(), 4);    // d_v columns
+    QCOMPARE(json_["W_q"].toArray().size(), 5);               // d_model rows
+    QCOMPARE(json_["W_q"].toArray()[0].toArray().size(), 3);  // d_k columns
+    QCOMPARE(json_["W_v"].toArray()[0].toArray().size(), 4);  // d_v columns
 
     // Causal: above the diagonal the scaled scores are null, weights 0.
     const QJsonArray scaled = json_["scaled_scores"].toArray();
@@ -288,15 +301,20 @@ void TestAttentionExport::csvLabels_data()
     QTest::addColumn<QStringList>("columns");
     QTest::addColumn<QStringList>("rows");
     const QStringList tokens = {"the", "cat", ",", "the", "\"", "hat", "\""};
-    QTest::newRow("X") << "X" << "token" << QStringList{"0", "1", "2", "3", "4"} << tokens;
-    QTest::newRow("W_q") << "W_q" << "row" << QStringList{"0", "1", "2"}
-                         << QStringList{"0", "1", "2", "3", "4"};
-    QTest::newRow("W_v") << "W_v" << "row" << QStringList{"0", "1", "2", "3"}
-                         << QStringList{"0", "1", "2", "3", "4"};
-    QTest::newRow("V") << "V" << "token" << QStringList{"0", "1", "2", "3"} << tokens;
-    QTest::newRow("scaled_scores") << "scaled_scores" << "query/key" << tokens << tokens;
-    QTest::newRow("weights") << "weights" << "query/key" << tokens << tokens;
-    QTest::newRow("context") << "context" << "token" << QStringList{"0", "1", "2", "3"} << tokens;
+    QTest::newRow("X") << "X"
+                       << "token" << QStringList{"0", "1", "2", "3", "4"} << tokens;
+    QTest::newRow("W_q") << "W_q"
+                         << "row" << QStringList{"0", "1", "2"} << QStringList{"0", "1", "2", "3", "4"};
+    QTest::newRow("W_v") << "W_v"
+                         << "row" << QStringList{"0", "1", "2", "3"} << QStringList{"0", "1", "2", "3", "4"};
+    QTest::newRow("V") << "V"
+                       << "token" << QStringList{"0", "1", "2", "3"} << tokens;
+    QTest::newRow("scaled_scores") << "scaled_scores"
+                                   << "query/key" << tokens << tokens;
+    QTest::newRow("weights") << "weights"
+                             << "query/key" << tokens << tokens;
+    QTest::newRow("context") << "context"
+                             << "token" << QStringList{"0", "1", "2", "3"} << tokens;
 }
 
 void TestAttentionExport::csvLabels()
@@ -346,9 +364,8 @@ void TestAttentionExport::npyFiles()
     const attn::Matrix scaled = snapshot_.result.scaledMatrix();
     const attn::Matrix weights = snapshot_.result.weightsMatrix();
     const std::vector<std::pair<QString, const attn::Matrix*>> matrices = {
-        {"X", &snapshot_.model.X}, {"W_v", &snapshot_.model.Wv},
-        {"scores", &snapshot_.result.scores}, {"scaled_scores", &scaled},
-        {"weights", &weights}, {"context", &snapshot_.result.context}};
+        {"X", &snapshot_.model.X},  {"W_v", &snapshot_.model.Wv}, {"scores", &snapshot_.result.scores},
+        {"scaled_scores", &scaled}, {"weights", &weights},        {"context", &snapshot_.result.context}};
     for (const auto& [name, m] : matrices) {
         const QByteArray bytes = readFile(dir.filePath(name + ".npy"));
         QVERIFY(bytes.startsWith(QByteArray("\x93NUMPY\x01\x00", 8)));
@@ -421,8 +438,8 @@ void TestAttentionExport::stagedWriteCreatesDirectories()
     QTemporaryDir root;
     QVERIFY(root.isValid());
     const QString target = root.filePath("a/b/c");
-    const attn::Status status = attnlab::writeFilesAtomically(
-        target, {textFile("one.txt", "1\n"), textFile("two.txt", "2\n")});
+    const attn::Status status =
+        attnlab::writeFilesAtomically(target, {textFile("one.txt", "1\n"), textFile("two.txt", "2\n")});
     QVERIFY(status.ok());
     QCOMPARE(entries(target), QStringList({"one.txt", "two.txt"}));
     QCOMPARE(readFile(target + "/two.txt"), QByteArray("2\n"));
@@ -450,8 +467,8 @@ void TestAttentionExport::failedWriteLeavesNothing()
                                              out << "partial";
                                              out.setstate(std::ios::badbit);
                                          }};
-    const std::vector<attnlab::OutputFile> files = {textFile("a.txt", "a"), textFile("b.txt", "b"),
-                                                    failing, textFile("d.txt", "d")};
+    const std::vector<attnlab::OutputFile> files = {textFile("a.txt", "a"), textFile("b.txt", "b"), failing,
+                                                    textFile("d.txt", "d")};
     attn::Status status = attnlab::writeFilesAtomically(root.path(), files);
     QVERIFY(!status.ok());
     QVERIFY2(QString::fromStdString(status.error().message).startsWith("cannot write '"),

@@ -122,8 +122,8 @@ void TestLabFile::saveThenOpenIsIdentical_data()
     QTest::addColumn<QJsonObject>("view");
     QTest::addColumn<Edit>("edit");
 
-    QTest::newRow("article example") << attn::ModelConfig() << attn::AttentionOptions()
-                                     << QJsonObject() << Edit();
+    QTest::newRow("article example") << attn::ModelConfig() << attn::AttentionOptions() << QJsonObject()
+                                     << Edit();
 
     attn::ModelConfig other;
     other.sentence = "The cat sat. The \"dog\" ran, \xc3\xa9t\xc3\xa9!";
@@ -160,8 +160,8 @@ void TestLabFile::saveThenOpenIsIdentical_data()
     normal.dK = 1;
     normal.dV = 1;
     normal.seed = 0;
-    QTest::newRow("normal init, all dimensions 1") << normal << attn::AttentionOptions()
-                                                   << QJsonObject() << Edit();
+    QTest::newRow("normal init, all dimensions 1")
+        << normal << attn::AttentionOptions() << QJsonObject() << Edit();
 }
 
 void TestLabFile::saveThenOpenIsIdentical()
@@ -253,14 +253,16 @@ void TestLabFile::versions_data()
         << "the file is version 3, written by a newer Attention Lab (" ATTNLAB_VERSION
            "); it was read as version 1 and these fields were left out: \"heads\", \"layer_norm\"";
     QTest::newRow("newer version, nothing new")
-        << "\"version\": 1," << "\"version\": 2,"
+        << "\"version\": 1,"
+        << "\"version\": 2,"
         << "the file is version 2, written by a newer Attention Lab (" ATTNLAB_VERSION
            "); it was read as version 1";
-    QTest::newRow("no version") << "\"version\": 1," << ""
+    QTest::newRow("no version") << "\"version\": 1,"
+                                << ""
                                 << "the file names no \"version\"; it was read as version 1";
-    QTest::newRow("unknown field in version 1")
-        << "\"version\": 1," << "\"version\": 1, \"colour\": \"red\","
-        << "unknown fields were left out: \"colour\"";
+    QTest::newRow("unknown field in version 1") << "\"version\": 1,"
+                                                << "\"version\": 1, \"colour\": \"red\","
+                                                << "unknown fields were left out: \"colour\"";
 }
 
 // What version 1 knows is read as usual; the warning says what was not.
@@ -290,63 +292,75 @@ void TestLabFile::badFields_data()
     const QJsonValue removed(QJsonValue::Undefined);
     QTest::newRow("format missing") << "format" << removed
                                     << "not an Attention Lab file: \"format\" must be \"attention-lab\"";
-    QTest::newRow("format other") << "format" << QJsonValue("word-lab")
-                                  << "not an Attention Lab file: \"format\" must be \"attention-lab\", not \"word-lab\"";
-    QTest::newRow("version a string") << "version" << QJsonValue("1")
-                                      << "must be a number, not a string";
+    QTest::newRow("format other")
+        << "format" << QJsonValue("word-lab")
+        << "not an Attention Lab file: \"format\" must be \"attention-lab\", not \"word-lab\"";
+    QTest::newRow("version a string") << "version" << QJsonValue("1") << "must be a number, not a string";
     QTest::newRow("version 0") << "version" << QJsonValue(0)
                                << "must be a whole number from 1 to 1073741824, not 0";
     QTest::newRow("version 1.5") << "version" << QJsonValue(1.5) << "not 1.5";
     QTest::newRow("sentence missing") << "sentence" << removed << "the field \"sentence\" is missing";
-    QTest::newRow("sentence a number") << "sentence" << QJsonValue(3)
-                                       << "\"sentence\" (line 5) must be a string, not a number";
-    QTest::newRow("sentence without tokens") << "sentence" << QJsonValue(" , ")
-                                             << "\"sentence\": The sentence has no tokens";
+    QTest::newRow("sentence a number")
+        << "sentence" << QJsonValue(3) << "\"sentence\" (line 5) must be a string, not a number";
+    QTest::newRow("sentence without tokens")
+        << "sentence" << QJsonValue(" , ") << "\"sentence\": The sentence has no tokens";
     QTest::newRow("tokenizer unknown") << "tokenizer" << QJsonValue("bpe")
                                        << "\"tokenizer\" must be \"article\" or \"punctuation\", not \"bpe\"";
-    QTest::newRow("seed negative") << "seed" << QJsonValue(-1)
-                                   << "\"seed\" (line 7) must be a whole number from 0 to 18446744073709551615, not -1";
-    QTest::newRow("seed fractional") << "seed" << QJsonValue(1.5) << "\"seed\" (line 7) must be a whole number";
+    QTest::newRow("seed negative")
+        << "seed" << QJsonValue(-1)
+        << "\"seed\" (line 7) must be a whole number from 0 to 18446744073709551615, not -1";
+    QTest::newRow("seed fractional") << "seed" << QJsonValue(1.5)
+                                     << "\"seed\" (line 7) must be a whole number";
     QTest::newRow("seed as digits in a string") << "seed" << QJsonValue("x12") << "\"seed\" (line 7) must be";
     QTest::newRow("d_model missing") << "d_model" << removed << "the field \"d_model\" is missing";
     QTest::newRow("d_k a string") << "d_k" << QJsonValue("2")
                                   << "\"d_k\" (line 9) must be a number, not a string";
-    QTest::newRow("d_k zero") << "d_k" << QJsonValue(0) << "\"d_k\" (line 9) must be a whole number from 1 to 1024, not 0";
-    QTest::newRow("d_v too large") << "d_v" << QJsonValue(5000) << "\"d_v\" (line 10) must be a whole number from 1 to 1024, not 5000";
-    QTest::newRow("init unknown") << "init" << QJsonValue("xavier")
-                                  << "\"init\" must be \"article\", \"normal\" or \"unit-variance\", not \"xavier\"";
-    QTest::newRow("scale mode unknown") << "scale_mode" << QJsonValue("half")
-                                        << "\"scale_mode\" must be \"sqrt-dk\", \"none\" or \"custom\", not \"half\"";
+    QTest::newRow("d_k zero") << "d_k" << QJsonValue(0)
+                              << "\"d_k\" (line 9) must be a whole number from 1 to 1024, not 0";
+    QTest::newRow("d_v too large") << "d_v" << QJsonValue(5000)
+                                   << "\"d_v\" (line 10) must be a whole number from 1 to 1024, not 5000";
+    QTest::newRow("init unknown")
+        << "init" << QJsonValue("xavier")
+        << "\"init\" must be \"article\", \"normal\" or \"unit-variance\", not \"xavier\"";
+    QTest::newRow("scale mode unknown")
+        << "scale_mode" << QJsonValue("half")
+        << "\"scale_mode\" must be \"sqrt-dk\", \"none\" or \"custom\", not \"half\"";
     QTest::newRow("causal a string") << "causal" << QJsonValue("yes")
                                      << "\"causal\" (line 14) must be true or false, not a string";
     QTest::newRow("X missing") << "X" << removed << "the field \"X\" is missing";
     QTest::newRow("X an object") << "X" << QJsonValue(QJsonObject{{"a", 1}})
                                  << "\"X\" (line 15) must be an array, not an object";
-    QTest::newRow("X flat") << "X" << QJsonValue(QJsonArray{1, 2})
-                            << "\"X\" (line 15) must be an array of rows, each an array of numbers; it is a flat array";
-    QTest::newRow("X empty") << "X" << QJsonValue(QJsonArray{})
-                             << "\"X\" (line 15) must be an array of rows, each an array of numbers; it is empty";
+    QTest::newRow("X flat")
+        << "X" << QJsonValue(QJsonArray{1, 2})
+        << "\"X\" (line 15) must be an array of rows, each an array of numbers; it is a flat array";
+    QTest::newRow("X empty")
+        << "X" << QJsonValue(QJsonArray{})
+        << "\"X\" (line 15) must be an array of rows, each an array of numbers; it is empty";
     QTest::newRow("X ragged") << "X" << QJsonValue(QJsonArray{QJsonArray{1, 2}, QJsonArray{3}})
                               << "\"X\" row 2 (line 17) has 1 numbers but row 1 has 2";
-    QTest::newRow("X row of nothing") << "X" << QJsonValue(QJsonArray{QJsonArray{}, QJsonArray{}})
-                                      << "\"X\" row 1 (line 16) is empty";
-    QTest::newRow("X a row not an array") << "X" << QJsonValue(QJsonArray{QJsonArray{1, 2}, 7})
-                                          << "\"X\" row 2 (line 17) must be an array of numbers, not a number";
+    QTest::newRow("X row of nothing")
+        << "X" << QJsonValue(QJsonArray{QJsonArray{}, QJsonArray{}}) << "\"X\" row 1 (line 16) is empty";
+    QTest::newRow("X a row not an array")
+        << "X" << QJsonValue(QJsonArray{QJsonArray{1, 2}, 7})
+        << "\"X\" row 2 (line 17) must be an array of numbers, not a number";
     QTest::newRow("X entry a string") << "X" << QJsonValue(QJsonArray{QJsonArray{1, "2"}, QJsonArray{3, 4}})
                                       << "\"X\" row 1 (line 16), entry 2 must be a number, not a string";
-    QTest::newRow("X entry null") << "X" << QJsonValue(QJsonArray{QJsonArray{1, 2}, QJsonArray{QJsonValue(), 4}})
+    QTest::newRow("X entry null") << "X"
+                                  << QJsonValue(QJsonArray{QJsonArray{1, 2}, QJsonArray{QJsonValue(), 4}})
                                   << "\"X\" row 2 (line 17), entry 1 must be a number, not null";
     QTest::newRow("X rows do not match the tokens")
         << "X" << QJsonValue(QJsonArray{QJsonArray{1, 2}, QJsonArray{3, 4}, QJsonArray{5, 6}})
         << "\"X\" is (3, 2) but must be (2, 2): 2 tokens of \"sentence\" x d_model";
-    QTest::newRow("sentence edited, X not") << "sentence" << QJsonValue("a b c")
-                                            << "\"X\" is (2, 2) but must be (3, 2): 3 tokens of \"sentence\" x d_model";
-    QTest::newRow("d_model edited, X not") << "d_model" << QJsonValue(3)
-                                           << "\"X\" is (2, 2) but must be (2, 3): 2 tokens of \"sentence\" x d_model";
+    QTest::newRow("sentence edited, X not")
+        << "sentence" << QJsonValue("a b c")
+        << "\"X\" is (2, 2) but must be (3, 2): 3 tokens of \"sentence\" x d_model";
+    QTest::newRow("d_model edited, X not")
+        << "d_model" << QJsonValue(3)
+        << "\"X\" is (2, 2) but must be (2, 3): 2 tokens of \"sentence\" x d_model";
     QTest::newRow("W_q too wide") << "W_q" << QJsonValue(QJsonArray{QJsonArray{1, 2, 3}, QJsonArray{4, 5, 6}})
                                   << "\"W_q\" is (2, 3) but must be (2, 2): d_model x d_k";
-    QTest::newRow("d_v edited, W_v not") << "d_v" << QJsonValue(3)
-                                         << "\"W_v\" is (2, 2) but must be (2, 3): d_model x d_v";
+    QTest::newRow("d_v edited, W_v not")
+        << "d_v" << QJsonValue(3) << "\"W_v\" is (2, 2) but must be (2, 3): d_model x d_v";
     QTest::newRow("W_k entry too large")
         << "W_k" << QJsonValue(QJsonArray{QJsonArray{1, 2}, QJsonArray{3, 1e31}})
         << "W_k, row 2, column 2: 1e+31 is too large";
@@ -368,9 +382,9 @@ void TestLabFile::badFields()
     // One key per line in the order of the writer, as a person would edit it.
     std::ostringstream text;
     text << "{\n";
-    const QStringList order = {"format", "version", "app_version", "sentence", "tokenizer", "seed",
-                               "d_model", "d_k", "d_v", "init", "scale_mode", "scale_divisor",
-                               "causal", "X", "W_q", "W_k", "W_v", "view"};
+    const QStringList order = {"format",  "version", "app_version", "sentence", "tokenizer",  "seed",
+                               "d_model", "d_k",     "d_v",         "init",     "scale_mode", "scale_divisor",
+                               "causal",  "X",       "W_q",         "W_k",      "W_v",        "view"};
     bool first = true;
     for (const QString& k : order) {
         if (!json.contains(k)) {
@@ -411,20 +425,25 @@ void TestLabFile::badText_data()
     const QByteArray valid = QByteArray::fromStdString(labText(smallLab()));
     QTest::newRow("empty") << QByteArray() << "not a readable lab file: the file is empty";
     QTest::newRow("blank") << QByteArray(" \n\n") << "the file is empty";
-    QTest::newRow("truncated") << valid.left(valid.size() / 2) << "not a readable lab file: the file ends early";
-    QTest::newRow("not JSON") << QByteArray("hello") << "not a readable lab file: line 1, column 1: unexpected character 'h'";
-    QTest::newRow("an array") << QByteArray("[1, 2]") << "not a lab file: the JSON document is an array, not an object";
+    QTest::newRow("truncated") << valid.left(valid.size() / 2)
+                               << "not a readable lab file: the file ends early";
+    QTest::newRow("not JSON") << QByteArray("hello")
+                              << "not a readable lab file: line 1, column 1: unexpected character 'h'";
+    QTest::newRow("an array") << QByteArray("[1, 2]")
+                              << "not a lab file: the JSON document is an array, not an object";
     QTest::newRow("trailing comma") << QByteArray("{\"format\": \"attention-lab\",}")
                                     << "line 1, column 28: expected a key in double quotes";
-    QTest::newRow("duplicate key") << QByteArray("{\"a\": 1,\n \"a\": 2}") << "line 2, column 2: the key \"a\" appears twice";
-    QTest::newRow("text after the document") << valid + "{}" << "text after the end of the JSON document";
-    QTest::newRow("number out of range")
-        << QByteArray(valid).replace("\"seed\": 123", "\"seed\": 1e400")
-        << "the number 1e400 is out of the range of a double";
+    QTest::newRow("duplicate key") << QByteArray("{\"a\": 1,\n \"a\": 2}")
+                                   << "line 2, column 2: the key \"a\" appears twice";
+    QTest::newRow("text after the document") << valid + "{}"
+                                             << "text after the end of the JSON document";
+    QTest::newRow("number out of range") << QByteArray(valid).replace("\"seed\": 123", "\"seed\": 1e400")
+                                         << "the number 1e400 is out of the range of a double";
     QTest::newRow("NaN is no JSON") << QByteArray(valid).replace("\"causal\": false", "\"causal\": NaN")
                                     << "unexpected character 'N'";
-    QTest::newRow("line break in a string") << QByteArray("{\"sentence\": \"a\nb\"}")
-                                            << "line 1, column 16: a line break or control character inside a string";
+    QTest::newRow("line break in a string")
+        << QByteArray("{\"sentence\": \"a\nb\"}")
+        << "line 1, column 16: a line break or control character inside a string";
 }
 
 void TestLabFile::badText()
@@ -558,8 +577,8 @@ void TestLabFile::matricesThroughCsvExactly()
     const auto snapshot = attnlab::computeLabSnapshot(state);
     QVERIFY(snapshot.ok());
     const attn::Matrix weights = snapshot->result.weightsMatrix();
-    for (const attn::Matrix* m : std::initializer_list<const attn::Matrix*>{
-             &state.X, &state.Wq, &state.Wk, &state.Wv, &weights}) {
+    for (const attn::Matrix* m :
+         std::initializer_list<const attn::Matrix*>{&state.X, &state.Wq, &state.Wk, &state.Wv, &weights}) {
         std::ostringstream out;
         attnlab::writeMatrixCsv(out, *m, attnlab::indexLabels(int(m->rows())),
                                 attnlab::indexLabels(int(m->cols())), "row");

@@ -36,13 +36,6 @@ QJsonDocument parseJson(const std::string& text)
     return doc;
 }
 
-std::string csvRowText(const attnlab::CsvRow& row)
-{
-    std::string out;
-    attnlab::appendCsvRow(out, row);
-    return out;
-}
-
 }  // namespace
 
 class TestMatrixIo : public QObject {
@@ -316,16 +309,26 @@ void TestMatrixIo::csvFieldQuoting_data()
 {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("written");
-    QTest::newRow("plain") << "Life" << "Life";
-    QTest::newRow("empty") << "" << "";
-    QTest::newRow("comma") << "," << "\",\"";
-    QTest::newRow("quote doubled") << "say \"hi\"" << "\"say \"\"hi\"\"\"";
-    QTest::newRow("lone quote") << "\"" << "\"\"\"\"";
-    QTest::newRow("line break") << "a\nb" << "\"a\nb\"";
-    QTest::newRow("leading blank") << " a" << "\" a\"";
-    QTest::newRow("trailing blank") << "a " << "\"a \"";
-    QTest::newRow("inner blank") << "a b" << "a b";
-    QTest::newRow("number") << "-1.5e-7" << "-1.5e-7";
+    QTest::newRow("plain") << "Life"
+                           << "Life";
+    QTest::newRow("empty") << ""
+                           << "";
+    QTest::newRow("comma") << ","
+                           << "\",\"";
+    QTest::newRow("quote doubled") << "say \"hi\""
+                                   << "\"say \"\"hi\"\"\"";
+    QTest::newRow("lone quote") << "\""
+                                << "\"\"\"\"";
+    QTest::newRow("line break") << "a\nb"
+                                << "\"a\nb\"";
+    QTest::newRow("leading blank") << " a"
+                                   << "\" a\"";
+    QTest::newRow("trailing blank") << "a "
+                                    << "\"a \"";
+    QTest::newRow("inner blank") << "a b"
+                                 << "a b";
+    QTest::newRow("number") << "-1.5e-7"
+                            << "-1.5e-7";
 }
 
 void TestMatrixIo::csvFieldQuoting()
@@ -368,11 +371,12 @@ void TestMatrixIo::csvParsing_data()
     QTest::newRow("LF") << QByteArray("a,b\n1,2\n") << QStringList{"a|b", "1|2"};
     QTest::newRow("CRLF") << QByteArray("a,b\r\n1,2\r\n") << QStringList{"a|b", "1|2"};
     QTest::newRow("no final row end") << QByteArray("a,b\n1,2") << QStringList{"a|b", "1|2"};
-    QTest::newRow("byte-order mark") << QByteArray("\xEF\xBB\xBF" "a,b\n") << QStringList{"a|b"};
+    QTest::newRow("byte-order mark") << QByteArray(
+        "\xEF\xBB\xBF"
+        "a,b\n") << QStringList{"a|b"};
     QTest::newRow("quoted field spans lines")
         << QByteArray("\"x\ny\",2\n3,4\n") << QStringList{"x\ny|2", "3|4"};
-    QTest::newRow("quoted last field without row end")
-        << QByteArray("a,\"\"") << QStringList{"a|"};
+    QTest::newRow("quoted last field without row end") << QByteArray("a,\"\"") << QStringList{"a|"};
     QTest::newRow("empty fields") << QByteArray(",,\n") << QStringList{"||"};
     QTest::newRow("empty text") << QByteArray("") << QStringList{};
 }
@@ -416,9 +420,8 @@ void TestMatrixIo::matrixCsvRoundTrip()
 {
     const double inf = std::numeric_limits<double>::infinity();
     attn::Matrix m(3, 4);
-    m << 0.1, 1.0 / 3.0, -0.0, 1e-300,
-        std::numeric_limits<double>::denorm_min(), -inf, 2.5, -7,
-        1e20, -1.0 / 7.0, double(0.1f), std::numeric_limits<double>::max();
+    m << 0.1, 1.0 / 3.0, -0.0, 1e-300, std::numeric_limits<double>::denorm_min(), -inf, 2.5, -7, 1e20,
+        -1.0 / 7.0, double(0.1f), std::numeric_limits<double>::max();
     const std::vector<std::string> rows = {"Life", ",", "say \"hi\""};
     const std::vector<std::string> columns = {"a", "b,c", "\"", " d"};
     std::ostringstream out;
@@ -444,10 +447,10 @@ void TestMatrixIo::matrixCsvReadErrors_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("empty") << QByteArray("\n\n") << "the CSV file is empty";
     QTest::newRow("no columns") << QByteArray("corner\nx\n") << "CSV row 1: the header names no column";
-    QTest::newRow("short row")
-        << QByteArray("t,0,1\na,1,2\nb,3\n") << "CSV row 3: 2 cells, expected 3 as in the header";
-    QTest::newRow("not a number")
-        << QByteArray("t,0,1\na,1,x2\n") << "CSV row 2, column 3: 'x2' is not a number";
+    QTest::newRow("short row") << QByteArray("t,0,1\na,1,2\nb,3\n")
+                               << "CSV row 3: 2 cells, expected 3 as in the header";
+    QTest::newRow("not a number") << QByteArray("t,0,1\na,1,x2\n")
+                                  << "CSV row 2, column 3: 'x2' is not a number";
     QTest::newRow("empty cell") << QByteArray("t,0\na,\n") << "CSV row 2, column 2: '' is not a number";
 }
 
@@ -476,7 +479,8 @@ void TestMatrixIo::plainNumpyCsvReadsExactly()
     const double want[3][3] = {{1.0, -0.25, 3e-7}, {-1.5e10, 0.1, -0.0}, {2.0 / 3.0, 5.0, -7.0}};
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            QVERIFY2(sameBits(m->values(i, j), want[i][j]), qPrintable(QString("cell (%1, %2)").arg(i).arg(j)));
+            QVERIFY2(sameBits(m->values(i, j), want[i][j]),
+                     qPrintable(QString("cell (%1, %2)").arg(i).arg(j)));
     QVERIFY(m->rowLabels.empty());
     QVERIFY(m->columnLabels.empty());
 

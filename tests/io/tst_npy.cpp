@@ -212,18 +212,17 @@ void TestNpy::headerVariants_data()
     const QByteArray data = entries(m, 8, false, false);
     attn::Matrix row(1, 3);
     row << 1.0, -2.5, 0.1;
-    QTest::newRow("1-D is one row")
-        << npyFile(1, dict("<f8", false, "(3,)"), entries(row, 8, false, false)) << row;
+    QTest::newRow("1-D is one row") << npyFile(1, dict("<f8", false, "(3,)"), entries(row, 8, false, false))
+                                    << row;
     QTest::newRow("keys in another order")
         << npyFile(1, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<f8'}", data) << m;
     QTest::newRow("double quotes, no trailing comma")
         << npyFile(1, "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": (2, 3)}", data) << m;
-    QTest::newRow("Python 2 long integers")
-        << npyFile(1, dict("<f8", false, "(2L, 3L)"), data) << m;
+    QTest::newRow("Python 2 long integers") << npyFile(1, dict("<f8", false, "(2L, 3L)"), data) << m;
     QTest::newRow("no padding") << npyFile(1, dict("<f8", false, "(2, 3)"), data, false) << m;
-    QTest::newRow("version 3 with UTF-8 in the header")
-        << npyFile(3, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'note': '\xc3\xa9t\xc3\xa9', }", data)
-        << m;
+    QTest::newRow("version 3 with UTF-8 in the header") << npyFile(
+        3, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'note': '\xc3\xa9t\xc3\xa9', }", data)
+                                                        << m;
 }
 
 void TestNpy::headerVariants()
@@ -250,12 +249,16 @@ void TestNpy::badFiles_data()
     QTest::newRow("cut in the length") << good.left(9) << "the file ends inside the .npy header";
     QTest::newRow("cut in the header")
         << good.left(40) << "the file ends inside the .npy header (118 header bytes announced, 30 present)";
-    QTest::newRow("version 4.0") << npyFile(4, dict("<f8", false, "(2, 3)"), data)
-                                 << "bad.npy: .npy format version 4.0 is not supported (1.0, 2.0 and 3.0 are)";
-    QTest::newRow("version 1.1") << [&] { QByteArray f = good; f[7] = 1; return f; }()
-                                 << "version 1.1 is not supported";
-    QTest::newRow("header not a dict") << npyFile(1, "hello", data)
-                                       << "bad.npy: the .npy header is not a readable Python dict";
+    QTest::newRow("version 4.0") << npyFile(
+        4, dict("<f8", false, "(2, 3)"),
+        data) << "bad.npy: .npy format version 4.0 is not supported (1.0, 2.0 and 3.0 are)";
+    QTest::newRow("version 1.1") << [&] {
+        QByteArray f = good;
+        f[7] = 1;
+        return f;
+    }() << "version 1.1 is not supported";
+    QTest::newRow("header not a dict")
+        << npyFile(1, "hello", data) << "bad.npy: the .npy header is not a readable Python dict";
     QTest::newRow("unclosed dict") << npyFile(1, "{'descr': '<f8'", data) << "not a readable Python dict";
     QTest::newRow("no shape") << npyFile(1, "{'descr': '<f8', 'fortran_order': False}", data)
                               << "bad.npy: the .npy header lacks 'shape'";
@@ -279,27 +282,30 @@ void TestNpy::badFiles_data()
                              << "bad.npy: holds Python objects (dtype '|O')";
     QTest::newRow("strings") << npyFile(1, dict("<U5", false, "(2, 3)"), data)
                              << "holds Unicode strings (dtype '<U5')";
-    QTest::newRow("native order float") << npyFile(1, dict("=f8", false, "(2, 3)"), data)
-                                        << "(dtype '=f8')";
-    QTest::newRow("structured")
-        << npyFile(1, "{'descr': [('a', '<f8'), ('b', '<f8')], 'fortran_order': False, 'shape': (3,), }", data)
-        << "bad.npy: holds a structured array (a dtype with fields)";
-    QTest::newRow("fortran_order not a bool") << npyFile(1, "{'descr': '<f8', 'fortran_order': 'yes', 'shape': (2, 3)}", data)
-                                              << "'fortran_order' is not True or False";
-    QTest::newRow("shape a string") << npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': '2x3'}", data)
+    QTest::newRow("native order float") << npyFile(1, dict("=f8", false, "(2, 3)"), data) << "(dtype '=f8')";
+    QTest::newRow("structured") << npyFile(
+        1, "{'descr': [('a', '<f8'), ('b', '<f8')], 'fortran_order': False, 'shape': (3,), }", data)
+                                << "bad.npy: holds a structured array (a dtype with fields)";
+    QTest::newRow("fortran_order not a bool")
+        << npyFile(1, "{'descr': '<f8', 'fortran_order': 'yes', 'shape': (2, 3)}", data)
+        << "'fortran_order' is not True or False";
+    QTest::newRow("shape a string") << npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': '2x3'}",
+                                               data)
                                     << "'shape' is not a tuple";
-    QTest::newRow("shape of strings") << npyFile(1, dict("<f8", false, "('a', 3)"), data)
-                                      << "holds something other than whole numbers";
-    QTest::newRow("rank 3") << npyFile(1, dict("<f8", false, "(1, 2, 3)"), data)
-                            << "bad.npy: has 3 dimensions, shape (1, 2, 3); a matrix needs 2 (or 1 for a single row)";
+    QTest::newRow("shape of strings")
+        << npyFile(1, dict("<f8", false, "('a', 3)"), data) << "holds something other than whole numbers";
+    QTest::newRow("rank 3") << npyFile(
+        1, dict("<f8", false, "(1, 2, 3)"),
+        data) << "bad.npy: has 3 dimensions, shape (1, 2, 3); a matrix needs 2 (or 1 for a single row)";
     QTest::newRow("scalar") << npyFile(1, dict("<f8", false, "()"), data.left(8))
                             << "has 0 dimensions, shape ()";
     QTest::newRow("no rows") << npyFile(1, dict("<f8", false, "(0, 3)"), QByteArray())
                              << "bad.npy: is empty (shape (0, 3))";
     QTest::newRow("empty 1-D") << npyFile(1, dict("<f8", false, "(0,)"), QByteArray())
                                << "is empty (shape (0,))";
-    QTest::newRow("absurd rows") << npyFile(1, dict("<f8", false, "(100000, 3)"), data)
-                                 << "bad.npy: shape (100000, 3) is too large: each dimension may be at most 4096";
+    QTest::newRow("absurd rows") << npyFile(
+        1, dict("<f8", false, "(100000, 3)"),
+        data) << "bad.npy: shape (100000, 3) is too large: each dimension may be at most 4096";
     QTest::newRow("beyond 64 bits") << npyFile(1, dict("<f8", false, "(99999999999999999999999, 3)"), data)
                                     << "shape (huge, 3) is too large";
     QTest::newRow("too many entries") << npyFile(1, dict("<f8", false, "(4096, 4096)"), data)
@@ -318,8 +324,9 @@ void TestNpy::badFiles_data()
 
     attn::Matrix withNan = sample();
     withNan(1, 2) = std::nan("");
-    QTest::newRow("NaN") << npyFile(1, dict("<f8", false, "(2, 3)"), entries(withNan, 8, false, false))
-                         << "bad.npy: entry [1, 2] (row 2, column 3) is NaN; every entry must be a finite number";
+    QTest::newRow("NaN")
+        << npyFile(1, dict("<f8", false, "(2, 3)"), entries(withNan, 8, false, false))
+        << "bad.npy: entry [1, 2] (row 2, column 3) is NaN; every entry must be a finite number";
     attn::Matrix withInf = sample();
     withInf(0, 1) = -INFINITY;
     QTest::newRow("-inf in Fortran order")
@@ -336,8 +343,7 @@ void TestNpy::badFiles()
     QFETCH(QString, message);
     const auto read = attnlab::parseNpy(view(file), "bad.npy");
     QVERIFY(!read.ok());
-    QVERIFY2(QString::fromStdString(read.error().message).contains(message),
-             read.error().message.c_str());
+    QVERIFY2(QString::fromStdString(read.error().message).contains(message), read.error().message.c_str());
 
     QTemporaryDir dir;
     const QString path = dir.filePath("bad.npy");
@@ -347,8 +353,7 @@ void TestNpy::badFiles()
     out.close();
     const auto fromDisk = attnlab::readNpyFile(path);
     QVERIFY(!fromDisk.ok());
-    QCOMPARE(QString::fromStdString(fromDisk.error().message),
-             QString::fromStdString(read.error().message));
+    QCOMPARE(QString::fromStdString(fromDisk.error().message), QString::fromStdString(read.error().message));
 }
 
 // A header announcing the largest accepted array over a few bytes of data:

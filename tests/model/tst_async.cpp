@@ -109,8 +109,7 @@ void TestAsync::rapidDkChangesShowOnlyTheLast()
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
 
     QList<int> shownDk;
-    connect(&session, &Session::resultChanged, this,
-            [&] { shownDk.append(session.resultDK()); });
+    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.resultDK()); });
     // Four slider steps before the event loop runs again: the worker may
     // finish some of them, but only the last request's result is shown.
     for (int dK : {40, 48, 56, 72})
@@ -184,8 +183,7 @@ void TestAsync::editWaitsForRequestedParameters()
     attn::Expected<attn::Model> model = attn::buildModel(last);
     QVERIFY(model);
     model->Wq(2, 79) = 0.5;
-    QVERIFY(sameMatrix(session.result().scores,
-                       engineResult(*model, attn::AttentionOptions()).scores));
+    QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
     // Nothing stale arrives later.
     QSignalSpy results(&session, &Session::resultChanged);
     QTest::qWait(200);

@@ -48,8 +48,7 @@ double maxAbsDiff(const attn::Matrix& a, const attn::Matrix& b)
 }
 
 // The engine's result for a config and options, without the session.
-attn::AttentionResult engineResult(const attn::ModelConfig& config,
-                                   const attn::AttentionOptions& options)
+attn::AttentionResult engineResult(const attn::ModelConfig& config, const attn::AttentionOptions& options)
 {
     const attn::Expected<attn::Model> model = attn::buildModel(config);
     if (!model)
@@ -102,8 +101,7 @@ void TestSession::defaultIsTheArticleExample()
     Session session;
     QVERIFY(session.hasResult());
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.tokens(),
-             QStringList({"Life", "is", "short", "eat", "dessert", "first"}));
+    QCOMPARE(session.tokens(), QStringList({"Life", "is", "short", "eat", "dessert", "first"}));
     QCOMPARE(session.tokenIds(), QList<int>({0, 4, 5, 2, 1, 3}));
     QCOMPARE(session.config().seed, std::uint64_t(123));
     QCOMPARE(session.result().Q.rows(), 6);
@@ -143,11 +141,10 @@ void TestSession::resultEqualsEngine_data()
     QTest::newRow("article example") << QString::fromLatin1(attn::kArticleSentence)
                                      << int(attn::InitMode::Article) << 16 << 24 << 28
                                      << int(attn::ScaleMode::SqrtDk) << false;
-    QTest::newRow("repeated word, causal") << "the cat saw the dog" << int(attn::InitMode::Article)
-                                           << 8 << 5 << 3 << int(attn::ScaleMode::SqrtDk) << true;
-    QTest::newRow("unit variance, no scaling") << "a b c d" << int(attn::InitMode::UnitVariance)
-                                               << 32 << 64 << 4 << int(attn::ScaleMode::None)
-                                               << false;
+    QTest::newRow("repeated word, causal") << "the cat saw the dog" << int(attn::InitMode::Article) << 8 << 5
+                                           << 3 << int(attn::ScaleMode::SqrtDk) << true;
+    QTest::newRow("unit variance, no scaling") << "a b c d" << int(attn::InitMode::UnitVariance) << 32 << 64
+                                               << 4 << int(attn::ScaleMode::None) << false;
     QTest::newRow("one token") << "alone" << int(attn::InitMode::StandardNormal) << 1 << 1 << 1
                                << int(attn::ScaleMode::SqrtDk) << false;
 }
@@ -302,9 +299,8 @@ void TestSession::cellEditRecomputesAndRegenerateDropsIt()
     X(1, 2) = 2.5;
     attn::Matrix Wv = session.matrix(MatrixId::Wv);
     QCOMPARE(Wv(0, 27), -0.75);
-    const attn::Expected<attn::AttentionResult> want =
-        attn::computeAttention(X, session.matrix(MatrixId::Wq), session.matrix(MatrixId::Wk), Wv,
-                               session.options());
+    const attn::Expected<attn::AttentionResult> want = attn::computeAttention(
+        X, session.matrix(MatrixId::Wq), session.matrix(MatrixId::Wk), Wv, session.options());
     QVERIFY(want.ok());
     compareResults(session.result(), want.value());
 

@@ -50,8 +50,7 @@ bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
     if (a.rows() != b.rows() || a.cols() != b.cols())
         return false;
     // Bit for bit: NaN == NaN and -0.0 != 0.0 here.
-    return a.size() == 0
-           || std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0;
+    return a.size() == 0 || std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0;
 }
 
 // What the window shows: the session's matrices, parameters and result.
@@ -73,22 +72,18 @@ bool sameConfig(const LabState& a, const LabState& b)
 {
     return a.config.sentence == b.config.sentence && a.config.tokenizer == b.config.tokenizer
            && a.config.seed == b.config.seed && a.config.dModel == b.config.dModel
-           && a.config.dK == b.config.dK && a.config.dV == b.config.dV
-           && a.config.init == b.config.init && a.options.scale == b.options.scale
-           && a.options.customDivisor == b.options.customDivisor
+           && a.config.dK == b.config.dK && a.config.dV == b.config.dV && a.config.init == b.config.init
+           && a.options.scale == b.options.scale && a.options.customDivisor == b.options.customDivisor
            && a.options.causal == b.options.causal;
 }
 
 // The matrices and the result (what the maps draw) are unchanged.
 bool sameDisplay(const Shown& a, const Session& s)
 {
-    return sameMatrix(a.state.X, s.matrix(MatrixId::X))
-           && sameMatrix(a.state.Wq, s.matrix(MatrixId::Wq))
-           && sameMatrix(a.state.Wk, s.matrix(MatrixId::Wk))
-           && sameMatrix(a.state.Wv, s.matrix(MatrixId::Wv))
+    return sameMatrix(a.state.X, s.matrix(MatrixId::X)) && sameMatrix(a.state.Wq, s.matrix(MatrixId::Wq))
+           && sameMatrix(a.state.Wk, s.matrix(MatrixId::Wk)) && sameMatrix(a.state.Wv, s.matrix(MatrixId::Wv))
            && sameMatrix(a.scores, s.result().scores) && sameMatrix(a.scaled, s.result().scaledMatrix())
-           && sameMatrix(a.weights, s.result().weightsMatrix())
-           && sameMatrix(a.context, s.result().context);
+           && sameMatrix(a.weights, s.result().weightsMatrix()) && sameMatrix(a.context, s.result().context);
 }
 
 // The first map in the window holding NaN or +inf (-inf marks masked cells),
@@ -108,8 +103,8 @@ QString notFinite(const MainWindow& w)
         || !s.result().scores.allFinite())
         return QStringLiteral("session result");
     const attn::AttentionStats& st = s.stats();
-    for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance,
-                     st.meanMaxWeight, st.meanEntropyNats, st.meanJacobianNorm})
+    for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance, st.meanMaxWeight,
+                     st.meanEntropyNats, st.meanJacobianNorm})
         if (!std::isfinite(x))
             return QStringLiteral("session statistics");
     return {};
@@ -247,50 +242,48 @@ void TestBadInput::badInput_data()
     const QByteArray none;
     const QStringList noArgs;
     const QStringList out{"--export-dir", "OUT"};
-    auto cli = [&](const char* name, const QStringList& args, const QByteArray& input,
-                   const QString& target, const QString& message, bool accepted = false) {
+    auto cli = [&](const char* name, const QStringList& args, const QByteArray& input, const QString& target,
+                   const QString& message, bool accepted = false) {
         QTest::newRow(name) << "cli" << target << input << args + out << message << accepted;
     };
     // The command line.
     cli("cli: empty sentence", {"--sentence", ""}, none, "", "--sentence is empty");
     cli("cli: whitespace-only sentence", {"--sentence", " \t  "}, none, "", "--sentence");
     cli("cli: 5000 words", {"--sentence", wordsText(5000)}, none, "", "4096");
-    cli("cli: control characters", {"--sentence", QString::fromLatin1("a\x01\x02 b\x1b[31m")},
-        none, "", "control");
+    cli("cli: control characters", {"--sentence", QString::fromLatin1("a\x01\x02 b\x1b[31m")}, none, "",
+        "control");
     cli("cli: d_k 0", {"--d-k", "0"}, none, "", "--d-k must be a whole number from 1 to 1024");
     cli("cli: d_model negative", {"--d-model", "-7"}, none, "", "--d-model must be");
     cli("cli: d_v huge", {"--d-v", "1000000"}, none, "", "--d-v must be");
     cli("cli: scale divisor 0", {"--scale", "0"}, none, "", "--scale must be");
     cli("cli: X.npy with NaN", {"--x", "IN"}, npyOf(filled(6, 16, std::nan(""))), "npy", "NaN");
-    cli("cli: truncated W_q.npy", {"--wq", "IN"}, npyOf(filled(16, 24)).left(200), "npy",
-        "truncated");
+    cli("cli: truncated W_q.npy", {"--wq", "IN"}, npyOf(filled(16, 24)).left(200), "npy", "truncated");
     cli("cli: empty lab", {"--open", "IN"}, QByteArray(), "attnlab", "in.attnlab");
-    cli("cli: lab with X rows != tokens", {"--open", "IN"},
-        editedLab([](QJsonObject& o) {
+    cli("cli: lab with X rows != tokens", {"--open", "IN"}, editedLab([](QJsonObject& o) {
             QJsonArray x = o.value("X").toArray();
             x.removeLast();
             o.insert("X", x);
         }),
         "attnlab", "\"X\" is (5, 16) but must be (6, 16)");
-    QTest::newRow("cli: export below a file") << "cli" << "" << none
-                                              << QStringList{"--export-dir", "FILE/sub"}
-                                              << "cannot create the directory" << false;
+    QTest::newRow("cli: export below a file")
+        << "cli"
+        << "" << none << QStringList{"--export-dir", "FILE/sub"} << "cannot create the directory" << false;
     QTest::newRow("cli: invalid UTF-8 sentence (raw bytes)")
-        << "cli-raw" << "" << QByteArray("caf\xe9 au lait \xff\xfe") << out << "UTF-8" << false;
-    cli("cli: right-to-left sentence", {"--sentence", QString::fromUtf8("الحياة قصيرة كل الحلوى أولا")},
-        none, "", "", true);
+        << "cli-raw"
+        << "" << QByteArray("caf\xe9 au lait \xff\xfe") << out << "UTF-8" << false;
+    cli("cli: right-to-left sentence", {"--sentence", QString::fromUtf8("الحياة قصيرة كل الحلوى أولا")}, none,
+        "", "", true);
     cli("cli: lab of a future version", {"--open", "IN"},
         baseLab().replace("\"version\": 1", "\"version\": 7"), "attnlab", "version 7", true);
 
     // Importing a matrix into the window (the article example: X (6, 16), W_q (16, 24)).
-    auto import = [&](const char* name, const QString& which, const QByteArray& file,
-                      const QString& suffix, const QString& message, bool accepted = false) {
-        QTest::newRow(name) << "import" << which + "." + suffix << file << noArgs << message
-                            << accepted;
+    auto import = [&](const char* name, const QString& which, const QByteArray& file, const QString& suffix,
+                      const QString& message, bool accepted = false) {
+        QTest::newRow(name) << "import" << which + "." + suffix << file << noArgs << message << accepted;
     };
     import("import: X.npy with NaN", "X", npyOf(filled(6, 16, std::nan(""))), "npy", "NaN");
-    import("import: W_q.npy with Inf", "Wq",
-           npyOf(filled(16, 24, std::numeric_limits<double>::infinity())), "npy", "inf");
+    import("import: W_q.npy with Inf", "Wq", npyOf(filled(16, 24, std::numeric_limits<double>::infinity())),
+           "npy", "inf");
     import("import: W_k.npy with 1e308", "Wk", npyOf(filled(16, 24, 1e308)), "npy", "too large");
     import("import: X.csv with abc", "X", csvOf(6, 16, "abc"), "csv", "abc");
     import("import: X.csv with nan", "X", csvOf(6, 16, "nan"), "csv", "nan");
@@ -321,42 +314,37 @@ void TestBadInput::badInput_data()
     import("import: X.csv with denormals", "X", csvOf(6, 16, "4.9e-324"), "csv", "", true);
 
     // Opening a saved lab in the window.
-    auto open = [&](const char* name, const QByteArray& file, const QString& message,
-                    bool accepted = false) {
-        QTest::newRow(name) << "open" << "attnlab" << file << noArgs << message << accepted;
+    auto open = [&](const char* name, const QByteArray& file, const QString& message, bool accepted = false) {
+        QTest::newRow(name) << "open"
+                            << "attnlab" << file << noArgs << message << accepted;
     };
     open("open: empty file", QByteArray(), "in.attnlab");
     open("open: truncated", baseLab().left(baseLab().size() / 2), "in.attnlab");
     open("open: binary garbage", QByteArray("\x89PNG\r\n\x1a\n\0\0\0", 11), "in.attnlab");
-    open("open: d_k is a string",
-         editedLab([](QJsonObject& o) { o.insert("d_k", QStringLiteral("24")); }), "d_k");
-    open("open: X is an object", editedLab([](QJsonObject& o) { o.insert("X", QJsonObject()); }),
-         "X");
+    open("open: d_k is a string", editedLab([](QJsonObject& o) { o.insert("d_k", QStringLiteral("24")); }),
+         "d_k");
+    open("open: X is an object", editedLab([](QJsonObject& o) { o.insert("X", QJsonObject()); }), "X");
     open("open: X rows != tokens", editedLab([](QJsonObject& o) {
              QJsonArray x = o.value("X").toArray();
              x.append(x.first());
              o.insert("X", x);
          }),
          "X");
-    open("open: sentence changed, matrices not", editedLab([](QJsonObject& o) {
-             o.insert("sentence", QStringLiteral("only three tokens"));
-         }),
-         "X");
+    open("open: sentence changed, matrices not",
+         editedLab([](QJsonObject& o) { o.insert("sentence", QStringLiteral("only three tokens")); }), "X");
     open("open: d_k 0", editedLab([](QJsonObject& o) { o.insert("d_k", 0); }), "d_k");
     open("open: missing W_v", editedLab([](QJsonObject& o) { o.remove("W_v"); }), "W_v");
     open("open: another format",
-         editedLab([](QJsonObject& o) { o.insert("format", QStringLiteral("jupyter")); }),
-         "format");
+         editedLab([](QJsonObject& o) { o.insert("format", QStringLiteral("jupyter")); }), "format");
     open("open: entry 1e999", labWithFirstX("1e999"), "1e999 is out of the range");
     open("open: entry a string", labWithFirstX("\"nan\""), "X");
-    open("open: invalid UTF-8 in the sentence",
-         baseLab().replace("Life is short", "Life \xff\xfe short"), "UTF-8");
-    open("open: future version", baseLab().replace("\"version\": 1", "\"version\": 7"),
-         "version 7", true);
+    open("open: invalid UTF-8 in the sentence", baseLab().replace("Life is short", "Life \xff\xfe short"),
+         "UTF-8");
+    open("open: future version", baseLab().replace("\"version\": 1", "\"version\": 7"), "version 7", true);
 
     // Edits in the window.
-    auto edit = [&](const char* name, const QString& entry, const QString& target,
-                    const QByteArray& input, const QString& message, bool accepted = false) {
+    auto edit = [&](const char* name, const QString& entry, const QString& target, const QByteArray& input,
+                    const QString& message, bool accepted = false) {
         QTest::newRow(name) << entry << target << input << noArgs << message << accepted;
     };
     edit("sentence: empty", "sentence", "", "", "no tokens");
@@ -436,8 +424,7 @@ void TestBadInput::runCommandLine()
         if (message.isEmpty())
             QVERIFY2(err.isEmpty(), qPrintable(err));
         else
-            QVERIFY2(err.contains("attention-lab: warning: ") && err.contains(message),
-                     qPrintable(err));
+            QVERIFY2(err.contains("attention-lab: warning: ") && err.contains(message), qPrintable(err));
         return;
     }
     QVERIFY2(process.exitCode() != 0, qPrintable(err));
@@ -488,9 +475,10 @@ void TestBadInput::badInput()
     bool ok = false;
 
     const auto matrixOf = [](const QString& name) {
-        return name == "Wq" ? MatrixId::Wq : name == "Wk" ? MatrixId::Wk
-                                         : name == "Wv"   ? MatrixId::Wv
-                                                          : MatrixId::X;
+        return name == "Wq"   ? MatrixId::Wq
+               : name == "Wk" ? MatrixId::Wk
+               : name == "Wv" ? MatrixId::Wv
+                              : MatrixId::X;
     };
     QLineEdit* sentence = w.inputPanel()->sentenceEdit();
     if (entry == "import") {

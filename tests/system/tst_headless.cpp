@@ -26,8 +26,8 @@ void TestHeadless::noWarningsWithoutRuntimeDir_data()
     QTest::newRow("numbers and pictures")
         << QStringList{"--export-dir", "OUT", "--format", "json,png", "--size", "400x300"};
     QTest::newRow("numbers only") << QStringList{"--export-dir", "OUT", "--format", "json,csv"};
-    QTest::newRow("d_k lab") << QStringList{"--scaling-lab", "--samples", "50", "--export-dir",
-                                            "OUT", "--format", "json,png"};
+    QTest::newRow("d_k lab") << QStringList{"--scaling-lab", "--samples", "50",      "--export-dir",
+                                            "OUT",           "--format",  "json,png"};
 }
 
 void TestHeadless::noWarningsWithoutRuntimeDir()
@@ -41,7 +41,7 @@ void TestHeadless::noWarningsWithoutRuntimeDir()
     env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
     env.remove(QStringLiteral("DISPLAY"));
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the program picks offscreen itself
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));     // the program picks offscreen itself
     env.insert(QStringLiteral("TMPDIR"), tmp.path());  // where the fallback directory goes
     env.insert(QStringLiteral("HOME"), tmp.filePath("home"));
     QProcess process;
@@ -58,8 +58,9 @@ void TestHeadless::noWarningsWithoutRuntimeDir()
     QVERIFY(entry);
     const QFileInfo runtime(tmp.filePath(QStringLiteral("runtime-") + entry->pw_name));
     QVERIFY(runtime.isDir());
-    QCOMPARE(runtime.permissions() & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup
-                                      | QFile::ReadOther | QFile::WriteOther | QFile::ExeOther),
+    QCOMPARE(runtime.permissions()
+                 & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup | QFile::ReadOther
+                    | QFile::WriteOther | QFile::ExeOther),
              QFile::Permissions());
 }
 

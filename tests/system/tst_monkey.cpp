@@ -72,8 +72,8 @@ QString problemIn(const MainWindow& w, bool views = true)
         if (std::abs(s.weightSum(q) - 1.0) > 1e-9)
             return QStringLiteral("weights of query %1 sum to %2").arg(q).arg(s.weightSum(q));
     const attn::AttentionStats& st = s.stats();
-    for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance,
-                     st.meanMaxWeight, st.meanEntropyNats, st.meanJacobianNorm})
+    for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance, st.meanMaxWeight,
+                     st.meanEntropyNats, st.meanJacobianNorm})
         if (!std::isfinite(x))
             return QStringLiteral("a statistic is not finite");
     for (const attn::RowStats& row : st.rows)
@@ -143,9 +143,9 @@ void TestMonkey::randomEvents()
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const char ascii[] = "abcdefghij klmnop qrstuv wxyz ,.!?";
     const QString characters = QStringLiteral("éß中שא ع");
-    const QStringList cellTexts{"nan", "inf", "-inf", "1e308", "1e30", "-1e29", "abc", "",
-                                "4.9e-324", "-0", " 2.5 ", "1,5", "0x10", "1e-320", "--1"};
-    QMap<int, int> counts;  // event kind -> how many sent
+    const QStringList cellTexts{"nan",      "inf", "-inf",  "1e308", "1e30", "-1e29",  "abc", "",
+                                "4.9e-324", "-0",  " 2.5 ", "1,5",   "0x10", "1e-320", "--1"};
+    QMap<int, int> counts;          // event kind -> how many sent
     QMap<int, qint64> nanoseconds;  // event kind -> time spent (reported, not asserted)
     QElapsedTimer clock;
     int sent = 0;
@@ -185,8 +185,8 @@ void TestMonkey::randomEvents()
             break;
         }
         case 3: {  // d_k slider keys
-            static const Qt::Key keys[] = {Qt::Key_Left, Qt::Key_Right, Qt::Key_PageUp,
-                                           Qt::Key_PageDown, Qt::Key_Home};
+            static const Qt::Key keys[] = {Qt::Key_Left, Qt::Key_Right, Qt::Key_PageUp, Qt::Key_PageDown,
+                                           Qt::Key_Home};
             dKSlider->setFocus();
             QTest::keyClick(dKSlider, keys[uniform(0, 4)]);
             capSizes();
@@ -214,18 +214,14 @@ void TestMonkey::randomEvents()
         case 7:  // causal mask, clicked
             QTest::mouseClick(causal, Qt::LeftButton, {}, QPoint(5, causal->height() / 2));
             break;
-        case 8:
-            tokenizer->setCurrentIndex(uniform(0, tokenizer->count() - 1));
-            break;
-        case 9:
-            init->setCurrentIndex(uniform(0, init->count() - 1));
-            break;
+        case 8: tokenizer->setCurrentIndex(uniform(0, tokenizer->count() - 1)); break;
+        case 9: init->setCurrentIndex(uniform(0, init->count() - 1)); break;
         case 10:
         case 11: {  // a matrix cell, random text
             MatrixTableModel* m = w.matrixModel(matrices.at(uniform(0, 3)));
             if (m->rowCount() > 0 && m->columnCount() > 0) {
-                const QModelIndex index = m->index(uniform(0, m->rowCount() - 1),
-                                                   uniform(0, m->columnCount() - 1));
+                const QModelIndex index =
+                    m->index(uniform(0, m->rowCount() - 1), uniform(0, m->columnCount() - 1));
                 QString text = cellTexts.at(uniform(0, int(cellTexts.size()) - 1));
                 if (uniform(0, 2) == 0)
                     text = QString::number(std::normal_distribution<double>(0.0, 3.0)(rng), 'g', 17);
@@ -252,15 +248,9 @@ void TestMonkey::randomEvents()
             QTest::keyClick(target, uniform(0, 1) ? Qt::Key_Up : Qt::Key_Down);
             break;
         }
-        case 14:
-            w.undoStack()->undo();
-            break;
-        case 15:
-            w.undoStack()->redo();
-            break;
-        case 16:
-            tabs->setCurrentIndex(uniform(0, tabs->count() - 1));
-            break;
+        case 14: w.undoStack()->undo(); break;
+        case 15: w.undoStack()->redo(); break;
+        case 16: tabs->setCurrentIndex(uniform(0, tabs->count() - 1)); break;
         default:
             if (uniform(0, 9) == 0)
                 s->regenerate();
@@ -276,10 +266,9 @@ void TestMonkey::randomEvents()
         s->waitForResult();
         // The session after every event, every map after every 10th.
         const QString problem = problemIn(w, event % 10 == 9);
-        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("after event %1 (kind %2): %3")
-                                                   .arg(event)
-                                                   .arg(kind)
-                                                   .arg(problem)));
+        QVERIFY2(
+            problem.isEmpty(),
+            qPrintable(QStringLiteral("after event %1 (kind %2): %3").arg(event).arg(kind).arg(problem)));
     }
     QCoreApplication::processEvents();
     QVERIFY(problemIn(w).isEmpty());
@@ -290,10 +279,11 @@ void TestMonkey::randomEvents()
                            .arg(it.key())
                            .arg(it.value())
                            .arg(nanoseconds.value(it.key()) / 1000000));
-    qInfo("sent %d random events (kind:count %s); undo stack %d steps; final sentence has %d "
-          "tokens, d_model %d, d_k %d, d_v %d",
-          sent, qPrintable(perKind.join(' ')), w.undoStack()->count(), s->tokenCount(),
-          s->config().dModel, s->config().dK, s->config().dV);
+    qInfo(
+        "sent %d random events (kind:count %s); undo stack %d steps; final sentence has %d "
+        "tokens, d_model %d, d_k %d, d_v %d",
+        sent, qPrintable(perKind.join(' ')), w.undoStack()->count(), s->tokenCount(), s->config().dModel,
+        s->config().dK, s->config().dV);
     QCOMPARE(sent, kEvents);
 }
 

@@ -45,8 +45,7 @@ bool isControl(const QWidget* w)
 
 QString describe(const QWidget* w)
 {
-    return QStringLiteral("%1 \"%2\"").arg(QLatin1String(w->metaObject()->className()),
-                                           w->objectName());
+    return QStringLiteral("%1 \"%2\"").arg(QLatin1String(w->metaObject()->className()), w->objectName());
 }
 
 }  // namespace
@@ -120,8 +119,7 @@ void TestAccessibility::focusableControlsHaveAccessibleNames()
     for (QWidget* w : window.findChildren<QWidget*>()) {
         // A widget whose focus goes to another (a spin box's line edit) is
         // announced through that one.
-        if (!w->isVisible() || !(w->focusPolicy() & Qt::TabFocus) || w->focusProxy()
-            || !isControl(w))
+        if (!w->isVisible() || !(w->focusPolicy() & Qt::TabFocus) || w->focusProxy() || !isControl(w))
             continue;
         QAccessibleInterface* iface = QAccessible::queryAccessibleInterface(w);
         QVERIFY2(iface, qPrintable(describe(w)));
@@ -135,8 +133,7 @@ void TestAccessibility::focusableControlsHaveAccessibleNames()
 
     // Heatmaps are named by their titles.
     auto* weights = find<HeatmapView>(window, QStringLiteral("weightsMap"));
-    QCOMPARE(QAccessible::queryAccessibleInterface(weights)->text(QAccessible::Name),
-             weights->title());
+    QCOMPARE(QAccessible::queryAccessibleInterface(weights)->text(QAccessible::Name), weights->title());
     QCOMPARE(QAccessible::queryAccessibleInterface(find<QSpinBox>(window, QStringLiteral("dKSpin")))
                  ->text(QAccessible::Name),
              QStringLiteral("d_k"));
@@ -161,8 +158,7 @@ void TestAccessibility::tabReachesParametersAndMaps()
     QVERIFY(position(find<QSpinBox>(window, QStringLiteral("dVSpin")))
             < position(find<QComboBox>(window, QStringLiteral("scaleCombo"))));
     QVERIFY(position(causal) < position(weights));
-    QVERIFY(position(find<HeatmapView>(window, QStringLiteral("rawScoresMap")))
-            < position(weights));
+    QVERIFY(position(find<HeatmapView>(window, QStringLiteral("rawScoresMap"))) < position(weights));
 }
 
 void TestAccessibility::arrowKeysMoveTheFocusedQueryFromTheKeyboard()
@@ -180,8 +176,8 @@ void TestAccessibility::arrowKeysMoveTheFocusedQueryFromTheKeyboard()
     QCOMPARE(weights->focusRow(), 2);
     attn::Expected<attn::Model> model = attn::buildModel(attn::ModelConfig());
     QVERIFY(model);
-    const attn::Expected<attn::AttentionResult> r = attn::computeAttention(
-        model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
+    const attn::Expected<attn::AttentionResult> r =
+        attn::computeAttention(model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
     QVERIFY(r);
     QVector<double> row;
     for (int j = 0; j < r.value().scores.cols(); ++j)

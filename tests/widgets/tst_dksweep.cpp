@@ -173,8 +173,7 @@ void TestDkSweep::recordsNumberedFrames()
     sweep->setInterval(0);
     // The window's own frames (the pipeline figure), at a small size for speed.
     sweep->setFrameSource([&window] {
-        return window.makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
-                                                 QSize(360, 160));
+        return window.makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png, QSize(360, 160));
     });
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QTemporaryDir frames;

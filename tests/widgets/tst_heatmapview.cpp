@@ -304,7 +304,8 @@ void TestHeatmapView::divergingColors_data()
     QTest::newRow("+m/4 between white and light red") << 0.25 << 1.0 << QColor(250, 210, 193);
     QTest::newRow("above +m clamps to red") << 7.0 << 2.0 << QColor("#b2182b");
     QTest::newRow("below -m clamps to blue") << -1e9 << 2.0 << QColor("#2166ac");
-    QTest::newRow("+inf clamps to red") << std::numeric_limits<double>::infinity() << 1.0 << QColor("#b2182b");
+    QTest::newRow("+inf clamps to red")
+        << std::numeric_limits<double>::infinity() << 1.0 << QColor("#b2182b");
     QTest::newRow("zero range, positive") << 0.1 << 0.0 << QColor("#b2182b");
     QTest::newRow("zero range, zero") << 0.0 << 0.0 << QColor("#ffffff");
 }
@@ -693,8 +694,13 @@ void TestHeatmapView::logScaleTicksThinToTheBar()
     view.setRange(0.0, 1.0);
     view.setColorScale(HeatmapView::ColorScale::Log, 1e-6);
     view.resize(700, 700);
-    const QStringList all = {"10\u207b\u2076", "10\u207b\u2075", "10\u207b\u2074",
-                             "10\u207b\u00b3", "10\u207b\u00b2", "10\u207b\u00b9", "1"};
+    const QStringList all = {"10\u207b\u2076",
+                             "10\u207b\u2075",
+                             "10\u207b\u2074",
+                             "10\u207b\u00b3",
+                             "10\u207b\u00b2",
+                             "10\u207b\u00b9",
+                             "1"};
     QCOMPARE(view.scaleTickTexts(), all);
     // A short map keeps the ends and no more labels than a line and a half
     // apart fit along its bar.
@@ -782,21 +788,23 @@ void TestHeatmapView::zoomByKeysWheelAndDrag()
     QVERIFY(!view.isZoomed());
     // Ctrl+wheel over a cell zooms in about that cell: it stays under the pointer.
     const QPoint at = view.cellRect(50, 300).center();
-    QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 360), Qt::NoButton,
-                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 360), Qt::NoButton, Qt::ControlModifier,
+                      Qt::NoScrollPhase, false);
     QApplication::sendEvent(&view, &wheel);
     QVERIFY(view.isZoomed());
     QCOMPARE(view.shownBlock().width(), int(std::lround(400 / std::pow(1.25, 3))));
     int row = -1, col = -1;
     QVERIFY(view.cellAt(at, &row, &col));
-    QVERIFY2(std::abs(row - 50) <= 1 && std::abs(col - 300) <= 1, qPrintable(QStringLiteral("%1 %2").arg(row).arg(col)));
+    QVERIFY2(std::abs(row - 50) <= 1 && std::abs(col - 300) <= 1,
+             qPrintable(QStringLiteral("%1 %2").arg(row).arg(col)));
     // A drag moves the block with the pointer and clicks no row.
     QSignalSpy clicked(&view, &HeatmapView::rowClicked);
     const QRect before = view.shownBlock();
     const QPoint start = view.cellsArea().center();
     QTest::mousePress(&view, Qt::LeftButton, Qt::NoModifier, start);
-    QMouseEvent move(QEvent::MouseMove, QPointF(start - QPoint(100, 0)), view.mapToGlobal(QPointF(start - QPoint(100, 0))),
-                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, QPointF(start - QPoint(100, 0)),
+                     view.mapToGlobal(QPointF(start - QPoint(100, 0))), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
     QApplication::sendEvent(&view, &move);
     QTest::mouseRelease(&view, Qt::LeftButton, Qt::NoModifier, start - QPoint(100, 0));
     QCOMPARE(clicked.size(), 0);
@@ -879,7 +887,8 @@ void TestHeatmapView::wideVectorStaysLegible()
     int widths = 0;
     for (const QString& label : shown)
         widths += view.fontMetrics().horizontalAdvance(label);
-    QVERIFY2(widths + (shown.size() - 1) * lineH / 2 <= view.cellsArea().width() + lineH, qPrintable(shown.join(' ')));
+    QVERIFY2(widths + (shown.size() - 1) * lineH / 2 <= view.cellsArea().width() + lineH,
+             qPrintable(shown.join(' ')));
     QCOMPARE(view.scaleTickTexts(), QStringList{QStringLiteral("-1.00 … 1.00")});
     // Zoomed in, the strip shows a block of dimensions, labelled from its first.
     view.setShownBlock(QRect(100, 0, 12, 1));

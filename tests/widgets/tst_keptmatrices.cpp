@@ -140,7 +140,8 @@ void TestKeptMatrices::growingKeepsUserColumnsAndDrawsTheRest()
     QVERIFY(same(session.matrix(MatrixId::Wk), draw.Wk));
     QCOMPARE(notices.count(), 1);
     const QString text = notices.first().first().toString();
-    QVERIFY2(text.contains(QStringLiteral("d_k 24 → 32")) && text.contains(QStringLiteral("W_q keeps your 384 cells")),
+    QVERIFY2(text.contains(QStringLiteral("d_k 24 → 32"))
+                 && text.contains(QStringLiteral("W_q keeps your 384 cells")),
              qPrintable(text));
     // Back to 24: every cell of the user's is there again, none dropped.
     session.setDK(24);
@@ -159,9 +160,10 @@ void TestKeptMatrices::cuttingDropsOnlyWhatNoLongerFitsAndSaysSo()
     QCOMPARE(session.editedCells(), 16 * 10);
     QCOMPARE(notices.count(), 1);
     const QString text = notices.first().first().toString();
-    QVERIFY2(text.contains(QStringLiteral("W_k keeps 160 of your 384 cells; 224 no longer fit and were dropped"))
-                 && text.contains(QStringLiteral("Undo")),
-             qPrintable(text));
+    QVERIFY2(
+        text.contains(QStringLiteral("W_k keeps 160 of your 384 cells; 224 no longer fit and were dropped"))
+            && text.contains(QStringLiteral("Undo")),
+        qPrintable(text));
 
     // d_model cuts the rows of every weight matrix and the columns of X.
     const attn::Matrix X = userMatrix(6, 16, 0.5);
@@ -184,7 +186,8 @@ void TestKeptMatrices::seedChangeKeepsTypedCells()
     QVERIFY(same(session.matrix(MatrixId::Wq), want));
     QCOMPARE(session.editedCells(), 1);
     QCOMPARE(notices.count(), 1);
-    QVERIFY(notices.first().first().toString().contains(QStringLiteral("W_q keeps your 1 cells over the new draw")));
+    QVERIFY(notices.first().first().toString().contains(
+        QStringLiteral("W_q keeps your 1 cells over the new draw")));
     // Regenerate draws afresh and says nothing of the user's is left.
     session.regenerate();
     QVERIFY(same(session.matrix(MatrixId::Wq), drawn(c).Wq));
@@ -284,7 +287,8 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         dialog.setTarget(MatrixId::Wq);
         dialog.setPath(wPath);
         auto* message = guitest::find<QLabel>(dialog, QStringLiteral("importMessageLabel"));
-        QVERIFY2(message->text().contains(QStringLiteral("d_k becomes 12 (now 32)")), qPrintable(message->text()));
+        QVERIFY2(message->text().contains(QStringLiteral("d_k becomes 12 (now 32)")),
+                 qPrintable(message->text()));
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
         QVERIFY(window.importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }

@@ -46,8 +46,7 @@ namespace {
 
 QString describe(const QWidget* w)
 {
-    return w ? QStringLiteral("%1 \"%2\"").arg(QLatin1String(w->metaObject()->className()),
-                                               w->objectName())
+    return w ? QStringLiteral("%1 \"%2\"").arg(QLatin1String(w->metaObject()->className()), w->objectName())
              : QStringLiteral("nothing");
 }
 
@@ -72,8 +71,8 @@ QList<QWidget*> tabStops(QWidget& window)
 {
     QList<QWidget*> stops;
     for (QWidget* w : window.findChildren<QWidget*>())
-        if (w->isVisible() && w->isEnabled() && (w->focusPolicy() & Qt::TabFocus)
-            && !w->focusProxy() && w->window() == &window)
+        if (w->isVisible() && w->isEnabled() && (w->focusPolicy() & Qt::TabFocus) && !w->focusProxy()
+            && w->window() == &window)
             stops.append(w);
     return stops;
 }
@@ -113,7 +112,8 @@ QString clashes(const std::multimap<QChar, QString>& owners)
             QStringList who;
             for (auto j = range.first; j != range.second; ++j)
                 who.append(j->second);
-            found.append(QStringLiteral("Alt+%1: %2").arg(it->first.toUpper(), who.join(QStringLiteral(", "))));
+            found.append(
+                QStringLiteral("Alt+%1: %2").arg(it->first.toUpper(), who.join(QStringLiteral(", "))));
         }
         it = range.second;
     }
@@ -256,7 +256,8 @@ void TestKeyboard::noAmbiguousShortcuts()
         for (const QKeySequence& k : sc->keys())
             bound[k.toString()].append(sc->objectName());
     for (const auto& [key, owners] : bound)
-        QVERIFY2(owners.size() == 1, qPrintable(key + QStringLiteral(": ") + owners.join(QStringLiteral(", "))));
+        QVERIFY2(owners.size() == 1,
+                 qPrintable(key + QStringLiteral(": ") + owners.join(QStringLiteral(", "))));
     auto* redo = find<QAction>(window, QStringLiteral("redoAction"));
     QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
     QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Y)));

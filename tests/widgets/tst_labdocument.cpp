@@ -44,11 +44,10 @@ bool sameLab(const LabState& a, const LabState& b)
 {
     return a.config.sentence == b.config.sentence && a.config.tokenizer == b.config.tokenizer
            && a.config.seed == b.config.seed && a.config.dModel == b.config.dModel
-           && a.config.dK == b.config.dK && a.config.dV == b.config.dV
-           && a.config.init == b.config.init && a.options.scale == b.options.scale
-           && a.options.customDivisor == b.options.customDivisor
-           && a.options.causal == b.options.causal && sameMatrix(a.X, b.X)
-           && sameMatrix(a.Wq, b.Wq) && sameMatrix(a.Wk, b.Wk) && sameMatrix(a.Wv, b.Wv);
+           && a.config.dK == b.config.dK && a.config.dV == b.config.dV && a.config.init == b.config.init
+           && a.options.scale == b.options.scale && a.options.customDivisor == b.options.customDivisor
+           && a.options.causal == b.options.causal && sameMatrix(a.X, b.X) && sameMatrix(a.Wq, b.Wq)
+           && sameMatrix(a.Wk, b.Wk) && sameMatrix(a.Wv, b.Wv);
 }
 
 // Counts the questions and gives a fixed answer.
@@ -288,8 +287,9 @@ void TestLabDocument::killedDuringSaveKeepsAWholeFile()
     w.session()->setDK(256);
     const LabState small = w.session()->state();
     QVERIFY(w.document()->saveAs(file));
-    w.session()->setSentence(QStringLiteral("a much longer sentence makes a larger embedding "
-                                            "matrix to write out to the file"));
+    w.session()->setSentence(
+        QStringLiteral("a much longer sentence makes a larger embedding "
+                       "matrix to write out to the file"));
     const LabState large = w.session()->state();
     for (int delayMs : {2, 15, 40}) {
         const pid_t child = fork();
@@ -411,13 +411,13 @@ void TestLabDocument::presets_data()
     QTest::addColumn<int>("dK");
     QTest::addColumn<int>("dV");
     QTest::addColumn<int>("init");
-    QTest::newRow("article") << "article-example" << QString::fromLatin1(attn::kArticleSentence)
-                             << 16 << 24 << 28 << int(attn::InitMode::Article);
+    QTest::newRow("article") << "article-example" << QString::fromLatin1(attn::kArticleSentence) << 16 << 24
+                             << 28 << int(attn::InitMode::Article);
     QTest::newRow("lesson") << "jane-cinema"
                             << "Jane is going to the cinema to watch a new film" << 16 << 24 << 28
                             << int(attn::InitMode::UnitVariance);
-    QTest::newRow("scaling") << "scaling-demo" << QString::fromLatin1(attn::kArticleSentence) << 16
-                             << 512 << 16 << int(attn::InitMode::UnitVariance);
+    QTest::newRow("scaling") << "scaling-demo" << QString::fromLatin1(attn::kArticleSentence) << 16 << 512
+                             << 16 << int(attn::InitMode::UnitVariance);
 }
 
 void TestLabDocument::presets()
@@ -447,8 +447,8 @@ void TestLabDocument::presets()
     attn::Expected<attn::Model> model = attn::buildModel(c);
     QVERIFY(model.ok());
     QCOMPARE(w.session()->editedCells(), 0);
-    attn::Expected<attn::AttentionResult> r = attn::computeAttention(
-        model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
+    attn::Expected<attn::AttentionResult> r =
+        attn::computeAttention(model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
     QVERIFY(r.ok());
     QVERIFY(sameMatrix(w.session()->result().weightsMatrix(), r.value().weightsMatrix()));
 }

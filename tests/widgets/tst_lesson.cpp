@@ -47,8 +47,8 @@ void openLessonAtExperiment(MainWindow& window)
 
 bool sameHistogram(const attn::ScoreHistogram& a, const attn::ScoreHistogram& b)
 {
-    return a.dK == b.dK && a.limit == b.limit && a.raw == b.raw && a.scaled == b.scaled
-           && a.pairs == b.pairs && a.rowStride == b.rowStride && a.sdRaw == b.sdRaw;
+    return a.dK == b.dK && a.limit == b.limit && a.raw == b.raw && a.scaled == b.scaled && a.pairs == b.pairs
+           && a.rowStride == b.rowStride && a.sdRaw == b.sdRaw;
 }
 
 }  // namespace
@@ -116,8 +116,7 @@ void TestLesson::experimentSwitchesToUnitVariance()
     }
     QCOMPARE(lesson->stage(), LessonPanel::Stage::DkExperiment);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(window.parameterPanel()->initCombo()->currentData().toInt(),
-             int(attn::InitMode::UnitVariance));
+    QCOMPARE(window.parameterPanel()->initCombo()->currentData().toInt(), int(attn::InitMode::UnitVariance));
     // Said in the panel, not only in the status bar.
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("switched to the unit-variance")));
@@ -175,8 +174,9 @@ void TestLesson::statementsHoldAtEveryDk()
     // The statements checked below.
     QVERIFY(text.contains(QStringLiteral("Without the scaling the score variance grows with d_k")));
     QVERIFY(text.contains(QStringLiteral("the largest weight nears 1, the entropy falls towards 0")));
-    QVERIFY(text.contains(QStringLiteral("With the scaling the score variance stays near 1 and the "
-                                         "rows keep about the same spread at every d_k")));
+    QVERIFY(
+        text.contains(QStringLiteral("With the scaling the score variance stays near 1 and the "
+                                     "rows keep about the same spread at every d_k")));
     const QString step2 = lesson->explanation(1);
     QVERIFY(step2.contains(QStringLiteral("the sum has variance d_k")));
 
@@ -224,13 +224,12 @@ void TestLesson::statementsHoldAtEveryDk()
         // With the scaling the spread stays about the same: no drift of the
         // largest weight, the entropy or the gradient, and never one-hot.
         QVERIFY2(c.meanMaxScaled < 0.6, at);
-        QVERIFY2(c.meanMaxScaled > 0.5 * first.meanMaxScaled
-                     && c.meanMaxScaled < 2 * first.meanMaxScaled,
+        QVERIFY2(c.meanMaxScaled > 0.5 * first.meanMaxScaled && c.meanMaxScaled < 2 * first.meanMaxScaled,
                  at);
         QVERIFY2(c.meanEntropyScaled > 0.7 * first.meanEntropyScaled, at);
-        QVERIFY2(c.meanGradScaled > 0.7 * first.meanGradScaled
-                     && c.meanGradScaled < 1.4 * first.meanGradScaled,
-                 at);
+        QVERIFY2(
+            c.meanGradScaled > 0.7 * first.meanGradScaled && c.meanGradScaled < 1.4 * first.meanGradScaled,
+            at);
     }
 }
 
@@ -302,8 +301,7 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isComputing(), 60000);
     QCOMPARE(window.session()->tokenCount(), 3000);
     const attn::ScoreHistogram& h = window.scalingCompareView()->histogramView()->histogram();
-    QTRY_COMPARE(window.scalingCompareView()->histogramView()->histogram().totalPairs,
-                 3000LL * 3000);
+    QTRY_COMPARE(window.scalingCompareView()->histogramView()->histogram().totalPairs, 3000LL * 3000);
     QVERIFY(h.sampled());
     QVERIFY(h.pairs <= attn::kScoreHistogramMaxPairs);
     QVERIFY(h.pairs > attn::kScoreHistogramMaxPairs / 2);

@@ -137,7 +137,8 @@ void TestLongInputs::weightsMapAt2000TokensIsNotWhite()
     HeatmapView* weights = view.weightsMap();
     weights->resize(600, 600);
     QCOMPARE(weights->colorScale(), HeatmapView::ColorScale::Log);
-    QVERIFY2(weights->scaleCaption().contains(QStringLiteral("log 10⁻⁶")), qPrintable(weights->scaleCaption()));
+    QVERIFY2(weights->scaleCaption().contains(QStringLiteral("log 10⁻⁶")),
+             qPrintable(weights->scaleCaption()));
     const QImage automatic = weights->renderImage(weights->size());
     const double share = nonWhiteRowShare(automatic, weights->cellsArea());
     QVERIFY2(share > 0.9, qPrintable(QString::number(share)));
@@ -270,7 +271,9 @@ void TestLongInputs::focusTableSortsByEveryColumn()
         }
     };
     // The key shown in row `row` of the table ("3 to").
-    const auto keyAt = [&](int row) { return model->index(row, 0).data().toString().section(' ', 0, 0).toInt() - 1; };
+    const auto keyAt = [&](int row) {
+        return model->index(row, 0).data().toString().section(' ', 0, 0).toInt() - 1;
+    };
     for (int c = 0; c < 4; ++c) {
         for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
             // Through the header, as a click on it does.
@@ -286,7 +289,8 @@ void TestLongInputs::focusTableSortsByEveryColumn()
                 const double va = c == 0 ? a : number(c, a);
                 const double vb = c == 0 ? b : number(c, b);
                 QVERIFY2(order == Qt::AscendingOrder ? va <= vb : va >= vb,
-                         qPrintable(QStringLiteral("column %1 row %2: %3 then %4").arg(c).arg(row).arg(va).arg(vb)));
+                         qPrintable(
+                             QStringLiteral("column %1 row %2: %3 then %4").arg(c).arg(row).arg(va).arg(vb)));
             }
             QCOMPARE(keys.size(), n);
         }

@@ -160,15 +160,14 @@ void TestMainWindow::compareMaps(MainWindow& window, const Expected& want)
         QCOMPARE(map->rowLabels(), positionedLabels(want.tokens));
         QCOMPARE(map->columnLabels(), positionedLabels(want.tokens));
     }
-    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("queryMap"))->values(),
-                        want.result.Q), 0.0);
-    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("keyMap"))->values(),
-                        want.result.K), 0.0);
-    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("valueMap"))->values(),
-                        want.result.V), 0.0);
-    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("contextMap"))->values(),
-                        want.result.context), 0.0);
-    QCOMPARE(find<HeatmapView>(window, QStringLiteral("contextMap"))->rowLabels(), positionedLabels(want.tokens));
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("queryMap"))->values(), want.result.Q), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("keyMap"))->values(), want.result.K), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("valueMap"))->values(), want.result.V), 0.0);
+    QCOMPARE(
+        maxAbsDiff(find<HeatmapView>(window, QStringLiteral("contextMap"))->values(), want.result.context),
+        0.0);
+    QCOMPARE(find<HeatmapView>(window, QStringLiteral("contextMap"))->rowLabels(),
+             positionedLabels(want.tokens));
 }
 
 void TestMainWindow::opensOnTheArticleExample()
@@ -180,13 +179,11 @@ void TestMainWindow::opensOnTheArticleExample()
              QString::fromLatin1(attn::kArticleSentence));
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("seedSpin"))->value(), 123);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dModelSpin"))->value(), 16);
-    QCOMPARE(attn::dkFromSliderPosition(
-                 find<QSlider>(window, QStringLiteral("dKSlider"))->value()), 24);
+    QCOMPARE(attn::dkFromSliderPosition(find<QSlider>(window, QStringLiteral("dKSlider"))->value()), 24);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dVSpin"))->value(), 28);
     QCOMPARE(window.focusQuery(), 1);  // the article's query_2, "is"
     QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"is\""));
-    QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->ids(),
-             QList<int>({0, 4, 5, 2, 1, 3}));
+    QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->ids(), QList<int>({0, 4, 5, 2, 1, 3}));
     QVERIFY(find<QLabel>(window, QStringLiteral("scaleOperationLabel"))->text().contains("√24"));
 }
 
@@ -256,7 +253,8 @@ void TestMainWindow::scaleModeNoneLeavesScoresUnscaled()
     compareMaps(window, engine({}, options));
 
     auto* causal = find<QCheckBox>(window, QStringLiteral("causalCheck"));
-    QTest::mouseClick(causal, Qt::LeftButton, {}, causal->rect().center() - QPoint(causal->width() / 2 - 8, 0));
+    QTest::mouseClick(causal, Qt::LeftButton, {},
+                      causal->rect().center() - QPoint(causal->width() / 2 - 8, 0));
     QVERIFY(causal->isChecked());
     options.causal = true;
     compareMaps(window, engine({}, options));
@@ -293,8 +291,8 @@ void TestMainWindow::tableEditUpdatesTheMaps()
 
     Expected want = engine({});
     want.model.X(1, 3) = 1.25;
-    want.result = attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv,
-                                         {}).value();
+    want.result =
+        attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv, {}).value();
     compareMaps(window, want);
     QVERIFY(find<QLabel>(window, QStringLiteral("matrixOriginLabel"))->text().contains("by hand"));
 
@@ -303,8 +301,8 @@ void TestMainWindow::tableEditUpdatesTheMaps()
     QCOMPARE(wq->columnCount(), 24);
     QVERIFY(wq->setData(wq->index(0, 23), QStringLiteral("-2")));
     want.model.Wq(0, 23) = -2.0;
-    want.result = attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv,
-                                         {}).value();
+    want.result =
+        attn::computeAttention(want.model.X, want.model.Wq, want.model.Wk, want.model.Wv, {}).value();
     compareMaps(window, want);
 
     // Regenerate drops the edits.
@@ -368,7 +366,8 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QCOMPARE(weights->focusRow(), 3);
     QCOMPARE(find<TokenStrip>(window, QStringLiteral("tokenStrip"))->focusIndex(), 3);
     QCOMPARE(maxAbsDiff(find<HeatmapView>(window, QStringLiteral("focusContextVector"))->values(),
-                        r.context.row(3)), 0.0);
+                        r.context.row(3)),
+             0.0);
     // The table walks through every stage and shows the sum of the weights.
     const QAbstractItemModel* table = focus->table()->model();
     auto text = [table](int row, int col) { return table->index(row, col).data().toString(); };
@@ -380,8 +379,9 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QCOMPARE(text(6, 3), formatNumber(r.weightsMatrix().row(3).sum()));
     QCOMPARE(text(6, 3), QStringLiteral("1.0000"));
     // Every key's row is written out in the mix when there are few keys.
-    QVERIFY(find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text().contains(
-        QStringLiteral("%1·v(first)").arg(QString::number(r.weights(3, 5), 'f', 3))));
+    QVERIFY(find<QLabel>(window, QStringLiteral("focusMixingLabel"))
+                ->text()
+                .contains(QStringLiteral("%1·v(first)").arg(QString::number(r.weights(3, 5), 'f', 3))));
 }
 
 void TestMainWindow::focusPanelSummarisesManyKeys()
@@ -411,7 +411,8 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     double rest = 0.0;
     for (int k = 8; k < 12; ++k)
         rest += r.weights(q, order[std::size_t(k)]);
-    QVERIFY2(mix.endsWith(QStringLiteral("(4 more keys with %1 of the weight)").arg(QString::number(rest, 'f', 3))),
+    QVERIFY2(mix.endsWith(
+                 QStringLiteral("(4 more keys with %1 of the weight)").arg(QString::number(rest, 'f', 3))),
              qPrintable(mix));
     const QAbstractItemModel* table = window.focusPanel()->table()->model();
     QCOMPARE(table->rowCount(), 13);
@@ -503,9 +504,9 @@ void TestMainWindow::hoverTextGivesEveryStage()
     Session* session = window.session();
     const attn::AttentionResult r = engine({}).result;
     const QString tip = scoreCellToolTip(*session, 1, 4);
-    const QString expected = QStringLiteral("q(is) · k(dessert) = %1 ÷ √24 = %2 → softmax %3")
-                                 .arg(formatNumber(r.scores(1, 4)), formatNumber(r.scaled(1, 4)),
-                                      formatNumber(r.weights(1, 4)));
+    const QString expected =
+        QStringLiteral("q(is) · k(dessert) = %1 ÷ √24 = %2 → softmax %3")
+            .arg(formatNumber(r.scores(1, 4)), formatNumber(r.scaled(1, 4)), formatNumber(r.weights(1, 4)));
     QVERIFY2(tip.contains(expected), qPrintable(tip + " / " + expected));
     QCOMPARE(formatNumber(r.weights(1, 4)), QStringLiteral("0.4917"));  // the article's value
 
@@ -525,11 +526,11 @@ void TestMainWindow::renderedMapsAreNotBlank()
     const QImage shot = window.grab().toImage();
     QVERIFY(!shot.isNull());
     const qreal dpr = shot.devicePixelRatio();
-    for (const QString& name : {QStringLiteral("rawScoresMap"), QStringLiteral("scaledScoresMap"),
-                                QStringLiteral("weightsMap")}) {
+    for (const QString& name :
+         {QStringLiteral("rawScoresMap"), QStringLiteral("scaledScoresMap"), QStringLiteral("weightsMap")}) {
         auto* map = find<HeatmapView>(window, name);
         QVERIFY2(map->isVisible(), qPrintable(name));
-            QVERIFY2(map->cellsArea().width() >= 120, qPrintable(name));
+        QVERIFY2(map->cellsArea().width() >= 120, qPrintable(name));
         QVERIFY2(map->cellTextVisible(), qPrintable(name + " has no room for its numbers"));
         const QRect area(map->mapTo(&window, map->cellsArea().topLeft()), map->cellsArea().size());
         const QRect pixels(area.topLeft() * dpr, area.size() * dpr);

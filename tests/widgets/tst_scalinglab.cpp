@@ -43,9 +43,9 @@
 #include <sstream>
 
 using attnlab::LessonPanel;
+using attnlab::OutputFile;
 using attnlab::ScalingCompareView;
 using attnlab::ScalingLabView;
-using attnlab::OutputFile;
 
 namespace {
 
@@ -91,22 +91,31 @@ Run runLab(const QStringList& arguments)
 
 QStringList entries(const QString& dir)
 {
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot,
-                               QDir::Name);
+    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 const std::vector<double>& column(const attn::ScalingLabCurves& c, const QString& name)
 {
-    if (name == "var_raw") return c.varRaw;
-    if (name == "var_scaled") return c.varScaled;
-    if (name == "var_raw_stderr") return c.varRawStdErr;
-    if (name == "var_scaled_stderr") return c.varScaledStdErr;
-    if (name == "max_weight_raw") return c.maxWeightRaw;
-    if (name == "max_weight_scaled") return c.maxWeightScaled;
-    if (name == "entropy_raw") return c.entropyRaw;
-    if (name == "entropy_scaled") return c.entropyScaled;
-    if (name == "grad_norm_raw") return c.gradNormRaw;
-    if (name == "grad_norm_scaled") return c.gradNormScaled;
+    if (name == "var_raw")
+        return c.varRaw;
+    if (name == "var_scaled")
+        return c.varScaled;
+    if (name == "var_raw_stderr")
+        return c.varRawStdErr;
+    if (name == "var_scaled_stderr")
+        return c.varScaledStdErr;
+    if (name == "max_weight_raw")
+        return c.maxWeightRaw;
+    if (name == "max_weight_scaled")
+        return c.maxWeightScaled;
+    if (name == "entropy_raw")
+        return c.entropyRaw;
+    if (name == "entropy_scaled")
+        return c.entropyScaled;
+    if (name == "grad_norm_raw")
+        return c.gradNormRaw;
+    if (name == "grad_norm_scaled")
+        return c.gradNormScaled;
     qFatal("no column %s", qPrintable(name));
     return c.varRaw;
 }
@@ -147,8 +156,7 @@ void TestScalingLabGui::plotsShowTheCurves()
     view.setCurves(c);
     QCOMPARE(changed.count(), 1);
     QCOMPARE(view.keysSpinBox()->value(), 5);
-    const std::vector<double>* raw[] = {&c.varRaw, &c.maxWeightRaw, &c.entropyRaw,
-                                        &c.gradNormRaw};
+    const std::vector<double>* raw[] = {&c.varRaw, &c.maxWeightRaw, &c.entropyRaw, &c.gradNormRaw};
     const std::vector<double>* scaled[] = {&c.varScaled, &c.maxWeightScaled, &c.entropyScaled,
                                            &c.gradNormScaled};
     for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
@@ -193,8 +201,7 @@ void TestScalingLabGui::markerFollowsCurrentDk()
     // d = 1024 lies ten octaves right of d = 1: the log axis spaces them evenly.
     QCustomPlot* plot = view.plot(ScalingLabView::VariancePlot);
     const double octave = plot->xAxis->coordToPixel(2) - plot->xAxis->coordToPixel(1);
-    QVERIFY(std::abs(plot->xAxis->coordToPixel(1024) - plot->xAxis->coordToPixel(1) -
-                     10 * octave) < 1e-6);
+    QVERIFY(std::abs(plot->xAxis->coordToPixel(1024) - plot->xAxis->coordToPixel(1) - 10 * octave) < 1e-6);
     view.setCurrentDk(5000);
     QCOMPARE(view.currentDk(), 1024);
     QCOMPARE(view.marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
@@ -224,10 +231,9 @@ void TestScalingLabGui::hoverShowsValuesAtNearestDk()
     // A real pointer move over the entropy plot at d_k = 64.
     QCustomPlot* plot = view.plot(ScalingLabView::EntropyPlot);
     plot->replot();
-    const QPoint pos(int(std::lround(plot->xAxis->coordToPixel(64))),
-                     plot->axisRect()->rect().center().y());
-    QMouseEvent move(QEvent::MouseMove, pos, plot->mapToGlobal(pos), Qt::NoButton,
-                     Qt::NoButton, Qt::NoModifier);
+    const QPoint pos(int(std::lround(plot->xAxis->coordToPixel(64))), plot->axisRect()->rect().center().y());
+    QMouseEvent move(QEvent::MouseMove, pos, plot->mapToGlobal(pos), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
     QApplication::sendEvent(plot, &move);
     QTRY_COMPARE(QToolTip::text(), view.valuesText(ScalingLabView::EntropyPlot, i64));
     QVERIFY(QToolTip::text().contains(QLocale().toString(c.entropyRaw[i64], 'g', 3)));
@@ -270,10 +276,8 @@ void TestScalingLabGui::keysSpinBoxRecomputes()
     QVERIFY(changed.wait(30000));
     QCOMPARE(view.curves().nKeys, 64);
     // 64 keys: the samples shrink to keep the run within the work bound.
-    QCOMPARE(view.curves().samples,
-             int(attn::kScalingLabMaxDraws / (65LL * attn::kScalingLabMaxDk)));
-    QCOMPARE(view.plot(ScalingLabView::EntropyPlot)->graph(2)->data()->at(0)->value,
-             std::log(64.0));
+    QCOMPARE(view.curves().samples, int(attn::kScalingLabMaxDraws / (65LL * attn::kScalingLabMaxDk)));
+    QCOMPARE(view.plot(ScalingLabView::EntropyPlot)->graph(2)->data()->at(0)->value, std::log(64.0));
 }
 
 void TestScalingLabGui::imageFilesInEveryFormat()
@@ -351,8 +355,8 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
         }
     // The point of the view: at large d_k the unscaled rows are the peakier.
     if (dK >= 256) {
-        QVERIFY(table->item(V::MeanMaxWeight, V::Unscaled)->data(Qt::UserRole).toDouble() >
-                table->item(V::MeanMaxWeight, V::Scaled)->data(Qt::UserRole).toDouble());
+        QVERIFY(table->item(V::MeanMaxWeight, V::Unscaled)->data(Qt::UserRole).toDouble()
+                > table->item(V::MeanMaxWeight, V::Scaled)->data(Qt::UserRole).toDouble());
         QVERIFY(view.summaryText().contains(QString("d_k = %1").arg(dK)));
     }
 }
@@ -484,8 +488,8 @@ void TestScalingLabGui::commandWritesAllFiles()
 {
     QTemporaryDir tmp;
     const QString out = tmp.filePath("lab out");
-    const Run run = runLab({"--n-keys", "4", "--samples=300", "--seed", "7", "--export-dir", out,
-                            "--format", "json,csv,png,svg,pdf"});
+    const Run run = runLab({"--n-keys", "4", "--samples=300", "--seed", "7", "--export-dir", out, "--format",
+                            "json,csv,png,svg,pdf"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     QStringList expected{"scaling_lab.csv", "scaling_lab.json"};
@@ -564,8 +568,7 @@ void TestScalingLabGui::commandErrors_data()
     QTest::newRow("samples not a number")
         << QStringList{"--samples", "many", "--export-dir", "OUT"} << "--samples";
     QTest::newRow("no export dir") << QStringList{"--samples", "10"} << "--export-dir";
-    QTest::newRow("unknown format")
-        << QStringList{"--format", "json,gif", "--export-dir", "OUT"} << "gif";
+    QTest::newRow("unknown format") << QStringList{"--format", "json,gif", "--export-dir", "OUT"} << "gif";
     QTest::newRow("unknown option") << QStringList{"--d-k", "4", "--export-dir", "OUT"} << "--d-k";
     QTest::newRow("missing value") << QStringList{"--export-dir", "OUT", "--seed"} << "--seed";
 }
@@ -592,8 +595,8 @@ void TestScalingLabGui::commandCannotWrite()
     QFile blocker(tmp.filePath("file"));
     QVERIFY(blocker.open(QIODevice::WriteOnly));
     blocker.close();
-    const Run run = runLab({"--samples", "20", "--export-dir", tmp.filePath("file/out"),
-                            "--format", "json,png"});
+    const Run run =
+        runLab({"--samples", "20", "--export-dir", tmp.filePath("file/out"), "--format", "json,png"});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.startsWith("attention-lab: "), run.err.constData());
     QCOMPARE(run.err.count('\n'), 1);
@@ -614,8 +617,7 @@ void TestScalingLabGui::commandChoosesTheSamples()
     const Run run = runLab({"--n-keys", "1000", "--export-dir", out, "--format", "json"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QCOMPARE(run.err.count('\n'), 1);
-    QVERIFY2(run.err.startsWith("attention-lab: 32 samples per d_k for 1000 keys"),
-             run.err.constData());
+    QVERIFY2(run.err.startsWith("attention-lab: 32 samples per d_k for 1000 keys"), run.err.constData());
     QCOMPARE(entries(out), QStringList{"scaling_lab.json"});
     QFile jsonFile(out + "/scaling_lab.json");
     QVERIFY(jsonFile.open(QIODevice::ReadOnly));
@@ -630,16 +632,15 @@ void TestScalingLabGui::commandBeyondTheBudgetShowsProgress()
     // for explicitly run, with a line at every tenth (stderr is no terminal).
     QTemporaryDir tmp;
     const QString out = tmp.filePath("out");
-    const Run run = runLab({"--n-keys", "2", "--samples", "12000", "--seed", "3", "--export-dir",
-                            out, "--format", "csv,json"});
+    const Run run = runLab(
+        {"--n-keys", "2", "--samples", "12000", "--seed", "3", "--export-dir", out, "--format", "csv,json"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QList<QByteArray> lines = run.err.trimmed().split('\n');
     QCOMPARE(lines.size(), 10);
     for (int i = 0; i < 10; ++i) {
         QVERIFY2(lines[i].startsWith("attention-lab: 12000 samples per d_k for 2 keys"),
                  lines[i].constData());
-        QVERIFY2(lines[i].endsWith(QByteArray::number((i + 1) * 10) + "% done"),
-                 lines[i].constData());
+        QVERIFY2(lines[i].endsWith(QByteArray::number((i + 1) * 10) + "% done"), lines[i].constData());
     }
     QFile jsonFile(out + "/scaling_lab.json");
     QVERIFY(jsonFile.open(QIODevice::ReadOnly));
@@ -741,8 +742,7 @@ void TestScalingLabGui::plotsReflowAndScroll()
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
         QCustomPlot* p = view->plot(ScalingLabView::Plot(i));
         QVERIFY(p->width() >= p->minimumWidth() && p->height() >= p->minimumHeight());
-        QVERIFY(area.viewport()->rect().contains(
-            QRect(p->mapTo(area.viewport(), QPoint(0, 0)), p->size())));
+        QVERIFY(area.viewport()->rect().contains(QRect(p->mapTo(area.viewport(), QPoint(0, 0)), p->size())));
     }
     // Narrow and low: two by two, taller than the view, and the wheel over a
     // plot scrolls the area.
@@ -752,8 +752,8 @@ void TestScalingLabGui::plotsReflowAndScroll()
     QCOMPARE(area.verticalScrollBar()->value(), 0);
     QCustomPlot* p = view->plot(ScalingLabView::VariancePlot);
     const QPointF at(p->width() / 2.0, p->height() / 2.0);
-    QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(p, &wheel);
     QVERIFY(area.verticalScrollBar()->value() > 0);
     // Tall: two by two again, no scrolling.

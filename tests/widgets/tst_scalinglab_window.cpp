@@ -47,15 +47,13 @@ using Stage = LessonPanel::Stage;
 
 namespace {
 
-attn::AttentionResult engine(const attn::ModelConfig& config,
-                             const attn::AttentionOptions& options = {})
+attn::AttentionResult engine(const attn::ModelConfig& config, const attn::AttentionOptions& options = {})
 {
     attn::Expected<attn::Model> model = attn::buildModel(config);
     if (!model)
         qFatal("buildModel: %s", model.error().message.c_str());
     const attn::Model& m = model.value();
-    attn::Expected<attn::AttentionResult> r =
-        attn::computeAttention(m.X, m.Wq, m.Wk, m.Wv, options);
+    attn::Expected<attn::AttentionResult> r = attn::computeAttention(m.X, m.Wq, m.Wk, m.Wv, options);
     if (!r)
         qFatal("computeAttention: %s", r.error().message.c_str());
     return r.value();
@@ -114,7 +112,6 @@ private slots:
     void hiddenCompareViewCatchesUpWhenShown();
 
 private:
-
     QTemporaryDir settingsDir_;
 };
 
@@ -261,8 +258,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines_data()
     const int end = attn::kDkSliderPositions;
     QTest::newRow("article init, d_k 1") << int(attn::InitMode::Article) << 0 << false;
     QTest::newRow("unit variance, d_k 1024") << int(attn::InitMode::UnitVariance) << end << false;
-    QTest::newRow("standard normal, mid slider")
-        << int(attn::InitMode::StandardNormal) << end / 2 << false;
+    QTest::newRow("standard normal, mid slider") << int(attn::InitMode::StandardNormal) << end / 2 << false;
     QTest::newRow("unit variance, causal, d_k 64")
         << int(attn::InitMode::UnitVariance) << end * 6 / 10 << true;
 }

@@ -201,8 +201,7 @@ void TestScreens::darkThemeColoursThePlots()
     QCOMPARE(plotCorner(lab->plot(ScalingLabView::GradientPlot)),
              ThemeController::darkPalette().color(QPalette::Base));
     QVERIFY(plotCorner(focusPlot).lightness() < 60);
-    QCOMPARE(labPlot->xAxis->tickLabelColor(),
-             ThemeController::darkPalette().color(QPalette::WindowText));
+    QCOMPARE(labPlot->xAxis->tickLabelColor(), ThemeController::darkPalette().color(QPalette::WindowText));
     // Pictures stay light for slides and print.
     const auto files = lab->imageFiles({"png"}, QSize(300, 200));
     QVERIFY(files.ok());

@@ -189,8 +189,8 @@ void TestViewExport::sizesAreChecked()
 {
     MainWindow w;
     QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("tiny.png")), QSize(50, 400)));
-    QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("huge.png")),
-                          QSize(9000, 9000), 2.0));
+    QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("huge.png")), QSize(9000, 9000),
+                          2.0));
     QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("bad.gif")), QSize(400, 400)));
     QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("tiny.png"))));
 }
@@ -252,10 +252,10 @@ void TestViewExport::commandLinePictures()
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the program chooses offscreen itself
     process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ATTNLAB_EXECUTABLE),
-                  {QStringLiteral("--export-dir"), out, QStringLiteral("--format"),
-                   QStringLiteral("json,png,svg,pdf"), QStringLiteral("--size"),
-                   QStringLiteral("1000x600"), QStringLiteral("--d-k"), QStringLiteral("8")});
+    process.start(
+        QStringLiteral(ATTNLAB_EXECUTABLE),
+        {QStringLiteral("--export-dir"), out, QStringLiteral("--format"), QStringLiteral("json,png,svg,pdf"),
+         QStringLiteral("--size"), QStringLiteral("1000x600"), QStringLiteral("--d-k"), QStringLiteral("8")});
     QVERIFY(process.waitForFinished(120000));
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
     QImage png;
@@ -264,7 +264,8 @@ void TestViewExport::commandLinePictures()
     QVERIFY(distinctColours(png) >= 40);
     for (ExportView view : ViewExporter::views())
         for (const char* suffix : {".png", ".svg", ".pdf"})
-            QVERIFY(QFileInfo::exists(QDir(out).filePath(ViewExporter::fileStem(view) + QLatin1String(suffix))));
+            QVERIFY(
+                QFileInfo::exists(QDir(out).filePath(ViewExporter::fileStem(view) + QLatin1String(suffix))));
     QString error;
     const QStringList texts = svgTexts(readAll(QDir(out).filePath(QStringLiteral("weights.svg"))), &error);
     QVERIFY(error.isEmpty());
@@ -275,10 +276,10 @@ void TestViewExport::commandLinePictures()
     // A bad size is a usage error and writes nothing.
     QProcess bad;
     bad.setProcessEnvironment(env);
-    bad.start(QStringLiteral(ATTNLAB_EXECUTABLE),
-              {QStringLiteral("--export-dir"), dir_.filePath(QStringLiteral("cli-bad")),
-               QStringLiteral("--format"), QStringLiteral("png"), QStringLiteral("--size"),
-               QStringLiteral("10x10")});
+    bad.start(
+        QStringLiteral(ATTNLAB_EXECUTABLE),
+        {QStringLiteral("--export-dir"), dir_.filePath(QStringLiteral("cli-bad")), QStringLiteral("--format"),
+         QStringLiteral("png"), QStringLiteral("--size"), QStringLiteral("10x10")});
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("cli-bad"))));

@@ -118,12 +118,11 @@ void TestViewMenus::everyViewIsOffered()
 {
     MainWindow w;
     const QList<ExportView> views = w.viewExports()->views();
-    for (ExportView v : {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
-                         ExportView::Queries, ExportView::Keys, ExportView::Values,
-                         ExportView::Context, ExportView::ScoreHistogram, ExportView::Pipeline,
-                         ExportView::ScalingComparison,
-                         ExportView::FocusedQuery, ExportView::LabVariance, ExportView::LabMaxWeight,
-                         ExportView::LabEntropy, ExportView::LabJacobian})
+    for (ExportView v :
+         {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights, ExportView::Queries,
+          ExportView::Keys, ExportView::Values, ExportView::Context, ExportView::ScoreHistogram,
+          ExportView::Pipeline, ExportView::ScalingComparison, ExportView::FocusedQuery,
+          ExportView::LabVariance, ExportView::LabMaxWeight, ExportView::LabEntropy, ExportView::LabJacobian})
         QVERIFY2(views.contains(v), qPrintable(ViewExporter::viewName(v)));
     // Each once, each with its own file name.
     QSet<QString> stems;
@@ -201,8 +200,7 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
     // A child of the comparison view: the menu is the view's.
     targets.append({w.scalingCompareView()->scaledView(), ExportView::ScalingComparison});
     targets.append({w.scalingCompareView()->unscaledView(), ExportView::ScalingComparison});
-    targets.append({w.scalingCompareView()->histogramView(),
-                    ExportView::ScoreHistogram});
+    targets.append({w.scalingCompareView()->histogramView(), ExportView::ScoreHistogram});
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
         targets.append({w.scalingLabView()->plot(ScalingLabView::Plot(i)),
                         ExportView(int(ExportView::LabVariance) + i)});
@@ -251,8 +249,7 @@ void TestViewMenus::optionsChangeThePicture()
     large.fontScale = 2.0;
     QCOMPARE(picture(ExportView::Weights, plain), picture(ExportView::Weights, plain));
     QVERIFY(picture(ExportView::Weights, plain) != picture(ExportView::Weights, noFocus));
-    QVERIFY(picture(ExportView::ScalingComparison, plain)
-            != picture(ExportView::ScalingComparison, noFocus));
+    QVERIFY(picture(ExportView::ScalingComparison, plain) != picture(ExportView::ScalingComparison, noFocus));
     // The article example's raw scores span far more than the scaled ones.
     QVERIFY(picture(ExportView::ScaledScores, plain) != picture(ExportView::ScaledScores, independent));
     QVERIFY(picture(ExportView::Pipeline, plain) != picture(ExportView::Pipeline, independent));
@@ -301,10 +298,10 @@ void TestViewMenus::dialogExportsAndRemembers()
     QVERIFY(svg.contains("width=\"1280"));
 
     // A new dialog opens on the last format, that view's last size and the font scale.
-    ExportDialog again(QList<ExportDialog::Choice>{
-                           {ExportView::LabEntropy, QStringLiteral("entropy"), QSize(820, 560)},
-                           {ExportView::Weights, QStringLiteral("weights"), QSize(900, 800)}},
-                       nullptr);
+    ExportDialog again(
+        QList<ExportDialog::Choice>{{ExportView::LabEntropy, QStringLiteral("entropy"), QSize(820, 560)},
+                                    {ExportView::Weights, QStringLiteral("weights"), QSize(900, 800)}},
+        nullptr);
     again.setView(ExportView::LabEntropy);
     QCOMPARE(again.format(), ImageFormat::Svg);
     QCOMPARE(again.pictureSize(), QSize(1280, 720));
@@ -341,8 +338,8 @@ void TestViewMenus::numbersReadBackExactly()
     const attn::Expected<std::vector<CsvRow>> rows = parseCsv(focus.value());
     QVERIFY(rows);
     QCOMPARE(int(rows.value().size()), r.tokens() + 1);
-    QCOMPARE(rows.value()[0], CsvRow({"query_index", "query", "key_index", "key", "score",
-                                      "scaled_score", "weight"}));
+    QCOMPARE(rows.value()[0],
+             CsvRow({"query_index", "query", "key_index", "key", "score", "scaled_score", "weight"}));
     for (int j = 0; j < r.tokens(); ++j) {
         const CsvRow& row = rows.value()[std::size_t(j + 1)];
         QCOMPARE(row[0], std::string("3"));
@@ -387,15 +384,18 @@ void TestViewMenus::noLiteralAmpersandInLabels()
     QList<QWidget*> widgets = w.findChildren<QWidget*>();
     widgets.append(dialog.findChildren<QWidget*>());
     for (QWidget* widget : widgets) {
-        const QString where = QLatin1String(widget->metaObject()->className()) + QLatin1Char(' ')
-                              + widget->objectName();
-        QVERIFY2(!hasMnemonic(widget->toolTip()), qPrintable(where + QStringLiteral(": ") + widget->toolTip()));
-        QVERIFY2(!hasMnemonic(widget->windowTitle()), qPrintable(where + QStringLiteral(": ") + widget->windowTitle()));
+        const QString where =
+            QLatin1String(widget->metaObject()->className()) + QLatin1Char(' ') + widget->objectName();
+        QVERIFY2(!hasMnemonic(widget->toolTip()),
+                 qPrintable(where + QStringLiteral(": ") + widget->toolTip()));
+        QVERIFY2(!hasMnemonic(widget->windowTitle()),
+                 qPrintable(where + QStringLiteral(": ") + widget->windowTitle()));
         if (auto* label = qobject_cast<QLabel*>(widget); label && !label->buddy())
             QVERIFY2(!hasMnemonic(label->text()), qPrintable(where + QStringLiteral(": ") + label->text()));
         if (auto* combo = qobject_cast<QComboBox*>(widget))
             for (int i = 0; i < combo->count(); ++i)
-                QVERIFY2(!hasMnemonic(combo->itemText(i)), qPrintable(where + QStringLiteral(": ") + combo->itemText(i)));
+                QVERIFY2(!hasMnemonic(combo->itemText(i)),
+                         qPrintable(where + QStringLiteral(": ") + combo->itemText(i)));
     }
     for (QAction* a : w.findChildren<QAction*>()) {
         QVERIFY2(!hasMnemonic(a->statusTip()), qPrintable(a->text() + QStringLiteral(": ") + a->statusTip()));
