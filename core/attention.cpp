@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 namespace attn {
 namespace {
@@ -42,6 +42,11 @@ Status checkEntries(const char* name, const Matrix& m)
 }
 
 }  // namespace
+
+bool isCancelled(const Status& status)
+{
+    return !status && status.error().message == kCancelledMessage;
+}
 
 const char* scaleModeName(ScaleMode mode)
 {
@@ -109,7 +114,7 @@ Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const
 
 Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
                             const AttentionOptions& options, AttentionResult* r,
-                            const WeightRowVisitor& visit, int threads)
+                            const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)
 {
     if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
         return s;
@@ -162,6 +167,7 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     const Eigen::Index kPanelRows = fused ? 64 : 256;
     const Eigen::Index panels = (n + kPanelRows - 1) / kPanelRows;
     std::atomic<Eigen::Index> nextPanel{0};
+    std::atomic<bool> cancelled{false};
     struct Extremes {
         double all = 0.0, kept = 0.0;
     };
@@ -169,6 +175,10 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
         Matrix weights(std::min(kPanelRows, n), n);
         std::vector<double> scaled(static_cast<std::size_t>(n));
         for (Eigen::Index p = nextPanel++; p < panels; p = nextPanel++) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
+                cancelled.store(true, std::memory_order_relaxed);
+                return;
+            }
             const Eigen::Index i0 = p * kPanelRows;
             const Eigen::Index rows = std::min(kPanelRows, n - i0);
             if (fused)
@@ -212,6 +222,8 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
     work(&extremes[0]);
     for (std::thread& t : pool)
         t.join();
+    if (cancelled.load())
+        return Error{kCancelledMessage};
     r->maxAbsScore = r->maxAbsKeptScore = 0.0;
     for (const Extremes& e : extremes) {
         r->maxAbsScore = std::max(r->maxAbsScore, e.all);

@@ -12,6 +12,7 @@
 #include "matrix.h"
 #include "softmax.h"
 
+#include <atomic>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -96,13 +97,21 @@ struct WeightRow {
 // for distinct rows.
 using WeightRowVisitor = std::function<void(int query, const WeightRow& row)>;
 
+// What a computation stopped by its cancel flag returns.
+inline constexpr const char* kCancelledMessage = "The computation was cancelled.";
+bool isCancelled(const Status& status);
+
 // Recomputes into an existing result, reusing its storage (the interactive
 // path). Same checks as computeAttention. `threads` > 1 shares the query
 // panels among that many threads (the calling one included); the numbers
-// do not depend on it.
+// do not depend on it. `cancel`, if set, is read before each panel of query
+// rows: once it is true every thread stops within one panel and the call
+// returns kCancelledMessage, the result's contents unspecified (a caller
+// that superseded the request drops it).
 Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
                             const AttentionOptions& options, AttentionResult* result,
-                            const WeightRowVisitor& visit = {}, int threads = 1);
+                            const WeightRowVisitor& visit = {}, int threads = 1,
+                            const std::atomic<bool>* cancel = nullptr);
 
 const char* scaleModeName(ScaleMode mode);  // "sqrt-dk", "none", "custom"
 

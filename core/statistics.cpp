@@ -240,7 +240,8 @@ AttentionStats computeStatistics(const AttentionResult& r)
 
 Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
                                       const AttentionOptions& options, AttentionResult* result,
-                                      AttentionStats* stats, int threads, const WeightRowVisitor& alsoVisit)
+                                      AttentionStats* stats, int threads, const WeightRowVisitor& alsoVisit,
+                                      const std::atomic<bool>* cancel)
 {
     RowTaker taker(X.rows());
     const Status status = computeAttentionInto(
@@ -250,7 +251,7 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
             if (alsoVisit)
                 alsoVisit(i, row);
         },
-        threads);
+        threads, cancel);
     if (status)
         *stats = taker.finish(*result);
     return status;

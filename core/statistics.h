@@ -44,10 +44,12 @@ AttentionStats computeStatistics(const AttentionResult& result);
 // computeAttentionInto and computeStatistics in one pass: each weight row's
 // statistics are taken while the engine has the row, instead of computing
 // every softmax again afterwards. `stats` is written only on success.
-// `alsoVisit`, if set, sees every row too (after the statistics took it).
+// `alsoVisit`, if set, sees every row too (after the statistics took it);
+// `cancel` stops it as it stops computeAttentionInto.
 Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
                                       const AttentionOptions& options, AttentionResult* result,
                                       AttentionStats* stats, int threads = 1,
-                                      const WeightRowVisitor& alsoVisit = {});
+                                      const WeightRowVisitor& alsoVisit = {},
+                                      const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace attn

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session.h"
 
+#include "attentionworker.h"
 #include "presentation.h"
+#include "reaper.h"
 #include "resultcells.h"
+#include "resultpool.h"
 
 #include "size_limits.h"
 
@@ -14,193 +17,17 @@
 
 namespace attnlab {
 
-namespace {
-
-// Threads for the worker's computations: the cores there are, up to 4.
-int workerThreads()
-{
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-}
-
-// From this size on, results and comparisons are freed off the GUI thread
-// (and results recycled, see ResultPool).
-constexpr std::size_t kLargeBytes = std::size_t(16) << 20;
-
-// Returning a large block to the system takes longer than drawing the new
-// result: the last owner (usually a map on the GUI thread letting go of the
-// previous result) leaves that to a thread of its own.
-template <typename T>
-void freeLater(T* p)
-{
-    std::thread([p] { delete p; }).detach();
-}
-
-// Shared ownership of `value`, freed by freeLater when it is large.
-template <typename T>
-std::shared_ptr<T> shareLarge(T value, std::size_t bytes)
-{
-    if (bytes < kLargeBytes)
-        return std::make_shared<T>(std::move(value));
-    return std::shared_ptr<T>(new T(std::move(value)), freeLater<T>);
-}
-
-std::size_t mapBytes(Eigen::Index tokens)
-{
-    return std::size_t(tokens) * std::size_t(tokens) * sizeof(double);
-}
-
-}  // namespace
-
-// Storage for large results. The previous step's result, once no view holds
-// it, is kept and becomes the next computation's storage: a d_k step then
-// writes into pages it already has, instead of the system clearing 32 MiB
-// of new ones for it at 2048 tokens (about 6 ms) and taking the old ones
-// back. The peak is unchanged (the view's result and the one being
-// computed exist together either way); one result of the current size is
-// kept besides the shown one.
-class Session::ResultPool : public std::enable_shared_from_this<ResultPool> {
-public:
-    std::shared_ptr<attn::AttentionResult> take(Eigen::Index tokens)
-    {
-        if (mapBytes(tokens) < kLargeBytes)
-            return std::make_shared<attn::AttentionResult>();
-        std::unique_ptr<attn::AttentionResult> result;
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            result = std::move(spare_);
-        }
-        if (result && result->scores.rows() != tokens)
-            freeLater(result.release());
-        if (!result)
-            result = std::make_unique<attn::AttentionResult>();
-        const std::weak_ptr<ResultPool> pool = weak_from_this();
-        return std::shared_ptr<attn::AttentionResult>(result.release(), [pool](attn::AttentionResult* p) {
-            if (const std::shared_ptr<ResultPool> alive = pool.lock())
-                alive->giveBack(p);
-            else
-                freeLater(p);
-        });
-    }
-
-private:
-    void giveBack(attn::AttentionResult* p)
-    {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            if (!spare_) {
-                spare_.reset(p);
-                return;
-            }
-        }
-        freeLater(p);
-    }
-
-    std::mutex mutex_;
-    std::unique_ptr<attn::AttentionResult> spare_;
-};
-
-// One request for the worker: redraw from `config` (then `model` only gives
-// the user's cells to keep) or recompute over `model`'s matrices.
-struct Session::Job {
-    quint64 generation = 0;
-    bool redraw = false;
-    bool keep = false;         // lay the user's cells of `model` over the draw
-    UserCells cells;           // of `model`, when keeping
-    bool comparison = false;   // compute the scaling comparison too
-    QList<QSize> sampleSizes;  // where the pipeline samples (see setSampleSizeSource)
-    attn::ModelConfig config;
-    attn::AttentionOptions options;
-    attn::Model model;
-};
-
-struct Session::Outcome {
-    quint64 generation = 0;
-    bool redraw = false;
-    QString error;  // empty on success
-    attn::Model model;
-    bool keep = false;
-    attn::ModelConfig config;  // model's, for a redraw
-    UserCells cells;           // of model, for a redraw
-    KeptReport report;
-    std::shared_ptr<attn::AttentionResult> result;
-    attn::AttentionStats stats;
-    std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
-    std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
-};
-
-namespace {
-
-// The cells of an n-token result at the pictures the maps draw, for the
-// engine's visitor to fill row by row: query row i is sampled at rows
-// firstY[i] .. firstY[i + 1] - 1 of a picture (its rows map to
-// non-decreasing query rows). No grid where the maps draw every cell.
-struct Presampler {
-    std::shared_ptr<ResultSampleCache> cache;
-    std::vector<std::vector<int>> firstY;  // per grid
-
-    Presampler(int n, const QList<QSize>& sizes)
-    {
-        for (const QSize& size : sizes) {
-            if (size.isEmpty() || (size.width() >= n && size.height() >= n))
-                continue;
-            if (!cache)
-                cache = std::make_shared<ResultSampleCache>();
-            if (cache->grids.size() >= ResultSampleCache::kMaxGrids)
-                break;
-            SampleGrid& g = cache->grids.emplace_back();
-            g.rowAt = cellsAtPixels(n, size.height());
-            g.colAt = cellsAtPixels(n, size.width());
-            const std::size_t cells = std::size_t(size.width()) * std::size_t(size.height());
-            g.scores.resize(cells);
-            g.weights.resize(cells);
-            std::vector<int>& first = firstY.emplace_back(std::size_t(n) + 1, size.height());
-            for (int y = size.height() - 1; y >= 0; --y)
-                first[std::size_t(g.rowAt[std::size_t(y)])] = y;
-            for (int i = n - 1; i >= 0; --i)
-                first[std::size_t(i)] = std::min(first[std::size_t(i)], first[std::size_t(i) + 1]);
-        }
-    }
-
-    // Called from the engine's threads, for distinct rows.
-    void visit(int i, const attn::WeightRow& row) const
-    {
-        for (std::size_t k = 0; k < cache->grids.size(); ++k) {
-            SampleGrid& g = cache->grids[k];
-            const std::size_t w = g.colAt.size();
-            for (int y = firstY[k][std::size_t(i)]; y < firstY[k][std::size_t(i) + 1]; ++y) {
-                double* scores = g.scores.data() + std::size_t(y) * w;
-                double* weights = g.weights.data() + std::size_t(y) * w;
-                for (std::size_t x = 0; x < w; ++x) {
-                    const int j = g.colAt[x];
-                    scores[x] = row.scores[j];
-                    weights[x] = row.weights[j];  // 0 where masked
-                }
-            }
-        }
-    }
-};
-
-}  // namespace
-
 Session::Session(QObject* parent)
     : QObject(parent),
       resultPool_(std::make_shared<ResultPool>()),
-      result_(std::make_shared<attn::AttentionResult>())
+      result_(std::make_shared<attn::AttentionResult>()),
+      worker_(std::make_unique<AttentionWorker>(resultPool_))
 {
+    connect(worker_.get(), &AttentionWorker::finished, this, &Session::deliver, Qt::QueuedConnection);
     redraw(false);
 }
 
-Session::~Session()
-{
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
-        job_.reset();
-    }
-    wake_.notify_one();
-    if (worker_.joinable())
-        worker_.join();
-}
+Session::~Session() = default;
 
 bool Session::isLargeWork(int tokens) const
 {
@@ -212,7 +39,7 @@ bool Session::isLargeWork(int tokens) const
 
 void Session::startJob(bool redraw, bool keep)
 {
-    auto job = std::make_unique<Job>();
+    auto job = std::make_unique<AttentionWorker::Job>();
     job->generation = ++generation_;
     job->redraw = redraw;
     job->keep = redraw && keep;
@@ -228,73 +55,23 @@ void Session::startJob(bool redraw, bool keep)
     computing_ = true;
     computingRedraw_ = redraw;
     computingKeep_ = job->keep;
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        job_ = std::move(job);  // replaces a request the worker has not taken yet
-        if (!worker_.joinable())
-            worker_ = std::thread([this] { workerLoop(); });
-    }
-    wake_.notify_one();
+    worker_->request(std::move(job));  // supersedes the request in flight
 }
 
-void Session::workerLoop()
+void Session::supersede()
 {
-    for (;;) {
-        std::unique_ptr<Job> job;
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || job_; });
-            if (stopping_)
-                return;
-            job = std::move(job_);
-        }
-        auto outcome = std::make_shared<Outcome>();
-        outcome->generation = job->generation;
-        outcome->redraw = job->redraw;
-        outcome->keep = job->keep;
-        if (job->redraw) {
-            attn::Expected<attn::Model> built = attn::buildModel(job->config);
-            if (built) {
-                outcome->model = std::move(built.value());
-                outcome->config = job->config;
-                outcome->cells =
-                    job->keep ? keepUserCells(job->model, job->cells, &outcome->model, &outcome->report)
-                              : UserCells::none(outcome->model);
-            } else {
-                outcome->error = QString::fromStdString(built.error().message);
-            }
-        } else {
-            outcome->model = std::move(job->model);
-        }
-        if (outcome->error.isEmpty()) {
-            const attn::Model& m = outcome->model;
-            outcome->result = resultPool_->take(m.X.rows());
-            const Presampler presampler(int(m.X.rows()), job->sampleSizes);
-            attn::WeightRowVisitor sample;
-            if (presampler.cache)
-                sample = [&presampler](int i, const attn::WeightRow& row) { presampler.visit(i, row); };
-            // Both cores: the GUI thread waits for the result anyway.
-            const attn::Status status = attn::computeAttentionWithStatistics(
-                m.X, m.Wq, m.Wk, m.Wv, job->options, outcome->result.get(), &outcome->stats, workerThreads(),
-                sample);
-            outcome->samples = presampler.cache;
-            if (status) {
-                if (job->comparison)
-                    outcome->comparison = shareLarge<const attn::ScalingComparison>(
-                        attn::compareScaling(*outcome->result), 2 * mapBytes(m.X.rows()));
-            } else
-                outcome->error = QString::fromStdString(status.error().message);
-        }
-        // Queued to the GUI thread; dropped if the session is gone by then.
-        QMetaObject::invokeMethod(
-            this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
-    }
+    ++generation_;
+    if (computing_)
+        worker_->cancel();
+    computing_ = false;
 }
 
-void Session::deliver(const std::shared_ptr<Outcome>& outcome)
+void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
 {
-    if (outcome->generation != generation_ || !computing_)
-        return;  // superseded by a newer request
+    if (outcome->cancelled || outcome->generation != generation_ || !computing_) {
+        emit resultDropped();  // superseded by a newer request
+        return;
+    }
     computing_ = false;
     if (!outcome->error.isEmpty()) {
         if (outcome->redraw)
@@ -325,7 +102,7 @@ std::shared_ptr<const attn::ScalingComparison> Session::sharedComparison() const
 {
     if (!comparison_)
         comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
-                                                                2 * mapBytes(result_->tokens()));
+                                                                2 * ResultPool::mapBytes(result_->tokens()));
     return comparison_;
 }
 
@@ -334,8 +111,7 @@ void Session::waitForResult()
     if (!computing_)
         return;
     // Supersede the worker's request with the same one done here.
-    ++generation_;
-    computing_ = false;
+    supersede();
     if (computingRedraw_)
         redrawNow(computingKeep_);
     else
@@ -633,6 +409,8 @@ attn::Status Session::setState(const LabState& state)
         restoreComputation();
         return attn::Error{failure.toStdString()};
     }
+    if (wasComputing)
+        worker_->cancel();
     config_ = state.config;
     modelConfig_ = state.config;
     userCells_ = UserCells::differences(m, drawnModel);
@@ -742,9 +520,7 @@ void Session::redraw(bool keep)
 
 void Session::redrawNow(bool keep)
 {
-    // Supersedes a computation in flight.
-    ++generation_;
-    computing_ = false;
+    supersede();  // a computation in flight
     attn::Expected<attn::Model> built = attn::buildModel(config_);
     if (!built) {
         modelStale_ = true;
@@ -783,8 +559,7 @@ void Session::recompute()
 
 void Session::recomputeNow()
 {
-    ++generation_;
-    computing_ = false;
+    supersede();
     if (modelStale_) {
         redraw();
         return;
@@ -802,8 +577,9 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
     auto result = resultPool_->take(X.rows());
     attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
-    const attn::Status status = attn::computeAttentionWithStatistics(
-        X, Wq, Wk, Wv, options_, result.get(), &stats, isLargeWork(int(X.rows())) ? workerThreads() : 1);
+    const attn::Status status =
+        attn::computeAttentionWithStatistics(X, Wq, Wk, Wv, options_, result.get(), &stats,
+                                             isLargeWork(int(X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
         return QString::fromStdString(status.error().message);
     result_ = std::move(result);
@@ -811,8 +587,8 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
     stats_ = std::move(stats);
     comparison_.reset();
     if (comparisonWanted_)
-        comparison_ =
-            shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_), 2 * mapBytes(X.rows()));
+        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
+                                                                2 * ResultPool::mapBytes(X.rows()));
     hasResult_ = true;
     return QString();
 }

@@ -19,10 +19,12 @@
 // Large work (about n^2 (d_k + d_v) above kAsyncWork) runs in a worker thread
 // so that the window stays responsive: until resultChanged() the previous
 // model and result stay on display and isComputing() is true. A newer
-// request supersedes an older one (the older result is dropped when it
-// arrives). Lesson sizes are computed at once, as before.
+// request supersedes an older one: the worker stops the older computation
+// within one panel of rows and resultDropped() says it is gone (see
+// AttentionWorker). Lesson sizes are computed at once, as before.
 
 #include "attention.h"
+#include "attentionworker.h"
 #include "labfile.h"
 #include "model.h"
 #include "scaling_lab.h"
@@ -35,15 +37,13 @@
 #include <QString>
 #include <QStringList>
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 namespace attnlab {
 
 struct ResultSampleCache;
+class ResultPool;
 
 enum class MatrixId { X, Wq, Wk, Wv };
 
@@ -160,7 +160,10 @@ signals:
     void parametersChanged();  // config() or options() changed
     void modelRedrawn();       // the matrices were replaced; their shapes may differ
     void resultChanged();      // result(), stats() and the matrices are current
-    void problemChanged();     // problem() changed
+    // A request's result will never show: a newer request, an edit or a
+    // state superseded it. Once per superseded request given to the worker.
+    void resultDropped();
+    void problemChanged();  // problem() changed
     void editRefused(const QString& message);
     // What a change did with the user's cells, for the window to show (see
     // describeKept); empty when nothing of the user's is left to speak of.
@@ -188,9 +191,6 @@ private:
         emit parametersChanged();
     }
 
-    struct Job;
-    struct Outcome;
-    class ResultPool;
     // buildModel from config_, then recompute; `keep` lays the user's cells
     // over the new draw.
     void redraw(bool keep = true);
@@ -198,9 +198,9 @@ private:
     void redrawNow(bool keep);
     void recomputeNow();
     bool isLargeWork(int tokens) const;
-    void startJob(bool redraw, bool keep = false);          // hands the request to the worker
-    void deliver(const std::shared_ptr<Outcome>& outcome);  // GUI thread
-    void workerLoop();
+    void startJob(bool redraw, bool keep = false);  // hands the request to the worker
+    void supersede();                               // drops the request in flight, if any
+    void deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome);  // GUI thread
     // Tokens, user cells, problem cleared; returns the notice to emit once
     // the result is out (see matrixNotice).
     QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
@@ -237,13 +237,8 @@ private:
     QString problem_;
     int editedCells_ = 0;
 
-    // The worker: the newest request not yet taken, under mutex_.
-    std::thread worker_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::unique_ptr<Job> job_;
-    bool stopping_ = false;
-    quint64 generation_ = 0;  // of the newest request; older outcomes are stale
+    std::unique_ptr<AttentionWorker> worker_;  // after resultPool_, which it uses
+    quint64 generation_ = 0;                   // of the newest request; older outcomes are stale
     bool computing_ = false;
     bool computingRedraw_ = false;  // the request in flight redraws the matrices
     bool computingKeep_ = false;    // ... keeping the user's cells

@@ -9,6 +9,7 @@
 #include <Eigen/QR>
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -112,6 +113,9 @@ private slots:
     void intoReusesResult();
     void threadsAndVisitorGiveTheSameNumbers_data();
     void threadsAndVisitorGiveTheSameNumbers();
+    void cancelStopsWithinOnePanel_data();
+    void cancelStopsWithinOnePanel();
+    void uncancelledFlagChangesNoBit();
 };
 
 void TestAttention::matchesPlainLoops_data()
@@ -416,6 +420,77 @@ void TestAttention::threadsAndVisitorGiveTheSameNumbers()
         for (int j = 0; j < n; ++j)
             if (seen[std::size_t(i)][std::size_t(j)] != weights(i, j))
                 QFAIL(qPrintable(QStringLiteral("weight (%1, %2) differs").arg(i).arg(j)));
+    }
+}
+
+void TestAttention::cancelStopsWithinOnePanel_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::newRow("one thread") << 1;
+    QTest::newRow("three threads") << 3;
+}
+
+void TestAttention::cancelStopsWithinOnePanel()
+{
+    // The flag is raised while the first row is visited: each thread
+    // finishes the panel it holds and takes no other, so at most `threads`
+    // panels of rows are visited out of 2000 tokens, and the call says
+    // it was cancelled. Raised before the call, no row is computed.
+    QFETCH(int, threads);
+    const int n = 2000;
+    const int panelRows = attn::kernels::available() ? 64 : 256;  // attention.cpp's kPanelRows
+    std::mt19937 rng(5);
+    const attn::Matrix x = randomMatrix(rng, n, 8, 1.0);
+    const attn::Matrix w = randomMatrix(rng, 8, 8, 0.5);
+    std::atomic<bool> cancel{false};
+    std::atomic<int> visited{0};
+    attn::AttentionResult r;
+    const attn::Status status = attn::computeAttentionInto(
+        x, w, w, w, {}, &r,
+        [&](int, const attn::WeightRow&) {
+            ++visited;
+            cancel = true;
+        },
+        threads, &cancel);
+    QVERIFY(!status.ok());
+    QVERIFY(attn::isCancelled(status));
+    QCOMPARE(QString::fromStdString(status.error().message), QString::fromLatin1(attn::kCancelledMessage));
+    QVERIFY2(visited >= panelRows && visited <= threads * panelRows, qPrintable(QString::number(visited)));
+
+    visited = 0;
+    const attn::Status early = attn::computeAttentionInto(
+        x, w, w, w, {}, &r, [&](int, const attn::WeightRow&) { ++visited; }, threads, &cancel);
+    QVERIFY(attn::isCancelled(early));
+    QCOMPARE(visited.load(), 0);
+    // A refusal is not a cancellation.
+    attn::Matrix bad = x;
+    bad(0, 0) = NAN;
+    QVERIFY(!attn::isCancelled(attn::computeAttentionInto(bad, w, w, w, {}, &r, {}, threads, &cancel)));
+}
+
+void TestAttention::uncancelledFlagChangesNoBit()
+{
+    // A flag that stays false leaves every number as the call without one.
+    std::mt19937 rng(17);
+    const int n = 700;
+    const attn::Matrix x = randomMatrix(rng, n, 12, 1.0);
+    const attn::Matrix wq = randomMatrix(rng, 12, 9, 0.7);
+    const attn::Matrix wk = randomMatrix(rng, 12, 9, 0.7);
+    const attn::Matrix wv = randomMatrix(rng, 12, 5, 0.7);
+    attn::AttentionOptions options;
+    options.causal = true;
+    attn::AttentionResult plain, flagged;
+    QVERIFY(attn::computeAttentionInto(x, wq, wk, wv, options, &plain).ok());
+    const std::atomic<bool> cancel{false};
+    QVERIFY(attn::computeAttentionInto(x, wq, wk, wv, options, &flagged, {}, 2, &cancel).ok());
+    QCOMPARE(flagged.scores, plain.scores);
+    QCOMPARE(flagged.context, plain.context);
+    QCOMPARE(flagged.Q, plain.Q);
+    QCOMPARE(flagged.V, plain.V);
+    QCOMPARE(flagged.maxAbsScore, plain.maxAbsScore);
+    for (int i = 0; i < n; ++i) {
+        QCOMPARE(flagged.rowScale[std::size_t(i)].max, plain.rowScale[std::size_t(i)].max);
+        QCOMPARE(flagged.rowScale[std::size_t(i)].invSum, plain.rowScale[std::size_t(i)].invSum);
     }
 }
 

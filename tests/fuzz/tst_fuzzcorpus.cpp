@@ -22,7 +22,8 @@ void TestFuzzCorpus::replay_data()
     QTest::addColumn<QString>("path");
     const QDir root(QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fuzz/corpus"));
     int count = 0;
-    for (const QString& target : {"tokenizer", "csv", "npy", "labfile"}) {
+    for (const char* name : {"tokenizer", "csv", "npy", "labfile"}) {
+        const QString target = QString::fromLatin1(name);
         const QDir dir(root.filePath(target));
         const QStringList files = dir.entryList(QDir::Files, QDir::Name);
         QVERIFY2(!files.isEmpty(), qPrintable(dir.path() + " has no seeds"));

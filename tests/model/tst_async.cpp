@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <memory>
 #include <string>
 
 using namespace attnlab;
@@ -64,6 +65,7 @@ private slots:
     void lessonSizeStaysImmediate();
     void setStateDropsTheComputationInFlight();
     void workerSamplesWhereTheMapsDraw();
+    void everySupersededRequestIsDropped();
 };
 
 void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
@@ -168,6 +170,7 @@ void TestAsync::editWaitsForRequestedParameters()
     const attn::ModelConfig config = largeConfig(1024);
     session.setParameters(config, attn::AttentionOptions());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
+    QSignalSpy dropped(&session, &Session::resultDropped);
 
     session.setDK(80);
     QVERIFY(session.isComputing());
@@ -186,7 +189,7 @@ void TestAsync::editWaitsForRequestedParameters()
     QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
     // Nothing stale arrives later.
     QSignalSpy results(&session, &Session::resultChanged);
-    QTest::qWait(200);
+    QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 1, kHangGuardMs);  // the worker's request, superseded
     QCOMPARE(results.count(), 0);
     QCOMPARE(session.resultDK(), 80);
 }
@@ -202,6 +205,7 @@ void TestAsync::setStateDropsTheComputationInFlight()
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QList<int> shownDk;
     connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.resultDK()); });
+    QSignalSpy dropped(&session, &Session::resultDropped);
 
     session.setDK(96);
     QVERIFY(session.isComputing());
@@ -224,7 +228,8 @@ void TestAsync::setStateDropsTheComputationInFlight()
     QVERIFY(session.setState(state).ok());
     QVERIFY(!session.isComputing());
     QCOMPARE(shownDk, QList<int>{24});
-    QTest::qWait(300);  // the dropped request's result, if any, arrives and is ignored
+    // Both requests (96, superseded by 80; 80, by the state) are dropped.
+    QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 2, kHangGuardMs);
     QCOMPARE(shownDk, QList<int>{24});
     QCOMPARE(session.resultDK(), 24);
     QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
@@ -281,6 +286,37 @@ void TestAsync::lessonSizeStaysImmediate()
     QVERIFY(!session.isComputing());
     QCOMPARE(results.count(), 1);
     QCOMPARE(session.resultDK(), 30);
+}
+
+void TestAsync::everySupersededRequestIsDropped()
+{
+    // Each request the worker is given ends in one signal: the three
+    // superseded d_k steps in resultDropped() (stopped within a panel of
+    // rows if they were running, or never started), the last in
+    // resultChanged(). Destroying the session mid-computation returns.
+    auto session = std::make_unique<Session>();
+    session->setParameters(largeConfig(2048), attn::AttentionOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isComputing(), kHangGuardMs);
+    QSignalSpy dropped(session.get(), &Session::resultDropped);
+    QSignalSpy results(session.get(), &Session::resultChanged);
+    for (int dK : {40, 48, 56, 72})
+        session->setDK(dK);
+    QTRY_COMPARE_WITH_TIMEOUT(results.count(), 1, kHangGuardMs);
+    QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 3, kHangGuardMs);
+    QCOMPARE(session->resultDK(), 72);
+    QVERIFY(!session->isComputing());
+
+    // Superseded by the same request done at once (an edit waiting).
+    session->setDK(64);
+    QVERIFY(session->isComputing());
+    session->waitForResult();
+    QCOMPARE(session->resultDK(), 64);
+    QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 4, kHangGuardMs);
+    QCOMPARE(results.count(), 2);
+
+    session->setDK(80);
+    QVERIFY(session->isComputing());
+    session.reset();  // aborts the computation in flight and joins the worker
 }
 
 QTEST_MAIN(TestAsync)

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "attentionworker.h"
+
+#include "presampler.h"
+#include "reaper.h"
+#include "resultpool.h"
+
+#include <algorithm>
+
+namespace attnlab {
+
+AttentionWorker::AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* parent)
+    : QObject(parent), pool_(std::move(pool))
+{
+    qRegisterMetaType<std::shared_ptr<AttentionWorker::Outcome>>();
+}
+
+AttentionWorker::~AttentionWorker()
+{
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        abort_ = true;
+        stop_ = true;
+        job_.reset();
+    }
+    wake_.notify_one();
+    if (thread_.joinable())
+        thread_.join();
+}
+
+int AttentionWorker::threads()
+{
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
+
+void AttentionWorker::dropWaiting()
+{
+    if (!job_)
+        return;
+    auto dropped = std::make_shared<Outcome>();
+    dropped->generation = job_->generation;
+    dropped->cancelled = true;
+    job_.reset();
+    emit finished(dropped);
+}
+
+void AttentionWorker::request(std::unique_ptr<Job> job)
+{
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        dropWaiting();
+        job_ = std::move(job);
+        if (running_)
+            stop_ = true;  // restart
+        if (!thread_.joinable())
+            thread_ = std::thread([this] { run(); });
+    }
+    wake_.notify_one();
+}
+
+void AttentionWorker::cancel()
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    dropWaiting();
+    if (running_)
+        stop_ = true;
+}
+
+void AttentionWorker::run()
+{
+    for (;;) {
+        std::unique_ptr<Job> job;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            running_ = false;
+            wake_.wait(lock, [this] { return abort_ || job_; });
+            if (abort_)
+                return;
+            job = std::move(job_);
+            running_ = true;
+            stop_ = false;
+        }
+        std::shared_ptr<Outcome> outcome = compute(*job);
+        if (stop_) {
+            auto dropped = std::make_shared<Outcome>();
+            dropped->generation = job->generation;
+            dropped->cancelled = true;
+            outcome = dropped;  // what was computed goes back with `outcome`'s last owner
+        }
+        emit finished(outcome);
+    }
+}
+
+std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
+{
+    auto outcome = std::make_shared<Outcome>();
+    outcome->generation = job.generation;
+    outcome->redraw = job.redraw;
+    outcome->keep = job.keep;
+    if (job.redraw) {
+        attn::Expected<attn::Model> built = attn::buildModel(job.config);
+        if (!built) {
+            outcome->error = QString::fromStdString(built.error().message);
+            return outcome;
+        }
+        outcome->model = std::move(built.value());
+        outcome->config = job.config;
+        outcome->cells = job.keep ? keepUserCells(job.model, job.cells, &outcome->model, &outcome->report)
+                                  : UserCells::none(outcome->model);
+    } else {
+        outcome->model = std::move(job.model);
+    }
+    if (stop_)
+        return outcome;
+    const attn::Model& m = outcome->model;
+    outcome->result = pool_->take(m.X.rows());
+    const Presampler presampler(int(m.X.rows()), job.sampleSizes);
+    attn::WeightRowVisitor sample;
+    if (presampler.cache())
+        sample = [&presampler](int i, const attn::WeightRow& row) { presampler.visit(i, row); };
+    // Every core: the GUI thread waits for the result anyway.
+    const attn::Status status =
+        attn::computeAttentionWithStatistics(m.X, m.Wq, m.Wk, m.Wv, job.options, outcome->result.get(),
+                                             &outcome->stats, threads(), sample, &stop_);
+    outcome->samples = presampler.cache();
+    if (!status) {
+        outcome->error = QString::fromStdString(status.error().message);
+        return outcome;
+    }
+    if (job.comparison && !stop_)
+        outcome->comparison = shareLarge<const attn::ScalingComparison>(
+            attn::compareScaling(*outcome->result), 2 * ResultPool::mapBytes(m.X.rows()));
+    return outcome;
+}
+
+}  // namespace attnlab

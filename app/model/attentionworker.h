@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The session's worker thread, after Qt's Mandelbrot example: one request at
+// a time, the newest replacing one not yet taken; a newer request (restart)
+// or the worker's end (abort) raises a flag the engine reads before each
+// panel of query rows, so a superseded computation stops within one panel.
+// Every request gives exactly one finished() signal, with its outcome or
+// marked cancelled, so that a dropped request can be waited for.
+
+#include "attention.h"
+#include "labfile.h"
+#include "model.h"
+#include "scaling_lab.h"
+#include "statistics.h"
+#include "usercells.h"
+
+#include <QList>
+#include <QObject>
+#include <QSize>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace attnlab {
+
+class ResultPool;
+struct ResultSampleCache;
+
+class AttentionWorker : public QObject {
+    Q_OBJECT
+public:
+    // One request: redraw from `config` (then `model` only gives the user's
+    // cells to keep) or recompute over `model`'s matrices.
+    struct Job {
+        quint64 generation = 0;
+        bool redraw = false;
+        bool keep = false;         // lay the user's cells of `model` over the draw
+        UserCells cells;           // of `model`, when keeping
+        bool comparison = false;   // compute the scaling comparison too
+        QList<QSize> sampleSizes;  // the pictures the maps sample (see Presampler)
+        attn::ModelConfig config;
+        attn::AttentionOptions options;
+        attn::Model model;
+    };
+    struct Outcome {
+        quint64 generation = 0;
+        bool cancelled = false;  // superseded before it was done; nothing else is set
+        bool redraw = false;
+        QString error;  // empty on success
+        attn::Model model;
+        bool keep = false;
+        attn::ModelConfig config;  // model's, for a redraw
+        UserCells cells;           // of model, for a redraw
+        KeptReport report;
+        std::shared_ptr<attn::AttentionResult> result;
+        attn::AttentionStats stats;
+        std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
+        std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
+    };
+
+    explicit AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* parent = nullptr);
+    ~AttentionWorker() override;  // aborts the computation in flight and joins
+
+    // Hands `job` over; it supersedes the one in flight or waiting.
+    void request(std::unique_ptr<Job> job);
+    // Supersedes the job in flight or waiting, with no new one.
+    void cancel();
+
+    // Threads for a large computation: the cores there are, up to 4.
+    static int threads();
+
+signals:
+    // From the worker's thread; connect it queued.
+    void finished(std::shared_ptr<attnlab::AttentionWorker::Outcome> outcome);
+
+private:
+    void run();
+    std::shared_ptr<Outcome> compute(Job& job);
+    // The waiting job, if any, answered as cancelled. Under mutex_.
+    void dropWaiting();
+
+    std::shared_ptr<ResultPool> pool_;
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::unique_ptr<Job> job_;  // waiting, not yet taken
+    bool running_ = false;      // a job is being computed
+    bool abort_ = false;
+    std::atomic<bool> stop_{false};  // restart or abort: read by the engine
+};
+
+}  // namespace attnlab
