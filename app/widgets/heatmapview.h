@@ -6,32 +6,28 @@
 // equal to -inf are drawn as masked (hatched), not as a colour. Above the
 // legible size the cells are drawn as one scaled image without text.
 //
-// The view draws what it is given and does no arithmetic on the matrix.
+// The view draws what it is given, through HeatmapRenderer (layout and
+// painting), and does no arithmetic on the matrix; it handles the events,
+// zoom and pan, tooltips and keyboard focus.
 
 #include "cellsource.h"
+#include "heatmaprenderer.h"
 #include "mapscale.h"
 #include "matrix.h"
 #include "weightsscale.h"
 
-#include <QHash>
-#include <QPair>
 #include <QImage>
 #include <QRect>
-#include <QStaticText>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
 #include <functional>
 #include <memory>
-#include <vector>
 
-class QFontMetrics;
 class QPainter;
 
 namespace attnlab {
-
-class NumberGlyphs;
 
 class HeatmapView : public QWidget {
     Q_OBJECT
@@ -149,85 +145,10 @@ protected:
     void changeEvent(QEvent* event) override;  // palette / font changes
 
 private:
-    // Where everything goes for one widget size and font; in logical pixels.
-    struct Layout {
-        QSize size;
-        QRect title;
-        QRect rowLabels;     // left of the cells, as tall as the cells
-        QRect columnLabels;  // above the cells, as wide as the cells
-        QRect cells;
-        QRect scaleBar;
-        QRect caption;  // the scale's caption under the cells
-        int tickLength = 0;
-        int tickTextLeft = 0;      // x where the scale's numbers start
-        int labelGap = 0;          // between labels and cells
-        int rowLabelWidth = 0;     // elide width of row labels
-        int columnLabelWidth = 0;  // elide width of column labels (along the text)
-        bool rotatedColumns = false;
-        int rowLabelStep = 1;     // draw every n-th row label; 0 hides them
-        int columnLabelStep = 1;  // likewise for columns
-        bool cellText = false;
-        bool imageMode = false;
-        int scaleTicks = 5;
-        bool endsOnOneLine = false;  // the bar is too short for stacked labels
-    };
+    HeatmapStyle screenStyle() const;
 
-    Layout computeLayout(const QSize& size, const QFontMetrics& fm) const;
-    const Layout& layout(const QSize& size) const;  // cached computeLayout
-    void invalidateLayout();
-    void paintInto(QPainter& painter, const QSize& size) const;
-    void paintCells(QPainter& painter, const Layout& l) const;
-    void paintLabels(QPainter& painter, const Layout& l) const;
-    void paintScale(QPainter& painter, const Layout& l) const;
-    // The colour bar's ticks: position in [0, 1] from the bottom, and text;
-    // at most `count` (the ends always).
-    struct Tick {
-        double t;
-        QString text;
-    };
-    std::vector<Tick> scaleTicks(int count) const;
-    static QString endsText(const std::vector<Tick>& ticks);  // "low … high"
-    QRgb scaledRgb(double value, double rowMax) const;        // under colorScale()
-    double rowMaxAt(int row) const;                           // cached CellSource::rowMax
-    // Setters only mark the colours stale; paintCells builds the image it
-    // draws, at most one pixel per screen pixel, so that a 2048 x 2048 map
-    // costs the same as the widget's area and hidden maps cost nothing.
-    void invalidateCellImage();
-    void ensureCellImage(int width, int height) const;  // cellImage_ at this size
-    void ensureWidestText() const;
-    QString formatValue(double value) const;
-    int shownRows() const;
-    int shownColumns() const;
-    int firstShownRow() const;
-    int firstShownColumn() const;
-    QString captionText() const;  // the scale's caption, and the shown block when zoomed
-    QString rowLabelAt(int row) const;
-    QString columnLabelAt(int col) const;
-    int rowAtY(const Layout& l, int y) const;     // -1 outside the cells' rows
-    int columnAtX(const Layout& l, int x) const;  // -1 outside the cells' columns
-    QRect cellRectIn(const Layout& l, int row, int col) const;
-
-    QString title_;
-    ColorMap colorMap_ = ColorMap::Diverging;
-    std::shared_ptr<const CellSource> cells_;
-    QStringList rowLabels_;
-    QStringList colLabels_;
-    double lo_ = -1.0;
-    double hi_ = 1.0;
-    ColorScale colorScale_ = ColorScale::Linear;
-    double logLow_ = 1e-4;
-    QString scaleCaption_;
-    mutable std::vector<double> rowMax_;  // per row, filled when first drawn per row
-    int decimals_ = 2;
-    int focusRow_ = -1;
+    HeatmapRenderer renderer_;
     std::function<QString(int, int)> toolTipProvider_;
-    // Cells sampled at their centres onto width x height pixels (cols x rows
-    // when the cells are legible).
-    mutable QImage cellImage_;
-    mutable bool cellImageStale_ = true;
-    mutable QString widestCellText_;  // the longest value text, to decide legibility
-    mutable bool widestTextStale_ = true;
-    QRect block_;  // the shown block; null when every cell is shown
     // A press on the cells while zoomed in: a drag pans, a release without
     // one clicks the row.
     QPoint pressPos_;
@@ -236,20 +157,6 @@ private:
     bool dragging_ = false;
     int hoverRow_ = -1;
     int hoverCol_ = -1;
-    mutable Layout layoutCache_;
-    mutable bool layoutValid_ = false;
-    // Widest row (bold) and column label, -1 until measured.
-    mutable int widestRowLabel_ = -1;
-    mutable int widestColumnLabel_ = -1;
-    std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
-    // Row and flat column labels on screen, laid out once per elide width
-    // (a token is both a row and a column label) instead of shaped on every
-    // paint; [1] in bold.
-    mutable QHash<QPair<QString, int>, QStaticText> labelTexts_[2];
-    // `label` elided to `width`, aligned in `box` (which it may overflow).
-    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
-                   bool bold) const;
-    bool screenPaint_ = false;  // painting the widget itself
 };
 
 // Shows `scale` on `map` (scale, log bottom and caption).

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "heatmaprenderer.h"
+
+#include "colormap.h"
+#include "numbertext.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+#include <QPalette>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnlab {
+
+namespace {
+
+bool isMasked(double v)
+{
+    return v == -std::numeric_limits<double>::infinity();
+}
+
+// QFontMetrics::elidedText() may elide a text that measures exactly the
+// width it is given; elide only what is really too wide.
+QString elided(const QFontMetrics& fm, const QString& text, int width)
+{
+    return fm.horizontalAdvance(text) <= width ? text : fm.elidedText(text, Qt::ElideRight, width);
+}
+
+QFont boldFont(QFont font)
+{
+    font.setBold(true);
+    return font;
+}
+
+}  // namespace
+
+HeatmapStyle HeatmapStyle::fromPalette(const QPalette& palette, bool screen)
+{
+    return {palette.color(QPalette::Window), palette.color(QPalette::WindowText),
+            palette.color(QPalette::Mid), screen};
+}
+
+HeatmapRenderer::HeatmapRenderer() : cells_(matrixCells(attn::Matrix()))
+{
+}
+
+HeatmapRenderer::~HeatmapRenderer() = default;
+
+void HeatmapRenderer::invalidate(bool colours)
+{
+    layoutValid_ = false;
+    if (colours) {
+        cellImageStale_ = true;
+        widestTextStale_ = true;
+    }
+}
+
+void HeatmapRenderer::setFont(const QFont& font)
+{
+    if (font == font_ && font.resolveMask() == font_.resolveMask())
+        return;
+    font_ = font;
+    widestRowLabel_ = widestColumnLabel_ = -1;
+    numberGlyphs_.reset();
+    labelTexts_[0].clear();
+    labelTexts_[1].clear();
+    invalidate(false);
+}
+
+void HeatmapRenderer::setTitle(const QString& title)
+{
+    title_ = title;
+    invalidate(false);
+}
+
+void HeatmapRenderer::setColorMap(MapColors map)
+{
+    if (map == scale_.map)
+        return;
+    scale_.map = map;
+    invalidate(true);
+}
+
+void HeatmapRenderer::setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
+                               const QStringList& colLabels)
+{
+    cells_ = cells ? std::move(cells) : matrixCells(attn::Matrix());
+    const int rows = rowCount();
+    const int cols = columnCount();
+    QStringList rowsIn = rowLabels.mid(0, rows);
+    for (int r = rowsIn.size(); r < rows; ++r)
+        rowsIn << QString::number(r);
+    QStringList colsIn = colLabels.mid(0, cols);
+    for (int c = colsIn.size(); c < cols; ++c)
+        colsIn << QString::number(c);
+    // Measuring every label is the costly part of a layout at thousands of
+    // tokens; the widths are kept while the labels stay the same.
+    if (rowsIn != rowLabels_) {
+        rowLabels_ = rowsIn;
+        widestRowLabel_ = -1;
+    }
+    if (colsIn != colLabels_) {
+        colLabels_ = colsIn;
+        widestColumnLabel_ = -1;
+    }
+    if (focusRow_ >= rows)
+        focusRow_ = -1;
+    // A zoomed block stays where it is while it fits (a d_k step keeps it).
+    if (!block_.isNull())
+        setShownBlock(block_);
+    rowMax_.clear();
+    invalidate(true);
+}
+
+void HeatmapRenderer::setRange(double lo, double hi)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        return;
+    scale_.lo = std::min(lo, hi);
+    scale_.hi = std::max(lo, hi);
+    invalidate(true);  // the scale's tick labels change width too
+}
+
+void HeatmapRenderer::setColorScale(MapScale scale, double logLow)
+{
+    const double low = logLow > 0.0 && std::isfinite(logLow) ? logLow : scale_.logLow;
+    if (scale == scale_.scale && low == scale_.logLow)
+        return;
+    scale_.scale = scale;
+    scale_.logLow = low;
+    invalidate(true);
+}
+
+MapScale HeatmapRenderer::colorScale() const
+{
+    return scale_.drawnScale();
+}
+
+void HeatmapRenderer::setScaleCaption(const QString& caption)
+{
+    if (caption == scaleCaption_)
+        return;
+    scaleCaption_ = caption;
+    invalidate(false);
+}
+
+void HeatmapRenderer::setDecimals(int decimals)
+{
+    scale_.decimals = std::clamp(decimals, 0, 10);
+    invalidate(true);
+}
+
+bool HeatmapRenderer::setFocusRow(int row)
+{
+    const int clamped = (row >= 0 && row < rowCount()) ? row : -1;
+    if (clamped == focusRow_)
+        return false;
+    focusRow_ = clamped;
+    return true;
+}
+
+QRect HeatmapRenderer::shownBlock() const
+{
+    return block_.isNull() ? QRect(0, 0, columnCount(), rowCount()) : block_;
+}
+
+bool HeatmapRenderer::setShownBlock(const QRect& block)
+{
+    const int rows = rowCount();
+    const int cols = columnCount();
+    QRect b;
+    if (rows > 0 && cols > 0 && block.isValid()) {
+        const int h = std::clamp(block.height(), 1, rows);
+        const int w = std::clamp(block.width(), 1, cols);
+        b = QRect(std::clamp(block.left(), 0, cols - w), std::clamp(block.top(), 0, rows - h), w, h);
+        if (b == QRect(0, 0, cols, rows))
+            b = QRect();
+    }
+    if (b == block_)
+        return false;
+    block_ = b;
+    cellImageStale_ = true;  // the values themselves (and their widest text) stay
+    layoutValid_ = false;
+    return true;
+}
+
+QString HeatmapRenderer::captionText() const
+{
+    if (!isZoomed())
+        return scaleCaption_;
+    const QRect b = shownBlock();
+    // Rows and columns counted from 1, as the tooltips do.
+    const QString zoom = tr("rows %1–%2, columns %3–%4 of %5 × %6 (0: all)")
+                             .arg(b.top() + 1)
+                             .arg(b.bottom() + 1)
+                             .arg(b.left() + 1)
+                             .arg(b.right() + 1)
+                             .arg(rowCount())
+                             .arg(columnCount());
+    return scaleCaption_.isEmpty() ? zoom : scaleCaption_ + QStringLiteral(" · ") + zoom;
+}
+
+const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
+{
+    if (layoutValid_ && layoutCache_.size == size)
+        return layoutCache_;
+    const QFontMetrics fm(font_);
+    const QFontMetrics boldFm(boldFont(font_));
+    if (widestRowLabel_ < 0) {
+        widestRowLabel_ = 0;
+        for (const QString& label : rowLabels_)
+            widestRowLabel_ = std::max(widestRowLabel_, boldFm.horizontalAdvance(label));
+    }
+    if (widestColumnLabel_ < 0) {
+        widestColumnLabel_ = 0;
+        for (const QString& label : colLabels_)
+            widestColumnLabel_ = std::max(widestColumnLabel_, fm.horizontalAdvance(label));
+    }
+    HeatmapLayoutInput in;
+    in.size = size;
+    const QRect block = shownBlock();
+    in.rows = block.height();
+    in.cols = block.width();
+    in.lineHeight = fm.height();
+    in.emWidth = fm.horizontalAdvance(QLatin1Char('M'));
+    in.hasTitle = !title_.isEmpty();
+    in.titleWidth = in.hasTitle ? boldFm.horizontalAdvance(title_) : 0;
+    in.titleHeight = boldFm.height();
+    const QString caption = captionText();
+    in.hasCaption = !caption.isEmpty();
+    in.captionWidth = in.hasCaption ? fm.horizontalAdvance(caption) : 0;
+    in.widestRowLabel = widestRowLabel_;
+    in.widestColumnLabel = widestColumnLabel_;
+    const std::vector<HeatmapColorScale::Tick> allTicks = scale_.ticks(std::numeric_limits<int>::max());
+    for (const HeatmapColorScale::Tick& tick : allTicks)
+        in.widestTickText = std::max(in.widestTickText, fm.horizontalAdvance(tick.text));
+    in.endsTextWidth = allTicks.size() >= 2 ? fm.horizontalAdvance(HeatmapColorScale::endsText(allTicks)) : 0;
+    in.logScale = colorScale() == MapScale::Log;
+    in.emptyRange = scale_.emptyRange();
+    in.widestCellText = [this, &fm] { return fm.horizontalAdvance(widestCellText()); };
+    layoutCache_ = HeatmapLayout::compute(in);
+    layoutValid_ = true;
+    return layoutCache_;
+}
+
+QRect HeatmapRenderer::cellRect(const QSize& size, int row, int col) const
+{
+    const QRect b = shownBlock();
+    if (!b.contains(col, row))
+        return {};
+    return layout(size).cellRect(row - b.top(), col - b.left());
+}
+
+int HeatmapRenderer::rowAt(const QSize& size, int y) const
+{
+    const int i = layout(size).rowAt(y);
+    return i < 0 ? -1 : i + shownBlock().top();
+}
+
+int HeatmapRenderer::columnAt(const QSize& size, int x) const
+{
+    const int i = layout(size).columnAt(x);
+    return i < 0 ? -1 : i + shownBlock().left();
+}
+
+QStringList HeatmapRenderer::scaleTickTexts(const QSize& size) const
+{
+    const HeatmapLayout& l = layout(size);
+    const std::vector<HeatmapColorScale::Tick> ticks = scale_.ticks(l.scaleTicks);
+    if (l.endsOnOneLine && ticks.size() >= 2)
+        return {HeatmapColorScale::endsText(ticks)};
+    QStringList texts;
+    for (const HeatmapColorScale::Tick& tick : ticks)
+        texts << tick.text;
+    return texts;
+}
+
+QStringList HeatmapRenderer::shownColumnLabels(const QSize& size) const
+{
+    QStringList shown;
+    const HeatmapLayout& l = layout(size);
+    if (l.columnLabelStep <= 0)
+        return shown;
+    const QFontMetrics fm(font_);
+    const QRect b = shownBlock();
+    for (int c = b.left(); c <= b.right(); c += l.columnLabelStep)
+        shown << elided(fm, colLabels_.value(c), l.columnLabelWidth);
+    return shown;
+}
+
+double HeatmapRenderer::rowMaxAt(int row) const
+{
+    if (rowMax_.size() != std::size_t(rowCount()))
+        rowMax_.assign(std::size_t(rowCount()), std::numeric_limits<double>::quiet_NaN());
+    double& m = rowMax_[std::size_t(row)];
+    if (std::isnan(m))
+        m = cells_->rowMax(row);
+    return m;
+}
+
+QColor HeatmapRenderer::colorFor(double value) const
+{
+    return scale_.linearColor(value);
+}
+
+QColor HeatmapRenderer::cellColor(int row, int col) const
+{
+    const double v = cells_->value(row, col);
+    if (std::isnan(v) || isMasked(v))
+        return QColor::fromRgb(colormap::kMasked);
+    return QColor::fromRgb(scale_.rgb(v, colorScale() == MapScale::PerRow ? rowMaxAt(row) : 0.0));
+}
+
+void HeatmapRenderer::ensureCellImage(int width, int height) const
+{
+    if (rowCount() == 0 || columnCount() == 0) {
+        cellImage_ = QImage();
+        return;
+    }
+    if (!cellImageStale_ && cellImage_.size() == QSize(width, height))
+        return;
+    cellImage_ = QImage(width, height, QImage::Format_RGB32);
+    // The cell at each pixel's centre, read in one go (a source may share
+    // the reading among the maps of one result); zoomed in, only the block.
+    const QRect b = shownBlock();
+    std::vector<int> columnAt = cellsAtPixels(b.width(), width);
+    std::vector<int> rowAt = cellsAtPixels(b.height(), height);
+    for (int& c : columnAt)
+        c += b.left();
+    for (int& r : rowAt)
+        r += b.top();
+    std::vector<double> values(std::size_t(width) * std::size_t(height));
+    cells_->sample(rowAt, columnAt, values.data());
+    const double* v = values.data();
+    const MapScale scale = colorScale();
+    for (int y = 0; y < height; ++y) {
+        auto* line = reinterpret_cast<QRgb*>(cellImage_.scanLine(y));
+        const double rowMax = scale == MapScale::PerRow ? rowMaxAt(rowAt[std::size_t(y)]) : 0.0;
+        for (int x = 0; x < width; ++x, ++v)
+            line[x] = std::isnan(*v) || isMasked(*v) ? colormap::kMasked : scale_.rgb(*v, rowMax);
+    }
+    cellImageStale_ = false;
+}
+
+const QString& HeatmapRenderer::widestCellText() const
+{
+    if (!widestTextStale_)
+        return widestCellText_;
+    widestTextStale_ = false;
+    widestCellText_.clear();
+    const int rows = rowCount();
+    const int cols = columnCount();
+    if (rows == 0 || cols == 0)
+        return widestCellText_;
+    double minValue = std::numeric_limits<double>::infinity();
+    double maxValue = -std::numeric_limits<double>::infinity();
+    bool anyNaN = false;
+    std::vector<double> row(static_cast<std::size_t>(cols));
+    for (int r = 0; r < rows; ++r) {
+        cells_->rowValues(r, row.data());
+        for (const double v : row) {
+            if (std::isnan(v)) {
+                anyNaN = true;
+            } else if (!isMasked(v)) {
+                minValue = std::min(minValue, v);
+                maxValue = std::max(maxValue, v);
+            }
+        }
+    }
+    // The printed texts are as wide as their character count in practice
+    // (digits share one width), so the longest one decides legibility.
+    widestCellText_ = anyNaN ? formatValue(std::numeric_limits<double>::quiet_NaN()) : QString();
+    for (const double v : {minValue, maxValue}) {
+        if (std::isinf(v))
+            continue;
+        const QString text = formatValue(v);
+        if (text.size() > widestCellText_.size())
+            widestCellText_ = text;
+    }
+    return widestCellText_;
+}
+
+void HeatmapRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style) const
+{
+    const HeatmapLayout& l = layout(size);
+    painter.save();
+    painter.setFont(font_);
+    painter.fillRect(QRect(QPoint(0, 0), size), style.background);
+    painter.setPen(style.text);
+    if (!title_.isEmpty()) {
+        painter.save();
+        const QFont titleFont = boldFont(font_);
+        painter.setFont(titleFont);
+        const QString text = elided(QFontMetrics(titleFont), title_, l.title.width());
+        painter.drawText(l.title, Qt::AlignHCenter | Qt::AlignVCenter, text);
+        painter.restore();
+    }
+    if (rowCount() == 0 || columnCount() == 0) {
+        const QRect rest(0, l.title.bottom() + 1, size.width(), size.height() - l.title.bottom() - 1);
+        painter.drawText(rest, Qt::AlignCenter, tr("No data"));
+        painter.restore();
+        return;
+    }
+    if (style.screen && (!numberGlyphs_ || numberGlyphs_->font() != font_))
+        numberGlyphs_ = std::make_unique<NumberGlyphs>(font_);
+    paintCells(painter, l, style);
+    paintLabels(painter, l, style);
+    paintScale(painter, l, style);
+    paintCaption(painter, l);
+    painter.restore();
+}
+
+void HeatmapRenderer::paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const
+{
+    const QRect b = shownBlock();
+    const int rows = b.height();
+    const int cols = b.width();
+    if (l.imageMode) {
+        // No more pixels than the device shows (the image is scaled without
+        // smoothing, so each pixel shows the cell at its centre either way).
+        const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
+        const int width = std::clamp(static_cast<int>(std::ceil(l.cells.width() * dpr)), 1, cols);
+        const int height = std::clamp(static_cast<int>(std::ceil(l.cells.height() * dpr)), 1, rows);
+        ensureCellImage(width, height);
+        painter.save();
+        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        painter.drawImage(QRectF(l.cells), cellImage_);
+        painter.restore();
+    } else {
+        ensureCellImage(cols, rows);
+        const QBrush hatch(QColor::fromRgb(colormap::kMaskedHatch), Qt::BDiagPattern);
+        const QColor masked = QColor::fromRgb(colormap::kMasked);
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const QRect rect = l.cellRect(r, c);
+                const double v = cells_->value(b.top() + r, b.left() + c);
+                if (std::isnan(v) || isMasked(v)) {
+                    painter.fillRect(rect, masked);
+                    painter.fillRect(rect, hatch);
+                    if (std::isnan(v) && l.cellText) {
+                        painter.setPen(colormap::contrastingText(masked));
+                        painter.drawText(rect, Qt::AlignCenter, formatValue(v));
+                    }
+                    continue;
+                }
+                const QColor color = QColor::fromRgb(cellImage_.pixel(c, r));
+                painter.fillRect(rect, color);
+                if (l.cellText) {
+                    painter.setPen(colormap::contrastingText(color));
+                    const QString text = formatValue(v);
+                    if (!style.screen || !numberGlyphs_ || !numberGlyphs_->drawCentred(painter, rect, text))
+                        painter.drawText(rect, Qt::AlignCenter, text);
+                }
+            }
+        }
+    }
+
+    painter.save();
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(style.frame, 1));
+    painter.drawRect(QRectF(l.cells).adjusted(-0.5, -0.5, 0.5, 0.5));
+    if (focusRow_ >= b.top() && focusRow_ <= b.bottom()) {
+        // A 2 px line in the text colour just outside the row, with a 2 px
+        // halo in the background colour around it, so that the row stands out
+        // on blue, white and red cells alike and in light and dark palettes.
+        const int r = focusRow_ - b.top();
+        const QRectF row = l.cellRect(r, 0).united(l.cellRect(r, cols - 1));
+        // A pen of width w drawn on a rectangle grown by w / 2 covers exactly
+        // the w pixels outside it.
+        const auto outline = [&](const QColor& color, double w) {
+            painter.setPen(QPen(color, w, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            painter.drawRect(row.adjusted(-w / 2, -w / 2, w / 2, w / 2));
+        };
+        outline(style.background, HeatmapLayout::kFocusOutline);
+        outline(style.text, HeatmapLayout::kFocusOutline / 2.0);
+    }
+    painter.restore();
+}
+
+void HeatmapRenderer::paintLabels(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const
+{
+    const QRect b = shownBlock();
+    const QFontMetrics fm(font_);
+    const QFont bold = boldFont(font_);
+    const int lineH = fm.height();
+    painter.save();
+    painter.setPen(style.text);
+
+    if (l.rowLabelStep > 0) {
+        for (int r = b.top(); r <= b.bottom(); ++r) {
+            // The focus row's label is always drawn, in bold.
+            const bool focus = r == focusRow_;
+            if (!focus && (r - b.top()) % l.rowLabelStep != 0)
+                continue;
+            if (!focus && focusRow_ >= 0 && l.rowLabelStep > 1 && std::abs(r - focusRow_) < l.rowLabelStep)
+                continue;
+            const QRect cell = l.cellRect(r - b.top(), 0);
+            const int centre = cell.top() + cell.height() / 2;
+            const int y = std::clamp(centre - lineH / 2, l.cells.top(), l.cells.bottom() + 1 - lineH);
+            const QRect box(l.rowLabels.left(), y, l.rowLabelWidth, lineH);
+            painter.setFont(focus ? bold : font_);
+            drawLabel(painter, box, Qt::AlignRight | Qt::AlignVCenter, rowLabels_.value(r), box.width(),
+                      focus, style.screen);
+        }
+    }
+
+    painter.setFont(font_);
+    if (l.columnLabelStep > 0) {
+        for (int c = b.left(); c <= b.right(); c += l.columnLabelStep) {
+            const QRect cell = l.cellRect(0, c - b.left());
+            if (!l.rotatedColumns) {
+                const QRect box(cell.left(), l.columnLabels.top(), cell.width(),
+                                l.columnLabels.height() - l.labelGap);
+                drawLabel(painter, box, Qt::AlignHCenter | Qt::AlignBottom, colLabels_.value(c),
+                          l.columnLabelWidth, false, style.screen);
+                continue;
+            }
+            const QString label = elided(fm, colLabels_.value(c), l.columnLabelWidth);
+            // Read bottom to top, starting just above the cells.
+            const double x = std::clamp(cell.left() + cell.width() / 2.0, l.cells.left() + lineH / 2.0,
+                                        l.cells.right() + 1 - lineH / 2.0);
+            painter.save();
+            painter.translate(x, l.columnLabels.bottom() + 1 - l.labelGap);
+            painter.rotate(-90);
+            painter.drawText(QRectF(0, -lineH / 2.0, l.columnLabelWidth, lineH),
+                             Qt::AlignLeft | Qt::AlignVCenter, label);
+            painter.restore();
+        }
+    }
+    painter.restore();
+}
+
+void HeatmapRenderer::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align,
+                                const QString& label, int width, bool bold, bool screen) const
+{
+    // Exports keep QPainter's own text (it is what SVG and PDF record).
+    if (!screen) {
+        painter.drawText(box, int(align), elided(QFontMetrics(painter.font()), label, width));
+        return;
+    }
+    QHash<QPair<QString, int>, QStaticText>& cache = labelTexts_[bold ? 1 : 0];
+    if (cache.size() > 8192)
+        cache.clear();  // thousands of tokens relabelled: start over
+    auto it = cache.find({label, width});
+    if (it == cache.end()) {
+        QStaticText text(elided(QFontMetrics(painter.font()), label, width));
+        text.setTextFormat(Qt::PlainText);
+        text.setPerformanceHint(QStaticText::AggressiveCaching);
+        text.prepare(QTransform(), painter.font());
+        it = cache.insert({label, width}, text);
+    }
+    const QStaticText& text = it.value();
+    const QSizeF size = text.size();
+    double x = box.left();
+    if (align & Qt::AlignRight)
+        x = box.right() + 1 - size.width();
+    else if (align & Qt::AlignHCenter)
+        x = box.left() + (box.width() - size.width()) / 2.0;
+    double y = box.top();
+    if (align & Qt::AlignBottom)
+        y = box.bottom() + 1 - size.height();
+    else if (align & Qt::AlignVCenter)
+        y = box.top() + (box.height() - size.height()) / 2.0;
+    painter.drawStaticText(QPointF(x, y), text);
+}
+
+void HeatmapRenderer::paintScale(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const
+{
+    const QRect bar = l.scaleBar;
+    if (bar.height() <= 0)
+        return;
+    painter.save();
+    // A vertical gradient through the map's stops, top = high end: a
+    // gradient stays one in SVG and PDF. The per-row and log scales spread
+    // the colours evenly over the bar, as their ticks do.
+    QLinearGradient gradient(QPointF(0, bar.bottom() + 1), QPointF(0, bar.top()));
+    constexpr int kStops = 32;
+    for (int i = 0; i <= kStops; ++i) {
+        const double t = double(i) / kStops;
+        gradient.setColorAt(t, scale_.barColor(t));
+    }
+    painter.fillRect(bar, gradient);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(style.frame, 1));
+    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+
+    const int lineH = QFontMetrics(font_).height();
+    painter.setPen(style.text);
+    const std::vector<HeatmapColorScale::Tick> ticks = scale_.ticks(l.scaleTicks);
+    if (l.endsOnOneLine && ticks.size() >= 2) {
+        const QRectF box(l.tickTextLeft, bar.center().y() + 0.5 - lineH / 2.0,
+                         l.size.width() - l.tickTextLeft, lineH);
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, HeatmapColorScale::endsText(ticks));
+        painter.restore();
+        return;
+    }
+    for (const HeatmapColorScale::Tick& tick : ticks) {
+        const double y = bar.top() + (1.0 - tick.t) * bar.height();
+        painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 1 + l.tickLength, y));
+        const QRectF box(l.tickTextLeft, y - lineH / 2.0, l.size.width() - l.tickTextLeft, lineH);
+        painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, tick.text);
+    }
+    painter.restore();
+}
+
+void HeatmapRenderer::paintCaption(QPainter& painter, const HeatmapLayout& l) const
+{
+    if (l.caption.isEmpty())
+        return;
+    const QString text = captionText();
+    if (l.captionLines > 1) {
+        // Wrapped at words; what still does not fit is elided on the last line.
+        const QFontMetrics fm(font_);
+        const int lineH = fm.height();
+        QString first = text;
+        const qsizetype cut = text.lastIndexOf(QLatin1Char(' '), -1);
+        for (qsizetype at = cut; at > 0; at = text.lastIndexOf(QLatin1Char(' '), at - 1)) {
+            if (fm.horizontalAdvance(text.left(at)) <= l.caption.width()) {
+                first = text.left(at);
+                break;
+            }
+        }
+        if (first == text) {
+            painter.drawText(l.caption, Qt::AlignHCenter | Qt::AlignTop, elided(fm, text, l.caption.width()));
+            return;
+        }
+        const QString rest = text.mid(first.size()).trimmed();
+        painter.drawText(QRect(l.caption.left(), l.caption.top(), l.caption.width(), lineH),
+                         Qt::AlignHCenter | Qt::AlignVCenter, first);
+        painter.drawText(QRect(l.caption.left(), l.caption.top() + lineH, l.caption.width(), lineH),
+                         Qt::AlignHCenter | Qt::AlignVCenter, elided(fm, rest, l.caption.width()));
+        return;
+    }
+    painter.drawText(l.caption, Qt::AlignHCenter | Qt::AlignVCenter,
+                     elided(QFontMetrics(font_), text, l.caption.width()));
+}
+
+}  // namespace attnlab

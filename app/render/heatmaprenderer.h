@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Draws a labelled heatmap with QPainter: title, cells (values printed in
+// them when they fit, masked cells hatched, one scaled image above the
+// legible size), row and column labels, the focus row's outline, the colour
+// scale and its caption. Holds what is drawn (a CellSource, labels, colour
+// map and scale, decimals, the shown block) and the caches that make a
+// repaint cheap; the geometry comes from HeatmapLayout. Serves the screen
+// (HeatmapView) and exported pictures alike, and needs no widget.
+
+#include "cellsource.h"
+#include "heatmapcolorscale.h"
+#include "heatmaplayout.h"
+#include "mapscale.h"
+#include "matrix.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QFont>
+#include <QHash>
+#include <QImage>
+#include <QPair>
+#include <QRect>
+#include <QStaticText>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+class QPalette;
+
+namespace attnlab {
+
+class NumberGlyphs;
+
+// The colours a map is drawn with around its cells.
+struct HeatmapStyle {
+    QColor background;  // behind everything (QPalette::Window)
+    QColor text;        // labels, ticks, caption, the focus line (QPalette::WindowText)
+    QColor frame;       // the cells' and the bar's frame (QPalette::Mid)
+    // On screen: numbers and labels drawn from cached glyphs; exports keep
+    // QPainter's own text, which SVG and PDF record as text.
+    bool screen = false;
+    static HeatmapStyle fromPalette(const QPalette& palette, bool screen = false);
+};
+
+class HeatmapRenderer {
+    Q_DECLARE_TR_FUNCTIONS(HeatmapView)
+public:
+    HeatmapRenderer();
+    ~HeatmapRenderer();
+    HeatmapRenderer(const HeatmapRenderer&) = delete;
+    HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;
+
+    void setFont(const QFont& font);
+    const QFont& font() const { return font_; }
+    void setTitle(const QString& title);
+    const QString& title() const { return title_; }
+    void setColorMap(MapColors map);
+    MapColors colorMap() const { return scale_.map; }
+    // Missing labels are numbered from 0, extra ones are ignored.
+    void setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
+                  const QStringList& colLabels);
+    const CellSource& cells() const { return *cells_; }
+    int rowCount() const { return cells_->rows(); }
+    int columnCount() const { return cells_->cols(); }
+    const QStringList& rowLabels() const { return rowLabels_; }
+    const QStringList& columnLabels() const { return colLabels_; }
+    // Ignored unless both are finite; diverging maps draw [-m, m], m = max(|lo|, |hi|).
+    void setRange(double lo, double hi);
+    double rangeLow() const { return scale_.lo; }
+    double rangeHigh() const { return scale_.hi; }
+    void setColorScale(MapScale scale, double logLow);
+    MapScale colorScale() const;  // as drawn: Linear on a diverging map
+    double logLow() const { return scale_.logLow; }
+    void setScaleCaption(const QString& caption);
+    const QString& scaleCaption() const { return scaleCaption_; }
+    void setDecimals(int decimals);  // clamped to [0, 10]
+    int decimals() const { return scale_.decimals; }
+    // -1 (or out of range): none. True when it changed.
+    bool setFocusRow(int row);
+    int focusRow() const { return focusRow_; }
+    // The block of cells shown, clamped to the map; every cell for a null
+    // rectangle (or the whole map). True when it changed.
+    bool setShownBlock(const QRect& block);
+    QRect shownBlock() const;
+    bool isZoomed() const { return !block_.isNull(); }
+
+    const HeatmapLayout& layout(const QSize& size) const;  // cached
+    // Draws everything in (0, 0, size) of the painter's coordinates.
+    void paint(QPainter& painter, const QSize& size, const HeatmapStyle& style) const;
+
+    QColor colorFor(double value) const;  // linear, under the map and range
+    QColor cellColor(int row, int col) const;
+    // Cell geometry in map rows and columns (empty outside the shown block).
+    QRect cellRect(const QSize& size, int row, int col) const;
+    int rowAt(const QSize& size, int y) const;  // -1 outside the shown rows
+    int columnAt(const QSize& size, int x) const;
+    QStringList scaleTickTexts(const QSize& size) const;
+    QStringList shownColumnLabels(const QSize& size) const;
+    QString formatValue(double value) const { return scale_.formatValue(value); }
+    const HeatmapColorScale& colorScaleSpec() const { return scale_; }
+    QString captionText() const;  // the scale's caption, and the shown block when zoomed
+    const QString& widestCellText() const;
+
+private:
+    double rowMaxAt(int row) const;
+    void invalidate(bool colours);
+    void ensureCellImage(int width, int height) const;
+    void paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
+    void paintLabels(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
+    void paintScale(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
+    void paintCaption(QPainter& painter, const HeatmapLayout& l) const;
+    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
+                   bool bold, bool screen) const;
+
+    QFont font_;
+    QString title_;
+    std::shared_ptr<const CellSource> cells_;
+    QStringList rowLabels_;
+    QStringList colLabels_;
+    HeatmapColorScale scale_;
+    QString scaleCaption_;
+    int focusRow_ = -1;
+    QRect block_;  // null when every cell is shown
+
+    mutable std::vector<double> rowMax_;  // per row, filled when first drawn
+    // Cells sampled at their centres onto width x height pixels (cols x rows
+    // when the cells are legible), rebuilt only when stale: a 2048 x 2048 map
+    // costs the same as the widget's area.
+    mutable QImage cellImage_;
+    mutable bool cellImageStale_ = true;
+    mutable QString widestCellText_;
+    mutable bool widestTextStale_ = true;
+    mutable HeatmapLayout layoutCache_;
+    mutable bool layoutValid_ = false;
+    // Widest row (bold) and column label, -1 until measured.
+    mutable int widestRowLabel_ = -1;
+    mutable int widestColumnLabel_ = -1;
+    mutable std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
+    // Labels on screen laid out once per elide width; [1] in bold.
+    mutable QHash<QPair<QString, int>, QStaticText> labelTexts_[2];
+};
+
+}  // namespace attnlab

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HeatmapLayout on plain inputs: a 16-pixel line (pad 4, margin 8), "M" 10
+// pixels wide, row labels 30 and column labels 20 pixels wide, colour-bar
+// numbers 24 pixels wide. Every expected rectangle is worked out by hand
+// from the rules in heatmaplayout.cpp; the comments give the sums.
+
+#include "heatmaplayout.h"
+
+#include <QTest>
+
+using attnlab::HeatmapLayout;
+using attnlab::HeatmapLayoutInput;
+
+namespace {
+
+HeatmapLayoutInput input(QSize size, int rows, int cols)
+{
+    HeatmapLayoutInput in;
+    in.size = size;
+    in.rows = rows;
+    in.cols = cols;
+    in.lineHeight = 16;
+    in.emWidth = 10;
+    in.widestRowLabel = 30;
+    in.widestColumnLabel = 20;
+    in.widestTickText = 24;
+    in.endsTextWidth = 60;
+    in.widestCellText = [] { return 28; };
+    return in;
+}
+
+}  // namespace
+
+class TestHeatmapLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void smallMapPrintsValues();
+    void cellGeometry();
+    void titleCentredOverTheCells();
+    void manyCellsDrawAnImageAndThinTheLabels();
+    void longColumnLabelsLieFlatOverEveryFewCells();
+    void shortStripPutsTheScaleEndsOnOneLine();
+    void captionGetsItsLineClearOfTheFocusOutline();
+    void longCaptionWrapsOntoASecondLine();
+    void emptyMapHasOnlyATitle();
+};
+
+void TestHeatmapLayout::smallMapPrintsValues()
+{
+    int cellTextAsked = 0;
+    HeatmapLayoutInput in = input({400, 300}, 4, 4);
+    in.widestCellText = [&cellTextAsked] {
+        ++cellTextAsked;
+        return 28;
+    };
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    // Scale: gap 16 + bar 12 + tick 4 + 8 + numbers 24 = 64. Row labels
+    // 30 + gap (4 + outline 4) = 38. Cells at most 400 - 16 - 38 - 64 = 282
+    // wide; flat column labels 16 + 8 = 24 tall, so 300 - 8 - 24 - 8 = 260 high.
+    QCOMPARE(l.cells, QRect(46, 32, 282, 260));
+    QCOMPARE(l.rowLabels, QRect(8, 32, 38, 260));
+    QCOMPARE(l.columnLabels, QRect(46, 8, 282, 24));
+    QCOMPARE(l.scaleBar, QRect(344, 32, 12, 260));  // 46 + 282 + 16
+    QCOMPARE(l.tickTextLeft, 368);                  // 344 + 12 + 4 + 8
+    QCOMPARE(l.rowLabelWidth, 30);
+    QCOMPARE(l.labelGap, 8);
+    QVERIFY(!l.rotatedColumns);
+    QCOMPARE(l.rowLabelStep, 1);
+    QCOMPARE(l.columnLabelStep, 1);
+    // 70 x 65 cells hold "0.00"-wide text (28 + 2 pad) and are drawn one by one.
+    QVERIFY(l.cellText);
+    QVERIFY(!l.imageMode);
+    QCOMPARE(cellTextAsked, 1);
+    QCOMPARE(l.scaleTicks, 5);  // 260 >= 6 lines
+    QVERIFY(!l.endsOnOneLine);
+    QVERIFY(l.caption.isNull());
+    QVERIFY(l.title.isNull());
+}
+
+void TestHeatmapLayout::cellGeometry()
+{
+    const HeatmapLayout l = HeatmapLayout::compute(input({400, 300}, 4, 4));
+    // Column 2 spans [46 + round(2 * 282 / 4), 46 + round(3 * 282 / 4)) =
+    // [187, 258); row 1 spans [32 + 65, 32 + 130).
+    QCOMPARE(l.cellRect(1, 2), QRect(187, 97, 71, 65));
+    QCOMPARE(l.cellRect(0, 0), QRect(46, 32, 71, 65));
+    QCOMPARE(l.rowAt(96), 0);
+    QCOMPARE(l.rowAt(97), 1);
+    QCOMPARE(l.rowAt(291), 3);
+    QCOMPARE(l.rowAt(292), -1);
+    QCOMPARE(l.columnAt(45), -1);
+    QCOMPARE(l.columnAt(186), 1);
+    QCOMPARE(l.columnAt(187), 2);
+}
+
+void TestHeatmapLayout::titleCentredOverTheCells()
+{
+    HeatmapLayoutInput in = input({400, 300}, 4, 4);
+    in.hasTitle = true;
+    in.titleWidth = 100;
+    in.titleHeight = 18;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    // Below the title (8 + 18 + 4 = 30) and the labels (24): 300 - 30 - 24 - 8 = 238.
+    QCOMPARE(l.cells, QRect(46, 54, 282, 238));
+    // Centre of the cells (46 + 327) / 2 = 186, less half the title's 100.
+    QCOMPARE(l.title, QRect(136, 8, 100, 18));
+}
+
+void TestHeatmapLayout::manyCellsDrawAnImageAndThinTheLabels()
+{
+    int cellTextAsked = 0;
+    HeatmapLayoutInput in = input({400, 300}, 100, 100);
+    in.widestCellText = [&cellTextAsked] {
+        ++cellTextAsked;
+        return 28;
+    };
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    // 2.82-pixel columns cannot hold a 20-pixel label flat: rotated, 20 + 8
+    // tall, cells 300 - 8 - 28 - 8 = 256 high (2.56 a row).
+    QVERIFY(l.rotatedColumns);
+    QCOMPARE(l.columnLabelWidth, 20);
+    QCOMPARE(l.cells, QRect(46, 36, 282, 256));
+    // Under 8 pixels a cell: one image, no text, the widest text never measured.
+    QVERIFY(l.imageMode);
+    QVERIFY(!l.cellText);
+    QCOMPARE(cellTextAsked, 0);
+    // Labels 1.5 lines (24 px) apart: ceil(24 / 2.56) = 10 rows, ceil(24 / 2.82) = 9 columns.
+    QCOMPARE(l.rowLabelStep, 10);
+    QCOMPARE(l.columnLabelStep, 9);
+    // Row 50 starts at 36 + round(50 * 256 / 100) = 164.
+    QCOMPARE(l.cellRect(50, 0).top(), 164);
+}
+
+void TestHeatmapLayout::longColumnLabelsLieFlatOverEveryFewCells()
+{
+    HeatmapLayoutInput in = input({400, 120}, 2, 40);
+    in.widestColumnLabel = 40;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    // Rotated they would be elided to a quarter of the height (30 < 40);
+    // flat over every ceil((40 + 8) / 7.05) = 7 cells they are whole.
+    QVERIFY(!l.rotatedColumns);
+    QCOMPARE(l.columnLabelStep, 7);
+    QCOMPARE(l.columnLabelWidth, 40);
+    // Cells 7.05 wide and at most a line (16) tall: 282 x 32 under 24 of labels.
+    QCOMPARE(l.cells, QRect(46, 32, 282, 32));
+    QCOMPARE(l.rowLabelStep, 1);
+    QVERIFY(l.imageMode);       // 7 pixels wide
+    QCOMPARE(l.scaleTicks, 2);  // under three lines
+    QVERIFY(!l.endsOnOneLine);
+}
+
+void TestHeatmapLayout::shortStripPutsTheScaleEndsOnOneLine()
+{
+    const HeatmapLayout l = HeatmapLayout::compute(input({400, 60}, 1, 64));
+    // The bar would be under two lines: "low … high" (60) on one line, so the
+    // scale takes 16 + 12 + 4 + 8 + 60 = 100 and the cells 400 - 16 - 38 - 100 = 246.
+    QVERIFY(l.endsOnOneLine);
+    QCOMPARE(l.cells, QRect(46, 32, 246, 16));
+    QCOMPARE(l.scaleBar, QRect(308, 32, 12, 16));
+    QCOMPARE(l.tickTextLeft, 332);
+    QCOMPARE(l.columnLabelStep, 8);  // ceil((20 + 8) / 3.84)
+}
+
+void TestHeatmapLayout::captionGetsItsLineClearOfTheFocusOutline()
+{
+    HeatmapLayoutInput in = input({400, 300}, 4, 4);
+    in.hasCaption = true;
+    in.captionWidth = 300;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    // One line and a gap of 5 (the 4-pixel focus outline and a pixel):
+    // cells 300 - 8 - 24 - 21 - 8 = 239 high, the caption right under them,
+    // ending at the bottom margin.
+    QCOMPARE(l.captionLines, 1);
+    QCOMPARE(l.cells, QRect(46, 32, 282, 239));
+    QCOMPARE(l.caption, QRect(8, 276, 384, 16));
+    QVERIFY(l.caption.top() > l.cells.bottom() + HeatmapLayout::kFocusOutline);
+    QCOMPARE(l.caption.bottom() + 1, 300 - 8);
+}
+
+void TestHeatmapLayout::longCaptionWrapsOntoASecondLine()
+{
+    HeatmapLayoutInput in = input({400, 300}, 4, 4);
+    in.hasCaption = true;
+    in.captionWidth = 500;  // wider than the 384 between the margins
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    QCOMPARE(l.captionLines, 2);
+    // Two lines: 300 - 8 - 24 - (32 + 5) - 8 = 223.
+    QCOMPARE(l.cells, QRect(46, 32, 282, 223));
+    QCOMPARE(l.caption, QRect(8, 260, 384, 32));
+    QCOMPARE(l.caption.bottom() + 1, 300 - 8);
+}
+
+void TestHeatmapLayout::emptyMapHasOnlyATitle()
+{
+    HeatmapLayoutInput in = input({400, 300}, 0, 0);
+    in.hasTitle = true;
+    in.titleWidth = 100;
+    in.titleHeight = 18;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    QCOMPARE(l.title, QRect(8, 8, 384, 18));
+    QVERIFY(l.cells.isNull());
+    QVERIFY(l.cellRect(0, 0).isNull());
+    QCOMPARE(l.rowAt(100), -1);
+}
+
+QTEST_APPLESS_MAIN(TestHeatmapLayout)
+#include "tst_heatmaplayout.moc"
