@@ -3,7 +3,10 @@
 // The Attention Lab window: lays out the views over one Session and wires
 // them. The sentence and tokens sit on top, the pipeline maps in the centre,
 // parameters (left), statistics (right), the focused query and the matrix
-// editors (bottom) in dock widgets the user can rearrange.
+// editors (bottom) in dock widgets the user can rearrange. The work is the
+// controllers': DocumentController (labs, undo, import), LessonController
+// (lesson, scaling demo, d_k sweep), ExportActions (exports) and
+// WindowSettings (what is kept between runs).
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
@@ -11,6 +14,7 @@
 #include "lessonpanel.h"
 #include "session.h"
 #include "viewexporter.h"
+#include "windowsettings.h"
 
 #include <QJsonObject>
 #include <QMainWindow>
@@ -18,14 +22,16 @@
 #include <memory>
 
 class QAction;
-class QDockWidget;
-class QMenu;
-class QTableView;
 class QUndoStack;
 
 namespace attnlab {
 
 class DkSweep;
+class DocumentController;
+class ExportActions;
+class LessonController;
+class LessonPanel;
+class MatrixEditors;
 class FocusPanel;
 class LabDocument;
 class UndoRecorder;
@@ -75,20 +81,20 @@ public:
     // View > Presentation mode (F11) and View > Theme.
     PresentationMode* presentationMode() const { return presentation_; }
     ThemeController* themeController() const { return theme_; }
-    LessonPanel* lessonPanel() const { return lesson_; }
+    LessonPanel* lessonPanel() const;
     QAction* lessonModeAction() const;
-    QAction* scalingDemoAction() const { return scalingDemo_; }
+    QAction* scalingDemoAction() const;
     // The d_k play button's sweep (its frames: the pipeline figure).
-    DkSweep* dkSweep() const { return sweep_; }
+    DkSweep* dkSweep() const;
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
     void startScalingDemo();
 
     // Saved labs, undo, import and export (File and Edit menus). Every change
     // of the session is an undo step (see UndoRecorder).
-    QUndoStack* undoStack() const { return undoStack_; }
-    UndoRecorder* undoRecorder() const { return recorder_; }
-    LabDocument* document() const { return document_; }
+    QUndoStack* undoStack() const;
+    UndoRecorder* undoRecorder() const;
+    LabDocument* document() const;
     // What a saved lab keeps of the window: focus query, colour ranges, tab.
     QJsonObject viewState() const;
     void applyViewState(const QJsonObject& view);
@@ -111,7 +117,7 @@ public:
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
     void copyViewToClipboard(ExportView view) const;
     // Export and copy of every view, and their right-click menus.
-    ViewExportController* viewExports() const { return exports_; }
+    ViewExportController* viewExports() const;
     // At start: the autosave of a run that did not close is offered back.
     void offerRecovery();
 
@@ -123,57 +129,33 @@ protected:
 
 private:
     void createDocks();
-    void createExports();
+    void createScalingLabViews();
     void createMenus();
-    void defaultDockSizes();  // for the current window size
+    void createViewMenu();
     void onResultChanged();
     void showFocus(int query);
     void showAbout();
-    void createScalingLabViews();
-    void addScalingLabActions(QMenu* view);
-    void createDkSweep();
-    void updateScalingViews();  // on every result
-    void showLessonStage(LessonPanel::Stage stage);
-    void prepareLessonExperiment();  // unit variance, see LessonPanel
-    void clearLessonHighlight();
-    void createUndo();
-    void connectUndoGestures();
-    void createFileActions(QMenu* file);
-    void createEditActions(QMenu* edit);
-    void startDocument(const CommandLineOutcome& start);
-    void rebuildRecentMenu();
-    void updateWindowTitle();
-    void showExportDialog();
-    void showImportDialog();
-    void exportAllViewsInteractive();
-    void exportNumbersInteractive();
+    void showMessage(const QString& text, int timeout) const;
+    WindowSettings settings() const;
 
     Session* session_;
     InputPanel* input_;
     PipelineView* pipeline_;
     ParameterPanel* parameters_;
-    StatisticsPanel* statistics_;
-    FocusPanel* focus_;
+    StatisticsPanel* statistics_ = nullptr;
+    FocusPanel* focus_ = nullptr;
     NoticeBar* notice_ = nullptr;
-    QList<MatrixTableModel*> matrixModels_;
-    QList<QTableView*> matrixViews_;  // one per model, same order
-    void updateMatrixLiveness();      // live while on screen (or the window is not)
+    MatrixEditors* matrices_ = nullptr;
+    ScalingCompareView* compare_ = nullptr;
+    ScalingLabView* lab_ = nullptr;
+    PresentationMode* presentation_ = nullptr;
+    ThemeController* theme_ = nullptr;
+    DocumentController* documents_ = nullptr;
+    LessonController* lessons_ = nullptr;
+    ExportActions* exports_ = nullptr;
     QAction* independentRanges_ = nullptr;
     int focusQuery_ = 1;      // the query shown
     int preferredFocus_ = 1;  // the query chosen; the article's query_2, "is"
-    ScalingCompareView* compare_ = nullptr;
-    ScalingLabView* lab_ = nullptr;
-    LessonPanel* lesson_ = nullptr;
-    QDockWidget* lessonDock_ = nullptr;
-    PresentationMode* presentation_ = nullptr;
-    ThemeController* theme_ = nullptr;
-    QAction* scalingDemo_ = nullptr;
-    DkSweep* sweep_ = nullptr;
-    QUndoStack* undoStack_ = nullptr;
-    UndoRecorder* recorder_ = nullptr;
-    LabDocument* document_ = nullptr;
-    QMenu* recentMenu_ = nullptr;
-    ViewExportController* exports_ = nullptr;
 };
 
 }  // namespace attnlab

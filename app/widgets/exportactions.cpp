@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "exportactions.h"
+
+#include "focuspanel.h"
+#include "heatmapview.h"
+#include "pipelineview.h"
+#include "scaling_lab.h"
+#include "scalingcompareview.h"
+#include "scalinglabview.h"
+#include "session.h"
+#include "stagedwrite.h"
+#include "viewnumbers.h"
+#include "scorehistogramview.h"
+#include "viewexportcontroller.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QMenu>
+#include <qcustomplot.h>
+
+namespace attnlab {
+
+ExportActions::ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window)
+    : QObject(window), session_(session), views_(views), focusQuery_(std::move(focusQuery)), window_(window)
+{
+    exports_ = new ViewExportController(
+        window,
+        [this](const ExportOptions& options) {
+            auto exporter = std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_(), options);
+            exporter->setWeightsScaleMode(views_.pipeline->weightsScaleMode());
+            return exporter;
+        },
+        [this] {
+            ExportOptions options;
+            options.independentRanges = views_.pipeline->independentRanges();
+            return options;
+        });
+    connect(exports_, &ViewExportController::message, this,
+            [this](const QString& text) { emit message(text, 10000); });
+    registerViews();
+}
+
+void ExportActions::registerViews()
+{
+    // maps() is in ExportView's order, raw scores to context.
+    const QList<HeatmapView*> maps = views_.pipeline->maps();
+    for (int i = 0; i < maps.size(); ++i)
+        exports_->installMenu(maps[i], ExportView(int(ExportView::RawScores) + i));
+    if (auto* page = views_.pipeline->findChild<QWidget*>(QStringLiteral("pipelinePage")))
+        exports_->installMenu(page, ExportView::Pipeline);
+    exports_->installMenu(views_.compare, ExportView::ScalingComparison);
+    exports_->installMenu(views_.compare->histogramView(), ExportView::ScoreHistogram);
+    ScalingLabView* lab = views_.lab;
+    for (int i = 0; i < ScalingLabView::kPlotCount; ++i) {
+        const auto view = ExportView(int(ExportView::LabVariance) + i);
+        exports_->registerView(
+            view, {ViewExporter::viewName(view), ViewExporter::fileStem(view),
+                   ViewExporter::defaultSize(view), plotPainter(lab->plot(ScalingLabView::Plot(i))),
+                   [lab, i] { return lab->hasCurves() ? scalingLabCsv(lab->curves(), i) : std::string(); }});
+        exports_->installMenu(lab->plot(ScalingLabView::Plot(i)), view);
+    }
+    const ExportView focus = ExportView::FocusedQuery;
+    exports_->registerView(focus, {ViewExporter::viewName(focus), ViewExporter::fileStem(focus),
+                                   ViewExporter::defaultSize(focus), widgetPainter(views_.focus),
+                                   [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
+    // The plot takes its own context-menu events.
+    exports_->installMenu(views_.focus, focus);
+    exports_->installMenu(views_.focus->plot(), focus);
+}
+
+void ExportActions::addFileActions(QMenu* file)
+{
+    QAction* picture = file->addAction(tr("&Export a picture…"), this,
+                                       [this] { exports_->exportPicture(ExportView::Pipeline); });
+    picture->setObjectName(QStringLiteral("exportPictureAction"));
+    picture->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    picture->setStatusTip(tr("One heatmap or the pipeline figure as PNG, SVG or PDF."));
+    QAction* all = file->addAction(tr("Export all &views…"), this, &ExportActions::exportAllViewsInteractive);
+    all->setObjectName(QStringLiteral("exportAllViewsAction"));
+    all->setStatusTip(tr("Every heatmap and the pipeline figure as PNG, SVG and PDF into a folder."));
+    QAction* numbers =
+        file->addAction(tr("Export n&umbers…"), this, &ExportActions::exportNumbersInteractive);
+    numbers->setObjectName(QStringLiteral("exportNumbersAction"));
+    numbers->setStatusTip(tr("Every matrix as CSV, JSON and NumPy .npy into a folder."));
+}
+
+void ExportActions::addEditActions(QMenu* edit)
+{
+    QAction* copy = edit->addAction(tr("&Copy the pipeline figure"), this,
+                                    [this] { copyViewToClipboard(ExportView::Pipeline); });
+    copy->setObjectName(QStringLiteral("copyFigureAction"));
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    copy->setStatusTip(tr("The three score maps as one picture on the clipboard, for slides."));
+}
+
+AttentionSnapshot ExportActions::currentSnapshot() const
+{
+    AttentionSnapshot snapshot;
+    snapshot.config = session_->config();
+    snapshot.options = session_->options();
+    snapshot.model = session_->model();
+    snapshot.result = session_->result();
+    snapshot.stats = session_->stats();
+    // With a problem the config is the refused request; describe what is shown.
+    snapshot.config.dModel = int(snapshot.model.X.cols());
+    snapshot.config.dK = int(snapshot.model.Wq.cols());
+    snapshot.config.dV = int(snapshot.model.Wv.cols());
+    return snapshot;
+}
+
+std::unique_ptr<ViewExporter> ExportActions::makeViewExporter() const
+{
+    auto exporter = std::make_unique<ViewExporter>(currentSnapshot(), focusQuery_(),
+                                                   views_.pipeline->independentRanges());
+    exporter->setWeightsScaleMode(views_.pipeline->weightsScaleMode());
+    return exporter;
+}
+
+attn::Status ExportActions::exportView(ExportView view, const QString& path, const QSize& size,
+                                       qreal scale) const
+{
+    return exports_->writePicture(view, path, size, scale, exports_->defaultOptions());
+}
+
+attn::Status ExportActions::exportAllViews(const QString& directory, const QSize& size) const
+{
+    const std::unique_ptr<ViewExporter> exporter = makeViewExporter();
+    std::vector<OutputFile> files;
+    for (ImageFormat format : {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf}) {
+        attn::Expected<std::vector<OutputFile>> some = exporter->files(format, size);
+        if (!some)
+            return some.error();
+        for (OutputFile& f : some.value())
+            files.push_back(std::move(f));
+    }
+    return writeFilesAtomically(directory, files);
+}
+
+attn::Status ExportActions::exportNumbers(const QString& directory, const ExportFormats& formats) const
+{
+    if (!session_->problem().isEmpty())
+        return attn::Error{session_->problem().toStdString()};
+    ExportFormats numbers = formats;
+    numbers.png = numbers.svg = numbers.pdf = false;  // exportAllViews draws the pictures
+    const AttentionSnapshot snapshot = currentSnapshot();
+    return exportAttention(directory, snapshot, numbers);
+}
+
+void ExportActions::copyViewToClipboard(ExportView view) const
+{
+    exports_->copy(view);
+}
+
+void ExportActions::exportAllViewsInteractive()
+{
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"));
+    if (directory.isEmpty())
+        return;
+    const attn::Status written = exportAllViews(directory, QSize());
+    emit message(written ? tr("Wrote every view to %1.").arg(QDir::toNativeSeparators(directory))
+                         : QString::fromStdString(written.error().message),
+                 10000);
+}
+
+void ExportActions::exportNumbersInteractive()
+{
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export the numbers into"));
+    if (directory.isEmpty())
+        return;
+    ExportFormats formats;
+    formats.json = formats.csv = formats.npy = true;
+    const attn::Status written = exportNumbers(directory, formats);
+    emit message(written ? tr("Wrote the matrices to %1.").arg(QDir::toNativeSeparators(directory))
+                         : QString::fromStdString(written.error().message),
+                 10000);
+}
+
+}  // namespace attnlab

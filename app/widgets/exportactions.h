@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The window's exports: the current run as a snapshot for the exporters,
+// every view registered with the ViewExportController (the maps, the
+// pipeline figure, the comparison, the histogram, the d_k lab's plots, the
+// focused query) with its right-click menu, and the File and Edit actions
+// (Export a picture, Export all views, Export numbers, Copy the figure).
+
+#include "attentionexport.h"
+#include "attentionsnapshot.h"
+#include "expected.h"
+#include "viewexporter.h"
+
+#include <QObject>
+#include <QSize>
+
+#include <functional>
+#include <memory>
+
+class QMenu;
+class QWidget;
+
+namespace attnlab {
+
+class FocusPanel;
+class PipelineView;
+class ScalingCompareView;
+class ScalingLabView;
+class Session;
+class ViewExportController;
+
+class ExportActions : public QObject {
+    Q_OBJECT
+public:
+    struct Views {
+        PipelineView* pipeline = nullptr;
+        FocusPanel* focus = nullptr;
+        ScalingCompareView* compare = nullptr;
+        ScalingLabView* lab = nullptr;
+    };
+    // focusQuery: the query the window shows.
+    ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window);
+
+    ViewExportController* controller() const { return exports_; }
+    void addFileActions(QMenu* file);  // picture, all views, numbers
+    void addEditActions(QMenu* edit);  // copy the pipeline figure
+
+    AttentionSnapshot currentSnapshot() const;
+    std::unique_ptr<ViewExporter> makeViewExporter() const;
+    attn::Status exportView(ExportView view, const QString& path, const QSize& size, qreal scale) const;
+    attn::Status exportAllViews(const QString& directory, const QSize& size) const;
+    attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
+    void copyViewToClipboard(ExportView view) const;
+
+signals:
+    void message(const QString& text, int timeout);
+
+private:
+    void registerViews();
+    void exportAllViewsInteractive();
+    void exportNumbersInteractive();
+
+    Session* session_;
+    Views views_;
+    std::function<int()> focusQuery_;
+    QWidget* window_;
+    ViewExportController* exports_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "lessoncontroller.h"
+
+#include "dksweep.h"
+#include "dksweepbutton.h"
+#include "parameterpanel.h"
+#include "pipelineview.h"
+#include "scalingcompareview.h"
+#include "scalinglabview.h"
+#include "score_histogram.h"
+#include "session.h"
+#include "undorecorder.h"
+#include "viewdemand.h"
+#include "viewexporter.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QEvent>
+#include <QMainWindow>
+#include <QMenu>
+#include <QPushButton>
+#include <QSlider>
+
+namespace attnlab {
+
+LessonController::LessonController(Session* session, UndoRecorder* recorder, Views views, QMainWindow* window)
+    : QObject(window), session_(session), recorder_(recorder), views_(views), window_(window)
+{
+    createLessonDock();
+    connect(views_.parameters, &ParameterPanel::scalingDemoRequested, this,
+            &LessonController::startScalingDemo);
+    connect(session_, &Session::resultChanged, this, &LessonController::updateScalingViews);
+    views_.compare->installEventFilter(this);
+    lesson_->installEventFilter(this);
+    createDkSweep();
+    updateScalingViews();
+}
+
+void LessonController::createLessonDock()
+{
+    lesson_ = new LessonPanel;
+    lesson_->setObjectName(QStringLiteral("lessonPanel"));
+    lessonDock_ = new QDockWidget(tr("Lesson"), window_);
+    lessonDock_->setObjectName(QStringLiteral("lessonDock"));
+    lessonDock_->setWidget(lesson_);
+    // Below the maps, which need the window's width, as a tab beside the
+    // focused query; raised when opened.
+    window_->addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+    window_->tabifyDockWidget(views_.besideDock, lessonDock_);
+    lessonDock_->hide();
+    views_.besideDock->raise();
+    QAction* lessonMode = lessonDock_->toggleViewAction();
+    lessonMode->setObjectName(QStringLiteral("lessonModeAction"));
+    lessonMode->setText(tr("&Lesson mode"));
+    lessonMode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    lessonMode->setStatusTip(
+        tr("A guided walk through softmax(Q Kᵀ / √d_k) V, one highlighted "
+           "map at a time, ending with an experiment on d_k."));
+    // The action follows the dock's visibility, however it is opened or closed.
+    connect(lessonMode, &QAction::toggled, this, [this](bool open) {
+        if (open) {
+            // Once the dock area has taken it back into its tabs.
+            QMetaObject::invokeMethod(lessonDock_, &QWidget::raise, Qt::QueuedConnection);
+            lesson_->restart();
+        } else {
+            clearLessonHighlight();
+        }
+    });
+    connect(lesson_, &LessonPanel::stepChanged, this,
+            [this](int, LessonPanel::Stage stage) { showLessonStage(stage); });
+    connect(lesson_, &LessonPanel::finished, lessonDock_, &QDockWidget::close);
+    connect(session_, &Session::parametersChanged, lesson_,
+            [this] { lesson_->setInitMode(session_->config().init); });
+    lesson_->setInitMode(session_->config().init);
+}
+
+void LessonController::createDkSweep()
+{
+    sweep_ = new DkSweep(session_, this);
+    sweep_->setObjectName(QStringLiteral("dkSweep"));
+    sweep_->setFrameSource([this] {
+        return frameExporter_()->encode(ExportView::Pipeline, ImageFormat::Png,
+                                        ViewExporter::defaultSize(ExportView::Pipeline));
+    });
+    // The whole sweep is one undo step.
+    connect(sweep_, &DkSweep::started, recorder_, &UndoRecorder::beginGesture);
+    connect(sweep_, &DkSweep::finished, recorder_, &UndoRecorder::endGesture);
+    auto* play = new DkSweepButton(sweep_, views_.parameters);
+    connect(play, &DkSweepButton::message, this, [this](const QString& text) { emit message(text, 10000); });
+    views_.parameters->addDkControl(play);
+}
+
+void LessonController::setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter)
+{
+    frameExporter_ = std::move(exporter);
+}
+
+void LessonController::addViewActions(QMenu* view)
+{
+    scalingDemo_ = view->addAction(tr("Scaling &demo"), this, &LessonController::startScalingDemo);
+    scalingDemo_->setObjectName(QStringLiteral("scalingDemoAction"));
+    scalingDemo_->setStatusTip(views_.parameters->scalingDemoButton()->toolTip());
+}
+
+QAction* LessonController::lessonModeAction() const
+{
+    return lessonDock_->toggleViewAction();
+}
+
+bool LessonController::eventFilter(QObject* watched, QEvent* event)
+{
+    if ((watched == views_.compare || watched == lesson_) && event->type() == QEvent::Show)
+        updateScalingViews();  // brought on screen: catch up with the results it skipped
+    return QObject::eventFilter(watched, event);
+}
+
+void LessonController::updateScalingViews()
+{
+    if (!session_->hasResult())
+        return;
+    views_.lab->setCurrentDk(session_->resultDK());
+    views_.compare->setInitMode(session_->config().init);
+    // The comparison is the core's (two more n x n softmaxes, computed by
+    // the session with the result, off the GUI thread when large); the views
+    // only draw it.
+    const ViewDemand::Comparison demand = ViewDemand::comparison(
+        window_->isVisible(), session_->tokenCount(), views_.compare->isVisible(), lessonDock_->isVisible());
+    session_->setComparisonWanted(demand.computeWithResult);
+    if (!demand.updateCompareView && !demand.updateLesson)
+        return;
+    const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
+    if (demand.updateCompareView && views_.compare->comparisonPointer() != comparison) {
+        views_.compare->setData(comparison, session_->tokenLabels());
+        // Sampled above attn::kScoreHistogramMaxPairs: about a millisecond.
+        views_.compare->setHistogram(attn::scoreHistogram(session_->result()));
+    }
+    if (demand.updateLesson)
+        lesson_->setLiveComparison(*comparison);
+}
+
+void LessonController::startScalingDemo()
+{
+    session_->setInit(attn::InitMode::UnitVariance);
+    views_.pipeline->showPage(views_.compare);
+    emit message(tr("Unit-variance initialisation: q and k entries have variance "
+                    "about 1. Move d_k and compare the two softmax maps."),
+                 10000);
+}
+
+void LessonController::showLessonStage(LessonPanel::Stage stage)
+{
+    using Stage = LessonPanel::Stage;
+    PipelineView* pipeline = views_.pipeline;
+    views_.parameters->setDkHighlighted(stage == Stage::DkExperiment);
+    switch (stage) {
+    case Stage::Scores: pipeline->setHighlightedMap(pipeline->rawScoresMap()); break;
+    case Stage::Scale: pipeline->setHighlightedMap(pipeline->scaledScoresMap()); break;
+    case Stage::Softmax: pipeline->setHighlightedMap(pipeline->weightsMap()); break;
+    case Stage::Context: pipeline->setHighlightedMap(pipeline->contextMap()); break;
+    case Stage::DkExperiment:
+        prepareLessonExperiment();
+        pipeline->setHighlightedMap(nullptr);
+        pipeline->showPage(views_.compare);
+        views_.parameters->dKSlider()->setFocus(Qt::OtherFocusReason);
+        break;
+    }
+}
+
+void LessonController::prepareLessonExperiment()
+{
+    // The experiment's statements need unit-variance q and k. Drawn matrices
+    // are redrawn so (one undo step); the user's own are kept, and the panel
+    // says which of the two happened.
+    if (session_->config().init == attn::InitMode::UnitVariance || session_->editedCells() > 0)
+        return;
+    recorder_->recordAs(tr("Unit-variance initialisation for the lesson"),
+                        [this] { session_->setInit(attn::InitMode::UnitVariance); });
+    if (session_->config().init == attn::InitMode::UnitVariance)
+        lesson_->noteInitSwitched();
+}
+
+void LessonController::clearLessonHighlight()
+{
+    views_.pipeline->setHighlightedMap(nullptr);
+    views_.parameters->setDkHighlighted(false);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The teaching of d_k in the window: lesson mode (the Lesson dock, its
+// steps shown as highlighted maps, the switch to unit variance for the d_k
+// experiment and its notice), the scaling demo, the d_k play button's sweep,
+// and the comparison tab and lesson kept current by the rule of ViewDemand.
+
+#include "lessonpanel.h"
+
+#include <QObject>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QMainWindow;
+class QMenu;
+
+namespace attnlab {
+
+class DkSweep;
+class ParameterPanel;
+class PipelineView;
+class ScalingCompareView;
+class ScalingLabView;
+class Session;
+class UndoRecorder;
+class ViewExporter;
+
+class LessonController : public QObject {
+    Q_OBJECT
+public:
+    struct Views {
+        PipelineView* pipeline = nullptr;
+        ParameterPanel* parameters = nullptr;
+        ScalingCompareView* compare = nullptr;
+        ScalingLabView* lab = nullptr;
+        QDockWidget* besideDock = nullptr;  // the lesson dock is a tab beside it
+    };
+    LessonController(Session* session, UndoRecorder* recorder, Views views, QMainWindow* window);
+
+    LessonPanel* lessonPanel() const { return lesson_; }
+    QAction* lessonModeAction() const;
+    QAction* scalingDemoAction() const { return scalingDemo_; }
+    DkSweep* dkSweep() const { return sweep_; }
+
+    // The sweep's frames: the pipeline figure of `exporter`.
+    void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
+    void addViewActions(QMenu* view);  // Scaling demo
+    // Unit-variance initialisation (an ordinary parameter change) and the
+    // unscaled vs scaled tab.
+    void startScalingDemo();
+
+signals:
+    void message(const QString& text, int timeout);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // shown: catch up
+
+private:
+    void createLessonDock();
+    void createDkSweep();
+    void updateScalingViews();  // on every result
+    void showLessonStage(LessonPanel::Stage stage);
+    void prepareLessonExperiment();  // unit variance, see LessonPanel
+    void clearLessonHighlight();
+
+    Session* session_;
+    UndoRecorder* recorder_;
+    Views views_;
+    QMainWindow* window_;
+    LessonPanel* lesson_ = nullptr;
+    QDockWidget* lessonDock_ = nullptr;
+    QAction* scalingDemo_ = nullptr;
+    DkSweep* sweep_ = nullptr;
+    std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "windowsettings.h"
+
+#include "parametersettings.h"
+#include "pipelineview.h"
+#include "session.h"
+#include "themecontroller.h"
+#include "weightsscale.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QScreen>
+#include <QSettings>
+
+#include <algorithm>
+
+namespace attnlab {
+
+WindowSettings::WindowSettings(QMainWindow* window, Session* session, PipelineView* pipeline,
+                               ThemeController* theme)
+    : window_(window), session_(session), pipeline_(pipeline), theme_(theme)
+{
+}
+
+void WindowSettings::restore(const CommandLineOutcome& start) const
+{
+    QSettings settings;
+    attn::ModelConfig config;
+    attn::AttentionOptions options;
+    if (start.haveConfig) {
+        config = start.config;
+        options = start.options;
+    } else {
+        loadParameters(settings, &config, &options);
+    }
+    session_->setParameters(config, options);
+    pipeline_->setIndependentRanges(settings.value(QStringLiteral("view/independentRanges"), false).toBool());
+    WeightsScaleMode weightsScale = WeightsScaleMode::Automatic;
+    weightsScaleModeFromKey(settings.value(QStringLiteral("view/weightsScale")).toString(), &weightsScale);
+    pipeline_->setWeightsScaleMode(weightsScale);
+    theme_->restore(settings);
+    if (!window_->restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        const QRect available =
+            window_->screen() ? window_->screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+        window_->resize(std::min(1400, available.width()), std::min(900, available.height()));
+    }
+    if (!window_->restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
+        defaultDockSizes(window_);
+}
+
+void WindowSettings::save() const
+{
+    QSettings settings;
+    saveParameters(settings, session_->config(), session_->options());
+    settings.setValue(QStringLiteral("view/independentRanges"), pipeline_->independentRanges());
+    settings.setValue(QStringLiteral("view/weightsScale"),
+                      weightsScaleModeKey(pipeline_->weightsScaleMode()));
+    settings.setValue(QStringLiteral("window/geometry"), window_->saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), window_->saveState());
+}
+
+void WindowSettings::forgetParameters()
+{
+    QSettings settings;
+    attnlab::forgetParameters(settings);
+}
+
+void WindowSettings::defaultDockSizes(QMainWindow* window)
+{
+    auto* focusDock = window->findChild<QDockWidget*>(QStringLiteral("focusDock"));
+    auto* statisticsDock = window->findChild<QDockWidget*>(QStringLiteral("statisticsDock"));
+    window->resizeDocks({focusDock, statisticsDock}, {window->width() - 380, 380}, Qt::Horizontal);
+    window->resizeDocks({focusDock}, {std::max(220, window->height() * 3 / 10)}, Qt::Vertical);
+}
+
+}  // namespace attnlab
