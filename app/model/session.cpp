@@ -46,8 +46,7 @@ void Session::startJob(bool redraw, bool keep)
     job->config = config_;
     job->options = options_;
     job->comparison = comparisonWanted_;
-    if (sampleSizes_)
-        job->sampleSizes = sampleSizes_();
+    job->sampleSizes = sampleSizes();
     if (!redraw || job->keep)
         job->model = model_;  // X (n, d_model) and the weights: small next to the maps
     if (job->keep)
@@ -56,6 +55,25 @@ void Session::startJob(bool redraw, bool keep)
     computingRedraw_ = redraw;
     computingKeep_ = job->keep;
     worker_->request(std::move(job));  // supersedes the request in flight
+}
+
+QList<QSize> Session::sampleSizes() const
+{
+    if (fixedSampleSizes_)
+        return *fixedSampleSizes_;
+    QList<QSize> sizes;
+    for (const SampleGrid& g : sampleCache()->grids)
+        sizes.append(QSize(int(g.colAt.size()), int(g.rowAt.size())));
+    return sizes;
+}
+
+std::shared_ptr<ResultSampleCache> Session::sampleCache() const
+{
+    if (presampled_)
+        return presampled_;
+    if (!drawnSamples_)
+        drawnSamples_ = std::make_shared<ResultSampleCache>();
+    return drawnSamples_;
 }
 
 void Session::supersede()
@@ -81,6 +99,7 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
     }
     result_ = std::move(outcome->result);
     presampled_ = std::move(outcome->samples);
+    drawnSamples_.reset();
     std::swap(stats_, outcome->stats);
     comparison_ = std::move(outcome->comparison);
     hasResult_ = true;
@@ -584,6 +603,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
         return QString::fromStdString(status.error().message);
     result_ = std::move(result);
     presampled_.reset();
+    drawnSamples_.reset();
     stats_ = std::move(stats);
     comparison_.reset();
     if (comparisonWanted_)

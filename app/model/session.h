@@ -37,8 +37,8 @@
 #include <QString>
 #include <QStringList>
 
-#include <functional>
 #include <memory>
+#include <optional>
 
 namespace attnlab {
 
@@ -83,14 +83,20 @@ public:
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
     bool comparisonWanted() const { return comparisonWanted_; }
 
-    // Where the pipeline's maps sample a result at thousands of tokens: the
-    // sizes (width x height cells) of their pictures, none while they draw
-    // every cell. The worker then takes the next result's scores and weights
-    // at those cells while it has each row in cache (in parallel, with no
-    // exponential per cell), instead of the GUI thread reading them across
-    // the whole map afterwards.
-    void setSampleSizeSource(std::function<QList<QSize>()> source) { sampleSizes_ = std::move(source); }
-    // Those samples for the current result, or null.
+    // Where the pipeline's maps sample a result at thousands of tokens: they
+    // sample the current result into sampleCache(), one grid per picture
+    // size (none while they draw every cell). The worker then takes the next
+    // result's scores and weights at the cells of those grids while it has
+    // each row in cache (in parallel, with no exponential per cell), instead
+    // of the GUI thread reading them across the whole map afterwards.
+    // The cache the maps of the current result sample into: the worker's
+    // samples (presampled()), or an empty one kept for them to fill.
+    std::shared_ptr<ResultSampleCache> sampleCache() const;
+    // Picture sizes (width x height cells) to sample at instead of those of
+    // sampleCache()'s grids, for a caller without maps; an empty list
+    // samples nothing.
+    void setSampleSizes(const QList<QSize>& sizes) { fixedSampleSizes_ = sizes; }
+    // The worker's samples for the current result, or null.
     std::shared_ptr<ResultSampleCache> presampled() const { return presampled_; }
 
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
@@ -199,6 +205,7 @@ private:
     void recomputeNow();
     bool isLargeWork(int tokens) const;
     void startJob(bool redraw, bool keep = false);  // hands the request to the worker
+    QList<QSize> sampleSizes() const;               // where the next result is sampled
     void supersede();                               // drops the request in flight, if any
     void deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome);  // GUI thread
     // Tokens, user cells, problem cleared; returns the notice to emit once
@@ -225,8 +232,9 @@ private:
     attn::AttentionStats stats_;
     // Of result_; null until computed (see sharedComparison).
     mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
-    std::function<QList<QSize>()> sampleSizes_;
-    std::shared_ptr<ResultSampleCache> presampled_;  // of result_, or null
+    std::optional<QList<QSize>> fixedSampleSizes_;             // see setSampleSizes
+    std::shared_ptr<ResultSampleCache> presampled_;            // of result_, or null
+    mutable std::shared_ptr<ResultSampleCache> drawnSamples_;  // of result_ when not presampled
     bool comparisonWanted_ = false;
     bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "focuspanel.h"
 
+#include "focusbars.h"
+#include "focussortmodel.h"
+#include "focustablemodel.h"
 #include "heatmapview.h"
 #include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
 
-#include <QAbstractTableModel>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSortFilterProxyModel>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -19,8 +20,6 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <limits>
-#include <numeric>
 
 #include <qcustomplot.h>
 
@@ -36,164 +35,10 @@ QVector<double> barValues(const QCPBars* bars)
     return values;
 }
 
-// At most this many terms of z_i = sum_j a_ij v_j are written out; more
-// would make a paragraph nobody reads (and a label that costs a text layout
-// of thousands of words on every change).
-constexpr int kMixingTerms = 8;
 // Key labels under the bars: about this many at most, evenly spaced.
 constexpr int kMaxKeyTicks = 32;
-// Bars per series at most; more keys share bars (see refresh).
-constexpr int kMaxBars = 512;
 
 }  // namespace
-
-// The focused query's row of every stage, read from the session on demand:
-// the view asks only for the rows it shows, so a query over thousands of
-// keys costs no more than one over ten.
-class FocusTableModel : public QAbstractTableModel {
-public:
-    explicit FocusTableModel(Session* session, QObject* parent)
-        : QAbstractTableModel(parent), session_(session)
-    {
-    }
-
-    // Shows query `query` of the session's current result.
-    void show(int query)
-    {
-        const int rows = session_->result().tokens() + 1;
-        if (rows != rows_) {
-            beginResetModel();
-            rows_ = rows;
-            query_ = query;
-            endResetModel();
-            return;
-        }
-        query_ = query;
-        emit dataChanged(index(0, 0), index(rows_ - 1, kColumns - 1));
-        // A changed header makes the view measure every section again: only
-        // the divisor's column title can change (tooltips are asked for).
-        const QString divisor = divisorText(*session_);
-        if (divisor != headerDivisor_) {
-            headerDivisor_ = divisor;
-            emit headerDataChanged(Qt::Horizontal, 2, 2);
-        }
-    }
-
-    int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : rows_; }
-    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : kColumns; }
-
-    QVariant data(const QModelIndex& index, int role) const override
-    {
-        const attn::AttentionResult& r = session_->result();
-        const int n = r.tokens();
-        const int j = index.row();
-        const int i = query_;
-        if (!index.isValid() || i < 0 || i >= n || j > n)
-            return {};
-        const bool sumRow = j == n;
-        switch (role) {
-        case Qt::DisplayRole:
-            if (sumRow) {
-                if (index.column() == 0)
-                    return FocusPanel::tr("sum");
-                return index.column() == 3 ? formatNumber(session_->weightSum(i)) : QString();
-            }
-            switch (index.column()) {
-            case 0: return QStringLiteral("%1 %2").arg(j + 1).arg(session_->tokens().value(j));
-            case 1: return formatNumber(r.scores(i, j));
-            case 2: return r.isMasked(i, j) ? FocusPanel::tr("masked") : formatNumber(r.scaled(i, j));
-            case 3: return formatNumber(r.weights(i, j));
-            }
-            return {};
-        case Qt::TextAlignmentRole:
-            return index.column() == 0 ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                       : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        case Qt::FontRole:
-            if (sumRow && (index.column() == 0 || index.column() == 3)) {
-                QFont bold;
-                bold.setBold(true);
-                return bold;
-            }
-            return {};
-        case Qt::ToolTipRole:
-            if (sumRow && index.column() == 3)
-                return FocusPanel::tr("The weights of one query always sum to 1.");
-            return {};
-        case kSortRole:
-            // The key column sorts by position (the sentence's order), the
-            // others by their numbers; masked scores sort below every score.
-            switch (index.column()) {
-            case 0: return j;
-            case 1: return r.scores(i, j);
-            case 2: return r.isMasked(i, j) ? -std::numeric_limits<double>::infinity() : r.scaled(i, j);
-            case 3: return r.weights(i, j);
-            }
-            return {};
-        }
-        return {};
-    }
-
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
-    {
-        if (orientation != Qt::Horizontal)
-            return {};
-        const int i = query_ + 1;
-        const QString divisor = divisorText(*session_);
-        if (role == Qt::DisplayRole) {
-            switch (section) {
-            case 0: return FocusPanel::tr("key");
-            case 1: return FocusPanel::tr("q · k");
-            case 2: return FocusPanel::tr("÷ %1").arg(divisor);
-            case 3: return FocusPanel::tr("softmax");
-            }
-        } else if (role == Qt::ToolTipRole) {
-            switch (section) {
-            case 1: return FocusPanel::tr("The raw score q_%1 · k_j").arg(i);
-            case 2: return FocusPanel::tr("The scaled score (q_%1 · k_j) ÷ %2").arg(i).arg(divisor);
-            case 3: return FocusPanel::tr("The weight a_%1j; the weights sum to 1").arg(i);
-            }
-        }
-        return {};
-    }
-
-    Qt::ItemFlags flags(const QModelIndex& index) const override
-    {
-        return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
-    }
-
-    static constexpr int kColumns = 4;
-    static constexpr int kSortRole = Qt::UserRole;
-
-private:
-    Session* session_;
-    int rows_ = 0;
-    int query_ = 0;
-    QString headerDivisor_;
-};
-
-// Sorts the keys by a column; the sum row stays last in either order.
-class FocusSortModel : public QSortFilterProxyModel {
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-
-protected:
-    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
-    {
-        const int last = sourceModel()->rowCount() - 1;
-        const bool leftSum = left.row() == last;
-        const bool rightSum = right.row() == last;
-        if (leftSum || rightSum) {
-            // Descending order reverses lessThan: the sum is then "smallest".
-            const bool ascending = sortOrder() == Qt::AscendingOrder;
-            return leftSum ? !ascending && !rightSum : ascending;
-        }
-        const double a = left.data(FocusTableModel::kSortRole).toDouble();
-        const double b = right.data(FocusTableModel::kSortRole).toDouble();
-        if (a != b)
-            return a < b;
-        return left.row() < right.row();  // ties in the sentence's order
-    }
-};
 
 FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {
@@ -259,7 +104,8 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     sortModel_ = new FocusSortModel(this);
     sortModel_->setSourceModel(tableModel_);
     table_->setModel(sortModel_);
-    // A click on a column's header sorts by it; "key" restores the sentence's order.
+    // A click on a column's header sorts by it; "key" restores the sentence's
+    // order.
     table_->setSortingEnabled(true);
     table_->sortByColumn(-1, Qt::AscendingOrder);
     table_->horizontalHeader()->setSortIndicatorShown(true);
@@ -340,41 +186,25 @@ void FocusPanel::refresh()
     r.weightsRow(i, w.data());
     mixing_->setText(mixingText(r, w, tokens, i));
 
-    // One bar per key up to kMaxBars keys; beyond, each bar stands for a
-    // run of `group` keys and shows the largest score (by magnitude) and the
-    // largest weight among them, so that no peak is lost at any size while
-    // thousands of sub-pixel bars are not drawn.
-    const int group = (n + kMaxBars - 1) / kMaxBars;
-    const int bars = (n + group - 1) / group;
-    QVector<double> keys(bars), scores(bars), weights(bars);
-    for (int b = 0; b < bars; ++b) {
-        const int first = b * group;
-        const int last = std::min(n, first + group);
-        double score = r.scores(i, first);
-        double weight = w[std::size_t(first)];
-        for (int j = first + 1; j < last; ++j) {
-            if (std::abs(r.scores(i, j)) > std::abs(score))
-                score = r.scores(i, j);
-            weight = std::max(weight, w[std::size_t(j)]);
-        }
-        keys[b] = (first + 1 + last) / 2.0;
-        scores[b] = score;
-        weights[b] = weight;
-    }
+    // One bar per key, or per run of keys at thousands of tokens (see focusBars).
+    const FocusBars bars = focusBars(r.scores.data() + std::size_t(i) * n, w.data(), n);
+    const int group = bars.group;
+    const auto vec = [](const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); };
     scoreBars_->setWidth(0.38 * group);
     weightBars_->setWidth(0.38 * group);
-    scoreBars_->setData(keys, scores, true);
-    weightBars_->setData(keys, weights, true);
+    scoreBars_->setData(vec(bars.keys), vec(bars.scores), true);
+    weightBars_->setData(vec(bars.keys), vec(bars.weights), true);
     if (tokens != tickTokens_) {
         tickTokens_ = tokens;
         updateTicks();
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
-    plot_->xAxis->setLabel(
-        group == 1
-            ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
-            : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)").arg(i + 1).arg(group));
+    plot_->xAxis->setLabel(group == 1 ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
+                                      : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of "
+                                           "%2 keys)")
+                                            .arg(i + 1)
+                                            .arg(group));
     const double range = symmetricRange(r.scores.row(i));
     plot_->yAxis->setRange(-range * 1.05, range * 1.05);
     plot_->yAxis2->setRange(-1.05, 1.05);
@@ -388,32 +218,23 @@ QString FocusPanel::mixingText(const attn::AttentionResult& r, const std::vector
                                const QStringList& tokens, int i) const
 {
     // The keys the query attends to (all, or up to itself with a causal
-    // mask: masked keys add nothing).
-    const int n = r.keys(i);
-    auto term = [&](int j) {
-        return QStringLiteral("%1·v(%2)").arg(QString::number(w[std::size_t(j)], 'f', 3), tokens[j]);
-    };
+    // mask: masked keys add nothing); at most kMaxMixingTerms written out,
+    // more would make a paragraph nobody reads (and a label that costs a
+    // text layout of thousands of words on every change).
+    // The sum (another pass over the row) only matters when keys are left out.
+    const int keys = r.keys(i);
+    const FocusMixture mix =
+        focusMixture(w.data(), keys, keys > kMaxMixingTerms ? session_->weightSum(i) : 1.0);
     QStringList terms;
-    if (n <= kMixingTerms) {
-        for (int j = 0; j < n; ++j)
-            terms.append(term(j));
+    for (const int j : mix.keys)
+        terms.append(QStringLiteral("%1·v(%2)").arg(QString::number(w[std::size_t(j)], 'f', 3), tokens[j]));
+    if (mix.otherKeys == 0)
         return tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + ")));
-    }
-    // The largest weights first, then what the other keys add up to.
-    std::vector<int> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + kMixingTerms, order.end(),
-                      [&](int a, int b) { return w[std::size_t(a)] > w[std::size_t(b)]; });
-    double shown = 0.0;
-    for (int k = 0; k < kMixingTerms; ++k) {
-        terms.append(term(order[std::size_t(k)]));
-        shown += w[std::size_t(order[std::size_t(k)])];
-    }
     return tr("z_%1 = %2 + … (%3 more keys with %4 of the weight)")
         .arg(i + 1)
         .arg(terms.join(QStringLiteral(" + ")))
-        .arg(n - kMixingTerms)
-        .arg(QString::number(std::max(0.0, session_->weightSum(i) - shown), 'f', 3));
+        .arg(mix.otherKeys)
+        .arg(QString::number(mix.otherWeight, 'f', 3));
 }
 
 void FocusPanel::sizeKeyColumn()
@@ -444,19 +265,9 @@ void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::ve
     QFont bold = table_->font();
     bold.setBold(true);
     const int sum = QFontMetrics(bold).horizontalAdvance(formatNumber(1.0));
-    const int n = r.tokens();
-    const double inf = std::numeric_limits<double>::infinity();
-    double lo = 0, hi = 0, tinyScore = inf, tinyWeight = inf;
-    for (int j = 0; j < n; ++j) {
-        const double s = r.scores(i, j);
-        lo = std::min(lo, s);
-        hi = std::max(hi, s);
-        if (s != 0.0 && std::abs(s) < std::abs(tinyScore))
-            tinyScore = s;
-        const double w = weights[std::size_t(j)];
-        if (w > 0.0)
-            tinyWeight = std::min(tinyWeight, w);
-    }
+    const FocusExtremes e =
+        focusExtremes(r.scores.data() + std::size_t(i) * r.tokens(), weights.data(), r.tokens());
+    const double lo = e.lowScore, hi = e.highScore, tinyScore = e.tinyScore, tinyWeight = e.tinyWeight;
     auto widest = [&](std::initializer_list<double> values) {
         int w = sum;
         for (const double v : values) {
@@ -566,6 +377,14 @@ void FocusPanel::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
         stylePlot();
+    if (event->type() == QEvent::FontChange) {
+        // The children have the new font by now. The columns are measured
+        // afresh for it: kept from a larger font (presentation mode), they
+        // would hold the panel, and the window, wider than before.
+        std::fill(std::begin(numberColumnWidths_), std::end(numberColumnWidths_), 0);
+        tickTokens_.clear();
+        refresh();
+    }
     QWidget::changeEvent(event);
 }
 

@@ -70,10 +70,11 @@ private:
     QTableView* table_;
     FocusTableModel* tableModel_;
     FocusSortModel* sortModel_;
-    QStringList keyLabels_;  // the labelled keys under the bars
-    QStringList tickTokens_;
-    int numberColumnWidths_[3] = {
-        0, 0, 0};  // q · k, scaled, softmax  // the tokens the ticks and key column were made for
+    QStringList keyLabels_;   // the labelled keys under the bars
+    QStringList tickTokens_;  // the tokens the ticks and key column were made for
+    // The widths of the columns q · k, scaled and softmax, for the numbers
+    // shown so far in the current font.
+    int numberColumnWidths_[3] = {0, 0, 0};
 };
 
 }  // namespace attnlab

@@ -15,7 +15,6 @@
 #include <QActionGroup>
 #include <QLabel>
 #include <QMenu>
-#include <QPointer>
 #include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -58,15 +57,6 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     raw_->setToolTip(tr("Raw scores S = Q Kᵀ: row i, column j is q_i · k_j."));
     scaled_->setToolTip(tr("Scaled scores S / divisor; masked cells are −∞."));
     weights_->setToolTip(tr("Attention weights: the softmax of each row of the scaled scores."));
-    // The pictures the maps last sampled (one size each, or shared),
-    // where the worker samples the next result.
-    session_->setSampleSizeSource([view = QPointer<PipelineView>(this)] {
-        QList<QSize> sizes;
-        if (view && view->samples_)
-            for (const SampleGrid& g : view->samples_->grids)
-                sizes.append(QSize(int(g.colAt.size()), int(g.rowAt.size())));
-        return sizes;
-    });
     for (HeatmapView* map : {raw_, scaled_, weights_})
         map->setToolTipProvider([this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
     scaleOp_ = makeOperation(QStringLiteral("scaleOperationLabel"), this);
@@ -369,9 +359,9 @@ void PipelineView::refresh()
     const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
     // The worker's samples of this result where it took them, so that the
     // maps read no scattered cells and take no exponentials here.
-    samples_ = session_->presampled();
-    if (!samples_)
-        samples_ = std::make_shared<ResultSampleCache>();
+    // The maps sample into the session's cache: the worker samples the next
+    // result at the same pictures.
+    samples_ = session_->sampleCache();
     raw_->setCells(resultCells(shared, ResultMap::Scores, samples_), tokens, tokens);
     scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples_), tokens, tokens);
     weights_->setCells(resultCells(shared, ResultMap::Weights, samples_), tokens, tokens);

@@ -4,8 +4,8 @@
 #include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
+#include "statisticstablemodel.h"
 
-#include <QAbstractTableModel>
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,104 +28,6 @@ QLabel* valueLabel(const QString& name, QWidget* parent)
 }
 
 }  // namespace
-
-// One row per query, read from the session's statistics when the view asks
-// (only the rows on screen), so thousands of queries cost no more than ten.
-class StatisticsTableModel : public QAbstractTableModel {
-public:
-    explicit StatisticsTableModel(Session* session, QObject* parent)
-        : QAbstractTableModel(parent), session_(session)
-    {
-    }
-
-    void refresh()
-    {
-        const int rows = int(session_->stats().rows.size());
-        if (rows != rows_) {
-            beginResetModel();
-            rows_ = rows;
-            endResetModel();
-        } else if (rows_ > 0) {
-            emit dataChanged(index(0, 0), index(rows_ - 1, kColumns - 1));
-        }
-    }
-
-    int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : rows_; }
-    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : kColumns; }
-
-    QVariant data(const QModelIndex& index, int role) const override
-    {
-        const attn::AttentionStats& s = session_->stats();
-        const int i = index.row();
-        if (!index.isValid() || i >= int(s.rows.size()))
-            return {};
-        const attn::RowStats& row = s.rows[std::size_t(i)];
-        const QStringList tokens = session_->tokenLabels();
-        const QString query = tokens.value(i);
-        const QString key = tokens.value(row.argMax);
-        switch (role) {
-        case Qt::DisplayRole:
-            switch (index.column()) {
-            case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(session_->tokens().value(i));
-            case 1: return QString::number(row.maxWeight, 'f', 3);
-            case 2: return key;
-            case 3: return QString::number(row.entropyNats, 'f', 3);
-            case 4: return QString::number(row.effectiveTokens, 'f', 2);
-            }
-            return {};
-        case Qt::TextAlignmentRole:
-            return index.column() == 0 || index.column() == 2 ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        case Qt::ToolTipRole:
-            if (index.column() == 1 || index.column() == 2)
-                return StatisticsPanel::tr("Query \"%1\" gives its largest weight %2 to \"%3\".")
-                    .arg(query, formatNumber(row.maxWeight), key);
-            return {};
-        }
-        return {};
-    }
-
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
-    {
-        if (orientation != Qt::Horizontal)
-            return {};
-        if (role == Qt::DisplayRole) {
-            switch (section) {
-            case 0: return StatisticsPanel::tr("query");
-            case 1: return StatisticsPanel::tr("max a");
-            case 2: return StatisticsPanel::tr("to key");
-            case 3: return StatisticsPanel::tr("H (nats)");
-            case 4: return StatisticsPanel::tr("exp H");
-            }
-        } else if (role == Qt::ToolTipRole) {
-            switch (section) {
-            case 0: return StatisticsPanel::tr("The query token (a row of the maps).");
-            case 1: return StatisticsPanel::tr("The largest weight of the query.");
-            case 2: return StatisticsPanel::tr("The key the largest weight goes to.");
-            case 3:
-                return StatisticsPanel::tr(
-                    "Entropy H = −Σ_j a_ij ln a_ij of the query's "
-                    "weights: 0 when it attends to one token.");
-            case 4:
-                return StatisticsPanel::tr(
-                    "Effective number of attended tokens exp(H): "
-                    "1 for one token, n for uniform weights.");
-            }
-        }
-        return {};
-    }
-
-    Qt::ItemFlags flags(const QModelIndex& index) const override
-    {
-        return index.isValid() ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
-    }
-
-    static constexpr int kColumns = 5;
-
-private:
-    Session* session_;
-    int rows_ = 0;
-};
 
 StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {

@@ -242,7 +242,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     // the numbers the result gives (masked cells included). A picture with a
     // pixel per cell needs no samples.
     Session session;
-    session.setSampleSizeSource([] { return QList<QSize>{{300, 250}, {290, 250}, {2000, 1500}}; });
+    session.setSampleSizes({{300, 250}, {290, 250}, {2000, 1500}});
     attn::AttentionOptions options;
     options.causal = true;
     session.setParameters(largeConfig(1024), options);
@@ -271,7 +271,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     QCOMPARE(shown, samples->grids[0].weights);
 
     // Without sizes (maps drawing every cell), nothing is sampled.
-    session.setSampleSizeSource([] { return QList<QSize>(); });
+    session.setSampleSizes({});
     session.setDK(70);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QCOMPARE(session.resultDK(), 70);

@@ -17,9 +17,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -47,6 +49,7 @@ private slots:
     void fitsSmallScreens_data();
     void fitsSmallScreens();
     void presentationModeAndBack();
+    void leavingPresentationRestoresTheWidth();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
 
@@ -173,6 +176,45 @@ void TestScreens::presentationModeAndBack()
     QTRY_COMPARE(window.findChild<QDockWidget*>("focusDock")->height(), focusHeight);
     // Esc outside presentation mode is no shortcut of the window.
     QVERIFY(!window.findChild<QAction*>("leavePresentationAction")->isEnabled());
+}
+
+void TestScreens::leavingPresentationRestoresTheWidth()
+{
+    // The focused query's table grows its columns for the larger font; back
+    // in the normal font they are measured again, so that the panel and the
+    // window return to their sizes from before.
+    MainWindow window;
+    window.restoreSettings();
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::qWait(50);
+    const QRect geometry = window.geometry();
+    auto* panel = window.findChild<FocusPanel*>();
+    QVERIFY(panel);
+    QHeaderView* header = panel->table()->horizontalHeader();
+    QList<int> columns;
+    for (int c = 0; c < header->count(); ++c)
+        columns << header->sectionSize(c);
+    const int panelWidth = panel->width();
+
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QTRY_VERIFY(header->sectionSize(1) > columns[1]);  // wider digits
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(!window.presentationMode()->isActive());
+    QTRY_VERIFY(!(window.windowState() & Qt::WindowFullScreen));
+    // Measured afresh for the numbers shown: no wider than before (before,
+    // they may have kept the width of earlier numbers).
+    for (int c = 0; c < header->count(); ++c)
+        QVERIFY2(
+            header->sectionSize(c) <= columns[c],
+            qPrintable(
+                QStringLiteral("column %1: %2, was %3").arg(c).arg(header->sectionSize(c)).arg(columns[c])));
+    QTRY_COMPARE(window.geometry().size(), geometry.size());
+    QTRY_COMPARE(panel->width(), panelWidth);
 }
 
 void TestScreens::darkThemeColoursThePlots()
