@@ -3,7 +3,7 @@
 // A small streaming JSON writer whose numbers read back exactly.
 //
 // QJsonDocument formats doubles with a fixed precision of its own choosing;
-// this writer uses formatNumber (shortest round-trip form) instead. Non-finite
+// this writer uses formatRoundTrip (shortest round-trip form) instead. Non-finite
 // numbers have no JSON spelling and are written as null. Objects and arrays
 // are laid out one item per line unless opened Inline (a matrix row, a short
 // record), which keeps an (n, d) matrix at n lines.

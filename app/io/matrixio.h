@@ -5,7 +5,7 @@
 //   corner,   col 0,    col 1, ...
 //   row 0,    m(0, 0),  m(0, 1), ...
 //
-// Numbers are formatNumber's shortest round-trip form, so a matrix read back
+// Numbers are formatRoundTrip's shortest round-trip form, so a matrix read back
 // is bit-for-bit the one written; a masked score is "-inf".
 
 #include "expected.h"

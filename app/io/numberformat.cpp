@@ -19,7 +19,7 @@ void appendNumber(std::string& out, double value)
     out.append(buffer, r.ptr);
 }
 
-std::string formatNumber(double value)
+std::string formatRoundTrip(double value)
 {
     std::string text;
     appendNumber(text, value);

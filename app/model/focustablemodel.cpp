@@ -60,13 +60,13 @@ QVariant FocusTableModel::data(const QModelIndex& index, int role) const
         if (sumRow) {
             if (index.column() == 0)
                 return tr("sum");
-            return index.column() == 3 ? formatNumber(session_->weightSum(i)) : QString();
+            return index.column() == 3 ? formatForDisplay(session_->weightSum(i)) : QString();
         }
         switch (index.column()) {
         case 0: return QStringLiteral("%1 %2").arg(j + 1).arg(session_->tokens().value(j));
-        case 1: return formatNumber(r.scores(i, j));
-        case 2: return r.isMasked(i, j) ? tr("masked") : formatNumber(r.scaled(i, j));
-        case 3: return formatNumber(r.weights(i, j));
+        case 1: return formatForDisplay(r.scores(i, j));
+        case 2: return r.isMasked(i, j) ? tr("masked") : formatForDisplay(r.scaled(i, j));
+        case 3: return formatForDisplay(r.weights(i, j));
         }
         return {};
     case Qt::TextAlignmentRole:

@@ -75,7 +75,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
         return {};
     const double value = m(index.row(), index.column());
     switch (role) {
-    case Qt::DisplayRole: return formatNumber(value);
+    case Qt::DisplayRole: return formatForDisplay(value);
     // Text, so that the editor is a line edit taking any input; the session
     // judges it. 17 significant digits give the double back exactly.
     case Qt::EditRole: return QString::number(value, 'g', 17);

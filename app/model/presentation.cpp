@@ -81,7 +81,7 @@ int decimalsForRange(double range)
     return 2;
 }
 
-QString formatNumber(double value)
+QString formatForDisplay(double value)
 {
     if (std::isinf(value))
         return value < 0 ? QStringLiteral("−∞") : QStringLiteral("∞");
@@ -114,15 +114,15 @@ QString scoreCellToolTip(const Session& session, int query, int key)
                              .arg(tokens[key])
                              .arg(key + 1);
     const QString dot = QStringLiteral("q(%1) · k(%2) = %3")
-                            .arg(tokens[query], tokens[key], formatNumber(r.scores(query, key)));
+                            .arg(tokens[query], tokens[key], formatForDisplay(r.scores(query, key)));
     if (r.isMasked(query, key))
         return head + QLatin1Char('\n') + dot + QLatin1Char('\n')
                + tr("masked: the key comes after the query, so its score is −∞ and its weight %1")
-                     .arg(formatNumber(r.weights(query, key)));
+                     .arg(formatForDisplay(r.weights(query, key)));
     return head + QLatin1Char('\n') + dot
            + QStringLiteral(" ÷ %1 = %2 → %3 %4")
-                 .arg(divisorText(session), formatNumber(r.scaled(query, key)), tr("softmax"),
-                      formatNumber(r.weights(query, key)));
+                 .arg(divisorText(session), formatForDisplay(r.scaled(query, key)), tr("softmax"),
+                      formatForDisplay(r.weights(query, key)));
 }
 
 QString powerOfTenText(int exponent)

@@ -40,7 +40,7 @@ int decimalsForRange(double range);
 
 // A number as printed in tooltips and tables: 4 decimals, or scientific
 // notation when that would hide it.
-QString formatNumber(double value);
+QString formatForDisplay(double value);
 
 // "10⁻³": a power of ten with a superscript exponent ("1" for 10⁰), as the
 // log colour scales label their decades.

@@ -59,7 +59,7 @@ QVariant StatisticsTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == 1 || index.column() == 2)
             return tr("Query \"%1\" gives its largest weight %2 to \"%3\".")
-                .arg(query, formatNumber(row.maxWeight), key);
+                .arg(query, formatForDisplay(row.maxWeight), key);
         return {};
     }
     return {};

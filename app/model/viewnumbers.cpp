@@ -22,7 +22,7 @@ std::string cellTableCsv(const std::vector<std::string>& tokens, const std::vect
             CsvRow row = {std::to_string(i), tokens[std::size_t(i)], std::to_string(j),
                           tokens[std::size_t(j)]};
             for (double v : values(i, j))
-                row.push_back(formatNumber(v));
+                row.push_back(formatRoundTrip(v));
             appendCsvRow(text, row);
         }
     return text;
@@ -33,7 +33,7 @@ std::string scoreHistogramCsv(const attn::ScoreHistogram& h)
     std::string text;
     appendCsvRow(text, {"bin_lower", "bin_upper", "raw_count", "scaled_count"});
     for (int b = 0; b < h.bins(); ++b)
-        appendCsvRow(text, {formatNumber(h.binLower(b)), formatNumber(h.binLower(b + 1)),
+        appendCsvRow(text, {formatRoundTrip(h.binLower(b)), formatRoundTrip(h.binLower(b + 1)),
                             std::to_string(h.raw[std::size_t(b)]), std::to_string(h.scaled[std::size_t(b)])});
     return text;
 }
@@ -64,7 +64,7 @@ std::string scalingLabCsv(const attn::ScalingLabCurves& c, int plot)
     for (std::size_t i = 0; i < c.size(); ++i) {
         CsvRow row = {std::to_string(c.dK[i])};
         for (int k = 0; k < col.count; ++k)
-            row.push_back(i < col.values[k]->size() ? formatNumber((*col.values[k])[i]) : std::string());
+            row.push_back(i < col.values[k]->size() ? formatRoundTrip((*col.values[k])[i]) : std::string());
         appendCsvRow(text, row);
     }
     return text;

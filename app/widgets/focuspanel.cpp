@@ -264,7 +264,7 @@ void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::ve
     const int pad = fm.averageCharWidth() + 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin);
     QFont bold = table_->font();
     bold.setBold(true);
-    const int sum = QFontMetrics(bold).horizontalAdvance(formatNumber(1.0));
+    const int sum = QFontMetrics(bold).horizontalAdvance(formatForDisplay(1.0));
     const FocusExtremes e =
         focusExtremes(r.scores.data() + std::size_t(i) * r.tokens(), weights.data(), r.tokens());
     const double lo = e.lowScore, hi = e.highScore, tinyScore = e.tinyScore, tinyWeight = e.tinyWeight;
@@ -272,7 +272,7 @@ void FocusPanel::sizeNumberColumns(const attn::AttentionResult& r, const std::ve
         int w = sum;
         for (const double v : values) {
             if (std::isfinite(v))
-                w = std::max(w, fm.horizontalAdvance(formatNumber(v)));
+                w = std::max(w, fm.horizontalAdvance(formatForDisplay(v)));
         }
         return w;
     };

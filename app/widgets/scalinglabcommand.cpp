@@ -307,7 +307,7 @@ void writeScalingLabCsv(std::ostream& out, const attn::ScalingLabCurves& curves)
     for (std::size_t g = 0; g < curves.size(); ++g) {
         CsvRow row{std::to_string(curves.dK[g])};
         for (const Column& c : cols)
-            row.push_back(formatNumber((*c.values)[g]));
+            row.push_back(formatRoundTrip((*c.values)[g]));
         appendCsvRow(text, row);
     }
     out << text;

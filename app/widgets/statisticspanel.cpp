@@ -86,10 +86,10 @@ void StatisticsPanel::refresh()
 {
     const attn::AttentionStats& s = session_->stats();
     const QStringList tokens = session_->tokens();
-    rawVariance_->setText(formatNumber(s.rawVariance));
-    scaledVariance_->setText(formatNumber(s.scaledVariance));
-    meanMax_->setText(formatNumber(s.meanMaxWeight));
-    meanEntropy_->setText(tr("%1 nats").arg(formatNumber(s.meanEntropyNats)));
+    rawVariance_->setText(formatForDisplay(s.rawVariance));
+    scaledVariance_->setText(formatForDisplay(s.scaledVariance));
+    meanMax_->setText(formatForDisplay(s.meanMaxWeight));
+    meanEntropy_->setText(tr("%1 nats").arg(formatForDisplay(s.meanEntropyNats)));
     model_->refresh();
     if (tokens != sizedFor_) {
         sizedFor_ = tokens;

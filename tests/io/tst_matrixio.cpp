@@ -96,7 +96,7 @@ void TestMatrixIo::numberRoundTrip_data()
 void TestMatrixIo::numberRoundTrip()
 {
     QFETCH(double, value);
-    const std::string text = attnlab::formatNumber(value);
+    const std::string text = attnlab::formatRoundTrip(value);
     double back = 12345;
     QVERIFY2(attnlab::parseNumber(text, &back), text.c_str());
     QVERIFY2(sameBits(back, value), text.c_str());
@@ -119,20 +119,20 @@ void TestMatrixIo::shortestForm()
 {
     QFETCH(double, value);
     QFETCH(QString, text);
-    QCOMPARE(QString::fromStdString(attnlab::formatNumber(value)), text);
+    QCOMPARE(QString::fromStdString(attnlab::formatRoundTrip(value)), text);
 }
 
 void TestMatrixIo::nonFiniteNumbers()
 {
     const double inf = std::numeric_limits<double>::infinity();
-    QCOMPARE(attnlab::formatNumber(-inf), std::string("-inf"));
-    QCOMPARE(attnlab::formatNumber(inf), std::string("inf"));
+    QCOMPARE(attnlab::formatRoundTrip(-inf), std::string("-inf"));
+    QCOMPARE(attnlab::formatRoundTrip(inf), std::string("inf"));
     double back = 0;
     QVERIFY(attnlab::parseNumber("-inf", &back));
     QCOMPARE(back, -inf);
     QVERIFY(attnlab::parseNumber("-Infinity", &back));
     QCOMPARE(back, -inf);
-    QVERIFY(attnlab::parseNumber(attnlab::formatNumber(std::nan("")), &back));
+    QVERIFY(attnlab::parseNumber(attnlab::formatRoundTrip(std::nan("")), &back));
     QVERIFY(std::isnan(back));
 }
 

@@ -373,10 +373,10 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     auto text = [table](int row, int col) { return table->index(row, col).data().toString(); };
     QCOMPARE(table->rowCount(), 7);
     QCOMPARE(text(4, 0), QStringLiteral("5 dessert"));
-    QCOMPARE(text(4, 1), formatNumber(r.scores(3, 4)));
-    QCOMPARE(text(4, 2), formatNumber(r.scaled(3, 4)));
-    QCOMPARE(text(4, 3), formatNumber(r.weights(3, 4)));
-    QCOMPARE(text(6, 3), formatNumber(r.weightsMatrix().row(3).sum()));
+    QCOMPARE(text(4, 1), formatForDisplay(r.scores(3, 4)));
+    QCOMPARE(text(4, 2), formatForDisplay(r.scaled(3, 4)));
+    QCOMPARE(text(4, 3), formatForDisplay(r.weights(3, 4)));
+    QCOMPARE(text(6, 3), formatForDisplay(r.weightsMatrix().row(3).sum()));
     QCOMPARE(text(6, 3), QStringLiteral("1.0000"));
     // Every key's row is written out in the mix when there are few keys.
     QVERIFY(find<QLabel>(window, QStringLiteral("focusMixingLabel"))
@@ -417,7 +417,7 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     const QAbstractItemModel* table = window.focusPanel()->table()->model();
     QCOMPARE(table->rowCount(), 13);
     QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
-    QCOMPARE(table->index(11, 3).data().toString(), formatNumber(r.weights(q, 11)));
+    QCOMPARE(table->index(11, 3).data().toString(), formatForDisplay(r.weights(q, 11)));
 
     // With a causal mask query 3 mixes only the three keys it sees, in order.
     find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(true);
@@ -504,11 +504,11 @@ void TestMainWindow::hoverTextGivesEveryStage()
     Session* session = window.session();
     const attn::AttentionResult r = engine({}).result;
     const QString tip = scoreCellToolTip(*session, 1, 4);
-    const QString expected =
-        QStringLiteral("q(is) · k(dessert) = %1 ÷ √24 = %2 → softmax %3")
-            .arg(formatNumber(r.scores(1, 4)), formatNumber(r.scaled(1, 4)), formatNumber(r.weights(1, 4)));
+    const QString expected = QStringLiteral("q(is) · k(dessert) = %1 ÷ √24 = %2 → softmax %3")
+                                 .arg(formatForDisplay(r.scores(1, 4)), formatForDisplay(r.scaled(1, 4)),
+                                      formatForDisplay(r.weights(1, 4)));
     QVERIFY2(tip.contains(expected), qPrintable(tip + " / " + expected));
-    QCOMPARE(formatNumber(r.weights(1, 4)), QStringLiteral("0.4917"));  // the article's value
+    QCOMPARE(formatForDisplay(r.weights(1, 4)), QStringLiteral("0.4917"));  // the article's value
 
     session->setCausal(true);
     const QString masked = scoreCellToolTip(*session, 1, 4);
