@@ -1,97 +1,78 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// attention-lab: the window by default; headless with --export-dir or
-// --scaling-lab (see --help).
+// attention-lab: the window by default; headless with --export-dir, --save or
+// --scaling-lab (see --help). One parser reads the command line; main()
+// makes the application the run needs: QCoreApplication for text and numbers
+// (--help, --version, --list-presets, json/csv/npy exports, the d_k lab's
+// numbers), QApplication for pictures (drawn by the window's views, offscreen
+// without a display) and for the window.
 
 #include "commandline.h"
+#include "commandlineparser.h"
 #include "guimain.h"
+#include "kernels.h"
 #include "runtimedir.h"
 #include "scalinglabcommand.h"
+#include "scalinglabplotter.h"
 #include "viewexporter.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 
 #include <cstdio>
-#include <cstring>
-#include <memory>
-#include <string>
-#include <vector>
 
 namespace {
 
-// "png", "svg" or "pdf" in a --format list.
-bool asksForPictures(const std::string& list)
+int usageError(const QString& message)
 {
-    for (const char* name : {"png", "svg", "pdf"})
-        if (list.find(name) != std::string::npos)
-            return true;
-    return false;
+    const QByteArray line = (QStringLiteral("attention-lab: ") + message).toLocal8Bit();
+    std::fprintf(stderr, "%s\n", line.constData());
+    return attnlab::kExitUsageError;
 }
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    // Before any QApplication, so that headless runs print no Qt warning.
+    // Before any application, so that headless runs print no Qt warning.
     attnlab::ensureRuntimeDir();
-    if (attnlab::isScalingLabCommand(argc, argv))
-        return attnlab::runScalingLabCommand(argc, argv);
+    attnlab::CommandLineParser parser;
+    if (!parser.parse(argc, argv))
+        return usageError(parser.error());
+    attn::kernels::setEnabled(parser.kernel() == attnlab::CommandLineParser::Kernel::Auto);
 
-    // Pictures on the command line are drawn by the window's views: they need
-    // a QApplication (offscreen without a display) and the exporter hook.
-    // --size WxH is theirs and is taken out before the command line is read.
-    std::vector<char*> args(argv, argv + argc);
-    QSize pictureSize;
-    bool pictures = false;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        const std::string arg = args[i];
-        if (arg == "--")
-            break;
-        std::string value;
-        bool isSize = false;
-        if (arg == "--size" || arg == "--format") {
-            if (i + 1 < args.size())
-                value = args[i + 1];
-            isSize = arg == "--size";
-        } else if (arg.rfind("--size=", 0) == 0 || arg.rfind("--format=", 0) == 0) {
-            value = arg.substr(arg.find('=') + 1);
-            isSize = arg[2] == 's';
-        } else {
-            continue;
-        }
-        if (!isSize) {
-            pictures = pictures || asksForPictures(value);
-            continue;
-        }
-        int w = 0, h = 0;
-        char extra = 0;
-        if (std::sscanf(value.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 100 || h < 100 || w > 16384
-            || h > 16384) {
-            std::fprintf(stderr,
-                         "attention-lab: --size needs WIDTHxHEIGHT in pixels, each 100 to "
-                         "16384, e.g. --size 1600x900\n");
-            return attnlab::kExitUsageError;
-        }
-        pictureSize = QSize(w, h);
-        const bool separate = arg == "--size";
-        args.erase(args.begin() + std::ptrdiff_t(i), args.begin() + std::ptrdiff_t(i + (separate ? 2 : 1)));
-        --i;
-    }
-    int count = int(args.size());
-    args.push_back(nullptr);
+    // Only the program name: the options are read above, not by Qt.
+    static int appArgc = 1;
+    static char* appArgv[] = {argv[0], nullptr};
 
-    std::unique_ptr<QApplication> pictureApp;
-    if (pictures) {
-        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        static int appArgc = 1;
-        static char* appArgv[] = {argv[0], nullptr};
-        pictureApp = std::make_unique<QApplication>(appArgc, appArgv);
-        attnlab::ViewExporter::registerImageExporter(pictureSize);
+    if (parser.isScalingLab()) {
+        if (parser.helpAsked() || !attnlab::scalingLabWantsPlots(parser)) {
+            QCoreApplication app(appArgc, appArgv);
+            return attnlab::runScalingLabCommand(parser);
+        }
+        attnlab::useOffscreenWithoutDisplay();
+        attnlab::quietQtMessages();
+        QApplication app(appArgc, appArgv);
+        attnlab::registerScalingLabPlotter();
+        return attnlab::runScalingLabCommand(parser);
     }
-    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(count, args.data());
+
+    if (parser.isHeadless() && parser.asksForPictures()) {
+        attnlab::useOffscreenWithoutDisplay();
+        QApplication app(appArgc, appArgv);
+        attnlab::ViewExporter::registerImageExporter(parser.pictureSize());
+        return attnlab::handleCommandLine(parser, argc, argv).exitCode;
+    }
+    if (parser.isHeadless() || parser.helpAsked() || parser.versionAsked() || parser.listPresetsAsked()) {
+        QCoreApplication app(appArgc, appArgv);
+        return attnlab::handleCommandLine(parser, argc, argv).exitCode;
+    }
+
+    // The window; a bad option or input file ends the run before it opens.
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(parser, argc, argv);
     if (outcome.exitNow)
         return outcome.exitCode;
-    pictureApp.reset();
-    return attnlab::runGui(count, args.data(), outcome);
+    attnlab::GuiBenchSwitches bench;
+    bench.exitAfterFirstPaint = parser.exitAfterFirstPaint();
+    bench.screenshot = parser.screenshotPath();
+    return attnlab::runGui(argc, argv, outcome, bench);
 }

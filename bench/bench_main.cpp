@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// attention-lab-bench [--quick] [--n=16,256,...] [engine] [interaction] [startup] [export] [memory]
+// attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
+//                     [engine] [interaction] [startup] [export] [memory]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
-// QT_QPA_PLATFORM is set.
+// QT_QPA_PLATFORM is set. --kernel=baseline measures Eigen's products and
+// exponential instead of the AVX2 kernels (as attention-lab --kernel=baseline).
 
 #include "engine_bench.h"
+#include "kernels.h"
 
 #ifdef ATTNLAB_BENCH_GUI
 #include "export_bench.h"
@@ -30,6 +33,8 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (std::strcmp(argv[i], "--kernel=baseline") == 0)
+            attn::kernels::setEnabled(false);
         else if (std::strncmp(argv[i], "--n=", 4) == 0)
             for (const char* p = argv[i] + 4; *p;
                  p += std::strcspn(p, ",") + (p[std::strcspn(p, ",")] ? 1 : 0))

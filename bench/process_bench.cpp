@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Start-up and memory cases: the real executable as a child process.
 //
-// With ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 the window prints
+// With --exit-after-first-paint (a hidden option) the window prints
 // "ATTNLAB_FIRST_PAINT_NS=<steady clock ns>" once it has painted with a result
 // and quits (app/widgets/guimain.cpp). std::chrono::steady_clock is
 // CLOCK_MONOTONIC on Linux, shared by both processes, so the difference to the
@@ -137,12 +137,13 @@ bool writeNpyFile(const std::string& path, const attn::Matrix& m)
 void runStartupBench(const std::string& app, int runs)
 {
     QTemporaryDir home;
-    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen", "ATTNLAB_EXIT_AFTER_FIRST_PAINT=1",
+    const std::vector<std::string> env = {"QT_QPA_PLATFORM=offscreen",
                                           "XDG_CONFIG_HOME=" + home.path().toStdString()};
+    const std::vector<std::string> command = {app, "--exit-after-first-paint"};
     std::vector<double> ms;
-    runChild({app}, env);  // warm the page cache
+    runChild(command, env);  // warm the page cache
     for (int i = 0; i < runs; ++i) {
-        const ChildRun run = runChild({app}, env);
+        const ChildRun run = runChild(command, env);
         const long long painted = firstPaintNs(run.output);
         if (!run.ok || painted < 0) {
             printError("startup_first_paint", 6, "the window did not report its first paint");
@@ -181,11 +182,9 @@ void runMemoryBench(const std::string& app, int n, int d)
         std::printf("{\"case\":\"memory_cli\",\"n\":%d,\"d\":%d,\"peak_rss_mb\":%.1f,\"target_mb\":600}\n", n,
                     d, double(headless.maxRssKiB) / 1024.0);
 
-    std::vector<std::string> gui = {app};
+    std::vector<std::string> gui = {app, "--exit-after-first-paint"};
     gui.insert(gui.end(), inputs.begin(), inputs.end());
-    std::vector<std::string> guiEnv = env;
-    guiEnv.push_back("ATTNLAB_EXIT_AFTER_FIRST_PAINT=1");
-    const ChildRun window = runChild(gui, guiEnv);
+    const ChildRun window = runChild(gui, env);
     if (!window.ok || firstPaintNs(window.output) < 0)
         printError("memory_gui", n, "the window did not report its first paint");
     else

@@ -29,9 +29,6 @@ std::atomic<bool> enabled{true};
 bool processorHasThem()
 {
 #ifdef ATTN_KERNELS_X86
-    const char* off = std::getenv("ATTNLAB_NO_AVX2");
-    if (off && *off && std::strcmp(off, "0") != 0)
-        return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else

@@ -21,10 +21,12 @@
 namespace attn::kernels {
 
 // Whether the kernels run on this machine: x86-64 with AVX2 and FMA, not
-// switched off by the environment (ATTNLAB_NO_AVX2=1) or setEnabled(false).
+// switched off by setEnabled(false).
 bool available();
-// For tests and benchmarks: use the kernels (where the processor has them)
-// or Eigen's products. Process-wide; not for use while a pass runs.
+// The kernel choice, made by the caller (attention-lab's --kernel
+// auto|baseline, the bench's --kernel, tests); core reads no environment.
+// Use the kernels (where the processor has them) or Eigen's products.
+// Process-wide; not for use while a pass runs.
 void setEnabled(bool enabled);
 
 // K (n, d) row-major, repacked for scores(): blocks of 8 keys, each block

@@ -3,6 +3,7 @@
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
+#include "commandlineparser.h"
 #include "labfile.h"
 #include "matrixio.h"
 #include "npy.h"
@@ -36,16 +37,6 @@ namespace {
 struct CommandLine {
     Q_DECLARE_TR_FUNCTIONS(CommandLine)
 };
-
-// Qt's window options, handed on to QApplication untouched.
-constexpr std::string_view kQtOptionsWithValue[] = {"-platform",        "-platformpluginpath",
-                                                    "-platformtheme",   "-plugin",
-                                                    "-qwindowgeometry", "-geometry",
-                                                    "-qwindowtitle",    "-title",
-                                                    "-qwindowicon",     "-style",
-                                                    "-stylesheet",      "-session",
-                                                    "-display",         "-qmljsdebugger"};
-constexpr std::string_view kQtFlags[] = {"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount"};
 
 // What argv asked for, before anything is validated against the engine.
 struct Request {
@@ -362,96 +353,53 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
     return std::nullopt;
 }
 
-bool takesValue(std::string_view name)
+// The parsed options into a request, in the order given; stops at --help,
+// --version or --list-presets (the parser ends the command line there).
+std::optional<UsageError> readArguments(const CommandLineParser& parser, Request* request)
 {
-    for (const char* option :
-         {"--sentence", "--tokenizer", "--seed", "--d-model", "--d-k", "--d-v", "--init", "--scale",
-          "--export-dir", "--format", "--open", "--save", "--x", "--wq", "--wk", "--wv", "--preset"}) {
-        if (name == option)
-            return true;
-    }
-    return false;
-}
-
-bool isModelOption(std::string_view name)
-{
-    return isModelOptionName(name);
-}
-
-// Reads argv into a request; stops at --help or --version.
-std::optional<UsageError> parseArguments(int argc, char** argv, Request* request)
-{
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
+    for (const CommandLineParser::Option& option : parser.options()) {
+        const std::string nameText = option.name.toStdString();
+        const std::string valueText = option.value.toLocal8Bit().toStdString();
+        const std::string_view name = nameText;
+        if (name == "--help") {
             request->help = true;
             return std::nullopt;
         }
-        if (arg == "--version") {
+        if (name == "--version") {
             request->version = true;
             return std::nullopt;
         }
-        if (arg == "--list-presets") {
+        if (name == "--list-presets") {
             request->listPresets = true;
             return std::nullopt;
         }
-        if (arg == "--causal" || arg == "--transpose-weights") {
-            if (arg == "--causal")
+        // main()'s: the picture size, the kernels and the benchmark's switches.
+        if (name == "--size" || name == "--kernel" || name == "--exit-after-first-paint"
+            || name == "--screenshot")
+            continue;
+        if (name == "--causal" || name == "--transpose-weights") {
+            if (name == "--causal")
                 request->options.causal = true;
             else
                 request->transposeWeights = true;
+        }
+        if (isModelOptionName(name)) {
             request->modelOptions = true;
             if (request->firstModelOption.empty())
-                request->firstModelOption = std::string(arg);
-            notePresetOverride(arg, request);
-            continue;
+                request->firstModelOption = nameText;
         }
-
-        const std::size_t equals = arg.find('=');
-        const std::string_view name = arg.substr(0, equals);
-        if (arg.substr(0, 2) != "--") {
-            if (std::find(std::begin(kQtFlags), std::end(kQtFlags), arg) != std::end(kQtFlags))
-                continue;
-            if (std::find(std::begin(kQtOptionsWithValue), std::end(kQtOptionsWithValue), name)
-                != std::end(kQtOptionsWithValue)) {
-                if (equals == std::string_view::npos)
-                    ++i;
-                continue;
-            }
-            if (!arg.empty() && arg.front() == '-')
-                return UsageError{CommandLine::tr("unknown option %1; see --help").arg(quoted(arg))};
-            // A bare file name opens that lab, as a file manager (the
-            // desktop entry's "attention-lab %f") passes it.
-            if (request->openPath)
-                return UsageError{CommandLine::tr("unexpected argument %1: only one lab file "
-                                                  "can be opened; see --help")
-                                      .arg(quoted(arg))};
-            request->openPath = std::string(arg);
-            continue;
-        }
-        if (!takesValue(name)) {
-            if (name == "--causal" || name == "--transpose-weights")
-                return UsageError{
-                    CommandLine::tr("%1 takes no value").arg(QLatin1String(name.data(), int(name.size())))};
-            return UsageError{CommandLine::tr("unknown option %1; see --help").arg(quoted(name))};
-        }
-
-        std::string_view value;
-        if (equals != std::string_view::npos) {
-            value = arg.substr(equals + 1);
-        } else {
-            if (i + 1 >= argc || std::string_view(argv[i + 1]).substr(0, 2) == "--")
-                return UsageError{CommandLine::tr("%1 needs a value; see --help").arg(quoted(name))};
-            value = argv[++i];
-        }
-        if (isModelOption(name)) {
-            request->modelOptions = true;
-            if (request->firstModelOption.empty())
-                request->firstModelOption = std::string(name);
-        }
-        if (std::optional<UsageError> error = applyOption(name, value, request))
+        if (std::optional<UsageError> error = applyOption(name, valueText, request))
             return error;
         notePresetOverride(name, request);
+    }
+    for (const QString& arg : parser.positional()) {
+        // A bare file name opens that lab, as a file manager (the desktop
+        // entry's "attention-lab %f") passes it.
+        if (request->openPath)
+            return UsageError{CommandLine::tr("unexpected argument %1: only one lab file "
+                                              "can be opened; see --help")
+                                  .arg(QStringLiteral("'%1'").arg(arg))};
+        request->openPath = arg.toLocal8Bit().toStdString();
     }
     return std::nullopt;
 }
@@ -732,9 +680,22 @@ QString presetPath(const QString& name)
 
 CommandLineOutcome handleCommandLine(int argc, char** argv)
 {
+    CommandLineParser parser;
+    if (!parser.parse(argc, argv)) {
+        printError(parser.error());
+        CommandLineOutcome outcome;
+        outcome.exitNow = true;
+        outcome.exitCode = kExitUsageError;
+        return outcome;
+    }
+    return handleCommandLine(parser, argc, argv);
+}
+
+CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, char** argv)
+{
     CommandLineOutcome outcome;
     Request request;
-    std::optional<UsageError> error = parseArguments(argc, argv, &request);
+    std::optional<UsageError> error = readArguments(parser, &request);
     if (!error && request.help) {
         printLine(stdout, helpText());
         outcome.exitNow = true;

@@ -50,7 +50,13 @@ struct CommandLineOutcome {
 inline constexpr int kExitRuntimeError = 1;
 inline constexpr int kExitUsageError = 2;
 
+class CommandLineParser;
+
+// Parses argv (CommandLineParser) and acts on it.
 CommandLineOutcome handleCommandLine(int argc, char** argv);
+// Acts on a command line parsed without error; argc and argv make the
+// QCoreApplication of a headless run when there is no application yet.
+CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, char** argv);
 
 // The presets in menu order: the short name of --preset ("article",
 // "cinema", "scaling-demo") and the lab file in the resources.

@@ -11,4 +11,9 @@ namespace attnlab {
 
 void ensureRuntimeDir();
 
+// Headless pictures: without a display (no DISPLAY, WAYLAND_DISPLAY or
+// QT_QPA_PLATFORM) the GUI application made next uses Qt's offscreen
+// platform, which draws the same pictures.
+void useOffscreenWithoutDisplay();
+
 }  // namespace attnlab

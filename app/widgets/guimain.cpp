@@ -9,17 +9,19 @@
 
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 namespace attnlab {
 namespace {
 
-// ATTNLAB_EXIT_AFTER_FIRST_PAINT=1 (for attention-lab-bench): once the window
-// has painted with its result (not one still computing), print the steady clock's time in nanoseconds as
-// "ATTNLAB_FIRST_PAINT_NS=..." and quit. With ATTNLAB_SCREENSHOT=FILE.png it
-// also saves the window as the application rendered it (the README's picture).
+// --exit-after-first-paint (for attention-lab-bench): once the window has
+// painted with its result (not one still computing), print the steady clock's
+// time in nanoseconds as "ATTNLAB_FIRST_PAINT_NS=..." and quit. With
+// --screenshot FILE.png it also saves the window as the application rendered
+// it (the README's picture).
 class FirstPaintExit : public QObject {
 public:
-    explicit FirstPaintExit(MainWindow* window) : window_(window) {}
+    FirstPaintExit(MainWindow* window, QString screenshot) : window_(window), shot_(std::move(screenshot)) {}
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
@@ -30,10 +32,9 @@ protected:
             fired_ = true;
             // A zero timer runs after the paint in progress has finished.
             QTimer::singleShot(0, this, [this] {
-                const QString shot = qEnvironmentVariable("ATTNLAB_SCREENSHOT");
-                if (!shot.isEmpty() && !window_->grab().save(shot))
+                if (!shot_.isEmpty() && !window_->grab().save(shot_))
                     std::fprintf(stderr, "attention-lab: cannot write the screenshot '%s'\n",
-                                 qPrintable(shot));
+                                 qPrintable(shot_));
                 const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     std::chrono::steady_clock::now().time_since_epoch());
                 std::printf("ATTNLAB_FIRST_PAINT_NS=%lld\n", static_cast<long long>(ns.count()));
@@ -46,12 +47,13 @@ protected:
 
 private:
     MainWindow* window_;
+    QString shot_;
     bool fired_ = false;
 };
 
 }  // namespace
 
-int runGui(int argc, char** argv, const CommandLineOutcome& start)
+int runGui(int argc, char** argv, const CommandLineOutcome& start, const GuiBenchSwitches& bench)
 {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
@@ -61,12 +63,12 @@ int runGui(int argc, char** argv, const CommandLineOutcome& start)
     QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.attentionlab.AttentionLab")));
     MainWindow window;
     window.restoreSettings(start);
-    FirstPaintExit firstPaintExit(&window);
-    if (qEnvironmentVariableIntValue("ATTNLAB_EXIT_AFTER_FIRST_PAINT") == 1)
+    FirstPaintExit firstPaintExit(&window, bench.screenshot);
+    if (bench.exitAfterFirstPaint)
         app.installEventFilter(&firstPaintExit);
     window.show();
     // Once the window is up: the autosave of a run that did not close.
-    if (qEnvironmentVariableIntValue("ATTNLAB_EXIT_AFTER_FIRST_PAINT") != 1)
+    if (!bench.exitAfterFirstPaint)
         QTimer::singleShot(0, &window, &MainWindow::offerRecovery);
     return app.exec();
 }

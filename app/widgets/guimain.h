@@ -4,8 +4,18 @@
 
 #include "commandline.h"
 
+#include <QString>
+
 namespace attnlab {
 
-int runGui(int argc, char** argv, const CommandLineOutcome& start);
+// The benchmark's switches (CommandLineParser's hidden options): once the
+// window has painted with its result, print "ATTNLAB_FIRST_PAINT_NS=<steady
+// clock ns>" and quit, saving the window to `screenshot` first when given.
+struct GuiBenchSwitches {
+    bool exitAfterFirstPaint = false;
+    QString screenshot;
+};
+
+int runGui(int argc, char** argv, const CommandLineOutcome& start, const GuiBenchSwitches& bench = {});
 
 }  // namespace attnlab

@@ -271,8 +271,12 @@ void TestKernels::switchedOffByEnvironmentOrCall()
 
 int main(int argc, char** argv)
 {
-    if (qEnvironmentVariableIsSet("TST_KERNELS_PROBE"))
+    if (qEnvironmentVariableIsSet("TST_KERNELS_PROBE")) {
+        // The choice is made in main(), as attention-lab's does from --kernel.
+        if (qEnvironmentVariableIntValue("ATTNLAB_NO_AVX2") == 1)
+            attn::kernels::setEnabled(false);
         return attn::kernels::available() ? 4 : 3;
+    }
     QCoreApplication app(argc, argv);
     TestKernels test;
     return QTest::qExec(&test, argc, argv);

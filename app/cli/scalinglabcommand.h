@@ -10,7 +10,7 @@
 // entropy_raw, entropy_scaled, grad_norm_raw, grad_norm_scaled, and n_keys,
 // samples, seed), OUT/scaling_lab.csv (the same, one row per d_k) and the
 // four plots as OUT/scaling_lab_{variance,max_weight,entropy,jacobian}.EXT,
-// all or nothing. Without a display it renders offscreen. Exit status as for
+// all or nothing. Without a display the plots render offscreen. Exit status as for
 // the rest of the command line: 0, 1 (files not written), 2 (bad options),
 // with one line on stderr starting "attention-lab: ".
 
@@ -19,14 +19,29 @@
 
 #include <QStringList>
 
+#include <functional>
 #include <ostream>
 #include <vector>
 
 namespace attnlab {
 
-// True when argv asks for the lab (any argument is --scaling-lab).
-bool isScalingLabCommand(int argc, char** argv);
-int runScalingLabCommand(int argc, char** argv);
+class CommandLineParser;
+
+// The lab as the command line asks (CommandLineParser::isScalingLab()).
+int runScalingLabCommand(const CommandLineParser& parser);
+
+// The plots are drawn by the window's d_k lab view (QCustomPlot, a widget),
+// which this library may not include: main() registers a plotter, once it
+// has made the GUI application, when scalingLabWantsPlots says so. Without
+// one a run asking for plots fails with a message.
+using ScalingLabPlotter = std::function<attn::Expected<std::vector<OutputFile>>(
+    const attn::ScalingLabCurves& curves, const QStringList& formats)>;
+void setScalingLabPlotter(ScalingLabPlotter plotter);
+bool scalingLabWantsPlots(const CommandLineParser& parser);
+
+// Keeps only Qt's critical and fatal messages (a headless run has one line
+// on stderr at most); before the GUI application is made.
+void quietQtMessages();
 
 struct ScalingLabFormats {
     bool json = true;

@@ -3,10 +3,9 @@
 
 #include "csv.h"
 #include "jsonwriter.h"
+#include "commandlineparser.h"
 #include "numberformat.h"
-#include "scalinglabview.h"
 
-#include <QApplication>
 #include <QCoreApplication>
 
 #include <unistd.h>
@@ -14,7 +13,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,65 +110,54 @@ struct Request {
     ScalingLabFormats formats;
 };
 
-// An error message for a bad command line, or nothing.
-std::optional<QString> parse(int argc, char** argv, Request* request)
+// The lab's options (CommandLineParser let only these through) into a
+// request; an error message for a bad value, or nothing.
+std::optional<QString> read(const CommandLineParser& parser, Request* request)
 {
-    for (int i = 1; i < argc; ++i) {
-        std::string_view arg = argv[i];
-        if (arg == "--scaling-lab")
-            continue;
-        if (arg == "-h" || arg == "--help") {
+    for (const CommandLineParser::Option& option : parser.options()) {
+        const QString& name = option.name;
+        if (name == QLatin1String("--help")) {
             request->help = true;
-            continue;
+            return std::nullopt;
         }
-        std::string_view name = arg;
-        std::optional<std::string_view> value;
-        if (const std::size_t eq = arg.find('='); arg.substr(0, 2) == "--" && eq != arg.npos) {
-            name = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        }
-        const bool known = name == "--n-keys" || name == "--samples" || name == "--seed"
-                           || name == "--export-dir" || name == "--format";
-        if (!known)
-            return ScalingLabCommand::tr(
-                       "unknown option %1 for --scaling-lab (see "
-                       "attention-lab --scaling-lab --help)")
-                .arg(quoted(arg));
-        if (!value) {
-            if (i + 1 >= argc)
-                return ScalingLabCommand::tr("%1 needs a value").arg(quoted(name));
-            value = std::string_view(argv[++i]);
-        }
+        const std::string text = option.value.toStdString();
+        const std::string_view value = text;
         attn::ScalingLabConfig& c = request->config;
-        if (name == "--n-keys") {
-            if (!parseInteger(*value, &c.nKeys) || c.nKeys < 2 || c.nKeys > attn::kScalingLabMaxKeys)
+        if (name == QLatin1String("--n-keys")) {
+            if (!parseInteger(value, &c.nKeys) || c.nKeys < 2 || c.nKeys > attn::kScalingLabMaxKeys)
                 return ScalingLabCommand::tr("--n-keys must be a whole number from 2 to %1, not %2")
                     .arg(attn::kScalingLabMaxKeys)
-                    .arg(quoted(*value));
-        } else if (name == "--samples") {
+                    .arg(quoted(value));
+        } else if (name == QLatin1String("--samples")) {
             request->samplesGiven = true;
-            if (!parseInteger(*value, &c.samples) || c.samples < 1 || c.samples > attn::kScalingLabMaxSamples)
+            if (!parseInteger(value, &c.samples) || c.samples < 1 || c.samples > attn::kScalingLabMaxSamples)
                 return ScalingLabCommand::tr("--samples must be a whole number from 1 to %1, not %2")
                     .arg(attn::kScalingLabMaxSamples)
-                    .arg(quoted(*value));
-        } else if (name == "--seed") {
-            if (!parseInteger(*value, &c.seed))
+                    .arg(quoted(value));
+        } else if (name == QLatin1String("--seed")) {
+            if (!parseInteger(value, &c.seed))
                 return ScalingLabCommand::tr(
                            "--seed must be a whole number from 0 to "
                            "18446744073709551615, not %1")
-                    .arg(quoted(*value));
-        } else if (name == "--export-dir") {
-            if (value->empty())
+                    .arg(quoted(value));
+        } else if (name == QLatin1String("--export-dir")) {
+            if (value.empty())
                 return ScalingLabCommand::tr("--export-dir is empty; give a directory");
-            request->exportDir = QString::fromLocal8Bit(value->data(), int(value->size()));
-        } else {
-            const auto formats = parseScalingLabFormats(QString::fromUtf8(value->data(), int(value->size())));
+            request->exportDir = option.value;
+        } else if (name == QLatin1String("--format")) {
+            const auto formats = parseScalingLabFormats(option.value);
             if (!formats.ok())
                 return QString::fromStdString(formats.error().message);
             request->formats = formats.value();
         }
     }
     return std::nullopt;
+}
+
+ScalingLabPlotter& plotter()
+{
+    static ScalingLabPlotter registered;
+    return registered;
 }
 
 // Qt's own chatter on a headless run (no XDG_RUNTIME_DIR, offscreen plugin
@@ -181,6 +168,29 @@ void quietMessages(QtMsgType type, const QMessageLogContext& context, const QStr
     if (type == QtCriticalMsg || type == QtFatalMsg)
         printLine(stderr, qFormatLogMessage(type, context, message));
 }
+
+}  // namespace
+
+void quietQtMessages()
+{
+    qInstallMessageHandler(quietMessages);
+}
+
+void setScalingLabPlotter(ScalingLabPlotter p)
+{
+    plotter() = std::move(p);
+}
+
+bool scalingLabWantsPlots(const CommandLineParser& parser)
+{
+    const QString formats = parser.value(QStringLiteral("--format"));
+    if (!parser.isSet(QStringLiteral("--format")))
+        return true;  // json,csv,png
+    const attn::Expected<ScalingLabFormats> parsed = parseScalingLabFormats(formats);
+    return parsed.ok() && !parsed.value().images.isEmpty();
+}
+
+namespace {
 
 struct Column {
     const char* name;
@@ -228,14 +238,6 @@ attn::ScalingLabProgress progressPrinter(const attn::ScalingLabConfig& config)
 }
 
 }  // namespace
-
-bool isScalingLabCommand(int argc, char** argv)
-{
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--scaling-lab") == 0)
-            return true;
-    return false;
-}
 
 attn::Expected<ScalingLabFormats> parseScalingLabFormats(const QString& list)
 {
@@ -313,10 +315,10 @@ void writeScalingLabCsv(std::ostream& out, const attn::ScalingLabCurves& curves)
     out << text;
 }
 
-int runScalingLabCommand(int argc, char** argv)
+int runScalingLabCommand(const CommandLineParser& parser)
 {
     Request request;
-    if (const auto error = parse(argc, argv, &request))
+    if (const auto error = read(parser, &request))
         return fail(kExitUsage, *error);
     if (request.help) {
         printLine(stdout, helpText());
@@ -356,26 +358,16 @@ int runScalingLabCommand(int argc, char** argv)
             {"scaling_lab.csv", [&curves](std::ostream& out) { writeScalingLabCsv(out, curves); }});
 
     if (!request.formats.images.isEmpty()) {
-        // Plots need a GUI application; without a display, the offscreen
-        // platform renders them just the same.
-        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        qInstallMessageHandler(quietMessages);
-        static int appArgc = 1;
-        static char* appArgv[] = {argv[0], nullptr};
-        QApplication app(appArgc, appArgv);
-        ScalingLabView view;
-        view.setCurves(curves);
-        auto images = view.imageFiles(request.formats.images, ScalingLabView::defaultImageSize());
+        // Drawn by the window's d_k lab view, which main() registered with
+        // the GUI application the plots need.
+        if (!plotter())
+            return fail(kExitRuntime,
+                        ScalingLabCommand::tr("the plots need the window's views; none were drawn"));
+        auto images = plotter()(curves, request.formats.images);
         if (!images.ok())
             return fail(kExitRuntime, QString::fromStdString(images.error().message));
         for (OutputFile& f : images.value())
             files.push_back(std::move(f));
-        const attn::Status written = writeFilesAtomically(*request.exportDir, files);
-        if (!written)
-            return fail(kExitRuntime, QString::fromStdString(written.error().message));
-        return kExitOk;
     }
     const attn::Status written = writeFilesAtomically(*request.exportDir, files);
     if (!written)

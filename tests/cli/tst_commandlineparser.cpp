@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// CommandLineParser on its own: what it hands on (options in order with their
+// values, positional files, the hidden switches, the picture size, the kernel)
+// and the one-line errors of the rules QCommandLineParser does not have.
+
+#include "commandlineparser.h"
+
+#include <QtTest>
+
+using attnlab::CommandLineParser;
+
+class TestCommandLineParser : public QObject {
+    Q_OBJECT
+private slots:
+    void optionsInOrder();
+    void positionalAndQtOptions();
+    void endsAtHelp();
+    void hiddenSwitches();
+    void errors_data();
+    void errors();
+    void scalingLabMode();
+    void rawBytes();
+};
+
+void TestCommandLineParser::optionsInOrder()
+{
+    CommandLineParser p;
+    QVERIFY2(p.parse({"--preset", "cinema", "--d-k=512", "--causal", "--d-k", "8", "--sentence", ""}),
+             qPrintable(p.error()));
+    const std::vector<CommandLineParser::Option>& o = p.options();
+    QCOMPARE(int(o.size()), 5);
+    QCOMPARE(o[0].name, QStringLiteral("--preset"));
+    QCOMPARE(o[0].value, QStringLiteral("cinema"));
+    QCOMPARE(o[1].name, QStringLiteral("--d-k"));
+    QCOMPARE(o[1].value, QStringLiteral("512"));
+    QCOMPARE(o[2].name, QStringLiteral("--causal"));
+    QCOMPARE(o[2].value, QString());
+    QCOMPARE(o[3].value, QStringLiteral("8"));
+    QCOMPARE(o[4].name, QStringLiteral("--sentence"));
+    QCOMPARE(o[4].value, QString());
+    QCOMPARE(p.value("--d-k"), QStringLiteral("8"));  // the last one given
+    QVERIFY(!p.isHeadless());
+    QVERIFY(!p.isScalingLab());
+    // A value may start with one dash: the engine's checks refuse it later.
+    QVERIFY(p.parse({"--seed", "-1", "--export-dir", "out", "--format", "json,svg"}));
+    QCOMPARE(p.value("--seed"), QStringLiteral("-1"));
+    QVERIFY(p.isHeadless());
+    QVERIFY(p.asksForPictures());
+    QVERIFY(p.parse({"--save", "a.attnlab", "--format", "json,csv"}));
+    QVERIFY(p.isHeadless());
+    QVERIFY(!p.asksForPictures());
+}
+
+void TestCommandLineParser::positionalAndQtOptions()
+{
+    CommandLineParser p;
+    QVERIFY(p.parse({"-platform", "offscreen", "-reverse", "-style=fusion", "lab.attnlab", "--seed", "3"}));
+    QCOMPARE(p.positional(), QStringList{"lab.attnlab"});
+    QCOMPARE(int(p.options().size()), 1);
+    QCOMPARE(p.options()[0].name, QStringLiteral("--seed"));
+}
+
+void TestCommandLineParser::endsAtHelp()
+{
+    CommandLineParser p;
+    // Nothing after --help is read, not even an unknown option.
+    QVERIFY(p.parse({"--d-k", "4", "-h", "--colour"}));
+    QVERIFY(p.helpAsked());
+    QCOMPARE(p.options().back().name, QStringLiteral("--help"));
+    QVERIFY(p.parse({"--list-presets", "--nope"}));
+    QVERIFY(p.listPresetsAsked());
+    QVERIFY(!p.isHeadless());
+    QVERIFY(p.parse({"--export-dir", "out", "--version"}));
+    QVERIFY(p.versionAsked());
+    QVERIFY(!p.isHeadless());
+}
+
+void TestCommandLineParser::hiddenSwitches()
+{
+    CommandLineParser p;
+    QVERIFY(p.parse(QStringList{}));
+    QVERIFY(!p.exitAfterFirstPaint());
+    QCOMPARE(p.kernel(), CommandLineParser::Kernel::Auto);
+    QVERIFY(!p.pictureSize().isValid());
+    QVERIFY(p.parse(
+        {"--exit-after-first-paint", "--screenshot", "shot.png", "--kernel=baseline", "--size", "1600x900"}));
+    QVERIFY(p.exitAfterFirstPaint());
+    QCOMPARE(p.screenshotPath(), QStringLiteral("shot.png"));
+    QCOMPARE(p.kernel(), CommandLineParser::Kernel::Baseline);
+    QCOMPARE(p.pictureSize(), QSize(1600, 900));
+    QVERIFY(p.parse({"--kernel", "auto", "--size=100x16384"}));
+    QCOMPARE(p.kernel(), CommandLineParser::Kernel::Auto);
+    QCOMPARE(p.pictureSize(), QSize(100, 16384));
+}
+
+void TestCommandLineParser::errors_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("unknown") << QStringList{"--colour", "red"} << "unknown option '--colour'; see --help";
+    QTest::newRow("unknown with value")
+        << QStringList{"--colour=red"} << "unknown option '--colour'; see --help";
+    QTest::newRow("single dash") << QStringList{"-x"} << "unknown option '-x'; see --help";
+    QTest::newRow("double dash alone") << QStringList{"--"} << "unknown option '--'; see --help";
+    QTest::newRow("lab option without the lab")
+        << QStringList{"--n-keys", "4"} << "unknown option '--n-keys'; see --help";
+    QTest::newRow("value missing") << QStringList{"--d-k"} << "'--d-k' needs a value; see --help";
+    QTest::newRow("option as value") << QStringList{"--sentence", "--causal"}
+                                     << "'--sentence' needs a value; see --help";
+    QTest::newRow("flag with value") << QStringList{"--causal=yes"} << "--causal takes no value";
+    QTest::newRow("size not a size") << QStringList{"--size", "big"}
+                                     << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
+                                        "--size 1600x900";
+    QTest::newRow("size too small") << QStringList{"--size", "99x100"}
+                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
+                                       "--size 1600x900";
+    QTest::newRow("size too large") << QStringList{"--size", "100x16385"}
+                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
+                                       "--size 1600x900";
+    QTest::newRow("kernel") << QStringList{"--kernel", "avx512"}
+                            << "--kernel must be auto or baseline, not 'avx512'";
+    QTest::newRow("lab: window option")
+        << QStringList{"--scaling-lab", "--d-k", "4"}
+        << "unknown option '--d-k' for --scaling-lab (see attention-lab --scaling-lab --help)";
+    QTest::newRow("lab: file") << QStringList{"--scaling-lab", "a.attnlab"}
+                               << "unknown option 'a.attnlab' for --scaling-lab (see attention-lab "
+                                  "--scaling-lab --help)";
+    QTest::newRow("lab: value missing") << QStringList{"--scaling-lab", "--seed"} << "'--seed' needs a value";
+}
+
+void TestCommandLineParser::errors()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, error);
+    CommandLineParser p;
+    QVERIFY(!p.parse(arguments));
+    QCOMPARE(p.error(), error);
+}
+
+void TestCommandLineParser::scalingLabMode()
+{
+    CommandLineParser p;
+    QVERIFY(p.parse(
+        {"--n-keys", "64", "--scaling-lab", "--samples=10", "--export-dir", "out", "--kernel", "baseline"}));
+    QVERIFY(p.isScalingLab());
+    QCOMPARE(p.value("--n-keys"), QStringLiteral("64"));
+    QCOMPARE(p.value("--samples"), QStringLiteral("10"));
+    QCOMPARE(p.kernel(), CommandLineParser::Kernel::Baseline);
+    QVERIFY(p.parse({"--scaling-lab", "--help", "--d-k"}));
+    QVERIFY(p.helpAsked());
+}
+
+void TestCommandLineParser::rawBytes()
+{
+    char program[] = "attention-lab";
+    char option[] = "--sentence";
+    char latin1[] = "caf\xe9 au lait";
+    char* sentence[] = {program, option, latin1};
+    CommandLineParser p;
+    QVERIFY(!p.parse(3, sentence));
+    QCOMPARE(p.error(), QStringLiteral("--sentence: The sentence is not valid UTF-8 (byte 4)."));
+    char path[] = "--open=\xff.attnlab";
+    char* file[] = {program, path};
+    QVERIFY(!p.parse(2, file));
+    QCOMPARE(p.error(), QStringLiteral("argument '--open=\uFFFD.attnlab' is not valid UTF-8"));
+    char utf8[] = "caf\xc3\xa9";
+    char* good[] = {program, option, utf8};
+    QVERIFY(p.parse(3, good));
+    QCOMPARE(p.value("--sentence"), QStringLiteral("caf\u00e9"));
+}
+
+QTEST_GUILESS_MAIN(TestCommandLineParser)
+#include "tst_commandlineparser.moc"
