@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "parameterpanel.h"
 
+#include "dksteps.h"
 #include "scaling_lab.h"
 #include "session.h"
 #include "size_limits.h"
@@ -275,19 +276,15 @@ void ParameterPanel::onDkSliderAction(int action)
     if (action != QAbstractSlider::SliderSingleStepAdd && action != QAbstractSlider::SliderSingleStepSub
         && !page)
         return;
-    static const std::vector<int> grid = attn::defaultScalingLabDks();
     const int current = dK_->value();
     int target = current;
-    if (page) {
-        target = std::min(pageStepDk(current, action == QAbstractSlider::SliderPageStepAdd),
+    if (page)
+        target = std::min(DkSteps::page(current, action == QAbstractSlider::SliderPageStepAdd),
                           attn::dkFromSliderPosition(dKSlider_->maximum()));
-    } else if (action == QAbstractSlider::SliderSingleStepAdd) {
-        const auto next = std::upper_bound(grid.begin(), grid.end(), current);
-        target = next != grid.end() ? *next : grid.back();
-    } else {
-        const auto next = std::lower_bound(grid.begin(), grid.end(), current);
-        target = next != grid.begin() ? *(next - 1) : grid.front();
-    }
+    else if (action == QAbstractSlider::SliderSingleStepAdd)
+        target = DkSteps::next(current);
+    else
+        target = DkSteps::previous(current);
     session_->setDK(target);
     // The session's echo has put the slider at the new d_k's position; the
     // action then sets the pending position as the value, so make it that one.
@@ -296,8 +293,7 @@ void ParameterPanel::onDkSliderAction(int action)
 
 int ParameterPanel::pageStepDk(int dK, bool up)
 {
-    // Halving rounds up, so that 3 -> 2 -> 4 and never reaches 0.
-    return std::clamp(up ? dK * 2 : (dK + 1) / 2, 1, attn::kMaxDHead);
+    return DkSteps::page(dK, up);
 }
 
 bool ParameterPanel::eventFilter(QObject* watched, QEvent* event)

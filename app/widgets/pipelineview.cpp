@@ -4,6 +4,7 @@
 #include "heatmapview.h"
 #include "presentation.h"
 #include "resultcells.h"
+#include "scoreranges.h"
 #include "session.h"
 
 #include <QCheckBox>
@@ -329,19 +330,11 @@ void PipelineView::setFocusQuery(int query)
 
 void PipelineView::applyRanges()
 {
-    const attn::AttentionResult& r = session_->result();
-    const double rawRange = scoreRange(r);
-    const double scaledRange = scaledScoreRange(r);
-    raw_->setDecimals(decimalsForRange(rawRange));
-    scaled_->setDecimals(decimalsForRange(scaledRange));
-    if (independentRanges()) {
-        raw_->setRange(-rawRange, rawRange);
-        scaled_->setRange(-scaledRange, scaledRange);
-    } else {
-        const double shared = std::max(rawRange, scaledRange);
-        raw_->setRange(-shared, shared);
-        scaled_->setRange(-shared, shared);
-    }
+    const ScoreRanges ranges = ScoreRanges::of(session_->result(), independentRanges());
+    raw_->setDecimals(ranges.rawDecimals);
+    scaled_->setDecimals(ranges.scaledDecimals);
+    raw_->setRange(-ranges.raw, ranges.raw);
+    scaled_->setRange(-ranges.scaled, ranges.scaled);
 }
 
 void PipelineView::refresh()
