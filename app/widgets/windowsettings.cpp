@@ -70,7 +70,12 @@ void WindowSettings::defaultDockSizes(QMainWindow* window)
     auto* focusDock = window->findChild<QDockWidget*>(QStringLiteral("focusDock"));
     auto* statisticsDock = window->findChild<QDockWidget*>(QStringLiteral("statisticsDock"));
     window->resizeDocks({focusDock, statisticsDock}, {window->width() - 380, 380}, Qt::Horizontal);
-    window->resizeDocks({focusDock}, {std::max(220, window->height() * 3 / 10)}, Qt::Vertical);
+    // Below 900 pixels (1024x700, a 720-line projector, 2560x1440 at scale
+    // 2) the maps above need every line for their rows and numbers; the
+    // bottom docks scroll. Taller windows give them 30 %.
+    const int height = window->height();
+    const int docks = height >= 900 ? std::max(220, height * 3 / 10) : std::max(150, height * 22 / 100);
+    window->resizeDocks({focusDock}, {docks}, Qt::Vertical);
 }
 
 }  // namespace attnlab

@@ -4,13 +4,16 @@
 // (nothing of the user's is read or written) and widgets found by name.
 
 #include <QCoreApplication>
+#include <QSize>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 namespace guitest {
 
@@ -41,6 +44,21 @@ T* find(Parent& parent, const QString& name)
     if (!widget)
         qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
     return widget;
+}
+
+// A window at its first start (settings restored), of `size` if given,
+// shown and exposed; null if it never was exposed.
+template <typename Window>
+std::unique_ptr<Window> shownWindow(const QSize& size = QSize())
+{
+    auto window = std::make_unique<Window>();
+    window->restoreSettings();
+    if (size.isValid())
+        window->resize(size);
+    window->show();
+    if (!QTest::qWaitForWindowExposed(window.get()))
+        return nullptr;
+    return window;
 }
 
 }  // namespace guitest

@@ -18,6 +18,9 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QProcess>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QLineEdit>
 #include <QSettings>
 #include <QStatusBar>
@@ -48,6 +51,9 @@ private slots:
     void cleanup();
     void fitsSmallScreens_data();
     void fitsSmallScreens();
+    void shortWindowKeepsTheMapRows_data();
+    void shortWindowKeepsTheMapRows();
+    void shortWindowAtScaleTwo();
     void presentationModeAndBack();
     void leavingPresentationRestoresTheWidth();
     void darkThemeColoursThePlots();
@@ -111,6 +117,64 @@ void TestScreens::fitsSmallScreens()
     QVERIFY2(map->width() >= 200 && map->height() >= 100,
              qPrintable(QStringLiteral("map %1x%2").arg(map->width()).arg(map->height())));
     QVERIFY(map->isVisible());
+}
+
+void TestScreens::shortWindowKeepsTheMapRows_data()
+{
+    QTest::addColumn<QSize>("window");
+    QTest::addColumn<bool>("numbers");  // the score maps print their cells' values
+    QTest::newRow("1024x700") << QSize(1024, 700) << false;
+    // Also 2560x1440 at scale 2, in shortWindowAtScaleTwo.
+    // The scaled scores' one decimal needs wider cells than a third of 1280.
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << true;
+}
+
+// At first start the default dock sizes leave the maps their rows: the
+// pipeline page does not scroll, every row of the score maps is in view, and
+// at 1920x1080 the three score maps print their numbers.
+void TestScreens::shortWindowKeepsTheMapRows()
+{
+    QFETCH(QSize, window);
+    QFETCH(bool, numbers);
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(window);
+    QVERIFY(shown);
+    QTest::qWait(50);
+    PipelineView* pipeline = shown->pipelineView();
+    auto* scroll = guitest::find<QScrollArea>(*pipeline, QStringLiteral("pipelinePageScroll"));
+    QVERIFY2(!scroll->verticalScrollBar()->isVisible(),
+             qPrintable(QStringLiteral("page %1 high in a viewport of %2")
+                            .arg(scroll->widget()->height())
+                            .arg(scroll->viewport()->height())));
+    for (HeatmapView* map : {pipeline->rawScoresMap(), pipeline->scaledScoresMap(), pipeline->weightsMap()}) {
+        QVERIFY2(scroll->viewport()->rect().contains(QRect(
+                     map->mapTo(scroll->viewport(), map->cellsArea().topLeft()), map->cellsArea().size())),
+                 qPrintable(map->objectName()));
+        if (numbers)
+            QVERIFY2(map->cellTextVisible(), qPrintable(QStringLiteral("%1: cells %2x%3")
+                                                            .arg(map->objectName())
+                                                            .arg(map->cellRect(0, 0).width())
+                                                            .arg(map->cellRect(0, 0).height())));
+    }
+}
+
+// QT_SCALE_FACTOR is read once per process: the 1280x720 case again in a
+// child run of this suite at scale 2, as on a 2560x1440 screen.
+void TestScreens::shortWindowAtScaleTwo()
+{
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_SCALE_FACTOR"), QStringLiteral("2"));
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    child.start(QCoreApplication::applicationFilePath(),
+                {QStringLiteral("shortWindowKeepsTheMapRows:1280x720")});
+    QVERIFY(child.waitForFinished(120000));
+    const QByteArray output = child.readAll();
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, output.constData());
+    QVERIFY2(output.contains("PASS   : TestScreens::shortWindowKeepsTheMapRows(1280x720)"),
+             output.constData());
 }
 
 void TestScreens::presentationModeAndBack()
