@@ -47,7 +47,7 @@ else()
   set(qt ">= ${Qt6_VERSION_MAJOR}.${Qt6_VERSION_MINOR}")
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "libc6, libgcc-s1, libstdc++6, libqt6core6 (${qt}), libqt6gui6 (${qt}), \
-libqt6widgets6 (${qt}), libqcustomplot2.1-qt6, qt6-qpa-plugins")
+libqt6widgets6 (${qt}), libqt6svg6 (${qt}), libqcustomplot2.1-qt6, qt6-qpa-plugins")
 endif()
 
 include(CPack)

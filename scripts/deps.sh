@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
-  qt6-base-dev libgl-dev
+  qt6-base-dev qt6-svg-dev libgl-dev
   libeigen3-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   fonts-dejavu-core

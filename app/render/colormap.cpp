@@ -132,6 +132,16 @@ QColor sequential(double value, double lo, double hi)
     return QColor::fromRgb(sequentialRgb(value, lo, hi));
 }
 
+QColor rawCurve(bool darkBackground)
+{
+    return QColor::fromRgb(darkBackground ? kRawCurveDark : kDivergingHigh);
+}
+
+QColor scaledCurve(bool darkBackground)
+{
+    return QColor::fromRgb(darkBackground ? kScaledCurveDark : kDivergingLow);
+}
+
 QColor contrastingText(const QColor& background)
 {
     const QColor c = background.toRgb();

@@ -32,6 +32,14 @@ QRgb sequentialRgb(double value, double lo, double hi);
 QRgb sequentialLogRgb(double value, double lo, double hi);
 
 QColor diverging(double value, double m);
+
+// The curves, bars and histograms that set the unscaled scores against the
+// scaled ones (the d_k lab, the score histogram, the focused query's bars):
+// the diverging map's red and blue ends, lighter on a dark background.
+inline constexpr QRgb kRawCurveDark = 0xfff46d43;
+inline constexpr QRgb kScaledCurveDark = 0xff74add1;
+QColor rawCurve(bool darkBackground);
+QColor scaledCurve(bool darkBackground);
 QColor sequential(double value, double lo, double hi);
 
 // Black or white, whichever has the higher WCAG contrast ratio against

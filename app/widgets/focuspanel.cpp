@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "focuspanel.h"
 
+#include "colormap.h"
 #include "focusbars.h"
 #include "focussortmodel.h"
 #include "focustablemodel.h"
@@ -300,8 +301,8 @@ void FocusPanel::stylePlot()
     const QColor text = pal.color(QPalette::WindowText);
     const QColor grid = pal.color(QPalette::Mid);
     const bool dark = pal.color(QPalette::Base).lightness() < 128;
-    const QColor scoreColor = dark ? QColor(244, 109, 67) : QColor(178, 24, 43);
-    const QColor weightColor = dark ? QColor(116, 173, 209) : QColor(33, 102, 172);
+    const QColor scoreColor = colormap::rawCurve(dark);
+    const QColor weightColor = colormap::scaledCurve(dark);
     scoreBars_->setPen(QPen(scoreColor));
     scoreBars_->setBrush(QColor(scoreColor.red(), scoreColor.green(), scoreColor.blue(), 170));
     weightBars_->setPen(QPen(weightColor));

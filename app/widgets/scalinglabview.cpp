@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scalinglabview.h"
 
-#include "svgpaintdevice.h"
+#include "colormap.h"
+
+#include "pictureencoder.h"
+#include "viewexportcontroller.h"
 
 #include <qcustomplot.h>
 
@@ -38,8 +41,8 @@ PlotColours plotColours(const QPalette& pal)
 {
     const bool dark = pal.color(QPalette::Base).lightness() < 128;
     PlotColours c;
-    c.raw = dark ? QColor(244, 109, 67) : QColor(0xb2, 0x18, 0x2b);
-    c.scaled = dark ? QColor(116, 173, 209) : QColor(0x21, 0x66, 0xac);
+    c.raw = colormap::rawCurve(dark);
+    c.scaled = colormap::scaledCurve(dark);
     c.text = pal.color(QPalette::WindowText);
     c.background = pal.color(QPalette::Base);
     c.marker = c.text;
@@ -696,15 +699,7 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
                 p->toPainter(&painter, w, h);
                 painter.end();
             } else {
-                SvgPaintDevice device(QSize(w, h), p->logicalDpiY());
-                QCPPainter painter;
-                if (!painter.begin(&device))
-                    return attn::Error{tr("The SVG could not be started.").toStdString()};
-                painter.setMode(QCPPainter::pmVectorized);
-                painter.setMode(QCPPainter::pmNoCaching);
-                p->toPainter(&painter, w, h);
-                painter.end();
-                bytes = device.svg();
+                bytes = svgPicture(plotPainter(p), QSize(w, h));
             }
             files.push_back(OutputFile{stem + '.' + f.toStdString(), [bytes](std::ostream& out) {
                                            out.write(bytes.constData(), bytes.size());

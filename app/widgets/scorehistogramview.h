@@ -6,10 +6,11 @@
 // each bin; the legend gives each spread (standard deviation) and says when
 // the queries were sampled.
 //
-// Draws an attn::ScoreHistogram (attn::scoreHistogram) and computes nothing
-// itself. The same drawing serves the screen and the exports (renderTo).
+// Draws an attn::ScoreHistogram (attn::scoreHistogram) through
+// ScoreHistogramRenderer and computes nothing itself.
 
 #include "score_histogram.h"
+#include "scorehistogramrenderer.h"
 
 #include <QWidget>
 
@@ -21,7 +22,7 @@ public:
     explicit ScoreHistogramView(QWidget* parent = nullptr);
 
     void setHistogram(const attn::ScoreHistogram& histogram);
-    const attn::ScoreHistogram& histogram() const { return histogram_; }
+    const attn::ScoreHistogram& histogram() const { return renderer_.histogram(); }
 
     // Draws the view (title, bars, axes, legend) laid out for `size` in the
     // painter's current coordinates, for export and tests.
@@ -36,7 +37,7 @@ protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
-    attn::ScoreHistogram histogram_;
+    ScoreHistogramRenderer renderer_;
 };
 
 }  // namespace attnlab

@@ -105,6 +105,12 @@ void ThemeController::apply()
     case Theme::Light: QApplication::setPalette(lightPalette()); break;
     case Theme::Dark: QApplication::setPalette(darkPalette()); break;
     }
+    // A style sheet fixes the palette of the widgets under it when it is
+    // applied (QStyleSheetStyle::polish): set again, it takes the new one,
+    // so that the maps in the pipeline's frames follow the theme too.
+    for (QWidget* widget : QApplication::allWidgets())
+        if (!widget->styleSheet().isEmpty())
+            widget->setStyleSheet(widget->styleSheet());
     if (QAction* a = action(theme_))
         a->setChecked(true);
 }

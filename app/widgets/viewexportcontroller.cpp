@@ -14,6 +14,7 @@
 #include <QLayout>
 #include <QMenu>
 #include <QPainter>
+#include <QPicture>
 #include <QPointer>
 #include <QSettings>
 #include <qcustomplot.h>
@@ -50,8 +51,15 @@ PaintFunction plotPainter(QCustomPlot* plot)
     return [plot = QPointer<QCustomPlot>(plot)](QPainter& painter, const QSize& size) {
         if (!plot)
             return;
-        // Every painter of pictureencoder is a QCPPainter (see there).
-        plot->toPainter(static_cast<QCPPainter*>(&painter), size.width(), size.height());
+        // QCustomPlot draws with a QCPPainter of its own: recorded as a
+        // picture (vectors, text kept as text) and replayed on the picture's.
+        QPicture picture;
+        QCPPainter recorder(&picture);
+        recorder.setMode(QCPPainter::pmVectorized);
+        recorder.setMode(QCPPainter::pmNoCaching);
+        plot->toPainter(&recorder, size.width(), size.height());
+        recorder.end();
+        painter.drawPicture(0, 0, picture);
         // toPainter lays the plot out for the picture; lay it out again for the screen.
         plot->replot(QCustomPlot::rpQueuedReplot);
     };
@@ -70,6 +78,18 @@ PaintFunction widgetPainter(QWidget* widget)
             source = widget->sizeHint().expandedTo(QSize(200, 150));
             widget->resize(source);
         }
+        // A font scale (withFontScale scales the painter) lays the widget out
+        // that many times smaller, within its minimum size, so that its text
+        // grows against the picture instead of the fit undoing the scale.
+        const QSize before = source;
+        const qreal fontScale = painter.worldTransform().m11();
+        if (fontScale > 1.0) {
+            source = (QSizeF(source) / fontScale).toSize().expandedTo(widget->minimumSizeHint());
+            widget->resize(source);
+            if (widget->layout())
+                widget->layout()->activate();
+            source = widget->size();
+        }
         const qreal k =
             std::min(size.width() / qreal(source.width()), size.height() / qreal(source.height()));
         painter.save();
@@ -78,6 +98,11 @@ PaintFunction widgetPainter(QWidget* widget)
         painter.scale(k, k);
         widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
         painter.restore();
+        if (source != before) {
+            widget->resize(before);
+            if (widget->layout())
+                widget->layout()->activate();
+        }
     };
 }
 

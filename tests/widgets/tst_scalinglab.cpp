@@ -16,7 +16,6 @@
 #include "scalinglabcommand.h"
 #include "scalinglabview.h"
 #include "statistics.h"
-#include "svgpaintdevice.h"
 
 #include <qcustomplot.h>
 
@@ -135,7 +134,6 @@ private slots:
     void compareReadoutsAreTheEngines();
     void compareNamesTheInitialisation();
     void lessonWalksFiveStages();
-    void svgDeviceWritesWhatWasPainted();
     void commandWritesAllFiles();
     void commandErrors_data();
     void commandErrors();
@@ -421,67 +419,6 @@ void TestScalingLabGui::lessonWalksFiveStages()
     panel.restart();
     QCOMPARE(changed.count(), before + 1);
     QCOMPARE(changed.last().at(1).value<LessonPanel::Stage>(), LessonPanel::Stage::Scores);
-}
-
-void TestScalingLabGui::svgDeviceWritesWhatWasPainted()
-{
-    attnlab::SvgPaintDevice device(QSize(200, 100));
-    {
-        QPainter p(&device);
-        p.setPen(QPen(QColor(255, 0, 0), 2));
-        p.drawLine(QPointF(10, 20), QPointF(110, 20));
-        p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0, 0, 255, 128));
-        p.drawRect(QRectF(5, 50, 40, 30));
-        p.setPen(Qt::black);
-        p.translate(20, 30);
-        p.drawText(QPointF(0, 0), "a<b & c");
-        p.setClipRect(QRect(0, 0, 50, 50));
-        p.setPen(QPen(Qt::green, 1));
-        p.drawLine(QPointF(0, 0), QPointF(60, 0));
-    }
-    const QByteArray svg = device.svg();
-    QXmlStreamReader xml(svg);
-    int paths = 0, texts = 0, clips = 0;
-    QStringList d;
-    QString text;
-    while (!xml.atEnd()) {
-        if (xml.readNext() != QXmlStreamReader::StartElement)
-            continue;
-        if (xml.name() == QLatin1String("svg")) {
-            QCOMPARE(xml.attributes().value("width").toString(), QString("200"));
-            QCOMPARE(xml.attributes().value("viewBox").toString(), QString("0 0 200 100"));
-        } else if (xml.name() == QLatin1String("path")) {
-            ++paths;
-            d << xml.attributes().value("d").toString();
-            if (paths == 1) {
-                QCOMPARE(xml.attributes().value("stroke").toString(), QString("#ff0000"));
-                QCOMPARE(xml.attributes().value("stroke-width").toString(), QString("2"));
-            }
-            if (paths == 2) {
-                QCOMPARE(xml.attributes().value("fill").toString(), QString("#0000ff"));
-                QCOMPARE(xml.attributes().value("fill-opacity").toString(), QString("0.5"));
-                QCOMPARE(xml.attributes().value("stroke").toString(), QString("none"));
-            }
-        } else if (xml.name() == QLatin1String("text")) {
-            ++texts;
-            QCOMPARE(xml.attributes().value("x").toString(), QString("20"));
-            QCOMPARE(xml.attributes().value("y").toString(), QString("30"));
-            text = xml.readElementText();
-        } else if (xml.name() == QLatin1String("clipPath")) {
-            ++clips;
-        }
-    }
-    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-    QCOMPARE(paths, 3);
-    QCOMPARE(texts, 1);
-    QCOMPARE(clips, 1);
-    QCOMPARE(d[0], QString("M10 20L110 20"));
-    QVERIFY(d[1].startsWith("M5 50L45 50L45 80L5 80"));
-    QCOMPARE(d[2], QString("M20 30L80 30"));  // translated into device pixels
-    QCOMPARE(text, QString("a<b & c"));
-    QVERIFY(svg.contains("clip-path=\"url(#clip0)\""));
-    QVERIFY(svg.contains("<rect x=\"20\" y=\"30\" width=\"50\" height=\"50\"/>"));
 }
 
 void TestScalingLabGui::commandWritesAllFiles()

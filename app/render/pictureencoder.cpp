@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pictureencoder.h"
 
-#include "svgpaintdevice.h"
 #include "viewexporter.h"
 
 #include <QBuffer>
 #include <QCoreApplication>
 #include <QPageSize>
 #include <QPdfWriter>
-#include <qcustomplot.h>
+#include <QRegularExpression>
+#include <QSvgGenerator>
+#include <QPainter>
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,7 @@ QImage renderPicture(const PaintFunction& paint, const QSize& size, qreal scale)
     image.setDotsPerMeterX(int(std::lround(kDpi * scale / 0.0254)));
     image.setDotsPerMeterY(int(std::lround(kDpi * scale / 0.0254)));
     image.fill(Qt::white);
-    QCPPainter painter(&image);
+    QPainter painter(&image);
     paint(painter, size);
     painter.end();
     return image;
@@ -49,13 +50,32 @@ QImage renderPicture(const PaintFunction& paint, const QSize& size, qreal scale)
 
 QByteArray svgPicture(const PaintFunction& paint, const QSize& size)
 {
-    SvgPaintDevice device(size, kDpi);
-    QCPPainter painter(&device);
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNoCaching);
-    paint(painter, size);
-    painter.end();
-    return device.svg();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    {
+        QSvgGenerator generator;
+        generator.setOutputDevice(&buffer);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setResolution(kDpi);
+        generator.setTitle(QStringLiteral("Attention Lab"));
+        QPainter painter(&generator);
+        paint(painter, size);
+        painter.end();
+    }
+    // QSvgGenerator gives the size in millimetres; slides and web pages
+    // expect the picture's pixels, as the PNG has them.
+    const qsizetype head = bytes.indexOf('>', bytes.indexOf("<svg"));
+    if (head > 0) {
+        QString root = QString::fromUtf8(bytes.left(head));
+        root.replace(QRegularExpression(QStringLiteral("\\bwidth=\"[^\"]*\"")),
+                     QStringLiteral("width=\"%1\"").arg(size.width()));
+        root.replace(QRegularExpression(QStringLiteral("\\bheight=\"[^\"]*\"")),
+                     QStringLiteral("height=\"%1\"").arg(size.height()));
+        bytes = root.toUtf8() + bytes.mid(head);
+    }
+    return bytes;
 }
 
 QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QString& title)
@@ -72,9 +92,7 @@ QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QStri
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setTitle(title);
         writer.setCreator(QStringLiteral("Attention Lab"));
-        QCPPainter painter(&writer);
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
+        QPainter painter(&writer);
         paint(painter, size);
         painter.end();
     }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "viewexporter.h"
 
-#include "heatmapview.h"
+#include "heatmaprenderer.h"
 #include "matrixio.h"
 #include "pictureencoder.h"
 #include "presentation.h"
 #include "viewnumbers.h"
 #include "resultcells.h"
 #include "score_histogram.h"
-#include "scorehistogramview.h"
+#include "scorehistogramrenderer.h"
 
-#include <QApplication>
+#include <QGuiApplication>
 #include <QFontMetrics>
 #include <QPainter>
 #include <QPainterPath>
@@ -32,7 +32,7 @@ const QColor kMuted(0x55, 0x5b, 0x66);
 
 QFont pixelFont(int pixels, qreal factor = 1.0, bool bold = false)
 {
-    QFont font = QApplication::font();
+    QFont font = QGuiApplication::font();
     font.setPixelSize(std::max(1, int(std::lround(pixels * factor))));
     font.setBold(bold);
     return font;
@@ -55,22 +55,15 @@ void drawArrow(QPainter& painter, QPointF from, QPointF to, qreal width)
 }
 
 // White ground and dark text, whatever the theme.
-QPalette exportPalette()
+HeatmapStyle exportStyle()
 {
-    QPalette palette;
-    palette.setColor(QPalette::Window, Qt::white);
-    palette.setColor(QPalette::WindowText, kText);
-    palette.setColor(QPalette::Text, kText);
-    return palette;
+    return {Qt::white, kText, QColor(0xa0, 0xa0, 0xa0), false};
 }
 
-// A map drawn off screen in the export palette.
-std::unique_ptr<HeatmapView> makeExportMap()
+void applyWeightsScale(HeatmapRenderer* map, const WeightsScale& scale)
 {
-    auto m = std::make_unique<HeatmapView>();
-    m->setAttribute(Qt::WA_DontShowOnScreen);
-    m->setPalette(exportPalette());
-    return m;
+    map->setColorScale(scale.scale, scale.logLow);
+    map->setScaleCaption(scale.caption);
 }
 
 }  // namespace
@@ -92,20 +85,20 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
 {
     const bool independentRanges = options_.independentRanges;
     for (auto& m : maps_)
-        m = makeExportMap();
+        m = std::make_unique<HeatmapRenderer>();
     const attn::AttentionResult& r = snapshot_.result;
     const QStringList tokens = this->tokens();
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());
     const QString divisor = divisorText();
 
-    HeatmapView* raw = map(ExportView::RawScores);
-    HeatmapView* scaled = map(ExportView::ScaledScores);
-    HeatmapView* weights = map(ExportView::Weights);
+    HeatmapRenderer* raw = map(ExportView::RawScores);
+    HeatmapRenderer* scaled = map(ExportView::ScaledScores);
+    HeatmapRenderer* weights = map(ExportView::Weights);
     raw->setTitle(tr("Raw scores Q Kᵀ"));
     scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
     weights->setTitle(tr("Weights A (rows sum to 1)"));
-    weights->setColorMap(HeatmapView::ColorMap::Sequential);
+    weights->setColorMap(MapColors::Sequential);
     // The maps read the snapshot this exporter owns (and outlives them).
     const std::shared_ptr<const attn::AttentionResult> result(&snapshot_.result,
                                                               [](const attn::AttentionResult*) {});
@@ -139,21 +132,17 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
          symmetricRange(r.V, r.context)},
     };
     for (const auto& v : vectors) {
-        HeatmapView* m = map(v.view);
+        HeatmapRenderer* m = map(v.view);
         m->setTitle(v.title);
         m->setDecimals(decimalsForRange(v.range));
-        m->setData(*v.m, tokens, dimensionLabels(v.width));
+        m->setCells(matrixCells(*v.m), tokens, dimensionLabels(v.width));
         m->setRange(-v.range, v.range);
     }
     for (ExportView view : {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights,
                             ExportView::Queries, ExportView::Context})
         map(view)->setFocusRow(focusRow_);
 
-    histogram_ = std::make_unique<ScoreHistogramView>();
-    histogram_->setAttribute(Qt::WA_DontShowOnScreen);
-    QPalette histogramPalette = exportPalette();
-    histogramPalette.setColor(QPalette::Base, Qt::white);
-    histogram_->setPalette(histogramPalette);
+    histogram_ = std::make_unique<ScoreHistogramRenderer>();
     histogram_->setHistogram(attn::scoreHistogram(r));
 }
 
@@ -281,7 +270,7 @@ attn::Status ViewExporter::checkSize(const QSize& size, qreal scale)
     return attn::okStatus();
 }
 
-HeatmapView* ViewExporter::map(ExportView view) const
+HeatmapRenderer* ViewExporter::map(ExportView view) const
 {
     const int index = int(view);
     return index < int(maps_.size()) ? maps_[std::size_t(index)].get() : nullptr;
@@ -301,8 +290,7 @@ void ViewExporter::prepareMaps(int fontPixels) const
 {
     const QFont font = pixelFont(fontPixels);
     for (const auto& m : maps_)
-        if (m->font() != font)
-            m->setFont(font);
+        m->setFont(font);
 }
 
 void ViewExporter::paint(QPainter& painter, ExportView view, const QSize& size) const
@@ -323,19 +311,13 @@ void ViewExporter::paintView(QPainter& painter, ExportView view, const QSize& si
     }
     const int fontPixels = std::clamp(std::min(size.width(), size.height()) / 42, 11, 64);
     if (view == ExportView::ScoreHistogram) {
-        const QFont font = pixelFont(fontPixels);
-        if (histogram_->font() != font)
-            histogram_->setFont(font);
-        histogram_->resize(size);
-        histogram_->renderTo(painter, size);
+        histogram_->paint(painter, size, {pixelFont(fontPixels), Qt::white, kText});
         return;
     }
     if (!map(view))
         return;
     prepareMaps(fontPixels);
-    HeatmapView* m = map(view);
-    m->resize(size);
-    m->renderTo(painter, size);
+    map(view)->paint(painter, size, exportStyle());
 }
 
 void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
@@ -399,18 +381,17 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     const int mapH = std::max(60, bottom - y);
     const ExportView row[] = {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights};
     for (int i = 0; i < 3; ++i) {
-        HeatmapView* m = map(row[i]);
-        m->resize(mapW, mapH);
+        HeatmapRenderer* m = map(row[i]);
         const int x = margin + i * (mapW + opW);
         painter.save();
         painter.translate(x, y);
         painter.setClipRect(QRect(0, 0, mapW, mapH));
-        m->renderTo(painter, QSize(mapW, mapH));
+        m->paint(painter, QSize(mapW, mapH), exportStyle());
         painter.restore();
         if (i == 2)
             break;
         // The operation between two maps, level with the cells' centre.
-        const QRect cells = m->cellsArea();
+        const QRect cells = m->layout(QSize(mapW, mapH)).cells;
         const qreal arrowY = y + cells.center().y();
         const qreal left = x + mapW + px * 0.4;
         const qreal right = x + mapW + opW - px * 0.4;
@@ -444,8 +425,8 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
                                    tr("softmax(Q Kᵀ ÷ √%1): scaled").arg(comparison_->dK)};
         for (int i = 0; i < 2; ++i) {
             auto& m = compareMaps_[std::size_t(i)];
-            m = makeExportMap();
-            m->setColorMap(HeatmapView::ColorMap::Sequential);
+            m = std::make_unique<HeatmapRenderer>();
+            m->setColorMap(MapColors::Sequential);
             m->setRange(0.0, 1.0);
             m->setDecimals(2);
             m->setTitle(titles[i]);
@@ -459,8 +440,7 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
     const int px = std::clamp(std::min(h / 40, w / 70), 10, 64);
     const QFont font = pixelFont(px);
     for (const auto& m : compareMaps_)
-        if (m->font() != font)
-            m->setFont(font);
+        m->setFont(font);
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
@@ -488,12 +468,10 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
     const int mapW = std::max(60, (w - 2 * margin - gap) / 2);
     const int mapH = std::max(60, bottom - top);
     for (int i = 0; i < 2; ++i) {
-        HeatmapView* m = compareMaps_[std::size_t(i)].get();
-        m->resize(mapW, mapH);
         painter.save();
         painter.translate(margin + i * (mapW + gap), top);
         painter.setClipRect(QRect(0, 0, mapW, mapH));
-        m->renderTo(painter, QSize(mapW, mapH));
+        compareMaps_[std::size_t(i)]->paint(painter, QSize(mapW, mapH), exportStyle());
         painter.restore();
     }
     painter.setFont(captionFont);
@@ -591,8 +569,8 @@ attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, 
 void ViewExporter::registerImageExporter(const QSize& size)
 {
     setImageExporter([size](const AttentionSnapshot& snapshot, ImageFormat format) {
-        if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
-            qWarning("attention-lab: pictures need a QApplication; none were drawn");
+        if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
+            qWarning("attention-lab: pictures need a QGuiApplication; none were drawn");
             return std::vector<OutputFile>();
         }
         ViewExporter exporter(snapshot);

@@ -2,11 +2,12 @@
 #pragma once
 // One picture in PNG, SVG or PDF from any drawing function: the function
 // paints (0, 0, size) in its painter's coordinates and is called once per
-// picture. The painter is a QCPPainter, so a QCustomPlot can draw itself
-// into it (QCustomPlot::toPainter) as well as a heatmap or a widget.
+// picture. The painter is a plain QPainter: a view that draws with a
+// painter of its own (a QCustomPlot) records into a QPicture and replays it.
 //
 // PNG: size times scale pixels (scale multiplies the pixels, not the layout),
-// on white. SVG (SvgPaintDevice) and PDF (QPdfWriter) are vectors at 96 dpi,
+// on white. SVG (Qt SVG's QSvgGenerator, gradients kept, the size in
+// pixels) and PDF (QPdfWriter) are vectors at 96 dpi,
 // the page the picture's size, text kept as text.
 //
 // A font scale makes text and lines that many times larger in the same
@@ -26,7 +27,6 @@ class QPainter;
 
 namespace attnlab {
 
-// `painter` is always a QCPPainter when these functions call it.
 using PaintFunction = std::function<void(QPainter& painter, const QSize& size)>;
 
 // The function drawn `fontScale` times larger (1: as it is).

@@ -8,11 +8,11 @@
 //
 // PNG at a chosen size and scale (the scale multiplies the pixels, not the
 // layout: 2 gives a sharp picture of the same composition), SVG through
-// SvgPaintDevice and PDF through QPdfWriter as vectors, text kept as text.
-// The pictures are drawn by HeatmapView from the snapshot's matrices, with
-// the colour ranges the window uses, on white with black text whatever the
-// desktop theme. Needs a QApplication (widgets draw the maps); the offscreen
-// platform does for headless runs.
+// QSvgGenerator and PDF through QPdfWriter as vectors, text kept as text.
+// The pictures are drawn by HeatmapRenderer and ScoreHistogramRenderer from
+// the snapshot's matrices, with the colour ranges the window uses, on white
+// with black text whatever the desktop theme. No widget is involved: a
+// QGuiApplication (the offscreen platform for headless runs) is enough.
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
@@ -36,8 +36,8 @@ class QPainter;
 
 namespace attnlab {
 
-class HeatmapView;
-class ScoreHistogramView;
+class HeatmapRenderer;
+class ScoreHistogramRenderer;
 
 // The pictures this exporter draws from the snapshot come first, up to
 // ScalingComparison; the others are drawn by live views registered with a
@@ -118,11 +118,11 @@ public:
 
     // Registers the exporter of attentionexport.h (--format png,svg,pdf on
     // the command line) drawing every view at `size` (empty: the defaults).
-    // A QApplication must exist when the export runs.
+    // A QGuiApplication must exist when the export runs.
     static void registerImageExporter(const QSize& size = QSize());
 
 private:
-    HeatmapView* map(ExportView view) const;
+    HeatmapRenderer* map(ExportView view) const;
     void prepareMaps(int fontPixels) const;
     void paintView(QPainter& painter, ExportView view, const QSize& size) const;
     void paintFigure(QPainter& painter, const QSize& size) const;
@@ -134,11 +134,11 @@ private:
     int focusQuery_;  // the window's focused query
     int focusRow_;    // the row outlined: focusQuery_, or -1 without the focus box
     ExportOptions options_;
-    std::array<std::unique_ptr<HeatmapView>, 7> maps_;
-    std::unique_ptr<ScoreHistogramView> histogram_;
+    std::array<std::unique_ptr<HeatmapRenderer>, 7> maps_;
+    std::unique_ptr<ScoreHistogramRenderer> histogram_;
     // The comparison's two maps, made when first drawn.
     mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
-    mutable std::array<std::unique_ptr<HeatmapView>, 2> compareMaps_;
+    mutable std::array<std::unique_ptr<HeatmapRenderer>, 2> compareMaps_;
 };
 
 }  // namespace attnlab
