@@ -174,7 +174,7 @@ void ScalingLabView::setUpPlots()
         tr("Variance of the scores"),
         tr("Mean largest softmax weight"),
         tr("Mean softmax entropy"),
-        tr("Mean softmax Jacobian norm: the gradient that flows back"),
+        tr("Mean softmax Jacobian norm (the gradient back)"),
     };
     const QString yLabels[kPlotCount] = {
         tr("variance (log scale)"),
