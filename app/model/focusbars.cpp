@@ -8,12 +8,17 @@
 
 namespace attnlab {
 
+int focusBarGroup(int n, int maxBars)
+{
+    return n < 1 ? 1 : (n + std::max(1, maxBars) - 1) / std::max(1, maxBars);
+}
+
 FocusBars focusBars(const double* scores, const double* weights, int n, int maxBars)
 {
     FocusBars bars;
     if (n < 1)
         return bars;
-    bars.group = (n + maxBars - 1) / maxBars;
+    bars.group = focusBarGroup(n, maxBars);
     const int count = (n + bars.group - 1) / bars.group;
     bars.keys.resize(std::size_t(count));
     bars.scores.resize(std::size_t(count));

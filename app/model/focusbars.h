@@ -21,6 +21,8 @@ struct FocusBars {
 };
 inline constexpr int kMaxFocusBars = 512;
 FocusBars focusBars(const double* scores, const double* weights, int n, int maxBars = kMaxFocusBars);
+// The keys a bar stands for when n keys share at most maxBars bars.
+int focusBarGroup(int n, int maxBars);
 
 // The keys that z_i mixes, largest weights first when there are more than
 // `maxTerms`, else all in the sentence's

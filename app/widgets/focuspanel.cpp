@@ -39,6 +39,9 @@ QVector<double> barValues(const QCPBars* bars)
 // Key labels under the bars: about this many at most, evenly spaced.
 constexpr int kMaxKeyTicks = 32;
 
+// Each key's pair of bars gets at least this many pixels of the plot's width.
+constexpr int kPixelsPerKey = 6;
+
 }  // namespace
 
 FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
@@ -92,6 +95,12 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     weightBars_->setBarsGroup(group);
     scoreBars_->setWidth(0.38);
     weightBars_->setWidth(0.38);
+    // Bars are upright rectangles, crisp without antialiasing; with it, each
+    // one costs a coverage pass of its whole height (about a millisecond).
+    for (QCPBars* b : {scoreBars_, weightBars_}) {
+        b->setAntialiased(false);
+        b->setAntialiasedFill(false);
+    }
     plot_->yAxis2->setVisible(true);
     plot_->yAxis2->setRange(0.0, 1.0);
     // The axis labels name the bars in their colours; a legend would cover them.
@@ -187,9 +196,14 @@ void FocusPanel::refresh()
     r.weightsRow(i, w.data());
     mixing_->setText(mixingText(r, w, tokens, i));
 
-    // One bar per key, or per run of keys at thousands of tokens (see focusBars).
-    const FocusBars bars = focusBars(r.scores.data() + std::size_t(i) * n, w.data(), n);
+    // One bar per key, or per run of keys (see focusBars) once a key would
+    // get less than kPixelsPerKey of the plot: a bar under a pixel shows
+    // nothing more, and each one is a polygon to fill (at 2,048 keys, 4,096
+    // of them took most of a second of the GUI thread on every change).
+    const FocusBars bars = focusBars(r.scores.data() + std::size_t(i) * n, w.data(), n, barsThatFit());
     const int group = bars.group;
+    barGroup_ = group;
+
     const auto vec = [](const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); };
     scoreBars_->setWidth(0.38 * group);
     weightBars_->setWidth(0.38 * group);
@@ -340,10 +354,21 @@ void FocusPanel::updateTickRotation()
     }
 }
 
+int FocusPanel::barsThatFit() const
+{
+    // The axis rectangle is about three quarters of the plot before its first layout.
+    const int width = plot_->axisRect()->width() > 0 ? plot_->axisRect()->width() : plot_->width() * 3 / 4;
+    return std::clamp(width / kPixelsPerKey, 16, kMaxFocusBars);
+}
+
 void FocusPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     updateTicks();
+    // A wider or narrower plot holds more or fewer bars.
+    const int n = session_->result().tokens();
+    if (n > 0 && focusBarGroup(n, barsThatFit()) != barGroup_)
+        refresh();
 }
 
 void FocusPanel::updateTicks()

@@ -49,7 +49,8 @@ private:
     void refresh();
     void stylePlot();
     void updateTickRotation();
-    void updateTicks();  // the labelled keys, for the tokens and the plot's width
+    int barsThatFit() const;  // bars across the plot's width, at most kMaxFocusBars
+    void updateTicks();       // the labelled keys, for the tokens and the plot's width
     // w: the query's weights (n values).
     QString mixingText(const attn::AttentionResult& r, const std::vector<double>& w,
                        const QStringList& tokens, int i) const;
@@ -67,6 +68,7 @@ private:
     QCustomPlot* plot_;
     QCPBars* scoreBars_;
     QCPBars* weightBars_;
+    int barGroup_ = 1;  // keys per bar in the plot now
     QTableView* table_;
     FocusTableModel* tableModel_;
     FocusSortModel* sortModel_;

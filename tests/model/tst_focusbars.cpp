@@ -16,6 +16,7 @@ private slots:
     void oneBarPerKey();
     void runsOfKeysKeepTheirPeaks();
     void thousandsOfKeys();
+    void groupForTheBarsThatFit();
     void mixtureOfFewKeysIsEveryKey();
     void mixtureKeepsTheLargestWeights();
     void extremes();
@@ -64,6 +65,19 @@ void TestFocusBars::thousandsOfKeys()
     QCOMPARE(bars.scores[343], -1029.0);
     QCOMPARE(bars.weights[333], 0.75);
     QCOMPARE(bars.weights[332], 0.0);
+}
+
+void TestFocusBars::groupForTheBarsThatFit()
+{
+    // The panel asks for as many bars as its plot's width holds: 2,048 keys
+    // in 100 bars are 21 keys a bar (20 would need 103 bars).
+    QCOMPARE(focusBarGroup(2048, 100), 21);
+    QCOMPARE(focusBarGroup(16, 16), 1);
+    QCOMPARE(focusBarGroup(17, 16), 2);
+    QCOMPARE(focusBarGroup(0, 16), 1);
+    QCOMPARE(focusBarGroup(5, 0), 5);  // no room: one bar for all
+    std::vector<double> s(2048, 1.0), w(2048, 0.0);
+    QCOMPARE(int(focusBars(s.data(), w.data(), 2048, 100).keys.size()), 98);
 }
 
 void TestFocusBars::mixtureOfFewKeysIsEveryKey()
