@@ -12,4 +12,24 @@ inline constexpr int kMaxDHead = 1024;             // d_k and d_v
 inline constexpr int kMaxSentenceBytes = 1 << 20;  // 1 MiB of UTF-8 text
 inline constexpr int kLegibleTokens = 32;          // lesson size: cell values printed
 
+// The largest matrix the engine accepts, X at its limits: 4096 x 1024 entries.
+// A file holding one matrix (.npy, CSV) is refused above this many entries.
+inline constexpr long long kMaxMatrixEntries = 1LL * kMaxTokens * kMaxDModel;
+
+// The largest lab file the limits allow. It holds X (kMaxMatrixEntries) and
+// W_q, W_k, W_v (kMaxDModel x kMaxDHead each): 4,194,304 + 3 * 1,048,576 =
+// 7,340,032 numbers of at most 26 characters with their ", " (sign, 17
+// digits, point, e-308), about 182 MiB; and the sentence, at most 6 bytes a
+// byte when escaped (\u0001), 6 MiB. With margin for indentation, hand
+// editing and the view's settings: 32 bytes a number and 16 a sentence byte,
+// 234,881,024 + 16,777,216 bytes = 240 MiB.
+inline constexpr long long kMaxLabNumbers = kMaxMatrixEntries + 3LL * kMaxDModel * kMaxDHead;
+inline constexpr long long kMaxLabFileBytes = 32 * kMaxLabNumbers + 16LL * kMaxSentenceBytes;
+static_assert(kMaxLabFileBytes == 240LL << 20);
+
+// The longest side of an exported picture in pixels, after the scale. The
+// application's limit (memory for one RGBA image: 16384^2 * 4 bytes = 1 GiB),
+// not the engine's: the engine never draws.
+inline constexpr int kMaxPictureSide = 16384;
+
 }  // namespace attn

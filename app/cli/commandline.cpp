@@ -149,7 +149,7 @@ QString helpText()
         "                       json,csv); png, svg and pdf write a picture of every\n"
         "                       view and of the whole pipeline, without a display\n"
         "  --size WxH           picture size in pixels for png, svg and pdf\n"
-        "                       (each 100 to 16384; default 1800x720 for the pipeline\n"
+        "                       (each 100 to %12; default 1800x720 for the pipeline\n"
         "                       figure, 900x800 for one map)\n"
         "\n"
         "The d_k lab (variance, saturation and gradients against d_k):\n"
@@ -179,7 +179,7 @@ QString helpText()
              QString::number(attn::kMaxDHead), QString::number(defaults.dK), QString::number(defaults.dV),
              QString::fromLatin1(attn::initModeName(defaults.init)),
              QString::fromLatin1(attn::scaleModeName(defaultOptions.scale)))
-        .arg(presetNames().join(QStringLiteral(", ")));
+        .arg(presetNames().join(QStringLiteral(", ")), QString::number(attn::kMaxPictureSide));
 }
 
 template <typename Int>

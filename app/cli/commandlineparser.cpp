@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandlineparser.h"
 
+#include "size_limits.h"
 #include "tokenizer.h"
 
 #include <QCommandLineOption>
@@ -255,10 +256,11 @@ bool CommandLineParser::checkOptionsOfMode()
         const int h = parts.size() == 2 ? parts[1].toInt(&high) : 0;
         const bool digits = std::all_of(size.begin(), size.end(),
                                         [](QChar c) { return c.isDigit() || c == QLatin1Char('x'); });
-        if (!digits || !wide || !high || w < 100 || h < 100 || w > 16384 || h > 16384)
-            return fail(
-                CommandLine::tr("--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
-                                "--size 1600x900"));
+        if (!digits || !wide || !high || w < 100 || h < 100 || w > attn::kMaxPictureSide
+            || h > attn::kMaxPictureSide)
+            return fail(CommandLine::tr("--size needs WIDTHxHEIGHT in pixels, each 100 to %1, e.g. "
+                                        "--size 1600x900")
+                            .arg(attn::kMaxPictureSide));
         pictureSize_ = QSize(w, h);
     }
     if (isSet(QStringLiteral("--kernel"))) {

@@ -426,10 +426,7 @@ attn::Expected<LabState> readLabFile(const QString& path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return attn::Error{"cannot open '" + path.toStdString() + "': " + file.errorString().toStdString()};
-    // The largest valid lab (X at 4096 x 1024, three 1024 x 1024 weights) is
-    // well under 256 MiB of text.
-    constexpr qint64 kMaxBytes = qint64(256) << 20;
-    if (file.size() > kMaxBytes)
+    if (file.size() > attn::kMaxLabFileBytes)
         return attn::Error{name + ": " + std::to_string(file.size() >> 20)
                            + " MiB is larger than any lab file can be"};
     const QByteArray bytes = file.readAll();

@@ -345,9 +345,9 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
                               + std::to_string(limit));
     header.rows = rank == 1 ? 1 : (long long)r.integer;
     header.cols = (long long)c.integer;
-    if (header.rows * header.cols > kNpyMaxEntries)
+    if (header.rows * header.cols > attn::kMaxMatrixEntries)
         return fail(name, "shape " + shapeText(*shape) + " is too large: at most "
-                              + std::to_string(kNpyMaxEntries) + " entries");
+                              + std::to_string(attn::kMaxMatrixEntries) + " entries");
     if (header.rows == 0 || header.cols == 0)
         return fail(name, "is empty (shape " + shapeText(*shape) + ")");
     return header;

@@ -34,12 +34,10 @@
 
 namespace attnlab {
 
-// The largest array read: each dimension at most kMaxTokens and at most
-// kMaxTokens * kMaxDModel entries, the largest matrix the engine accepts
-// (X at its limits). checkShape then applies the limits of the role.
-inline constexpr long long kNpyMaxEntries = 4096LL * 1024;
-
-// `bytes` is the whole file; `name` ("W_q.npy") starts every message.
+// `bytes` is the whole file; `name` ("W_q.npy") starts every message. Each
+// dimension is at most attn::kMaxTokens and the array at most
+// attn::kMaxMatrixEntries (X at its limits); checkShape then applies the
+// limits of the role.
 attn::Expected<attn::Matrix> parseNpy(std::string_view bytes, std::string_view name);
 
 // Reads the header first and checks the file size against it before reading

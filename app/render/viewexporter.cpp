@@ -25,7 +25,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kMaxPixels = 16384;  // per side of a PNG, after the scale
+constexpr int kMaxPixels = attn::kMaxPictureSide;  // per side of a PNG, after the scale
 
 const QColor kText(0x20, 0x20, 0x20);
 const QColor kMuted(0x55, 0x5b, 0x66);
