@@ -13,6 +13,7 @@ AttentionWorker::AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* pare
     : QObject(parent), pool_(std::move(pool))
 {
     qRegisterMetaType<std::shared_ptr<AttentionWorker::Outcome>>();
+    qRegisterMetaType<std::shared_ptr<AttentionWorker::LabOutcome>>();
 }
 
 AttentionWorker::~AttentionWorker()
@@ -21,7 +22,9 @@ AttentionWorker::~AttentionWorker()
         const std::lock_guard<std::mutex> lock(mutex_);
         abort_ = true;
         stop_ = true;
+        labStop_ = true;
         job_.reset();
+        labJob_.reset();
     }
     wake_.notify_one();
     if (thread_.joinable())
@@ -52,6 +55,8 @@ void AttentionWorker::request(std::unique_ptr<Job> job)
         job_ = std::move(job);
         if (running_)
             stop_ = true;  // restart
+        if (labRunning_)
+            labStop_ = true;  // the lab yields, and starts again after
         if (!thread_.joinable())
             thread_ = std::thread([this] { run(); });
     }
@@ -66,19 +71,68 @@ void AttentionWorker::cancel()
         stop_ = true;
 }
 
+void AttentionWorker::dropWaitingLab()
+{
+    if (!labJob_)
+        return;
+    auto dropped = std::make_shared<LabOutcome>();
+    dropped->generation = labJob_->generation;
+    dropped->cancelled = true;
+    labJob_.reset();
+    emit labFinished(dropped);
+}
+
+void AttentionWorker::requestLab(std::unique_ptr<LabJob> job)
+{
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        dropWaitingLab();
+        labJob_ = std::move(job);
+        if (labRunning_) {
+            labSuperseded_ = true;
+            labStop_ = true;
+        }
+        if (!thread_.joinable())
+            thread_ = std::thread([this] { run(); });
+    }
+    wake_.notify_one();
+}
+
+void AttentionWorker::cancelLab()
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    dropWaitingLab();
+    if (labRunning_) {
+        labSuperseded_ = true;
+        labStop_ = true;
+    }
+}
+
 void AttentionWorker::run()
 {
     for (;;) {
         std::unique_ptr<Job> job;
+        std::unique_ptr<LabJob> lab;
         {
             std::unique_lock<std::mutex> lock(mutex_);
             running_ = false;
-            wake_.wait(lock, [this] { return abort_ || job_; });
+            wake_.wait(lock, [this] { return abort_ || job_ || labJob_; });
             if (abort_)
                 return;
-            job = std::move(job_);
-            running_ = true;
-            stop_ = false;
+            if (job_) {
+                job = std::move(job_);
+                running_ = true;
+                stop_ = false;
+            } else {
+                lab = std::move(labJob_);
+                labRunning_ = true;
+                labSuperseded_ = false;
+                labStop_ = false;
+            }
+        }
+        if (lab) {
+            computeLab(std::move(lab));
+            continue;
         }
         std::shared_ptr<Outcome> outcome = compute(*job);
         if (stop_) {
@@ -89,6 +143,41 @@ void AttentionWorker::run()
         }
         emit finished(outcome);
     }
+}
+
+void AttentionWorker::computeLab(std::unique_ptr<LabJob> job)
+{
+    LabJob& lab = *job;
+    const attn::ScalingLabProgress progress = [this, &lab](int done, int total) {
+        if (done <= lab.reported)
+            return;  // a restart catching up
+        lab.reported = done;
+        emit labProgress(lab.generation, done, total);
+    };
+    attn::Expected<attn::ScalingLabCurves> curves = attn::runScalingLab(lab.config, &labStop_, progress);
+    auto outcome = std::make_shared<LabOutcome>();
+    outcome->generation = lab.generation;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        labRunning_ = false;
+        if (abort_)
+            return;
+        if (labSuperseded_) {
+            outcome->cancelled = true;
+        } else if (!curves && labStop_) {
+            // An attention request stopped it (a newer lab request would have
+            // superseded it, so none waits): again once that work is done.
+            labJob_ = std::move(job);
+            return;
+        }
+    }
+    if (!outcome->cancelled) {
+        if (curves)
+            outcome->curves = std::move(curves.value());
+        else
+            outcome->error = QString::fromStdString(curves.error().message);
+    }
+    emit labFinished(outcome);
 }
 
 std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)

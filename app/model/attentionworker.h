@@ -6,6 +6,14 @@
 // panel of query rows, so a superseded computation stops within one panel.
 // Every request gives exactly one finished() signal, with its outcome or
 // marked cancelled, so that a dropped request can be waited for.
+//
+// A second, background lane runs the d_k lab (attn::runScalingLab) on the
+// same thread when no attention job is waiting. Attention comes first: a
+// request arriving while a lab job computes raises the lab's cancel flag
+// (the lab checks it per sample), and the lab job is kept and started
+// again once the attention work is done, so the lab never delays the maps.
+// A newer lab request supersedes an older one; each gives exactly one
+// labFinished() signal, likewise.
 
 #include "attention.h"
 #include "labfile.h"
@@ -62,13 +70,31 @@ public:
         std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
     };
 
+    // One d_k lab run, and what it gave.
+    struct LabJob {
+        quint64 generation = 0;
+        attn::ScalingLabConfig config;
+        int reported = 0;  // samples done last reported, kept across restarts
+    };
+    struct LabOutcome {
+        quint64 generation = 0;
+        bool cancelled = false;  // superseded before it was done; nothing else is set
+        QString error;           // empty on success
+        attn::ScalingLabCurves curves;
+    };
+
     explicit AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* parent = nullptr);
-    ~AttentionWorker() override;  // aborts the computation in flight and joins
+    ~AttentionWorker() override;  // aborts the computations in flight (both lanes) and joins
 
     // Hands `job` over; it supersedes the one in flight or waiting.
     void request(std::unique_ptr<Job> job);
     // Supersedes the job in flight or waiting, with no new one.
     void cancel();
+
+    // The lab lane: hands `job` over, superseding the lab job in flight or
+    // waiting; cancelLab() supersedes it with no new one.
+    void requestLab(std::unique_ptr<LabJob> job);
+    void cancelLab();
 
     // Threads for a large computation: the cores there are, up to 4.
     static int threads();
@@ -76,12 +102,20 @@ public:
 signals:
     // From the worker's thread; connect it queued.
     void finished(std::shared_ptr<attnlab::AttentionWorker::Outcome> outcome);
+    // From the worker's thread, queued too. Progress of one lab request:
+    // rising (a restart after an attention job reports nothing until it
+    // passes what was reported) and ending at the total.
+    void labProgress(quint64 generation, int done, int total);
+    void labFinished(std::shared_ptr<attnlab::AttentionWorker::LabOutcome> outcome);
 
 private:
     void run();
     std::shared_ptr<Outcome> compute(Job& job);
+    // Runs `job`; puts it back to wait when an attention request stopped it.
+    void computeLab(std::unique_ptr<LabJob> job);
     // The waiting job, if any, answered as cancelled. Under mutex_.
     void dropWaiting();
+    void dropWaitingLab();
 
     std::shared_ptr<ResultPool> pool_;
     std::thread thread_;
@@ -90,7 +124,11 @@ private:
     std::unique_ptr<Job> job_;  // waiting, not yet taken
     bool running_ = false;      // a job is being computed
     bool abort_ = false;
-    std::atomic<bool> stop_{false};  // restart or abort: read by the engine
+    std::atomic<bool> stop_{false};   // restart or abort: read by the engine
+    std::unique_ptr<LabJob> labJob_;  // waiting: new, or stopped for an attention job
+    bool labRunning_ = false;
+    bool labSuperseded_ = false;        // the lab job in flight was replaced or cancelled
+    std::atomic<bool> labStop_{false};  // superseded, preempted or abort: read by the lab
 };
 
 }  // namespace attnlab

@@ -6,6 +6,7 @@
 #include "reaper.h"
 #include "resultcells.h"
 #include "resultpool.h"
+#include "scalinglabrun.h"
 
 #include "size_limits.h"
 
@@ -21,7 +22,8 @@ Session::Session(QObject* parent)
     : QObject(parent),
       resultPool_(std::make_shared<ResultPool>()),
       result_(std::make_shared<attn::AttentionResult>()),
-      worker_(std::make_unique<AttentionWorker>(resultPool_))
+      worker_(std::make_unique<AttentionWorker>(resultPool_)),
+      scalingLab_(std::make_unique<ScalingLabRun>(worker_.get()))
 {
     connect(worker_.get(), &AttentionWorker::finished, this, &Session::deliver, Qt::QueuedConnection);
     redraw(false);

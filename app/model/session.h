@@ -44,6 +44,7 @@ namespace attnlab {
 
 struct ResultSampleCache;
 class ResultPool;
+class ScalingLabRun;
 
 enum class MatrixId { X, Wq, Wk, Wv };
 
@@ -162,6 +163,10 @@ public:
     static attn::Expected<double> parseValue(const QString& text);
     static QString matrixName(MatrixId which);  // "X", "W_q", ...
 
+    // The d_k lab, computed in the lab lane of this session's worker, after
+    // the attention work (see AttentionWorker).
+    ScalingLabRun* scalingLab() const { return scalingLab_.get(); }
+
 signals:
     void parametersChanged();  // config() or options() changed
     void modelRedrawn();       // the matrices were replaced; their shapes may differ
@@ -245,8 +250,9 @@ private:
     QString problem_;
     int editedCells_ = 0;
 
-    std::unique_ptr<AttentionWorker> worker_;  // after resultPool_, which it uses
-    quint64 generation_ = 0;                   // of the newest request; older outcomes are stale
+    std::unique_ptr<AttentionWorker> worker_;    // after resultPool_, which it uses
+    std::unique_ptr<ScalingLabRun> scalingLab_;  // after worker_: gone before it
+    quint64 generation_ = 0;                     // of the newest request; older outcomes are stale
     bool computing_ = false;
     bool computingRedraw_ = false;  // the request in flight redraws the matrices
     bool computingKeep_ = false;    // ... keeping the user's cells

@@ -168,8 +168,9 @@ void MainWindow::createScalingLabViews()
     pipeline_->addPage(compare_, tr("Scaled vs &unscaled"));
     connect(pipeline_, &PipelineView::weightsScaleModeChanged, compare_,
             &ScalingCompareView::setWeightsScaleMode);
-    // Runs its Monte Carlo curves in the background when first shown.
-    lab_ = new ScalingLabView;
+    // Its Monte Carlo curves run in the session's worker, after the maps'
+    // work, when first shown.
+    lab_ = new ScalingLabView(session_->scalingLab());
     lab_->setObjectName(QStringLiteral("scalingLabView"));
     pipeline_->addPage(lab_, tr("d_k &lab"));
 

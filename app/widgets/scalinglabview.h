@@ -7,13 +7,19 @@
 //   3. the mean softmax entropy, with ln(n) marked as the uniform limit
 //   4. the mean softmax Jacobian norm (how much gradient can flow back)
 // A vertical marker follows the current d_k; hovering a plot shows the
-// values at the nearest d_k of the grid. A spin box sets n; the view runs
-// the lab in a background thread whenever n changes, and when first shown
-// (or before, see prefetch), with a progress bar. The samples per d_k are
+// values at the nearest d_k of the grid. A spin box sets n; the lab is
+// computed whenever n changes, and when the view is first shown (or before,
+// see prefetch), with a progress bar. The samples per d_k are
 // attn::defaultScalingLabSamples(n), the command line's default.
+//
+// The view draws a ScalingLabRun (app/model), which holds the curves and
+// computes them in its worker's lab lane; the plots themselves are
+// ScalingLabPlots.
 
 #include "expected.h"
 #include "scaling_lab.h"
+#include "scalinglabplots.h"
+#include "scalinglabrun.h"
 #include "stagedwrite.h"
 
 #include <QPalette>
@@ -22,16 +28,11 @@
 #include <QStringList>
 #include <QWidget>
 
-#include <array>
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
 class QCustomPlot;
 class QCPItemStraightLine;
-class QCPItemText;
-class QCPTextElement;
 class QGridLayout;
 class QLabel;
 class QProgressBar;
@@ -42,25 +43,37 @@ namespace attnlab {
 class ScalingLabView : public QWidget {
     Q_OBJECT
 public:
-    enum Plot { VariancePlot, MaxWeightPlot, EntropyPlot, GradientPlot };
-    static constexpr int kPlotCount = 4;
+    using Plot = ScalingLabPlots::Plot;
+    static constexpr Plot VariancePlot = ScalingLabPlots::VariancePlot;
+    static constexpr Plot MaxWeightPlot = ScalingLabPlots::MaxWeightPlot;
+    static constexpr Plot EntropyPlot = ScalingLabPlots::EntropyPlot;
+    static constexpr Plot GradientPlot = ScalingLabPlots::GradientPlot;
+    static constexpr int kPlotCount = ScalingLabPlots::kPlotCount;
 
+    // Over `run` (the session's: see Session::scalingLab). The run may go
+    // first (the window deletes its session before its views); the view
+    // then has no curves and computes nothing.
+    explicit ScalingLabView(ScalingLabRun* run, QWidget* parent = nullptr);
+    // Over a run of its own, with a worker of its own (the command line's
+    // plots, tests); destroying the view cancels and joins it.
     explicit ScalingLabView(QWidget* parent = nullptr);
-    ~ScalingLabView() override;  // cancels and joins a running computation
+    ~ScalingLabView() override;
+
+    ScalingLabRun* run() const { return run_; }
 
     // Shows finished curves (also what compute() ends with).
     void setCurves(const attn::ScalingLabCurves& curves);
-    const attn::ScalingLabCurves& curves() const { return curves_; }
-    bool hasCurves() const { return !curves_.dK.empty(); }
+    const attn::ScalingLabCurves& curves() const;
+    bool hasCurves() const { return !curves().dK.empty(); }
 
-    // Runs the lab in a background thread with this configuration; a newer
+    // Computes the lab with this configuration in the background; a newer
     // request cancels an older one. Ends in curvesChanged() or computeFailed().
     void compute(const attn::ScalingLabConfig& config);
-    bool isComputing() const { return computing_; }
+    bool isComputing() const { return run_ && run_->isComputing(); }
     // Starts the computation if there are no curves and none is running: the
     // window calls it once it is up, so that the tab opens on finished curves.
     void prefetch();
-    const attn::ScalingLabConfig& config() const { return config_; }
+    const attn::ScalingLabConfig& config() const;
 
     // The vertical marker on every plot, shown once a d_k is set (the
     // command line's plots, which follow no window, have none).
@@ -68,8 +81,8 @@ public:
     int currentDk() const { return currentDk_; }
     bool isMarkerShown() const { return markerShown_; }
 
-    QCustomPlot* plot(Plot which) const { return plots_[which]; }
-    QCPItemStraightLine* marker(Plot which) const { return markers_[which]; }
+    QCustomPlot* plot(Plot which) const { return plots_->plot(which); }
+    QCPItemStraightLine* marker(Plot which) const { return plots_->marker(which); }
     QSpinBox* keysSpinBox() const { return keysSpin_; }
     int plotColumns() const { return columns_; }  // 2 (two by two) or 4 (one row)
     // Shown while computing, in percent of the samples done.
@@ -82,7 +95,7 @@ public:
 
     // "scaling_lab_variance", "scaling_lab_max_weight", "scaling_lab_entropy",
     // "scaling_lab_jacobian".
-    static QString fileStem(Plot which);
+    static QString fileStem(Plot which) { return ScalingLabPlots::fileStem(which); }
     // Each plot as STEM.png (at twice the size in pixels, for sharpness),
     // STEM.svg and/or STEM.pdf, `size` in logical pixels. Formats: "png",
     // "svg", "pdf"; an unknown one is an error.
@@ -92,7 +105,7 @@ public:
     static QSize defaultImageSize() { return QSize(820, 560); }
     // The colours of exported pictures (light, for slides and print), the
     // window's theme aside; the plots on screen follow palette().
-    static QPalette exportPalette();
+    static QPalette exportPalette() { return ScalingLabPlots::exportPalette(); }
 
 signals:
     void curvesChanged();
@@ -108,20 +121,17 @@ private:
     void replotWhenShown();  // now if visible, else on the next show
     void reflow();           // four plots in a row in a wide, low space, else 2 x 2
     void arrangePlots(int columns);
-    void setUpPlots();
-    void applyColours(const QPalette& palette);  // background, axes, text and curves
+    void connectRun();
+    void showKeys(int nKeys);  // in the spin box, without recomputing
+    void showCurves();         // run_'s curves into the plots
+    void showProgress(int done, int total);
+    void showFailure(const QString& message);
     void updateMarkers();
     void updateStatus();
-    void showProgress(unsigned generation, int done, int total);
-    void finishComputation(unsigned generation, attn::Expected<attn::ScalingLabCurves> result);
-    void stopWorker();
-    void startWorker();
 
-    std::array<QCustomPlot*, kPlotCount> plots_{};
-    std::array<QCPItemStraightLine*, kPlotCount> markers_{};
-    std::array<QCPItemText*, kPlotCount> markerLabels_{};
-    std::array<QCPTextElement*, kPlotCount> titles_{};
-    QCPItemText* uniformLabel_ = nullptr;  // "uniform: ln n" on the entropy plot
+    std::unique_ptr<ScalingLabRun> ownRun_;  // without the session's
+    QPointer<ScalingLabRun> run_;
+    std::unique_ptr<ScalingLabPlots> plots_;
     QSpinBox* keysSpin_ = nullptr;
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
@@ -129,15 +139,8 @@ private:
     int columns_ = 0;
     QPointer<QWidget> watchedParent_;
 
-    attn::ScalingLabCurves curves_;
-    attn::ScalingLabConfig config_;
     int currentDk_ = 1;
     bool markerShown_ = false;
-
-    std::thread worker_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
-    unsigned generation_ = 0;
-    bool computing_ = false;
     bool replotPending_ = false;
 };
 
