@@ -78,7 +78,9 @@ void ExportActions::addFileActions(QMenu* file)
     picture->setStatusTip(tr("One heatmap or the pipeline figure as PNG, SVG or PDF."));
     QAction* all = file->addAction(tr("Export all &views…"), this, &ExportActions::exportAllViewsInteractive);
     all->setObjectName(QStringLiteral("exportAllViewsAction"));
-    all->setStatusTip(tr("Every heatmap and the pipeline figure as PNG, SVG and PDF into a folder."));
+    all->setStatusTip(
+        tr("Every heatmap, the pipeline figure, the histogram, the focused query and the d_k lab's plots as "
+           "PNG, SVG and PDF into a folder."));
     QAction* numbers =
         file->addAction(tr("Export n&umbers…"), this, &ExportActions::exportNumbersInteractive);
     numbers->setObjectName(QStringLiteral("exportNumbersAction"));
@@ -125,14 +127,35 @@ attn::Status ExportActions::exportView(ExportView view, const QString& path, con
 
 attn::Status ExportActions::exportAllViews(const QString& directory, const QSize& size) const
 {
+    static const ImageFormat kFormats[] = {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf};
     const std::unique_ptr<ViewExporter> exporter = makeViewExporter();
     std::vector<OutputFile> files;
-    for (ImageFormat format : {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf}) {
+    for (ImageFormat format : kFormats) {
         attn::Expected<std::vector<OutputFile>> some = exporter->files(format, size);
         if (!some)
             return some.error();
         for (OutputFile& f : some.value())
             files.push_back(std::move(f));
+    }
+    // The views drawn from live widgets: the focused query's panel, and the
+    // d_k lab's four plots once their curves are there (computed in the
+    // background from the window's start).
+    QList<ExportView> live{ExportView::FocusedQuery};
+    if (views_.lab->hasCurves())
+        live << ExportView::LabVariance << ExportView::LabMaxWeight << ExportView::LabEntropy
+             << ExportView::LabJacobian;
+    for (const ExportView view : live) {
+        const QSize viewSize = size.isValid() ? size : exports_->defaultSize(view);
+        for (ImageFormat format : kFormats) {
+            attn::Expected<QByteArray> bytes =
+                exports_->picture(view, format, viewSize, 1.0, exports_->defaultOptions());
+            if (!bytes)
+                return bytes.error();
+            files.push_back(OutputFile{exports_->stem(view).toStdString() + '.' + imageFormatName(format),
+                                       [data = std::move(bytes).value()](std::ostream& out) {
+                                           out.write(data.constData(), data.size());
+                                       }});
+        }
     }
     return writeFilesAtomically(directory, files);
 }
@@ -157,10 +180,17 @@ void ExportActions::exportAllViewsInteractive()
     const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"));
     if (directory.isEmpty())
         return;
+    const bool withLab = views_.lab->hasCurves();
     const attn::Status written = exportAllViews(directory, QSize());
-    emit message(written ? tr("Wrote every view to %1.").arg(QDir::toNativeSeparators(directory))
-                         : QString::fromStdString(written.error().message),
-                 10000);
+    if (!written)
+        emit message(QString::fromStdString(written.error().message), 10000);
+    else if (withLab)
+        emit message(tr("Wrote every view to %1.").arg(QDir::toNativeSeparators(directory)), 10000);
+    else
+        emit message(tr("Wrote every view to %1, except the d_k lab's plots: they are still being "
+                        "computed (export them from the lab's tab when they are shown).")
+                         .arg(QDir::toNativeSeparators(directory)),
+                     10000);
 }
 
 void ExportActions::exportNumbersInteractive()

@@ -7,6 +7,8 @@
 #include "mainwindow.h"
 
 #include "npy.h"
+#include "scaling_lab.h"
+#include "scalinglabview.h"
 #include "viewexporter.h"
 #include "guitest.h"
 
@@ -209,15 +211,31 @@ void TestViewExport::clipboardGetsTheFigure()
 void TestViewExport::exportAllViews()
 {
     MainWindow w;
+    // Before the d_k lab's curves exist, its plots are left out; after,
+    // every view is written, the widget-drawn ones too.
+    const QString before = dir_.filePath(QStringLiteral("before"));
+    QVERIFY(!w.scalingLabView()->hasCurves());
+    QVERIFY(w.exportAllViews(before, QSize(500, 400)));
+    QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 1) * 3);
+
+    attn::ScalingLabConfig config;
+    config.nKeys = 5;
+    config.samples = 40;
+    config.seed = 99;
+    w.scalingLabView()->setCurves(attn::runScalingLab(config).value());
     const QString out = dir_.filePath(QStringLiteral("all"));
     QVERIFY(w.exportAllViews(out, QSize(500, 400)));
     const QStringList files = QDir(out).entryList(QDir::Files);
-    QCOMPARE(files.size(), ViewExporter::views().size() * 3);
-    for (ExportView view : ViewExporter::views()) {
+    QList<ExportView> views = ViewExporter::views();
+    views << ExportView::FocusedQuery << ExportView::LabVariance << ExportView::LabMaxWeight
+          << ExportView::LabEntropy << ExportView::LabJacobian;
+    QCOMPARE(files.size(), views.size() * 3);
+    for (ExportView view : views) {
         const QString stem = ViewExporter::fileStem(view);
         QImage png;
-        QVERIFY(png.load(QDir(out).filePath(stem + QStringLiteral(".png"))));
+        QVERIFY2(png.load(QDir(out).filePath(stem + QStringLiteral(".png"))), qPrintable(stem));
         QCOMPARE(png.size(), QSize(500, 400));
+        QVERIFY(distinctColours(png) >= 3);
         QVERIFY(readAll(QDir(out).filePath(stem + QStringLiteral(".pdf"))).startsWith("%PDF"));
         QString error;
         svgTexts(readAll(QDir(out).filePath(stem + QStringLiteral(".svg"))), &error);
