@@ -99,13 +99,13 @@ std::vector<HeatmapColorScale::Tick> HeatmapColorScale::ticks(int count) const
     return ticks;
 }
 
-QString HeatmapColorScale::formatValue(double value) const
+QString HeatmapColorScale::formatValue(double value, int places) const
 {
     if (std::isnan(value))
         return tr("NaN");
     if (std::isinf(value))
         return value < 0 ? QStringLiteral("\u2212\u221e") : QStringLiteral("\u221e");
-    QString text = QString::number(value, 'f', decimals);
+    QString text = QString::number(value, 'f', places);
     // "-0.00" reads as a sign error; print it as "0.00".
     const auto zeroDigit = [](QChar ch) { return ch == QLatin1Char('0') || ch == QLatin1Char('.'); };
     if (text.startsWith(QLatin1Char('-')) && std::all_of(text.begin() + 1, text.end(), zeroDigit))

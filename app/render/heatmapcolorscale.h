@@ -51,7 +51,8 @@ public:
     std::vector<Tick> ticks(int count) const;
     static QString endsText(const std::vector<Tick>& ticks);  // "low … high"
     // `decimals` places; NaN, ±∞ by name; never "-0.00".
-    QString formatValue(double value) const;
+    QString formatValue(double value) const { return formatValue(value, decimals); }
+    QString formatValue(double value, int places) const;
 };
 
 }  // namespace attnlab

@@ -54,6 +54,7 @@ void HeatmapRenderer::invalidate(bool colours)
     if (colours) {
         cellImageStale_ = true;
         widestTextStale_ = true;
+        extremesStale_ = true;
     }
 }
 
@@ -239,8 +240,32 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
     in.endsTextWidth = allTicks.size() >= 2 ? fm.horizontalAdvance(HeatmapColorScale::endsText(allTicks)) : 0;
     in.logScale = colorScale() == MapScale::Log;
     in.emptyRange = scale_.emptyRange();
-    in.widestCellText = [this, &fm] { return fm.horizontalAdvance(widestCellText()); };
+    // Cells too narrow for the values at the scale's decimals print them with
+    // fewer, down to two significant digits of the largest magnitude
+    // ("-28.9" becomes "-29" before the numbers go). Only tried when the
+    // cells were tall and wide enough for the width to be measured at all.
+    if (cellDecimals_ != scale_.decimals) {
+        cellDecimals_ = scale_.decimals;
+        widestTextStale_ = true;
+    }
+    bool measured = false;
+    in.widestCellText = [this, &fm, &measured] {
+        measured = true;
+        return fm.horizontalAdvance(widestCellText());
+    };
     layoutCache_ = HeatmapLayout::compute(in);
+    if (!layoutCache_.cellText && measured) {
+        const int fewest = fewestCellDecimals();
+        while (!layoutCache_.cellText && cellDecimals_ > fewest) {
+            --cellDecimals_;
+            widestTextStale_ = true;
+            layoutCache_ = HeatmapLayout::compute(in);
+        }
+        if (!layoutCache_.cellText) {
+            cellDecimals_ = scale_.decimals;
+            widestTextStale_ = true;
+        }
+    }
     layoutValid_ = true;
     return layoutCache_;
 }
@@ -344,38 +369,58 @@ void HeatmapRenderer::ensureCellImage(int width, int height) const
     cellImageStale_ = false;
 }
 
+void HeatmapRenderer::findExtremes() const
+{
+    if (!extremesStale_)
+        return;
+    extremesStale_ = false;
+    extremes_ = Extremes{};
+    const int rows = rowCount();
+    const int cols = columnCount();
+    if (rows == 0 || cols == 0)
+        return;
+    std::vector<double> row(static_cast<std::size_t>(cols));
+    for (int r = 0; r < rows; ++r) {
+        cells_->rowValues(r, row.data());
+        for (const double v : row) {
+            if (std::isnan(v)) {
+                extremes_.anyNaN = true;
+            } else if (!isMasked(v)) {
+                extremes_.low = std::min(extremes_.low, v);
+                extremes_.high = std::max(extremes_.high, v);
+            }
+        }
+    }
+}
+
+int HeatmapRenderer::fewestCellDecimals() const
+{
+    findExtremes();
+    double largest = 0.0;
+    for (const double v : {extremes_.low, extremes_.high})
+        if (std::isfinite(v))
+            largest = std::max(largest, std::abs(v));
+    if (largest == 0.0)
+        return scale_.decimals;
+    // Two significant digits of the largest magnitude: 145 and 29.6 need
+    // none after the point, 1.0 one, 0.5 two.
+    return std::clamp(1 - static_cast<int>(std::floor(std::log10(largest))), 0, scale_.decimals);
+}
+
 const QString& HeatmapRenderer::widestCellText() const
 {
     if (!widestTextStale_)
         return widestCellText_;
     widestTextStale_ = false;
     widestCellText_.clear();
-    const int rows = rowCount();
-    const int cols = columnCount();
-    if (rows == 0 || cols == 0)
-        return widestCellText_;
-    double minValue = std::numeric_limits<double>::infinity();
-    double maxValue = -std::numeric_limits<double>::infinity();
-    bool anyNaN = false;
-    std::vector<double> row(static_cast<std::size_t>(cols));
-    for (int r = 0; r < rows; ++r) {
-        cells_->rowValues(r, row.data());
-        for (const double v : row) {
-            if (std::isnan(v)) {
-                anyNaN = true;
-            } else if (!isMasked(v)) {
-                minValue = std::min(minValue, v);
-                maxValue = std::max(maxValue, v);
-            }
-        }
-    }
+    findExtremes();
     // The printed texts are as wide as their character count in practice
     // (digits share one width), so the longest one decides legibility.
-    widestCellText_ = anyNaN ? formatValue(std::numeric_limits<double>::quiet_NaN()) : QString();
-    for (const double v : {minValue, maxValue}) {
+    widestCellText_ = extremes_.anyNaN ? formatValue(std::numeric_limits<double>::quiet_NaN()) : QString();
+    for (const double v : {extremes_.low, extremes_.high}) {
         if (std::isinf(v))
             continue;
-        const QString text = formatValue(v);
+        const QString text = formatCell(v);
         if (text.size() > widestCellText_.size())
             widestCellText_ = text;
     }
@@ -408,7 +453,7 @@ void HeatmapRenderer::paint(QPainter& painter, const QSize& size, const HeatmapS
     paintCells(painter, l, style);
     paintLabels(painter, l, style);
     paintScale(painter, l, style);
-    paintCaption(painter, l);
+    paintCaption(painter, l, style);
     painter.restore();
 }
 
@@ -449,7 +494,7 @@ void HeatmapRenderer::paintCells(QPainter& painter, const HeatmapLayout& l, cons
                 painter.fillRect(rect, color);
                 if (l.cellText) {
                     painter.setPen(colormap::contrastingText(color));
-                    const QString text = formatValue(v);
+                    const QString text = formatCell(v);
                     if (!style.screen || !numberGlyphs_ || !numberGlyphs_->drawCentred(painter, rect, text))
                         painter.drawText(rect, Qt::AlignCenter, text);
                 }
@@ -605,10 +650,12 @@ void HeatmapRenderer::paintScale(QPainter& painter, const HeatmapLayout& l, cons
     painter.restore();
 }
 
-void HeatmapRenderer::paintCaption(QPainter& painter, const HeatmapLayout& l) const
+void HeatmapRenderer::paintCaption(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const
 {
     if (l.caption.isEmpty())
         return;
+    // In the text colour: the cells and the bar leave other pens set.
+    painter.setPen(style.text);
     const QString text = captionText();
     if (l.captionLines > 1) {
         // Wrapped at words; what still does not fit is elided on the last line.

@@ -25,6 +25,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -101,18 +102,24 @@ public:
     QStringList scaleTickTexts(const QSize& size) const;
     QStringList shownColumnLabels(const QSize& size) const;
     QString formatValue(double value) const { return scale_.formatValue(value); }
+    // As printed in the cells: with fewer decimals when the cells are narrow
+    // (see layout()).
+    QString formatCell(double value) const { return scale_.formatValue(value, cellDecimals_); }
+    int cellDecimals() const { return cellDecimals_; }
     const HeatmapColorScale& colorScaleSpec() const { return scale_; }
     QString captionText() const;  // the scale's caption, and the shown block when zoomed
     const QString& widestCellText() const;
 
 private:
     double rowMaxAt(int row) const;
+    void findExtremes() const;
+    int fewestCellDecimals() const;  // two significant digits of the largest magnitude
     void invalidate(bool colours);
     void ensureCellImage(int width, int height) const;
     void paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
     void paintLabels(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
     void paintScale(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
-    void paintCaption(QPainter& painter, const HeatmapLayout& l) const;
+    void paintCaption(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
     void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
                    bool bold, bool screen) const;
 
@@ -134,6 +141,14 @@ private:
     mutable bool cellImageStale_ = true;
     mutable QString widestCellText_;
     mutable bool widestTextStale_ = true;
+    struct Extremes {
+        double low = std::numeric_limits<double>::infinity();
+        double high = -std::numeric_limits<double>::infinity();
+        bool anyNaN = false;
+    };
+    mutable Extremes extremes_;  // of the finite, unmasked cells
+    mutable bool extremesStale_ = true;
+    mutable int cellDecimals_ = 2;  // decimals of the printed cells, from the last layout
     mutable HeatmapLayout layoutCache_;
     mutable bool layoutValid_ = false;
     // Widest row (bold) and column label, -1 until measured.

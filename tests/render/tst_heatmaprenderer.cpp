@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HeatmapRenderer's printed cells: narrow cells print their values with
+// fewer decimals (down to two significant digits of the largest magnitude)
+// before the numbers go, and the decimals come back when the cells widen.
+
+#include "cellsource.h"
+#include "heatmaprenderer.h"
+
+#include <QFontMetrics>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QTest>
+
+using namespace attnlab;
+
+class TestHeatmapRenderer : public QObject {
+    Q_OBJECT
+private slots:
+    void narrowCellsDropDecimals();
+    void weightsKeepTwoSignificantDigits();
+    void tooNarrowForAnyNumber();
+    void captionInTheTextColour();
+};
+
+namespace {
+
+// A map of the given values in its first row and zeros below.
+std::unique_ptr<HeatmapRenderer> renderer(const std::vector<double>& values, int decimals)
+{
+    const int cols = int(values.size());
+    attn::Matrix m = attn::Matrix::Zero(2, cols);
+    for (int c = 0; c < cols; ++c)
+        m(0, c) = values[std::size_t(c)];
+    auto r = std::make_unique<HeatmapRenderer>();
+    r->setCells(matrixCells(m), {}, {});
+    r->setColorMap(MapColors::Diverging);
+    r->setRange(-30, 30);
+    r->setDecimals(decimals);
+    return r;
+}
+
+// The narrowest map whose cells are at least `cellWidth` pixels wide.
+QSize sizeForCells(const HeatmapRenderer& r, int cellWidth)
+{
+    for (int w = 60; w < 4000; ++w) {
+        const QSize size(w, 300);
+        if (r.layout(size).cells.width() / r.columnCount() >= cellWidth)
+            return size;
+    }
+    return {};
+}
+
+// The layout's padding on each side of a number.
+int padding(const QFontMetrics& fm)
+{
+    return std::max(2, fm.height() / 4);
+}
+
+}  // namespace
+
+void TestHeatmapRenderer::narrowCellsDropDecimals()
+{
+    // The scaled scores of the article's example at d_k 24: -28.9 and 29.6.
+    const std::vector<double> v{-28.9, 29.6, 1.75, -0.48, 3.25, 11.1};
+    const auto map = renderer(v, 1);
+    const HeatmapRenderer& r = *map;
+    const QFontMetrics fm(r.font());
+    const int pad = 2 * padding(fm);
+    // Wide cells: one decimal, as asked.
+    const QSize wide = sizeForCells(r, fm.horizontalAdvance(QStringLiteral("-28.9")) + pad + 2);
+    QVERIFY(r.layout(wide).cellText);
+    QCOMPARE(r.cellDecimals(), 1);
+    QCOMPARE(r.formatCell(-28.9), QStringLiteral("-28.9"));
+    QCOMPARE(r.widestCellText(), QStringLiteral("-28.9"));
+    // Cells wide enough for "-29" but not for "-28.9": no decimals.
+    const int narrowW = fm.horizontalAdvance(QStringLiteral("-29")) + pad + 1;
+    QVERIFY(narrowW < fm.horizontalAdvance(QStringLiteral("-28.9")) + pad);
+    const QSize narrow = sizeForCells(r, narrowW);
+    QVERIFY(r.layout(narrow).cellText);
+    QCOMPARE(r.cellDecimals(), 0);
+    QCOMPARE(r.formatCell(-28.9), QStringLiteral("-29"));
+    QCOMPARE(r.formatCell(1.75), QStringLiteral("2"));
+    QCOMPARE(r.formatCell(-0.48), QStringLiteral("0"));  // never "-0"
+    // Hover and tooltips keep the scale's decimals.
+    QCOMPARE(r.formatValue(-28.9), QStringLiteral("-28.9"));
+    // Wide again: the decimal comes back.
+    QVERIFY(r.layout(wide).cellText);
+    QCOMPARE(r.cellDecimals(), 1);
+}
+
+void TestHeatmapRenderer::weightsKeepTwoSignificantDigits()
+{
+    // Weights (largest 1.00) go from two decimals to one, never to none:
+    // "0" and "1" would say nothing about a row.
+    const std::vector<double> w{0.34, 0.06, 1.0, 0.5};
+    const auto map = renderer(w, 2);
+    const HeatmapRenderer& r = *map;
+    const QFontMetrics fm(r.font());
+    const int pad = 2 * padding(fm);
+    const QSize narrow = sizeForCells(r, fm.horizontalAdvance(QStringLiteral("0.3")) + pad + 1);
+    QVERIFY(fm.horizontalAdvance(QStringLiteral("0.34")) + pad > r.layout(narrow).cells.width() / 4);
+    QVERIFY(r.layout(narrow).cellText);
+    QVERIFY(r.layout(narrow).cellText);
+    QCOMPARE(r.cellDecimals(), 1);
+    QCOMPARE(r.formatCell(0.34), QStringLiteral("0.3"));
+    const QSize narrower = sizeForCells(r, fm.horizontalAdvance(QStringLiteral("0")) + pad + 1);
+    QVERIFY(!r.layout(narrower).cellText);
+    QCOMPARE(r.cellDecimals(), 2);  // no numbers: the scale's decimals stand
+}
+
+void TestHeatmapRenderer::tooNarrowForAnyNumber()
+{
+    const auto map = renderer({-28.9, 29.6}, 1);
+    const HeatmapRenderer& r = *map;
+    QVERIFY(!r.layout(sizeForCells(r, 4)).cellText);
+    QCOMPARE(r.cellDecimals(), 1);
+}
+
+void TestHeatmapRenderer::captionInTheTextColour()
+{
+    // The last cell is dark, so its number is printed in white; the caption
+    // after it must still be in the text colour (it was white on the window).
+    auto map = renderer({0.0, 0.0, 0.0, 1.0}, 2);
+    map->setColorMap(MapColors::Sequential);
+    map->setRange(0, 1);
+    attn::Matrix m = attn::Matrix::Zero(2, 4);
+    m(1, 3) = 1.0;  // the last cell drawn
+    map->setCells(matrixCells(m), {}, {});
+    map->setScaleCaption(QStringLiteral("Colour: linear 0 \u2026 1"));
+    const QSize size(500, 300);
+    QImage image(size, QImage::Format_RGB32);
+    HeatmapStyle style;
+    style.background = QColor(0xef, 0xef, 0xef);
+    style.text = Qt::black;
+    style.frame = Qt::gray;
+    {
+        QPainter painter(&image);
+        map->paint(painter, size, style);
+    }
+    const QRect caption = map->layout(size).caption;
+    QVERIFY(!caption.isEmpty());
+    int dark = 0, light = 0;
+    for (int y = caption.top(); y <= caption.bottom(); ++y)
+        for (int x = caption.left(); x <= caption.right(); ++x) {
+            const int g = qGray(image.pixel(x, y));
+            dark += g < 80;
+            light += g > 0xf8;
+        }
+    QVERIFY2(dark > 20, qPrintable(QString::number(dark)));
+    QCOMPARE(light, 0);  // nothing lighter than the background
+}
+
+QTEST_MAIN(TestHeatmapRenderer)
+#include "tst_heatmaprenderer.moc"
