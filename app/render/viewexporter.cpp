@@ -25,8 +25,6 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kMaxPixels = attn::kMaxPictureSide;  // per side of a PNG, after the scale
-
 const QColor kText(0x20, 0x20, 0x20);
 const QColor kMuted(0x55, 0x5b, 0x66);
 
@@ -153,121 +151,12 @@ void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
     applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.result.tokens()));
 }
 
-QList<ExportView> ViewExporter::views()
-{
-    return {ExportView::RawScores, ExportView::ScaledScores,   ExportView::Weights,
-            ExportView::Queries,   ExportView::Keys,           ExportView::Values,
-            ExportView::Context,   ExportView::ScoreHistogram, ExportView::Pipeline};
-}
-
-bool ViewExporter::drawsView(ExportView view)
-{
-    return views().contains(view) || view == ExportView::ScalingComparison;
-}
-
-bool ViewExporter::showsFocus(ExportView view)
-{
-    switch (view) {
-    case ExportView::RawScores:
-    case ExportView::ScaledScores:
-    case ExportView::Weights:
-    case ExportView::Queries:
-    case ExportView::Context:
-    case ExportView::Pipeline:
-    case ExportView::ScalingComparison: return true;
-    default: return false;
-    }
-}
-
-bool ViewExporter::hasScoreRanges(ExportView view)
-{
-    return view == ExportView::RawScores || view == ExportView::ScaledScores || view == ExportView::Pipeline;
-}
-
 QStringList ViewExporter::tokens() const
 {
     QStringList tokens;
     for (const std::string& t : snapshot_.model.tokenization.tokens)
         tokens.append(QString::fromStdString(t));
     return positionedLabels(tokens);
-}
-
-QString ViewExporter::fileStem(ExportView view)
-{
-    switch (view) {
-    case ExportView::RawScores: return QStringLiteral("scores");
-    case ExportView::ScaledScores: return QStringLiteral("scaled_scores");
-    case ExportView::Weights: return QStringLiteral("weights");
-    case ExportView::Queries: return QStringLiteral("Q");
-    case ExportView::Keys: return QStringLiteral("K");
-    case ExportView::Values: return QStringLiteral("V");
-    case ExportView::Context: return QStringLiteral("context");
-    case ExportView::ScoreHistogram: return QStringLiteral("score_histogram");
-    case ExportView::Pipeline: return QStringLiteral("pipeline");
-    case ExportView::ScalingComparison: return QStringLiteral("scaled_vs_unscaled");
-    case ExportView::FocusedQuery: return QStringLiteral("focused_query");
-    case ExportView::LabVariance: return QStringLiteral("scaling_lab_variance");
-    case ExportView::LabMaxWeight: return QStringLiteral("scaling_lab_max_weight");
-    case ExportView::LabEntropy: return QStringLiteral("scaling_lab_entropy");
-    case ExportView::LabJacobian: return QStringLiteral("scaling_lab_jacobian");
-    }
-    return {};
-}
-
-QString ViewExporter::viewName(ExportView view)
-{
-    switch (view) {
-    case ExportView::RawScores: return tr("Raw scores Q Kᵀ");
-    case ExportView::ScaledScores: return tr("Scaled scores");
-    case ExportView::Weights: return tr("Attention weights A");
-    case ExportView::Queries: return tr("Queries Q");
-    case ExportView::Keys: return tr("Keys K");
-    case ExportView::Values: return tr("Values V");
-    case ExportView::Context: return tr("Context vectors Z");
-    case ExportView::ScoreHistogram: return tr("Histogram of the raw and scaled scores");
-    case ExportView::Pipeline: return tr("Pipeline figure (scores → weights)");
-    case ExportView::ScalingComparison: return tr("Scaled vs unscaled softmax");
-    case ExportView::FocusedQuery: return tr("Focused query");
-    case ExportView::LabVariance: return tr("d_k lab: score variance");
-    case ExportView::LabMaxWeight: return tr("d_k lab: largest weight");
-    case ExportView::LabEntropy: return tr("d_k lab: entropy");
-    case ExportView::LabJacobian: return tr("d_k lab: softmax Jacobian norm");
-    }
-    return {};
-}
-
-QSize ViewExporter::defaultSize(ExportView view)
-{
-    switch (view) {
-    case ExportView::Pipeline: return {1800, 720};
-    case ExportView::ScoreHistogram: return {900, 600};
-    case ExportView::ScalingComparison: return {1600, 800};
-    case ExportView::FocusedQuery: return {1200, 700};
-    case ExportView::LabVariance:
-    case ExportView::LabMaxWeight:
-    case ExportView::LabEntropy:
-    case ExportView::LabJacobian: return {820, 560};
-    default: return {900, 800};
-    }
-}
-
-attn::Status ViewExporter::checkSize(const QSize& size, qreal scale)
-{
-    if (size.width() < 100 || size.height() < 100)
-        return attn::Error{tr("A picture must be at least 100 × 100 pixels, not %1 × %2.")
-                               .arg(size.width())
-                               .arg(size.height())
-                               .toStdString()};
-    if (!(scale >= 0.25 && scale <= 8.0))
-        return attn::Error{tr("The scale must be between 0.25 and 8, not %1.").arg(scale).toStdString()};
-    if (size.width() * scale > kMaxPixels || size.height() * scale > kMaxPixels)
-        return attn::Error{tr("%1 × %2 at scale %3 is larger than %4 pixels a side.")
-                               .arg(size.width())
-                               .arg(size.height())
-                               .arg(scale)
-                               .arg(kMaxPixels)
-                               .toStdString()};
-    return attn::okStatus();
 }
 
 HeatmapRenderer* ViewExporter::map(ExportView view) const
