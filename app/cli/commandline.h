@@ -25,9 +25,7 @@
 #include "labfile.h"
 #include "model.h"
 
-#include <QList>
 #include <QString>
-#include <QStringList>
 
 namespace attnlab {
 
@@ -57,15 +55,5 @@ CommandLineOutcome handleCommandLine(int argc, char** argv);
 // Acts on a command line parsed without error; argc and argv make the
 // QCoreApplication of a headless run when there is no application yet.
 CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, char** argv);
-
-// The presets in menu order: the short name of --preset ("article",
-// "cinema", "scaling-demo") and the lab file in the resources.
-struct PresetEntry {
-    QString name;
-    QString path;  // ":/presets/NAME.attnlab"
-};
-QList<PresetEntry> presetEntries();
-QStringList presetNames();
-QString presetPath(const QString& name);  // empty for an unknown name
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include "importdialog.h"
 #include "labdocument.h"
 #include "labfile.h"
+#include "presets.h"
 #include "undorecorder.h"
 #include "undoshortcuts.h"
 

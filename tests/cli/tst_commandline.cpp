@@ -6,6 +6,7 @@
 // hands the window.
 
 #include "commandline.h"
+#include "presets.h"
 #include "attentionsnapshot.h"
 #include "labfile.h"
 #include "matrixio.h"

@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 
 #include "commandline.h"
+#include "presets.h"
 #include "lessonpanel.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"

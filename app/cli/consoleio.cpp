@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "consoleio.h"
+
+#include <QByteArray>
+
+namespace attnlab {
+
+void printLine(std::FILE* stream, const QString& text)
+{
+    const QByteArray bytes = text.toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stream);
+    std::fputc('\n', stream);
+    std::fflush(stream);
+}
+
+// Exactly one line, whatever the message holds.
+void printError(const QString& message)
+{
+    QString line = message;
+    line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    line.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    printLine(stderr, QStringLiteral("attention-lab: ") + line);
+}
+
+QString localPath(const std::string& path)
+{
+    return QString::fromLocal8Bit(path.c_str());
+}
+
+}  // namespace attnlab
