@@ -10,18 +10,17 @@
 
 #include "cellsource.h"
 #include "heatmapcolorscale.h"
+#include "heatmaplabelpainter.h"
 #include "heatmaplayout.h"
+#include "heatmapstyle.h"
 #include "mapscale.h"
 #include "matrix.h"
 
 #include <QColor>
 #include <QCoreApplication>
 #include <QFont>
-#include <QHash>
 #include <QImage>
-#include <QPair>
 #include <QRect>
-#include <QStaticText>
 #include <QString>
 #include <QStringList>
 
@@ -30,22 +29,10 @@
 #include <vector>
 
 class QPainter;
-class QPalette;
 
 namespace attnlab {
 
 class NumberGlyphs;
-
-// The colours a map is drawn with around its cells.
-struct HeatmapStyle {
-    QColor background;  // behind everything (QPalette::Window)
-    QColor text;        // labels, ticks, caption, the focus line (QPalette::WindowText)
-    QColor frame;       // the cells' and the bar's frame (QPalette::Mid)
-    // On screen: numbers and labels drawn from cached glyphs; exports keep
-    // QPainter's own text, which SVG and PDF record as text.
-    bool screen = false;
-    static HeatmapStyle fromPalette(const QPalette& palette, bool screen = false);
-};
 
 class HeatmapRenderer {
     Q_DECLARE_TR_FUNCTIONS(HeatmapView)
@@ -117,11 +104,6 @@ private:
     void invalidate(bool colours);
     void ensureCellImage(int width, int height) const;
     void paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
-    void paintLabels(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
-    void paintScale(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
-    void paintCaption(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
-    void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
-                   bool bold, bool screen) const;
 
     QFont font_;
     QString title_;
@@ -155,8 +137,7 @@ private:
     mutable int widestRowLabel_ = -1;
     mutable int widestColumnLabel_ = -1;
     mutable std::unique_ptr<NumberGlyphs> numberGlyphs_;  // for cell text on screen
-    // Labels on screen laid out once per elide width; [1] in bold.
-    mutable QHash<QPair<QString, int>, QStaticText> labelTexts_[2];
+    mutable HeatmapLabelPainter labelPainter_;            // caches the labels' text
 };
 
 }  // namespace attnlab
