@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Session's edits of the state: a cell typed in, a whole matrix imported (as
+// it is or reshaped), and a whole lab (state, setState). They are defined
+// apart from session.cpp, which runs and delivers the computation, because
+// they are the other half of the class: the checks of what the user gives
+// and the bookkeeping of what is kept, each ending in a redraw or recompute.
+// Session stays one class (its state is shared by both halves).
+#include "session.h"
+
+#include "size_limits.h"
+
+#include <QLocale>
+
+#include <cmath>
+#include <utility>
+
+namespace attnlab {
+
+attn::Expected<double> Session::parseValue(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    // Not the user's locale either: numbers are written with a point
+    // everywhere here (the tables, CSV, the command line).
+    if (trimmed.contains(QLatin1Char(',')))
+        return attn::Error{tr("\"%1\" is not a number: the decimal separator is a point (%2).")
+                               .arg(text, QString(trimmed).replace(QLatin1Char(','), QLatin1Char('.')))
+                               .toStdString()};
+    bool ok = false;
+    double value = QLocale::c().toDouble(trimmed, &ok);
+    if (!ok)
+        value = QLocale().toDouble(trimmed, &ok);
+    if (!ok || !std::isfinite(value))
+        return attn::Error{tr("\"%1\" is not a finite number.").arg(text).toStdString()};
+    if (std::abs(value) > attn::kMaxInputMagnitude)
+        return attn::Error{tr("%1 is too large: entries are limited to ±%2.")
+                               .arg(trimmed)
+                               .arg(attn::kMaxInputMagnitude, 0, 'g', 3)
+                               .toStdString()};
+    return value;
+}
+
+attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double value)
+{
+    waitForResult();
+    const attn::Matrix& m = matrix(which);
+    QString refusal;
+    if (!hasResult_)
+        refusal = tr("There are no matrices to edit: %1").arg(problem_);
+    else if (row < 0 || row >= m.rows() || col < 0 || col >= m.cols())
+        refusal = tr("%1 has no cell (%2, %3).").arg(matrixName(which)).arg(row + 1).arg(col + 1);
+    else if (!std::isfinite(value))
+        refusal = tr("%1 is not a finite number; %2(%3, %4) keeps its value.")
+                      .arg(value)
+                      .arg(matrixName(which))
+                      .arg(row + 1)
+                      .arg(col + 1);
+    else if (std::abs(value) > attn::kMaxInputMagnitude)
+        refusal = tr("%1 is too large: entries of %2 are limited to ±%3.")
+                      .arg(value, 0, 'g', 6)
+                      .arg(matrixName(which))
+                      .arg(attn::kMaxInputMagnitude, 0, 'g', 3);
+    if (!refusal.isEmpty()) {
+        emit editRefused(refusal);
+        return attn::Error{refusal.toStdString()};
+    }
+    attn::Matrix& target = mutableMatrix(which);
+    const double old = target(row, col);
+    if (old == value)
+        return attn::okStatus();
+    target(row, col) = value;
+    const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    if (!failure.isEmpty()) {
+        target(row, col) = old;
+        emit editRefused(failure);
+        return attn::Error{failure.toStdString()};
+    }
+    userCells_.mask[int(which)](row, col) = true;
+    editedCells_ = userCells_.count();
+    emit resultChanged();
+    return attn::okStatus();
+}
+
+attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const QString& text)
+{
+    const attn::Expected<double> value = parseValue(text);
+    if (!value) {
+        const QString message = tr("%1(%2, %3): %4 The old value is kept.")
+                                    .arg(matrixName(which))
+                                    .arg(row + 1)
+                                    .arg(col + 1)
+                                    .arg(QString::fromStdString(value.error().message));
+        emit editRefused(message);
+        return attn::Error{message.toStdString()};
+    }
+    return setMatrixCell(which, row, col, value.value());
+}
+
+LabState Session::state() const
+{
+    LabState s;
+    s.config = config_;
+    s.options = options_;
+    s.X = model_.X;
+    s.Wq = model_.Wq;
+    s.Wk = model_.Wk;
+    s.Wv = model_.Wv;
+    return s;
+}
+
+attn::Status Session::setState(const LabState& state)
+{
+    // Everything is replaced: a computation in flight is dropped, not
+    // finished (finishing it here would compute a large lesson twice).
+    const bool wasComputing = computing_;
+    const quint64 wasGeneration = generation_;
+    if (computing_) {
+        ++generation_;
+        computing_ = false;
+    }
+    // A refused state leaves the request in flight as it was.
+    auto restoreComputation = [&] {
+        if (wasComputing && !computing_) {
+            generation_ = wasGeneration;
+            computing_ = true;
+        }
+    };
+    attn::Expected<attn::Model> built = attn::buildModel(state.config);
+    if (!built) {
+        restoreComputation();
+        return built.error();
+    }
+    attn::Model& m = built.value();
+    const std::pair<attn::Matrix*, const attn::Matrix*> pairs[] = {
+        {&m.X, &state.X}, {&m.Wq, &state.Wq}, {&m.Wk, &state.Wk}, {&m.Wv, &state.Wv}};
+    const MatrixId ids[] = {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
+    const attn::Model drawnModel = m;
+    for (int i = 0; i < 4; ++i) {
+        attn::Matrix& drawn = *pairs[i].first;
+        const attn::Matrix& given = *pairs[i].second;
+        if (drawn.rows() != given.rows() || drawn.cols() != given.cols()) {
+            restoreComputation();
+            return attn::Error{tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
+                                   .arg(matrixName(ids[i]))
+                                   .arg(given.rows())
+                                   .arg(given.cols())
+                                   .arg(drawn.rows())
+                                   .arg(drawn.cols())
+                                   .toStdString()};
+        }
+        drawn = given;
+    }
+    const attn::AttentionOptions oldOptions = options_;
+    options_ = state.options;
+    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!failure.isEmpty()) {
+        options_ = oldOptions;
+        restoreComputation();
+        return attn::Error{failure.toStdString()};
+    }
+    if (wasComputing)
+        worker_->cancel();
+    config_ = state.config;
+    modelConfig_ = state.config;
+    userCells_ = UserCells::differences(m, drawnModel);
+    model_ = std::move(m);
+    modelStale_ = false;
+    editedCells_ = userCells_.count();
+    tokens_.clear();
+    ids_.clear();
+    for (const std::string& token : model_.tokenization.tokens)
+        tokens_.append(QString::fromStdString(token));
+    for (int id : model_.tokenization.ids)
+        ids_.append(id);
+    setProblem(QString());
+    emit parametersChanged();
+    emit modelRedrawn();
+    emit resultChanged();
+    emit matrixNotice(QString());  // a notice about the replaced matrices no longer applies
+    return attn::okStatus();
+}
+
+attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
+{
+    waitForResult();
+    if (!hasResult_ || modelStale_)
+        return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
+    const QString name = matrixName(which);
+    attn::ModelConfig config = config_;
+    if (which == MatrixId::X) {
+        if (values.rows() != tokenCount())
+            return attn::Error{tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(tokenCount())
+                                   .toStdString()};
+        config.dModel = int(values.cols());
+    } else {
+        if (values.rows() != model_.X.cols())
+            return attn::Error{tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(model_.X.cols())
+                                   .toStdString()};
+        (which == MatrixId::Wv ? config.dV : config.dK) = int(values.cols());
+    }
+    if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
+        return attn::Error{
+            tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
+    if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV)
+        return importReshaping(which, values, config);
+    LabState next = state();
+    attn::Matrix* target = which == MatrixId::X    ? &next.X
+                           : which == MatrixId::Wq ? &next.Wq
+                           : which == MatrixId::Wk ? &next.Wk
+                                                   : &next.Wv;
+    *target = values;
+    return setState(next);
+}
+
+attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values,
+                                      const attn::ModelConfig& config)
+{
+    attn::Expected<attn::Model> built = attn::buildModel(config);
+    if (!built)
+        return built.error();
+    attn::Model from = model_;
+    UserCells cells = userCells_;
+    mutableMatrixOf(from, which) = values;
+    cells.mask[int(which)] = CellMask::Constant(values.rows(), values.cols(), true);
+    KeptReport report;
+    UserCells kept = keepUserCells(from, cells, &built.value(), &report);
+    const attn::Model& m = built.value();
+    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!failure.isEmpty())
+        return attn::Error{failure.toStdString()};
+    const attn::ModelConfig before = config_;
+    config_ = config;
+    const QString keptNotice = installModel(std::move(built.value()), config, std::move(kept), report);
+    const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")
+                              : which == MatrixId::Wv ? QStringLiteral("d_v")
+                                                      : QStringLiteral("d_k");
+    const int was = which == MatrixId::X ? before.dModel : which == MatrixId::Wv ? before.dV : before.dK;
+    QString notice = tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
+                         .arg(matrixName(which))
+                         .arg(values.cols())
+                         .arg(dimension)
+                         .arg(was);
+    if (!keptNotice.isEmpty())
+        notice += QLatin1Char(' ') + keptNotice;
+    emit parametersChanged();
+    emit modelRedrawn();
+    emit resultChanged();
+    emit matrixNotice(notice);
+    return attn::okStatus();
+}
+
+}  // namespace attnlab
