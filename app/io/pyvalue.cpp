@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "pyvalue.h"
+
+namespace attnlab {
+
+const PyValue* findKey(const PyValue& dict, std::string_view key)
+{
+    for (std::size_t i = 0; i < dict.keys.size(); ++i)
+        if (dict.keys[i] == key)
+            return &dict.items[i];
+    return nullptr;
+}
+
+}  // namespace attnlab
