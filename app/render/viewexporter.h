@@ -87,7 +87,7 @@ public:
     // Whether the focus box and the colour-range choice change the picture.
     static bool showsFocus(ExportView view);
     static bool hasScoreRanges(ExportView view);
-    // Limits of a picture's size and scale (the scaled pixels at most 16384 a side).
+    // Limits of a picture's size and scale (the scaled pixels at most attn::kMaxPictureSide a side).
     static attn::Status checkSize(const QSize& size, qreal scale);
 
     const AttentionSnapshot& snapshot() const { return snapshot_; }
