@@ -14,6 +14,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -61,14 +62,14 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     qVector_->setObjectName(QStringLiteral("focusQueryVector"));
     qVector_->setAccessibleName(tr("Query vector of the focused query"));
     qVector_->setColorMap(HeatmapView::ColorMap::Diverging);
-    qVector_->setMinimumHeight(58);
+    qVector_->setMinimumSize(120, 58);  // a strip: narrower than a map may be
     zCaption_ = new QLabel(this);
     zCaption_->setWordWrap(true);
     zVector_ = new HeatmapView(this);
     zVector_->setObjectName(QStringLiteral("focusContextVector"));
     zVector_->setAccessibleName(tr("Context vector of the focused query"));
     zVector_->setColorMap(HeatmapView::ColorMap::Diverging);
-    zVector_->setMinimumHeight(58);
+    zVector_->setMinimumSize(120, 58);
     mixing_ = new QLabel(this);
     mixing_->setObjectName(QStringLiteral("focusMixingLabel"));
     mixing_->setAccessibleName(tr("Context vector as a mix of values"));
@@ -82,7 +83,7 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     // painted every view then and there, and again once labels had resized.
     plot_->setPlottingHint(QCP::phImmediateRefresh, false);
     plot_->setAccessibleName(tr("Scores and weights of the focused query"));
-    plot_->setMinimumSize(180, 150);
+    plot_->setMinimumSize(180, 110);  // the bottom dock of a 700-pixel screen is about 130 high
     plot_->setToolTip(
         tr("Left axis: the dot products q_i · k_j. Right axis: the softmax "
            "weights a_ij in [0, 1]."));
@@ -133,15 +134,29 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     table_->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Expanding);
 
-    auto* vectors = new QVBoxLayout;
+    // The vectors' column scrolls on its own in a short dock (its wrapped
+    // captions and the mixture are taller than the plot needs), so that the
+    // plot and the table keep the dock's whole height: with the column setting
+    // the panel's height, a 230-pixel dock showed only the top of the bars.
+    auto* column = new QWidget;
+    column->setObjectName(QStringLiteral("focusVectors"));
+    auto* vectors = new QVBoxLayout(column);
+    vectors->setContentsMargins(0, 0, 0, 0);
     vectors->addWidget(title_);
     vectors->addWidget(qCaption_);
     vectors->addWidget(qVector_, 1);
     vectors->addWidget(zCaption_);
     vectors->addWidget(zVector_, 1);
     vectors->addWidget(mixing_);
+    auto* columnScroll = new QScrollArea(this);
+    columnScroll->setObjectName(QStringLiteral("focusVectorsScroll"));
+    columnScroll->setWidgetResizable(true);
+    columnScroll->setFrameShape(QFrame::NoFrame);
+    columnScroll->setWidget(column);
+    columnScroll->setFocusPolicy(Qt::NoFocus);  // Tab goes to the plot and the table, as before
     auto* layout = new QHBoxLayout(this);
-    layout->addLayout(vectors, 1);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(columnScroll, 1);
     layout->addWidget(plot_, 1);
     layout->addWidget(table_);
 

@@ -125,8 +125,8 @@ void TestScreens::shortWindowKeepsTheMapRows_data()
     QTest::addColumn<bool>("numbers");  // the score maps print their cells' values
     QTest::newRow("1024x700") << QSize(1024, 700) << false;
     // Also 2560x1440 at scale 2, in shortWindowAtScaleTwo.
-    // The scaled scores' one decimal needs wider cells than a third of 1280.
-    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    // The scaled scores drop their decimal to fit a third of 1280.
+    QTest::newRow("1280x720") << QSize(1280, 720) << true;
     QTest::newRow("1920x1080") << QSize(1920, 1080) << true;
 }
 
@@ -156,6 +156,22 @@ void TestScreens::shortWindowKeepsTheMapRows()
                                                             .arg(map->cellRect(0, 0).width())
                                                             .arg(map->cellRect(0, 0).height())));
     }
+    // The focused query's plot is whole in its dock (the vectors' column
+    // beside it scrolls on its own). Not checked in the child run at scale 2,
+    // whose offscreen screen is too narrow for the docks side by side.
+    if (qEnvironmentVariableIsSet("QT_SCALE_FACTOR"))
+        return;
+    auto* focusScroll = guitest::find<QScrollArea>(*shown, QStringLiteral("focusScroll"));
+    QWidget* plot = shown->focusPanel()->plot();
+    const QRect plotRect(plot->mapTo(focusScroll->viewport(), QPoint(0, 0)), plot->size());
+    QVERIFY2(focusScroll->viewport()->rect().contains(plotRect),
+             qPrintable(QStringLiteral("plot at %1,%2 %3x%4 in a viewport of %5x%6")
+                            .arg(plotRect.x())
+                            .arg(plotRect.y())
+                            .arg(plotRect.width())
+                            .arg(plotRect.height())
+                            .arg(focusScroll->viewport()->width())
+                            .arg(focusScroll->viewport()->height())));
 }
 
 // QT_SCALE_FACTOR is read once per process: the 1280x720 case again in a
