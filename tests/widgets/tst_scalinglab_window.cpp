@@ -39,6 +39,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 using guitest::find;
 
@@ -109,6 +110,7 @@ private slots:
     void lessonStepsHighlightTheirView();
     void scalingDemoSwitchesToUnitVariance();
     void labTabComputesWhenFirstShown();
+    void labRunsInTheSessionsWorker();
     void hiddenCompareViewCatchesUpWhenShown();
 
 private:
@@ -516,6 +518,52 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
     // Moving d_k does not rerun the lab.
     QVERIFY(!lab->isComputing());
     QCOMPARE(done.count(), 1);
+}
+
+void TestScalingLabWindow::labRunsInTheSessionsWorker()
+{
+    auto* window = new MainWindow;
+    ScalingLabView* lab = window->scalingLabView();
+    QCOMPARE(lab->run(), window->session()->scalingLab());
+    // Large maps requested while the lab computes: both arrive, the lab's
+    // curves those of the engine.
+    attn::ScalingLabConfig config;
+    config.nKeys = 8;
+    config.samples = 1000;
+    config.seed = 17;
+    QSignalSpy done(lab, &ScalingLabView::curvesChanged);
+    QSignalSpy progress(lab->run(), &ScalingLabRun::progressChanged);
+    QSignalSpy results(window->session(), &Session::resultChanged);
+    lab->compute(config);
+    QVERIFY(progress.wait(120000));
+    attn::ModelConfig large = window->session()->config();
+    std::string sentence;
+    for (int i = 0; i < 1024; ++i)
+        sentence += (i ? " w" : "w") + std::to_string(i);
+    large.sentence = sentence;
+    large.dK = 64;
+    large.dV = 64;
+    window->session()->setParameters(large, window->session()->options());
+    QVERIFY(window->session()->isComputing());
+    QVERIFY(results.wait(120000));
+    QVERIFY(done.count() > 0 || done.wait(120000));
+    QCOMPARE(done.count(), 1);
+    const attn::ScalingLabCurves direct = attn::runScalingLab(config).value();
+    QCOMPARE(lab->curves().varRaw, direct.varRaw);
+    QCOMPARE(lab->curves().gradNormScaled, direct.gradNormScaled);
+    QCOMPARE(window->session()->tokenCount(), 1024);
+    QCOMPARE(maxAbsDiff(window->session()->result().weightsMatrix(),
+                        engine(large, window->session()->options()).weightsMatrix()),
+             0.0);
+    // Closed while the lab and the maps compute: the lab goes with the
+    // session, before its worker; nothing reaches the view after.
+    config.samples = 40000;
+    lab->compute(config);
+    QVERIFY(progress.wait(120000));
+    large.dK = 72;
+    window->session()->setParameters(large, window->session()->options());
+    QVERIFY(lab->isComputing() && window->session()->isComputing());
+    delete window;
 }
 
 QTEST_MAIN(TestScalingLabWindow)
