@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scalinglabcommand.h"
 
+#include "consoleio.h"
+
 #include "csv.h"
 #include "jsonwriter.h"
 #include "commandlineparser.h"
@@ -30,19 +32,9 @@ constexpr int kExitOk = 0;
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
 
-void printLine(std::FILE* stream, const QString& text)
+int fail(int code, const QString& message)
 {
-    const QByteArray bytes = text.toLocal8Bit();
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stream);
-    std::fputc('\n', stream);
-    std::fflush(stream);
-}
-
-int fail(int code, QString message)
-{
-    message.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    message.replace(QLatin1Char('\r'), QLatin1Char(' '));
-    printLine(stderr, QStringLiteral("attention-lab: ") + message);
+    printError(message);
     return code;
 }
 

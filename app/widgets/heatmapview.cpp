@@ -2,6 +2,7 @@
 #include "heatmapview.h"
 
 #include "focusframe.h"
+#include "size_limits.h"
 
 #include <QEvent>
 #include <QFontMetrics>
@@ -15,7 +16,6 @@ namespace attnlab {
 namespace {
 
 // Up to this many rows and columns the size hint leaves room for the values.
-constexpr int kLegibleCells = 32;
 
 }  // namespace
 
@@ -296,7 +296,7 @@ QSize HeatmapView::sizeHint() const
         return {480, 400};
     // Room for the printed values when the matrix is small, else a few
     // pixels per cell; the labels and scale take about a quarter more.
-    const bool small = rows <= kLegibleCells && cols <= kLegibleCells;
+    const bool small = rows <= attn::kLegibleTokens && cols <= attn::kLegibleTokens;
     const int cellW = std::max(fm.height(), small ? fm.horizontalAdvance(renderer_.widestCellText()) : 0) + 8;
     const int cellH = fm.height() + 8;
     const int w = small ? cols * cellW : cols * 2;
