@@ -116,7 +116,16 @@ void AttentionWorker::run()
         {
             std::unique_lock<std::mutex> lock(mutex_);
             running_ = false;
-            wake_.wait(lock, [this] { return abort_ || job_ || labJob_; });
+            for (;;) {
+                wake_.wait(lock, [this] { return abort_ || job_ || labJob_; });
+                if (abort_ || job_)
+                    break;
+                // Only a lab job waits: after a pause of the maps' work.
+                const auto start = lastAttention_ + kLabQuiet;
+                if (std::chrono::steady_clock::now() >= start)
+                    break;
+                wake_.wait_until(lock, start, [this] { return abort_ || job_ || !labJob_; });
+            }
             if (abort_)
                 return;
             if (job_) {
@@ -140,6 +149,10 @@ void AttentionWorker::run()
             dropped->generation = job->generation;
             dropped->cancelled = true;
             outcome = dropped;  // what was computed goes back with `outcome`'s last owner
+        }
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            lastAttention_ = std::chrono::steady_clock::now();
         }
         emit finished(outcome);
     }

@@ -28,6 +28,7 @@
 #include <QString>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -129,6 +130,12 @@ private:
     bool labRunning_ = false;
     bool labSuperseded_ = false;        // the lab job in flight was replaced or cancelled
     std::atomic<bool> labStop_{false};  // superseded, preempted or abort: read by the lab
+    // When the last attention job ended: a lab job starts only once the maps'
+    // work has paused for kLabQuiet, so that while a slider moves (a request
+    // every few tens of milliseconds) the lab does not start and stop in
+    // every gap, taking a core from the maps. Under mutex_.
+    std::chrono::steady_clock::time_point lastAttention_{};
+    static constexpr std::chrono::milliseconds kLabQuiet{300};
 };
 
 }  // namespace attnlab

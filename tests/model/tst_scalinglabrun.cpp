@@ -16,6 +16,7 @@
 #include "model.h"
 #include "scaling_lab.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -103,6 +104,7 @@ struct Event {
     int done = 0, total = 0;
     std::shared_ptr<AttentionWorker::LabOutcome> lab;
     std::shared_ptr<AttentionWorker::Outcome> attention;
+    qint64 at = 0;  // ms on the recorder's clock, when it arrived
 };
 
 class Recorder : public QObject {
@@ -110,6 +112,7 @@ class Recorder : public QObject {
 public:
     explicit Recorder(AttentionWorker* worker)
     {
+        clock.start();
         connect(
             worker, &AttentionWorker::labProgress, this,
             [this](quint64 generation, int done, int total) {
@@ -130,6 +133,7 @@ public:
             Qt::QueuedConnection);
     }
     QList<Event> events;
+    QElapsedTimer clock;
     int count(Event::Kind kind) const
     {
         int n = 0;
@@ -151,8 +155,9 @@ signals:
     void recorded();
 
 private:
-    void add(const Event& e)
+    void add(Event e)
     {
+        e.at = clock.elapsed();
         events.append(e);
         emit recorded();
     }
@@ -197,6 +202,7 @@ private slots:
     void newerLabRequestCancelsTheOlder();
     void newerComputeDropsTheOlder();
     void attentionPreemptsTheLab();
+    void labWaitsForAPauseOfTheMaps();
     void sessionMapsComeFirstAndTheLabStillEnds();
     void setCurvesSupersedesAndSetsTheConfig();
     void badConfigFails();
@@ -357,6 +363,33 @@ void TestScalingLabRun::attentionPreemptsTheLab()
     QVERIFY(expected);
     QVERIFY(sameMatrix(attention.attention->result->weightsMatrix(), expected->weightsMatrix()));
     QVERIFY(sameMatrix(attention.attention->result->context, expected->context));
+}
+
+void TestScalingLabRun::labWaitsForAPauseOfTheMaps()
+{
+    // A lab request right after the maps' work starts only once that work has
+    // paused for 300 ms (so that a moving slider does not start and stop it
+    // in every gap); the attention job itself takes a few milliseconds.
+    AttentionWorker worker(std::make_shared<ResultPool>());
+    Recorder recorder(&worker);
+    auto job = std::make_unique<AttentionWorker::Job>();
+    job->generation = 1;
+    job->redraw = true;
+    job->config = largeConfig(32);
+    const qint64 requested = recorder.clock.elapsed();
+    worker.request(std::move(job));
+    QVERIFY(recorder.waitFor(Event::AttentionFinished, 1));
+    worker.requestLab(labJob(2, mediumConfig()));
+    QVERIFY(recorder.waitFor(Event::LabProgress, 1));
+    qint64 firstProgress = -1;
+    for (const Event& e : recorder.events)
+        if (e.kind == Event::LabProgress && firstProgress < 0)
+            firstProgress = e.at;
+    QVERIFY2(
+        firstProgress - requested >= 300,
+        qPrintable(
+            QString("the lab reported %1 ms after the attention request").arg(firstProgress - requested)));
+    QVERIFY(recorder.waitFor(Event::LabFinished, 1));
 }
 
 void TestScalingLabRun::sessionMapsComeFirstAndTheLabStillEnds()
