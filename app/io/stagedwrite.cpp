@@ -193,4 +193,16 @@ attn::Status writeFileAtomically(const QString& path, const std::function<void(s
     return attn::okStatus();
 }
 
+OutputFile bytesFile(std::string name, QByteArray bytes)
+{
+    return {std::move(name),
+            [bytes = std::move(bytes)](std::ostream& out) { out.write(bytes.constData(), bytes.size()); }};
+}
+
+attn::Status writeFileAtomically(const QString& path, const QByteArray& bytes)
+{
+    return writeFileAtomically(path,
+                               [&bytes](std::ostream& out) { out.write(bytes.constData(), bytes.size()); });
+}
+
 }  // namespace attnlab

@@ -12,6 +12,7 @@
 
 #include "expected.h"
 
+#include <QByteArray>
 #include <QString>
 
 #include <functional>
@@ -28,10 +29,15 @@ struct OutputFile {
 
 attn::Status writeFilesAtomically(const QString& directory, const std::vector<OutputFile>& files);
 
+// A file holding `bytes` as they are (a picture already encoded).
+OutputFile bytesFile(std::string name, QByteArray bytes);
+
 // One file through QSaveFile: the content goes to a temporary file beside
 // `path`, which replaces `path` only once everything was written. If `write`
 // leaves the stream failed, or the process dies midway, the file that was at
 // `path` stays as it was.
 attn::Status writeFileAtomically(const QString& path, const std::function<void(std::ostream&)>& write);
+// The same for content already in memory.
+attn::Status writeFileAtomically(const QString& path, const QByteArray& bytes);
 
 }  // namespace attnlab

@@ -124,12 +124,9 @@ void DkSweep::showStep()
     if (!directory_.isEmpty()) {
         const attn::Expected<QByteArray> frame = frameSource_();
         attn::Status written = frame ? attn::okStatus() : attn::Status(frame.error());
-        if (frame) {
-            const QByteArray bytes = frame.value();
-            written = writeFileAtomically(
-                QDir(directory_).filePath(frameFileName(index_ + 1)),
-                [&bytes](std::ostream& out) { out.write(bytes.constData(), bytes.size()); });
-        }
+        if (frame)
+            written =
+                writeFileAtomically(QDir(directory_).filePath(frameFileName(index_ + 1)), frame.value());
         if (!written) {
             const QString message = QString::fromStdString(written.error().message);
             finish(false);

@@ -9,6 +9,7 @@
 #include "resultcells.h"
 #include "score_histogram.h"
 #include "scorehistogramrenderer.h"
+#include "stagedwrite.h"
 
 #include <QGuiApplication>
 #include <QFontMetrics>
@@ -447,10 +448,9 @@ attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, 
         attn::Expected<QByteArray> bytes = encode(view, format, s, scale);
         if (!bytes)
             return bytes.error();
-        const QByteArray data = bytes.value();
-        files.push_back(
-            {(fileStem(view) + QLatin1Char('.') + QLatin1String(imageFormatName(format))).toStdString(),
-             [data](std::ostream& out) { out.write(data.constData(), data.size()); }});
+        files.push_back(bytesFile(
+            (fileStem(view) + QLatin1Char('.') + QLatin1String(imageFormatName(format))).toStdString(),
+            std::move(bytes).value()));
     }
     return files;
 }

@@ -151,10 +151,8 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
                 exports_->picture(view, format, viewSize, 1.0, exports_->defaultOptions());
             if (!bytes)
                 return bytes.error();
-            files.push_back(OutputFile{exports_->stem(view).toStdString() + '.' + imageFormatName(format),
-                                       [data = std::move(bytes).value()](std::ostream& out) {
-                                           out.write(data.constData(), data.size());
-                                       }});
+            files.push_back(bytesFile(exports_->stem(view).toStdString() + '.' + imageFormatName(format),
+                                      std::move(bytes).value()));
         }
     }
     return writeFilesAtomically(directory, files);

@@ -400,9 +400,7 @@ attn::Expected<std::vector<OutputFile>> ScalingLabPlots::imageFiles(const QStrin
             } else {
                 bytes = svgPicture(plotPainter(p), QSize(w, h));
             }
-            files.push_back(OutputFile{stem + '.' + f.toStdString(), [bytes](std::ostream& out) {
-                                           out.write(bytes.constData(), bytes.size());
-                                       }});
+            files.push_back(bytesFile(stem + '.' + f.toStdString(), bytes));
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }

@@ -227,9 +227,7 @@ attn::Status ViewExportController::writePicture(ExportView view, const QString& 
     const attn::Expected<QByteArray> bytes = picture(view, format, size, scale, options);
     if (!bytes)
         return bytes.error();
-    const QByteArray& data = bytes.value();
-    return writeFileAtomically(path,
-                               [&data](std::ostream& out) { out.write(data.constData(), data.size()); });
+    return writeFileAtomically(path, bytes.value());
 }
 
 attn::Status ViewExportController::writeNumbers(ExportView view, const QString& path) const
