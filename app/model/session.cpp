@@ -143,14 +143,19 @@ QString Session::installModel(attn::Model&& model, const attn::ModelConfig& draw
     modelStale_ = false;
     userCells_ = std::move(cells);
     editedCells_ = userCells_.count();
+    takeTokensFromModel();
+    setProblem(QString());
+    return describeKept(report, before, drawnFrom);
+}
+
+void Session::takeTokensFromModel()
+{
     tokens_.clear();
     ids_.clear();
     for (const std::string& token : model_.tokenization.tokens)
         tokens_.append(QString::fromStdString(token));
     for (int id : model_.tokenization.ids)
         ids_.append(id);
-    setProblem(QString());
-    return describeKept(report, before, drawnFrom);
 }
 
 const attn::Matrix& Session::matrix(MatrixId which) const

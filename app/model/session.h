@@ -222,6 +222,7 @@ private:
     QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
                         const attn::Matrix& Wv);
     void setProblem(const QString& problem);
+    void takeTokensFromModel();  // tokens_ and ids_ from model_.tokenization
     attn::Matrix& mutableMatrix(MatrixId which);
     static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
     // setMatrix with a new d_model, d_k or d_v.

@@ -165,12 +165,7 @@ attn::Status Session::setState(const LabState& state)
     model_ = std::move(m);
     modelStale_ = false;
     editedCells_ = userCells_.count();
-    tokens_.clear();
-    ids_.clear();
-    for (const std::string& token : model_.tokenization.tokens)
-        tokens_.append(QString::fromStdString(token));
-    for (int id : model_.tokenization.ids)
-        ids_.append(id);
+    takeTokensFromModel();
     setProblem(QString());
     emit parametersChanged();
     emit modelRedrawn();
