@@ -60,7 +60,7 @@ HeatmapLayout HeatmapLayout::compute(const HeatmapLayoutInput& in)
     const int rows = in.rows;
     const int cols = in.cols;
     const int lineH = in.lineHeight;
-    const int pad = std::max(2, lineH / 4);
+    const int pad = padding(lineH);
     const int margin = std::max(4, lineH / 2);
 
     int top = margin;

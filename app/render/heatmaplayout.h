@@ -9,6 +9,7 @@
 #include <QRect>
 #include <QSize>
 
+#include <algorithm>
 #include <functional>
 
 namespace attnlab {
@@ -48,6 +49,8 @@ struct HeatmapLayout {
     static constexpr double kMaxCellAspect = 2.0;
 
     static HeatmapLayout compute(const HeatmapLayoutInput& in);
+    // The space kept around text (a number on each side of its cell, a title), for a line height.
+    static int padding(int lineHeight) { return std::max(2, lineHeight / 4); }
 
     QSize size;
     int rows = 0;

@@ -51,12 +51,6 @@ QSize sizeForCells(const HeatmapRenderer& r, int cellWidth)
     return {};
 }
 
-// The layout's padding on each side of a number.
-int padding(const QFontMetrics& fm)
-{
-    return std::max(2, fm.height() / 4);
-}
-
 }  // namespace
 
 void TestHeatmapRenderer::narrowCellsDropDecimals()
@@ -66,7 +60,7 @@ void TestHeatmapRenderer::narrowCellsDropDecimals()
     const auto map = renderer(v, 1);
     const HeatmapRenderer& r = *map;
     const QFontMetrics fm(r.font());
-    const int pad = 2 * padding(fm);
+    const int pad = 2 * HeatmapLayout::padding(fm.height());
     // Wide cells: one decimal, as asked.
     const QSize wide = sizeForCells(r, fm.horizontalAdvance(QStringLiteral("-28.9")) + pad + 2);
     QVERIFY(r.layout(wide).cellText);
@@ -97,7 +91,7 @@ void TestHeatmapRenderer::weightsKeepTwoSignificantDigits()
     const auto map = renderer(w, 2);
     const HeatmapRenderer& r = *map;
     const QFontMetrics fm(r.font());
-    const int pad = 2 * padding(fm);
+    const int pad = 2 * HeatmapLayout::padding(fm.height());
     const QSize narrow = sizeForCells(r, fm.horizontalAdvance(QStringLiteral("0.3")) + pad + 1);
     QVERIFY(fm.horizontalAdvance(QStringLiteral("0.34")) + pad > r.layout(narrow).cells.width() / 4);
     QVERIFY(r.layout(narrow).cellText);
