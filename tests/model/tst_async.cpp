@@ -13,6 +13,7 @@
 #include "model.h"
 #include "scaling_lab.h"
 #include "statistics.h"
+#include "testconfigs.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -26,19 +27,7 @@ namespace {
 
 constexpr int kHangGuardMs = 300000;
 
-attn::ModelConfig largeConfig(int tokens)
-{
-    attn::ModelConfig config;
-    std::string sentence;
-    for (int i = 0; i < tokens; ++i)
-        sentence += (i ? " w" : "w") + std::to_string(i);
-    config.sentence = sentence;
-    config.dModel = 16;
-    config.dK = 64;
-    config.dV = 64;
-    config.init = attn::InitMode::UnitVariance;
-    return config;
-}
+using testconfigs::largeConfig;
 
 // The engine called directly on the matrices the config draws (edited as given).
 attn::AttentionResult engineResult(const attn::Model& model, const attn::AttentionOptions& options)

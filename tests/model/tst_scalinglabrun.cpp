@@ -15,6 +15,7 @@
 #include "attention.h"
 #include "model.h"
 #include "scaling_lab.h"
+#include "testconfigs.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -61,19 +62,7 @@ attn::ScalingLabConfig longConfig()
     return config;
 }
 
-attn::ModelConfig largeConfig(int tokens)
-{
-    attn::ModelConfig config;
-    std::string sentence;
-    for (int i = 0; i < tokens; ++i)
-        sentence += (i ? " w" : "w") + std::to_string(i);
-    config.sentence = sentence;
-    config.dModel = 16;
-    config.dK = 64;
-    config.dV = 64;
-    config.init = attn::InitMode::UnitVariance;
-    return config;
-}
+using testconfigs::largeConfig;
 
 bool sameCurves(const attn::ScalingLabCurves& a, const attn::ScalingLabCurves& b)
 {

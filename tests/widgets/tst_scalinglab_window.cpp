@@ -17,6 +17,7 @@
 #include "scalinglabview.h"
 #include "statistics.h"
 #include "guitest.h"
+#include "testconfigs.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -537,10 +538,7 @@ void TestScalingLabWindow::labRunsInTheSessionsWorker()
     lab->compute(config);
     QVERIFY(progress.wait(120000));
     attn::ModelConfig large = window->session()->config();
-    std::string sentence;
-    for (int i = 0; i < 1024; ++i)
-        sentence += (i ? " w" : "w") + std::to_string(i);
-    large.sentence = sentence;
+    large.sentence = testconfigs::numberedSentence(1024);
     large.dK = 64;
     large.dV = 64;
     window->session()->setParameters(large, window->session()->options());

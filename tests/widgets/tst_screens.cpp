@@ -195,11 +195,9 @@ void TestScreens::shortWindowAtScaleTwo()
 
 void TestScreens::presentationModeAndBack()
 {
-    MainWindow window;
-    window.restoreSettings();
-    window.resize(1024, 700);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::qWait(50);
@@ -263,11 +261,9 @@ void TestScreens::leavingPresentationRestoresTheWidth()
     // The focused query's table grows its columns for the larger font; back
     // in the normal font they are measured again, so that the panel and the
     // window return to their sizes from before.
-    MainWindow window;
-    window.restoreSettings();
-    window.resize(1024, 700);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::qWait(50);
