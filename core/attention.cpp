@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace attn {
 namespace {
@@ -41,114 +42,17 @@ Status checkEntries(const char* name, const Matrix& m)
     return okStatus();
 }
 
-}  // namespace
-
-bool isCancelled(const Status& status)
+// Scores, scaling, softmax and context from r->Q, r->K, r->V.
+Status attend(const AttentionOptions& options, double divisor, AttentionResult* r,
+              const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)
 {
-    return !status && status.error().message == kCancelledMessage;
-}
-
-const char* scaleModeName(ScaleMode mode)
-{
-    switch (mode) {
-    case ScaleMode::SqrtDk: return "sqrt-dk";
-    case ScaleMode::None: return "none";
-    case ScaleMode::Custom: return "custom";
-    }
-    return "sqrt-dk";
-}
-
-Expected<double> scaleDivisor(const AttentionOptions& options, int dK)
-{
-    switch (options.scale) {
-    case ScaleMode::SqrtDk: return std::sqrt(double(dK));
-    case ScaleMode::None: return 1.0;
-    case ScaleMode::Custom:
-        if (!std::isfinite(options.customDivisor) || options.customDivisor <= 0.0) {
-            std::ostringstream msg;
-            msg << "The custom scale divisor must be a positive finite number; got " << options.customDivisor
-                << ".";
-            return Error{msg.str()};
-        }
-        return options.customDivisor;
-    }
-    return Error{"Unknown scale mode."};
-}
-
-Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv)
-{
-    const Eigen::Index n = X.rows();
-    const Eigen::Index d = X.cols();
-    if (n < 1 || n > kMaxTokens)
-        return Error{"X has " + std::to_string(n) + " rows (tokens); between 1 and "
-                     + std::to_string(kMaxTokens) + " are allowed."};
-    if (d < 1 || d > kMaxDModel)
-        return Error{"X has " + std::to_string(d) + " columns (d_model); between 1 and "
-                     + std::to_string(kMaxDModel) + " are allowed."};
-    auto checkWeight = [&](const char* name, const Matrix& w) -> Status {
-        if (w.rows() != d)
-            return Error{std::string(name) + " is " + shapeText(w) + " but must have d_model = "
-                         + std::to_string(d) + " rows to multiply X " + shapeText(X) + "."};
-        if (w.cols() < 1 || w.cols() > kMaxDHead)
-            return Error{std::string(name) + " has " + std::to_string(w.cols()) + " columns; between 1 and "
-                         + std::to_string(kMaxDHead) + " are allowed."};
-        return okStatus();
-    };
-    if (Status s = checkWeight("W_q", Wq); !s)
-        return s;
-    if (Status s = checkWeight("W_k", Wk); !s)
-        return s;
-    if (Status s = checkWeight("W_v", Wv); !s)
-        return s;
-    if (Wq.cols() != Wk.cols())
-        return Error{"W_q " + shapeText(Wq) + " and W_k " + shapeText(Wk)
-                     + " must have the same d_k so that q . k is defined."};
-    if (Status s = checkEntries("X", X); !s)
-        return s;
-    if (Status s = checkEntries("W_q", Wq); !s)
-        return s;
-    if (Status s = checkEntries("W_k", Wk); !s)
-        return s;
-    return checkEntries("W_v", Wv);
-}
-
-Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
-                            const AttentionOptions& options, AttentionResult* r,
-                            const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)
-{
-    if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
-        return s;
-    const Expected<double> divisor = scaleDivisor(options, int(Wq.cols()));
-    if (!divisor)
-        return divisor.error();
-
     const bool fused = kernels::available();
-    if (fused) {
-        // X W as the context kernel's product: the rows of X weigh the rows
-        // of W (its "values", d_model of them).
-        auto project = [&X](const Matrix& W, Matrix* out) {
-            kernels::PackedValues packed;
-            kernels::packValues(W.data(), int(W.rows()), int(W.cols()), &packed);
-            out->resize(X.rows(), W.cols());
-            constexpr Eigen::Index kRows = 256;  // bounds the kernel's working copy
-            for (Eigen::Index i0 = 0; i0 < X.rows(); i0 += kRows)
-                kernels::context(X.data() + i0 * X.cols(), X.cols(), int(std::min(kRows, X.rows() - i0)),
-                                 packed, out->data() + i0 * out->cols(), out->cols());
-        };
-        project(Wq, &r->Q);  // (n, d_k)
-        project(Wk, &r->K);  // (n, d_k)
-        project(Wv, &r->V);  // (n, d_v)
-    } else {
-        r->Q.noalias() = X * Wq;
-        r->K.noalias() = X * Wk;
-        r->V.noalias() = X * Wv;
-    }
-    r->divisor = *divisor;
+    r->divisor = divisor;
     r->causal = options.causal;
     r->softmaxKernel = fused ? SoftmaxKernel::Avx2 : SoftmaxKernel::Baseline;
-    const Eigen::Index n = X.rows();
+    const Eigen::Index n = r->Q.rows();
     r->scores.resize(n, n);
-    r->context.resize(n, Wv.cols());
+    r->context.resize(n, r->V.cols());
     r->rowScale.resize(std::size_t(n));
     // A panel of query rows at a time: its scores, then scaling and softmax
     // row by row into a panel of weights, then its context rows. The weights
@@ -230,6 +134,131 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
         r->maxAbsKeptScore = std::max(r->maxAbsKeptScore, e.kept);
     }
     return okStatus();
+}
+
+}  // namespace
+
+bool isCancelled(const Status& status)
+{
+    return !status && status.error().message == kCancelledMessage;
+}
+
+const char* scaleModeName(ScaleMode mode)
+{
+    switch (mode) {
+    case ScaleMode::SqrtDk: return "sqrt-dk";
+    case ScaleMode::None: return "none";
+    case ScaleMode::Custom: return "custom";
+    }
+    return "sqrt-dk";
+}
+
+Expected<double> scaleDivisor(const AttentionOptions& options, int dK)
+{
+    switch (options.scale) {
+    case ScaleMode::SqrtDk: return std::sqrt(double(dK));
+    case ScaleMode::None: return 1.0;
+    case ScaleMode::Custom:
+        if (!std::isfinite(options.customDivisor) || options.customDivisor <= 0.0) {
+            std::ostringstream msg;
+            msg << "The custom scale divisor must be a positive finite number; got " << options.customDivisor
+                << ".";
+            return Error{msg.str()};
+        }
+        return options.customDivisor;
+    }
+    return Error{"Unknown scale mode."};
+}
+
+Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv)
+{
+    const Eigen::Index n = X.rows();
+    const Eigen::Index d = X.cols();
+    if (n < 1 || n > kMaxTokens)
+        return Error{"X has " + std::to_string(n) + " rows (tokens); between 1 and "
+                     + std::to_string(kMaxTokens) + " are allowed."};
+    if (d < 1 || d > kMaxDModel)
+        return Error{"X has " + std::to_string(d) + " columns (d_model); between 1 and "
+                     + std::to_string(kMaxDModel) + " are allowed."};
+    auto checkWeight = [&](const char* name, const Matrix& w) -> Status {
+        if (w.rows() != d)
+            return Error{std::string(name) + " is " + shapeText(w) + " but must have d_model = "
+                         + std::to_string(d) + " rows to multiply X " + shapeText(X) + "."};
+        if (w.cols() < 1 || w.cols() > kMaxDHead)
+            return Error{std::string(name) + " has " + std::to_string(w.cols()) + " columns; between 1 and "
+                         + std::to_string(kMaxDHead) + " are allowed."};
+        return okStatus();
+    };
+    if (Status s = checkWeight("W_q", Wq); !s)
+        return s;
+    if (Status s = checkWeight("W_k", Wk); !s)
+        return s;
+    if (Status s = checkWeight("W_v", Wv); !s)
+        return s;
+    if (Wq.cols() != Wk.cols())
+        return Error{"W_q " + shapeText(Wq) + " and W_k " + shapeText(Wk)
+                     + " must have the same d_k so that q . k is defined."};
+    if (Status s = checkEntries("X", X); !s)
+        return s;
+    if (Status s = checkEntries("W_q", Wq); !s)
+        return s;
+    if (Status s = checkEntries("W_k", Wk); !s)
+        return s;
+    return checkEntries("W_v", Wv);
+}
+
+void projectInto(const Matrix& X, const Matrix& W, Matrix* out)
+{
+    if (kernels::available()) {
+        // X W as the context kernel's product: the rows of X weigh the rows
+        // of W (its "values", d_model of them).
+        kernels::PackedValues packed;
+        kernels::packValues(W.data(), int(W.rows()), int(W.cols()), &packed);
+        out->resize(X.rows(), W.cols());
+        constexpr Eigen::Index kRows = 256;  // bounds the kernel's working copy
+        for (Eigen::Index i0 = 0; i0 < X.rows(); i0 += kRows)
+            kernels::context(X.data() + i0 * X.cols(), X.cols(), int(std::min(kRows, X.rows() - i0)), packed,
+                             out->data() + i0 * out->cols(), out->cols());
+    } else {
+        out->noalias() = X * W;
+    }
+}
+
+Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
+                            const AttentionOptions& options, AttentionResult* r,
+                            const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)
+{
+    if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
+        return s;
+    const Expected<double> divisor = scaleDivisor(options, int(Wq.cols()));
+    if (!divisor)
+        return divisor.error();
+    projectInto(X, Wq, &r->Q);  // (n, d_k)
+    projectInto(X, Wk, &r->K);  // (n, d_k)
+    projectInto(X, Wv, &r->V);  // (n, d_v)
+    return attend(options, *divisor, r, visit, threads, cancel);
+}
+
+Status computeAttentionFromProjections(const AttentionOptions& options, AttentionResult* r,
+                                       const WeightRowVisitor& visit, int threads,
+                                       const std::atomic<bool>* cancel)
+{
+    const Eigen::Index n = r->Q.rows();
+    if (n < 1 || n > kMaxTokens)
+        return Error{"Q has " + std::to_string(n) + " rows (tokens); between 1 and "
+                     + std::to_string(kMaxTokens) + " are allowed."};
+    if (r->K.rows() != n || r->V.rows() != n || r->K.cols() != r->Q.cols() || r->Q.cols() < 1
+        || r->V.cols() < 1)
+        return Error{"Q " + shapeText(r->Q) + ", K " + shapeText(r->K) + " and V " + shapeText(r->V)
+                     + " must have one row per token, and Q and K the same d_k."};
+    for (const auto& [name, m] :
+         {std::pair<const char*, const Matrix*>{"Q", &r->Q}, {"K", &r->K}, {"V", &r->V}})
+        if (!m->allFinite())
+            return Error{std::string(name) + " has an entry that is not finite."};
+    const Expected<double> divisor = scaleDivisor(options, int(r->Q.cols()));
+    if (!divisor)
+        return divisor.error();
+    return attend(options, *divisor, r, visit, threads, cancel);
 }
 
 double AttentionResult::scaled(int query, int key) const

@@ -113,6 +113,20 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
                             const WeightRowVisitor& visit = {}, int threads = 1,
                             const std::atomic<bool>* cancel = nullptr);
 
+// The same pass from projections already made: result->Q (n, d_k), K
+// (n, d_k) and V (n, d_v) are set by the caller (a multi-head pass takes
+// them as column blocks of one packed projection, with its bias); the
+// scores, softmax and context follow exactly as in computeAttentionInto.
+// An error for shapes that do not fit or an entry that is not finite.
+Status computeAttentionFromProjections(const AttentionOptions& options, AttentionResult* result,
+                                       const WeightRowVisitor& visit = {}, int threads = 1,
+                                       const std::atomic<bool>* cancel = nullptr);
+
+// X W (n, cols) as the pass projects: with the kernels each entry is one
+// fused chain over d_model in order, so a column block of X W is bit for
+// bit X times that block of W. Shapes are the caller's to check.
+void projectInto(const Matrix& X, const Matrix& W, Matrix* out);
+
 const char* scaleModeName(ScaleMode mode);  // "sqrt-dk", "none", "custom"
 
 }  // namespace attn

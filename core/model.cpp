@@ -185,6 +185,16 @@ Weights drawWeights(const ModelConfig& c)
     return w;
 }
 
+Matrix drawStableWeight(const ModelConfig& c, int which, int width)
+{
+    const double scale = c.init == InitMode::UnitVariance ? 1.0 / std::sqrt(double(c.dModel)) : 1.0;
+    if (which >= 1 && which <= 3)
+        return drawCache().stableWeights(c.seed, std::uint64_t(which), c.dModel, width, scale);
+    Matrix w(c.dModel, width);
+    drawStableColumns(c.seed, std::uint64_t(which), c.dModel, scale, 0, &w);
+    return w;
+}
+
 Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)
 {
     const int n = int(t.tokens.size());

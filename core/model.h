@@ -70,6 +70,11 @@ struct Weights {
     Matrix Wv;  // (d_model, d_v)
 };
 Weights drawWeights(const ModelConfig& config);
+// A (d_model, width) weight of the stable modes (normal, unit-variance:
+// scaled by 1/sqrt(d_model)) from stream `which` (1..255; 1, 2, 3 are
+// drawWeights' W_q, W_k, W_v): column j depends only on (seed, which, j,
+// d_model). Not for the Article mode.
+Matrix drawStableWeight(const ModelConfig& config, int which, int width);
 // X for the given tokenization (rows in sentence order).
 Matrix drawEmbeddings(const ModelConfig& config, const Tokenization& tokens);
 

@@ -257,4 +257,19 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
     return status;
 }
 
+Status runWithStatistics(const std::function<Status(const WeightRowVisitor&)>& run, int tokens,
+                         const AttentionResult& result, AttentionStats* stats,
+                         const WeightRowVisitor& alsoVisit)
+{
+    RowTaker taker(tokens);
+    const Status status = run([&](int i, const WeightRow& row) {
+        taker.take(i, row);
+        if (alsoVisit)
+            alsoVisit(i, row);
+    });
+    if (status)
+        *stats = taker.finish(result);
+    return status;
+}
+
 }  // namespace attn

@@ -11,6 +11,7 @@
 
 #include "attention.h"
 
+#include <functional>
 #include <vector>
 
 namespace attn {
@@ -51,5 +52,13 @@ Status computeAttentionWithStatistics(const Matrix& X, const Matrix& Wq, const M
                                       AttentionStats* stats, int threads = 1,
                                       const WeightRowVisitor& alsoVisit = {},
                                       const std::atomic<bool>* cancel = nullptr);
+
+// The same for a pass started by `run`, which hands the visitor it is
+// given to the engine (e.g. computeAttentionFromProjections); `tokens` is
+// the pass's n and `result` what it fills. `stats` is written only when
+// `run` succeeds.
+Status runWithStatistics(const std::function<Status(const WeightRowVisitor&)>& run, int tokens,
+                         const AttentionResult& result, AttentionStats* stats,
+                         const WeightRowVisitor& alsoVisit = {});
 
 }  // namespace attn

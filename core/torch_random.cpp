@@ -61,6 +61,17 @@ std::uint64_t TorchGenerator::random64()
     return (hi << 32) | lo;
 }
 
+std::vector<float> TorchGenerator::uniform(std::size_t count, double from, double to)
+{
+    const float low = float(from);
+    const float width = float(to) - low;
+    std::vector<float> values(count);
+    for (float& v : values) {
+        v = std::fma(uniformFloat(random()), width, low);
+    }
+    return values;
+}
+
 std::vector<float> TorchGenerator::rand(std::size_t count)
 {
     std::vector<float> out(count);

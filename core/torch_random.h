@@ -31,6 +31,13 @@ public:
 
     // torch.rand(count) as float32 values in [0, 1), widened exactly.
     std::vector<float> rand(std::size_t count);
+    // tensor.uniform_(from, to) on float32 (what nn.init's uniform, xavier
+    // and kaiming initialisers end in): from and to rounded to float, then
+    // u * (to - from) + from for each 24-bit u of torch.rand, one fused
+    // multiply-add in float as torch's AVX2 build computes it (a separate
+    // product and sum differ in the last bit; torch_mha_cases.json holds
+    // the fused numbers).
+    std::vector<float> uniform(std::size_t count, double from, double to);
     // normal_(mean 0, std 1) on a contiguous float32 tensor of `count` values.
     std::vector<float> normal(std::size_t count);
 

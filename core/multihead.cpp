@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "multihead.h"
+
+#include "size_limits.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace attn {
+namespace {
+
+std::string shapeText(Eigen::Index rows, Eigen::Index cols)
+{
+    return "(" + std::to_string(rows) + " x " + std::to_string(cols) + ")";
+}
+
+Status checkScoreMemory(int heads, Eigen::Index n)
+{
+    if (double(heads) * double(n) * double(n) > double(kMaxHeadScoreEntries))
+        return Error{std::to_string(heads) + " heads of " + std::to_string(n) + " x " + std::to_string(n)
+                     + " score maps exceed the " + std::to_string(kMaxHeadScoreEntries)
+                     + " entries (1 GiB) the heads may keep; use fewer heads or tokens."};
+    return okStatus();
+}
+
+template <typename M>
+Status checkFinite(const char* name, const Eigen::MatrixBase<M>& m)
+{
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            if (!std::isfinite(m(i, j)) || std::abs(m(i, j)) > kMaxInputMagnitude)
+                return Error{std::string(name) + ", row " + std::to_string(i + 1) + ", column "
+                             + std::to_string(j + 1) + ": entries must be finite and within +/-1e+30."};
+    return okStatus();
+}
+
+// Starts the result for h heads over n tokens.
+void prepare(MultiHeadResult* r, HeadLayout layout, int heads, Eigen::Index n, Eigen::Index dV)
+{
+    r->layout = layout;
+    r->heads.resize(std::size_t(heads));
+    r->stats.resize(std::size_t(heads));
+    r->weightsAverage.setZero(n, n);
+    r->concat.resize(n, heads * dV);
+    r->output.resize(0, 0);
+}
+
+// One head's pass from its projections (already in result->heads[i]):
+// statistics as the single head takes them, its weights added into the
+// average while the engine has each row, its context into the concat.
+Status attendHead(int i, const AttentionOptions& options, MultiHeadResult* r, int threads,
+                  const std::atomic<bool>* cancel)
+{
+    AttentionResult& head = r->heads[std::size_t(i)];
+    const Eigen::Index n = head.Q.rows();
+    // Rows are distinct within a pass and the heads run one after another,
+    // so each average row is summed in head order whatever the threads.
+    const WeightRowVisitor addToAverage = [r, n](int query, const WeightRow& row) {
+        r->weightsAverage.row(query) += Eigen::Map<const RowVector>(row.weights, n);
+    };
+    const Status status = runWithStatistics(
+        [&](const WeightRowVisitor& visit) {
+            return computeAttentionFromProjections(options, &head, visit, threads, cancel);
+        },
+        int(n), head, &r->stats[std::size_t(i)], addToAverage);
+    if (!status)
+        return status;
+    r->concat.middleCols(i * head.V.cols(), head.V.cols()) = head.context;
+    return okStatus();
+}
+
+}  // namespace
+
+const char* headLayoutName(HeadLayout layout)
+{
+    return layout == HeadLayout::Split ? "split" : "independent";
+}
+
+bool parseHeadLayout(std::string_view name, HeadLayout* layout)
+{
+    if (name == "independent")
+        *layout = HeadLayout::Independent;
+    else if (name == "split")
+        *layout = HeadLayout::Split;
+    else
+        return false;
+    return true;
+}
+
+HeadWeights SplitHeads::head(int i) const
+{
+    const int e = embedDim(), hd = headDim();
+    HeadWeights w;
+    w.Wq = inProjWeight.middleRows(i * hd, hd).transpose();
+    w.Wk = inProjWeight.middleRows(e + i * hd, hd).transpose();
+    w.Wv = inProjWeight.middleRows(2 * e + i * hd, hd).transpose();
+    return w;
+}
+
+Status validateHeadCount(int heads)
+{
+    if (heads < 1 || heads > kMaxHeads)
+        return Error{"The number of heads must be between 1 and " + std::to_string(kMaxHeads) + "; got "
+                     + std::to_string(heads) + "."};
+    return okStatus();
+}
+
+Status validateSplitHeads(int embedDim, int heads)
+{
+    if (Status s = validateHeadCount(heads); !s)
+        return s;
+    if (embedDim % heads != 0)
+        return Error{"In the split layout h must divide d_model (embed_dim E); " + std::to_string(heads)
+                     + " heads do not divide E = " + std::to_string(embedDim) + "."};
+    return okStatus();
+}
+
+Status validateSplitParameters(const Matrix& X, const SplitHeads& p)
+{
+    const Eigen::Index e = X.cols();
+    if (e < 1 || e > kMaxDModel)
+        return Error{"X has " + std::to_string(e) + " columns (embed_dim E); between 1 and "
+                     + std::to_string(kMaxDModel) + " are allowed."};
+    if (Status s = validateSplitHeads(int(e), p.heads); !s)
+        return s;
+    const auto bad = [e](const char* key, Eigen::Index rows, Eigen::Index cols, const std::string& want) {
+        return Error{std::string(key) + " has shape " + shapeText(rows, cols) + " but " + want
+                     + " was expected (E = " + std::to_string(e) + ")."};
+    };
+    if (p.inProjWeight.rows() != 3 * e || p.inProjWeight.cols() != e)
+        return bad("in_proj_weight", p.inProjWeight.rows(), p.inProjWeight.cols(),
+                   shapeText(3 * e, e) + " = (3E x E)");
+    if (p.inProjBias.size() != 3 * e)
+        return bad("in_proj_bias", 1, p.inProjBias.size(), "(" + std::to_string(3 * e) + ") = (3E)");
+    if (p.outProjWeight.rows() != e || p.outProjWeight.cols() != e)
+        return bad("out_proj.weight", p.outProjWeight.rows(), p.outProjWeight.cols(),
+                   shapeText(e, e) + " = (E x E)");
+    if (p.outProjBias.size() != e)
+        return bad("out_proj.bias", 1, p.outProjBias.size(), "(" + std::to_string(e) + ") = (E)");
+    for (const auto& [key, m] : {std::pair<const char*, const Matrix*>{"in_proj_weight", &p.inProjWeight},
+                                 {"out_proj.weight", &p.outProjWeight}})
+        if (Status s = checkFinite(key, *m); !s)
+            return s;
+    if (Status s = checkFinite("in_proj_bias", p.inProjBias); !s)
+        return s;
+    return checkFinite("out_proj.bias", p.outProjBias);
+}
+
+Status computeMultiHeadInto(const Matrix& X, const IndependentHeads& p, const AttentionOptions& options,
+                            MultiHeadResult* r, int threads, const std::atomic<bool>* cancel)
+{
+    const int h = int(p.heads.size());
+    if (Status s = validateHeadCount(h); !s)
+        return s;
+    if (Status s = checkScoreMemory(h, X.rows()); !s)
+        return s;
+    const HeadWeights& first = p.heads.front();
+    for (int i = 0; i < h; ++i) {
+        const HeadWeights& w = p.heads[std::size_t(i)];
+        if (Status s = validateInputs(X, w.Wq, w.Wk, w.Wv); !s)
+            return Error{"Head " + std::to_string(i + 1) + ": " + s.error().message};
+        if (w.Wq.cols() != first.Wq.cols() || w.Wv.cols() != first.Wv.cols())
+            return Error{"Head " + std::to_string(i + 1) + " has d_k = " + std::to_string(w.Wq.cols())
+                         + " and d_v = " + std::to_string(w.Wv.cols())
+                         + "; every head must have head 1's d_k = " + std::to_string(first.Wq.cols())
+                         + " and d_v = " + std::to_string(first.Wv.cols()) + "."};
+    }
+    const Eigen::Index dV = first.Wv.cols();
+    if (p.Wo.size() > 0) {
+        if (p.Wo.rows() != h * dV || p.Wo.cols() < 1 || p.Wo.cols() > kMaxDModel)
+            return Error{"W_o is " + shapeText(p.Wo.rows(), p.Wo.cols())
+                         + " but must have h d_v = " + std::to_string(h * dV) + " rows (and 1 to "
+                         + std::to_string(kMaxDModel) + " columns) to multiply the concatenated heads."};
+        if (Status s = checkFinite("W_o", p.Wo); !s)
+            return s;
+    }
+    prepare(r, HeadLayout::Independent, h, X.rows(), dV);
+    for (int i = 0; i < h; ++i) {
+        const HeadWeights& w = p.heads[std::size_t(i)];
+        AttentionResult& head = r->heads[std::size_t(i)];
+        projectInto(X, w.Wq, &head.Q);
+        projectInto(X, w.Wk, &head.K);
+        projectInto(X, w.Wv, &head.V);
+        if (Status s = attendHead(i, options, r, threads, cancel); !s)
+            return s;
+    }
+    r->weightsAverage /= double(h);
+    if (p.Wo.size() > 0)
+        projectInto(r->concat, p.Wo, &r->output);
+    return okStatus();
+}
+
+Status computeMultiHeadInto(const Matrix& X, const SplitHeads& p, const AttentionOptions& options,
+                            MultiHeadResult* r, int threads, const std::atomic<bool>* cancel)
+{
+    if (X.rows() < 1 || X.rows() > kMaxTokens)
+        return Error{"X has " + std::to_string(X.rows()) + " rows (tokens); between 1 and "
+                     + std::to_string(kMaxTokens) + " are allowed."};
+    if (Status s = checkFinite("X", X); !s)
+        return s;
+    if (Status s = validateSplitParameters(X, p); !s)
+        return s;
+    const int h = p.heads;
+    if (Status s = checkScoreMemory(h, X.rows()); !s)
+        return s;
+    const Eigen::Index n = X.rows(), e = X.cols(), hd = p.headDim();
+    // [q | k | v] = X in_proj_weight^T + in_proj_bias (n, 3E) once; each
+    // head's Q, K and V are column blocks of it.
+    const Matrix inProjT = p.inProjWeight.transpose();
+    Matrix packed;
+    projectInto(X, inProjT, &packed);
+    packed.rowwise() += p.inProjBias;
+    prepare(r, HeadLayout::Split, h, n, hd);
+    for (int i = 0; i < h; ++i) {
+        AttentionResult& head = r->heads[std::size_t(i)];
+        head.Q = packed.middleCols(i * hd, hd);
+        head.K = packed.middleCols(e + i * hd, hd);
+        head.V = packed.middleCols(2 * e + i * hd, hd);
+        if (Status s = attendHead(i, options, r, threads, cancel); !s)
+            return s;
+    }
+    r->weightsAverage /= double(h);
+    const Matrix outProjT = p.outProjWeight.transpose();
+    projectInto(r->concat, outProjT, &r->output);
+    r->output.rowwise() += p.outProjBias;
+    return okStatus();
+}
+
+Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
+                                           const AttentionOptions& options)
+{
+    MultiHeadResult result;
+    if (Status s = computeMultiHeadInto(X, params, options, &result); !s)
+        return s.error();
+    return result;
+}
+
+Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const SplitHeads& params,
+                                           const AttentionOptions& options)
+{
+    MultiHeadResult result;
+    if (Status s = computeMultiHeadInto(X, params, options, &result); !s)
+        return s.error();
+    return result;
+}
+
+}  // namespace attn

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Multi-head attention: h scaled dot-product heads side by side, each one
+// the single-head pass of attention.h (its numbers, mask, scale mode and
+// statistics), then their contexts concatenated and optionally projected.
+//
+// Two layouts:
+//  - Independent (Raschka's article): head i has W_q^i, W_k^i (d_model, d_k)
+//    and W_v^i (d_model, d_v) of its own; concat = [Z_1 | ... | Z_h]
+//    (n, h d_v); with W_o (h d_v, d_out), output = concat W_o.
+//  - Split (torch.nn.MultiheadAttention): E = d_model, head_dim = E / h.
+//    in_proj_weight (3E, E) holds W_q | W_k | W_v as rows, applied as
+//    [q | k | v] = x in_proj_weight^T + in_proj_bias; head i takes features
+//    i*head_dim .. (i+1)*head_dim - 1 of q, k and v; output = concat
+//    out_proj_weight^T + out_proj_bias (n, E).
+// weightsAverage is the sum of the heads' weights over h, as the module
+// returns with average_attn_weights=True.
+
+#include "attention.h"
+#include "expected.h"
+#include "matrix.h"
+#include "statistics.h"
+
+#include <atomic>
+#include <string_view>
+#include <vector>
+
+namespace attn {
+
+inline constexpr int kMaxHeads = 64;
+// The heads keep h raw n x n maps: at most 2^27 entries (1 GiB) in all.
+inline constexpr long long kMaxHeadScoreEntries = 1LL << 27;
+
+enum class HeadLayout { Independent, Split };
+
+const char* headLayoutName(HeadLayout layout);  // "independent", "split"
+bool parseHeadLayout(std::string_view name, HeadLayout* layout);
+
+// One head's projections as the single-head engine takes them.
+struct HeadWeights {
+    Matrix Wq;  // (d_model, d_k)
+    Matrix Wk;  // (d_model, d_k)
+    Matrix Wv;  // (d_model, d_v)
+};
+
+struct IndependentHeads {
+    std::vector<HeadWeights> heads;  // h of them, all of the same shapes
+    Matrix Wo;                       // (h d_v, d_out), or empty: no output projection
+};
+
+// nn.MultiheadAttention's parameters in its own layout (state_dict keys
+// in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias).
+struct SplitHeads {
+    int heads = 1;
+    Matrix inProjWeight;    // (3E, E)
+    RowVector inProjBias;   // (3E)
+    Matrix outProjWeight;   // (E, E)
+    RowVector outProjBias;  // (E)
+
+    int embedDim() const { return int(inProjWeight.cols()); }
+    int headDim() const { return heads > 0 ? embedDim() / heads : 0; }
+    // Head i's projections as the independent layout holds them (biases
+    // aside): W_q^i = (rows i*head_dim .. of the W_q block)^T, (E, head_dim).
+    HeadWeights head(int i) const;
+};
+
+struct MultiHeadResult {
+    HeadLayout layout = HeadLayout::Independent;
+    std::vector<AttentionResult> heads;  // h single-head results
+    std::vector<AttentionStats> stats;   // per head, as computeStatistics gives them
+    Matrix weightsAverage;               // (n, n)
+    Matrix concat;                       // (n, h d_v)
+    Matrix output;                       // (n, d_out), empty without an output projection
+
+    int headCount() const { return int(heads.size()); }
+    bool hasOutput() const { return output.size() > 0; }
+};
+
+// h within 1..kMaxHeads, or an error saying so.
+Status validateHeadCount(int heads);
+// E divisible by h (and h valid); the error says which head sizes divide E.
+Status validateSplitHeads(int embedDim, int heads);
+// Every shape of `params` against X (n, E); the error names the parameter
+// by its state_dict key and gives the expected shape.
+Status validateSplitParameters(const Matrix& X, const SplitHeads& params);
+
+// The passes. `threads` is handed to each head's pass (the numbers do not
+// depend on it); `cancel` stops them as it stops computeAttentionInto. The
+// result's contents are unspecified after an error.
+Status computeMultiHeadInto(const Matrix& X, const IndependentHeads& params, const AttentionOptions& options,
+                            MultiHeadResult* result, int threads = 1,
+                            const std::atomic<bool>* cancel = nullptr);
+Status computeMultiHeadInto(const Matrix& X, const SplitHeads& params, const AttentionOptions& options,
+                            MultiHeadResult* result, int threads = 1,
+                            const std::atomic<bool>* cancel = nullptr);
+
+Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
+                                           const AttentionOptions& options);
+Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const SplitHeads& params,
+                                           const AttentionOptions& options);
+
+}  // namespace attn
