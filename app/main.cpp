@@ -3,11 +3,13 @@
 // --scaling-lab (see --help). One parser reads the command line; main()
 // makes the application the run needs: QCoreApplication for text and numbers
 // (--help, --version, --list-presets, json/csv/npy exports, the d_k lab's
-// numbers), QApplication for pictures (drawn by the window's views, offscreen
-// without a display) and for the window.
+// numbers), QApplication for pictures (drawn by the window's renderers,
+// always offscreen) and for the window. A run without a window prints only
+// its own lines on stderr: one line on an error.
 
 #include "commandline.h"
 #include "commandlineparser.h"
+#include "consoleio.h"
 #include "guimain.h"
 #include "kernels.h"
 #include "runtimedir.h"
@@ -39,6 +41,13 @@ int main(int argc, char** argv)
     if (!parser.parse(argc, argv))
         return usageError(parser.error());
     attn::kernels::setEnabled(parser.kernel() == attnlab::CommandLineParser::Kernel::Auto);
+    const bool window = !parser.isScalingLab() && !parser.isHeadless() && !parser.helpAsked()
+                        && !parser.versionAsked() && !parser.listPresetsAsked();
+    if (!window) {
+        // Chosen before any application exists, whatever DISPLAY names.
+        attnlab::useOffscreenPlatform();
+        attnlab::quietQtMessages();
+    }
 
     // Only the program name: the options are read above, not by Qt.
     static int appArgc = 1;
@@ -49,15 +58,12 @@ int main(int argc, char** argv)
             QCoreApplication app(appArgc, appArgv);
             return attnlab::runScalingLabCommand(parser);
         }
-        attnlab::useOffscreenWithoutDisplay();
-        attnlab::quietQtMessages();
         QApplication app(appArgc, appArgv);
         attnlab::registerScalingLabPlotter();
         return attnlab::runScalingLabCommand(parser);
     }
 
     if (parser.isHeadless() && parser.asksForPictures()) {
-        attnlab::useOffscreenWithoutDisplay();
         QApplication app(appArgc, appArgv);
         attnlab::ViewExporter::registerImageExporter(parser.pictureSize());
         return attnlab::handleCommandLine(parser, argc, argv).exitCode;

@@ -2,6 +2,7 @@
 #include "consoleio.h"
 
 #include <QByteArray>
+#include <QtGlobal>
 
 namespace attnlab {
 
@@ -25,6 +26,24 @@ void printError(const QString& message)
 QString localPath(const std::string& path)
 {
     return QString::fromLocal8Bit(path.c_str());
+}
+
+namespace {
+
+void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    const QLatin1String own("attention-lab: ");
+    if (message.startsWith(own))
+        printError(message.mid(own.size()));
+    else if (type == QtFatalMsg)
+        printError(QStringLiteral("Qt: ") + message);
+}
+
+}  // namespace
+
+void quietQtMessages()
+{
+    qInstallMessageHandler(quietMessages);
 }
 
 }  // namespace attnlab

@@ -17,4 +17,12 @@ void printLine(std::FILE* stream, const QString& text);
 void printError(const QString& message);
 QString localPath(const std::string& path);
 
+// The command line's runs (no window) print their own lines only: Qt's
+// warnings and criticals (a missing or unsuitable XDG_RUNTIME_DIR, the
+// offscreen plugin's notes) are dropped, a message of the program's own
+// ("attention-lab: ...", as the picture exporter sends one) is printed as one
+// line, and a fatal one as one line "attention-lab: Qt: ..." before Qt ends
+// the run. Installed before the application is made.
+void quietQtMessages();
+
 }  // namespace attnlab

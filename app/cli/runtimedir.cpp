@@ -74,11 +74,10 @@ void ensureRuntimeDir()
 
 #endif
 
-void useOffscreenWithoutDisplay()
+void useOffscreenPlatform()
 {
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    qunsetenv("QT_QPA_PLATFORMTHEME");
 }
 
 }  // namespace attnlab

@@ -152,21 +152,7 @@ ScalingLabPlotter& plotter()
     return registered;
 }
 
-// Qt's own chatter on a headless run (no XDG_RUNTIME_DIR, offscreen plugin
-// notes) would break the one-line error contract on stderr; keep only
-// critical and fatal messages.
-void quietMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
-{
-    if (type == QtCriticalMsg || type == QtFatalMsg)
-        printLine(stderr, qFormatLogMessage(type, context, message));
-}
-
 }  // namespace
-
-void quietQtMessages()
-{
-    qInstallMessageHandler(quietMessages);
-}
 
 void setScalingLabPlotter(ScalingLabPlotter p)
 {

@@ -39,10 +39,6 @@ using ScalingLabPlotter = std::function<attn::Expected<std::vector<OutputFile>>(
 void setScalingLabPlotter(ScalingLabPlotter plotter);
 bool scalingLabWantsPlots(const CommandLineParser& parser);
 
-// Keeps only Qt's critical and fatal messages (a headless run has one line
-// on stderr at most); before the GUI application is made.
-void quietQtMessages();
-
 struct ScalingLabFormats {
     bool json = true;
     bool csv = true;
