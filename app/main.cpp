@@ -43,11 +43,10 @@ int main(int argc, char** argv)
     attn::kernels::setEnabled(parser.kernel() == attnlab::CommandLineParser::Kernel::Auto);
     const bool window = !parser.isScalingLab() && !parser.isHeadless() && !parser.helpAsked()
                         && !parser.versionAsked() && !parser.listPresetsAsked();
-    if (!window) {
-        // Chosen before any application exists, whatever DISPLAY names.
-        attnlab::useOffscreenPlatform();
-        attnlab::quietQtMessages();
-    }
+    // Until a window opens, the command line's lines are the only ones.
+    attnlab::quietQtMessages();
+    if (!window)
+        attnlab::useOffscreenPlatform();  // before any application, whatever DISPLAY names
 
     // Only the program name: the options are read above, not by Qt.
     static int appArgc = 1;
@@ -77,6 +76,7 @@ int main(int argc, char** argv)
     const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(parser, argc, argv);
     if (outcome.exitNow)
         return outcome.exitCode;
+    qInstallMessageHandler(nullptr);  // the window's messages as Qt prints them
     attnlab::GuiBenchSwitches bench;
     bench.exitAfterFirstPaint = parser.exitAfterFirstPaint();
     bench.screenshot = parser.screenshotPath();

@@ -6,8 +6,11 @@
 #include "commandlinehelp.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
+#include "echoedvalue.h"
+#include "exportdirectory.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "numberargument.h"
 #include "presets.h"
 #include "size_limits.h"
 #include "tokenizer.h"
@@ -20,7 +23,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,31 +65,14 @@ struct UsageError {
 
 QString quoted(std::string_view text)
 {
-    return QStringLiteral("'%1'").arg(QString::fromUtf8(text.data(), int(text.size())));
-}
-
-template <typename Int>
-bool parseInteger(std::string_view text, Int* value)
-{
-    Int parsed{};
-    const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), parsed);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-        return false;
-    *value = parsed;
-    return true;
+    return echoedValue(QString::fromUtf8(text.data(), qsizetype(text.size())));
 }
 
 std::optional<UsageError> parseDimension(std::string_view option, std::string_view text, int limit,
                                          int* value)
 {
-    int parsed = 0;
-    if (!parseInteger(text, &parsed) || parsed < 1 || parsed > limit) {
-        return UsageError{CommandLine::tr("%1 must be a whole number from 1 to %2, not %3")
-                              .arg(QLatin1String(option.data(), int(option.size())))
-                              .arg(limit)
-                              .arg(quoted(text))};
-    }
-    *value = parsed;
+    if (std::optional<QString> error = readWholeNumber(option, text, 1, limit, value))
+        return UsageError{*error};
     return std::nullopt;
 }
 
@@ -143,9 +132,30 @@ void notePresetOverride(std::string_view name, Request* request)
         request->presetOverridden = true;
 }
 
+bool isPathOptionName(std::string_view name)
+{
+    return name == "--export-dir" || name == "--open" || name == "--save" || name == "--x" || name == "--wq"
+           || name == "--wk" || name == "--wv";
+}
+
+// A file name longer than the system takes (PATH_MAX) would fail later with
+// a message that echoes all of it; refused here with its length.
+std::optional<UsageError> checkPathLength(std::string_view what, std::string_view path)
+{
+    if (path.size() < std::size_t(PATH_MAX))
+        return std::nullopt;
+    return UsageError{CommandLine::tr("%1: the file name %2 is longer than the system takes (%3 bytes)")
+                          .arg(QString::fromUtf8(what.data(), qsizetype(what.size())), quoted(path),
+                               QString::number(PATH_MAX - 1))};
+}
+
 // One option with its value into the request.
 std::optional<UsageError> applyOption(std::string_view name, std::string_view value, Request* request)
 {
+    if (isPathOptionName(name)) {
+        if (std::optional<UsageError> error = checkPathLength(name, value))
+            return error;
+    }
     attn::ModelConfig& config = request->config;
     if (name == "--d-model" || name == "--d-k" || name == "--d-v")
         request->matrixFiles.dimensionGiven[name == "--d-model" ? 0 : name == "--d-k" ? 1 : 2] = true;
@@ -159,10 +169,9 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
             return UsageError{
                 CommandLine::tr("--tokenizer must be article or punctuation, not %1").arg(quoted(value))};
     } else if (name == "--seed") {
-        if (!parseInteger(value, &config.seed))
-            return UsageError{CommandLine::tr("--seed must be a whole number from 0 to "
-                                              "18446744073709551615, not %1")
-                                  .arg(quoted(value))};
+        if (std::optional<QString> error = readWholeNumber(
+                name, value, std::uint64_t(0), std::numeric_limits<std::uint64_t>::max(), &config.seed))
+            return UsageError{*error};
     } else if (name == "--d-model") {
         return parseDimension(name, value, attn::kMaxDModel, &config.dModel);
     } else if (name == "--d-k") {
@@ -206,6 +215,10 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
 // --version or --list-presets (the parser ends the command line there).
 std::optional<UsageError> readArguments(const CommandLineParser& parser, Request* request)
 {
+    if (!parser.helpAsked() && !parser.versionAsked() && !parser.listPresetsAsked()) {
+        if (const QString repeated = parser.repeatedOptionError(); !repeated.isEmpty())
+            return UsageError{repeated};
+    }
     for (const CommandLineParser::Option& option : parser.options()) {
         const std::string nameText = option.name.toStdString();
         const std::string valueText = option.value.toLocal8Bit().toStdString();
@@ -244,10 +257,16 @@ std::optional<UsageError> readArguments(const CommandLineParser& parser, Request
     for (const QString& arg : parser.positional()) {
         // A bare file name opens that lab, as a file manager (the desktop
         // entry's "attention-lab %f") passes it.
+        if (arg.isEmpty())
+            return UsageError{
+                CommandLine::tr("an argument is empty (''); give a lab file to open, or "
+                                "leave it out")};
+        if (std::optional<UsageError> error = checkPathLength("argument", arg.toLocal8Bit().toStdString()))
+            return error;
         if (request->openPath)
             return UsageError{CommandLine::tr("unexpected argument %1: only one lab file "
                                               "can be opened; see --help")
-                                  .arg(QStringLiteral("'%1'").arg(arg))};
+                                  .arg(echoedValue(arg))};
         request->openPath = arg.toLocal8Bit().toStdString();
     }
     return std::nullopt;
@@ -316,6 +335,13 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
     std::optional<QCoreApplication> app;
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);
+    // A link where the directory is to be made: said before any work.
+    if (request.exportDir) {
+        if (const std::optional<QString> link = linkInTheWay(localPath(*request.exportDir))) {
+            printError(*link);
+            return kExitRuntimeError;
+        }
+    }
     const attn::Expected<AttentionSnapshot> snapshot =
         lab ? computeLabSnapshot(*lab) : computeSnapshot(request.config, request.options);
     if (!snapshot) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandlineparser.h"
 
+#include "echoedvalue.h"
+#include "numberargument.h"
 #include "size_limits.h"
 #include "tokenizer.h"
 
@@ -10,6 +12,7 @@
 #include <QStringDecoder>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -37,6 +40,8 @@ struct Spec {
     Mode mode;
     bool hidden;
 };
+
+constexpr std::uint64_t kMinPictureSide = 100;
 
 constexpr Spec kOptions[] = {
     {"sentence", true, Mode::Window, false},
@@ -105,7 +110,7 @@ const QStringList& qtFlags()
 
 QString quoted(const QString& text)
 {
-    return QStringLiteral("'%1'").arg(text);
+    return echoedValue(text);
 }
 
 bool isEnd(const QString& arg)
@@ -249,19 +254,22 @@ bool CommandLineParser::checkOptionsOfMode()
                             : CommandLine::tr("unknown option %1; see --help").arg(quoted(option.name)));
     }
     if (isSet(QStringLiteral("--size"))) {
+        // Two whole numbers (numberargument.h) around one 'x', nothing else.
         const QString size = value(QStringLiteral("--size"));
         const QStringList parts = size.split(QLatin1Char('x'));
-        bool wide = false, high = false;
-        const int w = parts.size() == 2 ? parts[0].toInt(&wide) : 0;
-        const int h = parts.size() == 2 ? parts[1].toInt(&high) : 0;
-        const bool digits = std::all_of(size.begin(), size.end(),
-                                        [](QChar c) { return c.isDigit() || c == QLatin1Char('x'); });
-        if (!digits || !wide || !high || w < 100 || h < 100 || w > attn::kMaxPictureSide
-            || h > attn::kMaxPictureSide)
-            return fail(CommandLine::tr("--size needs WIDTHxHEIGHT in pixels, each 100 to %1, e.g. "
-                                        "--size 1600x900")
-                            .arg(attn::kMaxPictureSide));
-        pictureSize_ = QSize(w, h);
+        const std::string w = parts.value(0).toStdString();
+        const std::string h = parts.value(1).toStdString();
+        const auto side = [](const std::string& text) {
+            return wholeNumber(text, kMinPictureSide, std::uint64_t(attn::kMaxPictureSide));
+        };
+        const std::optional<std::uint64_t> width = side(w);
+        const std::optional<std::uint64_t> height = side(h);
+        if (parts.size() != 2 || !width || !height)
+            return fail(CommandLine::tr("--size needs WIDTHxHEIGHT in pixels, each %1 to %2 (e.g. "
+                                        "1600x900), not %3")
+                            .arg(QString::number(kMinPictureSide), QString::number(attn::kMaxPictureSide),
+                                 quoted(size)));
+        pictureSize_ = QSize(int(*width), int(*height));
     }
     if (isSet(QStringLiteral("--kernel"))) {
         const QString kernel = value(QStringLiteral("--kernel"));
@@ -278,6 +286,21 @@ bool CommandLineParser::checkOptionsOfMode()
 bool CommandLineParser::isSet(const QString& name) const
 {
     return std::any_of(options_.begin(), options_.end(), [&name](const Option& o) { return o.name == name; });
+}
+
+QString CommandLineParser::repeatedOptionError() const
+{
+    std::map<QString, const Option*> first;
+    for (const Option& option : options_) {
+        const Spec* spec = findSpec(QStringView(option.name).mid(2));
+        if (!spec || !spec->takesValue)
+            continue;
+        const auto [it, isNew] = first.emplace(option.name, &option);
+        if (!isNew)
+            return CommandLine::tr("%1 is given twice (%2 and %3); give it once")
+                .arg(option.name, quoted(it->second->value), quoted(option.value));
+    }
+    return QString();
 }
 
 QString CommandLineParser::value(const QString& name) const

@@ -52,6 +52,11 @@ public:
     const QStringList& positional() const { return positional_; }
     bool isSet(const QString& name) const;
     QString value(const QString& name) const;  // the last one given
+    // An option that takes a value given more than once ("--open a --open
+    // b"): the commands refuse it rather than let the last one win
+    // silently. "--open is given twice ('a' and 'b'); give it once", or an
+    // empty string.
+    QString repeatedOptionError() const;
 
     // --export-dir or --save without help, version or the preset list: the
     // run writes files and opens no window.

@@ -2,6 +2,9 @@
 #include "scalinglabcommand.h"
 
 #include "consoleio.h"
+#include "echoedvalue.h"
+#include "exportdirectory.h"
+#include "numberargument.h"
 
 #include "csv.h"
 #include "jsonwriter.h"
@@ -13,7 +16,9 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -78,22 +83,6 @@ QString helpText()
         .arg(defaults.seed);
 }
 
-template <typename Int>
-bool parseInteger(std::string_view text, Int* value)
-{
-    Int parsed{};
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), parsed);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-        return false;
-    *value = parsed;
-    return true;
-}
-
-QString quoted(std::string_view text)
-{
-    return QStringLiteral("'%1'").arg(QString::fromUtf8(text.data(), int(text.size())));
-}
-
 struct Request {
     bool help = false;
     bool samplesGiven = false;
@@ -106,6 +95,10 @@ struct Request {
 // request; an error message for a bad value, or nothing.
 std::optional<QString> read(const CommandLineParser& parser, Request* request)
 {
+    if (!parser.helpAsked()) {
+        if (const QString repeated = parser.repeatedOptionError(); !repeated.isEmpty())
+            return repeated;
+    }
     for (const CommandLineParser::Option& option : parser.options()) {
         const QString& name = option.name;
         if (name == QLatin1String("--help")) {
@@ -116,22 +109,18 @@ std::optional<QString> read(const CommandLineParser& parser, Request* request)
         const std::string_view value = text;
         attn::ScalingLabConfig& c = request->config;
         if (name == QLatin1String("--n-keys")) {
-            if (!parseInteger(value, &c.nKeys) || c.nKeys < 2 || c.nKeys > attn::kScalingLabMaxKeys)
-                return ScalingLabCommand::tr("--n-keys must be a whole number from 2 to %1, not %2")
-                    .arg(attn::kScalingLabMaxKeys)
-                    .arg(quoted(value));
+            if (std::optional<QString> error =
+                    readWholeNumber("--n-keys", value, 2, attn::kScalingLabMaxKeys, &c.nKeys))
+                return error;
         } else if (name == QLatin1String("--samples")) {
             request->samplesGiven = true;
-            if (!parseInteger(value, &c.samples) || c.samples < 1 || c.samples > attn::kScalingLabMaxSamples)
-                return ScalingLabCommand::tr("--samples must be a whole number from 1 to %1, not %2")
-                    .arg(attn::kScalingLabMaxSamples)
-                    .arg(quoted(value));
+            if (std::optional<QString> error =
+                    readWholeNumber("--samples", value, 1, attn::kScalingLabMaxSamples, &c.samples))
+                return error;
         } else if (name == QLatin1String("--seed")) {
-            if (!parseInteger(value, &c.seed))
-                return ScalingLabCommand::tr(
-                           "--seed must be a whole number from 0 to "
-                           "18446744073709551615, not %1")
-                    .arg(quoted(value));
+            if (std::optional<QString> error = readWholeNumber(
+                    "--seed", value, std::uint64_t(0), std::numeric_limits<std::uint64_t>::max(), &c.seed))
+                return error;
         } else if (name == QLatin1String("--export-dir")) {
             if (value.empty())
                 return ScalingLabCommand::tr("--export-dir is empty; give a directory");
@@ -235,8 +224,8 @@ attn::Expected<ScalingLabFormats> parseScalingLabFormats(const QString& list)
                 f.images.append(name);
         } else
             return attn::Error{ScalingLabCommand::tr("--format takes json, csv, png, svg and "
-                                                     "pdf, comma-separated, not '%1'")
-                                   .arg(raw.trimmed())
+                                                     "pdf, comma-separated, not %1")
+                                   .arg(echoedValue(raw.trimmed()))
                                    .toStdString()};
     }
     return f;
@@ -307,6 +296,9 @@ int runScalingLabCommand(const CommandLineParser& parser)
                                                       "(see attention-lab --scaling-lab --help)"));
     if (const attn::Status valid = attn::validateScalingLabConfig(request.config); !valid)
         return fail(kExitUsage, QString::fromStdString(valid.error().message));
+
+    if (const std::optional<QString> link = linkInTheWay(*request.exportDir))
+        return fail(kExitRuntime, *link);
 
     attn::ScalingLabConfig& config = request.config;
     const int budget = attn::scalingLabBudgetSamples(config.nKeys);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "attentionexport.h"
 
+#include "echoedvalue.h"
 #include "jsonwriter.h"
 #include "matrixio.h"
 #include "npy.h"
@@ -198,9 +199,9 @@ attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
         else if (name == "pdf")
             formats.pdf = true;
         else if (name.empty())
-            return attn::Error{"--format '" + std::string(list) + "' has an empty name; " + kFormatList};
+            return attn::Error{"--format " + echoedValue(list) + " has an empty name; " + kFormatList};
         else
-            return attn::Error{"unknown export format '" + name + "'; " + kFormatList};
+            return attn::Error{"unknown export format " + echoedValue(name) + "; " + kFormatList};
         if (comma == std::string_view::npos)
             break;
         start = comma + 1;

@@ -4,6 +4,8 @@
 // and the one-line errors of the rules QCommandLineParser does not have.
 
 #include "commandlineparser.h"
+#include "echoedvalue.h"
+#include "numberargument.h"
 
 #include <QtTest>
 
@@ -20,6 +22,10 @@ private slots:
     void errors();
     void scalingLabMode();
     void rawBytes();
+    void wholeNumbers_data();
+    void wholeNumbers();
+    void echoedValues();
+    void repeatedOptions();
 };
 
 void TestCommandLineParser::optionsInOrder()
@@ -109,14 +115,14 @@ void TestCommandLineParser::errors_data()
                                      << "'--sentence' needs a value; see --help";
     QTest::newRow("flag with value") << QStringList{"--causal=yes"} << "--causal takes no value";
     QTest::newRow("size not a size") << QStringList{"--size", "big"}
-                                     << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
-                                        "--size 1600x900";
+                                     << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384 (e.g. "
+                                        "1600x900), not 'big'";
     QTest::newRow("size too small") << QStringList{"--size", "99x100"}
-                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
-                                       "--size 1600x900";
+                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384 (e.g. "
+                                       "1600x900), not '99x100'";
     QTest::newRow("size too large") << QStringList{"--size", "100x16385"}
-                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384, e.g. "
-                                       "--size 1600x900";
+                                    << "--size needs WIDTHxHEIGHT in pixels, each 100 to 16384 (e.g. "
+                                       "1600x900), not '100x16385'";
     QTest::newRow("kernel") << QStringList{"--kernel", "avx512"}
                             << "--kernel must be auto or baseline, not 'avx512'";
     QTest::newRow("lab: window option")
@@ -167,6 +173,83 @@ void TestCommandLineParser::rawBytes()
     char* good[] = {program, option, utf8};
     QVERIFY(p.parse(3, good));
     QCOMPARE(p.value("--sentence"), QStringLiteral("caf\u00e9"));
+}
+
+void TestCommandLineParser::wholeNumbers_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qulonglong>("low");
+    QTest::addColumn<qulonglong>("high");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<qulonglong>("value");
+    const qulonglong max = std::numeric_limits<quint64>::max();
+    QTest::newRow("plain") << "1024" << 1ULL << 1024ULL << true << 1024ULL;
+    QTest::newRow("leading zeros are digits") << "0008" << 1ULL << 1024ULL << true << 8ULL;
+    QTest::newRow("2^64 - 1") << "18446744073709551615" << 0ULL << max << true << max;
+    QTest::newRow("2^64") << "18446744073709551616" << 0ULL << max << false << 0ULL;
+    QTest::newRow("2^32 + 8 is not 8") << "4294967304" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("one above") << "1025" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("one below") << "0" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("plus") << "+8" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("minus zero") << "-0" << 0ULL << 9ULL << false << 0ULL;
+    QTest::newRow("blank before") << " 8" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("blank after") << "8 " << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("tab after") << "8\t" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("exponent") << "1e3" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("hex") << "0x10" << 1ULL << 1024ULL << false << 0ULL;
+    QTest::newRow("empty") << "" << 0ULL << 9ULL << false << 0ULL;
+}
+
+void TestCommandLineParser::wholeNumbers()
+{
+    QFETCH(QString, text);
+    QFETCH(qulonglong, low);
+    QFETCH(qulonglong, high);
+    QFETCH(bool, ok);
+    QFETCH(qulonglong, value);
+    const std::string bytes = text.toStdString();
+    const std::optional<std::uint64_t> number = attnlab::wholeNumber(bytes, low, high);
+    QCOMPARE(number.has_value(), ok);
+    if (ok)
+        QCOMPARE(qulonglong(*number), value);
+    int dk = 77;
+    const std::optional<QString> error = attnlab::readWholeNumber("--d-k", bytes, 1, 1024, &dk);
+    if (!error)
+        QCOMPARE(dk, int(value));
+    else
+        QCOMPARE(dk, 77);  // untouched
+}
+
+void TestCommandLineParser::echoedValues()
+{
+    using attnlab::echoedValue;
+    QCOMPARE(echoedValue(QStringView(u"abc")), QStringLiteral("'abc'"));
+    const QString forty(40, QLatin1Char('7'));
+    QCOMPARE(echoedValue(QStringView(forty)), "'" + forty + "'");
+    QCOMPARE(echoedValue(QStringView(forty + "8")), "'" + forty + "…' (41 characters)");
+    // Characters, not UTF-16 units or bytes: 41 musical symbols (2 units,
+    // 4 bytes each) keep 40 of them whole.
+    QString clefs;
+    for (int i = 0; i < 41; ++i)
+        clefs += QStringLiteral("\U0001D11E");
+    QCOMPARE(echoedValue(QStringView(clefs)), "'" + clefs.left(80) + "…' (41 characters)");
+    QCOMPARE(QString::fromStdString(echoedValue(clefs.toStdString())),
+             "'" + clefs.left(80) + "…' (41 characters)");
+    QCOMPARE(echoedValue(std::string_view("%1%2")), std::string("'%1%2'"));
+    const QString percent = QString(41, QLatin1Char('%')) + "2";
+    QVERIFY(echoedValue(QStringView(percent)).endsWith("…' (42 characters)"));
+}
+
+void TestCommandLineParser::repeatedOptions()
+{
+    CommandLineParser p;
+    QVERIFY(p.parse({"--causal", "--causal", "--d-k", "4", "--seed", "1"}));
+    QCOMPARE(p.repeatedOptionError(), QString());  // a flag twice says the same
+    QVERIFY(p.parse({"--sentence", "a b", "--d-k", "4", "--sentence=c d"}));
+    QCOMPARE(p.repeatedOptionError(),
+             QStringLiteral("--sentence is given twice ('a b' and 'c d'); give it once"));
+    QVERIFY(p.parse({"--scaling-lab", "--samples", "1", "--n-keys", "3", "--n-keys", "4"}));
+    QCOMPARE(p.repeatedOptionError(), QStringLiteral("--n-keys is given twice ('3' and '4'); give it once"));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLineParser)
