@@ -10,6 +10,7 @@
 #include "exportdirectory.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "multiheadcommand.h"
 #include "numberargument.h"
 #include "presets.h"
 #include "size_limits.h"
@@ -179,9 +180,10 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
     } else if (name == "--d-v") {
         return parseDimension(name, value, attn::kMaxDHead, &config.dV);
     } else if (name == "--init") {
-        if (!attn::parseInitMode(value, &config.init))
+        // torch-mha is the multi-head command's (multiheadcommand.h).
+        if (value != "torch-mha" && !attn::parseInitMode(value, &config.init))
             return UsageError{CommandLine::tr("--init must be article, normal or unit-variance, "
-                                              "not %1")
+                                              "not %1 (or torch-mha for nn.MultiheadAttention's heads)")
                                   .arg(quoted(value))};
     } else if (name == "--scale") {
         return parseScale(value, &request->options);
@@ -386,6 +388,25 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
     return 0;
 }
 
+MultiHeadCommandInput multiHeadInput(const Request& request)
+{
+    MultiHeadCommandInput in;
+    in.config = request.config;
+    in.options = request.options;
+    in.exportDir = request.exportDir;
+    in.formats = request.formats;
+    in.xPath = request.matrixFiles.paths[SlotX];
+    in.headWeightFiles = request.matrixFiles.paths[SlotWq] || request.matrixFiles.paths[SlotWk]
+                         || request.matrixFiles.paths[SlotWv];
+    std::copy(std::begin(request.matrixFiles.dimensionGiven), std::end(request.matrixFiles.dimensionGiven),
+              std::begin(in.dimensionGiven));
+    in.conflictingOption = request.openPath    ? "--open"
+                           : request.savePath  ? "--save"
+                           : request.presetLab ? "--preset"
+                                               : nullptr;
+    return in;
+}
+
 }  // namespace
 
 CommandLineOutcome handleCommandLine(int argc, char** argv)
@@ -427,6 +448,12 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         printError(error->message);
         outcome.exitNow = true;
         outcome.exitCode = kExitUsageError;
+        return outcome;
+    }
+
+    if (wantsMultiHead(parser)) {
+        outcome.exitNow = true;
+        outcome.exitCode = runMultiHeadCommand(parser, multiHeadInput(request), argc, argv);
         return outcome;
     }
 

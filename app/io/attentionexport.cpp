@@ -219,9 +219,16 @@ std::vector<std::string> exportedMatrixNames()
 
 void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
 {
-    const attn::Tokenization& t = s.model.tokenization;
     JsonWriter json(out);
     json.beginObject();
+    writeAttentionJsonFields(json, s);
+    json.endObject();
+    json.finish();
+}
+
+void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& s)
+{
+    const attn::Tokenization& t = s.model.tokenization;
     json.key("generator");
     json.value("attention-lab " ATTNLAB_VERSION);
     json.key("sentence");
@@ -259,8 +266,6 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
     }
     json.key("stats");
     writeStats(json, s);
-    json.endObject();
-    json.finish();
 }
 
 std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, const ExportFormats& formats)

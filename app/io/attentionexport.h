@@ -68,6 +68,10 @@ bool haveImageExporter();
 attn::Status checkImageExport(const ExportFormats& formats);
 
 void writeAttentionJson(std::ostream& out, const AttentionSnapshot& snapshot);
+// Its keys, into an object the caller has opened (the multi-head export
+// adds its own after them).
+class JsonWriter;
+void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& snapshot);
 
 // The names of the matrices, in export order: "X", "W_q", ..., "context".
 std::vector<std::string> exportedMatrixNames();

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "multiheadcommand.h"
+
+#include "attentionsnapshot.h"
+#include "commandlineparser.h"
+#include "consoleio.h"
+#include "exportdirectory.h"
+#include "matrixio.h"
+#include "multihead.h"
+#include "multihead_init.h"
+#include "multiheadexport.h"
+#include "npy.h"
+#include "numberargument.h"
+#include "size_limits.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace attnlab {
+
+namespace {
+
+struct CommandLine {
+    Q_DECLARE_TR_FUNCTIONS(CommandLine)
+};
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+// The heads' weights together may hold what one head at the limits holds.
+constexpr long long kMaxHeadWeightEntries = 3LL * attn::kMaxDModel * attn::kMaxDHead;
+
+const char* const kMultiHeadOptions[] = {"--heads", "--head-layout", "--output-projection", "--mha-state"};
+
+struct Request {
+    int heads = 1;
+    std::optional<attn::HeadLayout> layout;  // as given
+    bool torchMha = false;
+    bool outputProjection = false;
+    std::optional<std::string> statePath;
+};
+
+struct UsageError {
+    QString message;
+};
+
+QString text(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString shape(long long rows, long long cols)
+{
+    return QStringLiteral("(%1, %2)").arg(rows).arg(cols);
+}
+
+std::optional<UsageError> readRequest(const CommandLineParser& parser, Request* r)
+{
+    for (const CommandLineParser::Option& option : parser.options()) {
+        const std::string value = option.value.toStdString();
+        if (option.name == QLatin1String("--heads")) {
+            if (std::optional<QString> bad = readWholeNumber("--heads", value, 1, attn::kMaxHeads, &r->heads))
+                return UsageError{*bad};
+        } else if (option.name == QLatin1String("--head-layout")) {
+            attn::HeadLayout layout;
+            if (!attn::parseHeadLayout(value, &layout))
+                return UsageError{CommandLine::tr("--head-layout must be independent or split, not '%1'")
+                                      .arg(option.value)};
+            r->layout = layout;
+        } else if (option.name == QLatin1String("--init")) {
+            r->torchMha = value == "torch-mha";
+        } else if (option.name == QLatin1String("--output-projection")) {
+            r->outputProjection = true;
+        } else if (option.name == QLatin1String("--mha-state")) {
+            if (value.empty())
+                return UsageError{CommandLine::tr("--mha-state is empty; give the folder of .npy files")};
+            r->statePath = value;
+        }
+    }
+    return std::nullopt;
+}
+
+// One of nn.MultiheadAttention's state_dict entries, (rows, cols) or a
+// vector of `rows` (read as one row).
+attn::Expected<attn::Matrix> readStateFile(const QString& dir, const char* file, long long rows,
+                                           long long cols, const char* dims, int e)
+{
+    const QString path = QDir(dir).filePath(QLatin1String(file));
+    const bool vector = cols == 0;
+    const QString expected = vector ? QStringLiteral("(%1,)").arg(rows) : shape(rows, cols);
+    const QString meaning =
+        CommandLine::tr("%1 = %2 for E = %3, the columns of --x").arg(expected, QLatin1String(dims)).arg(e);
+    if (!QFileInfo(path).isFile())
+        return attn::Error{CommandLine::tr("--mha-state: %1 is missing; expected shape %2")
+                               .arg(path, meaning)
+                               .toStdString()};
+    attn::Expected<attn::Matrix> m = readNpyFile(path);
+    if (!m)
+        return attn::Error{"--mha-state: " + m.error().message};
+    const bool fits =
+        vector ? (m->rows() == 1 && m->cols() == rows) : (m->rows() == rows && m->cols() == cols);
+    if (!fits)
+        return attn::Error{CommandLine::tr("--mha-state: %1 has shape %2 but %3 was expected")
+                               .arg(QLatin1String(file), shape(m->rows(), m->cols()), meaning)
+                               .toStdString()};
+    return m;
+}
+
+attn::Expected<attn::SplitHeads> readState(const std::string& dirText, int e, int heads)
+{
+    const QString dir = localPath(dirText);
+    if (!QFileInfo(dir).isDir())
+        return attn::Error{CommandLine::tr("--mha-state: '%1' is not a folder").arg(dir).toStdString()};
+    attn::SplitHeads p;
+    p.heads = heads;
+    attn::Expected<attn::Matrix> inW = readStateFile(dir, "in_proj_weight.npy", 3LL * e, e, "(3E, E)", e);
+    if (!inW)
+        return inW.error();
+    attn::Expected<attn::Matrix> inB = readStateFile(dir, "in_proj_bias.npy", 3LL * e, 0, "(3E,)", e);
+    if (!inB)
+        return inB.error();
+    attn::Expected<attn::Matrix> outW = readStateFile(dir, "out_proj.weight.npy", e, e, "(E, E)", e);
+    if (!outW)
+        return outW.error();
+    attn::Expected<attn::Matrix> outB = readStateFile(dir, "out_proj.bias.npy", e, 0, "(E,)", e);
+    if (!outB)
+        return outB.error();
+    p.inProjWeight = std::move(inW).value();
+    p.inProjBias = inB->row(0);
+    p.outProjWeight = std::move(outW).value();
+    p.outProjBias = outB->row(0);
+    return p;
+}
+
+QString divisorsOf(int e)
+{
+    QStringList list;
+    for (int d = 1; d <= std::min(e, attn::kMaxHeads); ++d)
+        if (e % d == 0)
+            list << QString::number(d);
+    return list.join(QStringLiteral(", "));
+}
+
+// Checks the combination of options; the layout it comes to.
+std::optional<UsageError> checkRequest(const Request& r, const MultiHeadCommandInput& in,
+                                       attn::HeadLayout* layout)
+{
+    if (in.conflictingOption)
+        return UsageError{
+            CommandLine::tr("%1 cannot be combined with the multi-head options: a lab holds one "
+                            "head; export the heads with --export-dir")
+                .arg(QLatin1String(in.conflictingOption))};
+    if (in.headWeightFiles)
+        return UsageError{
+            CommandLine::tr("--wq, --wk and --wv give one head; with the multi-head options the "
+                            "heads are drawn from --seed or read with --mha-state")};
+    if (r.statePath && r.torchMha)
+        return UsageError{
+            CommandLine::tr("--mha-state and --init torch-mha both give the module's parameters; "
+                            "use one of them")};
+    if (r.statePath && !in.xPath)
+        return UsageError{
+            CommandLine::tr("--mha-state needs --x FILE: the input X (n x E) the module runs on")};
+    const bool impliesSplit = r.torchMha || r.statePath;
+    if (impliesSplit && r.layout == attn::HeadLayout::Independent)
+        return UsageError{
+            CommandLine::tr("%1 is the split layout (torch.nn.MultiheadAttention); drop "
+                            "--head-layout independent")
+                .arg(r.torchMha ? QStringLiteral("--init torch-mha") : QStringLiteral("--mha-state"))};
+    *layout = impliesSplit ? attn::HeadLayout::Split : r.layout.value_or(attn::HeadLayout::Independent);
+    if (r.outputProjection && *layout == attn::HeadLayout::Split)
+        return UsageError{
+            CommandLine::tr("--output-projection is for the independent layout; the split layout "
+                            "always has out_proj")};
+    if (!in.exportDir)
+        return UsageError{
+            CommandLine::tr("the multi-head options run headless: give --export-dir DIR (the window "
+                            "shows one head)")};
+    if (in.formats) {
+        const attn::Expected<ExportFormats> formats = parseExportFormats(*in.formats);
+        if (formats && (formats->png || formats->svg || formats->pdf))
+            return UsageError{
+                CommandLine::tr("--format: the multi-head export writes json, csv and npy; pictures "
+                                "of the heads are not available from the command line")};
+    }
+    return std::nullopt;
+}
+
+struct Inputs {
+    attn::ModelConfig config;
+    attn::Tokenization tokens;
+    attn::Matrix X;
+};
+
+attn::Expected<Inputs> readInputs(const Request& r, const MultiHeadCommandInput& in)
+{
+    Inputs inputs;
+    inputs.config = in.config;
+    if (r.torchMha)
+        inputs.config.init = attn::InitMode::Article;  // nn.Embedding after manual_seed, as the article
+    if (in.xPath) {
+        attn::Expected<attn::Matrix> x = readMatrixFile(localPath(*in.xPath));
+        if (!x)
+            return attn::Error{"--x: " + x.error().message};
+        if (x->cols() > attn::kMaxDModel)
+            return attn::Error{CommandLine::tr("--x has %1 columns (d_model); at most %2 are allowed")
+                                   .arg(x->cols())
+                                   .arg(attn::kMaxDModel)
+                                   .toStdString()};
+        inputs.config.dModel = int(x->cols());
+        inputs.tokens = tokensForRows(inputs.config, int(x->rows()));
+        inputs.X = std::move(x).value();
+        return inputs;
+    }
+    attn::Expected<attn::Tokenization> tokens = attn::tokenizeFor(inputs.config);
+    if (!tokens)
+        return attn::Error{"--sentence: " + tokens.error().message};
+    inputs.tokens = std::move(tokens).value();
+    inputs.X = attn::drawEmbeddings(inputs.config, inputs.tokens);
+    return inputs;
+}
+
+attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadCommandInput& in,
+                                          attn::HeadLayout layout)
+{
+    attn::Expected<Inputs> inputs = readInputs(r, in);
+    if (!inputs)
+        return inputs.error();
+    attn::ModelConfig& config = inputs->config;
+    const int e = config.dModel, h = r.heads;
+    if (layout == attn::HeadLayout::Independent) {
+        const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
+        if (entries > kMaxHeadWeightEntries)
+            return attn::Error{
+                CommandLine::tr("--heads %1 with d_model %2, d_k %3 and d_v %4 needs %5 weight "
+                                "entries; at most %6 (one head at the limits) are allowed")
+                    .arg(h)
+                    .arg(e)
+                    .arg(config.dK)
+                    .arg(config.dV)
+                    .arg(entries)
+                    .arg(kMaxHeadWeightEntries)
+                    .toStdString()};
+        attn::IndependentHeads params;
+        params.heads = attn::drawIndependentHeads(config, h);
+        if (r.outputProjection)
+            params.Wo = attn::drawOutputProjection(config, h);
+        return computeMultiHeadSnapshot(config, in.options, std::move(inputs->tokens), std::move(inputs->X),
+                                        std::move(params), attn::initModeName(config.init));
+    }
+    if (e % h != 0)
+        return attn::Error{CommandLine::tr("--heads %1 does not divide d_model = %2: the split layout has "
+                                           "head_dim = E / h (E = %2 divides by %3)")
+                               .arg(h)
+                               .arg(e)
+                               .arg(divisorsOf(e))
+                               .toStdString()};
+    const int hd = e / h;
+    for (const auto& [index, option, value] :
+         {std::tuple{1, "--d-k", config.dK}, std::tuple{2, "--d-v", config.dV}})
+        if (in.dimensionGiven[index] && value != hd)
+            return attn::Error{
+                CommandLine::tr("%1 %2 does not fit the split layout: d_k = d_v = d_model / h = %3")
+                    .arg(QLatin1String(option))
+                    .arg(value)
+                    .arg(hd)
+                    .toStdString()};
+    attn::SplitHeads params;
+    std::string init;
+    if (r.statePath) {
+        attn::Expected<attn::SplitHeads> state = readState(*r.statePath, e, h);
+        if (!state)
+            return state.error();
+        params = std::move(state).value();
+        init = "mha-state";
+    } else if (r.torchMha) {
+        params = attn::drawTorchMha(config.seed, e, h);
+        init = "torch-mha";
+    } else {
+        attn::ModelConfig heads = config;
+        heads.dK = heads.dV = hd;
+        params = attn::packSplitHeads(attn::drawIndependentHeads(heads, h));
+        init = attn::initModeName(config.init);
+    }
+    return computeMultiHeadSnapshot(config, in.options, std::move(inputs->tokens), std::move(inputs->X),
+                                    std::move(params), init);
+}
+
+}  // namespace
+
+bool wantsMultiHead(const CommandLineParser& parser)
+{
+    for (const char* name : kMultiHeadOptions)
+        if (parser.isSet(QLatin1String(name)))
+            return true;
+    for (const CommandLineParser::Option& option : parser.options())
+        if (option.name == QLatin1String("--init") && option.value == QLatin1String("torch-mha"))
+            return true;
+    return false;
+}
+
+int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandInput& in, int argc,
+                        char** argv)
+{
+    Request request;
+    attn::HeadLayout layout = attn::HeadLayout::Independent;
+    std::optional<UsageError> error = readRequest(parser, &request);
+    if (!error)
+        error = checkRequest(request, in, &layout);
+    if (error) {
+        printError(error->message);
+        return kExitUsage;
+    }
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
+    // A link where the directory is to be made: said before any work.
+    if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir))) {
+        printError(*link);
+        return kExitRuntime;
+    }
+    const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    if (!snapshot) {
+        printError(text(snapshot.error().message));
+        return kExitUsage;
+    }
+    const QString directory = localPath(*in.exportDir);
+    const ExportFormats formats = in.formats ? parseExportFormats(*in.formats).value() : ExportFormats();
+    const std::vector<OutputFile> files = multiHeadExportFiles(snapshot.value(), formats);
+    if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
+        printError(text(written.error().message));
+        return kExitRuntime;
+    }
+    printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
+                          .arg(QDir::toNativeSeparators(directory)));
+    return 0;
+}
+
+}  // namespace attnlab

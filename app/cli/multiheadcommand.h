@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// attention-lab's multi-head options, run headless:
+//
+//   --heads H                   1 to 64 heads (default 1)
+//   --head-layout independent   the article's heads: each W_q^i, W_k^i
+//                               (d_model x d_k), W_v^i (d_model x d_v)
+//   --head-layout split         torch.nn.MultiheadAttention: E = d_model,
+//                               d_k = d_v = E / h (h must divide E)
+//   --init torch-mha            the module's own initialisation after
+//                               torch.manual_seed(--seed) (implies split);
+//                               X is the article's nn.Embedding
+//   --output-projection         W_o (h d_v x d_model) after the independent
+//                               heads (the split layout always has out_proj)
+//   --mha-state DIR             the module's parameters from DIR/
+//                               in_proj_weight.npy (3E x E), in_proj_bias.npy
+//                               (3E), out_proj.weight.npy (E x E),
+//                               out_proj.bias.npy (E); X from --x (implies split)
+//
+// Any of them makes the run a multi-head one, which needs --export-dir and
+// writes multiheadexport.h's files (json, csv, npy; the pictures of the
+// heads are the window's). Bad input exits 2 with one line naming the
+// option or file and the shape expected, and writes nothing.
+
+#include "attention.h"
+#include "model.h"
+
+#include <optional>
+#include <string>
+
+namespace attnlab {
+
+class CommandLineParser;
+
+// Whether the command line asks for a multi-head run.
+bool wantsMultiHead(const CommandLineParser& parser);
+
+// What the rest of the command line gave (read and checked by
+// handleCommandLine).
+struct MultiHeadCommandInput {
+    attn::ModelConfig config;
+    attn::AttentionOptions options;
+    std::optional<std::string> exportDir;
+    std::optional<std::string> formats;
+    std::optional<std::string> xPath;         // --x
+    bool headWeightFiles = false;             // --wq, --wk or --wv
+    bool dimensionGiven[3] = {};              // --d-model, --d-k, --d-v
+    const char* conflictingOption = nullptr;  // --open, --save or --preset, if given
+};
+
+// The run; the exit status (0, 1 files not written, 2 bad input). Makes
+// the QCoreApplication when there is none yet.
+int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandInput& input, int argc,
+                        char** argv);
+
+}  // namespace attnlab

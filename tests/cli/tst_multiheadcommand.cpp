@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// attention-lab's multi-head options run as a user runs them (QProcess on
+// the built executable): torch.nn.MultiheadAttention's parameters from
+// --mha-state and its own initialisation from --init torch-mha against
+// PyTorch's numbers (tests/data/torch_mha_cases.json), the article's three
+// heads (raschka_self_attention.json), one head against the single-head
+// export, the files per head, and bad input refused with one line and
+// nothing written.
+
+#include "matrixio.h"
+#include "npy.h"
+#include "testdata.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runApp(const QStringList& arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(ATTNLAB_EXECUTABLE), arguments);
+    Run run;
+    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit) {
+        process.kill();
+        run.err = "did not finish";
+        return run;
+    }
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+QJsonObject readJsonFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+bool writeBytes(const QString& path, const std::string& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly)
+           && file.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size());
+}
+
+bool writeNpyFile(const QString& path, const attn::Matrix& m)
+{
+    return writeBytes(path, attnlab::npyBytes(m));
+}
+
+// A vector as numpy saves a 1-D array, shape (k,): the (1, k) header with
+// its shape rewritten, padded to the same length.
+bool writeNpyVector(const QString& path, const attn::Matrix& row)
+{
+    std::string bytes = attnlab::npyBytes(row);
+    const std::string from = "(1, " + std::to_string(row.cols()) + ")";
+    const std::string to = "(" + std::to_string(row.cols()) + ",)";
+    const std::size_t at = bytes.find(from);
+    if (at == std::string::npos)
+        return false;
+    bytes.replace(at, from.size(), to);
+    bytes.insert(bytes.find('\n', at), from.size() - to.size(), ' ');
+    return writeBytes(path, bytes);
+}
+
+QJsonObject torchCase(int index)
+{
+    return testdata::readJson("torch_mha_cases.json")["cases"].toArray()[index].toObject();
+}
+
+int torchCaseCount()
+{
+    return int(testdata::readJson("torch_mha_cases.json")["cases"].toArray().size());
+}
+
+// The case's input and parameters as a user saves them from PyTorch:
+// x.npy and the state_dict's four entries under their own names.
+bool writeCaseState(const QJsonObject& c, const QString& dir)
+{
+    return writeNpyFile(dir + "/x.npy", testdata::toMatrix(c["x"]))
+           && writeNpyFile(dir + "/state/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"]))
+           && writeNpyVector(dir + "/state/in_proj_bias.npy", testdata::toMatrix(c["in_proj_bias"]))
+           && writeNpyFile(dir + "/state/out_proj.weight.npy", testdata::toMatrix(c["out_proj_weight"]))
+           && writeNpyVector(dir + "/state/out_proj.bias.npy", testdata::toMatrix(c["out_proj_bias"]));
+}
+
+double relativeDiff(const attn::Matrix& a, const attn::Matrix& b)
+{
+    const double scale = b.size() ? std::max(1.0, b.cwiseAbs().maxCoeff()) : 1.0;
+    return testdata::maxAbsDiff(a, b) / scale;
+}
+
+#define VERIFY_WITHIN(diff, tolerance, what) \
+    QVERIFY2(                                \
+        (diff) <= (tolerance),               \
+        qPrintable(                          \
+            QStringLiteral("%1: max |diff| %2 > %3").arg(QStringLiteral(what)).arg(diff).arg(tolerance)))
+
+// attention.json's heads against the case: PyTorch's float32 numbers within
+// 1e-5, the float64 recomputation within 1e-12.
+void compareWithCase(const QJsonObject& json, const QJsonObject& c)
+{
+    const int h = c["h"].toInt();
+    QCOMPARE(json["num_heads"].toInt(), h);
+    QCOMPARE(json["head_layout"].toString(), QStringLiteral("split"));
+    const QJsonArray heads = json["heads"].toArray();
+    QCOMPARE(int(heads.size()), h);
+    const attn::Matrix output = testdata::toMatrix(json["output"]);
+    const attn::Matrix average = testdata::toMatrix(json["weights_average"]);
+    VERIFY_WITHIN(testdata::maxAbsDiff(output, testdata::toMatrix(c["attn_output"])), 1e-5, "output");
+    VERIFY_WITHIN(testdata::maxAbsDiff(average, testdata::toMatrix(c["attn_weights_average"])), 1e-5,
+                  "average");
+    const QJsonObject f = c["float64"].toObject();
+    VERIFY_WITHIN(relativeDiff(output, testdata::toMatrix(f["attn_output"])), 1e-12, "output (float64)");
+    VERIFY_WITHIN(relativeDiff(testdata::toMatrix(json["concat"]), testdata::toMatrix(f["concat"])), 1e-12,
+                  "concat (float64)");
+    attn::Matrix average64 = attn::Matrix::Zero(average.rows(), average.cols());
+    for (int i = 0; i < h; ++i) {
+        const QJsonObject head = heads[i].toObject();
+        const attn::Matrix weights = testdata::toMatrix(head["weights"]);
+        VERIFY_WITHIN(
+            testdata::maxAbsDiff(weights, testdata::toMatrix(c["attn_weights_per_head"].toArray()[i])), 1e-5,
+            "head weights");
+        const QJsonObject ref = f["heads"].toArray()[i].toObject();
+        VERIFY_WITHIN(testdata::maxAbsDiff(weights, testdata::toMatrix(ref["weights"])), 1e-12,
+                      "head weights (float64)");
+        VERIFY_WITHIN(relativeDiff(testdata::toMatrix(head["scores"]), testdata::toMatrix(ref["scores"])),
+                      1e-12, "head scores (float64)");
+        average64 += testdata::toMatrix(ref["weights"]);
+        // Masked scaled entries are null; their weights 0.
+        if (c["causal"].toBool()) {
+            QVERIFY(head["scaled_scores"].toArray()[0].toArray()[1].isNull());
+            QCOMPARE(weights(0, 1), 0.0);
+        }
+    }
+    VERIFY_WITHIN(testdata::maxAbsDiff(average, average64 / double(h)), 1e-12, "average (float64)");
+}
+
+QStringList caseOptions(const QJsonObject& c)
+{
+    QStringList options = {"--heads", QString::number(c["h"].toInt())};
+    if (c["causal"].toBool())
+        options << "--causal";
+    return options;
+}
+
+}  // namespace
+
+class TestMultiHeadCommand : public QObject {
+    Q_OBJECT
+private slots:
+    void stateFolderMatchesPyTorch_data();
+    void stateFolderMatchesPyTorch();
+    void torchMhaInitMatchesPyTorch_data();
+    void torchMhaInitMatchesPyTorch();
+    void articleThreeHeads();
+    void oneHeadKeepsTheSingleHeadKeys();
+    void outputProjection();
+    void filesPerHead();
+    void badInput_data();
+    void badInput();
+};
+
+void TestMultiHeadCommand::stateFolderMatchesPyTorch_data()
+{
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < torchCaseCount(); ++i) {
+        const QJsonObject c = torchCase(i);
+        QTest::addRow("case %d: E=%d h=%d%s%s", i, c["E"].toInt(), c["h"].toInt(),
+                      c["causal"].toBool() ? " causal" : "", c["biased"].toBool() ? " biased" : "")
+            << i;
+    }
+}
+
+void TestMultiHeadCommand::stateFolderMatchesPyTorch()
+{
+    QFETCH(int, index);
+    const QJsonObject c = torchCase(index);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("state"));
+    QVERIFY(writeCaseState(c, dir.path()));
+    const QString out = dir.filePath("out");
+    const Run run = runApp(QStringList{"--x", dir.filePath("x.npy"), "--mha-state", dir.filePath("state"),
+                                       "--export-dir", out, "--format", "json"}
+                           + caseOptions(c));
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.err.isEmpty());
+    const QJsonObject json = readJsonFile(out + "/attention.json");
+    compareWithCase(json, c);
+    QCOMPARE(json["head_init"].toString(), QStringLiteral("mha-state"));
+    // The parameters come back in PyTorch's layout, exactly.
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(json["in_proj_weight"]),
+                                  testdata::toMatrix(c["in_proj_weight"])),
+             0.0);
+    QCOMPARE(
+        testdata::maxAbsDiff(testdata::toMatrix(json["in_proj_bias"]), testdata::toMatrix(c["in_proj_bias"])),
+        0.0);
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(json["out_proj_weight"]),
+                                  testdata::toMatrix(c["out_proj_weight"])),
+             0.0);
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(json["out_proj_bias"]),
+                                  testdata::toMatrix(c["out_proj_bias"])),
+             0.0);
+    QVERIFY(json["in_proj_bias"].toArray()[0].isDouble());  // a flat (3E) list, as PyTorch's
+}
+
+void TestMultiHeadCommand::torchMhaInitMatchesPyTorch_data()
+{
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < torchCaseCount(); ++i) {
+        const QJsonObject c = torchCase(i);
+        if (!c["biased"].toBool())  // the module's default initialisation, biases 0
+            QTest::addRow("case %d: E=%d h=%d%s", i, c["E"].toInt(), c["h"].toInt(),
+                          c["causal"].toBool() ? " causal" : "")
+                << i;
+    }
+}
+
+void TestMultiHeadCommand::torchMhaInitMatchesPyTorch()
+{
+    QFETCH(int, index);
+    const QJsonObject c = torchCase(index);
+    QTemporaryDir dir;
+    const Run run =
+        runApp(QStringList{"--init", "torch-mha", "--sentence", c["sentence"].toString(), "--seed",
+                           QString::number(c["seed"].toInteger()), "--d-model",
+                           QString::number(c["E"].toInt()), "--export-dir", dir.path(), "--format", "json"}
+               + caseOptions(c));
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("attention.json"));
+    QCOMPARE(json["head_init"].toString(), QStringLiteral("torch-mha"));
+    // The module's parameters bit for bit; X (normal_) within 2 float32 ulp.
+    for (const char* key : {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias"})
+        QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(json[key]), testdata::toMatrix(c[key])), 0.0);
+    VERIFY_WITHIN(testdata::maxAbsDiff(testdata::toMatrix(json["X"]), testdata::toMatrix(c["x"])), 5e-7, "x");
+    QCOMPARE(json["d_k"].toInt(), c["head_dim"].toInt());
+    // PyTorch's float32 outputs (X's ulp moves them far less than 1e-5).
+    const int h = c["h"].toInt();
+    VERIFY_WITHIN(
+        testdata::maxAbsDiff(testdata::toMatrix(json["output"]), testdata::toMatrix(c["attn_output"])), 1e-5,
+        "output");
+    VERIFY_WITHIN(testdata::maxAbsDiff(testdata::toMatrix(json["weights_average"]),
+                                       testdata::toMatrix(c["attn_weights_average"])),
+                  1e-5, "average");
+    for (int i = 0; i < h; ++i)
+        VERIFY_WITHIN(
+            testdata::maxAbsDiff(testdata::toMatrix(json["heads"].toArray()[i].toObject()["weights"]),
+                                 testdata::toMatrix(c["attn_weights_per_head"].toArray()[i])),
+            1e-5, "head weights");
+}
+
+void TestMultiHeadCommand::articleThreeHeads()
+{
+    const QJsonObject mh = testdata::readJson("raschka_self_attention.json")["multi_head_derived"].toObject();
+    QTemporaryDir dir;
+    const Run run =
+        runApp({"--init", "article", "--heads", "3", "--export-dir", dir.path(), "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("attention.json"));
+    QCOMPARE(json["head_layout"].toString(), QStringLiteral("independent"));
+    const QJsonArray heads = json["heads"].toArray();
+    QCOMPARE(int(heads.size()), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QJsonObject head = heads[i].toObject();
+        QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(head["W_q"]),
+                                      testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose()),
+                 0.0);
+        QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(head["W_v"]),
+                                      testdata::toMatrix(mh["multihead_W_value"].toArray()[i]).transpose()),
+                 0.0);
+        VERIFY_WITHIN(testdata::maxAbsDiff(testdata::toMatrix(head["scores"]),
+                                           testdata::toMatrix(mh["scores"].toArray()[i])),
+                      3e-5, "scores");
+        VERIFY_WITHIN(testdata::maxAbsDiff(testdata::toMatrix(head["weights"]),
+                                           testdata::toMatrix(mh["weights"].toArray()[i])),
+                      1e-6, "weights");
+        VERIFY_WITHIN(
+            relativeDiff(testdata::toMatrix(head["context"]), testdata::toMatrix(mh["context"].toArray()[i])),
+            1e-6, "context");
+    }
+    // The concatenation: (6, 3 x 28), head i's context in columns 28 i ..
+    const attn::Matrix concat = testdata::toMatrix(json["concat"]);
+    QCOMPARE(int(concat.cols()), 84);
+    QCOMPARE(
+        testdata::maxAbsDiff(concat.middleCols(28, 28), testdata::toMatrix(heads[1].toObject()["context"])),
+        0.0);
+    QVERIFY(!json.contains("output"));
+}
+
+void TestMultiHeadCommand::oneHeadKeepsTheSingleHeadKeys()
+{
+    QTemporaryDir dir;
+    const Run single = runApp({"--export-dir", dir.filePath("single"), "--format", "json"});
+    const Run one = runApp({"--heads", "1", "--export-dir", dir.filePath("one"), "--format", "json"});
+    QVERIFY2(single.exitCode == 0 && one.exitCode == 0, one.err.constData());
+    const QJsonObject a = readJsonFile(dir.filePath("single/attention.json"));
+    const QJsonObject b = readJsonFile(dir.filePath("one/attention.json"));
+    QVERIFY(!a.isEmpty());
+    for (const QString& key : a.keys())
+        if (key != "generator")
+            QVERIFY2(a[key] == b[key], qPrintable(key));
+    const QJsonObject head = b["heads"].toArray()[0].toObject();
+    for (const char* key : {"Q", "K", "V", "scores", "scaled_scores", "weights", "context"})
+        QVERIFY2(head[key] == a[key], key);
+    QCOMPARE(head["W_q"], a["W_q"]);
+    QCOMPARE(b["weights_average"], a["weights"]);
+    QCOMPARE(b["concat"], a["context"]);
+    QVERIFY(!b.contains("output"));
+}
+
+void TestMultiHeadCommand::outputProjection()
+{
+    QTemporaryDir dir;
+    const Run run =
+        runApp({"--heads", "2", "--d-model", "10", "--d-k", "3", "--d-v", "5", "--init", "unit-variance",
+                "--output-projection", "--causal", "--export-dir", dir.path(), "--format", "json"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("attention.json"));
+    const attn::Matrix concat = testdata::toMatrix(json["concat"]);
+    const attn::Matrix wo = testdata::toMatrix(json["W_o"]);
+    QCOMPARE(int(wo.rows()), 10);  // h d_v
+    QCOMPARE(int(wo.cols()), 10);  // d_model
+    // output = concat W_o, by a plain loop.
+    attn::Matrix expected(concat.rows(), wo.cols());
+    for (int i = 0; i < concat.rows(); ++i)
+        for (int j = 0; j < wo.cols(); ++j) {
+            double sum = 0;
+            for (int p = 0; p < concat.cols(); ++p)
+                sum += concat(i, p) * wo(p, j);
+            expected(i, j) = sum;
+        }
+    VERIFY_WITHIN(relativeDiff(testdata::toMatrix(json["output"]), expected), 1e-13, "output");
+    // The heads differ (their own streams) and the mask holds in each.
+    const QJsonArray heads = json["heads"].toArray();
+    QVERIFY(heads[0].toObject()["W_q"] != heads[1].toObject()["W_q"]);
+    for (const QJsonValue& head : heads)
+        QVERIFY(head.toObject()["scaled_scores"].toArray()[0].toArray()[1].isNull());
+}
+
+void TestMultiHeadCommand::filesPerHead()
+{
+    QTemporaryDir dir;
+    const Run run = runApp(
+        {"--init", "torch-mha", "--heads", "2", "--export-dir", dir.path(), "--format", "json,csv,npy"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("attention.json"));
+    for (const char* name :
+         {"weights_head2", "scores_head1", "Q_head2", "context_head2", "W_v_head1", "weights_average",
+          "concat", "output", "in_proj_weight", "out_proj_bias", "weights"}) {
+        QVERIFY2(QFile::exists(dir.filePath(QString(name) + ".csv")), name);
+        QVERIFY2(QFile::exists(dir.filePath(QString(name) + ".npy")), name);
+    }
+    const attn::Expected<attn::Matrix> w2 = attnlab::readNpyFile(dir.filePath("weights_head2.npy"));
+    QVERIFY(w2.ok());
+    QCOMPARE(testdata::maxAbsDiff(*w2, testdata::toMatrix(json["heads"].toArray()[1].toObject()["weights"])),
+             0.0);
+    const attn::Expected<attn::Matrix> q1 = attnlab::readMatrixFile(dir.filePath("Q_head1.csv"));
+    QVERIFY(q1.ok());
+    QCOMPARE(testdata::maxAbsDiff(*q1, testdata::toMatrix(json["heads"].toArray()[0].toObject()["Q"])), 0.0);
+    // Head 1 is the single-head files' head.
+    QCOMPARE(json["weights"], json["heads"].toArray()[0].toObject()["weights"]);
+    QVERIFY(!QFile::exists(dir.filePath("W_o.npy")));
+}
+
+void TestMultiHeadCommand::badInput_data()
+{
+    // What to break in a valid --mha-state run (case 0, E = 16, h = 4) and
+    // what the one line must say.
+    QTest::addColumn<QString>("breakage");
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<QString>("message");
+    const QStringList none;
+    QTest::newRow("missing file") << "remove in_proj_bias.npy" << none
+                                  << "in_proj_bias.npy is missing; expected shape (48,) = (3E,) for E = 16";
+    QTest::newRow("wrong shape") << "transpose in_proj_weight.npy" << none
+                                 << "in_proj_weight.npy has shape (16, 48) but (48, 16) = (3E, E) for E = 16";
+    QTest::newRow("wrong out_proj") << "shrink out_proj.weight.npy" << none
+                                    << "out_proj.weight.npy has shape (16, 15) but (16, 16) = (E, E)";
+    QTest::newRow("h does not divide E")
+        << "" << QStringList{"--heads", "3"} << "--heads 3 does not divide d_model = 16";
+    QTest::newRow("no heads") << "" << QStringList{"--heads", "0"}
+                              << "--heads must be a whole number from 1 to 64";
+    QTest::newRow("65 heads") << "" << QStringList{"--heads", "65"}
+                              << "--heads must be a whole number from 1 to 64";
+    QTest::newRow("not a number") << "" << QStringList{"--heads", "two"} << "not 'two'";
+    QTest::newRow("projection in split")
+        << "" << QStringList{"--output-projection"} << "--output-projection is for the independent layout";
+    QTest::newRow("bad layout") << "" << QStringList{"--head-layout", "mixed"}
+                                << "--head-layout must be independent or split, not 'mixed'";
+    QTest::newRow("state with independent")
+        << "" << QStringList{"--head-layout", "independent"} << "--mha-state is the split layout";
+    QTest::newRow("no x") << "drop --x" << none << "--mha-state needs --x FILE";
+    QTest::newRow("no export") << "drop --export-dir" << none << "give --export-dir DIR";
+    QTest::newRow("d_k against E/h") << "" << QStringList{"--d-k", "8"}
+                                     << "--d-k 8 does not fit the split layout: d_k = d_v = d_model / h = 4";
+}
+
+void TestMultiHeadCommand::badInput()
+{
+    QFETCH(QString, breakage);
+    QFETCH(QStringList, options);
+    QFETCH(QString, message);
+    const QJsonObject c = torchCase(0);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("state"));
+    QVERIFY(writeCaseState(c, dir.path()));
+    const QString state = dir.filePath("state");
+    if (breakage == "remove in_proj_bias.npy")
+        QVERIFY(QFile::remove(state + "/in_proj_bias.npy"));
+    if (breakage == "transpose in_proj_weight.npy")
+        QVERIFY(
+            writeNpyFile(state + "/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"]).transpose()));
+    if (breakage == "shrink out_proj.weight.npy")
+        QVERIFY(writeNpyFile(state + "/out_proj.weight.npy",
+                             testdata::toMatrix(c["out_proj_weight"]).leftCols(15)));
+    QStringList args = {"--mha-state", state};
+    if (!options.contains("--heads"))
+        args << "--heads"
+             << "4";
+    if (breakage != "drop --x")
+        args << "--x" << dir.filePath("x.npy");
+    const QString out = dir.filePath("out");
+    if (breakage != "drop --export-dir")
+        args << "--export-dir" << out;
+    args << options;
+    const Run run = runApp(args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.out.isEmpty());
+    const QString err = QString::fromUtf8(run.err);
+    QCOMPARE(err.count('\n'), 1);
+    QVERIFY2(err.startsWith("attention-lab: "), qPrintable(err));
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+QTEST_GUILESS_MAIN(TestMultiHeadCommand)
+#include "tst_multiheadcommand.moc"
