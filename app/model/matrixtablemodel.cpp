@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "matrixtablemodel.h"
 
+#include "displaylabel.h"
 #include "presentation.h"
 
 #include <QColor>
@@ -147,7 +148,7 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
     const bool tokenRows = which_ == MatrixId::X && orientation == Qt::Vertical;
     if (tokenRows) {
         const QStringList tokens = session_->tokens();
-        const QString token = section < tokens.size() ? tokens[section] : QString();
+        const QString token = section < tokens.size() ? displayLabel(tokens[section]) : QString();
         if (role == Qt::ToolTipRole)
             return tr("Row %1: the embedding x_%1 of token \"%2\"").arg(section + 1).arg(token);
         return QStringLiteral("%1 %2").arg(section + 1).arg(token);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presentation.h"
 
+#include "displaylabel.h"
 #include "session.h"
 
 #include <QCoreApplication>
@@ -51,15 +52,20 @@ double scaledScoreRange(const attn::AttentionResult& r)
 
 QStringList positionedLabels(const QStringList& tokens)
 {
-    QHash<QString, int> counts;
-    counts.reserve(tokens.size());
+    // Counted as shown: two long words cut to the same label get positions.
+    QStringList shown;
+    shown.reserve(tokens.size());
     for (const QString& token : tokens)
-        ++counts[token];
+        shown.append(displayLabel(token));
+    QHash<QString, int> counts;
+    counts.reserve(shown.size());
+    for (const QString& label : shown)
+        ++counts[label];
     QStringList labels;
-    labels.reserve(tokens.size());
-    for (int i = 0; i < tokens.size(); ++i)
-        labels.append(counts.value(tokens[i]) > 1 ? QStringLiteral("%1#%2").arg(tokens[i]).arg(i + 1)
-                                                  : tokens[i]);
+    labels.reserve(shown.size());
+    for (int i = 0; i < shown.size(); ++i)
+        labels.append(counts.value(shown[i]) > 1 ? QStringLiteral("%1#%2").arg(shown[i]).arg(i + 1)
+                                                 : shown[i]);
     return labels;
 }
 
@@ -104,10 +110,12 @@ QString divisorText(const Session& session)
 QString scoreCellToolTip(const Session& session, int query, int key)
 {
     const attn::AttentionResult& r = session.result();
-    const QStringList tokens = session.tokens();
+    QStringList tokens = session.tokens();
     if (query < 0 || key < 0 || query >= r.tokens() || key >= r.tokens() || query >= tokens.size()
         || key >= tokens.size())
         return {};
+    tokens[query] = displayLabel(tokens[query]);
+    tokens[key] = displayLabel(tokens[key]);
     const QString head = tr("query \"%1\" (%2), key \"%3\" (%4)")
                              .arg(tokens[query])
                              .arg(query + 1)

@@ -26,9 +26,10 @@ double symmetricRange(const attn::Matrix& a, const attn::Matrix& b);
 double scoreRange(const attn::AttentionResult& r);
 double scaledScoreRange(const attn::AttentionResult& r);
 
-// The tokens as the maps and tables label them: a word that occurs more than
-// once carries its 1-based position ("to#4"), so that its rows and columns
-// can be told apart; a word that occurs once keeps its plain text.
+// The tokens as the maps and tables label them (displayLabel, bounded): a
+// label that occurs more than once carries its 1-based position ("to#4"), so
+// that its rows and columns can be told apart; one that occurs once is the
+// token's plain text.
 QStringList positionedLabels(const QStringList& tokens);
 
 // "1", "2", ..., "count": the labels of a matrix's dimension columns.

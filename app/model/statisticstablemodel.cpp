@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "statisticstablemodel.h"
 
+#include "displaylabel.h"
 #include "presentation.h"
 #include "session.h"
 
@@ -46,7 +47,7 @@ QVariant StatisticsTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(session_->tokens().value(i));
+        case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(displayLabel(session_->tokens().value(i)));
         case 1: return QString::number(row.maxWeight, 'f', 3);
         case 2: return key;
         case 3: return QString::number(row.entropyNats, 'f', 3);

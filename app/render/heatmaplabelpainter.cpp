@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "heatmaplabelpainter.h"
 
+#include "displaylabel.h"
+
 #include <QFontMetrics>
 #include <QLinearGradient>
 #include <QPainter>
@@ -16,6 +18,11 @@ namespace attnlab {
 QString HeatmapLabelPainter::elided(const QFontMetrics& fm, const QString& text, int width)
 {
     return fm.horizontalAdvance(text) <= width ? text : fm.elidedText(text, Qt::ElideRight, width);
+}
+
+QString HeatmapLabelPainter::elidedLabel(const QFontMetrics& fm, const QString& token, int width)
+{
+    return elided(fm, displayLabel(token), width);
 }
 
 void HeatmapLabelPainter::clearCache()

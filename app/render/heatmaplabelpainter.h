@@ -40,6 +40,9 @@ public:
 
     // `text` with an ellipsis when it is wider than `width`, and only then.
     static QString elided(const QFontMetrics& fm, const QString& text, int width);
+    // A token's label (displayLabel first, so that nothing long is measured)
+    // elided to `width`: the token strip's chips, the focus panel's words.
+    static QString elidedLabel(const QFontMetrics& fm, const QString& token, int width);
     static QFont boldFont(QFont font);
 
 private:

@@ -2,6 +2,7 @@
 #include "heatmaprenderer.h"
 
 #include "colormap.h"
+#include "displaylabel.h"
 #include "numbertext.h"
 
 #include <QFontMetrics>
@@ -69,10 +70,15 @@ void HeatmapRenderer::setCells(std::shared_ptr<const CellSource> cells, const QS
     cells_ = cells ? std::move(cells) : matrixCells(attn::Matrix());
     const int rows = rowCount();
     const int cols = columnCount();
+    // Bounded before anything measures them (displaylabel.h).
     QStringList rowsIn = rowLabels.mid(0, rows);
+    for (QString& label : rowsIn)
+        label = displayLabel(label);
     for (int r = rowsIn.size(); r < rows; ++r)
         rowsIn << QString::number(r);
     QStringList colsIn = colLabels.mid(0, cols);
+    for (QString& label : colsIn)
+        label = displayLabel(label);
     for (int c = colsIn.size(); c < cols; ++c)
         colsIn << QString::number(c);
     // Measuring every label is the costly part of a layout at thousands of

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "viewexporter.h"
 
+#include "displaylabel.h"
 #include "heatmaprenderer.h"
 #include "matrixio.h"
 #include "pictureencoder.h"
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <functional>
 #include <sstream>
+#include <string>
 #include <utility>
 
 namespace attnlab {
@@ -57,6 +59,14 @@ void drawArrow(QPainter& painter, QPointF from, QPointF to, qreal width)
 HeatmapStyle exportStyle()
 {
     return {Qt::white, kText, QColor(0xa0, 0xa0, 0xa0), false};
+}
+
+// The sentence in a picture's title, cut (displaylabel.h) before the title
+// is measured and elided: a sentence may hold a mebibyte of text.
+QString titleSentence(const std::string& sentence)
+{
+    constexpr int kTitleClusters = 200;
+    return displayLabel(QString::fromStdString(sentence), kTitleClusters);
 }
 
 void applyWeightsScale(HeatmapRenderer* map, const WeightsScale& scale)
@@ -236,7 +246,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     int y = margin;
     painter.setPen(kText);
     painter.setFont(titleFont);
-    const QString title = tr("Self-attention over “%1”").arg(QString::fromStdString(c.sentence));
+    const QString title = tr("Self-attention over “%1”").arg(titleSentence(c.sentence));
     painter.drawText(QRect(margin, y, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
                      titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
     y += titleFm.height() + px / 3;
@@ -344,7 +354,7 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
     painter.setFont(titleFont);
     const QString title = tr("Scaling by √d_k at d_k = %1 over “%2”")
                               .arg(comparison_->dK)
-                              .arg(QString::fromStdString(snapshot_.config.sentence));
+                              .arg(titleSentence(snapshot_.config.sentence));
     painter.drawText(QRect(margin, margin, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
                      titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
     const QString caption = tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")

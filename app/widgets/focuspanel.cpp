@@ -5,6 +5,8 @@
 #include "focusbars.h"
 #include "focussortmodel.h"
 #include "focustablemodel.h"
+#include "displaylabel.h"
+#include "heatmaplabelpainter.h"
 #include "heatmapview.h"
 #include "numberdelegate.h"
 #include "presentation.h"
@@ -39,6 +41,14 @@ QVector<double> barValues(const QCPBars* bars)
 
 // Key labels under the bars: about this many at most, evenly spaced.
 constexpr int kMaxKeyTicks = 32;
+
+// A token in the title, the mix and under the bars: at most 12 widths of
+// "M" (a word of thousands of letters does not wrap and would hold the panel
+// that wide).
+QString shortLabel(const QFontMetrics& fm, const QString& token)
+{
+    return HeatmapLabelPainter::elidedLabel(fm, token, 12 * fm.horizontalAdvance(QLatin1Char('M')));
+}
 
 // Each key's pair of bars gets at least this many pixels of the plot's width.
 constexpr int kPixelsPerKey = 6;
@@ -194,8 +204,9 @@ void FocusPanel::refresh()
     const int i = query_;
     const QString token = tokens[i];
 
-    title_->setText(
-        tr("Query %1 \"%2\": how its context vector is built").arg(i + 1).arg(session_->tokens().value(i)));
+    title_->setText(tr("Query %1 \"%2\": how its context vector is built")
+                        .arg(i + 1)
+                        .arg(shortLabel(title_->fontMetrics(), session_->tokens().value(i))));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
     const double qRange = symmetricRange(r.Q.row(i));
     qVector_->setData(r.Q.row(i), {token}, dimensionLabels(int(r.Q.cols())));
@@ -257,7 +268,9 @@ QString FocusPanel::mixingText(const attn::AttentionResult& r, const std::vector
         focusMixture(w.data(), keys, keys > kMaxMixingTerms ? session_->weightSum(i) : 1.0);
     QStringList terms;
     for (const int j : mix.keys)
-        terms.append(QStringLiteral("%1·v(%2)").arg(QString::number(w[std::size_t(j)], 'f', 3), tokens[j]));
+        terms.append(QStringLiteral("%1·v(%2)")
+                         .arg(QString::number(w[std::size_t(j)], 'f', 3),
+                              shortLabel(mixing_->fontMetrics(), tokens[j])));
     if (mix.otherKeys == 0)
         return tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + ")));
     return tr("z_%1 = %2 + … (%3 more keys with %4 of the weight)")
@@ -279,7 +292,8 @@ void FocusPanel::sizeKeyColumn()
     widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(tr("sum")));
     const QStringList tokens = session_->tokens();  // the key column's plain words
     for (int j = 0; j < tokens.size(); ++j)
-        widest = std::max(widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(tokens[j])));
+        widest = std::max(
+            widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(displayLabel(tokens[j]))));
     table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
 }
 
@@ -401,7 +415,7 @@ void FocusPanel::updateTicks()
     QVector<QString> labels;
     for (int j = 0; j < n; j += step) {
         tickKeys.append(j + 1);
-        labels.append(tickTokens_[j]);
+        labels.append(shortLabel(fm, tickTokens_[j]));
     }
     const QStringList shown(labels.begin(), labels.end());
     if (shown != keyLabels_ || plot_->xAxis->ticker().isNull()) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "statisticspanel.h"
 
+#include "displaylabel.h"
 #include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
@@ -108,7 +109,7 @@ void StatisticsPanel::sizeColumns()
     int widestToken = 0;
     const QStringList labels = session_->tokenLabels();  // the "to key" column's
     for (int i = 0; i < sizedFor_.size(); ++i) {
-        const int w = fm.horizontalAdvance(sizedFor_[i]);
+        const int w = fm.horizontalAdvance(displayLabel(sizedFor_[i]));
         widestToken = std::max(widestToken, fm.horizontalAdvance(labels.value(i)));
         widestQuery = std::max(widestQuery, w + fm.horizontalAdvance(QStringLiteral("%1 ").arg(i + 1)));
     }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tokenstrip.h"
 
+#include "displaylabel.h"
 #include "focusframe.h"
+#include "heatmaplabelpainter.h"
 
 #include <QEvent>
 #include <QHelpEvent>
@@ -17,6 +19,7 @@ constexpr int kMargin = 4;
 constexpr int kGap = 6;
 constexpr int kPadX = 8;
 constexpr int kPadY = 3;
+constexpr int kMaxChipEms = 16;
 }  // namespace
 
 TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent)
@@ -52,16 +55,19 @@ void TokenStrip::setFocusIndex(int index)
 void TokenStrip::relayout()
 {
     rects_.clear();
+    labels_.clear();
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.8);
     const QFontMetrics fm(font());
     const QFontMetrics fmSmall(small);
     const int height = fm.height() + fmSmall.height() + 2 * kPadY;
+    const int maxTextWidth = kMaxChipEms * fm.horizontalAdvance(QLatin1Char('M'));
     int x = kMargin;
     for (int i = 0; i < tokens_.size(); ++i) {
         const QString idText = tr("id %1").arg(i < ids_.size() ? ids_[i] : -1);
+        labels_.append(HeatmapLabelPainter::elidedLabel(fm, tokens_[i], maxTextWidth));
         const int width =
-            std::max(fm.horizontalAdvance(tokens_[i]), fmSmall.horizontalAdvance(idText)) + 2 * kPadX;
+            std::max(fm.horizontalAdvance(labels_.back()), fmSmall.horizontalAdvance(idText)) + 2 * kPadX;
         rects_.append(QRect(x, kMargin, width, height));
         x += width + kGap;
     }
@@ -115,7 +121,7 @@ void TokenStrip::paintEvent(QPaintEvent*)
         painter.setPen(palette().color(QPalette::WindowText));
         painter.setFont(font());
         const QRect textRect = rects_[i].adjusted(kPadX, kPadY, -kPadX, -kPadY);
-        painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignTop, tokens_[i]);
+        painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignTop, labels_.value(i));
         painter.setFont(small);
         painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignBottom,
                          tr("id %1").arg(i < ids_.size() ? ids_[i] : -1));
@@ -150,7 +156,7 @@ bool TokenStrip::event(QEvent* event)
                                tr("Token %1 \"%2\", vocabulary id %3: row %1 of X, query %1 and "
                                   "key %1 of the score maps. Click to focus this query.")
                                    .arg(i + 1)
-                                   .arg(tokens_[i])
+                                   .arg(displayLabel(tokens_[i]))
                                    .arg(i < ids_.size() ? ids_[i] : -1),
                                this, rects_[i]);
         } else {

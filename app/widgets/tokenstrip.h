@@ -2,7 +2,8 @@
 #pragma once
 // The tokens of the sentence as a row of chips, each with its vocabulary id.
 // The chip colour is chosen by the id, so a repeated word visibly shares it.
-// Clicking a chip asks to focus that token as the query.
+// Clicking a chip asks to focus that token as the query. A chip shows at
+// most kMaxChipEms widths of "M" of its token (displayLabel, then elided).
 
 #include <QList>
 #include <QStringList>
@@ -17,6 +18,7 @@ public:
 
     void setTokens(const QStringList& tokens, const QList<int>& ids);
     QStringList tokens() const { return tokens_; }
+    QString chipText(int index) const { return labels_.value(index); }
     QList<int> ids() const { return ids_; }
     void setFocusIndex(int index);  // -1 for none
     int focusIndex() const { return focus_; }
@@ -41,6 +43,7 @@ private:
     int chipAt(const QPoint& pos) const;
 
     QStringList tokens_;
+    QStringList labels_;  // what each chip shows
     QList<int> ids_;
     QList<QRect> rects_;
     int focus_ = -1;

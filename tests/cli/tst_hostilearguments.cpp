@@ -76,6 +76,8 @@ private slots:
     void refused();
     void longValueIsElided();
     void pictureSizeIsTheOneAsked();
+    void pathologicalTokenExport_data();
+    void pathologicalTokenExport();
 };
 
 void TestHostileArguments::refused_data()
@@ -216,6 +218,48 @@ void TestHostileArguments::pictureSizeIsTheOneAsked()
     QVERIFY2(run.err.isEmpty(), run.err.constData());
     QCOMPARE(QImageReader(scratch.filePath("out/weights.png")).size(), QSize(321, 123));
     QCOMPARE(QImageReader(scratch.filePath("out/pipeline.png")).size(), QSize(321, 123));
+}
+
+void TestHostileArguments::pathologicalTokenExport_data()
+{
+    // Linux passes at most 128 KiB in one argument: 120,000 letters, and
+    // 60,000 two-byte marks.
+    QTest::addColumn<QString>("token");
+    QTest::addColumn<QString>("tooLong");       // a run no label may hold
+    QTest::addColumn<QString>("tooLongTitle");  // nor the title (200 clusters of the sentence)
+    QTest::newRow("120,000 letters") << repeated('x', 120000) << repeated('x', 65) << repeated('x', 201);
+    QTest::newRow("a and 60,000 combining marks")
+        << "a" + repeated(QChar(0x0301), 60000) << repeated(QChar(0x0301), 32) << repeated(QChar(0x0301), 32);
+}
+
+// The pictures of a sentence holding one pathological token: in time, with
+// the token cut in every label and title (it took 12 s at 60,000 marks).
+void TestHostileArguments::pathologicalTokenExport()
+{
+    QFETCH(QString, token);
+    QFETCH(QString, tooLong);
+    QFETCH(QString, tooLongTitle);
+    QTemporaryDir scratch;
+    QVERIFY(scratch.isValid());
+    const Run run =
+        runApp({"--sentence", "the " + token + " sat", "--export-dir", "out", "--format", "svg,png,pdf"},
+               scratch.path());
+    QVERIFY2(run.finished && run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.ms < 10000, qPrintable(QString::number(run.ms)));
+    QVERIFY2(run.err.isEmpty(), run.err.constData());
+    QCOMPARE(int(QDir(scratch.filePath("out")).entryList(QDir::Files).size()), 27);
+    for (const char* name : {"weights.svg", "pipeline.svg", "scaling_comparison.svg", "Q.svg"}) {
+        QFile svg(scratch.filePath(QStringLiteral("out/") + QLatin1String(name)));
+        if (!svg.exists())
+            continue;
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(svg.readAll());
+        QVERIFY2(text.size() < 1000000, name);
+        QVERIFY2(
+            !text.contains(QLatin1String(name) == QLatin1String("pipeline.svg") ? tooLongTitle : tooLong),
+            name);
+        QVERIFY2(text.contains(QStringLiteral("\u2026")), name);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHostileArguments)
