@@ -4,6 +4,7 @@
 #include "attentionsnapshot.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
+#include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "matrixio.h"
 #include "multihead.h"
@@ -69,8 +70,8 @@ std::optional<UsageError> readRequest(const CommandLineParser& parser, Request* 
         } else if (option.name == QLatin1String("--head-layout")) {
             attn::HeadLayout layout;
             if (!attn::parseHeadLayout(value, &layout))
-                return UsageError{CommandLine::tr("--head-layout must be independent or split, not '%1'")
-                                      .arg(option.value)};
+                return UsageError{CommandLine::tr("--head-layout must be independent or split, not %1")
+                                      .arg(echoedValue(option.value))};
             r->layout = layout;
         } else if (option.name == QLatin1String("--init")) {
             r->torchMha = value == "torch-mha";
