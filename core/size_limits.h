@@ -16,6 +16,12 @@ inline constexpr int kLegibleTokens = 32;          // lesson size: cell values p
 // A file holding one matrix (.npy, CSV) is refused above this many entries.
 inline constexpr long long kMaxMatrixEntries = 1LL * kMaxTokens * kMaxDModel;
 
+// The largest CSV file holding one matrix: 32 bytes a number, as for the lab
+// file below, and 4 MiB for the header and the row labels (a sentence's
+// tokens, at most 1 MiB, quoted). 32 * 4,194,304 + 4 MiB = 132 MiB.
+inline constexpr long long kMaxMatrixCsvBytes = 32 * kMaxMatrixEntries + (4LL << 20);
+static_assert(kMaxMatrixCsvBytes == 132LL << 20);
+
 // The largest lab file the limits allow. It holds X (kMaxMatrixEntries) and
 // W_q, W_k, W_v (kMaxDModel x kMaxDHead each): 4,194,304 + 3 * 1,048,576 =
 // 7,340,032 numbers of at most 26 characters with their ", " (sign, 17

@@ -7,13 +7,14 @@
 #include <charconv>
 #include <system_error>
 #include <tuple>
+#include <unordered_set>
 
 namespace attnlab {
 
 // Recursive descent over the text; one instance per document.
 class JsonParser {
 public:
-    explicit JsonParser(std::string_view text) : text_(text) {}
+    JsonParser(std::string_view text, const JsonLimits& limits) : text_(text), limits_(limits) {}
 
     attn::Expected<JsonValue> parseDocument()
     {
@@ -72,6 +73,8 @@ private:
             return failAt("a value is missing");
         if (depth > kMaxDepth)
             return failAt("nested more than " + std::to_string(kMaxDepth) + " levels deep");
+        if (++values_ > limits_.maxValues)
+            return failAt(tooMany(limits_.maxValues, "values"));
         value->line_ = line_;
         const char c = text_[pos_];
         if (c == '{')
@@ -96,6 +99,12 @@ private:
             }
         }
         return failAt("unexpected character '" + std::string(1, c) + "'");
+    }
+
+    static std::string tooMany(long long limit, const char* what)
+    {
+        return "more than " + std::to_string(limit) + " " + what
+               + ", more than any file this program reads can hold";
     }
 
     bool parseNumber(JsonValue* value)
@@ -262,9 +271,17 @@ private:
             if (!parseValue(&item, depth + 1))
                 return false;
             if (numeric && item.isNumber()) {
+                // Kept as a plain double: counted as a number, not a value.
+                --values_;
+                if (++numbers_ > limits_.maxNumbers)
+                    return failAt(tooMany(limits_.maxNumbers, "numbers"));
                 value->numbers_.push_back(item.number_);
             } else {
                 if (numeric) {
+                    numbers_ -= (long long)value->numbers_.size();
+                    values_ += (long long)value->numbers_.size();
+                    if (values_ > limits_.maxValues)
+                        return failAt(tooMany(limits_.maxValues, "values"));
                     // The first non-number: the numbers so far become items.
                     for (std::size_t i = 0; i < value->numbers_.size(); ++i) {
                         JsonValue n;
@@ -297,6 +314,7 @@ private:
             ++pos_;
             return true;
         }
+        std::unordered_set<std::string> keys;
         while (true) {
             if (!peek('"'))
                 return failAt("expected a key in double quotes");
@@ -304,7 +322,7 @@ private:
             std::string key;
             if (!parseString(&key))
                 return false;
-            if (value->find(key)) {
+            if (!keys.insert(key).second) {
                 pos_ = keyStart;
                 return failAt("the key \"" + key + "\" appears twice");
             }
@@ -324,6 +342,9 @@ private:
     }
 
     std::string_view text_;
+    JsonLimits limits_;
+    long long values_ = 0;
+    long long numbers_ = 0;
     std::size_t pos_ = 0;
     int line_ = 1;
     std::string error_;
@@ -377,9 +398,9 @@ QJsonValue JsonValue::toQJsonValue() const
     return {};
 }
 
-attn::Expected<JsonValue> parseJson(std::string_view text)
+attn::Expected<JsonValue> parseJson(std::string_view text, const JsonLimits& limits)
 {
-    return JsonParser(text).parseDocument();
+    return JsonParser(text, limits).parseDocument();
 }
 
 }  // namespace attnlab

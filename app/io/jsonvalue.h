@@ -9,6 +9,11 @@
 // nearest double, and keeps the number's source text. An array whose items
 // are all numbers (a matrix row) is stored as plain doubles.
 // Errors name the line and column.
+//
+// Time is linear in the text (duplicate keys are found with a hash set) and
+// memory is bounded while reading by JsonLimits: a value costs about 150
+// bytes (a number in an all-number array 8), so a document of many small
+// values ("[[],[],...]") is refused when it passes the cap, not after.
 
 #include "expected.h"
 
@@ -70,6 +75,14 @@ private:
     std::vector<std::pair<std::string, JsonValue>> members_;
 };
 
-attn::Expected<JsonValue> parseJson(std::string_view text);
+// The most a document may hold, checked as it is read. The defaults fit the
+// largest lab file (attn::kMaxLabNumbers numbers in 7,168 matrix rows) with
+// room to spare: at most about 10 MiB of values and 128 MiB of numbers.
+struct JsonLimits {
+    long long maxValues = 1 << 16;   // strings, objects, arrays, numbers outside all-number arrays, ...
+    long long maxNumbers = 1 << 24;  // numbers in all-number arrays
+};
+
+attn::Expected<JsonValue> parseJson(std::string_view text, const JsonLimits& limits = {});
 
 }  // namespace attnlab

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "labfile.h"
 
+#include "inputfile.h"
 #include "jsonvalue.h"
 #include "jsonwriter.h"
 #include "size_limits.h"
 #include "stagedwrite.h"
 #include "tokenizer.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 
@@ -207,11 +207,15 @@ private:
     std::optional<attn::Error> error_;
 };
 
+// The first few keys, so that a file of many unknown keys gives one short line.
 std::string joined(const std::vector<std::string>& items)
 {
+    constexpr std::size_t kShown = 8;
     std::string text;
-    for (const std::string& item : items)
-        text += (text.empty() ? "" : ", ") + quotedKey(item);
+    for (std::size_t i = 0; i < items.size() && i < kShown; ++i)
+        text += (text.empty() ? "" : ", ") + quotedKey(items[i]);
+    if (items.size() > kShown)
+        text += " and " + std::to_string(items.size() - kShown) + " more";
     return text;
 }
 
@@ -423,14 +427,11 @@ attn::Expected<LabState> parseLab(std::string_view text)
 attn::Expected<LabState> readLabFile(const QString& path)
 {
     const std::string name = QFileInfo(path).fileName().toStdString();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return attn::Error{"cannot open '" + path.toStdString() + "': " + file.errorString().toStdString()};
-    if (file.size() > attn::kMaxLabFileBytes)
-        return attn::Error{name + ": " + std::to_string(file.size() >> 20)
-                           + " MiB is larger than any lab file can be"};
-    const QByteArray bytes = file.readAll();
-    attn::Expected<LabState> state = parseLab(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    const attn::Expected<QByteArray> bytes = readInputFile(path, attn::kMaxLabFileBytes, "lab file");
+    if (!bytes)
+        return bytes.error();
+    attn::Expected<LabState> state =
+        parseLab(std::string_view(bytes->constData(), std::size_t(bytes->size())));
     if (!state)
         return attn::Error{name + ": " + state.error().message};
     return state;

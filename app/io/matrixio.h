@@ -42,10 +42,18 @@ std::vector<std::string> indexLabels(int count);
 // The labels of a plain table are left empty. Trailing empty lines are
 // ignored. The error names the row and column (1-based, the header is row 1)
 // of the first cell that is missing or not a number.
+// Read row by row in time and memory linear in the text: a row is checked
+// before it is kept, and a table beyond a matrix's limits (attn::kMaxTokens
+// rows or columns, attn::kMaxMatrixEntries numbers) is refused at the row
+// that passes them. Text with a NUL byte (UTF-16) is refused as not UTF-8.
 attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text);
 
 // A matrix file by its suffix: .csv (either kind above, case-insensitive
-// suffix) or else NumPy .npy (readNpyFile). Errors start with the file name.
+// suffix) or else NumPy .npy (readNpyFile), read through readInputFile
+// (a CSV file at most attn::kMaxMatrixCsvBytes). As an input of the engine:
+// every entry finite and within attn::kMaxInputMagnitude, else refused here,
+// naming the file's own row and column (a CSV's header row and label column
+// counted). Errors start with the file name.
 attn::Expected<attn::Matrix> readMatrixFile(const QString& path);
 
 }  // namespace attnlab

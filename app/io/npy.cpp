@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "npy.h"
 
+#include "inputfile.h"
 #include "pyliteralparser.h"
 #include "size_limits.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QtEndian>
 
@@ -24,6 +24,10 @@ constexpr std::size_t kMagicSize = 6;
 // numpy.load refuses headers over 10000 bytes by default; ours allows more but
 // still bounds what a hostile file can make us parse.
 constexpr std::size_t kMaxHeaderBytes = 1 << 16;
+// The largest file that can hold an accepted array: the longest prefix and
+// header, then kMaxMatrixEntries float64 entries.
+constexpr long long kMaxNpyFileBytes =
+    (long long)(kMagicSize + 2 + 4 + kMaxHeaderBytes) + 8 * attn::kMaxMatrixEntries;
 
 struct NpyHeader {
     bool bigEndian = false;
@@ -254,26 +258,11 @@ attn::Expected<attn::Matrix> parseNpy(std::string_view bytes, std::string_view n
 
 attn::Expected<attn::Matrix> readNpyFile(const QString& path)
 {
-    const std::string name = QFileInfo(path).fileName().toStdString();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return attn::Error{"cannot open '" + path.toStdString() + "': " + file.errorString().toStdString()};
-    // Enough for any accepted header; the data is read once its size is known.
-    const QByteArray start = file.read(qint64(kMagicSize + 2 + 4 + kMaxHeaderBytes));
-    const attn::Expected<NpyHeader> header =
-        parseHeader(std::string_view(start.constData(), start.size()), name);
-    if (!header)
-        return header.error();
-    const long long available = file.size() - (long long)header->dataOffset;
-    const attn::Status size = checkDataSize(header.value(), available, name);
-    if (!size)
-        return size.error();
-    if (!file.seek(qint64(header->dataOffset)))
-        return attn::Error{"cannot read '" + path.toStdString() + "': " + file.errorString().toStdString()};
-    const QByteArray data = file.read(header->dataBytes());
-    if (data.size() != header->dataBytes())
-        return fail(name, "the file could not be read to its end: " + file.errorString().toStdString());
-    return decodeData(header.value(), data.constData(), name);
+    const attn::Expected<QByteArray> bytes = readInputFile(path, kMaxNpyFileBytes, ".npy matrix");
+    if (!bytes)
+        return bytes.error();
+    return parseNpy(std::string_view(bytes->constData(), std::size_t(bytes->size())),
+                    QFileInfo(path).fileName().toStdString());
 }
 
 void writeNpy(std::ostream& out, const attn::Matrix& m)

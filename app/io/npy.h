@@ -40,8 +40,9 @@ namespace attnlab {
 // limits of the role.
 attn::Expected<attn::Matrix> parseNpy(std::string_view bytes, std::string_view name);
 
-// Reads the header first and checks the file size against it before reading
-// the data, so a huge or lying file is refused without allocating for it.
+// Reads the file through readInputFile, capped at what the largest accepted
+// array needs (about 32 MiB), so a huge file, /dev/zero or an endless pipe is
+// refused without holding more; a pipe is read like a file. Then parseNpy.
 // Messages name the file by its file name.
 attn::Expected<attn::Matrix> readNpyFile(const QString& path);
 

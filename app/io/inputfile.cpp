@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputfile.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace attnlab {
+
+namespace {
+
+// Closes the descriptor on every way out.
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    ~FileDescriptor()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+const char* kindOf(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISCHR(mode))
+        return "a device";
+    if (S_ISBLK(mode))
+        return "a disk device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+}  // namespace
+
+std::string byteSizeText(long long bytes)
+{
+    if (bytes >= (1LL << 20) && bytes % (1LL << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= (1LL << 20))
+        return std::to_string((bytes + (1LL << 19)) >> 20) + " MiB";
+    if (bytes >= (1LL << 10))
+        return std::to_string((bytes + (1LL << 9)) >> 10) + " KiB";
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+}
+
+attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what)
+{
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    const std::string tooLarge =
+        " is larger than any " + std::string(what) + " can be (at most " + byteSizeText(cap) + ")";
+    // O_NONBLOCK only for the open: a FIFO's open would otherwise wait for a writer.
+    const FileDescriptor fd(::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0)
+        return attn::Error{"cannot open '" + path.toStdString() + "': " + std::strerror(errno)};
+    struct stat info {};
+    if (::fstat(fd.get(), &info) != 0)
+        return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};
+    const bool pipe = S_ISFIFO(info.st_mode);
+    if (!S_ISREG(info.st_mode) && !pipe)
+        return attn::Error{name + ": " + kindOf(info.st_mode)
+                           + ", not a file; only regular files and pipes can be read"};
+    if (!pipe && info.st_size > cap)
+        return attn::Error{name + ": " + byteSizeText(info.st_size) + tooLarge};
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+        return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};
+
+    // Chunks up to cap + 1 bytes: one byte past the cap proves it is passed.
+    QByteArray bytes;
+    constexpr long long kChunk = 1 << 16;
+    if (!pipe)
+        bytes.reserve(qsizetype(std::min<long long>(info.st_size, cap) + 1));
+    long long size = 0;
+    while (size <= cap) {
+        const long long want = std::min(kChunk, cap + 1 - size);
+        // Doubling keeps a pipe's reading linear; never beyond cap + 1.
+        if (bytes.capacity() < size + want)
+            bytes.reserve(
+                qsizetype(std::min(std::max(2 * (long long)bytes.capacity(), size + want), cap + 1)));
+        bytes.resize(qsizetype(size + want));
+        const ssize_t got = ::read(fd.get(), bytes.data() + size, std::size_t(want));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};
+        if (got == 0)
+            break;
+        size += got;
+    }
+    bytes.resize(qsizetype(std::min(size, cap + 1)));
+    if (size > cap)
+        return attn::Error{name + ": "
+                           + (pipe ? "more than " + byteSizeText(cap) + " came through the pipe; that"
+                                   : "the file grew past " + byteSizeText(cap) + " while read; it")
+                           + tooLarge};
+    if (size == 0 && pipe)
+        return attn::Error{name + ": nothing came through the pipe (no program was writing to it)"};
+    return bytes;
+}
+
+}  // namespace attnlab
