@@ -44,6 +44,15 @@ attn::Error fail(std::string_view name, const std::string& what)
     return attn::Error{std::string(name) + ": " + what};
 }
 
+// At most 40 characters of header text for a message, control bytes as '?'.
+std::string printable(std::string_view text)
+{
+    std::string out;
+    for (const char c : text.substr(0, 40))
+        out += static_cast<unsigned char>(c) < 0x20 || c == 0x7F ? '?' : c;
+    return text.size() > 40 ? out + "..." : out;
+}
+
 // "32-bit integers" for '<i4': what a refused dtype holds, in words.
 std::string describeDtype(std::string_view descr)
 {
@@ -134,10 +143,16 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
                               + " header bytes announced, " + std::to_string(bytes.size() - prefix)
                               + " present)");
 
+    // numpy.lib.format: literal_eval of the dict (a key written twice keeps
+    // its last value), whose keys must be exactly these three.
     PyValue dict;
-    PyLiteralParser parser(bytes.substr(prefix, headerLength));
+    PyLiteralParser parser(bytes.substr(prefix, headerLength), major <= 2);
     if (!parser.parse(&dict) || dict.type != PyValue::Type::Dict)
         return fail(name, "the .npy header is not a readable Python dict");
+    for (const std::string& key : dict.keys)
+        if (key != "descr" && key != "fortran_order" && key != "shape")
+            return fail(name, "the .npy header has the key '" + printable(key)
+                                  + "'; numpy allows only 'descr', 'fortran_order' and 'shape'");
     const PyValue* descr = findKey(dict, "descr");
     const PyValue* fortran = findKey(dict, "fortran_order");
     const PyValue* shape = findKey(dict, "shape");
@@ -163,7 +178,7 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
         return fail(name, "the .npy header's 'fortran_order' is not True or False");
     header.fortran = fortran->boolean;
 
-    if (shape->type != PyValue::Type::Sequence)
+    if (shape->type != PyValue::Type::Sequence || shape->list)
         return fail(name, "the .npy header's 'shape' is not a tuple");
     for (const PyValue& dim : shape->items)
         if (dim.type != PyValue::Type::Integer)

@@ -13,6 +13,12 @@
 // '<f8', '>f8'), C (row-major) or Fortran (column-major) order, versions 1.0,
 // 2.0 and 3.0. A 2-D array (rows, cols) is the matrix; a 1-D array (k,) is
 // read as one row (1, k), which is what numpy gives for a single embedding.
+// The header is read as numpy.load reads it (numpy.lib.format, checked
+// against numpy 1.24): its keys must be exactly 'descr', 'fortran_order' and
+// 'shape', a key written twice has its last value, 'shape' is a tuple of
+// integers ("(6)" is not a tuple, "[6]" is a list: both refused),
+// 'fortran_order' is True or False, and the "3L" of Python 2 is allowed in
+// versions 1.0 and 2.0 only.
 // Everything else is refused with a message naming the file and what is
 // wrong: bad magic, an unknown version, a truncated header or data, a header
 // whose shape does not match the bytes that follow, another dtype (named),

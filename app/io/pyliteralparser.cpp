@@ -94,7 +94,7 @@ bool PyLiteralParser::parseInteger(PyValue* value)
             value->integer = value->integer * 10 + digit;
     }
     // Python 2 numpy wrote long integers as "3L".
-    if (pos_ < text_.size() && text_[pos_] == 'L')
+    if (longSuffix_ && pos_ < text_.size() && text_[pos_] == 'L')
         ++pos_;
     return true;
 }
@@ -102,6 +102,7 @@ bool PyLiteralParser::parseInteger(PyValue* value)
 bool PyLiteralParser::parseSequence(PyValue* value, char close, int depth)
 {
     value->type = PyValue::Type::Sequence;
+    value->list = close == ']';
     ++pos_;
     if (take(close))
         return true;
@@ -110,8 +111,14 @@ bool PyLiteralParser::parseSequence(PyValue* value, char close, int depth)
         if (!parseValue(&item, depth + 1))
             return false;
         value->items.push_back(std::move(item));
-        if (take(close))
+        if (take(close)) {
+            // "(x)" without a comma is x in parentheses.
+            if (!value->list && value->items.size() == 1) {
+                PyValue inner = std::move(value->items.front());
+                *value = std::move(inner);
+            }
             return true;
+        }
         if (!take(','))
             return false;
         if (take(close))

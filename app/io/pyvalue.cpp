@@ -5,7 +5,7 @@ namespace attnlab {
 
 const PyValue* findKey(const PyValue& dict, std::string_view key)
 {
-    for (std::size_t i = 0; i < dict.keys.size(); ++i)
+    for (std::size_t i = dict.keys.size(); i-- > 0;)
         if (dict.keys[i] == key)
             return &dict.items[i];
     return nullptr;

@@ -18,11 +18,13 @@ struct PyValue {
     unsigned long long integer = 0;  // Integer
     bool tooLarge = false;           // Integer beyond 64 bits
     bool boolean = false;            // Boolean
+    bool list = false;               // Sequence written [...] rather than a tuple
     std::vector<PyValue> items;      // Sequence (tuple or list), Dict values
     std::vector<std::string> keys;   // Dict keys (strings), parallel to items
 };
 
-// The value of `key` in a Dict, or null.
+// The value of `key` in a Dict, or null. A key written twice has its last
+// value, as in Python's dict literal (numpy.load's literal_eval).
 const PyValue* findKey(const PyValue& dict, std::string_view key);
 
 }  // namespace attnlab

@@ -220,9 +220,18 @@ void TestNpy::headerVariants_data()
         << npyFile(1, "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": (2, 3)}", data) << m;
     QTest::newRow("Python 2 long integers") << npyFile(1, dict("<f8", false, "(2L, 3L)"), data) << m;
     QTest::newRow("no padding") << npyFile(1, dict("<f8", false, "(2, 3)"), data, false) << m;
-    QTest::newRow("version 3 with UTF-8 in the header") << npyFile(
-        3, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'note': '\xc3\xa9t\xc3\xa9', }", data)
-                                                        << m;
+    QTest::newRow("version 3") << npyFile(3, dict("<f8", false, "(2, 3)"), data) << m;
+    // numpy 1.24, numpy.load of these very bytes: a key written twice keeps
+    // its last value (literal_eval of a dict), so '<i8' then '<f8' is float64
+    // data and shape (3, 2) then (2, 3) is (2, 3).
+    QTest::newRow("descr twice: the last counts")
+        << npyFile(1, "{'descr': '<i8', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", data)
+        << m;
+    QTest::newRow("shape twice: the last counts")
+        << npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), 'shape': (2, 3), }", data)
+        << m;
+    QTest::newRow("version 2 with Python 2 long integers")
+        << npyFile(2, dict("<f8", false, "(2L, 3L)"), data) << m;
 }
 
 void TestNpy::headerVariants()
@@ -292,6 +301,32 @@ void TestNpy::badFiles_data()
     QTest::newRow("shape a string") << npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': '2x3'}",
                                                data)
                                     << "'shape' is not a tuple";
+    // Refused by numpy 1.24's numpy.load too (numpy.lib.format
+    // _read_array_header): "Header does not contain the correct keys",
+    // "shape is not valid: [2, 3]" and ": 6", "fortran_order is not a valid
+    // bool: 0", and "Cannot parse header" for a "3L" in version 3.0.
+    QTest::newRow("descr twice: the last is int64")
+        << npyFile(1, "{'descr': '<f8', 'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", data)
+        << "bad.npy: holds 64-bit integers (dtype '<i8')";
+    QTest::newRow("an unknown key")
+        << npyFile(1,
+                   "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), "
+                   "'extra': 1, }",
+                   data)
+        << "bad.npy: the .npy header has the key 'extra'; numpy allows only 'descr', "
+           "'fortran_order' and 'shape'";
+    QTest::newRow("version 3, an unknown key in UTF-8") << npyFile(
+        3, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'note': '\xc3\xa9t\xc3\xa9', }", data)
+                                                        << "has the key 'note'";
+    QTest::newRow("shape a list") << npyFile(1, dict("<f8", false, "[2, 3]"), data)
+                                  << "bad.npy: the .npy header's 'shape' is not a tuple";
+    QTest::newRow("shape (6) is a number")
+        << npyFile(1, dict("<f8", false, "(6)"), data) << "bad.npy: the .npy header's 'shape' is not a tuple";
+    QTest::newRow("fortran_order 0") << npyFile(1, "{'descr': '<f8', 'fortran_order': 0, 'shape': (2, 3)}",
+                                                data)
+                                     << "'fortran_order' is not True or False";
+    QTest::newRow("version 3 with Python 2 long integers") << npyFile(
+        3, dict("<f8", false, "(2L, 3L)"), data) << "bad.npy: the .npy header is not a readable Python dict";
     QTest::newRow("shape of strings")
         << npyFile(1, dict("<f8", false, "('a', 3)"), data) << "holds something other than whole numbers";
     QTest::newRow("rank 3") << npyFile(
