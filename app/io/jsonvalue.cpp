@@ -268,13 +268,17 @@ private:
         bool numeric = true;
         while (true) {
             JsonValue item;
+            skipBlanks();
+            const std::size_t itemStart = pos_;
             if (!parseValue(&item, depth + 1))
                 return false;
             if (numeric && item.isNumber()) {
                 // Kept as a plain double: counted as a number, not a value.
                 --values_;
-                if (++numbers_ > limits_.maxNumbers)
+                if (++numbers_ > limits_.maxNumbers) {
+                    pos_ = itemStart;
                     return failAt(tooMany(limits_.maxNumbers, "numbers"));
+                }
                 value->numbers_.push_back(item.number_);
             } else {
                 if (numeric) {

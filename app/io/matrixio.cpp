@@ -203,19 +203,24 @@ attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text)
 namespace {
 
 // Every entry finite and within attn::kMaxInputMagnitude, as the engine takes
-// it (validateInputs), but named by the file's own row and column.
-attn::Status checkInputEntries(const attn::Matrix& m, int rowOffset, int colOffset, const char* where)
+// it (validateInputs), but named as the file's reader names a cell: a CSV's
+// row and column with its header row and label column, a .npy's entry.
+attn::Status checkInputEntries(const attn::Matrix& m, bool npy, int offset)
 {
     for (Eigen::Index i = 0; i < m.rows(); ++i)
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
             const double v = m(i, j);
             if (std::isfinite(v) && std::abs(v) <= attn::kMaxInputMagnitude)
                 continue;
-            const std::string cell = std::string(where) + " " + std::to_string(i + rowOffset) + ", column "
-                                     + std::to_string(j + colOffset) + ": " + formatRoundTrip(v);
+            const std::string row = std::to_string(i + offset);
+            const std::string col = std::to_string(j + offset);
+            const std::string cell =
+                npy ? "entry [" + std::to_string(i) + ", " + std::to_string(j) + "] (row " + row + ", column "
+                          + col + ") is " + formatRoundTrip(v) + ";"
+                    : "CSV row " + row + ", column " + col + ": " + formatRoundTrip(v) + " is";
             if (!std::isfinite(v))
-                return attn::Error{cell + " is not a finite number"};
-            return attn::Error{cell + " is too large: at most " + formatRoundTrip(attn::kMaxInputMagnitude)
+                return attn::Error{cell + " not a finite number"};
+            return attn::Error{cell + " too large: at most " + formatRoundTrip(attn::kMaxInputMagnitude)
                                + " in magnitude"};
         }
     return attn::okStatus();
@@ -233,7 +238,7 @@ attn::Expected<attn::Matrix> readMatrixFile(const QString& path)
         attn::Expected<attn::Matrix> m = readNpyFile(path);
         if (!m)
             return m.error();
-        if (const attn::Status fine = checkInputEntries(m.value(), 1, 1, "row"); !fine)
+        if (const attn::Status fine = checkInputEntries(m.value(), true, 1); !fine)
             return named(fine.error().message);
         return m;
     }
@@ -246,7 +251,7 @@ attn::Expected<attn::Matrix> readMatrixFile(const QString& path)
         return named(table.error().message);
     // A labelled table has its header row and label column before the numbers.
     const int offset = table->columnLabels.empty() ? 1 : 2;
-    if (const attn::Status fine = checkInputEntries(table->values, offset, offset, "CSV row"); !fine)
+    if (const attn::Status fine = checkInputEntries(table->values, false, offset); !fine)
         return named(fine.error().message);
     return std::move(table.value().values);
 }

@@ -702,7 +702,7 @@ void TestCommandLine::badMatrixOrLabInput_data()
     QTest::newRow("NaN") << QStringList{"--wv", "DIR/nan.npy"} << 2
                          << "--wv: nan.npy: entry [2, 3] (row 3, column 4) is NaN";
     QTest::newRow("too large") << QStringList{"--x", "DIR/big.npy"} << 2
-                               << "X, row 1, column 2: 1e+31 is too large";
+                               << "--x: big.npy: entry [0, 1] (row 1, column 2) is 1e+31; too large";
     QTest::newRow("missing npy") << QStringList{"--wk", "DIR/none.npy"} << 2 << "--wk: cannot open '";
     QTest::newRow("open with --x") << QStringList{"--open", "DIR/bad.attnlab", "--x", "DIR/X.npy"} << 2
                                    << "--open cannot be combined with --x: the lab file holds the model";

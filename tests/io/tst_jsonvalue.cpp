@@ -4,6 +4,7 @@
 // escape, objects in file order, and each refusal's line and column.
 #include "jsonvalue.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -143,6 +144,78 @@ private slots:
         const std::string deep(100000, '[');
         const std::string message = errorOf(deep);
         QVERIFY2(message.find("levels deep") != std::string::npos, message.c_str());
+    }
+
+    // 100,000 distinct keys (1.4 MB) once took 28 s with a quadratic
+    // duplicate check; a hash set makes it linear. The bound is 10 times
+    // what a slow machine needs, far below the quadratic time. (By default
+    // the values cap refuses so many members; raised here to see the check.)
+    void manyKeysLinear()
+    {
+        attnlab::JsonLimits limits;
+        limits.maxValues = 1 << 20;
+        std::string text = "{";
+        for (int i = 0; i < 100000; ++i)
+            text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":0";
+        QElapsedTimer timer;
+        timer.start();
+        const auto doc = parseJson(text + "}", limits);
+        QVERIFY2(doc, doc ? "" : doc.error().message.c_str());
+        QCOMPARE(doc->members().size(), std::size_t(100000));
+        QCOMPARE(doc->members().back().first, std::string("k99999"));
+        // The same with the first key again at the end: found, named, placed.
+        const auto twice = parseJson(text + ",\"k0\":1}", limits);
+        QVERIFY(!twice);
+        QCOMPARE(twice.error().message,
+                 "line 1, column " + std::to_string(text.size() + 2) + ": the key \"k0\" appears twice");
+        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    // "[[],[],...]" cost about 150 bytes a value for 3 bytes of text: the
+    // count of values is capped while reading, so 20 MB of it is refused at
+    // the 65,537th value (the 65,536th empty array, at column 2 + 3 * 65,535), not after
+    // allocating about 1 GB.
+    void manySmallValuesCapped()
+    {
+        std::string text = "[";
+        text.reserve(20u << 20);
+        while (text.size() < (20u << 20))
+            text += "[],";
+        text += "[]]";
+        QElapsedTimer timer;
+        timer.start();
+        const auto doc = parseJson(text);
+        QVERIFY(!doc);
+        QCOMPARE(doc.error().message,
+                 std::string("line 1, column 196607: more than 65536 values, more than any file this program "
+                             "reads can hold"));
+        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+        // Just under the cap: the outer array and 65,535 empty ones.
+        std::string fits = "[[]";
+        for (int i = 1; i < 65535; ++i)
+            fits += ",[]";
+        const auto full = parseJson(fits + "]");
+        QVERIFY2(full, full ? "" : full.error().message.c_str());
+        QCOMPARE(full->size(), std::size_t(65535));
+        QVERIFY(!parseJson(fits + ",[]]"));
+    }
+
+    // Numbers in all-number arrays have their own cap (8 bytes each), and
+    // numbers that turn into values when a non-number follows count as values.
+    void numberCapChecked()
+    {
+        attnlab::JsonLimits limits;
+        limits.maxNumbers = 4;
+        QVERIFY(parseJson("[[1,2],[3,4]]", limits));
+        const auto over = parseJson("[[1,2],[3,4,5]]", limits);
+        QVERIFY(!over);
+        QCOMPARE(
+            over.error().message,
+            std::string("line 1, column 13: more than 4 numbers, more than any file this program reads can "
+                        "hold"));
+        limits.maxValues = 5;  // the outer array, the inner one, three numbers become values
+        QVERIFY(parseJson("[[1,2,\"x\"]]", limits));
+        QVERIFY(!parseJson("[[1,2,3,\"x\"]]", limits));
     }
 
     void toQJsonValue()
