@@ -6,12 +6,14 @@
 #include "csv.h"
 #include "jsonwriter.h"
 #include "matrixio.h"
+#include "npy.h"
 #include "numberformat.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -70,6 +72,12 @@ private slots:
     void plainCsvReadErrors_data();
     void plainCsvReadErrors();
     void matrixFileBySuffix();
+    void csvNotUtf8_data();
+    void csvNotUtf8();
+    void csvBlankLinesCostNothing();
+    void csvBeyondAMatrixRefusedAtTheRow();
+    void matrixFileEntriesWithinTheEngineLimit_data();
+    void matrixFileEntriesWithinTheEngineLimit();
 };
 
 void TestMatrixIo::numberRoundTrip_data()
@@ -550,6 +558,150 @@ void TestMatrixIo::matrixFileBySuffix()
     const auto missing = attnlab::readMatrixFile(dir.filePath(QStringLiteral("none.csv")));
     QVERIFY(!missing.ok());
     QVERIFY(QString::fromStdString(missing.error().message).startsWith(QStringLiteral("none.csv: ")));
+}
+
+// A UTF-16 file's NULs once cut the message short; one clean line instead.
+void TestMatrixIo::csvNotUtf8_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("message");
+    const QString table = QStringLiteral("token,0\na,1\n");
+    const auto utf16 = [&table](bool bigEndian, bool bom) {
+        QByteArray bytes;
+        if (bom)
+            bytes += bigEndian ? QByteArray("\xFE\xFF", 2) : QByteArray("\xFF\xFE", 2);
+        for (const QChar c : table) {
+            const char low = char(c.unicode() & 0xFF), high = char(c.unicode() >> 8);
+            bytes += bigEndian ? QByteArray(1, high) + low : QByteArray(1, low) + high;
+        }
+        return bytes;
+    };
+    const QString utf16Message = QStringLiteral("the file is UTF-16 text, not UTF-8; save the CSV as UTF-8");
+    QTest::newRow("UTF-16LE with BOM") << utf16(false, true) << utf16Message;
+    QTest::newRow("UTF-16BE with BOM") << utf16(true, true) << utf16Message;
+    QTest::newRow("UTF-16LE without BOM") << utf16(false, false) << utf16Message;
+    QTest::newRow("a NUL on line 2")
+        << QByteArray("token,0\na,1\0\n", 13)
+        << "CSV line 2: a NUL byte; the file is not UTF-8 text (UTF-16?); save the "
+           "CSV as UTF-8";
+    QTest::newRow("a long cell, control bytes")
+        << QByteArray("t,0\na,") + QByteArray(100, '7') + "\x01\n"
+        << "CSV row 2, column 2: '7777777777777777777777777777777777777777'"
+           "... (101 bytes) is not a number";
+    QTest::newRow("a control byte") << QByteArray("t,0\na,1\x1b[2J\n")
+                                    << "CSV row 2, column 2: '1\\x1b[2J' is not a number";
+}
+
+void TestMatrixIo::csvNotUtf8()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, message);
+    const auto m = attnlab::readMatrixCsv(std::string_view(text.constData(), std::size_t(text.size())));
+    QVERIFY(!m.ok());
+    QCOMPARE(QString::fromStdString(m.error().message), message);
+}
+
+// A blank line once cost about 90 times its size (a row of one empty string
+// kept for each). Now trailing ones are counted, not kept: 20 MB of them
+// read in bounded time, and before a row they are refused at the first.
+void TestMatrixIo::csvBlankLinesCostNothing()
+{
+    const std::string blanks(20u << 20, '\n');
+    QElapsedTimer timer;
+    timer.start();
+    const auto trailing = attnlab::readMatrixCsv("t,0,1\na,1,2\n" + blanks);
+    QVERIFY2(trailing.ok(), trailing.ok() ? "" : trailing.error().message.c_str());
+    QCOMPARE(trailing->values.rows(), 1);
+    QCOMPARE(trailing->values(0, 1), 2.0);
+    const auto inside = attnlab::readMatrixCsv("t,0,1\na,1,2\n" + blanks + "b,3,4\n");
+    QVERIFY(!inside.ok());
+    QCOMPARE(inside.error().message, std::string("CSV row 3: 1 cells, expected 3 as in the header"));
+    const auto only = attnlab::readMatrixCsv(blanks);
+    QVERIFY(!only.ok());
+    QCOMPARE(only.error().message, std::string("the CSV file is empty"));
+    QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+}
+
+// The table was sized from its header before a row was read; now each row
+// is checked against a matrix's limits (4096 rows or columns, 4096 x 1024
+// numbers) before it is kept.
+void TestMatrixIo::csvBeyondAMatrixRefusedAtTheRow()
+{
+    std::string wide = "t";
+    for (int j = 0; j < 5000; ++j)
+        wide += ",c";
+    const auto header = attnlab::readMatrixCsv(wide + "\n");
+    QVERIFY(!header.ok());
+    QCOMPARE(header.error().message, std::string("CSV line 1: more than 4097 cells in a row"));
+
+    std::string tall = "t,0\n";
+    for (int i = 0; i < 4097; ++i)
+        tall += "r,1\n";
+    const auto rows = attnlab::readMatrixCsv(tall);
+    QVERIFY(!rows.ok());
+    QCOMPARE(rows.error().message,
+             std::string("CSV row 4098: more than 4096 rows, the most a matrix can have"));
+    QVERIFY(attnlab::readMatrixCsv(tall.substr(0, tall.size() - 4)).ok());
+
+    // 4096 columns: at most 1024 rows; the 1025th (CSV row 1026) is refused.
+    std::string row = "r";
+    std::string head = "t";
+    for (int j = 0; j < 4096; ++j) {
+        row += ",0";
+        head += ",c";
+    }
+    std::string big = head + "\n";
+    for (int i = 0; i < 1025; ++i)
+        big += row + "\n";
+    const auto entries = attnlab::readMatrixCsv(big);
+    QVERIFY(!entries.ok());
+    QCOMPARE(entries.error().message,
+             std::string("CSV row 1026: more than 4194304 numbers, the most a matrix can have"));
+}
+
+// readMatrixFile takes a matrix as the engine's input: what the engine would
+// refuse later (|x| > 1e30) is refused here, naming the file and its own
+// cell, so the import dialog's verdict and the import's agree.
+void TestMatrixIo::matrixFileEntriesWithinTheEngineLimit_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("labelled CSV")
+        << "X.csv" << QByteArray("token,0,1\na,1,2\nb,3,1e31\n")
+        << "X.csv: CSV row 3, column 3: 1e+31 is too large: at most 1e+30 in magnitude";
+    QTest::newRow("plain CSV")
+        << "W.csv" << QByteArray("1,-1e31\n3,4\n")
+        << "W.csv: CSV row 1, column 2: -1e+31 is too large: at most 1e+30 in magnitude";
+    QTest::newRow("CSV nan") << "W.csv" << QByteArray("1,2\nnan,4\n")
+                             << "W.csv: CSV row 2, column 1: nan is not a finite number";
+    attn::Matrix m(2, 2);
+    m << 1, 1e31, 3, 4;
+    const std::string npy = attnlab::npyBytes(m);
+    QTest::newRow(".npy") << "big.npy" << QByteArray(npy.data(), qsizetype(npy.size()))
+                          << "big.npy: entry [0, 1] (row 1, column 2) is 1e+31; too large: at most 1e+30 in "
+                             "magnitude";
+    QTest::newRow("exactly 1e30 is accepted") << "W.csv" << QByteArray("1e30,-1e30\n") << "";
+}
+
+void TestMatrixIo::matrixFileEntriesWithinTheEngineLimit()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QFile file(dir.filePath(name));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(bytes);
+    file.close();
+    const auto m = attnlab::readMatrixFile(file.fileName());
+    if (message.isEmpty()) {
+        QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+        QCOMPARE((*m)(0, 1), -1e30);
+        return;
+    }
+    QVERIFY(!m.ok());
+    QCOMPARE(QString::fromStdString(m.error().message), message);
 }
 
 QTEST_APPLESS_MAIN(TestMatrixIo)

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// readInputFile, the readers' one way in: the cap holds for regular files (by
+// size), pipes and FIFOs (while reading), a FIFO with no writer returns at
+// once, devices and folders are refused unread; and the readers that use it
+// (.npy, CSV, lab) read a pipe like a file.
+
+#include "inputfile.h"
+#include "labfile.h"
+#include "matrixio.h"
+#include "npy.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+// A FIFO at `path` holding `bytes` from a writer that has closed. A reader
+// of ours is kept open meanwhile (the returned descriptor), or the kernel
+// would drop the bytes; at most a pipe buffer (64 KiB).
+int fifoHolding(const QString& path, const QByteArray& bytes)
+{
+    const QByteArray name = QFile::encodeName(path);
+    if (::mkfifo(name.constData(), 0600) != 0)
+        return -1;
+    const int keep = ::open(name.constData(), O_RDONLY | O_NONBLOCK);
+    const int writer = ::open(name.constData(), O_WRONLY | O_NONBLOCK);
+    if (keep < 0 || writer < 0)
+        return -1;
+    const bool written = ::write(writer, bytes.constData(), std::size_t(bytes.size())) == bytes.size();
+    ::close(writer);
+    if (!written) {
+        ::close(keep);
+        return -1;
+    }
+    return keep;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
+
+}  // namespace
+
+class TestInputFile : public QObject {
+    Q_OBJECT
+private slots:
+    void regularFileWithinAndOverTheCap()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("a.txt");
+        QVERIFY(writeFile(path, QByteArray(1000, 'x')));
+        const auto read = attnlab::readInputFile(path, 1000, "test file");
+        QVERIFY(read);
+        QCOMPARE(read->size(), 1000);
+        const auto over = attnlab::readInputFile(path, 999, "test file");
+        QVERIFY(!over);
+        QCOMPARE(over.error().message,
+                 std::string("a.txt: 1000 bytes is larger than any test file can be (at most 999 bytes)"));
+    }
+
+    // No size to ask for: the cap is checked as the bytes come.
+    void pipeOverTheCapRefusedWhileReading()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("p.npy");
+        const int keep = fifoHolding(path, QByteArray(5000, 'x'));
+        QVERIFY(keep >= 0);
+        const auto over = attnlab::readInputFile(path, 4096, "test file");
+        ::close(keep);
+        QVERIFY(!over);
+        QCOMPARE(over.error().message,
+                 std::string("p.npy: more than 4 KiB came through the pipe; that is larger "
+                             "than any test file can be (at most 4 KiB)"));
+    }
+
+    // Once it would block forever, waiting in open() for a writer.
+    void fifoWithoutWriterReturnsAtOnce()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("X.npy");
+        QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0);
+        QElapsedTimer timer;
+        timer.start();
+        const auto read = attnlab::readNpyFile(path);
+        QVERIFY(timer.elapsed() < 2000);
+        QVERIFY(!read);
+        QCOMPARE(read.error().message,
+                 std::string("X.npy: nothing came through the pipe (no program was writing to it)"));
+    }
+
+    // /dev/zero has size 0 and never ends; a terminal waits for typing.
+    void devicesAndFoldersRefusedUnread()
+    {
+        const auto zero = attnlab::readMatrixFile(QStringLiteral("/dev/zero"));
+        QVERIFY(!zero);
+        QCOMPARE(zero.error().message,
+                 std::string("zero: a device, not a file; only regular files and pipes can be read"));
+        const auto lab = attnlab::readLabFile(QStringLiteral("/dev/zero"));
+        QVERIFY(!lab);
+        QCOMPARE(lab.error().message, zero.error().message);
+        QTemporaryDir dir;
+        const auto folder = attnlab::readInputFile(dir.path(), 100, "test file");
+        QVERIFY(!folder);
+        QVERIFY2(folder.error().message.find(": a folder, not a file;") != std::string::npos,
+                 folder.error().message.c_str());
+    }
+
+    // A valid .npy through a pipe was refused as "the file has -128 bytes"
+    // (its size asked of a pipe); now read as from a file.
+    void npyThroughAPipeIsRead()
+    {
+        attn::Matrix m(2, 3);
+        m << 1.0, -2.5, 0.125, 3e-5, 7.0, -0.0;
+        QTemporaryDir dir;
+        const QString path = dir.filePath("X.npy");
+        const std::string bytes = attnlab::npyBytes(m);
+        const int keep = fifoHolding(path, QByteArray(bytes.data(), qsizetype(bytes.size())));
+        QVERIFY(keep >= 0);
+        const auto read = attnlab::readMatrixFile(path);
+        ::close(keep);
+        QVERIFY2(read, read ? "" : read.error().message.c_str());
+        QVERIFY(read.value() == m);
+    }
+
+    void csvThroughAPipeIsRead()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("X.csv");
+        const int keep = fifoHolding(path, "token,0,1\na,0.5,-1\nb,2,1e-3\n");
+        QVERIFY(keep >= 0);
+        const auto read = attnlab::readMatrixFile(path);
+        ::close(keep);
+        QVERIFY2(read, read ? "" : read.error().message.c_str());
+        attn::Matrix m(2, 2);
+        m << 0.5, -1, 2, 1e-3;
+        QVERIFY(read.value() == m);
+    }
+
+    void byteSizeInWords()
+    {
+        QCOMPARE(attnlab::byteSizeText(1), std::string("1 byte"));
+        QCOMPARE(attnlab::byteSizeText(1023), std::string("1023 bytes"));
+        QCOMPARE(attnlab::byteSizeText(1536), std::string("2 KiB"));
+        QCOMPARE(attnlab::byteSizeText(240LL << 20), std::string("240 MiB"));
+        QCOMPARE(attnlab::byteSizeText((32LL << 20) + 65548), std::string("32 MiB"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInputFile)
+#include "tst_inputfile.moc"
