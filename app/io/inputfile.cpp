@@ -64,6 +64,16 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
     const std::string name = QFileInfo(path).fileName().toStdString();
     const std::string tooLarge =
         " is larger than any " + std::string(what) + " can be (at most " + byteSizeText(cap) + ")";
+    if (path.startsWith(QLatin1Char(':')) || path.startsWith(QLatin1String("qrc:"))) {
+        // A Qt resource (the presets): in memory, of a known size.
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return attn::Error{"cannot open '" + path.toStdString()
+                               + "': " + file.errorString().toStdString()};
+        if (file.size() > cap)
+            return attn::Error{name + ": " + byteSizeText(file.size()) + tooLarge};
+        return file.readAll();
+    }
     // O_NONBLOCK only for the open: a FIFO's open would otherwise wait for a writer.
     const FileDescriptor fd(::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0)

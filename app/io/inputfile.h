@@ -10,7 +10,8 @@
 // without waiting for a writer: one with no writer reads as empty at once
 // (an error saying so) instead of blocking until a writer comes. Anything
 // else is refused unread: a device (/dev/zero never ends, a terminal waits
-// for typing), a socket, a folder; no matrix or lab comes from one.
+// for typing), a socket, a folder; no matrix or lab comes from one. A Qt
+// resource (":/presets/...") is read through QFile, by its size.
 
 #include "expected.h"
 

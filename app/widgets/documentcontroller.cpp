@@ -317,9 +317,14 @@ attn::Status DocumentController::importMatrix(MatrixId which, const QString& pat
     const attn::Expected<attn::Matrix> m = ImportDialog::readMatrix(*session_, which, path, transpose);
     if (!m)
         return m.error();
+    return applyImport(which, m.value(), path);
+}
+
+attn::Status DocumentController::applyImport(MatrixId which, const attn::Matrix& m, const QString& path)
+{
     attn::Status imported = attn::okStatus();
     recorder_->recordAs(tr("Import %1 from %2").arg(Session::matrixName(which), QFileInfo(path).fileName()),
-                        [&] { imported = session_->setMatrix(which, m.value()); });
+                        [&] { imported = session_->setMatrix(which, m); });
     return imported;
 }
 
@@ -328,7 +333,10 @@ void DocumentController::showImportDialog()
     ImportDialog dialog(session_, window_);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const attn::Status imported = importMatrix(dialog.target(), dialog.path(), dialog.transpose());
+    // What the dialog read and checked, not a second read (a pipe is read once).
+    const attn::Expected<attn::Matrix> m = dialog.matrix();
+    const attn::Status imported =
+        m ? applyImport(dialog.target(), m.value(), dialog.path()) : attn::Status(m.error());
     emit message(imported
                      ? tr("Imported %1 from %2.")
                            .arg(Session::matrixName(dialog.target()), QFileInfo(dialog.path()).fileName())

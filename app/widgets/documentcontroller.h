@@ -65,6 +65,8 @@ signals:
     void articleExampleStarted();
 
 private:
+    // `m`, read from `path` and checked, replaces `which` as one undo step.
+    attn::Status applyImport(MatrixId which, const attn::Matrix& m, const QString& path);
     void setPrompts();
     void addPresetMenu(QMenu* file);
     void rebuildRecentMenu();

@@ -6,6 +6,7 @@
 #include "size_limits.h"
 
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -15,8 +16,12 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <thread>
 
 namespace attnlab {
 
@@ -109,7 +114,11 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(pa
 
     connect(browse, &QPushButton::clicked, this, &ImportDialog::browse);
     connect(target_, &QComboBox::currentIndexChanged, this, &ImportDialog::check);
-    connect(path_, &QLineEdit::textChanged, this, &ImportDialog::check);
+    settle_ = new QTimer(this);
+    settle_->setSingleShot(true);
+    settle_->setInterval(300);
+    connect(settle_, &QTimer::timeout, this, &ImportDialog::readPath);
+    connect(path_, &QLineEdit::textChanged, this, &ImportDialog::pathEdited);
     connect(transpose_, &QCheckBox::toggled, this, &ImportDialog::check);
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -127,12 +136,13 @@ QString ImportDialog::expectedShape(const Session& session, MatrixId which)
         .arg(dims, widthName(which));
 }
 
-attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, MatrixId which,
-                                                      const QString& path, bool transpose)
+namespace {
+
+// `read` (the file as read) transposed if asked and checked against the
+// session's shapes: what both the dialog's verdict and the import use.
+attn::Expected<attn::Matrix> checkedMatrix(const Session& session, MatrixId which, const QString& path,
+                                           attn::Expected<attn::Matrix> read, bool transpose)
 {
-    if (path.isEmpty())
-        return attn::Error{tr("Choose a .npy or .csv file.").toStdString()};
-    attn::Expected<attn::Matrix> read = readMatrixFile(path);
     if (!read)
         return read.error();
     attn::Matrix m = transpose ? attn::Matrix(read.value().transpose()) : std::move(read.value());
@@ -141,8 +151,8 @@ attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, Ma
     const std::string hint =
         which == MatrixId::X
             ? std::string()
-            : (transpose ? tr("untick Transpose")
-                         : tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
+            : (transpose ? ImportDialog::tr("untick Transpose")
+                         : ImportDialog::tr("tick Transpose for PyTorch's nn.Linear.weight (d_out x d_in)"))
                   .toStdString();
     // The rows are fixed by the tokens (X) or by d_model (W); the width is
     // free: the import sets d_model, d_k or d_v to it (Session::setMatrix).
@@ -150,13 +160,32 @@ attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, Ma
         return fits.error();
     const int limit = which == MatrixId::X ? attn::kMaxDModel : attn::kMaxDHead;
     if (m.cols() > limit)
-        return attn::Error{tr("%1 has %2 columns, more than the %3 allowed for %4.")
+        return attn::Error{ImportDialog::tr("%1 has %2 columns, more than the %3 allowed for %4.")
                                .arg(QString::fromStdString(name))
                                .arg(m.cols())
                                .arg(limit)
                                .arg(widthName(which))
                                .toStdString()};
     return m;
+}
+
+}  // namespace
+
+attn::Expected<attn::Matrix> ImportDialog::readMatrix(const Session& session, MatrixId which,
+                                                      const QString& path, bool transpose)
+{
+    if (path.isEmpty())
+        return attn::Error{tr("Choose a .npy or .csv file.").toStdString()};
+    return checkedMatrix(session, which, path, readMatrixFile(path), transpose);
+}
+
+attn::Expected<attn::Matrix> ImportDialog::matrix() const
+{
+    if (path().isEmpty())
+        return attn::Error{tr("Choose a .npy or .csv file.").toStdString()};
+    if (!read_ || reading_ || settle_->isActive())
+        return attn::Error{tr("Reading %1…").arg(QFileInfo(path()).fileName()).toStdString()};
+    return checkedMatrix(*session_, target(), path(), *read_, transpose());
 }
 
 MatrixId ImportDialog::target() const
@@ -176,7 +205,9 @@ QString ImportDialog::path() const
 
 void ImportDialog::setPath(const QString& path)
 {
+    // A whole path (Browse, a caller): read at once rather than after the pause.
     path_->setText(path);
+    readPath();
 }
 
 bool ImportDialog::transpose() const
@@ -200,7 +231,60 @@ void ImportDialog::browse()
         this, tr("Import %1").arg(Session::matrixName(target())), path_->text(),
         tr("Matrices (*.npy *.csv);;NumPy arrays (*.npy);;CSV tables (*.csv);;All files (*)"));
     if (!path.isEmpty())
-        path_->setText(path);
+        setPath(path);
+}
+
+void ImportDialog::pathEdited()
+{
+    // Nothing is read while the path is being typed (a read per keystroke of
+    // a long path, or one blocking on a FIFO); OK waits for the verdict.
+    ++generation_;
+    read_.reset();
+    reading_ = false;
+    settle_->start();
+    buttons_->button(QDialogButtonBox::Ok)->setEnabled(false);
+}
+
+void ImportDialog::readPath()
+{
+    settle_->stop();
+    const quint64 generation = ++generation_;
+    const QString path = path_->text();
+    read_.reset();
+    reading_ = false;
+    const QFileInfo info(path);
+    if (path.isEmpty() || info.isFile() || info.isDir() || !info.exists()) {
+        // A regular file (or none): read here, bounded by the readers' caps.
+        if (!path.isEmpty())
+            read_ = readMatrixFile(path);
+        check();
+        return;
+    }
+    // A FIFO may wait for its writer: read on a thread of its own, which
+    // outlives the dialog if need be and then reports to nobody.
+    reading_ = true;
+    check();
+    QPointer<ImportDialog> self(this);
+    std::thread([self, generation, path] {
+        attn::Expected<attn::Matrix> read = readMatrixFile(path);
+        if (QCoreApplication* app = QCoreApplication::instance())
+            QMetaObject::invokeMethod(
+                app,
+                [self, generation, read = std::move(read)] {
+                    if (self)
+                        self->readFinished(generation, read);
+                },
+                Qt::QueuedConnection);
+    }).detach();
+}
+
+void ImportDialog::readFinished(quint64 generation, const attn::Expected<attn::Matrix>& read)
+{
+    if (generation != generation_)
+        return;  // the path changed meanwhile
+    reading_ = false;
+    read_ = read;
+    check();
 }
 
 void ImportDialog::check()
@@ -226,6 +310,8 @@ void ImportDialog::check()
     } else
         message_->setText(QString::fromStdString(m.error().message));
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(bool(m));
+    if (!reading_ && !settle_->isActive())
+        emit verdictChanged();
 }
 
 }  // namespace attnlab

@@ -6,6 +6,13 @@
 // (d_model, d_k), W_v (d_model, d_v). Weights saved from PyTorch as
 // nn.Linear.weight are (d_out, d_in); "Transpose" turns them around first.
 // A misfit is refused with the expected and the actual shape.
+//
+// The file is read when its path stops changing (300 ms after the last
+// keystroke, at once when set by Browse or setPath), and only a regular file
+// is read on the GUI thread (bounded by the readers' caps). Anything else (a
+// FIFO that may wait for its writer) is read on a thread of its own while the
+// dialog says so, so no path can freeze the window. The verdict (and what OK
+// imports: matrix()) is the very check importMatrix applies.
 
 #include "expected.h"
 #include "matrix.h"
@@ -13,11 +20,14 @@
 
 #include <QDialog>
 
+#include <optional>
+
 class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QTimer;
 
 namespace attnlab {
 
@@ -40,15 +50,21 @@ public:
     bool transpose() const;
     void setTranspose(bool transpose);
 
-    // The checked matrix for the current choices (what OK imports).
-    attn::Expected<attn::Matrix> matrix() const
-    {
-        return readMatrix(*session_, target(), path(), transpose());
-    }
+    // The checked matrix for the current choices (what OK imports): the file
+    // as last read, transposed if asked, checked against the shapes.
+    attn::Expected<attn::Matrix> matrix() const;
     QString message() const;  // what the dialog says about the choice
+    bool reading() const { return reading_; }
+
+signals:
+    // The verdict for the current path is ready (message() and OK updated).
+    void verdictChanged();
 
 private:
     void browse();
+    void pathEdited();
+    void readPath();
+    void readFinished(quint64 generation, const attn::Expected<attn::Matrix>& read);
     void check();
 
     const Session* session_;
@@ -58,6 +74,10 @@ private:
     QLabel* expected_;
     QLabel* message_;
     QDialogButtonBox* buttons_;
+    QTimer* settle_;                                    // the path's keystrokes settle
+    std::optional<attn::Expected<attn::Matrix>> read_;  // the file at path() as read
+    quint64 generation_ = 0;                            // of the read under way or done
+    bool reading_ = false;
 };
 
 }  // namespace attnlab

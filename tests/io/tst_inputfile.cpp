@@ -144,6 +144,19 @@ private slots:
         QVERIFY(read.value() == m);
     }
 
+    // The presets are Qt resources, which only QFile can open.
+    void qtResourceRead()
+    {
+        const auto read =
+            attnlab::readInputFile(QStringLiteral(":/inputfile/tst_inputfile.cpp"), 1 << 20, "test file");
+        QVERIFY2(read, read ? "" : read.error().message.c_str());
+        QVERIFY(read->startsWith("// SPDX-License-Identifier: GPL-3.0-or-later\n// readInputFile"));
+        const auto over =
+            attnlab::readInputFile(QStringLiteral(":/inputfile/tst_inputfile.cpp"), 100, "test file");
+        QVERIFY(!over);
+        QVERIFY2(over.error().message.rfind("tst_inputfile.cpp: ", 0) == 0, over.error().message.c_str());
+    }
+
     void byteSizeInWords()
     {
         QCOMPARE(attnlab::byteSizeText(1), std::string("1 byte"));

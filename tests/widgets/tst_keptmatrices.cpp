@@ -266,7 +266,10 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         dialog.setTarget(MatrixId::X);
         auto* path = guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"));
         path->setFocus();
+        // The file is read once the typed path settles.
+        QSignalSpy verdict(&dialog, &ImportDialog::verdictChanged);
         QTest::keyClicks(path, xPath);
+        QVERIFY(verdict.wait());
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
         QVERIFY(window.importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }
