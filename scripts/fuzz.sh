@@ -3,7 +3,10 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a
 # bounded time, seeded from tests/fuzz/corpus/NAME. A crash stops the run;
 # its input is written to build-fuzz/artifacts/ to be kept as a regression
-# case in tests/fuzz/corpus/NAME/.
+# case in tests/fuzz/corpus/NAME/. Time and memory are findings too: an
+# input that takes over 5 s or a run above 512 MB (ASan's own overhead
+# included) stops it, so a reader whose cost is not bounded by its input
+# (quadratic keys, blank lines, nested arrays) is caught like a crash.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +23,7 @@ for src in tests/fuzz/fuzz_*.cpp; do
   work=build-fuzz/corpus/${name#fuzz_}
   mkdir -p "$work"
   echo "== $name: ${seconds}s, seeds from $corpus"
-  build-fuzz/tests/fuzz/$name -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  build-fuzz/tests/fuzz/$name -max_total_time="$seconds" -timeout=5 -rss_limit_mb=512 \
     -max_len=65536 -artifact_prefix=build-fuzz/artifacts/ -print_final_stats=1 \
     "$work" "$corpus" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)" || true
   if ls build-fuzz/artifacts/ | grep -q .; then

@@ -64,6 +64,11 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
     const std::string name = QFileInfo(path).fileName().toStdString();
     const std::string tooLarge =
         " is larger than any " + std::string(what) + " can be (at most " + byteSizeText(cap) + ")";
+    // The size in words, "more than" when it rounds to the cap.
+    const auto sizeText = [cap](long long size) {
+        return byteSizeText(size) == byteSizeText(cap) ? "more than " + byteSizeText(cap)
+                                                       : byteSizeText(size);
+    };
     if (path.startsWith(QLatin1Char(':')) || path.startsWith(QLatin1String("qrc:"))) {
         // A Qt resource (the presets): in memory, of a known size.
         QFile file(path);
@@ -71,7 +76,7 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
             return attn::Error{"cannot open '" + path.toStdString()
                                + "': " + file.errorString().toStdString()};
         if (file.size() > cap)
-            return attn::Error{name + ": " + byteSizeText(file.size()) + tooLarge};
+            return attn::Error{name + ": " + sizeText(file.size()) + tooLarge};
         return file.readAll();
     }
     // O_NONBLOCK only for the open: a FIFO's open would otherwise wait for a writer.
@@ -86,7 +91,7 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
         return attn::Error{name + ": " + kindOf(info.st_mode)
                            + ", not a file; only regular files and pipes can be read"};
     if (!pipe && info.st_size > cap)
-        return attn::Error{name + ": " + byteSizeText(info.st_size) + tooLarge};
+        return attn::Error{name + ": " + sizeText(info.st_size) + tooLarge};
     const int flags = ::fcntl(fd.get(), F_GETFL);
     if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
         return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};

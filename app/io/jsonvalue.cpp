@@ -98,7 +98,27 @@ private:
                 return true;
             }
         }
-        return failAt("unexpected character '" + std::string(1, c) + "'");
+        return failAt("unexpected character '" + shown(std::string_view(&c, 1)) + "'");
+    }
+
+    // Text from the file in a message: at most 40 bytes, control bytes as
+    // \xNN, so that the message stays one short line.
+    static std::string shown(std::string_view text)
+    {
+        constexpr std::size_t kShown = 40;
+        std::string out;
+        for (const char c : text.substr(0, kShown)) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7F) {
+                const char* hex = "0123456789abcdef";
+                out += "\\x";
+                out += hex[u >> 4];
+                out += hex[u & 15];
+            } else {
+                out += c;
+            }
+        }
+        return text.size() > kShown ? out + "..." : out;
     }
 
     static std::string tooMany(long long limit, const char* what)
@@ -328,7 +348,7 @@ private:
                 return false;
             if (!keys.insert(key).second) {
                 pos_ = keyStart;
-                return failAt("the key \"" + key + "\" appears twice");
+                return failAt("the key \"" + shown(key) + "\" appears twice");
             }
             if (!expect(':', "expected ':' after a key"))
                 return false;

@@ -10,3 +10,4 @@ int fuzzTokenizer(const std::uint8_t* data, std::size_t size);
 int fuzzCsv(const std::uint8_t* data, std::size_t size);
 int fuzzNpy(const std::uint8_t* data, std::size_t size);
 int fuzzLabFile(const std::uint8_t* data, std::size_t size);
+int fuzzJson(const std::uint8_t* data, std::size_t size);

@@ -144,6 +144,36 @@ private slots:
         QVERIFY(read.value() == m);
     }
 
+    // Each reader's own cap, on sparse files just past it: refused from the
+    // size, unread (a sparse file costs no disk).
+    void readersCapsFromTheSize()
+    {
+        QTemporaryDir dir;
+        const auto sparse = [&dir](const QString& name, qint64 size) {
+            QFile file(dir.filePath(name));
+            return file.open(QIODevice::WriteOnly) && file.resize(size) ? file.fileName() : QString();
+        };
+        const QString lab = sparse("big.attnlab", (240LL << 20) + 1);
+        const QString csv = sparse("big.csv", (133LL << 20));
+        const QString npy = sparse("big.npy", (33LL << 20));
+        QVERIFY(!lab.isEmpty() && !csv.isEmpty() && !npy.isEmpty());
+        QElapsedTimer timer;
+        timer.start();
+        const auto readLab = attnlab::readLabFile(lab);
+        QVERIFY(!readLab);
+        QCOMPARE(readLab.error().message,
+                 std::string("big.attnlab: more than 240 MiB is larger than any lab file can be (at most 240 MiB)"));
+        const auto readCsv = attnlab::readMatrixFile(csv);
+        QVERIFY(!readCsv);
+        QCOMPARE(readCsv.error().message,
+                 std::string("big.csv: 133 MiB is larger than any CSV matrix can be (at most 132 MiB)"));
+        const auto readNpy = attnlab::readMatrixFile(npy);
+        QVERIFY(!readNpy);
+        QCOMPARE(readNpy.error().message,
+                 std::string("big.npy: 33 MiB is larger than any .npy matrix can be (at most 32 MiB)"));
+        QVERIFY(timer.elapsed() < 1000);
+    }
+
     // The presets are Qt resources, which only QFile can open.
     void qtResourceRead()
     {
