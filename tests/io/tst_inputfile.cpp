@@ -162,7 +162,8 @@ private slots:
         const auto readLab = attnlab::readLabFile(lab);
         QVERIFY(!readLab);
         QCOMPARE(readLab.error().message,
-                 std::string("big.attnlab: more than 240 MiB is larger than any lab file can be (at most 240 MiB)"));
+                 std::string(
+                     "big.attnlab: more than 240 MiB is larger than any lab file can be (at most 240 MiB)"));
         const auto readCsv = attnlab::readMatrixFile(csv);
         QVERIFY(!readCsv);
         QCOMPARE(readCsv.error().message,
