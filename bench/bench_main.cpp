@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
-//                     [engine] [interaction] [startup] [export] [memory]
+//                     [engine] [multihead] [interaction] [startup] [export] [memory]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -8,6 +8,7 @@
 // exponential instead of the AVX2 kernels (as attention-lab --kernel=baseline).
 
 #include "engine_bench.h"
+#include "multihead_bench.h"
 #include "kernels.h"
 
 #ifdef ATTNLAB_BENCH_GUI
@@ -66,6 +67,8 @@ int main(int argc, char** argv)
     if (wanted("engine"))
         bench::runEngineBench(
             quick ? std::vector<int>{16, 128, 512} : std::vector<int>{16, 128, 512, 2048, 4096}, 64);
+    if (wanted("multihead"))
+        bench::runMultiHeadBench(quick ? std::vector<int>{128, 512} : std::vector<int>{512, 2048}, 512, 8);
 #ifdef ATTNLAB_BENCH_GUI
     if (wanted("interaction"))
         bench::runInteractionBench(!sizes.empty() ? sizes

@@ -224,6 +224,21 @@ void projectInto(const Matrix& X, const Matrix& W, Matrix* out)
     }
 }
 
+void projectTransposedInto(const Matrix& X, const Matrix& Wt, Matrix* out)
+{
+    if (!kernels::available()) {
+        out->noalias() = X * Wt.transpose();
+        return;
+    }
+    kernels::PackedValues packed;
+    kernels::packValuesTransposed(Wt.data(), int(Wt.cols()), int(Wt.rows()), &packed);
+    out->resize(X.rows(), Wt.rows());
+    constexpr Eigen::Index kRows = 256;  // bounds the kernel's working copy
+    for (Eigen::Index i0 = 0; i0 < X.rows(); i0 += kRows)
+        kernels::context(X.data() + i0 * X.cols(), X.cols(), int(std::min(kRows, X.rows() - i0)), packed,
+                         out->data() + i0 * out->cols(), out->cols());
+}
+
 Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv,
                             const AttentionOptions& options, AttentionResult* r,
                             const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)

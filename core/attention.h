@@ -127,6 +127,10 @@ Status computeAttentionFromProjections(const AttentionOptions& options, Attentio
 // bit X times that block of W. Shapes are the caller's to check.
 void projectInto(const Matrix& X, const Matrix& W, Matrix* out);
 
+// X Wt^T (n, rows of Wt), the same numbers as projectInto(X, Wt^T) without
+// the transposed copy: nn.Linear's x W^T for W (out, in).
+void projectTransposedInto(const Matrix& X, const Matrix& Wt, Matrix* out);
+
 const char* scaleModeName(ScaleMode mode);  // "sqrt-dk", "none", "custom"
 
 }  // namespace attn

@@ -81,6 +81,25 @@ void packValues(const double* V, int n, int dv, PackedValues* out)
     }
 }
 
+void packValuesTransposed(const double* Vt, int n, int dv, PackedValues* out)
+{
+    const int blocks = (dv + kCols - 1) / kCols;
+    out->n = n;
+    out->dv = dv;
+    out->data.assign(std::size_t(blocks) * std::size_t(n) * kCols, 0.0);
+    // Block b's row j holds V(j, 8b + c) = Vt(8b + c, j): eight rows of Vt
+    // read side by side.
+    for (int b = 0; b < blocks; ++b) {
+        double* block = out->data.data() + std::size_t(b) * std::size_t(n) * kCols;
+        const int cols = std::min(kCols, dv - b * kCols);
+        for (int c = 0; c < cols; ++c) {
+            const double* row = Vt + std::size_t(b * kCols + c) * std::size_t(n);
+            for (int j = 0; j < n; ++j)
+                block[std::size_t(j) * kCols + c] = row[j];
+        }
+    }
+}
+
 #ifdef ATTN_KERNELS_X86
 
 namespace {

@@ -51,6 +51,10 @@ struct PackedValues {
 };
 void packValues(const double* V, int n, int dv, PackedValues* out);
 
+// The same packing of V from its transpose Vt (dv, n) row-major, e.g. an
+// nn.Linear weight (out, in) for x W^T: no transposed copy is made.
+void packValuesTransposed(const double* Vt, int n, int dv, PackedValues* out);
+
 // Z(i, c) = sum_j W(i, j) V(j, c) for `rows` rows of W (row-major, leading
 // dimension ldW) into Z (row-major, leading dimension ldZ, dv columns).
 // With causalRow0 >= 0, row i of W is query causalRow0 + i of a causal map:

@@ -43,7 +43,6 @@ void prepare(MultiHeadResult* r, HeadLayout layout, int heads, Eigen::Index n, E
     r->stats.resize(std::size_t(heads));
     r->weightsAverage.setZero(n, n);
     r->concat.resize(n, heads * dV);
-    r->output.resize(0, 0);
 }
 
 // One head's pass from its projections (already in result->heads[i]):
@@ -188,6 +187,8 @@ Status computeMultiHeadInto(const Matrix& X, const IndependentHeads& p, const At
     r->weightsAverage /= double(h);
     if (p.Wo.size() > 0)
         projectInto(r->concat, p.Wo, &r->output);
+    else
+        r->output.resize(0, 0);
     return okStatus();
 }
 
@@ -207,9 +208,8 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& p, const Attentio
     const Eigen::Index n = X.rows(), e = X.cols(), hd = p.headDim();
     // [q | k | v] = X in_proj_weight^T + in_proj_bias (n, 3E) once; each
     // head's Q, K and V are column blocks of it.
-    const Matrix inProjT = p.inProjWeight.transpose();
-    Matrix packed;
-    projectInto(X, inProjT, &packed);
+    Matrix& packed = r->inProjection;
+    projectTransposedInto(X, p.inProjWeight, &packed);
     packed.rowwise() += p.inProjBias;
     prepare(r, HeadLayout::Split, h, n, hd);
     for (int i = 0; i < h; ++i) {
@@ -221,8 +221,7 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& p, const Attentio
             return s;
     }
     r->weightsAverage /= double(h);
-    const Matrix outProjT = p.outProjWeight.transpose();
-    projectInto(r->concat, outProjT, &r->output);
+    projectTransposedInto(r->concat, p.outProjWeight, &r->output);
     r->output.rowwise() += p.outProjBias;
     return okStatus();
 }

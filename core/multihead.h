@@ -71,6 +71,7 @@ struct MultiHeadResult {
     Matrix weightsAverage;               // (n, n)
     Matrix concat;                       // (n, h d_v)
     Matrix output;                       // (n, d_out), empty without an output projection
+    Matrix inProjection;                 // split: X in_proj_weight^T + in_proj_bias (n, 3E)
 
     int headCount() const { return int(heads.size()); }
     bool hasOutput() const { return output.size() > 0; }
