@@ -153,18 +153,24 @@ const char* scaleModeName(ScaleMode mode)
     return "sqrt-dk";
 }
 
+Status validateCustomDivisor(double divisor)
+{
+    if (std::isfinite(divisor) && divisor >= kMinCustomDivisor && divisor <= kMaxCustomDivisor)
+        return okStatus();
+    std::ostringstream msg;
+    msg << "The custom scale divisor must be a number from " << kMinCustomDivisor << " to "
+        << kMaxCustomDivisor << "; got " << divisor << ".";
+    return Error{msg.str()};
+}
+
 Expected<double> scaleDivisor(const AttentionOptions& options, int dK)
 {
     switch (options.scale) {
     case ScaleMode::SqrtDk: return std::sqrt(double(dK));
     case ScaleMode::None: return 1.0;
     case ScaleMode::Custom:
-        if (!std::isfinite(options.customDivisor) || options.customDivisor <= 0.0) {
-            std::ostringstream msg;
-            msg << "The custom scale divisor must be a positive finite number; got " << options.customDivisor
-                << ".";
-            return Error{msg.str()};
-        }
+        if (Status valid = validateCustomDivisor(options.customDivisor); !valid)
+            return valid.error();
         return options.customDivisor;
     }
     return Error{"Unknown scale mode."};

@@ -66,8 +66,19 @@ struct AttentionResult {
     Matrix weightsMatrix() const;
 };
 
-// sqrt(d_k), 1, or the custom divisor; an error for a custom divisor that is
-// zero, negative or not finite.
+// The custom divisor's range (the parameter panel's too). The floor keeps
+// every intermediate finite: entries within kMaxInputMagnitude at d_model,
+// d_k <= 1024 bound |q . k| by 1024 * (1024 * 1e60)^2 < 1.1e129, so a scaled
+// score is below 1.1e132 and the sum of the n^2 squares the statistics take
+// stays below 2e271. A divisor of 1e-307 would give inf and NaN weights.
+inline constexpr double kMinCustomDivisor = 1e-3;
+inline constexpr double kMaxCustomDivisor = 1e6;
+
+// An error naming the range for a custom divisor outside it (or not finite).
+Status validateCustomDivisor(double divisor);
+
+// sqrt(d_k), 1, or the custom divisor; an error for a custom divisor outside
+// [kMinCustomDivisor, kMaxCustomDivisor].
 Expected<double> scaleDivisor(const AttentionOptions& options, int dK);
 
 // Shapes agree, sizes within limits, every entry finite and within

@@ -12,14 +12,15 @@ namespace attn {
 
 namespace {
 
-// Index of the first largest of p[0..n-1] (0 for an empty row).
+// Index of the first largest of p[0..n-1] (0 for an empty row). Bounded by
+// n even for a row the engine never produces (a NaN equals nothing).
 int firstMax(const double* p, int n)
 {
     if (n <= 0)
         return 0;
     const double largest = Eigen::Map<const Eigen::ArrayXd>(p, n).maxCoeff();
     int j = 0;
-    while (p[j] != largest)
+    while (j < n - 1 && p[j] != largest)
         ++j;
     return j;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "parametersettings.h"
 
+#include "attention.h"
 #include "size_limits.h"
 
 #include <QSettings>
@@ -59,7 +60,7 @@ bool loadParameters(const QSettings& s, attn::ModelConfig* config, attn::Attenti
         if (scale == QLatin1String(attn::scaleModeName(mode)))
             options->scale = mode;
     const double divisor = s.value(kDivisor).toDouble(&ok);
-    if (ok && std::isfinite(divisor) && divisor > 0)
+    if (ok && attn::validateCustomDivisor(divisor))
         options->customDivisor = divisor;
     options->causal = s.value(kCausal, options->causal).toBool();
     return true;

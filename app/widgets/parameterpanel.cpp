@@ -121,7 +121,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     divisor_->setObjectName(QStringLiteral("divisorSpin"));
     divisor_->setAccessibleName(tr("Custom divisor"));
     divisor_->setDecimals(3);
-    divisor_->setRange(0.001, 1e6);
+    divisor_->setRange(attn::kMinCustomDivisor, attn::kMaxCustomDivisor);
     divisor_->setKeyboardTracking(false);
     divisor_->setToolTip(
         tr("The custom divisor: scaled scores = Q Kᵀ / divisor. Larger "

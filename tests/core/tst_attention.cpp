@@ -282,6 +282,11 @@ void TestAttention::scaleDivisors_data()
     QTest::newRow("custom negative refused") << 2 << -2.0 << 64 << false << 0.0;
     QTest::newRow("custom NaN refused") << 2 << double(NAN) << 64 << false << 0.0;
     QTest::newRow("custom inf refused") << 2 << double(INFINITY) << 64 << false << 0.0;
+    QTest::newRow("custom at the floor 0.001") << 2 << 1e-3 << 64 << true << 1e-3;
+    QTest::newRow("custom at the ceiling 1e6") << 2 << 1e6 << 64 << true << 1e6;
+    QTest::newRow("custom below the floor refused") << 2 << 9.99e-4 << 64 << false << 0.0;
+    QTest::newRow("custom 1e-307 refused (scores overflow)") << 2 << 1e-307 << 64 << false << 0.0;
+    QTest::newRow("custom above the ceiling refused") << 2 << 1.01e6 << 64 << false << 0.0;
 }
 
 void TestAttention::scaleDivisors()

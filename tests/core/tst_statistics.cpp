@@ -2,6 +2,7 @@
 // Statistics by hand-worked 2x2 and 3x3 cases, and the Jacobian norm
 // against the explicit matrix diag(p) - p p^T.
 
+#include "size_limits.h"
 #include "statistics.h"
 
 #include <QtTest>
@@ -13,6 +14,7 @@
 class TestStatistics : public QObject {
     Q_OBJECT
 private slots:
+    void extremeInputsAtTheDivisorFloorStayFinite();
     void rows_data();
     void rows();
     void jacobianNormMatchesExplicitMatrix();
@@ -256,4 +258,48 @@ void TestStatistics::scoreMomentsMatchTwoPassLoops()
 }
 
 QTEST_APPLESS_MAIN(TestStatistics)
+// The largest inputs validation accepts (|entry| = 1e30) at the largest
+// widths, divided by the smallest custom divisor: every score, weight and
+// statistic is finite (the bound kMinCustomDivisor documents). Rows 0 and 2
+// of X are equal, row 1 alternates in sign so that its q and k are 0 (to
+// rounding): rows 0 and 2 split their weight between keys 0 and 2.
+void TestStatistics::extremeInputsAtTheDivisorFloorStayFinite()
+{
+    const int n = 3, d = attn::kMaxDModel, dK = attn::kMaxDHead, dV = 2;
+    const double big = attn::kMaxInputMagnitude;
+    attn::Matrix X(n, d), Wq(d, dK), Wk(d, dK), Wv(d, dV);
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < d; ++c)
+            X(i, c) = (i == 1 && c % 2) ? -big : big;
+    Wq.setConstant(big);
+    Wk.setConstant(big);
+    Wv.setConstant(1.0);
+    attn::AttentionOptions o;
+    o.scale = attn::ScaleMode::Custom;
+    o.customDivisor = attn::kMinCustomDivisor;
+    attn::AttentionResult result;
+    attn::AttentionStats stats;
+    QVERIFY(attn::computeAttentionWithStatistics(X, Wq, Wk, Wv, o, &result, &stats));
+    // Rows 0 and 2 give q = k = d * 1e60 in every column: s = d_k (d 1e60)^2.
+    const double q = double(d) * big * big;
+    QCOMPARE(result.scores(0, 0), double(dK) * q * q);
+    QVERIFY(result.scores.allFinite());
+    QVERIFY(result.context.allFinite());
+    const attn::Matrix scaled = result.scaledMatrix(), weights = result.weightsMatrix();
+    QVERIFY(scaled.allFinite());
+    QVERIFY(weights.allFinite());
+    QVERIFY(std::isfinite(stats.scaledMean) && std::isfinite(stats.scaledVariance));
+    QVERIFY(stats.scaledVariance > 0);
+    for (const attn::RowStats& row : stats.rows)
+        QVERIFY(std::isfinite(row.entropyNats) && std::isfinite(row.jacobianNorm));
+    QVERIFY(std::abs(result.scores(0, 1)) < 1e-15 * result.scores(0, 0));  // 0 up to the sums' rounding
+    for (int i : {0, 2}) {
+        QCOMPARE(weights(i, 0), 0.5);
+        QCOMPARE(weights(i, 1), 0.0);
+        QCOMPARE(weights(i, 2), 0.5);
+        QCOMPARE(stats.rows[std::size_t(i)].entropyNats, std::log(2.0));
+    }
+    QCOMPARE(weights.row(1).sum(), 1.0);
+}
+
 #include "tst_statistics.moc"

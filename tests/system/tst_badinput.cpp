@@ -207,6 +207,7 @@ private slots:
     void init();
     void badInput_data();
     void badInput();
+    void startsDespiteTinyDivisorInSettings();
 
 private:
     void runCommandLine();
@@ -230,6 +231,27 @@ void TestBadInput::init()
 //          export folder, FILE a regular file
 // message: a part of what the user is shown
 // accepted: valid input (the row checks it is taken and computes)
+// The settings of a run that chose a divisor no score survives (written by
+// an older version, or by hand): the window starts with the default divisor
+// instead of crashing at every start.
+void TestBadInput::startsDespiteTinyDivisorInSettings()
+{
+    {
+        QSettings s;
+        s.setValue(QStringLiteral("firstRun"), false);
+        s.setValue(QStringLiteral("parameters/scale"), QStringLiteral("custom"));
+        s.setValue(QStringLiteral("parameters/customDivisor"), 1e-307);
+    }
+    MainWindow w;
+    w.restoreSettings();
+    QCOMPARE(w.session()->options().scale, attn::ScaleMode::Custom);
+    QCOMPARE(w.session()->options().customDivisor, attn::AttentionOptions().customDivisor);
+    QVERIFY(w.session()->problem().isEmpty());
+    const attn::Matrix weights = w.session()->result().weightsMatrix();
+    QVERIFY(weights.allFinite());
+    QCOMPARE(weights.row(0).sum(), 1.0);
+}
+
 void TestBadInput::badInput_data()
 {
     QTest::addColumn<QString>("entry");
@@ -256,6 +278,9 @@ void TestBadInput::badInput_data()
     cli("cli: d_model negative", {"--d-model", "-7"}, none, "", "--d-model must be");
     cli("cli: d_v huge", {"--d-v", "1000000"}, none, "", "--d-v must be");
     cli("cli: scale divisor 0", {"--scale", "0"}, none, "", "--scale must be");
+    cli("cli: scale divisor 1e-307 (scores would overflow)", {"--scale", "1e-307"}, none, "",
+        "--scale: The custom scale divisor must be a number from 0.001 to 1e+06; got 1e-307.");
+    cli("cli: scale divisor 1e300", {"--scale", "1e300"}, none, "", "from 0.001 to 1e+06");
     cli("cli: X.npy with NaN", {"--x", "IN"}, npyOf(filled(6, 16, std::nan(""))), "npy", "NaN");
     cli("cli: truncated W_q.npy", {"--wq", "IN"}, npyOf(filled(16, 24)).left(200), "npy", "truncated");
     cli("cli: empty lab", {"--open", "IN"}, QByteArray(), "attnlab", "in.attnlab");
@@ -336,6 +361,11 @@ void TestBadInput::badInput_data()
     open("open: missing W_v", editedLab([](QJsonObject& o) { o.remove("W_v"); }), "W_v");
     open("open: another format",
          editedLab([](QJsonObject& o) { o.insert("format", QStringLiteral("jupyter")); }), "format");
+    open("open: divisor 1e-307", editedLab([](QJsonObject& o) {
+             o.insert("scale_mode", QStringLiteral("custom"));
+             o.insert("scale_divisor", 1e-307);
+         }),
+         "from 0.001 to 1e+06; got 1e-307");
     open("open: entry 1e999", labWithFirstX("1e999"), "1e999 is out of the range");
     open("open: entry a string", labWithFirstX("\"nan\""), "X");
     open("open: invalid UTF-8 in the sentence", baseLab().replace("Life is short", "Life \xff\xfe short"),
@@ -370,6 +400,7 @@ void TestBadInput::badInput_data()
     edit("setter: divisor 0", "setter", "divisor", "0", "divisor");
     edit("setter: divisor NaN", "setter", "divisor", "nan", "divisor");
     edit("setter: divisor negative", "setter", "divisor", "-2", "divisor");
+    edit("setter: divisor 1e-307", "setter", "divisor", "1e-307", "from 0.001 to 1e+06");
 
     // Exports into places that cannot be written.
     edit("export: all views below a file", "export", "all", "", "cannot create the directory");
