@@ -362,29 +362,38 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
             return kExitRuntimeError;
         }
     }
+    // The export and the lab in one transaction: a --save that fails leaves
+    // no export written either, and the files they replace as they were.
+    std::vector<OutputFileSet> sets;
+    std::size_t exported = 0;
     if (request.exportDir) {
-        const QString directory = localPath(*request.exportDir);
         const ExportFormats formats =
             request.formats ? parseExportFormats(*request.formats).value() : ExportFormats();
-        const std::vector<OutputFile> files = attentionExportFiles(snapshot.value(), formats);
-        const attn::Status written = writeFilesAtomically(directory, files);
-        if (!written) {
-            printError(QString::fromStdString(written.error().message));
-            return kExitRuntimeError;
-        }
-        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
-                              .arg(QDir::toNativeSeparators(directory)));
+        sets.push_back({localPath(*request.exportDir), attentionExportFiles(snapshot.value(), formats)});
+        exported = sets.back().files.size();
     }
+    const LabState state = request.savePath
+                               ? labStateFromSnapshot(snapshot.value(), lab ? lab->view : QJsonObject())
+                               : LabState();
     if (request.savePath) {
-        const QString path = localPath(*request.savePath);
-        const LabState state = labStateFromSnapshot(snapshot.value(), lab ? lab->view : QJsonObject());
-        const attn::Status saved = saveLabFile(path, state);
-        if (!saved) {
-            printError(QString::fromStdString(saved.error().message));
+        attn::Expected<OutputFileSet> labSet = labFileSet(localPath(*request.savePath), state);
+        if (!labSet) {
+            printError(QString::fromStdString(labSet.error().message));
             return kExitRuntimeError;
         }
-        printLine(stdout, CommandLine::tr("Saved the lab to '%1'.").arg(QDir::toNativeSeparators(path)));
+        sets.push_back(std::move(labSet).value());
     }
+    const attn::Status written = writeFileSetsAtomically(sets);
+    if (!written) {
+        printError(QString::fromStdString(written.error().message));
+        return kExitRuntimeError;
+    }
+    if (request.exportDir)
+        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
+                              .arg(QDir::toNativeSeparators(localPath(*request.exportDir))));
+    if (request.savePath)
+        printLine(stdout, CommandLine::tr("Saved the lab to '%1'.")
+                              .arg(QDir::toNativeSeparators(localPath(*request.savePath))));
     return 0;
 }
 

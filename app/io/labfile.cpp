@@ -437,6 +437,20 @@ attn::Expected<LabState> readLabFile(const QString& path)
     return state;
 }
 
+attn::Expected<OutputFileSet> labFileSet(const QString& path, const LabState& state)
+{
+    const attn::Status valid = validateLabState(state);
+    if (!valid)
+        return attn::Error{"the lab cannot be saved: " + valid.error().message};
+    const attn::Expected<QString> resolved = resolveOutputPath(path);
+    if (!resolved)
+        return resolved.error();
+    const QFileInfo file(resolved.value());
+    OutputFile out{QFile::encodeName(file.fileName()).toStdString(),
+                   [&state](std::ostream& stream) { writeLabJson(stream, state); }};
+    return OutputFileSet{file.absolutePath(), {std::move(out)}};
+}
+
 attn::Status saveLabFile(const QString& path, const LabState& state)
 {
     const attn::Status valid = validateLabState(state);

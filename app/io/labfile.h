@@ -37,6 +37,7 @@
 #include "expected.h"
 #include "matrix.h"
 #include "model.h"
+#include "stagedwrite.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -81,6 +82,10 @@ attn::Expected<LabState> parseLab(std::string_view text);
 
 // Reads and parses `path`; messages start with the file name.
 attn::Expected<LabState> readLabFile(const QString& path);
+
+// The lab as a file set for writeFileSetsAtomically (validated, a symbolic
+// link at `path` resolved). `state` must outlive the set.
+attn::Expected<OutputFileSet> labFileSet(const QString& path, const LabState& state);
 
 // Validates, then writes through QSaveFile: a failure or crash midway leaves
 // an existing file untouched.

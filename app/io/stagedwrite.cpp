@@ -2,9 +2,11 @@
 #include "stagedwrite.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QSaveFile>
 #include <QTemporaryDir>
 
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <streambuf>
 #include <system_error>
 
@@ -103,75 +106,258 @@ QString systemReason()
     return errno != 0 ? QString::fromLocal8Bit(std::strerror(errno)) : StagedWrite::tr("write error");
 }
 
+template <typename T>
+using Expected = attn::Expected<T>;
+
+QString fromPath(const fs::path& path)
+{
+    return QFile::decodeName(QByteArray::fromStdString(path.string()));
+}
+
+std::function<bool(const QString&)>& renameFault()
+{
+    static std::function<bool(const QString&)> fault;
+    return fault;
+}
+
+const QString kStagingPrefix = QStringLiteral(".attention-lab-");
+const QString kLockName = QStringLiteral(".lock");
+const QString kPreviousName = QStringLiteral(".previous");
+
+// A staging directory inside `directory`, locked by this process while it
+// lives (the lock goes first, then the directory and all it holds).
+struct Staging {
+    explicit Staging(const QString& target)
+        : directory(target),
+          dir(QDir(target).filePath(kStagingPrefix + QStringLiteral("XXXXXX"))),
+          lock(QDir(dir.path()).filePath(kLockName))
+    {
+        lock.setStaleLockTime(0);  // stale only when its process is gone
+        if (dir.isValid())
+            lock.tryLock(0);
+    }
+    QString directory;
+    QTemporaryDir dir;
+    QLockFile lock;
+};
+
+// Staging directories whose process no longer runs: a run killed midway.
+// One without its lock file is left alone unless it is an hour old (its
+// writer may be between creating it and locking it).
+void removeStaleStaging(const QString& directory)
+{
+    const QDir dir(directory);
+    const QStringList names =
+        dir.entryList({kStagingPrefix + QLatin1Char('*')},
+                      QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot | QDir::NoSymLinks);
+    for (const QString& name : names) {
+        const QString path = dir.filePath(name);
+        const QString lockPath = QDir(path).filePath(kLockName);
+        if (!QFileInfo::exists(lockPath)
+            && QFileInfo(path).lastModified().secsTo(QDateTime::currentDateTime()) < 3600)
+            continue;
+        QLockFile lock(lockPath);
+        lock.setStaleLockTime(0);
+        if (!lock.tryLock(0))
+            continue;  // a live writer
+        lock.unlock();
+        QDir(path).removeRecursively();
+    }
+}
+
+// The directory a set goes to: not a file, not a broken symbolic link.
+attn::Status checkDirectory(const QString& directory)
+{
+    const QString shown = QDir::toNativeSeparators(directory);
+    const fs::path p = toPath(directory);
+    std::error_code error;
+    const fs::file_status link = fs::symlink_status(p, error);
+    if (!error && link.type() == fs::file_type::symlink) {
+        [[maybe_unused]] const fs::file_status followed = fs::status(p, error);
+        if (error == std::errc::too_many_symbolic_link_levels)
+            return failure(StagedWrite::tr("cannot write in '%1': it is a symbolic link loop").arg(shown));
+        if (error || !fs::exists(p, error))
+            return failure(StagedWrite::tr("cannot write in '%1': it is a symbolic link to '%2', which does "
+                                           "not exist")
+                               .arg(shown, QDir::toNativeSeparators(fromPath(fs::read_symlink(p, error)))));
+    }
+    const QFileInfo target(directory);
+    if (target.exists() && !target.isDir())
+        return failure(StagedWrite::tr("'%1' exists and is not a directory").arg(shown));
+    return attn::okStatus();
+}
+
+attn::Status stageFile(const Staging& staging, const OutputFile& file)
+{
+    const QString name = QString::fromStdString(file.name);
+    std::ofstream out(toPath(staging.dir.filePath(name)), std::ios::binary | std::ios::trunc);
+    errno = 0;
+    if (out)
+        file.write(out);
+    if (out)
+        out.close();
+    if (!out)
+        return failure(
+            StagedWrite::tr("cannot write '%1': %2")
+                .arg(QDir::toNativeSeparators(QDir(staging.directory).filePath(name)), systemReason()));
+    return attn::okStatus();
+}
+
+// A staged file's way into place. A file it replaces gets a second name in
+// the staging directory first (a hard link: no copy, and the file itself
+// untouched), so that a later failure can put it back.
+struct Move {
+    fs::path staged, target, previous;
+    bool replaces = false;
+};
+
+Expected<Move> prepareMove(const Staging& staging, const std::string& fileName)
+{
+    const QString name = QString::fromStdString(fileName);
+    Move move;
+    move.staged = toPath(staging.dir.filePath(name));
+    move.target = toPath(QDir(staging.directory).filePath(name));
+    const QString shown = QDir::toNativeSeparators(fromPath(move.target));
+    std::error_code error;
+    const fs::file_status existing = fs::symlink_status(move.target, error);
+    if (error || existing.type() == fs::file_type::not_found)
+        return move;
+    if (fs::is_directory(move.target, error))
+        return failure(StagedWrite::tr("cannot replace '%1': it is a directory").arg(shown));
+    const QString previousDir = QDir(staging.dir.path()).filePath(kPreviousName);
+    if (!QDir().mkpath(previousDir))
+        return failure(
+            StagedWrite::tr("cannot write in '%1'").arg(QDir::toNativeSeparators(staging.directory)));
+    move.previous = toPath(QDir(previousDir).filePath(name));
+    fs::create_hard_link(move.target, move.previous, error);
+    if (error && existing.type() == fs::file_type::regular) {
+        error.clear();
+        fs::copy_file(move.target, move.previous, error);
+    }
+    if (error)
+        return failure(
+            StagedWrite::tr("cannot replace '%1': %2").arg(shown, QString::fromStdString(error.message())));
+    move.replaces = true;
+    return move;
+}
+
+// Puts back what the first `count` moves replaced (or removes what they added).
+void undoMoves(const std::vector<Move>& moves, std::size_t count)
+{
+    for (std::size_t m = count; m-- > 0;) {
+        std::error_code ignored;
+        if (moves[m].replaces)
+            fs::rename(moves[m].previous, moves[m].target, ignored);
+        else
+            fs::remove(moves[m].target, ignored);
+    }
+}
+
 }  // namespace
 
 attn::Status writeFilesAtomically(const QString& directory, const std::vector<OutputFile>& files)
 {
-    const QString shown = QDir::toNativeSeparators(directory);
-    const QFileInfo target(directory);
-    if (target.exists() && !target.isDir())
-        return failure(StagedWrite::tr("'%1' exists and is not a directory").arg(shown));
+    return writeFileSetsAtomically({OutputFileSet{directory, files}});
+}
 
-    QStringList created;
-    QString reason;
-    if (!makeDirectories(directory, &created, &reason)) {
-        removeDirectories(created);
-        return failure(StagedWrite::tr("cannot create the directory '%1': %2").arg(shown, reason));
+attn::Status writeFileSetsAtomically(const std::vector<OutputFileSet>& sets)
+{
+    attn::Status status = attn::okStatus();
+    QStringList created;  // deepest first, over all sets
+    std::vector<std::unique_ptr<Staging>> stagings;
+    for (const OutputFileSet& set : sets) {
+        status = checkDirectory(set.directory);
+        if (!status)
+            break;
+        QStringList made;
+        QString reason;
+        const bool madeAll = makeDirectories(set.directory, &made, &reason);
+        created = made + created;
+        if (!madeAll) {
+            status = failure(StagedWrite::tr("cannot create the directory '%1': %2")
+                                 .arg(QDir::toNativeSeparators(set.directory), reason));
+            break;
+        }
+        removeStaleStaging(set.directory);
+        auto staging = std::make_unique<Staging>(set.directory);
+        if (!staging->dir.isValid()) {
+            status = failure(StagedWrite::tr("cannot write in '%1': %2")
+                                 .arg(QDir::toNativeSeparators(set.directory), staging->dir.errorString()));
+            break;
+        }
+        stagings.push_back(std::move(staging));
     }
 
-    std::vector<fs::path> moved;
-    attn::Status status = attn::okStatus();
-    {
-        QTemporaryDir staging(QDir(directory).filePath(QStringLiteral(".attention-lab-XXXXXX")));
-        if (!staging.isValid()) {
-            status = failure(StagedWrite::tr("cannot write in '%1': %2").arg(shown, staging.errorString()));
+    // Everything is written before anything is moved into place.
+    for (std::size_t s = 0; status.ok() && s < stagings.size(); ++s)
+        for (std::size_t i = 0; status.ok() && i < sets[s].files.size(); ++i)
+            status = stageFile(*stagings[s], sets[s].files[i]);
+
+    // Every check that can fail, before the first file moves.
+    std::vector<Move> moves;
+    for (std::size_t s = 0; status.ok() && s < stagings.size(); ++s)
+        for (std::size_t i = 0; status.ok() && i < sets[s].files.size(); ++i) {
+            Expected<Move> move = prepareMove(*stagings[s], sets[s].files[i].name);
+            if (move)
+                moves.push_back(std::move(move).value());
+            else
+                status = move.error();
         }
 
-        // Everything is written before anything is moved into place.
-        for (std::size_t i = 0; status.ok() && i < files.size(); ++i) {
-            const QString name = QString::fromStdString(files[i].name);
-            std::ofstream out(toPath(staging.filePath(name)), std::ios::binary | std::ios::trunc);
-            errno = 0;
-            if (out)
-                files[i].write(out);
-            if (out)
-                out.close();
-            if (!out) {
-                status = failure(
-                    StagedWrite::tr("cannot write '%1': %2")
-                        .arg(QDir::toNativeSeparators(QDir(directory).filePath(name)), systemReason()));
-            }
+    for (std::size_t m = 0; status.ok() && m < moves.size(); ++m) {
+        std::error_code error;
+        const QString shown = QDir::toNativeSeparators(fromPath(moves[m].target));
+        if (renameFault() && renameFault()(fromPath(moves[m].target)))
+            error = std::make_error_code(std::errc::permission_denied);
+        else
+            fs::rename(moves[m].staged, moves[m].target, error);
+        if (error) {
+            status = failure(StagedWrite::tr("cannot replace '%1': %2")
+                                 .arg(shown, QString::fromStdString(error.message())));
+            undoMoves(moves, m);
         }
-
-        for (std::size_t i = 0; status.ok() && i < files.size(); ++i) {
-            const QString name = QString::fromStdString(files[i].name);
-            const fs::path to = toPath(QDir(directory).filePath(name));
-            std::error_code error;
-            fs::rename(toPath(staging.filePath(name)), to, error);
-            if (error) {
-                status = failure(StagedWrite::tr("cannot replace '%1': %2")
-                                     .arg(QDir::toNativeSeparators(QDir(directory).filePath(name)),
-                                          QString::fromStdString(error.message())));
-            } else {
-                moved.push_back(to);
-            }
-        }
-        if (!status.ok()) {
-            for (const fs::path& path : moved) {
-                std::error_code ignored;
-                fs::remove(path, ignored);
-            }
-        }
-    }  // the staging directory is removed here
+    }
+    stagings.clear();  // the staging directories (and the previous files' second names) go
     if (!status.ok())
         removeDirectories(created);
     return status;
 }
 
+attn::Expected<QString> resolveOutputPath(const QString& path)
+{
+    const fs::path p = toPath(path);
+    std::error_code error;
+    const fs::file_status link = fs::symlink_status(p, error);
+    if (error || link.type() != fs::file_type::symlink)
+        return path;
+    const QString shown = QDir::toNativeSeparators(path);
+    [[maybe_unused]] const fs::file_status followed = fs::status(p, error);
+    if (error == std::errc::too_many_symbolic_link_levels)
+        return failure(StagedWrite::tr("cannot write '%1': it is a symbolic link loop").arg(shown));
+    const fs::path target = fs::weakly_canonical(p, error);
+    if (error)
+        return failure(
+            StagedWrite::tr("cannot write '%1': %2").arg(shown, QString::fromStdString(error.message())));
+    if (!fs::is_directory(target.parent_path(), error))
+        return failure(
+            StagedWrite::tr("cannot write '%1': it is a symbolic link to '%2', whose directory does "
+                            "not exist")
+                .arg(shown, QDir::toNativeSeparators(fromPath(target))));
+    return fromPath(target);
+}
+
+void setStagedRenameFaultForTests(std::function<bool(const QString& target)> fault)
+{
+    renameFault() = std::move(fault);
+}
+
 attn::Status writeFileAtomically(const QString& path, const std::function<void(std::ostream&)>& write)
 {
     const QString shown = QDir::toNativeSeparators(path);
-    QSaveFile file(path);
+    const attn::Expected<QString> resolved = resolveOutputPath(path);
+    if (!resolved)
+        return resolved.error();
+    QSaveFile file(resolved.value());
     if (!file.open(QIODevice::WriteOnly))
         return failure(StagedWrite::tr("cannot write '%1': %2").arg(shown, file.errorString()));
     bool written = false;

@@ -720,6 +720,11 @@ void TestCommandLine::badMatrixOrLabInput_data()
     QTest::newRow("empty --save") << QStringList{"--save", ""} << 2 << "--save is empty; give a file name";
     QTest::newRow("save into a missing directory")
         << QStringList{"--save", "DIR/none/lab.attnlab"} << 1 << "cannot write '";
+    // The export and the lab are one transaction: the export is not written.
+    QTest::newRow("save onto a directory")
+        << QStringList{"--save", "DIR/folder.attnlab"} << 1 << "folder.attnlab': it is a directory";
+    QTest::newRow("save onto a symbolic link loop")
+        << QStringList{"--save", "DIR/loop.attnlab"} << 1 << "loop.attnlab': it is a symbolic link loop";
 }
 
 void TestCommandLine::badMatrixOrLabInput()
@@ -750,6 +755,8 @@ void TestCommandLine::badMatrixOrLabInput()
         QVERIFY(lab.open(QIODevice::WriteOnly));
         lab.write("{\"format\": \"attention-lab\", \"version\": 1, \"X\": [[1, 2");
     }
+    QVERIFY(QDir(dir).mkdir("folder.attnlab"));
+    QVERIFY(QFile::link(dir + "/loop.attnlab", dir + "/loop.attnlab"));
     const QStringList before = entries(dir);
     for (QString& a : arguments)
         a.replace("DIR", dir);
@@ -760,6 +767,8 @@ void TestCommandLine::badMatrixOrLabInput()
     QVERIFY2(run.err.startsWith("attention-lab: ") && run.err.count('\n') == 1, run.err.constData());
     QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
     QCOMPARE(entries(dir), before);
+    QVERIFY(QFileInfo(dir + "/loop.attnlab").isSymLink());
+    QVERIFY(QFileInfo(dir + "/folder.attnlab").isDir());
 }
 
 // --save writes the state of the options; --open of it, saved again, gives
