@@ -254,7 +254,7 @@ private:
                 appendUtf8(out, code);
                 break;
             }
-            default: --pos_; return failAt("unknown escape '\\" + std::string(1, e) + "'");
+            default: --pos_; return failAt("unknown escape '\\" + shown(std::string_view(&e, 1)) + "'");
             }
         }
         return failAt("a string is not closed");

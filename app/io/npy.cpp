@@ -190,8 +190,8 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
                               + shapeText(*shape) + "; a matrix needs 2 (or 1 for a single row)");
     const PyValue& r = shape->items.front();
     const PyValue& c = shape->items.back();
-    const long long limit = attn::kMaxTokens;
-    const auto tooBig = [limit](const PyValue& v) { return v.tooLarge || v.integer > unsigned(limit); };
+    constexpr long long limit = attn::kMaxTokens;
+    const auto tooBig = [](const PyValue& v) { return v.tooLarge || v.integer > unsigned(limit); };
     if (tooBig(r) || tooBig(c))
         return fail(name, "shape " + shapeText(*shape) + " is too large: each dimension may be at most "
                               + std::to_string(limit));
