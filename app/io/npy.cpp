@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QtEndian>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -21,9 +22,12 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
-// numpy.load refuses headers over 10000 bytes by default; ours allows more but
-// still bounds what a hostile file can make us parse.
+// The header length a file may announce (checked before the header is
+// looked at); what is parsed is then held to numpy's own limit below.
 constexpr std::size_t kMaxHeaderBytes = 1 << 16;
+// numpy.load's default max_header_size (numpy 1.24): longer headers are
+// refused as unsafe to parse.
+constexpr std::size_t kNumpyMaxHeaderCharacters = 10000;
 // The largest file that can hold an accepted array: the longest prefix and
 // header, then kMaxMatrixEntries float64 entries.
 constexpr long long kMaxNpyFileBytes =
@@ -143,6 +147,17 @@ attn::Expected<NpyHeader> parseHeader(std::string_view bytes, std::string_view n
                               + " header bytes announced, " + std::to_string(bytes.size() - prefix)
                               + " present)");
 
+    // numpy.load's max_header_size: the header in characters (UTF-8 in
+    // version 3.0, one byte each before).
+    const std::string_view text = bytes.substr(prefix, headerLength);
+    const std::size_t characters =
+        major < 3 ? text.size() : std::size_t(std::count_if(text.begin(), text.end(), [](char c) {
+            return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        }));
+    if (characters > kNumpyMaxHeaderCharacters)
+        return fail(name, "the .npy header has " + std::to_string(characters)
+                              + " characters; numpy.load refuses more than "
+                              + std::to_string(kNumpyMaxHeaderCharacters));
     // numpy.lib.format: literal_eval of the dict (a key written twice keeps
     // its last value), whose keys must be exactly these three.
     PyValue dict;

@@ -17,8 +17,9 @@
 // against numpy 1.24): its keys must be exactly 'descr', 'fortran_order' and
 // 'shape', a key written twice has its last value, 'shape' is a tuple of
 // integers ("(6)" is not a tuple, "[6]" is a list: both refused),
-// 'fortran_order' is True or False, and the "3L" of Python 2 is allowed in
-// versions 1.0 and 2.0 only.
+// 'fortran_order' is True or False, the "3L" of Python 2 is allowed in
+// versions 1.0 and 2.0 only, and the header is at most 10000 characters
+// (numpy.load's default max_header_size).
 // Everything else is refused with a message naming the file and what is
 // wrong: bad magic, an unknown version, a truncated header or data, a header
 // whose shape does not match the bytes that follow, another dtype (named),

@@ -221,6 +221,8 @@ void TestNpy::headerVariants_data()
     QTest::newRow("Python 2 long integers") << npyFile(1, dict("<f8", false, "(2L, 3L)"), data) << m;
     QTest::newRow("no padding") << npyFile(1, dict("<f8", false, "(2, 3)"), data, false) << m;
     QTest::newRow("version 3") << npyFile(3, dict("<f8", false, "(2, 3)"), data) << m;
+    QTest::newRow("header of 10000 characters")
+        << npyFile(1, dict("<f8", false, "(2, 3)") + QByteArray(10000 - 60, ' ') + "\n", data, false) << m;
     // numpy 1.24, numpy.load of these very bytes: a key written twice keeps
     // its last value (literal_eval of a dict), so '<i8' then '<f8' is float64
     // data and shape (3, 2) then (2, 3) is (2, 3).
@@ -327,6 +329,11 @@ void TestNpy::badFiles_data()
                                      << "'fortran_order' is not True or False";
     QTest::newRow("version 3 with Python 2 long integers") << npyFile(
         3, dict("<f8", false, "(2L, 3L)"), data) << "bad.npy: the .npy header is not a readable Python dict";
+    // numpy 1.24 loads a 10000-character header and refuses 10001: "Header
+    // info length (10001) is large and may not be safe to load securely".
+    QTest::newRow("header of 10001 characters")
+        << npyFile(1, dict("<f8", false, "(2, 3)") + QByteArray(10001 - 60, ' ') + "\n", data, false)
+        << "bad.npy: the .npy header has 10001 characters; numpy.load refuses more than 10000";
     QTest::newRow("shape of strings")
         << npyFile(1, dict("<f8", false, "('a', 3)"), data) << "holds something other than whole numbers";
     QTest::newRow("rank 3") << npyFile(
