@@ -6,16 +6,22 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QUndoStack>
+#include <QUuid>
+
+#include <algorithm>
 
 namespace attnlab {
 
 namespace {
 
 const QString kRecentKey = QStringLiteral("recentFiles");
+constexpr const char* kAutosaveSuffix = ".attnlab";
+constexpr const char* kLockSuffix = ".lock";
 
 }  // namespace
 
@@ -26,13 +32,16 @@ LabDocument::LabDocument(Session* session, UndoRecorder* recorder, QObject* pare
       stack_(recorder->stack()),
       autosaveTimer_(new QTimer(this))
 {
-    autosavePath_ = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-                        .filePath(QStringLiteral("autosave.attnlab"));
+    const QDir data(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
+    setAutosaveFolder(data.filePath(QStringLiteral("autosave")));
+    legacyAutosave_ = data.filePath(QStringLiteral("autosave.attnlab"));
     autosaveTimer_->setInterval(60 * 1000);
     connect(autosaveTimer_, &QTimer::timeout, this, [this] { autosave(); });
     autosaveTimer_->start();
     connect(stack_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
+
+LabDocument::~LabDocument() = default;
 
 void LabDocument::setViewAccess(std::function<QJsonObject()> get, std::function<void(const QJsonObject&)> set)
 {
@@ -198,6 +207,16 @@ void LabDocument::setAutosaveInterval(int ms)
     autosaveTimer_->start(ms);
 }
 
+void LabDocument::setAutosaveFolder(const QString& folder)
+{
+    autosaveLock_.reset();
+    autosaveFolder_ = folder;
+    autosavePath_ = QDir(folder).filePath(
+        QStringLiteral("lab-%1%2")
+            .arg(QUuid::createUuid().toString(QUuid::WithoutBraces), QLatin1String(kAutosaveSuffix)));
+    legacyAutosave_.clear();
+}
+
 attn::Status LabDocument::autosave()
 {
     if (!isModified()) {
@@ -207,8 +226,24 @@ attn::Status LabDocument::autosave()
     attn::Expected<LabState> state = currentState();
     if (!state)
         return state.error();  // keep the last good autosave
-    QDir().mkpath(QFileInfo(autosavePath_).absolutePath());
-    return saveLabFile(autosavePath_, state.value());
+    attn::Status written = attn::okStatus();
+    if (!QDir().mkpath(autosaveFolder_)) {
+        written = attn::Error{
+            tr("cannot create the folder '%1'").arg(QDir::toNativeSeparators(autosaveFolder_)).toStdString()};
+    } else {
+        if (!autosaveLock_) {
+            autosaveLock_ = std::make_unique<QLockFile>(autosavePath_ + QLatin1String(kLockSuffix));
+            autosaveLock_->setStaleLockTime(0);  // stale only once this process is gone
+            autosaveLock_->tryLock(0);
+        }
+        written = saveLabFile(autosavePath_, state.value());
+    }
+    if (!written && !autosaveFailing_)
+        emit autosaveFailed(tr("The lab could not be saved automatically (%1); save it yourself to keep "
+                               "your changes.")
+                                .arg(QString::fromStdString(written.error().message)));
+    autosaveFailing_ = !written;
+    return written;
 }
 
 bool LabDocument::hasAutosave() const
@@ -216,33 +251,72 @@ bool LabDocument::hasAutosave() const
     return QFileInfo::exists(autosavePath_);
 }
 
-bool LabDocument::offerRecovery()
+QStringList LabDocument::orphanedAutosaves() const
 {
-    if (!hasAutosave())
-        return false;
-    const QDateTime savedAt = QFileInfo(autosavePath_).lastModified();
-    const bool wanted = recoveryPrompt_ && recoveryPrompt_(savedAt);
-    bool restored = false;
-    if (wanted) {
-        attn::Expected<LabState> read = readLabFile(autosavePath_);
-        if (read && applyState(read.value())) {
-            setFilePath(QString());
-            // Modified: the recovered lab is not saved anywhere yet.
-            stack_->resetClean();
-            emit labLoaded();
-            restored = true;
-        }
+    QFileInfoList candidates = QDir(autosaveFolder_)
+                                   .entryInfoList({QLatin1Char('*') + QLatin1String(kAutosaveSuffix)},
+                                                  QDir::Files | QDir::Hidden, QDir::Time);
+    if (!legacyAutosave_.isEmpty() && QFileInfo::exists(legacyAutosave_))
+        candidates.append(QFileInfo(legacyAutosave_));
+    std::stable_sort(candidates.begin(), candidates.end(), [](const QFileInfo& a, const QFileInfo& b) {
+        return a.lastModified() > b.lastModified();
+    });
+    QStringList orphans;
+    for (const QFileInfo& file : candidates) {
+        const QString path = file.absoluteFilePath();
+        if (path == QFileInfo(autosavePath_).absoluteFilePath())
+            continue;
+        QLockFile lock(path + QLatin1String(kLockSuffix));
+        lock.setStaleLockTime(0);
+        if (lock.tryLock(0))  // nobody's: its run is gone (the lock goes again with `lock`)
+            orphans.append(path);
     }
-    // A restored lab keeps its autosave until the next one replaces it.
-    if (!restored)
-        QFile::remove(autosavePath_);
-    return restored;
+    return orphans;
+}
+
+LabDocument::Recovery LabDocument::offerRecovery()
+{
+    Recovery recovery;
+    for (const QString& path : orphanedAutosaves()) {
+        QLockFile lock(path + QLatin1String(kLockSuffix));
+        lock.setStaleLockTime(0);
+        if (!lock.tryLock(0))
+            continue;  // another window took it meanwhile
+        const QDateTime savedAt = QFileInfo(path).lastModified();
+        if (!(recoveryPrompt_ && recoveryPrompt_(savedAt))) {
+            QFile::remove(path);
+            continue;
+        }
+        attn::Expected<LabState> read = readLabFile(path);
+        attn::Status applied = read ? applyState(read.value()) : attn::Status(read.error());
+        if (!applied) {
+            const QString kept = path + QStringLiteral(".damaged");
+            QFile::remove(kept);
+            QFile::rename(path, kept);
+            recovery.problem =
+                tr("The automatically saved lab could not be restored: %1. It is kept as '%2'.")
+                    .arg(QString::fromStdString(applied.error().message), QDir::toNativeSeparators(kept));
+            return recovery;
+        }
+        setFilePath(QString());
+        // Modified: the recovered lab is not saved anywhere yet.
+        stack_->resetClean();
+        emit labLoaded();
+        // The lab is this window's now: its own autosave takes over, and the
+        // old file goes once that is written.
+        if (autosave())
+            QFile::remove(path);
+        recovery.restored = true;
+        return recovery;
+    }
+    return recovery;
 }
 
 void LabDocument::closeCleanly()
 {
     autosaveTimer_->stop();
     QFile::remove(autosavePath_);
+    autosaveLock_.reset();
 }
 
 }  // namespace attnlab

@@ -7,9 +7,14 @@
 // back after a crash.
 //
 // Autosave: while the lab is modified, every autosaveInterval() the state is
-// written to autosavePath() (AppDataLocation/autosave.attnlab). A clean exit
-// or a lab without unsaved changes removes that file, so finding it at start
-// means the last run ended without closing: offerRecovery() then asks.
+// written to this window's own file in autosaveFolder() (AppDataLocation/
+// autosave/lab-UUID.attnlab), beside a lock (QLockFile, "….lock") the window
+// holds while it lives. A clean exit or a lab without unsaved changes
+// removes the file. So an autosave whose lock nobody holds belongs to a run
+// that ended without closing, and offerRecovery() asks about it; another
+// window's live autosave is never offered, and never removed. An autosave
+// that cannot be read is kept (renamed "….damaged") and the user is told
+// where; a write that fails is told once (autosaveFailed) until one works.
 //
 // The questions (unsaved changes, recovery, where to save) go through
 // replaceable functions, so that tests answer them without modal dialogs;
@@ -24,7 +29,9 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
+class QLockFile;
 class QTimer;
 class QUndoStack;
 
@@ -39,7 +46,8 @@ public:
     enum class UnsavedAnswer { Save, Discard, Cancel };
     // Asked before changes would be lost; the argument is displayName().
     using UnsavedPrompt = std::function<UnsavedAnswer(const QString& name)>;
-    // Asked at start when an autosave is there; true restores it.
+    // Asked at start for each autosave left by a run that did not close; true
+    // restores it.
     using RecoveryPrompt = std::function<bool(const QDateTime& savedAt)>;
     // Where to save a lab that has no file yet; empty cancels.
     using SavePathPrompt = std::function<QString()>;
@@ -47,6 +55,7 @@ public:
     static constexpr int kMaxRecentFiles = 8;
 
     LabDocument(Session* session, UndoRecorder* recorder, QObject* parent = nullptr);
+    ~LabDocument() override;  // releases the autosave's lock (the file stays: as after a crash)
 
     // The window's own state (focus row, colour ranges, ...) stored in "view".
     void setViewAccess(std::function<QJsonObject()> get, std::function<void(const QJsonObject&)> set);
@@ -83,16 +92,29 @@ public:
     QStringList recentFiles() const;
     void clearRecentFiles();
 
-    QString autosavePath() const { return autosavePath_; }
-    void setAutosavePath(const QString& path) { autosavePath_ = path; }
-    int autosaveInterval() const;  // milliseconds
+    QString autosaveFolder() const { return autosaveFolder_; }
+    // Where this window's autosave goes, and where recovery looks (before the
+    // first autosave: it moves nothing already written).
+    void setAutosaveFolder(const QString& folder);
+    QString autosavePath() const { return autosavePath_; }  // this window's own file
+    int autosaveInterval() const;                           // milliseconds
     void setAutosaveInterval(int ms);
     // Writes the autosave now if the lab is modified, else removes it.
     attn::Status autosave();
-    bool hasAutosave() const;
-    // If an autosave is there, asks; restores it (untitled, modified) on yes,
-    // else removes it. True when it was restored.
-    bool offerRecovery();
+    bool hasAutosave() const;  // this window's own
+    // The autosaves of runs that ended without closing (no live lock),
+    // newest first.
+    QStringList orphanedAutosaves() const;
+
+    struct Recovery {
+        bool restored = false;
+        QString problem;  // what went wrong with a restore the user asked for
+        explicit operator bool() const { return restored; }
+    };
+    // Asks about each orphaned autosave, newest first: restores the first
+    // one the user wants (untitled, modified) and removes those declined.
+    // One that cannot be read is kept as "….damaged" and `problem` says so.
+    Recovery offerRecovery();
     // The window closes normally: no autosave stays behind.
     void closeCleanly();
 
@@ -102,6 +124,8 @@ signals:
     void recentFilesChanged();
     // open(), load() or recovery replaced the lab.
     void labLoaded();
+    // An autosave could not be written; said once until a write succeeds.
+    void autosaveFailed(const QString& message);
 
 private:
     void setFilePath(const QString& path);
@@ -113,7 +137,11 @@ private:
     QUndoStack* stack_;
     QTimer* autosaveTimer_;
     QString filePath_;
+    QString autosaveFolder_;
     QString autosavePath_;
+    QString legacyAutosave_;  // the single autosave.attnlab of older versions
+    std::unique_ptr<QLockFile> autosaveLock_;
+    bool autosaveFailing_ = false;
     std::function<QJsonObject()> getView_;
     std::function<void(const QJsonObject&)> setView_;
     UnsavedPrompt unsavedPrompt_;

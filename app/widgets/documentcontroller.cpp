@@ -47,6 +47,8 @@ DocumentController::DocumentController(Session* session, QMainWindow* window)
     setPrompts();
     connect(document_, &LabDocument::modifiedChanged, this, &DocumentController::updateWindowTitle);
     connect(document_, &LabDocument::filePathChanged, this, &DocumentController::updateWindowTitle);
+    connect(document_, &LabDocument::autosaveFailed, this,
+            [this](const QString& text) { emit message(text, 20000); });
     updateWindowTitle();
 }
 
@@ -195,8 +197,11 @@ void DocumentController::startDocument(const CommandLineOutcome& start)
 
 void DocumentController::offerRecovery()
 {
-    if (document_->offerRecovery())
+    const LabDocument::Recovery recovery = document_->offerRecovery();
+    if (recovery)
         emit message(tr("The automatically saved lab was restored; save it to keep it."), 10000);
+    else if (!recovery.problem.isEmpty())
+        emit message(recovery.problem, 20000);
 }
 
 void DocumentController::updateWindowTitle()

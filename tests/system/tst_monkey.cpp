@@ -117,7 +117,7 @@ void TestMonkey::randomEvents()
     w.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
     w.document()->setRecoveryPrompt([](const QDateTime&) { return false; });
     w.document()->setSavePathPrompt([] { return QString(); });
-    w.document()->setAutosavePath(dir_.filePath(QStringLiteral("autosave.attnlab")));
+    w.document()->setAutosaveFolder(dir_.filePath(QStringLiteral("autosave")));
     w.resize(1024, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));

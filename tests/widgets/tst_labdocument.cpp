@@ -3,7 +3,8 @@
 // identical state and results; the unsaved-changes question comes exactly
 // when something would be lost (answered by an injected function that counts
 // its calls); a failed save leaves the old file; the autosave is offered back
-// after a run that did not close; the presets open as described.
+// after a run that did not close, never another live window's, kept when
+// damaged, its failure told once; the presets open as described.
 
 #include "mainwindow.h"
 
@@ -24,6 +25,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <csignal>
@@ -48,6 +50,12 @@ bool sameLab(const LabState& a, const LabState& b)
            && a.options.scale == b.options.scale && a.options.customDivisor == b.options.customDivisor
            && a.options.causal == b.options.causal && sameMatrix(a.X, b.X) && sameMatrix(a.Wq, b.Wq)
            && sameMatrix(a.Wk, b.Wk) && sameMatrix(a.Wv, b.Wv);
+}
+
+QByteArray readBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 // Counts the questions and gives a fixed answer.
@@ -108,6 +116,9 @@ private slots:
     void failedSaveKeepsTheOldFile();
     void killedDuringSaveKeepsAWholeFile();
     void autosaveIsOfferedBack();
+    void twoWindowsKeepTheirOwnAutosave();
+    void damagedAutosaveIsKept();
+    void autosaveFailureIsToldOnce();
     void cleanCloseLeavesNoAutosave();
     void recentFiles();
     void presets_data();
@@ -310,17 +321,21 @@ void TestLabDocument::killedDuringSaveKeepsAWholeFile()
 
 void TestLabDocument::autosaveIsOfferedBack()
 {
-    const QString autosave = path(QStringLiteral("autosave-1.attnlab"));
+    const QString folder = path(QStringLiteral("autosave-1"));
     LabState crashed;
+    QString autosave;
     {
         MainWindow w;
-        w.document()->setAutosavePath(autosave);
+        w.document()->setAutosaveFolder(folder);
+        autosave = w.document()->autosavePath();
+        QCOMPARE(QFileInfo(autosave).absolutePath(), QFileInfo(folder).absoluteFilePath());
         // Not modified: no autosave.
         QVERIFY(w.document()->autosave());
         QVERIFY(!QFileInfo::exists(autosave));
         w.document()->setAutosaveInterval(20);
         makeChanges(w);
         QTRY_VERIFY(QFileInfo::exists(autosave));
+        QVERIFY(QFileInfo::exists(autosave + ".lock"));  // held while the window lives
         crashed = w.session()->state();
         // No closeEvent: the run ends as if it had crashed.
     }
@@ -330,13 +345,13 @@ void TestLabDocument::autosaveIsOfferedBack()
         MainWindow w;
         Prompts prompts;
         prompts.install(w.document());
-        w.document()->setAutosavePath(autosave);
+        w.document()->setAutosaveFolder(folder);
         prompts.recover = false;
-        QVERIFY(w.document()->hasAutosave());
+        QCOMPARE(w.document()->orphanedAutosaves(), QStringList{autosave});
         QVERIFY(!w.document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);
         QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
-        QVERIFY(!w.document()->hasAutosave());  // declined: gone
+        QVERIFY(!QFileInfo::exists(autosave));  // declined: gone
         QVERIFY(!w.document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);  // nothing left to offer
     }
@@ -344,7 +359,7 @@ void TestLabDocument::autosaveIsOfferedBack()
     MainWindow w;
     Prompts prompts;
     prompts.install(w.document());
-    w.document()->setAutosavePath(autosave);
+    w.document()->setAutosaveFolder(folder);
     prompts.recover = true;
     QVERIFY(w.document()->offerRecovery());
     QCOMPARE(prompts.recovery, 1);
@@ -352,17 +367,114 @@ void TestLabDocument::autosaveIsOfferedBack()
     QCOMPARE(w.focusQuery(), 3);
     QVERIFY(w.document()->isModified());  // recovered, not saved anywhere
     QVERIFY(w.document()->filePath().isEmpty());
+    // The window's own autosave took the lab over; the old file went.
+    QVERIFY(!QFileInfo::exists(autosave));
+    QVERIFY(w.document()->hasAutosave());
+    QVERIFY(sameLab(readLabFile(w.document()->autosavePath()).value(), crashed));
+}
+
+// Two windows on one profile: the second is not told the first "did not
+// close normally", and nothing it does removes the first one's autosave.
+void TestLabDocument::twoWindowsKeepTheirOwnAutosave()
+{
+    const QString folder = path(QStringLiteral("autosave-two"));
+    MainWindow first;
+    first.document()->setAutosaveFolder(folder);
+    makeChanges(first);
+    QVERIFY(first.document()->autosave());
+    const QString firstFile = first.document()->autosavePath();
+    QVERIFY(QFileInfo::exists(firstFile));
+
+    MainWindow second;
+    Prompts prompts;
+    prompts.install(second.document());
+    prompts.recover = false;
+    second.document()->setAutosaveFolder(folder);
+    QVERIFY(second.document()->orphanedAutosaves().isEmpty());
+    QVERIFY(!second.document()->offerRecovery());
+    QCOMPARE(prompts.recovery, 0);
+    second.session()->setSeed(77);
+    QVERIFY(second.document()->autosave());
+    QVERIFY(second.document()->autosavePath() != firstFile);
+    second.document()->closeCleanly();
+    QVERIFY(QFileInfo::exists(firstFile));
+    QVERIFY(sameLab(readLabFile(firstFile).value(), first.session()->state()));
+}
+
+// A truncated autosave answered with Restore: the lab on display stays,
+// the user is told, and the file is kept (renamed, so it is not offered at
+// every start).
+void TestLabDocument::damagedAutosaveIsKept()
+{
+    const QString folder = path(QStringLiteral("autosave-damaged"));
+    QString autosave;
+    QByteArray bytes;
+    {
+        MainWindow w;
+        w.document()->setAutosaveFolder(folder);
+        makeChanges(w);
+        QVERIFY(w.document()->autosave());
+        autosave = w.document()->autosavePath();
+    }
+    {
+        QFile file(autosave);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        bytes = file.readAll().left(300);
+        QVERIFY(file.resize(0));
+        file.write(bytes);
+    }
+    MainWindow w;
+    Prompts prompts;
+    prompts.install(w.document());
+    w.document()->setAutosaveFolder(folder);
+    const LabState before = w.session()->state();
+    const LabDocument::Recovery recovery = w.document()->offerRecovery();
+    QVERIFY(!recovery.restored);
+    QCOMPARE(prompts.recovery, 1);
+    QVERIFY2(recovery.problem.startsWith("The automatically saved lab could not be restored: "),
+             qPrintable(recovery.problem));
+    QVERIFY2(recovery.problem.endsWith(QStringLiteral("It is kept as '%1.damaged'.").arg(autosave)),
+             qPrintable(recovery.problem));
+    QVERIFY(sameLab(w.session()->state(), before));
+    QCOMPARE(readBytes(autosave + ".damaged"), bytes);
+    QVERIFY(w.document()->orphanedAutosaves().isEmpty());
+}
+
+// An autosave that cannot be written (a file where its folder should be):
+// said once, not at every interval, and again after a write that worked.
+void TestLabDocument::autosaveFailureIsToldOnce()
+{
+    const QString blocked = path(QStringLiteral("not-a-folder"));
+    QFile file(blocked);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    MainWindow w;
+    QSignalSpy told(w.document(), &LabDocument::autosaveFailed);
+    w.document()->setAutosaveFolder(blocked + "/autosave");
+    w.session()->setSeed(5);
+    QVERIFY(!w.document()->autosave());
+    QVERIFY(!w.document()->autosave());
+    QCOMPARE(told.count(), 1);
+    QVERIFY2(told.first().first().toString().startsWith("The lab could not be saved automatically ("),
+             qPrintable(told.first().first().toString()));
+    w.document()->setAutosaveFolder(path(QStringLiteral("autosave-ok")));
+    QVERIFY(w.document()->autosave());
+    w.document()->setAutosaveFolder(blocked + "/autosave");
+    QVERIFY(!w.document()->autosave());
+    QCOMPARE(told.count(), 2);
 }
 
 void TestLabDocument::cleanCloseLeavesNoAutosave()
 {
-    const QString autosave = path(QStringLiteral("autosave-2.attnlab"));
+    const QString folder = path(QStringLiteral("autosave-2"));
+    QString autosave;
     {
         MainWindow w;
         Prompts prompts;
         prompts.install(w.document());
         prompts.answer = LabDocument::UnsavedAnswer::Discard;
-        w.document()->setAutosavePath(autosave);
+        w.document()->setAutosaveFolder(folder);
+        autosave = w.document()->autosavePath();
         w.show();
         w.session()->setSeed(9);
         QVERIFY(w.document()->autosave());
@@ -371,9 +483,11 @@ void TestLabDocument::cleanCloseLeavesNoAutosave()
         QCOMPARE(prompts.unsaved, 1);
     }
     QVERIFY(!QFileInfo::exists(autosave));
+    QVERIFY(!QFileInfo::exists(autosave + ".lock"));
     // Saving also clears it.
     MainWindow w;
-    w.document()->setAutosavePath(autosave);
+    w.document()->setAutosaveFolder(folder);
+    autosave = w.document()->autosavePath();
     w.session()->setSeed(10);
     QVERIFY(w.document()->autosave());
     QVERIFY(QFileInfo::exists(autosave));
@@ -519,14 +633,14 @@ void TestLabDocument::commandLineLabKeepsItsFileForSave()
 // parameters nor its autosave.
 void TestLabDocument::quitWithDiscardDoesNotComeBack()
 {
-    const QString autosave = path(QStringLiteral("autosave-3.attnlab"));
+    const QString folder = path(QStringLiteral("autosave-3"));
     {
         MainWindow w;
         w.restoreSettings();
         Prompts prompts;
         prompts.install(w.document());
         prompts.answer = LabDocument::UnsavedAnswer::Discard;
-        w.document()->setAutosavePath(autosave);
+        w.document()->setAutosaveFolder(folder);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         makeChanges(w);
@@ -537,7 +651,7 @@ void TestLabDocument::quitWithDiscardDoesNotComeBack()
     MainWindow w;
     Prompts prompts;
     prompts.install(w.document());
-    w.document()->setAutosavePath(autosave);
+    w.document()->setAutosaveFolder(folder);
     w.restoreSettings();
     w.offerRecovery();
     QCOMPARE(prompts.recovery, 0);
