@@ -189,6 +189,8 @@ attn::Status checkDirectory(const QString& directory)
 
 attn::Status stageFile(const Staging& staging, const OutputFile& file)
 {
+    if (!file.problem.empty())
+        return attn::Error{file.problem};
     const QString name = QString::fromStdString(file.name);
     std::ofstream out(toPath(staging.dir.filePath(name)), std::ios::binary | std::ios::trunc);
     errno = 0;

@@ -31,6 +31,9 @@ namespace attnlab {
 struct OutputFile {
     std::string name;                          // file name without directory
     std::function<void(std::ostream&)> write;  // writes the whole content
+    // Set when the file could not be made (a picture that failed to draw):
+    // the whole write fails with this message, before anything moves.
+    std::string problem{};
 };
 
 struct OutputFileSet {

@@ -468,16 +468,18 @@ attn::Expected<std::vector<OutputFile>> ViewExporter::files(ImageFormat format, 
 void ViewExporter::registerImageExporter(const QSize& size)
 {
     setImageExporter([size](const AttentionSnapshot& snapshot, ImageFormat format) {
-        if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
-            qWarning("attention-lab: pictures need a QGuiApplication; none were drawn");
-            return std::vector<OutputFile>();
-        }
+        // A picture that cannot be drawn fails the whole export (all files
+        // or none) with its reason, instead of a run that reports success.
+        const auto failed = [format](std::string reason) {
+            return std::vector<OutputFile>{
+                OutputFile{std::string("pictures.") + imageFormatName(format), {}, std::move(reason)}};
+        };
+        if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
+            return failed(std::string(imageFormatName(format)) + " pictures need a QGuiApplication");
         ViewExporter exporter(snapshot);
         attn::Expected<std::vector<OutputFile>> files = exporter.files(format, size);
-        if (!files) {
-            qWarning("attention-lab: %s", files.error().message.c_str());
-            return std::vector<OutputFile>();
-        }
+        if (!files)
+            return failed(files.error().message);
         return std::move(files.value());
     });
 }

@@ -83,6 +83,7 @@ private slots:
     void npyFiles();
     void imageFormatsNeedAnExporter();
     void registeredImageExporter();
+    void failedPictureFailsTheExport();
     void stagedWriteCreatesDirectories();
     void stagedWriteReplacesOlderFiles();
     void failedWriteLeavesNothing();
@@ -431,6 +432,22 @@ void TestAttentionExport::registeredImageExporter()
     QCOMPARE(entries(dir.path()), (QStringList{"attention.json", "weights.pdf", "weights.svg"}));
     QCOMPARE(readFile(dir.filePath("weights.svg")), QByteArray("picture of 7 tokens"));
     QCOMPARE(asked.size(), std::size_t(2));
+}
+
+// A picture the exporter could not draw fails the export with its reason:
+// no numbers are written without the pictures asked for.
+void TestAttentionExport::failedPictureFailsTheExport()
+{
+    attnlab::setImageExporter([](const attnlab::AttentionSnapshot&, attnlab::ImageFormat) {
+        return std::vector<attnlab::OutputFile>{{"pictures.png", {}, "the picture is too large to draw"}};
+    });
+    QTemporaryDir dir;
+    const attn::Status status = attnlab::exportAttention(dir.filePath("out"), snapshot_,
+                                                         attnlab::parseExportFormats("json,png").value());
+    attnlab::setImageExporter({});
+    QVERIFY(!status.ok());
+    QCOMPARE(status.error().message, std::string("the picture is too large to draw"));
+    QVERIFY(!QFileInfo::exists(dir.filePath("out")));
 }
 
 void TestAttentionExport::stagedWriteCreatesDirectories()
