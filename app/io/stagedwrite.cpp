@@ -11,12 +11,19 @@
 #include <QTemporaryDir>
 
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <streambuf>
 #include <system_error>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace attnlab {
 
@@ -124,8 +131,92 @@ const QString kStagingPrefix = QStringLiteral(".attention-lab-");
 const QString kLockName = QStringLiteral(".lock");
 const QString kPreviousName = QStringLiteral(".previous");
 
+// The staging folders this process has open, for the signal handler below:
+// fixed storage, each path in place before the count shows it.
+constexpr int kMaxLiveStaging = 8;
+char liveStaging[kMaxLiveStaging][PATH_MAX];
+volatile std::sig_atomic_t liveStagingCount = 0;
+
+struct LinuxDirent64 {
+    ino64_t d_ino;
+    off64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+};
+
+// Removes the entries of the open folder `fd`, and of its subfolders one
+// level down (".previous"), with async-signal-safe calls only.
+void removeEntriesNow(int fd, int depth)
+{
+    char buffer[4096];
+    for (int pass = 0; pass < 4; ++pass) {  // entries removed while listing can be skipped: list again
+        ::lseek(fd, 0, SEEK_SET);
+        bool removedAny = false;
+        for (;;) {
+            const long got = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+            if (got <= 0)
+                break;
+            for (long offset = 0; offset < got;) {
+                const auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
+                offset += entry->d_reclen;
+                const char* name = entry->d_name;
+                if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+                    continue;
+                if (entry->d_type == DT_DIR && depth == 0) {
+                    const int sub = ::openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                    if (sub >= 0) {
+                        removeEntriesNow(sub, 1);
+                        ::close(sub);
+                    }
+                    removedAny |= ::unlinkat(fd, name, AT_REMOVEDIR) == 0;
+                } else {
+                    removedAny |= ::unlinkat(fd, name, 0) == 0;
+                }
+            }
+        }
+        if (!removedAny)
+            break;
+    }
+}
+
+struct sigaction previousAction[NSIG];
+
+// SIGINT, SIGTERM, SIGHUP during a write: the staging folders go, then the
+// signal does what it would have done.
+void removeStagingAndDie(int signal)
+{
+    for (int i = 0; i < liveStagingCount; ++i) {
+        const int fd = ::open(liveStaging[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        removeEntriesNow(fd, 0);
+        ::close(fd);
+        ::rmdir(liveStaging[i]);
+    }
+    ::sigaction(signal, &previousAction[signal], nullptr);
+    ::raise(signal);
+}
+
+// Installed over the default action only (a program's own handler for
+// these signals stays), checked at each write.
+void removeStagingOnSignals()
+{
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction current {};
+        if (::sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+            continue;
+        previousAction[signal] = current;
+        struct sigaction action {};
+        action.sa_handler = removeStagingAndDie;
+        sigemptyset(&action.sa_mask);
+        ::sigaction(signal, &action, nullptr);
+    }
+}
+
 // A staging directory inside `directory`, locked by this process while it
-// lives (the lock goes first, then the directory and all it holds).
+// lives (the lock goes first, then the directory and all it holds), and
+// known to the signal handler meanwhile.
 struct Staging {
     explicit Staging(const QString& target)
         : directory(target),
@@ -133,12 +224,30 @@ struct Staging {
           lock(QDir(dir.path()).filePath(kLockName))
     {
         lock.setStaleLockTime(0);  // stale only when its process is gone
-        if (dir.isValid())
-            lock.tryLock(0);
+        if (!dir.isValid())
+            return;
+        lock.tryLock(0);
+        const QByteArray path = QFile::encodeName(dir.path());
+        if (liveStagingCount < kMaxLiveStaging && path.size() < PATH_MAX) {
+            removeStagingOnSignals();
+            std::memcpy(liveStaging[liveStagingCount], path.constData(), std::size_t(path.size()) + 1);
+            slot = liveStagingCount;
+            liveStagingCount = liveStagingCount + 1;
+        }
     }
+    ~Staging()
+    {
+        // Sets are released last first (a vector destroyed in reverse is not
+        // guaranteed): forget this one and every later one, they go too.
+        if (slot >= 0 && slot < liveStagingCount)
+            liveStagingCount = slot;
+    }
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
     QString directory;
     QTemporaryDir dir;
     QLockFile lock;
+    int slot = -1;
 };
 
 // Staging directories whose process no longer runs: a run killed midway.

@@ -12,9 +12,11 @@
 // as they were, and a file that did not exist before is removed. The
 // staging directories and the directories the call created go too.
 //
-// A process killed midway leaves its staging directory behind, holding a
-// lock (QLockFile) of a process that no longer runs: the next write into
-// the same directory removes it.
+// SIGINT, SIGTERM or SIGHUP during a write (with no handler of the
+// program's own) removes the staging directories, then ends the process as
+// the signal would have. A process killed outright (SIGKILL) leaves its
+// staging directory behind, holding a lock (QLockFile) of a process that no
+// longer runs: the next write into the same directory removes it.
 
 #include "expected.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "All files or none": a rename that fails half-way puts back the files it
 // had replaced, byte for byte; two sets (an export and a lab) fail together;
-// a staging folder left by a killed process goes at the next write; links
+// a staging folder left by a killed process goes at the next write, and one
+// interrupted by SIGTERM or SIGINT goes at once; links
 // in the way are named (a loop is not replaced by a file).
 
 #include "stagedwrite.h"
@@ -67,6 +68,8 @@ private slots:
     void everyCheckRunsBeforeTheFirstMove();
     void staleStagingFromAKilledRunIsRemoved();
     void liveStagingIsLeftAlone();
+    void interruptedWriteLeavesNothing_data();
+    void interruptedWriteLeavesNothing();
     void symbolicLinks();
 };
 
@@ -185,6 +188,40 @@ void TestStagedWrite::liveStagingIsLeftAlone()
     QVERIFY(lock.tryLock(0));
     QVERIFY(writeFilesAtomically(root.path(), files({"mine.txt"}, "")).ok());
     QCOMPARE(entries(root.path()), (QStringList{".attention-lab-live01", "mine.txt"}));
+}
+
+void TestStagedWrite::interruptedWriteLeavesNothing_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGINT (Ctrl+C)") << int(SIGINT);
+}
+
+// A child process gets SIGTERM or SIGINT while it writes an export over an
+// older one: it still dies of that signal, its staging folder is gone at
+// once, and the older export is as it was.
+void TestStagedWrite::interruptedWriteLeavesNothing()
+{
+    QFETCH(int, signal);
+    QTemporaryDir root;
+    QVERIFY(writeFilesAtomically(root.path(), files({"a.txt", "b.txt"}, "old ")).ok());
+    const pid_t child = ::fork();
+    if (child == 0) {
+        std::signal(signal, SIG_DFL);  // as in the program; the test library has its own handler
+        const OutputFile dying{"b.txt", [signal](std::ostream& out) {
+                                   out << std::string(1 << 20, 'x') << std::flush;
+                                   ::raise(signal);
+                               }};
+        (void)writeFilesAtomically(root.path(), {textFile("a.txt", "new"), dying});
+        ::_exit(0);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(WTERMSIG(status), signal);
+    QCOMPARE(entries(root.path()), (QStringList{"a.txt", "b.txt"}));
+    QCOMPARE(readFile(root.filePath("a.txt")), QByteArray("old a.txt"));
+    QCOMPARE(readFile(root.filePath("b.txt")), QByteArray("old b.txt"));
 }
 
 void TestStagedWrite::symbolicLinks()
