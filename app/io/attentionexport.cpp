@@ -14,7 +14,7 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
-enum class Labels { TokenRows, QueryKey, Indices };
+using Labels = CsvLabels;
 
 struct MatrixEntry {
     const char* name;
@@ -54,19 +54,6 @@ std::vector<MatrixEntry> matrices(const AttentionSnapshot& s)
         {"weights", nullptr, Labels::QueryKey, &attn::AttentionResult::weightsMatrix, &r},
         {"context", &r.context, Labels::TokenRows},
     };
-}
-
-// (rows, cols) as an array of rows, one row per line; -inf becomes null.
-void writeMatrix(JsonWriter& json, const attn::Matrix& m)
-{
-    json.beginArray();
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        json.beginArray(Layout::Inline);
-        for (Eigen::Index j = 0; j < m.cols(); ++j)
-            json.value(m(i, j));
-        json.endArray();
-    }
-    json.endArray();
 }
 
 void writeStrings(JsonWriter& json, const std::vector<std::string>& strings)
@@ -262,7 +249,7 @@ void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& s)
     json.value(s.result.causal);
     for (const MatrixEntry& entry : matrices(s)) {
         json.key(entry.name);
-        entry.with([&json](const attn::Matrix& m) { writeMatrix(json, m); });
+        entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
     }
     json.key("stats");
     writeStats(json, s);
@@ -279,20 +266,8 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, 
         for (const MatrixEntry& entry : matrices(snapshot)) {
             files.push_back({std::string(entry.name) + ".csv", [&snapshot, entry](std::ostream& out) {
                                  entry.with([&](const attn::Matrix& m) {
-                                     const std::vector<std::string>& tokens =
-                                         snapshot.model.tokenization.tokens;
-                                     switch (entry.labels) {
-                                     case Labels::TokenRows:
-                                         writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token");
-                                         break;
-                                     case Labels::QueryKey:
-                                         writeMatrixCsv(out, m, tokens, tokens, "query/key");
-                                         break;
-                                     case Labels::Indices:
-                                         writeMatrixCsv(out, m, indexLabels(int(m.rows())),
-                                                        indexLabels(int(m.cols())), "row");
-                                         break;
-                                     }
+                                     writeLabelledMatrixCsv(out, m, snapshot.model.tokenization.tokens,
+                                                            entry.labels);
                                  });
                              }});
         }

@@ -173,4 +173,16 @@ void JsonWriter::appendQuoted(std::string& out, std::string_view text)
     out += '"';
 }
 
+void writeJsonMatrix(JsonWriter& json, const attn::Matrix& m)
+{
+    json.beginArray();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        json.beginArray(JsonWriter::Layout::Inline);
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            json.value(m(i, j));
+        json.endArray();
+    }
+    json.endArray();
+}
+
 }  // namespace attnlab

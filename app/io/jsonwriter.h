@@ -14,6 +14,8 @@
 //   json.endObject();
 //   json.finish();  // flushes; the stream's state then tells of write errors
 
+#include "matrix.h"
+
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -72,5 +74,8 @@ private:
     std::vector<Level> levels_;
     bool afterKey_ = false;
 };
+
+// (rows, cols) as an array of rows, one row per line; -inf becomes null.
+void writeJsonMatrix(JsonWriter& json, const attn::Matrix& m);
 
 }  // namespace attnlab

@@ -32,18 +32,6 @@ std::string quotedKey(std::string_view key)
     return "\"" + std::string(key) + "\"";
 }
 
-void writeMatrix(JsonWriter& json, const attn::Matrix& m)
-{
-    json.beginArray();
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        json.beginArray(Layout::Inline);
-        for (Eigen::Index j = 0; j < m.cols(); ++j)
-            json.value(m(i, j));
-        json.endArray();
-    }
-    json.endArray();
-}
-
 // The view's numbers go through double (see JsonValue::toQJsonValue);
 // integral ones are written as integers.
 void writeQJson(JsonWriter& json, const QJsonValue& value)
@@ -322,7 +310,7 @@ void writeLabJson(std::ostream& out, const LabState& s)
         {"X", &s.X}, {"W_q", &s.Wq}, {"W_k", &s.Wk}, {"W_v", &s.Wv}};
     for (const auto& [name, m] : matrices) {
         json.key(name);
-        writeMatrix(json, *m);
+        writeJsonMatrix(json, *m);
     }
     json.key("view");
     writeQJson(json, s.view);

@@ -43,6 +43,18 @@ void writeMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<
     }
 }
 
+void writeLabelledMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<std::string>& tokens,
+                            CsvLabels labels)
+{
+    switch (labels) {
+    case CsvLabels::TokenRows: writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token"); break;
+    case CsvLabels::QueryKey: writeMatrixCsv(out, m, tokens, tokens, "query/key"); break;
+    case CsvLabels::Indices:
+        writeMatrixCsv(out, m, indexLabels(int(m.rows())), indexLabels(int(m.cols())), "row");
+        break;
+    }
+}
+
 std::vector<std::string> indexLabels(int count)
 {
     std::vector<std::string> labels;

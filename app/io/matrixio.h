@@ -34,6 +34,13 @@ void writeMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<
 // "0", "1", ... count - 1: the labels of dimensions and weight rows.
 std::vector<std::string> indexLabels(int count);
 
+// How an exported matrix's CSV is labelled: tokens down the rows and
+// indices across (X, Q, K, V, context), tokens both ways (the n x n maps),
+// or indices both ways (W_q, W_k, W_v).
+enum class CsvLabels { TokenRows, QueryKey, Indices };
+void writeLabelledMatrixCsv(std::ostream& out, const attn::Matrix& m, const std::vector<std::string>& tokens,
+                            CsvLabels labels);
+
 // A table written by writeMatrixCsv (or a spreadsheet): a header row, then
 // rows of one label and as many numbers as the header has columns. Or a
 // plain table of numbers only, as numpy.savetxt(..., delimiter=",") writes

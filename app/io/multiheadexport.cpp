@@ -14,7 +14,7 @@ namespace {
 
 using Layout = JsonWriter::Layout;
 
-enum class Labels { TokenRows, QueryKey, Indices };
+using Labels = CsvLabels;
 
 // One exported matrix, made when its file is written (a head's scaled
 // scores and weights are derived from its raw scores, one map at a time).
@@ -23,18 +23,6 @@ struct Entry {
     Labels labels;
     std::function<attn::Matrix()> make;
 };
-
-void writeRows(JsonWriter& json, const attn::Matrix& m)
-{
-    json.beginArray();
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        json.beginArray(Layout::Inline);
-        for (Eigen::Index j = 0; j < m.cols(); ++j)
-            json.value(m(i, j));
-        json.endArray();
-    }
-    json.endArray();
-}
 
 void writeFlat(JsonWriter& json, const attn::RowVector& v)
 {
@@ -98,14 +86,7 @@ std::vector<Entry> allEntries(const MultiHeadSnapshot& s)
 
 void writeCsv(std::ostream& out, const Entry& entry, const std::vector<std::string>& tokens)
 {
-    const attn::Matrix m = entry.make();
-    switch (entry.labels) {
-    case Labels::TokenRows: writeMatrixCsv(out, m, tokens, indexLabels(int(m.cols())), "token"); break;
-    case Labels::QueryKey: writeMatrixCsv(out, m, tokens, tokens, "query/key"); break;
-    case Labels::Indices:
-        writeMatrixCsv(out, m, indexLabels(int(m.rows())), indexLabels(int(m.cols())), "row");
-        break;
-    }
+    writeLabelledMatrixCsv(out, entry.make(), tokens, entry.labels);
 }
 
 // Head 1 becomes the focus: the single-head export's keys and files.
@@ -194,7 +175,7 @@ void writeMultiHeadJson(std::ostream& out, const MultiHeadSnapshot& s)
         for (const Entry& e : headEntries(s, i)) {
             // "scores_head2" -> "scores": the key within the head's object.
             json.key(std::string_view(e.name).substr(0, e.name.rfind("_head")));
-            writeRows(json, e.make());
+            writeJsonMatrix(json, e.make());
         }
         json.endObject();
     }
@@ -206,7 +187,7 @@ void writeMultiHeadJson(std::ostream& out, const MultiHeadSnapshot& s)
         else if (e.name == "out_proj_bias")
             writeFlat(json, s.split.outProjBias);
         else
-            writeRows(json, e.make());
+            writeJsonMatrix(json, e.make());
     }
     json.endObject();
     json.finish();
