@@ -49,21 +49,32 @@ void setEnabled(bool on)
     enabled.store(on, std::memory_order_relaxed);
 }
 
-void packKeys(const double* K, int n, int d, PackedKeys* out)
+namespace {
+
+// `count` rows of `length` values, eight rows side by side per block:
+// block b's line p holds row 8b + c's value p in column c (zero padded).
+void packRowBlocks(const double* rows, int count, int length, std::vector<double>* data)
 {
-    const int blocks = (n + kCols - 1) / kCols;
-    out->n = n;
-    out->d = d;
-    out->data.assign(std::size_t(blocks) * std::size_t(d) * kCols, 0.0);
+    const int blocks = (count + kCols - 1) / kCols;
+    data->assign(std::size_t(blocks) * std::size_t(length) * kCols, 0.0);
     for (int b = 0; b < blocks; ++b) {
-        double* block = out->data.data() + std::size_t(b) * std::size_t(d) * kCols;
-        const int cols = std::min(kCols, n - b * kCols);
+        double* block = data->data() + std::size_t(b) * std::size_t(length) * kCols;
+        const int cols = std::min(kCols, count - b * kCols);
         for (int c = 0; c < cols; ++c) {
-            const double* key = K + std::size_t(b * kCols + c) * std::size_t(d);
-            for (int p = 0; p < d; ++p)
-                block[std::size_t(p) * kCols + std::size_t(c)] = key[p];
+            const double* row = rows + std::size_t(b * kCols + c) * std::size_t(length);
+            for (int p = 0; p < length; ++p)
+                block[std::size_t(p) * kCols + std::size_t(c)] = row[p];
         }
     }
+}
+
+}  // namespace
+
+void packKeys(const double* K, int n, int d, PackedKeys* out)
+{
+    out->n = n;
+    out->d = d;
+    packRowBlocks(K, n, d, &out->data);
 }
 
 void packValues(const double* V, int n, int dv, PackedValues* out)
@@ -83,21 +94,11 @@ void packValues(const double* V, int n, int dv, PackedValues* out)
 
 void packValuesTransposed(const double* Vt, int n, int dv, PackedValues* out)
 {
-    const int blocks = (dv + kCols - 1) / kCols;
+    // Block b's row j holds V(j, 8b + c) = Vt(8b + c, j): eight rows of Vt
+    // side by side, as the keys are packed.
     out->n = n;
     out->dv = dv;
-    out->data.assign(std::size_t(blocks) * std::size_t(n) * kCols, 0.0);
-    // Block b's row j holds V(j, 8b + c) = Vt(8b + c, j): eight rows of Vt
-    // read side by side.
-    for (int b = 0; b < blocks; ++b) {
-        double* block = out->data.data() + std::size_t(b) * std::size_t(n) * kCols;
-        const int cols = std::min(kCols, dv - b * kCols);
-        for (int c = 0; c < cols; ++c) {
-            const double* row = Vt + std::size_t(b * kCols + c) * std::size_t(n);
-            for (int j = 0; j < n; ++j)
-                block[std::size_t(j) * kCols + c] = row[j];
-        }
-    }
+    packRowBlocks(Vt, dv, n, &out->data);
 }
 
 #ifdef ATTN_KERNELS_X86
