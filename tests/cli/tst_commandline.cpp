@@ -11,6 +11,7 @@
 #include "labfile.h"
 #include "matrixio.h"
 #include "npy.h"
+#include "runapp.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -29,39 +30,13 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runApp(const QStringList& arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(ATTNLAB_EXECUTABLE), arguments);
-    Run run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        run.err = "did not finish";
-        return run;
-    }
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using apptest::readJsonFile;
+using apptest::Run;
+using apptest::runApp;
 
 QStringList entries(const QString& dir)
 {
     return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-QJsonObject readJsonFile(const QString& path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
 }
 
 // Largest excess of |a - b| over abs + rel * |b|; <= 0 when within tolerance.

@@ -9,6 +9,7 @@
 
 #include "matrixio.h"
 #include "npy.h"
+#include "runapp.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -24,35 +25,9 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runApp(const QStringList& arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(ATTNLAB_EXECUTABLE), arguments);
-    Run run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        run.err = "did not finish";
-        return run;
-    }
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
-
-QJsonObject readJsonFile(const QString& path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
+using apptest::readJsonFile;
+using apptest::Run;
+using apptest::runApp;
 
 bool writeBytes(const QString& path, const std::string& bytes)
 {
