@@ -8,7 +8,6 @@
 
 #include <QDir>
 #include <QDirIterator>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImageReader>
@@ -21,7 +20,6 @@ namespace {
 struct Run {
     bool finished = false;  // ended by itself, not by a signal or the time limit
     int exitCode = -1;
-    qint64 ms = 0;
     QByteArray out;
     QByteArray err;
 };
@@ -32,12 +30,9 @@ Run runApp(const QStringList& arguments, const QString& workingDirectory)
 {
     QProcess process;
     process.setWorkingDirectory(workingDirectory);
-    QElapsedTimer clock;
-    clock.start();
     process.start(QStringLiteral(ATTNLAB_EXECUTABLE), arguments);
     Run run;
     run.finished = process.waitForFinished(30000) && process.exitStatus() == QProcess::NormalExit;
-    run.ms = clock.elapsed();
     if (!run.finished)
         process.kill();
     process.waitForFinished(5000);
@@ -185,7 +180,6 @@ void TestHostileArguments::refused()
 
     const Run run = runApp(arguments, root);
     QVERIFY2(run.finished, run.err.constData());
-    QVERIFY2(run.ms < 20000, qPrintable(QString::number(run.ms)));
     QCOMPARE(run.exitCode, exitCode);
     QVERIFY2(run.out.isEmpty(), run.out.constData());
     const QString expected = "attention-lab: " + QString(line).replace("SCRATCH", root) + '\n';
@@ -245,7 +239,6 @@ void TestHostileArguments::pathologicalTokenExport()
         runApp({"--sentence", "the " + token + " sat", "--export-dir", "out", "--format", "svg,png,pdf"},
                scratch.path());
     QVERIFY2(run.finished && run.exitCode == 0, run.err.constData());
-    QVERIFY2(run.ms < 10000, qPrintable(QString::number(run.ms)));
     QVERIFY2(run.err.isEmpty(), run.err.constData());
     QCOMPARE(int(QDir(scratch.filePath("out")).entryList(QDir::Files).size()), 27);
     for (const char* name : {"weights.svg", "pipeline.svg", "scaling_comparison.svg", "Q.svg"}) {

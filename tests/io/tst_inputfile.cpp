@@ -9,7 +9,6 @@
 #include "matrixio.h"
 #include "npy.h"
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -87,10 +86,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("X.npy");
         QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0);
-        QElapsedTimer timer;
-        timer.start();
         const auto read = attnlab::readNpyFile(path);
-        QVERIFY(timer.elapsed() < 2000);
         QVERIFY(!read);
         QCOMPARE(read.error().message,
                  std::string("X.npy: nothing came through the pipe (no program was writing to it)"));
@@ -157,8 +153,6 @@ private slots:
         const QString csv = sparse("big.csv", (133LL << 20));
         const QString npy = sparse("big.npy", (33LL << 20));
         QVERIFY(!lab.isEmpty() && !csv.isEmpty() && !npy.isEmpty());
-        QElapsedTimer timer;
-        timer.start();
         const auto readLab = attnlab::readLabFile(lab);
         QVERIFY(!readLab);
         QCOMPARE(readLab.error().message,
@@ -172,7 +166,6 @@ private slots:
         QVERIFY(!readNpy);
         QCOMPARE(readNpy.error().message,
                  std::string("big.npy: 33 MiB is larger than any .npy matrix can be (at most 32 MiB)"));
-        QVERIFY(timer.elapsed() < 1000);
     }
 
     // The presets are Qt resources, which only QFile can open.

