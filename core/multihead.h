@@ -64,6 +64,40 @@ struct SplitHeads {
     HeadWeights head(int i) const;
 };
 
+// The choices of the parameter panel and the lab file: how many heads and
+// how they are laid out.
+struct HeadsConfig {
+    int heads = 1;
+    HeadLayout layout = HeadLayout::Independent;
+    bool outputProjection = false;  // independent: W_o after the concat (split: out_proj always)
+    bool torchInit = false;         // split: nn.MultiheadAttention's own initialisation (torch-mha)
+    // False for today's single head, which every view and file shows as before.
+    bool multiHead() const { return heads > 1 || layout == HeadLayout::Split || outputProjection; }
+    bool operator==(const HeadsConfig& o) const
+    {
+        return heads == o.heads && layout == o.layout && outputProjection == o.outputProjection
+               && torchInit == o.torchInit;
+    }
+    bool operator!=(const HeadsConfig& o) const { return !(*this == o); }
+};
+
+// Every head's parameters, in one of the two layouts.
+struct MultiHeadParams {
+    HeadLayout layout = HeadLayout::Independent;
+    IndependentHeads independent;  // when layout is Independent
+    SplitHeads split;              // when layout is Split
+
+    int headCount() const
+    {
+        return layout == HeadLayout::Split ? split.heads : int(independent.heads.size());
+    }
+    // Head i's W_q, W_k, W_v as the single-head engine takes them.
+    HeadWeights head(int i) const
+    {
+        return layout == HeadLayout::Split ? split.head(i) : independent.heads[std::size_t(i)];
+    }
+};
+
 struct MultiHeadResult {
     HeadLayout layout = HeadLayout::Independent;
     std::vector<AttentionResult> heads;  // h single-head results

@@ -37,6 +37,7 @@
 #include "expected.h"
 #include "matrix.h"
 #include "model.h"
+#include "multihead.h"
 #include "stagedwrite.h"
 
 #include <QJsonObject>
@@ -56,10 +57,17 @@ inline constexpr const char* kLabFileSuffix = "attnlab";
 struct LabState {
     attn::ModelConfig config;  // d_model, d_k, d_v agree with the matrices
     attn::AttentionOptions options;
-    attn::Matrix X;                     // (n, d_model), one row per token of config.sentence
-    attn::Matrix Wq;                    // (d_model, d_k)
-    attn::Matrix Wk;                    // (d_model, d_k)
-    attn::Matrix Wv;                    // (d_model, d_v)
+    attn::Matrix X;   // (n, d_model), one row per token of config.sentence
+    attn::Matrix Wq;  // (d_model, d_k)
+    attn::Matrix Wk;  // (d_model, d_k)
+    attn::Matrix Wv;  // (d_model, d_v)
+    // With heads.multiHead() false: today's single head (W_q, W_k, W_v
+    // above), multiHead empty. Otherwise multiHead holds every head's
+    // parameters (W_o, or the split layout's in/out projections and biases)
+    // and W_q, W_k, W_v above are a copy of head selectedHead's.
+    attn::HeadsConfig heads;
+    attn::MultiHeadParams multiHead;
+    int selectedHead = 0;               // 0-based
     QJsonObject view;                   // opaque to this layer: the GUI's focus row, ranges, ...
     std::vector<std::string> warnings;  // filled by the reader, never written
 };
