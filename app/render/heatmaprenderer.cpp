@@ -442,22 +442,30 @@ void HeatmapRenderer::paint(QPainter& painter, const QSize& size, const HeatmapS
     painter.restore();
 }
 
+void HeatmapRenderer::paintCellImage(QPainter& painter, const QRect& target) const
+{
+    const QRect b = shownBlock();
+    if (b.isEmpty() || target.isEmpty())
+        return;
+    // No more pixels than the device shows (the image is scaled without
+    // smoothing, so each pixel shows the cell at its centre either way).
+    const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
+    const int width = std::clamp(static_cast<int>(std::ceil(target.width() * dpr)), 1, b.width());
+    const int height = std::clamp(static_cast<int>(std::ceil(target.height() * dpr)), 1, b.height());
+    ensureCellImage(width, height);
+    painter.save();
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter.drawImage(QRectF(target), cellImage_);
+    painter.restore();
+}
+
 void HeatmapRenderer::paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const
 {
     const QRect b = shownBlock();
     const int rows = b.height();
     const int cols = b.width();
     if (l.imageMode) {
-        // No more pixels than the device shows (the image is scaled without
-        // smoothing, so each pixel shows the cell at its centre either way).
-        const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
-        const int width = std::clamp(static_cast<int>(std::ceil(l.cells.width() * dpr)), 1, cols);
-        const int height = std::clamp(static_cast<int>(std::ceil(l.cells.height() * dpr)), 1, rows);
-        ensureCellImage(width, height);
-        painter.save();
-        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-        painter.drawImage(QRectF(l.cells), cellImage_);
-        painter.restore();
+        paintCellImage(painter, l.cells);
     } else {
         ensureCellImage(cols, rows);
         const QBrush hatch(QColor::fromRgb(colormap::kMaskedHatch), Qt::BDiagPattern);

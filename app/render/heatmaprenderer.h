@@ -80,6 +80,11 @@ public:
     // Draws everything in (0, 0, size) of the painter's coordinates.
     void paint(QPainter& painter, const QSize& size, const HeatmapStyle& style) const;
 
+    // Only the cells of the shown block, as one image sampled at its pixels'
+    // centres, filling `target` (masked cells grey, no text): a small map
+    // such as a tile of the head grid.
+    void paintCellImage(QPainter& painter, const QRect& target) const;
+
     QColor colorFor(double value) const;  // linear, under the map and range
     QColor cellColor(int row, int col) const;
     // Cell geometry in map rows and columns (empty outside the shown block).

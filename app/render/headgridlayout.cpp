@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "headgridlayout.h"
+
+#include <algorithm>
+
+namespace attnlab {
+
+namespace {
+
+// The side of the square maps with `columns` columns in `area`, captions of
+// `captionHeight` above each map.
+int mapSide(const QSize& area, int tiles, int columns, int gap, int captionHeight)
+{
+    const int rows = (tiles + columns - 1) / columns;
+    const int width = (area.width() - gap * (columns - 1)) / columns;
+    const int height = (area.height() - gap * (rows - 1)) / rows - captionHeight;
+    return std::min(width, height);
+}
+
+}  // namespace
+
+HeadGridLayout HeadGridLayout::compute(const QSize& size, int tiles, int lineHeight)
+{
+    HeadGridLayout l;
+    l.size = size;
+    if (tiles <= 0 || size.width() <= 0 || size.height() <= 0)
+        return l;
+    const int line = std::max(1, lineHeight);
+    const int pad = std::max(2, line / 4);
+    QRect area(QPoint(0, 0), size);
+    // The legend keeps a line at the bottom unless that leaves the grid less
+    // than four lines.
+    if (size.height() >= 5 * (line + pad)) {
+        l.legend = QRect(pad, size.height() - line - pad, size.width() - 2 * pad, line);
+        area.setBottom(l.legend.top() - pad - 1);
+    }
+    l.gap = std::max(1, std::min(line / 2, std::min(area.width(), area.height()) / 40));
+    // The column count giving the largest maps, first with captions, then
+    // without when the captioned maps would be too small to read.
+    int captionHeight = line + pad / 2;
+    int best = 1;
+    int side = -1;
+    const auto choose = [&] {
+        best = 1;
+        side = -1;
+        for (int c = 1; c <= tiles; ++c) {
+            const int s = mapSide(area.size(), tiles, c, l.gap, captionHeight);
+            if (s > side) {
+                side = s;
+                best = c;
+            }
+        }
+    };
+    choose();
+    if (side < kMinCaptionedMap * line) {
+        captionHeight = 0;
+        l.gap = 1;
+        choose();
+    }
+    side = std::max(side, 0);
+    l.columns = best;
+    l.rows = (tiles + best - 1) / best;
+    // The grid centred in its area.
+    const int gridWidth = l.columns * side + (l.columns - 1) * l.gap;
+    const int gridHeight = l.rows * (side + captionHeight) + (l.rows - 1) * l.gap;
+    const int left = area.left() + std::max(0, (area.width() - gridWidth) / 2);
+    const int top = area.top() + std::max(0, (area.height() - gridHeight) / 2);
+    l.tiles.reserve(std::size_t(tiles));
+    for (int i = 0; i < tiles; ++i) {
+        const int row = i / l.columns;
+        const int col = i % l.columns;
+        HeadGridTile t;
+        const int x = left + col * (side + l.gap);
+        const int y = top + row * (side + captionHeight + l.gap);
+        t.frame = QRect(x, y, side, side + captionHeight);
+        if (captionHeight > 0)
+            t.caption = QRect(x, y, side, captionHeight);
+        t.map = QRect(x, y + captionHeight, side, side);
+        l.tiles.push_back(t);
+    }
+    return l;
+}
+
+int HeadGridLayout::tileAt(const QPoint& pos) const
+{
+    for (std::size_t i = 0; i < tiles.size(); ++i)
+        if (tiles[i].frame.contains(pos))
+            return int(i);
+    return -1;
+}
+
+}  // namespace attnlab

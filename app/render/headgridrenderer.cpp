@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "headgridrenderer.h"
+
+#include "heatmaplabelpainter.h"
+#include "presentation.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace attnlab {
+
+namespace {
+
+ResultMap resultMap(HeadMapKind kind)
+{
+    switch (kind) {
+    case HeadMapKind::Scores: return ResultMap::Scores;
+    case HeadMapKind::Scaled: return ResultMap::Scaled;
+    case HeadMapKind::Weights: break;
+    }
+    return ResultMap::Weights;
+}
+
+// One entry of the legend: a colour bar and the numbers at its ends.
+struct LegendEntry {
+    QString label;
+    const HeatmapColorScale* scale;
+    QString note;
+};
+
+}  // namespace
+
+HeadGridRenderer::HeadGridRenderer() = default;
+HeadGridRenderer::~HeadGridRenderer() = default;
+
+void HeadGridRenderer::setFont(const QFont& font)
+{
+    font_ = font;
+    for (const auto& map : maps_)
+        map->setFont(font);
+    layoutValid_ = false;
+}
+
+void HeadGridRenderer::setResult(std::shared_ptr<const attn::MultiHeadResult> result,
+                                 const QStringList& tokenLabels)
+{
+    result_ = std::move(result);
+    tokens_ = tokenLabels;
+    caches_.clear();
+    for (int i = 0; i < headCount(); ++i)
+        caches_.push_back(std::make_shared<ResultSampleCache>());
+    if (selected_ >= headCount())
+        selected_ = -1;
+    if (cursor_ >= tileCount())
+        cursor_ = -1;
+    rebuildMaps();
+}
+
+void HeadGridRenderer::setKind(HeadMapKind kind)
+{
+    if (kind == kind_)
+        return;
+    kind_ = kind;
+    rebuildMaps();
+}
+
+void HeadGridRenderer::setWeightsScaleMode(WeightsScaleMode mode)
+{
+    if (mode == weightsMode_)
+        return;
+    weightsMode_ = mode;
+    rebuildMaps();
+}
+
+void HeadGridRenderer::setSelectedHead(int head)
+{
+    selected_ = head >= 0 && head < headCount() ? head : -1;
+}
+
+void HeadGridRenderer::setCursorTile(int tile)
+{
+    cursor_ = tile >= 0 && tile < tileCount() ? tile : -1;
+}
+
+int HeadGridRenderer::headCount() const
+{
+    return result_ ? result_->headCount() : 0;
+}
+
+int HeadGridRenderer::tileCount() const
+{
+    return headCount() > 0 ? headCount() + 1 : 0;
+}
+
+int HeadGridRenderer::tokens() const
+{
+    return headCount() > 0 ? result_->heads.front().tokens() : 0;
+}
+
+void HeadGridRenderer::rebuildMaps()
+{
+    layoutValid_ = false;
+    maps_.clear();
+    if (!result_ || headCount() == 0)
+        return;
+    // The heads share one colour range, so that the tiles compare: the
+    // largest of the heads' own ranges (as the pipeline's maps take theirs).
+    double range = 0.0;
+    for (const attn::AttentionResult& head : result_->heads)
+        range = std::max(range, kind_ == HeadMapKind::Scaled ? scaledScoreRange(head) : scoreRange(head));
+    const WeightsScale weights = chooseWeightsScale(weightsMode_, tokens());
+    const auto weightsMap = [&](HeatmapRenderer* map) {
+        map->setColorMap(MapColors::Sequential);
+        map->setRange(0.0, 1.0);
+        map->setColorScale(weights.scale, weights.logLow);
+        map->setScaleCaption(weights.caption);
+        map->setDecimals(2);
+    };
+    for (int i = 0; i < headCount(); ++i) {
+        auto map = std::make_unique<HeatmapRenderer>();
+        map->setFont(font_);
+        // Aliasing: the head's result lives as long as the multi-head result.
+        std::shared_ptr<const attn::AttentionResult> head(result_, &result_->heads[std::size_t(i)]);
+        map->setCells(resultCells(std::move(head), resultMap(kind_), caches_[std::size_t(i)]), tokens_,
+                      tokens_);
+        if (kind_ == HeadMapKind::Weights) {
+            weightsMap(map.get());
+        } else {
+            map->setColorMap(MapColors::Diverging);
+            map->setRange(-range, range);
+            map->setDecimals(decimalsForRange(range));
+        }
+        map->setTitle(tileName(i));
+        maps_.push_back(std::move(map));
+    }
+    auto average = std::make_unique<HeatmapRenderer>();
+    average->setFont(font_);
+    average->setCells(
+        sharedMatrixCells(std::shared_ptr<const attn::Matrix>(result_, &result_->weightsAverage)), tokens_,
+        tokens_);
+    weightsMap(average.get());
+    average->setTitle(tileName(averageTile()));
+    maps_.push_back(std::move(average));
+}
+
+const HeadGridLayout& HeadGridRenderer::layout(const QSize& size) const
+{
+    if (layoutValid_ && layoutCache_.size == size)
+        return layoutCache_;
+    layoutCache_ = HeadGridLayout::compute(size, tileCount(), QFontMetrics(font_).height());
+    layoutValid_ = true;
+    return layoutCache_;
+}
+
+bool HeadGridRenderer::cellAt(const QSize& size, const QPoint& pos, int* tile, int* row, int* col) const
+{
+    const HeadGridLayout& l = layout(size);
+    const int n = tokens();
+    for (std::size_t i = 0; i < l.tiles.size(); ++i) {
+        const QRect& map = l.tiles[i].map;
+        if (!map.contains(pos) || n == 0)
+            continue;
+        *tile = int(i);
+        *row = std::clamp(int((long long)(pos.y() - map.top()) * n / map.height()), 0, n - 1);
+        *col = std::clamp(int((long long)(pos.x() - map.left()) * n / map.width()), 0, n - 1);
+        return true;
+    }
+    return false;
+}
+
+QString HeadGridRenderer::tileName(int tile) const
+{
+    if (tile == averageTile())
+        return tr("average of %n heads", nullptr, headCount());
+    return tr("head %1").arg(tile + 1);
+}
+
+QString HeadGridRenderer::tileCaption(int tile, int width) const
+{
+    const QFontMetrics fm(tile == selected_ ? HeatmapLabelPainter::boldFont(font_) : font_);
+    QStringList candidates;
+    if (tile == averageTile()) {
+        candidates << tileName(tile) << tr("average") << tr("avg");
+    } else {
+        const QString head = tileName(tile);
+        if (std::size_t(tile) < result_->stats.size())
+            candidates << tr("%1 · max %2")
+                              .arg(head,
+                                   QString::number(result_->stats[std::size_t(tile)].meanMaxWeight, 'f', 2));
+        candidates << head << QString::number(tile + 1);
+    }
+    for (const QString& text : candidates)
+        if (fm.horizontalAdvance(text) <= width)
+            return text;
+    return HeatmapLabelPainter::elided(fm, candidates.back(), width);
+}
+
+double HeadGridRenderer::value(int tile, int row, int col) const
+{
+    return maps_[std::size_t(tile)]->cells().value(row, col);
+}
+
+QColor HeadGridRenderer::cellColor(int tile, int row, int col) const
+{
+    return maps_[std::size_t(tile)]->cellColor(row, col);
+}
+
+QString HeadGridRenderer::kindName(HeadMapKind kind)
+{
+    switch (kind) {
+    case HeadMapKind::Scores: return tr("raw scores Q Kᵀ");
+    case HeadMapKind::Scaled: return tr("scaled scores");
+    case HeadMapKind::Weights: break;
+    }
+    return tr("attention weights");
+}
+
+QString HeadGridRenderer::legendText() const
+{
+    if (maps_.empty())
+        return {};
+    const HeatmapRenderer& head = *maps_.front();
+    const HeatmapRenderer& average = *maps_.back();
+    const auto ends = [](const HeatmapRenderer& map) {
+        return HeatmapColorScale::endsText(map.colorScaleSpec().ticks(2));
+    };
+    if (kind_ == HeadMapKind::Weights)
+        return tr("%1: %2").arg(kindName(kind_), ends(head));
+    return tr("heads: %1 %2 · average: weights %3").arg(kindName(kind_), ends(head), ends(average));
+}
+
+void HeadGridRenderer::paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const
+{
+    const QFontMetrics fm(font_);
+    std::vector<LegendEntry> entries;
+    if (kind_ == HeadMapKind::Weights) {
+        entries.push_back({kindName(kind_), &maps_.front()->colorScaleSpec(), QString()});
+    } else {
+        entries.push_back(
+            {tr("heads: %1").arg(kindName(kind_)), &maps_.front()->colorScaleSpec(), QString()});
+        entries.push_back({tr("average: weights"), &maps_.back()->colorScaleSpec(), QString()});
+    }
+    const int barWidth = std::clamp(area.width() / 8, 24, 120);
+    const int gap = fm.horizontalAdvance(QLatin1Char('M'));
+    int x = area.left();
+    painter.save();
+    painter.setPen(style.text);
+    for (const LegendEntry& e : entries) {
+        const QString low = e.scale->ticks(2).front().text;
+        const QString high = e.scale->ticks(2).back().text;
+        const int labelWidth = fm.horizontalAdvance(e.label + QLatin1Char(' '));
+        const int lowWidth = fm.horizontalAdvance(low + QLatin1Char(' '));
+        const int needed = labelWidth + lowWidth + barWidth + fm.horizontalAdvance(QLatin1Char(' ') + high);
+        if (x + needed > area.right() + 1)
+            break;
+        painter.drawText(QRect(x, area.top(), labelWidth, area.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                         e.label);
+        x += labelWidth;
+        painter.drawText(QRect(x, area.top(), lowWidth, area.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                         low);
+        x += lowWidth;
+        const QRect bar(x, area.top() + area.height() / 4, barWidth, std::max(2, area.height() / 2));
+        for (int px = 0; px < bar.width(); ++px)
+            painter.fillRect(QRect(bar.left() + px, bar.top(), 1, bar.height()),
+                             e.scale->barColor((px + 0.5) / bar.width()));
+        painter.setPen(QPen(style.frame, 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+        painter.setPen(style.text);
+        x += barWidth;
+        const QString tail = QLatin1Char(' ') + high;
+        painter.drawText(QRect(x, area.top(), fm.horizontalAdvance(tail), area.height()),
+                         Qt::AlignLeft | Qt::AlignVCenter, tail);
+        x += fm.horizontalAdvance(tail) + 2 * gap;
+    }
+    painter.restore();
+}
+
+void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style,
+                             const QColor& highlight) const
+{
+    painter.save();
+    painter.setFont(font_);
+    painter.fillRect(QRect(QPoint(0, 0), size), style.background);
+    painter.setPen(style.text);
+    if (tileCount() == 0) {
+        painter.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, tr("No heads"));
+        painter.restore();
+        return;
+    }
+    const HeadGridLayout& l = layout(size);
+    const QFont bold = HeatmapLabelPainter::boldFont(font_);
+    for (int i = 0; i < int(l.tiles.size()); ++i) {
+        const HeadGridTile& t = l.tiles[std::size_t(i)];
+        if (t.map.isEmpty())
+            continue;
+        maps_[std::size_t(i)]->paintCellImage(painter, t.map);
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(style.frame, 1));
+        painter.drawRect(QRectF(t.map).adjusted(-0.5, -0.5, 0.5, 0.5));
+        if (!t.caption.isEmpty()) {
+            painter.setFont(i == selected_ ? bold : font_);
+            painter.setPen(i == selected_ ? highlight : style.text);
+            painter.drawText(t.caption, Qt::AlignHCenter | Qt::AlignVCenter,
+                             tileCaption(i, t.caption.width()));
+            painter.setFont(font_);
+        }
+    }
+    // The outlines last, so that no neighbouring tile covers them.
+    if (selected_ >= 0 && !l.tiles[std::size_t(selected_)].map.isEmpty()) {
+        // 2 px just outside the map.
+        painter.setPen(QPen(highlight, 2, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        painter.drawRect(QRectF(l.tiles[std::size_t(selected_)].map).adjusted(-1, -1, 1, 1));
+    }
+    if (cursor_ >= 0 && !l.tiles[std::size_t(cursor_)].frame.isEmpty()) {
+        painter.setPen(QPen(style.text, 1, Qt::DashLine));
+        painter.drawRect(QRectF(l.tiles[std::size_t(cursor_)].frame).adjusted(-2.5, -2.5, 2.5, 2.5));
+    }
+    if (!l.legend.isEmpty())
+        paintLegend(painter, l.legend, style);
+    painter.restore();
+}
+
+}  // namespace attnlab
