@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "attentionworker.h"
 
+#include "headparams.h"
 #include "presampler.h"
 #include "reaper.h"
 #include "resultpool.h"
@@ -199,6 +200,10 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
     outcome->generation = job.generation;
     outcome->redraw = job.redraw;
     outcome->keep = job.keep;
+    if (job.heads.multiHead()) {
+        computeHeads(job, outcome.get(), threads(), &stop_);
+        return outcome;
+    }
     if (job.redraw) {
         attn::Expected<attn::Model> built = attn::buildModel(job.config);
         if (!built) {
@@ -233,6 +238,61 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
         outcome->comparison = shareLarge<const attn::ScalingComparison>(
             attn::compareScaling(*outcome->result), 2 * ResultPool::mapBytes(m.X.rows()));
     return outcome;
+}
+
+void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop)
+{
+    if (job.redraw) {
+        attn::Expected<attn::Model> built = attn::buildModel(job.config);
+        if (!built) {
+            outcome->error = QString::fromStdString(built.error().message);
+            return;
+        }
+        attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(job.config, job.heads);
+        if (!drawn) {
+            outcome->error = QString::fromStdString(drawn.error().message);
+            return;
+        }
+        job.selectedHead = std::clamp(job.selectedHead, 0, drawn->headCount() - 1);
+        attn::Model& m = built.value();
+        attn::HeadWeights selected = drawn->head(job.selectedHead);
+        m.Wq = std::move(selected.Wq);
+        m.Wk = std::move(selected.Wk);
+        m.Wv = std::move(selected.Wv);
+        outcome->config = job.config;
+        outcome->cells =
+            job.keep ? keepUserCells(job.model, job.cells, &m, &outcome->report) : UserCells::none(m);
+        outcome->params = drawn.value();
+        setHeadWeights(&outcome->params, job.selectedHead, attn::HeadWeights{m.Wq, m.Wk, m.Wv});
+        outcome->drawnParams = std::move(drawn.value());
+        outcome->model = std::move(m);
+    } else {
+        outcome->model = std::move(job.model);
+        outcome->params = std::move(job.params);
+    }
+    if (stop && *stop)
+        return;
+    const int h = outcome->params.headCount();
+    const int n = int(outcome->model.X.rows());
+    outcome->multi = multiHeadBytes(h, n) < kLargeBytes
+                         ? std::make_shared<attn::MultiHeadResult>()
+                         : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult,
+                                                                  freeLater<attn::MultiHeadResult>);
+    const attn::Status status = attnlab::computeHeads(outcome->model.X, outcome->params, job.options,
+                                                      outcome->multi.get(), threads, stop);
+    if (!status) {
+        outcome->error = QString::fromStdString(status.error().message);
+        outcome->multi.reset();
+        return;
+    }
+    const int selected = std::clamp(job.selectedHead, 0, h - 1);
+    outcome->selectedHead = selected;
+    outcome->result =
+        std::shared_ptr<attn::AttentionResult>(outcome->multi, &outcome->multi->heads[std::size_t(selected)]);
+    outcome->stats = outcome->multi->stats[std::size_t(selected)];
+    if (job.comparison && !(stop && *stop))
+        outcome->comparison = shareLarge<const attn::ScalingComparison>(
+            attn::compareScaling(*outcome->result), 2 * ResultPool::mapBytes(n));
 }
 
 }  // namespace attnlab

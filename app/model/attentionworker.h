@@ -18,6 +18,7 @@
 #include "attention.h"
 #include "labfile.h"
 #include "model.h"
+#include "multihead.h"
 #include "scaling_lab.h"
 #include "statistics.h"
 #include "usercells.h"
@@ -54,6 +55,12 @@ public:
         attn::ModelConfig config;
         attn::AttentionOptions options;
         attn::Model model;
+        // heads.multiHead(): every head's pass (see Session's multi-head
+        // part). A redraw draws the heads and puts model's kept cells into
+        // head selectedHead; a recompute runs over `params`.
+        attn::HeadsConfig heads;
+        int selectedHead = 0;
+        attn::MultiHeadParams params;
     };
     struct Outcome {
         quint64 generation = 0;
@@ -69,7 +76,18 @@ public:
         attn::AttentionStats stats;
         std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
         std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
+        // Multi-head: every head's result (`result` is the selected head's,
+        // sharing it); the parameters it was computed over and, for a
+        // redraw, the seed's draw they came from.
+        std::shared_ptr<attn::MultiHeadResult> multi;
+        int selectedHead = 0;  // the head `result` is, within the heads
+        attn::MultiHeadParams params;
+        attn::MultiHeadParams drawnParams;
     };
+
+    // A multi-head job done on the calling thread (the worker's own, or the
+    // session's for lesson sizes): `stop` as the worker's restart flag.
+    static void computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop);
 
     // One d_k lab run, and what it gave.
     struct LabJob {

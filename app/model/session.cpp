@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "attentionworker.h"
+#include "headparams.h"
 #include "presentation.h"
 #include "reaper.h"
 #include "resultcells.h"
@@ -31,13 +32,12 @@ bool Session::isLargeWork(int tokens) const
     const double n = tokens;
     const double work =
         n * n * (config_.dK + config_.dV) + n * config_.dModel * (2.0 * config_.dK + config_.dV);
-    return work > kAsyncWork;
+    return work * (multiHead() ? heads_.heads : 1) > kAsyncWork;
 }
 
-void Session::startJob(bool redraw, bool keep)
+std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep) const
 {
     auto job = std::make_unique<AttentionWorker::Job>();
-    job->generation = ++generation_;
     job->redraw = redraw;
     job->keep = redraw && keep;
     job->config = config_;
@@ -48,6 +48,19 @@ void Session::startJob(bool redraw, bool keep)
         job->model = model_;  // X (n, d_model) and the weights: small next to the maps
     if (job->keep)
         job->cells = userCells_;
+    if (multiHead()) {
+        job->heads = heads_;
+        job->selectedHead = selectedHead_;
+        if (!redraw)
+            job->params = multiHead_;
+    }
+    return job;
+}
+
+void Session::startJob(bool redraw, bool keep)
+{
+    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep);
+    job->generation = ++generation_;
     computing_ = true;
     computingRedraw_ = redraw;
     computingKeep_ = job->keep;
@@ -94,6 +107,16 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
         setProblem(outcome->error);
         return;
     }
+    if (outcome->multi) {
+        const QString notice = installHeads(*outcome);
+        if (outcome->redraw)
+            emit modelRedrawn();
+        emit resultChanged();
+        if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
+            emit matrixNotice(notice);
+        return;
+    }
+    clearHeads();
     result_ = std::move(outcome->result);
     presampled_ = std::move(outcome->samples);
     drawnSamples_.reset();
@@ -221,10 +244,12 @@ QString Session::matrixName(MatrixId which)
     return {};
 }
 
-void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options)
+void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
+                            const attn::HeadsConfig& heads)
 {
     config_ = config;
     options_ = options;
+    heads_ = heads;
     redraw(false);
     emit parametersChanged();
 }
@@ -291,6 +316,7 @@ void Session::regenerate()
 
 void Session::redraw(bool keep)
 {
+    config_ = headsModelConfig(config_, heads_);
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
     const int words = int(std::count(config_.sentence.begin(), config_.sentence.end(), ' ')) + 1;
@@ -304,6 +330,20 @@ void Session::redraw(bool keep)
 void Session::redrawNow(bool keep)
 {
     supersede();  // a computation in flight
+    if (multiHead()) {
+        QString notice;
+        const QString failure = computeHeadsNow(true, keep, &notice);
+        if (!failure.isEmpty()) {
+            modelStale_ = true;
+            setProblem(failure);
+            return;
+        }
+        emit modelRedrawn();
+        emit resultChanged();
+        if (!keep || !notice.isEmpty())
+            emit matrixNotice(notice);
+        return;
+    }
     attn::Expected<attn::Model> built = attn::buildModel(config_);
     if (!built) {
         modelStale_ = true;
@@ -347,7 +387,8 @@ void Session::recomputeNow()
         redraw();
         return;
     }
-    const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    const QString failure = multiHead() ? computeHeadsNow(false, false, nullptr)
+                                        : computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
     setProblem(failure);
     if (failure.isEmpty())
         emit resultChanged();
@@ -365,6 +406,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
                                              isLargeWork(int(X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
         return QString::fromStdString(status.error().message);
+    clearHeads();
     result_ = std::move(result);
     presampled_.reset();
     drawnSamples_.reset();

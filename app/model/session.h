@@ -27,6 +27,7 @@
 #include "attentionworker.h"
 #include "labfile.h"
 #include "model.h"
+#include "multihead.h"
 #include "scaling_lab.h"
 #include "statistics.h"
 #include "usercells.h"
@@ -121,7 +122,8 @@ public:
     // Sum of one query's attention weights (1 up to rounding; 0 if fully masked).
     double weightSum(int query) const;
 
-    void setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options);
+    void setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
+                       const attn::HeadsConfig& heads = attn::HeadsConfig());
     void setSentence(const QString& sentence);
     void setTokenizer(attn::TokenizerMode mode);
     void setSeed(quint64 seed);
@@ -163,6 +165,26 @@ public:
     static attn::Expected<double> parseValue(const QString& text);
     static QString matrixName(MatrixId which);  // "X", "W_q", ...
 
+    // Multi-head attention. With headsConfig().multiHead() false (one
+    // independent head, no W_o) everything above is today's single head.
+    // Otherwise every head is computed; one of them, selectedHead(), is the
+    // session's head: matrix(W_q|W_k|W_v), result() and stats() are that
+    // head's, and editing W_q, W_k or W_v edits that head. Selecting another
+    // head computes nothing. In the split layout d_k = d_v = d_model / h.
+    const attn::HeadsConfig& headsConfig() const { return heads_; }
+    int headCount() const { return multiResult_ ? multiResult_->headCount() : 1; }
+    int selectedHead() const { return selectedHead_; }  // 0-based
+    void selectHead(int head);
+    // Every head's result, or null for the single head.
+    std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return multiResult_; }
+    // Every head's parameters (of the current result); empty for the single head.
+    const attn::MultiHeadParams& multiHeadParams() const { return multiHead_; }
+    void setHeadsConfig(const attn::HeadsConfig& heads);
+    void setHeadCount(int heads);
+    void setHeadLayout(attn::HeadLayout layout);
+    void setOutputProjection(bool on);
+    void setTorchInit(bool on);
+
     // The d_k lab, computed in the lab lane of this session's worker, after
     // the attention work (see AttentionWorker).
     ScalingLabRun* scalingLab() const { return scalingLab_.get(); }
@@ -176,6 +198,7 @@ signals:
     void resultDropped();
     void problemChanged();  // problem() changed
     void editRefused(const QString& message);
+    void headSelected(int head);  // selectedHead() changed (result() too)
     // What a change did with the user's cells, for the window to show (see
     // describeKept); empty when nothing of the user's is left to speak of.
     void matrixNotice(const QString& text);
@@ -209,6 +232,7 @@ private:
     void redrawNow(bool keep);
     void recomputeNow();
     bool isLargeWork(int tokens) const;
+    std::unique_ptr<AttentionWorker::Job> makeJob(bool redraw, bool keep) const;
     void startJob(bool redraw, bool keep = false);  // hands the request to the worker
     QList<QSize> sampleSizes() const;               // where the next result is sampled
     void supersede();                               // drops the request in flight, if any
@@ -222,6 +246,16 @@ private:
     QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
                         const attn::Matrix& Wv);
     void setProblem(const QString& problem);
+    // The multi-head part (sessionheads.cpp): a job for the heads, done
+    // here for lesson sizes; an outcome taken in (here or from the worker);
+    // the selected head's weights, result and user cells made the session's.
+    QString computeHeadsNow(bool redraw, bool keep, QString* notice);
+    QString installHeads(AttentionWorker::Outcome& outcome);
+    void showHead(int head);
+    void clearHeads();  // back to the single head's bookkeeping
+    int otherHeadsEdits() const;
+    bool multiHead() const { return heads_.multiHead(); }
+    attn::Status setHeadsState(const LabState& state);
     void takeTokensFromModel();  // tokens_ and ids_ from model_.tokenization
     attn::Matrix& mutableMatrix(MatrixId which);
     static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
@@ -230,6 +264,11 @@ private:
 
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
+    attn::HeadsConfig heads_;                                   // as requested
+    attn::MultiHeadParams multiHead_;                           // of model_, when multi-head
+    attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
+    std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
+    int selectedHead_ = 0;
     attn::Model model_;
     attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
     UserCells userCells_;                     // of model_

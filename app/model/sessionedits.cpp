@@ -7,6 +7,7 @@
 // Session stays one class (its state is shared by both halves).
 #include "session.h"
 
+#include "headparams.h"
 #include "size_limits.h"
 
 #include <QLocale>
@@ -68,6 +69,15 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     if (old == value)
         return attn::okStatus();
     target(row, col) = value;
+    if (multiHead()) {
+        // The selected head's weight, or X; done in the worker when large.
+        if (which != MatrixId::X)
+            setHeadCell(&multiHead_, selectedHead_, int(which) - 1, row, col, value);
+        userCells_.mask[int(which)](row, col) = true;
+        editedCells_ = userCells_.count() + otherHeadsEdits();
+        recompute();
+        return attn::okStatus();
+    }
     const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
     if (!failure.isEmpty()) {
         target(row, col) = old;
@@ -104,6 +114,11 @@ LabState Session::state() const
     s.Wq = model_.Wq;
     s.Wk = model_.Wk;
     s.Wv = model_.Wv;
+    s.heads = heads_;
+    if (multiHead()) {
+        s.multiHead = multiHead_;
+        s.selectedHead = selectedHead_;
+    }
     return s;
 }
 
@@ -124,6 +139,21 @@ attn::Status Session::setState(const LabState& state)
             computing_ = true;
         }
     };
+    if (state.heads.multiHead()) {
+        const attn::Status status = setHeadsState(state);
+        if (!status) {
+            restoreComputation();
+            return status;
+        }
+        if (wasComputing)
+            worker_->cancel();
+        emit parametersChanged();
+        emit modelRedrawn();
+        emit resultChanged();
+        emit headSelected(selectedHead_);
+        emit matrixNotice(QString());
+        return attn::okStatus();
+    }
     attn::Expected<attn::Model> built = attn::buildModel(state.config);
     if (!built) {
         restoreComputation();
@@ -161,6 +191,7 @@ attn::Status Session::setState(const LabState& state)
         worker_->cancel();
     config_ = state.config;
     modelConfig_ = state.config;
+    heads_ = attn::HeadsConfig();
     userCells_ = UserCells::differences(m, drawnModel);
     model_ = std::move(m);
     modelStale_ = false;
@@ -201,8 +232,19 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
     if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
         return attn::Error{
             tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
-    if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV)
+    if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV) {
+        if (multiHead())
+            return attn::Error{tr("%1 has shape (%2, %3) but head %4's is (%5, %6): with several heads an "
+                                  "import keeps the shape; change d_model, d_k or d_v first.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(values.cols())
+                                   .arg(selectedHead_ + 1)
+                                   .arg(matrix(which).rows())
+                                   .arg(matrix(which).cols())
+                                   .toStdString()};
         return importReshaping(which, values, config);
+    }
     LabState next = state();
     attn::Matrix* target = which == MatrixId::X    ? &next.X
                            : which == MatrixId::Wq ? &next.Wq

@@ -13,6 +13,32 @@ bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
     return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
 }
 
+bool sameVector(const attn::RowVector& a, const attn::RowVector& b)
+{
+    return a.size() == b.size() && (a.array() == b.array()).all();
+}
+
+bool sameHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
+{
+    if (a.layout != b.layout)
+        return false;
+    if (a.layout == attn::HeadLayout::Split)
+        return a.split.heads == b.split.heads && sameMatrix(a.split.inProjWeight, b.split.inProjWeight)
+               && sameVector(a.split.inProjBias, b.split.inProjBias)
+               && sameMatrix(a.split.outProjWeight, b.split.outProjWeight)
+               && sameVector(a.split.outProjBias, b.split.outProjBias);
+    if (a.independent.heads.size() != b.independent.heads.size()
+        || !sameMatrix(a.independent.Wo, b.independent.Wo))
+        return false;
+    for (std::size_t i = 0; i < a.independent.heads.size(); ++i) {
+        const attn::HeadWeights& x = a.independent.heads[i];
+        const attn::HeadWeights& y = b.independent.heads[i];
+        if (!sameMatrix(x.Wq, y.Wq) || !sameMatrix(x.Wk, y.Wk) || !sameMatrix(x.Wv, y.Wv))
+            return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
@@ -24,8 +50,10 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
     return a.stale == b.stale && a.drawn == b.drawn && x.sentence == y.sentence && x.tokenizer == y.tokenizer
            && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
            && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
-           && sameMatrix(a.lab.X, b.lab.X) && sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
-           && sameMatrix(a.lab.Wv, b.lab.Wv);
+           && a.lab.heads == b.lab.heads && sameMatrix(a.lab.X, b.lab.X)
+           && (a.lab.heads.multiHead() ? sameHeads(a.lab.multiHead, b.lab.multiHead)
+                                       : sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
+                                             && sameMatrix(a.lab.Wv, b.lab.Wv));
 }
 
 SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "undorecorder.h"
 
+#include "headparams.h"
+
 #include "model.h"
 #include "session.h"
 
@@ -25,6 +27,8 @@ LabSnapshot UndoRecorder::current() const
         s.drawn = true;
         s.lab.config = session_->config();
         s.lab.options = session_->options();
+        s.lab.heads = session_->headsConfig();
+        s.lab.selectedHead = session_->selectedHead();
     } else {
         s.lab = session_->state();
     }
@@ -65,8 +69,19 @@ void UndoRecorder::resync()
 void UndoRecorder::apply(const LabSnapshot& snapshot)
 {
     applying_ = true;
-    if (snapshot.stale || snapshot.drawn || !session_->setState(snapshot.lab))
-        session_->setParameters(snapshot.lab.config, snapshot.lab.options);
+    // The head shown stays the user's choice, not the history's.
+    const int head = session_->selectedHead();
+    LabState lab = snapshot.lab;
+    if (lab.heads.multiHead() && !snapshot.drawn && head < lab.multiHead.headCount()) {
+        lab.selectedHead = head;
+        attn::HeadWeights w = lab.multiHead.head(head);
+        lab.Wq = std::move(w.Wq);
+        lab.Wk = std::move(w.Wk);
+        lab.Wv = std::move(w.Wv);
+    }
+    if (snapshot.stale || snapshot.drawn || !session_->setState(lab))
+        session_->setParameters(lab.config, lab.options, lab.heads);
+    session_->selectHead(head);
     applying_ = false;
     last_ = current();
     ++run_;
@@ -128,6 +143,16 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
         changes << tr("Divisor %1").arg(p.customDivisor);
     if (o.causal != p.causal)
         changes << (p.causal ? tr("Causal mask on") : tr("Causal mask off"));
+    const attn::HeadsConfig& g = before.lab.heads;
+    const attn::HeadsConfig& k = after.lab.heads;
+    if (g.heads != k.heads)
+        changes << (k.heads == 1 ? tr("1 head") : tr("%1 heads").arg(k.heads));
+    if (g.layout != k.layout)
+        changes << tr("Head layout: %1").arg(QLatin1String(attn::headLayoutName(k.layout)));
+    if (g.outputProjection != k.outputProjection)
+        changes << (k.outputProjection ? tr("Output projection on") : tr("Output projection off"));
+    if (g.torchInit != k.torchInit)
+        changes << (k.torchInit ? tr("Initialisation: torch-mha") : tr("Initialisation: seed"));
     if (changes.size() > 1)
         return tr("Change the parameters");
     if (changes.size() == 1)
@@ -136,7 +161,9 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
         return tr("Regenerate from the seed");
 
     // A snapshot of the seed's draw keeps no matrices: draw them to compare.
-    auto withMatrices = [](const LabSnapshot& s) {
+    // With several heads, both sides show the head selected after the change.
+    const int head = after.lab.selectedHead;
+    auto withMatrices = [head](const LabSnapshot& s) {
         LabState lab = s.lab;
         if (s.drawn) {
             if (attn::Expected<attn::Model> m = attn::buildModel(lab.config)) {
@@ -145,6 +172,16 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
                 lab.Wk = std::move(m->Wk);
                 lab.Wv = std::move(m->Wv);
             }
+            if (lab.heads.multiHead()) {
+                attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(lab.config, lab.heads);
+                lab.multiHead = drawn ? std::move(drawn.value()) : attn::MultiHeadParams();
+            }
+        }
+        if (lab.heads.multiHead() && head < lab.multiHead.headCount()) {
+            attn::HeadWeights w = lab.multiHead.head(head);
+            lab.Wq = std::move(w.Wq);
+            lab.Wk = std::move(w.Wk);
+            lab.Wv = std::move(w.Wv);
         }
         return lab;
     };
@@ -179,6 +216,8 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
         ++changedMatrices;
         if (count == 1) {
             text = tr("Edit %1(%2, %3)").arg(Session::matrixName(m.id)).arg(row + 1).arg(col + 1);
+            if (m.id != MatrixId::X && to.heads.multiHead())
+                text += tr(" of head %1").arg(to.selectedHead + 1);
         } else {
             text = tr("Replace %1").arg(Session::matrixName(m.id));
         }

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "headparams.h"
+
+#include "multihead_init.h"
+#include "size_limits.h"
+
+#include <string>
+
+namespace attnlab {
+
+namespace {
+
+// The heads' weights together may hold what one head at the limits holds
+// (as the command line allows).
+constexpr long long kMaxWeightEntries = 3LL * attn::kMaxDModel * attn::kMaxDHead;
+
+// Row offset of W_q (0), W_k (1) or W_v (2) of `head` in in_proj_weight.
+int splitRow(const attn::SplitHeads& split, int head, int which)
+{
+    return which * split.embedDim() + head * split.headDim();
+}
+
+}  // namespace
+
+attn::ModelConfig headsModelConfig(const attn::ModelConfig& config, const attn::HeadsConfig& heads)
+{
+    attn::ModelConfig c = config;
+    if (heads.layout == attn::HeadLayout::Split && heads.heads >= 1 && config.dModel % heads.heads == 0)
+        c.dK = c.dV = config.dModel / heads.heads;
+    return c;
+}
+
+attn::Expected<attn::MultiHeadParams> drawMultiHead(const attn::ModelConfig& config,
+                                                    const attn::HeadsConfig& heads)
+{
+    if (attn::Status s = attn::validateHeadCount(heads.heads); !s)
+        return s.error();
+    attn::MultiHeadParams p;
+    p.layout = heads.layout;
+    const int h = heads.heads, e = config.dModel;
+    if (heads.layout == attn::HeadLayout::Split) {
+        if (attn::Status s = attn::validateSplitHeads(e, h); !s)
+            return s.error();
+        if (heads.torchInit) {
+            p.split = attn::drawTorchMha(config.seed, e, h);
+        } else {
+            attn::ModelConfig c = config;
+            c.dK = c.dV = e / h;
+            p.split = attn::packSplitHeads(attn::drawIndependentHeads(c, h));
+        }
+        return p;
+    }
+    const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
+    if (entries > kMaxWeightEntries)
+        return attn::Error{std::to_string(h) + " heads with d_model " + std::to_string(e) + ", d_k "
+                           + std::to_string(config.dK) + " and d_v " + std::to_string(config.dV) + " need "
+                           + std::to_string(entries) + " weight entries; at most "
+                           + std::to_string(kMaxWeightEntries) + " (one head at the limits) are allowed."};
+    p.independent.heads = attn::drawIndependentHeads(config, h);
+    if (heads.outputProjection)
+        p.independent.Wo = attn::drawOutputProjection(config, h);
+    return p;
+}
+
+void setHeadWeights(attn::MultiHeadParams* params, int head, const attn::HeadWeights& weights)
+{
+    if (params->layout == attn::HeadLayout::Independent) {
+        params->independent.heads[std::size_t(head)] = weights;
+        return;
+    }
+    attn::SplitHeads& s = params->split;
+    const int hd = s.headDim();
+    s.inProjWeight.middleRows(splitRow(s, head, 0), hd) = weights.Wq.transpose();
+    s.inProjWeight.middleRows(splitRow(s, head, 1), hd) = weights.Wk.transpose();
+    s.inProjWeight.middleRows(splitRow(s, head, 2), hd) = weights.Wv.transpose();
+}
+
+void setHeadCell(attn::MultiHeadParams* params, int head, int which, int row, int col, double value)
+{
+    if (params->layout == attn::HeadLayout::Independent) {
+        attn::HeadWeights& w = params->independent.heads[std::size_t(head)];
+        (which == 0 ? w.Wq : which == 1 ? w.Wk : w.Wv)(row, col) = value;
+        return;
+    }
+    attn::SplitHeads& s = params->split;
+    s.inProjWeight(splitRow(s, head, which) + col, row) = value;
+}
+
+attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
+                          const attn::AttentionOptions& options, attn::MultiHeadResult* result, int threads,
+                          const std::atomic<bool>* cancel)
+{
+    if (params.layout == attn::HeadLayout::Split)
+        return attn::computeMultiHeadInto(X, params.split, options, result, threads, cancel);
+    return attn::computeMultiHeadInto(X, params.independent, options, result, threads, cancel);
+}
+
+std::size_t multiHeadBytes(int heads, int tokens)
+{
+    // Raw scores, scaled scores and weights per head, and the average.
+    return (3 * std::size_t(heads) + 1) * std::size_t(tokens) * std::size_t(tokens) * sizeof(double);
+}
+
+}  // namespace attnlab

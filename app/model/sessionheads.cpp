@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Session's multi-head part: the heads' choices, a head selected, and the
+// heads' outcome taken in (from the worker, or computed here for lesson
+// sizes). The selected head is mirrored into model_'s W_q, W_k and W_v, so
+// that every single-head view, editor and export shows it unchanged.
+#include "session.h"
+
+#include "headparams.h"
+#include "reaper.h"
+#include "resultpool.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace attnlab {
+
+namespace {
+
+// True where `value` differs from `drawn` (all false when the shapes differ).
+CellMask differing(const attn::Matrix& value, const attn::Matrix& drawn)
+{
+    if (value.rows() != drawn.rows() || value.cols() != drawn.cols())
+        return CellMask::Constant(value.rows(), value.cols(), false);
+    return value.array() != drawn.array();
+}
+
+}  // namespace
+
+void Session::setHeadsConfig(const attn::HeadsConfig& heads)
+{
+    if (heads == heads_)
+        return;
+    heads_ = heads;
+    redraw();
+    emit parametersChanged();
+}
+
+void Session::setHeadCount(int heads)
+{
+    attn::HeadsConfig h = heads_;
+    h.heads = heads;
+    setHeadsConfig(h);
+}
+
+void Session::setHeadLayout(attn::HeadLayout layout)
+{
+    attn::HeadsConfig h = heads_;
+    h.layout = layout;
+    if (layout == attn::HeadLayout::Split)
+        h.outputProjection = false;  // out_proj is part of the split layout
+    else
+        h.torchInit = false;
+    setHeadsConfig(h);
+}
+
+void Session::setOutputProjection(bool on)
+{
+    attn::HeadsConfig h = heads_;
+    h.outputProjection = on && h.layout == attn::HeadLayout::Independent;
+    setHeadsConfig(h);
+}
+
+void Session::setTorchInit(bool on)
+{
+    attn::HeadsConfig h = heads_;
+    h.torchInit = on && h.layout == attn::HeadLayout::Split;
+    setHeadsConfig(h);
+}
+
+void Session::selectHead(int head)
+{
+    if (!multiResult_ || head < 0 || head >= multiResult_->headCount() || head == selectedHead_)
+        return;
+    showHead(head);
+    emit headSelected(head);
+    emit modelRedrawn();
+    emit resultChanged();
+}
+
+void Session::showHead(int head)
+{
+    selectedHead_ = head;
+    attn::HeadWeights w = multiHead_.head(head);
+    const bool drawn = head < drawnHeads_.headCount();
+    const attn::HeadWeights d = drawn ? drawnHeads_.head(head) : w;
+    userCells_.mask[1] = differing(w.Wq, d.Wq);
+    userCells_.mask[2] = differing(w.Wk, d.Wk);
+    userCells_.mask[3] = differing(w.Wv, d.Wv);
+    model_.Wq = std::move(w.Wq);
+    model_.Wk = std::move(w.Wk);
+    model_.Wv = std::move(w.Wv);
+    editedCells_ = userCells_.count() + otherHeadsEdits();
+    result_ = std::shared_ptr<const attn::AttentionResult>(multiResult_,
+                                                           &multiResult_->heads[std::size_t(head)]);
+    stats_ = multiResult_->stats[std::size_t(head)];
+    comparison_.reset();
+    presampled_.reset();
+    drawnSamples_.reset();
+}
+
+int Session::otherHeadsEdits() const
+{
+    int count = 0;
+    for (int i = 0; i < multiHead_.headCount(); ++i) {
+        if (i == selectedHead_)
+            continue;
+        const attn::HeadWeights w = multiHead_.head(i);
+        if (i >= drawnHeads_.headCount()) {
+            count += int(w.Wq.size() + w.Wk.size() + w.Wv.size());
+            continue;
+        }
+        const attn::HeadWeights d = drawnHeads_.head(i);
+        count += int(differing(w.Wq, d.Wq).count() + differing(w.Wk, d.Wk).count()
+                     + differing(w.Wv, d.Wv).count());
+    }
+    return count;
+}
+
+void Session::clearHeads()
+{
+    multiResult_.reset();
+    multiHead_ = attn::MultiHeadParams();
+    drawnHeads_ = attn::MultiHeadParams();
+    selectedHead_ = 0;
+}
+
+QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice)
+{
+    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep);
+    AttentionWorker::Outcome outcome;
+    outcome.redraw = redraw;
+    outcome.keep = job->keep;
+    // Large work done here (a lab opened, an undo step) uses every core.
+    AttentionWorker::computeHeads(*job, &outcome, isLargeWork(tokenCount()) ? AttentionWorker::threads() : 1,
+                                  nullptr);
+    if (!outcome.error.isEmpty())
+        return outcome.error;
+    const QString said = installHeads(outcome);
+    if (notice)
+        *notice = said;
+    return QString();
+}
+
+QString Session::installHeads(AttentionWorker::Outcome& outcome)
+{
+    const int wanted = selectedHead_;
+    multiResult_ = std::move(outcome.multi);
+    multiHead_ = std::move(outcome.params);
+    if (outcome.redraw)
+        drawnHeads_ = std::move(outcome.drawnParams);
+    hasResult_ = true;
+    QString notice;
+    if (outcome.redraw)
+        notice = installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells),
+                              outcome.report);
+    else
+        setProblem(QString());
+    // The head shown: the one selected meanwhile, if it is still there.
+    const int head = wanted < multiResult_->headCount() ? wanted : outcome.selectedHead;
+    showHead(head);
+    if (head == outcome.selectedHead && outcome.comparison)
+        comparison_ = std::move(outcome.comparison);
+    return notice;
+}
+
+attn::Status Session::setHeadsState(const LabState& state)
+{
+    attn::Expected<attn::Model> built = attn::buildModel(state.config);
+    if (!built)
+        return built.error();
+    attn::Model& m = built.value();
+    if (m.X.rows() != state.X.rows() || m.X.cols() != state.X.cols())
+        return attn::Error{tr("X has shape (%1, %2) but the parameters give (%3, %4).")
+                               .arg(state.X.rows())
+                               .arg(state.X.cols())
+                               .arg(m.X.rows())
+                               .arg(m.X.cols())
+                               .toStdString()};
+    attn::MultiHeadParams params = state.multiHead;
+    const int h = params.headCount();
+    if (h != state.heads.heads || params.layout != state.heads.layout)
+        return attn::Error{tr("The lab's heads (%1, %2) do not match its parameters (%3, %4).")
+                               .arg(h)
+                               .arg(QLatin1String(attn::headLayoutName(params.layout)))
+                               .arg(state.heads.heads)
+                               .arg(QLatin1String(attn::headLayoutName(state.heads.layout)))
+                               .toStdString()};
+    const int selected = std::clamp(state.selectedHead, 0, h - 1);
+    // W_q, W_k, W_v are the selected head's (an import replaces them there).
+    const attn::HeadWeights current = params.head(selected);
+    const auto sameShape = [](const attn::Matrix& a, const attn::Matrix& b) {
+        return a.rows() == b.rows() && a.cols() == b.cols();
+    };
+    if (!sameShape(state.Wq, current.Wq) || !sameShape(state.Wk, current.Wk) || !sameShape(state.Wv, current.Wv))
+        return attn::Error{tr("W_q, W_k and W_v must keep head %1's shapes (%2, %3) and (%2, %4).")
+                               .arg(selected + 1)
+                               .arg(current.Wq.rows())
+                               .arg(current.Wq.cols())
+                               .arg(current.Wv.cols())
+                               .toStdString()};
+    setHeadWeights(&params, selected, attn::HeadWeights{state.Wq, state.Wk, state.Wv});
+    const int n = int(state.X.rows());
+    auto multi = multiHeadBytes(h, n) < kLargeBytes ? std::make_shared<attn::MultiHeadResult>()
+                                                    : std::shared_ptr<attn::MultiHeadResult>(
+                                                          new attn::MultiHeadResult, freeLater<attn::MultiHeadResult>);
+    const attn::Status status = computeHeads(state.X, params, state.options, multi.get(),
+                                             isLargeWork(n) ? AttentionWorker::threads() : 1);
+    if (!status)
+        return status;
+    attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(state.config, state.heads);
+    const CellMask xCells = differing(state.X, m.X);
+    config_ = state.config;
+    modelConfig_ = state.config;
+    options_ = state.options;
+    heads_ = state.heads;
+    m.X = state.X;
+    model_ = std::move(m);
+    multiHead_ = std::move(params);
+    drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
+    multiResult_ = std::move(multi);
+    userCells_ = UserCells::none(model_);
+    userCells_.mask[0] = xCells;
+    showHead(selected);
+    hasResult_ = true;
+    modelStale_ = false;
+    takeTokensFromModel();
+    setProblem(QString());
+    return attn::okStatus();
+}
+
+}  // namespace attnlab

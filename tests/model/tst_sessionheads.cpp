@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The session's multi-head part: the article's h = 3 heads through the
+// session (against raschka_self_attention.json's multi_head_derived), a head
+// selected as the session's head without computing, an edit of one head,
+// the split layout's d_k = E / h, undo and a lab's state, and large work in
+// the worker giving the numbers the engine gives on its own.
+#include "session.h"
+#include "undorecorder.h"
+
+#include "attention.h"
+#include "model.h"
+#include "multihead.h"
+#include "multihead_init.h"
+#include "testdata.h"
+
+#include <QSignalSpy>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace attnlab;
+
+namespace {
+
+bool same(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
+}
+
+}  // namespace
+
+class TestSessionHeads : public QObject {
+    Q_OBJECT
+private slots:
+    void articleHeadsThroughTheSession();
+    void selectingAHeadComputesNothing();
+    void editingTheSelectedHead();
+    void splitLayoutFollowsDModel();
+    void splitRefusesAnIndivisibleH();
+    void undoCoversHeadsAndEdits();
+    void stateRoundTrip();
+    void largeWorkInTheWorker();
+    void oneHeadAgainIsTheSingleHead();
+};
+
+void TestSessionHeads::articleHeadsThroughTheSession()
+{
+    const QJsonObject mh = testdata::readJson("raschka_self_attention.json")["multi_head_derived"].toObject();
+    Session session;
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.setHeadCount(3);
+    QVERIFY(session.problem().isEmpty());
+    QCOMPARE(results.count(), 1);
+    QCOMPARE(session.headCount(), 3);
+    const auto multi = session.multiHeadResult();
+    QVERIFY(multi);
+    for (int i = 0; i < 3; ++i) {
+        session.selectHead(i);
+        QCOMPARE(session.selectedHead(), i);
+        // torch.rand is bit-exact: the session's W_q is head i's W_query^T.
+        QVERIFY(same(session.matrix(MatrixId::Wq), testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose()));
+        QVERIFY(same(session.matrix(MatrixId::Wk), testdata::toMatrix(mh["multihead_W_key"].toArray()[i]).transpose()));
+        QVERIFY(same(session.matrix(MatrixId::Wv), testdata::toMatrix(mh["multihead_W_value"].toArray()[i]).transpose()));
+        // PyTorch's float32 weights, as tst_multihead holds them.
+        QVERIFY(testdata::maxAbsDiff(session.result().weightsMatrix(), testdata::toMatrix(mh["weights"].toArray()[i]))
+                < 1e-6);
+        QVERIFY(testdata::maxAbsDiff(session.result().Q.row(1), testdata::toMatrix(mh["multihead_query_2"].toArray()[i]))
+                < 2e-6);
+        QCOMPARE(session.resultDK(), 24);
+    }
+}
+
+void TestSessionHeads::selectingAHeadComputesNothing()
+{
+    Session session;
+    session.setHeadCount(3);
+    const auto multi = session.multiHeadResult();
+    QSignalSpy selected(&session, &Session::headSelected);
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.selectHead(2);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.first().first().toInt(), 2);
+    QCOMPARE(results.count(), 1);
+    // The same result object: the head is shown, not computed again.
+    QCOMPARE(session.multiHeadResult().get(), multi.get());
+    QCOMPARE(&session.result(), &multi->heads[2]);
+    QCOMPARE(session.stats().meanEntropyNats, multi->stats[2].meanEntropyNats);
+    session.selectHead(2);  // already selected
+    session.selectHead(3);  // no such head
+    session.selectHead(-1);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(session.selectedHead(), 2);
+}
+
+void TestSessionHeads::editingTheSelectedHead()
+{
+    Session session;
+    session.setHeadCount(3);
+    const auto before = session.multiHeadResult();
+    session.selectHead(1);
+    QVERIFY(session.setMatrixCell(MatrixId::Wk, 2, 5, 0.75));
+    QCOMPARE(session.editedCells(), 1);
+    const attn::MultiHeadParams& params = session.multiHeadParams();
+    QCOMPARE(params.head(1).Wk(2, 5), 0.75);
+    QCOMPARE(session.matrix(MatrixId::Wk)(2, 5), 0.75);
+    const auto after = session.multiHeadResult();
+    QVERIFY(after.get() != before.get());
+    // The other heads are as they were; head 2 is the single-head pass
+    // over its edited weights.
+    QVERIFY(same(after->heads[0].weightsMatrix(), before->heads[0].weightsMatrix()));
+    QVERIFY(same(after->heads[2].weightsMatrix(), before->heads[2].weightsMatrix()));
+    const attn::HeadWeights w = params.head(1);
+    const attn::Expected<attn::AttentionResult> alone =
+        attn::computeAttention(session.matrix(MatrixId::X), w.Wq, w.Wk, w.Wv, session.options());
+    QVERIFY(alone.ok());
+    QVERIFY(same(after->heads[1].weightsMatrix(), alone->weightsMatrix()));
+    QVERIFY(!same(after->heads[1].weightsMatrix(), before->heads[1].weightsMatrix()));
+    // Another head selected: its own weights; the edit still counts.
+    session.selectHead(0);
+    QVERIFY(session.matrix(MatrixId::Wk)(2, 5) != 0.75);
+    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.userCells().count(), 0);
+    // An X edit reaches every head.
+    QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 2.0));
+    QCOMPARE(session.editedCells(), 2);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(session.multiHeadResult()->heads[std::size_t(i)].Q(0, 0),
+                 (session.matrix(MatrixId::X).row(0) * session.multiHeadParams().head(i).Wq.col(0))(0, 0));
+}
+
+void TestSessionHeads::splitLayoutFollowsDModel()
+{
+    Session session;
+    attn::HeadsConfig heads;
+    heads.heads = 4;
+    heads.layout = attn::HeadLayout::Split;
+    heads.torchInit = true;
+    session.setHeadsConfig(heads);
+    QVERIFY2(session.problem().isEmpty(), qPrintable(session.problem()));
+    QCOMPARE(session.config().dK, 4);
+    QCOMPARE(session.config().dV, 4);
+    QCOMPARE(session.resultDK(), 4);
+    QCOMPARE(session.headCount(), 4);
+    // nn.MultiheadAttention's own initialisation, over the session's X.
+    const attn::SplitHeads torch = attn::drawTorchMha(123, 16, 4);
+    QVERIFY(same(session.multiHeadParams().split.inProjWeight, torch.inProjWeight));
+    const attn::Expected<attn::MultiHeadResult> alone =
+        attn::computeMultiHead(session.matrix(MatrixId::X), torch, session.options());
+    QVERIFY(alone.ok());
+    QVERIFY(same(session.multiHeadResult()->output, alone->output));
+    QVERIFY(same(session.multiHeadResult()->weightsAverage, alone->weightsAverage));
+    session.selectHead(3);
+    QVERIFY(same(session.matrix(MatrixId::Wv), torch.head(3).Wv));
+    // d_model 16 -> 32: head_dim follows.
+    session.setDModel(32);
+    QCOMPARE(session.config().dK, 8);
+    QCOMPARE(session.resultDK(), 8);
+    QCOMPARE(session.selectedHead(), 3);
+    // An edit of head 4's W_q lands in in_proj_weight's row 3 * 8 + col.
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 5, 2, -0.5));
+    QCOMPARE(session.multiHeadParams().split.inProjWeight(3 * 8 + 2, 5), -0.5);
+}
+
+void TestSessionHeads::splitRefusesAnIndivisibleH()
+{
+    Session session;
+    attn::HeadsConfig heads;
+    heads.heads = 4;
+    heads.layout = attn::HeadLayout::Split;
+    session.setHeadsConfig(heads);
+    QCOMPARE(session.headCount(), 4);
+    session.setHeadCount(3);
+    QVERIFY(session.problem().contains(QStringLiteral("do not divide E = 16")));
+    // The last good lab stays on display.
+    QCOMPARE(session.headCount(), 4);
+    QCOMPARE(session.resultDK(), 4);
+    session.setHeadCount(8);
+    QVERIFY(session.problem().isEmpty());
+    QCOMPARE(session.resultDK(), 2);
+}
+
+void TestSessionHeads::undoCoversHeadsAndEdits()
+{
+    Session session;
+    QUndoStack stack;
+    UndoRecorder recorder(&session, &stack);
+    session.setHeadCount(3);
+    QCOMPARE(stack.count(), 1);
+    QCOMPARE(stack.text(0), QStringLiteral("3 heads"));
+    session.selectHead(2);
+    QCOMPARE(stack.count(), 1);  // choosing a head is not an edit
+    const double drawn = session.matrix(MatrixId::Wv)(1, 1);
+    QVERIFY(session.setMatrixCell(MatrixId::Wv, 1, 1, 9.0));
+    QCOMPARE(stack.count(), 2);
+    QCOMPARE(stack.text(1), QStringLiteral("Edit W_v(2, 2) of head 3"));
+    session.selectHead(0);
+    stack.undo();
+    QCOMPARE(session.headCount(), 3);
+    QCOMPARE(session.selectedHead(), 0);  // the user's choice stays
+    QCOMPARE(session.multiHeadParams().head(2).Wv(1, 1), drawn);
+    QCOMPARE(session.editedCells(), 0);
+    stack.undo();
+    QVERIFY(!session.multiHeadResult());
+    QCOMPARE(session.headCount(), 1);
+    stack.redo();
+    stack.redo();
+    QCOMPARE(session.headCount(), 3);
+    QCOMPARE(session.multiHeadParams().head(2).Wv(1, 1), 9.0);
+    QCOMPARE(session.editedCells(), 1);
+}
+
+void TestSessionHeads::stateRoundTrip()
+{
+    Session a;
+    attn::HeadsConfig heads;
+    heads.heads = 2;
+    heads.outputProjection = true;
+    a.setHeadsConfig(heads);
+    a.selectHead(1);
+    QVERIFY(a.setMatrixCell(MatrixId::Wq, 0, 0, 1.5));
+    const LabState state = a.state();
+    QCOMPARE(state.heads, heads);
+    QCOMPARE(state.selectedHead, 1);
+    Session b;
+    QSignalSpy selected(&b, &Session::headSelected);
+    QVERIFY(b.setState(state));
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(b.selectedHead(), 1);
+    QCOMPARE(b.headsConfig(), heads);
+    QCOMPARE(b.editedCells(), 1);
+    QVERIFY(same(b.multiHeadResult()->output, a.multiHeadResult()->output));
+    QVERIFY(same(b.multiHeadResult()->concat, a.multiHeadResult()->concat));
+    QCOMPARE(b.multiHeadResult()->output.cols(), 16);  // W_o (2 d_v, d_model)
+    // A wrong shape for the selected head is refused, nothing changed.
+    LabState wrong = state;
+    wrong.Wq = attn::Matrix::Zero(16, 3);
+    QVERIFY(!b.setState(wrong));
+    QCOMPARE(b.selectedHead(), 1);
+    QCOMPARE(b.matrix(MatrixId::Wq)(0, 0), 1.5);
+}
+
+void TestSessionHeads::largeWorkInTheWorker()
+{
+    Session session;
+    attn::ModelConfig config;
+    std::string sentence;
+    for (int i = 0; i < 600; ++i)
+        sentence += (i ? " t" : "t") + std::to_string(i);
+    config.sentence = sentence;
+    config.init = attn::InitMode::UnitVariance;
+    config.dModel = 64;
+    attn::HeadsConfig heads;
+    heads.heads = 8;
+    heads.layout = attn::HeadLayout::Split;
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.setParameters(config, {}, heads);
+    QVERIFY(session.isComputing());
+    QVERIFY(results.wait(60000));
+    QCOMPARE(session.headCount(), 8);
+    QCOMPARE(session.tokenCount(), 600);
+    const attn::Expected<attn::MultiHeadResult> alone = attn::computeMultiHead(
+        session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+    QVERIFY(alone.ok());
+    QVERIFY(same(session.multiHeadResult()->weightsAverage, alone->weightsAverage));
+    QVERIFY(same(session.multiHeadResult()->output, alone->output));
+    // A cell edit at this size is the worker's too.
+    session.selectHead(5);
+    QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, 0.25));
+    QVERIFY(session.isComputing());
+    QVERIFY(results.wait(60000));
+    QCOMPARE(session.selectedHead(), 5);
+    QCOMPARE(session.matrix(MatrixId::Wk)(3, 1), 0.25);
+    const attn::HeadWeights w = session.multiHeadParams().head(5);
+    QCOMPARE(w.Wk(3, 1), 0.25);
+    QCOMPARE(&session.result(), &session.multiHeadResult()->heads[5]);
+}
+
+void TestSessionHeads::oneHeadAgainIsTheSingleHead()
+{
+    Session session;
+    const attn::Matrix single = session.result().weightsMatrix();
+    session.setHeadCount(3);
+    QVERIFY(!same(session.result().weightsMatrix(), single));
+    session.setHeadCount(1);
+    QVERIFY(!session.multiHeadResult());
+    QCOMPARE(session.headCount(), 1);
+    QVERIFY(same(session.result().weightsMatrix(), single));
+    const attn::Expected<attn::Model> model = attn::buildModel(session.config());
+    QVERIFY(same(session.matrix(MatrixId::Wq), model->Wq));
+    QVERIFY(session.state().multiHead.headCount() == 0);
+}
+
+QTEST_MAIN(TestSessionHeads)
+#include "tst_sessionheads.moc"
