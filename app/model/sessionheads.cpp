@@ -90,8 +90,8 @@ void Session::showHead(int head)
     model_.Wk = std::move(w.Wk);
     model_.Wv = std::move(w.Wv);
     editedCells_ = userCells_.count() + otherHeadsEdits();
-    result_ = std::shared_ptr<const attn::AttentionResult>(multiResult_,
-                                                           &multiResult_->heads[std::size_t(head)]);
+    result_ =
+        std::shared_ptr<const attn::AttentionResult>(multiResult_, &multiResult_->heads[std::size_t(head)]);
     stats_ = multiResult_->stats[std::size_t(head)];
     comparison_.reset();
     presampled_.reset();
@@ -151,8 +151,8 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
     hasResult_ = true;
     QString notice;
     if (outcome.redraw)
-        notice = installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells),
-                              outcome.report);
+        notice =
+            installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells), outcome.report);
     else
         setProblem(QString());
     // The head shown: the one selected meanwhile, if it is still there.
@@ -191,7 +191,8 @@ attn::Status Session::setHeadsState(const LabState& state)
     const auto sameShape = [](const attn::Matrix& a, const attn::Matrix& b) {
         return a.rows() == b.rows() && a.cols() == b.cols();
     };
-    if (!sameShape(state.Wq, current.Wq) || !sameShape(state.Wk, current.Wk) || !sameShape(state.Wv, current.Wv))
+    if (!sameShape(state.Wq, current.Wq) || !sameShape(state.Wk, current.Wk)
+        || !sameShape(state.Wv, current.Wv))
         return attn::Error{tr("W_q, W_k and W_v must keep head %1's shapes (%2, %3) and (%2, %4).")
                                .arg(selected + 1)
                                .arg(current.Wq.rows())
@@ -200,9 +201,10 @@ attn::Status Session::setHeadsState(const LabState& state)
                                .toStdString()};
     setHeadWeights(&params, selected, attn::HeadWeights{state.Wq, state.Wk, state.Wv});
     const int n = int(state.X.rows());
-    auto multi = multiHeadBytes(h, n) < kLargeBytes ? std::make_shared<attn::MultiHeadResult>()
-                                                    : std::shared_ptr<attn::MultiHeadResult>(
-                                                          new attn::MultiHeadResult, freeLater<attn::MultiHeadResult>);
+    auto multi = multiHeadBytes(h, n) < kLargeBytes
+                     ? std::make_shared<attn::MultiHeadResult>()
+                     : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult,
+                                                              freeLater<attn::MultiHeadResult>);
     const attn::Status status = computeHeads(state.X, params, state.options, multi.get(),
                                              isLargeWork(n) ? AttentionWorker::threads() : 1);
     if (!status)

@@ -45,7 +45,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     auto* top = new QHBoxLayout;
-    auto* showLabel = new QLabel(tr("&Tiles show:"), left);
+    auto* showLabel = new QLabel(tr("Tiles show:"), left);
     kind_ = new QComboBox(left);
     kind_->setObjectName(QStringLiteral("headKind"));
     kind_->setAccessibleName(tr("What the head tiles show"));

@@ -4,6 +4,7 @@
 #include "documentcontroller.h"
 #include "exportactions.h"
 #include "focuspanel.h"
+#include "headspanel.h"
 #include "heatmapview.h"
 #include "inputpanel.h"
 #include "labdocument.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     auto* central = new QWidget(this);
     central->setObjectName(QStringLiteral("centralArea"));
     auto* layout = new QVBoxLayout(central);
+    layout->setSpacing(3);  // a 700-line screen needs every line for the maps' rows
     notice_ = new NoticeBar(central);
     connect(session_, &Session::matrixNotice, notice_, &NoticeBar::showNotice);
     layout->addWidget(notice_);
@@ -98,6 +100,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     connect(documents_, &DocumentController::articleExampleStarted, this, [this] { setFocusQuery(1); });
     createDocks();
     createScalingLabViews();
+    createHeadsView();
     exports_ = new ExportActions(
         session_, {pipeline_, focus_, compare_, lab_}, [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);
@@ -178,6 +181,19 @@ void MainWindow::createScalingLabViews()
     lessons_ = new LessonController(session_, documents_->recorder(),
                                     {pipeline_, parameters_, compare_, lab_, focusDock}, this);
     connect(lessons_, &LessonController::message, this, &MainWindow::showMessage);
+}
+
+void MainWindow::createHeadsView()
+{
+    heads_ = new HeadsPanel;
+    heads_->setObjectName(QStringLiteral("headsPanel"));
+    pipeline_->addPage(heads_, tr("Heads"));
+    auto show = [this] {
+        heads_->setResult(session_->multiHeadResult(), session_->tokenLabels(), session_->selectedHead());
+    };
+    connect(session_, &Session::resultChanged, heads_, show);
+    connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);
+    show();
 }
 
 void MainWindow::createMenus()

@@ -37,6 +37,7 @@ class LabDocument;
 class UndoRecorder;
 class ViewExportController;
 class InputPanel;
+class HeadsPanel;
 class MatrixTableModel;
 class NoticeBar;
 class ParameterPanel;
@@ -130,6 +131,7 @@ protected:
 private:
     void createDocks();
     void createScalingLabViews();
+    void createHeadsView();
     void createMenus();
     void createViewMenu();
     void onResultChanged();
@@ -148,6 +150,7 @@ private:
     MatrixEditors* matrices_ = nullptr;
     ScalingCompareView* compare_ = nullptr;
     ScalingLabView* lab_ = nullptr;
+    HeadsPanel* heads_ = nullptr;
     PresentationMode* presentation_ = nullptr;
     ThemeController* theme_ = nullptr;
     DocumentController* documents_ = nullptr;

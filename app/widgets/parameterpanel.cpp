@@ -2,6 +2,7 @@
 #include "parameterpanel.h"
 
 #include "dksteps.h"
+#include "headscontrols.h"
 #include "scaling_lab.h"
 #include "session.h"
 #include "size_limits.h"
@@ -211,10 +212,15 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     attention->addWidget(regenerate_);
     attention->addWidget(scalingDemo_);
 
+    heads_ = new HeadsControls(session_, this);
+    heads_->setObjectName(QStringLiteral("headsControls"));
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(1);  // three rows; the maps below need the lines on a short screen
     layout->addLayout(model);
     layout->addLayout(attention);
+    layout->addWidget(heads_);
 
     // Tab follows the rows left to right, the model row first.
     QWidget* const order[] = {seed_,  init_,    dModel_, dKSlider_,   dK_,         dV_,
@@ -257,6 +263,11 @@ void ParameterPanel::syncFromSession()
         dKSlider_->setValue(attn::sliderPositionFromDk(c.dK));
     dK_->setValue(c.dK);
     dV_->setValue(c.dV);
+    // The split layout's head_dim is d_model / h: d_k and d_v follow it.
+    const bool split = session_->headsConfig().layout == attn::HeadLayout::Split;
+    dKSlider_->setEnabled(!split);
+    dK_->setEnabled(!split);
+    dV_->setEnabled(!split);
     scale_->setCurrentIndex(scale_->findData(int(o.scale)));
     divisor_->setValue(o.customDivisor);
     divisor_->setEnabled(o.scale == attn::ScaleMode::Custom);

@@ -26,6 +26,7 @@ class QSpinBox;
 
 namespace attnlab {
 
+class HeadsControls;
 class Session;
 
 class ParameterPanel : public QWidget {
@@ -38,6 +39,7 @@ public:
     QComboBox* initCombo() const { return init_; }
     QLabel* initNote() const { return initNote_; }
     QPushButton* scalingDemoButton() const { return scalingDemo_; }
+    HeadsControls* headsControls() const { return heads_; }
 
     // A control of the window's (the play button) after the d_k spin box,
     // inside the d_k frame and next in the Tab order.
@@ -77,6 +79,7 @@ private:
     QPushButton* regenerate_;
     QLabel* initNote_;
     QPushButton* scalingDemo_;
+    HeadsControls* heads_;
     bool dKHighlighted_ = false;
 };
 

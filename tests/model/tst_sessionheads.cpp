@@ -57,13 +57,18 @@ void TestSessionHeads::articleHeadsThroughTheSession()
         session.selectHead(i);
         QCOMPARE(session.selectedHead(), i);
         // torch.rand is bit-exact: the session's W_q is head i's W_query^T.
-        QVERIFY(same(session.matrix(MatrixId::Wq), testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose()));
-        QVERIFY(same(session.matrix(MatrixId::Wk), testdata::toMatrix(mh["multihead_W_key"].toArray()[i]).transpose()));
-        QVERIFY(same(session.matrix(MatrixId::Wv), testdata::toMatrix(mh["multihead_W_value"].toArray()[i]).transpose()));
+        QVERIFY(same(session.matrix(MatrixId::Wq),
+                     testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose()));
+        QVERIFY(same(session.matrix(MatrixId::Wk),
+                     testdata::toMatrix(mh["multihead_W_key"].toArray()[i]).transpose()));
+        QVERIFY(same(session.matrix(MatrixId::Wv),
+                     testdata::toMatrix(mh["multihead_W_value"].toArray()[i]).transpose()));
         // PyTorch's float32 weights, as tst_multihead holds them.
-        QVERIFY(testdata::maxAbsDiff(session.result().weightsMatrix(), testdata::toMatrix(mh["weights"].toArray()[i]))
+        QVERIFY(testdata::maxAbsDiff(session.result().weightsMatrix(),
+                                     testdata::toMatrix(mh["weights"].toArray()[i]))
                 < 1e-6);
-        QVERIFY(testdata::maxAbsDiff(session.result().Q.row(1), testdata::toMatrix(mh["multihead_query_2"].toArray()[i]))
+        QVERIFY(testdata::maxAbsDiff(session.result().Q.row(1),
+                                     testdata::toMatrix(mh["multihead_query_2"].toArray()[i]))
                 < 2e-6);
         QCOMPARE(session.resultDK(), 24);
     }

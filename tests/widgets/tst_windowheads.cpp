@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Multi-head attention in the window: the heads row of the parameter panel
+// drives the session; the Heads tab shows every head; a click on a head's
+// tile makes it the head of the pipeline, the matrix editors and the focus
+// panel; the split layout's d_k follows d_model / h; undo takes it back.
+#include "guitest.h"
+#include "headgridview.h"
+#include "headscontrols.h"
+#include "headspanel.h"
+#include "heatmapview.h"
+#include "mainwindow.h"
+#include "matrixtablemodel.h"
+#include "parameterpanel.h"
+#include "pipelineview.h"
+#include "session.h"
+#include "testdata.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace attnlab;
+
+class TestWindowHeads : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void threeHeadsAndAClick();
+    void splitLayoutInThePanel();
+    void undoTheHeads();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestWindowHeads::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestWindowHeads::threeHeadsAndAClick()
+{
+    const QJsonObject mh = testdata::readJson("raschka_self_attention.json")["multi_head_derived"].toObject();
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
+    QVERIFY(window);
+    Session* session = window->session();
+    HeadsControls* controls = window->parameterPanel()->headsControls();
+    QVERIFY(!controls->selectedHeadSpin()->isEnabled());
+    controls->headsSpin()->setValue(3);
+    QCOMPARE(session->headCount(), 3);
+    QVERIFY(controls->selectedHeadSpin()->isEnabled());
+    QCOMPARE(controls->selectedHeadSpin()->maximum(), 3);
+    QVERIFY(controls->note()->text().contains(QStringLiteral("concat 3 × 28 = 84")));
+
+    // The Heads tab: every head, the session's result.
+    auto* panel = guitest::find<HeadsPanel>(*window, QStringLiteral("headsPanel"));
+    auto* tabs = window->findChild<PipelineView*>(QStringLiteral("pipelineView"))->tabs();
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->widget(i)->isAncestorOf(panel) || tabs->widget(i) == panel)
+            tabs->setCurrentIndex(i);
+    QTRY_VERIFY(panel->isVisible());
+    QCOMPARE(panel->result().get(), session->multiHeadResult().get());
+    HeadGridView* grid = panel->grid();
+    QCOMPARE(grid->headCount(), 3);
+
+    // A click on head 3's tile: the session's head, everywhere.
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
+    QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(controls->selectedHeadSpin()->value(), 3);
+    QCOMPARE(grid->selectedHead(), 2);
+    const attn::Matrix wq = testdata::toMatrix(mh["multihead_W_query"].toArray()[2]).transpose();
+    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    QCOMPARE(editor->data(editor->index(3, 5), Qt::EditRole).toDouble(), wq(3, 5));
+    auto* weights = guitest::find<HeatmapView>(*window, QStringLiteral("weightsMap"));
+    const attn::Matrix ref = testdata::toMatrix(mh["weights"].toArray()[2]);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j)
+            QVERIFY(std::abs(weights->value(i, j) - ref(i, j)) < 1e-6);
+
+    // The spin box picks a head too.
+    controls->selectedHeadSpin()->setValue(1);
+    QCOMPARE(session->selectedHead(), 0);
+    QCOMPARE(grid->selectedHead(), 0);
+    QVERIFY(std::abs(weights->value(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) < 1e-6);
+}
+
+void TestWindowHeads::splitLayoutInThePanel()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Session* session = window->session();
+    ParameterPanel* parameters = window->parameterPanel();
+    HeadsControls* controls = parameters->headsControls();
+    controls->headsSpin()->setValue(4);
+    controls->layoutCombo()->setCurrentIndex(controls->layoutCombo()->findData(int(attn::HeadLayout::Split)));
+    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
+    QVERIFY(session->problem().isEmpty());
+    QCOMPARE(parameters->dKSpinBox()->value(), 4);
+    QVERIFY(!parameters->dKSpinBox()->isEnabled());
+    QVERIFY(controls->outputProjectionCheck()->isChecked());
+    QVERIFY(!controls->outputProjectionCheck()->isEnabled());
+    QVERIFY(controls->torchInitCheck()->isVisible());
+    QVERIFY(controls->note()->text().contains(QStringLiteral("16 / 4 = 4")));
+    // h = 3 does not divide 16: said, and the last good lab stays.
+    controls->headsSpin()->setValue(3);
+    QVERIFY(controls->note()->text().contains(QStringLiteral("does not divide")));
+    QCOMPARE(session->headCount(), 4);
+    controls->headsSpin()->setValue(2);
+    QCOMPARE(parameters->dKSpinBox()->value(), 8);
+    QCOMPARE(session->resultDK(), 8);
+    // Back to independent heads: d_k is the user's again.
+    controls->layoutCombo()->setCurrentIndex(
+        controls->layoutCombo()->findData(int(attn::HeadLayout::Independent)));
+    QVERIFY(parameters->dKSpinBox()->isEnabled());
+    QVERIFY(!controls->torchInitCheck()->isVisible());
+}
+
+void TestWindowHeads::undoTheHeads()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
+    QVERIFY(window);
+    Session* session = window->session();
+    HeadsControls* controls = window->parameterPanel()->headsControls();
+    controls->headsSpin()->setValue(3);
+    controls->outputProjectionCheck()->setChecked(true);
+    QVERIFY(session->multiHeadResult()->hasOutput());
+    QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
+    QVERIFY(!session->headsConfig().outputProjection);
+    QVERIFY(!controls->outputProjectionCheck()->isChecked());
+    QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(controls->headsSpin()->value(), 1);
+    QVERIFY(!session->multiHeadResult());
+}
+
+QTEST_MAIN(TestWindowHeads)
+#include "tst_windowheads.moc"
