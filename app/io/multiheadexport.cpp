@@ -6,6 +6,7 @@
 #include "npy.h"
 
 #include <functional>
+#include <sstream>
 #include <utility>
 
 namespace attnlab {
@@ -32,15 +33,17 @@ void writeFlat(JsonWriter& json, const attn::RowVector& v)
     json.endArray();
 }
 
-std::vector<Entry> headEntries(const MultiHeadSnapshot& s, int i)
+std::string headTail(int i)
 {
-    const attn::AttentionResult* r = &s.result.heads[std::size_t(i)];
-    const attn::HeadWeights* w = &s.weights[std::size_t(i)];
-    const std::string tail = "_head" + std::to_string(i + 1);
+    return "_head" + std::to_string(i + 1);
+}
+
+// Head i's matrices of the result alone (no parameters).
+std::vector<Entry> resultHeadEntries(const attn::MultiHeadResult& result, int i)
+{
+    const attn::AttentionResult* r = &result.heads[std::size_t(i)];
+    const std::string tail = headTail(i);
     return {
-        {"W_q" + tail, Labels::Indices, [w] { return w->Wq; }},
-        {"W_k" + tail, Labels::Indices, [w] { return w->Wk; }},
-        {"W_v" + tail, Labels::Indices, [w] { return w->Wv; }},
         {"Q" + tail, Labels::TokenRows, [r] { return r->Q; }},
         {"K" + tail, Labels::TokenRows, [r] { return r->K; }},
         {"V" + tail, Labels::TokenRows, [r] { return r->V; }},
@@ -51,15 +54,37 @@ std::vector<Entry> headEntries(const MultiHeadSnapshot& s, int i)
     };
 }
 
+std::vector<Entry> headEntries(const MultiHeadSnapshot& s, int i)
+{
+    const attn::HeadWeights* w = &s.weights[std::size_t(i)];
+    const std::string tail = headTail(i);
+    std::vector<Entry> entries = {
+        {"W_q" + tail, Labels::Indices, [w] { return w->Wq; }},
+        {"W_k" + tail, Labels::Indices, [w] { return w->Wk; }},
+        {"W_v" + tail, Labels::Indices, [w] { return w->Wv; }},
+    };
+    for (Entry& e : resultHeadEntries(s.result, i))
+        entries.push_back(std::move(e));
+    return entries;
+}
+
+// The heads' average, the concatenation and the output, where there is one.
+std::vector<Entry> resultCombinedEntries(const attn::MultiHeadResult& result)
+{
+    const attn::MultiHeadResult* p = &result;
+    std::vector<Entry> entries = {
+        {"weights_average", Labels::QueryKey, [p] { return p->weightsAverage; }},
+        {"concat", Labels::TokenRows, [p] { return p->concat; }},
+    };
+    if (result.hasOutput())
+        entries.push_back({"output", Labels::TokenRows, [p] { return p->output; }});
+    return entries;
+}
+
 std::vector<Entry> combinedEntries(const MultiHeadSnapshot& s)
 {
     const MultiHeadSnapshot* p = &s;
-    std::vector<Entry> entries = {
-        {"weights_average", Labels::QueryKey, [p] { return p->result.weightsAverage; }},
-        {"concat", Labels::TokenRows, [p] { return p->result.concat; }},
-    };
-    if (s.result.hasOutput())
-        entries.push_back({"output", Labels::TokenRows, [p] { return p->result.output; }});
+    std::vector<Entry> entries = resultCombinedEntries(s.result);
     if (s.layout == attn::HeadLayout::Independent && s.Wo.size() > 0)
         entries.push_back({"W_o", Labels::Indices, [p] { return p->Wo; }});
     if (s.layout == attn::HeadLayout::Split) {
@@ -87,6 +112,18 @@ std::vector<Entry> allEntries(const MultiHeadSnapshot& s)
 void writeCsv(std::ostream& out, const Entry& entry, const std::vector<std::string>& tokens)
 {
     writeLabelledMatrixCsv(out, entry.make(), tokens, entry.labels);
+}
+
+void appendFiles(std::vector<OutputFile>* files, const std::vector<Entry>& entries,
+                 const std::vector<std::string>* tokens, const ExportFormats& formats)
+{
+    for (const Entry& e : entries) {
+        if (formats.csv)
+            files->push_back(
+                {e.name + ".csv", [e, tokens](std::ostream& out) { writeCsv(out, e, *tokens); }});
+        if (formats.npy)
+            files->push_back({e.name + ".npy", [e](std::ostream& out) { writeNpy(out, e.make()); }});
+    }
 }
 
 // Head 1 becomes the focus: the single-head export's keys and files.
@@ -203,14 +240,30 @@ std::vector<OutputFile> multiHeadExportFiles(const MultiHeadSnapshot& s, const E
         files.push_back({"attention.json", [&s](std::ostream& out) { writeMultiHeadJson(out, s); }});
     for (OutputFile& f : attentionExportFiles(s.focus, single))
         files.push_back(std::move(f));
-    const std::vector<std::string>* tokens = &s.focus.model.tokenization.tokens;
-    for (const Entry& e : allEntries(s)) {
-        if (formats.csv)
-            files.push_back({e.name + ".csv", [e, tokens](std::ostream& out) { writeCsv(out, e, *tokens); }});
-        if (formats.npy)
-            files.push_back({e.name + ".npy", [e](std::ostream& out) { writeNpy(out, e.make()); }});
-    }
+    appendFiles(&files, allEntries(s), &s.focus.model.tokenization.tokens, formats);
     return files;
+}
+
+std::vector<OutputFile> multiHeadResultFiles(const attn::MultiHeadResult& result,
+                                             const std::vector<std::string>& tokens,
+                                             const ExportFormats& formats)
+{
+    std::vector<Entry> entries;
+    for (int i = 0; i < result.headCount(); ++i)
+        for (Entry& e : resultHeadEntries(result, i))
+            entries.push_back(std::move(e));
+    for (Entry& e : resultCombinedEntries(result))
+        entries.push_back(std::move(e));
+    std::vector<OutputFile> files;
+    appendFiles(&files, entries, &tokens, formats);
+    return files;
+}
+
+std::string multiHeadMatrixCsv(const attn::Matrix& m, const std::vector<std::string>& tokens, bool queryKey)
+{
+    std::ostringstream out;
+    writeLabelledMatrixCsv(out, m, tokens, queryKey ? Labels::QueryKey : Labels::TokenRows);
+    return out.str();
 }
 
 }  // namespace attnlab

@@ -60,4 +60,17 @@ void writeMultiHeadJson(std::ostream& out, const MultiHeadSnapshot& snapshot);
 // the files.
 std::vector<OutputFile> multiHeadExportFiles(const MultiHeadSnapshot& snapshot, const ExportFormats& formats);
 
+// The result's own files, as CSV and .npy as `formats` asks (the window's
+// export, which has no parameters at hand here): per head i = 1..h
+// Q_head<i>, K, V, scores, scaled_scores, weights, context, then
+// weights_average, concat and output (with a projection), named and
+// labelled as above. The writers refer to `result` and `tokens`.
+std::vector<OutputFile> multiHeadResultFiles(const attn::MultiHeadResult& result,
+                                             const std::vector<std::string>& tokens,
+                                             const ExportFormats& formats);
+
+// One matrix as the CSV above: query/key labels for an (n, n) map, token
+// rows and dimension columns otherwise.
+std::string multiHeadMatrixCsv(const attn::Matrix& m, const std::vector<std::string>& tokens, bool queryKey);
+
 }  // namespace attnlab

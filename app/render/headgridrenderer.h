@@ -75,6 +75,8 @@ public:
     QColor cellColor(int tile, int row, int col) const;
     // The map of one tile (its colours and cells), for the exports' full maps.
     const HeatmapRenderer& tileMap(int tile) const { return *maps_[std::size_t(tile)]; }
+    // The same to draw whole, with a title and font of the picture's.
+    HeatmapRenderer& tileMap(int tile) { return *maps_[std::size_t(tile)]; }
     // The legend's text: what the colours mean.
     QString legendText() const;
     // What a tile's map is: "attention weights", "raw scores Q Kᵀ", ...

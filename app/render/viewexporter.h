@@ -58,6 +58,11 @@ enum class ExportView {
     LabMaxWeight,
     LabEntropy,
     LabJacobian,
+    // The multi-head views, registered by the heads panel.
+    HeadGrid,
+    HeadAverage,
+    HeadConcat,
+    HeadOutput,
 };
 
 // Choices a picture is drawn with.

@@ -56,6 +56,10 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::LabMaxWeight: return QStringLiteral("scaling_lab_max_weight");
     case ExportView::LabEntropy: return QStringLiteral("scaling_lab_entropy");
     case ExportView::LabJacobian: return QStringLiteral("scaling_lab_jacobian");
+    case ExportView::HeadGrid: return QStringLiteral("head_grid");
+    case ExportView::HeadAverage: return QStringLiteral("weights_average");
+    case ExportView::HeadConcat: return QStringLiteral("concat");
+    case ExportView::HeadOutput: return QStringLiteral("output");
     }
     return {};
 }
@@ -78,6 +82,10 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::LabMaxWeight: return tr("d_k lab: largest weight");
     case ExportView::LabEntropy: return tr("d_k lab: entropy");
     case ExportView::LabJacobian: return tr("d_k lab: softmax Jacobian norm");
+    case ExportView::HeadGrid: return tr("Head grid (every head and the average)");
+    case ExportView::HeadAverage: return tr("Heads' average weights");
+    case ExportView::HeadConcat: return tr("Concatenated heads [Z_1 | … | Z_h]");
+    case ExportView::HeadOutput: return tr("Output projection concat · W_o");
     }
     return {};
 }
@@ -93,6 +101,9 @@ QSize ViewExporter::defaultSize(ExportView view)
     case ExportView::LabMaxWeight:
     case ExportView::LabEntropy:
     case ExportView::LabJacobian: return {820, 560};
+    case ExportView::HeadGrid: return {1200, 900};
+    case ExportView::HeadConcat:
+    case ExportView::HeadOutput: return {1200, 600};
     default: return {900, 800};
     }
 }

@@ -2,6 +2,7 @@
 #include "exportactions.h"
 
 #include "focuspanel.h"
+#include "headspanel.h"
 #include "heatmapview.h"
 #include "pipelineview.h"
 #include "scaling_lab.h"
@@ -67,6 +68,8 @@ void ExportActions::registerViews()
     // The plot takes its own context-menu events.
     exports_->installMenu(views_.focus, focus);
     exports_->installMenu(views_.focus->plot(), focus);
+    if (views_.heads)
+        views_.heads->registerExports(exports_);
 }
 
 void ExportActions::addFileActions(QMenu* file)
@@ -155,6 +158,14 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
                                       std::move(bytes).value()));
         }
     }
+    // Every head's maps, the grid and the average, with several heads.
+    if (views_.heads && views_.heads->hasResult()) {
+        attn::Expected<std::vector<OutputFile>> heads = views_.heads->pictureFiles(size);
+        if (!heads)
+            return heads.error();
+        for (OutputFile& f : heads.value())
+            files.push_back(std::move(f));
+    }
     return writeFilesAtomically(directory, files);
 }
 
@@ -165,7 +176,13 @@ attn::Status ExportActions::exportNumbers(const QString& directory, const Export
     ExportFormats numbers = formats;
     numbers.png = numbers.svg = numbers.pdf = false;  // exportAllViews draws the pictures
     const AttentionSnapshot snapshot = currentSnapshot();
-    return exportAttention(directory, snapshot, numbers);
+    if (!views_.heads || !views_.heads->hasResult())
+        return exportAttention(directory, snapshot, numbers);
+    // With several heads, every head's matrices beside the shown head's files.
+    std::vector<OutputFile> files = attentionExportFiles(snapshot, numbers);
+    for (OutputFile& f : views_.heads->numberFiles(numbers))
+        files.push_back(std::move(f));
+    return writeFilesAtomically(directory, files);
 }
 
 void ExportActions::copyViewToClipboard(ExportView view) const

@@ -23,6 +23,7 @@ class QWidget;
 namespace attnlab {
 
 class FocusPanel;
+class HeadsPanel;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
@@ -37,6 +38,9 @@ public:
         FocusPanel* focus = nullptr;
         ScalingCompareView* compare = nullptr;
         ScalingLabView* lab = nullptr;
+        // The multi-head views: registered, and written by "Export all views"
+        // and "Export numbers" while the panel has a multi-head result.
+        HeadsPanel* heads = nullptr;
     };
     // focusQuery: the query the window shows.
     ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window);

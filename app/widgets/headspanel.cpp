@@ -2,12 +2,19 @@
 #include "headspanel.h"
 
 #include "headgridview.h"
+#include "headsexporter.h"
 #include "heatmapview.h"
+#include "multiheadexport.h"
 #include "presentation.h"
+#include "viewexportcontroller.h"
 
 #include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDir>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -100,6 +107,7 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
     connect(kind_, &QComboBox::currentIndexChanged, this,
             [this] { grid_->setKind(HeadMapKind(kind_->currentData().toInt())); });
     connect(grid_, &HeadGridView::headActivated, this, &HeadsPanel::headActivated);
+    grid_->installEventFilter(this);
     refreshMaps();
 }
 
@@ -170,6 +178,134 @@ void HeadsPanel::refreshMaps()
                                      "as torch.nn.MultiheadAttention returns it.")
                                 : tr("The output projection: concat (n × h d_v) times W_o (h d_v × d_out)."));
     outputBox_->show();
+}
+
+std::unique_ptr<HeadsExporter> HeadsPanel::makeExporter() const
+{
+    return std::make_unique<HeadsExporter>(result_, tokens_, kind(), selectedHead());
+}
+
+std::string HeadsPanel::numbersCsv(int view) const
+{
+    if (!hasResult())
+        return {};
+    std::vector<std::string> tokens;
+    for (const QString& t : tokens_)
+        tokens.push_back(t.toStdString());
+    const attn::MultiHeadResult& r = *result_;
+    switch (ExportView(view)) {
+    case ExportView::HeadAverage: return multiHeadMatrixCsv(r.weightsAverage, tokens, true);
+    case ExportView::HeadConcat: return multiHeadMatrixCsv(r.concat, tokens, false);
+    case ExportView::HeadOutput:
+        return r.hasOutput() ? multiHeadMatrixCsv(r.output, tokens, false) : std::string();
+    default: break;
+    }
+    return makeExporter()->gridNumbers();
+}
+
+void HeadsPanel::registerExports(ViewExportController* controller)
+{
+    exports_ = controller;
+    const auto source = [this](ExportView view, void (HeadsExporter::*paint)(QPainter&, const QSize&) const) {
+        ExportSource s;
+        s.name = ViewExporter::viewName(view);
+        s.stem = ViewExporter::fileStem(view);
+        s.defaultSize = ViewExporter::defaultSize(view);
+        s.paint = [this, paint](QPainter& painter, const QSize& size) {
+            const std::unique_ptr<HeadsExporter> exporter = makeExporter();
+            ((*exporter).*paint)(painter, size);
+        };
+        s.numbers = [this, view] { return numbersCsv(int(view)); };
+        if (view == ExportView::HeadGrid)
+            s.whyNoNumbers = [this] { return makeExporter()->gridNumbersProblem(); };
+        exports_->registerView(view, std::move(s));
+    };
+    source(ExportView::HeadGrid, &HeadsExporter::paintGrid);
+    source(ExportView::HeadAverage, &HeadsExporter::paintAverage);
+    source(ExportView::HeadConcat, &HeadsExporter::paintConcat);
+    source(ExportView::HeadOutput, &HeadsExporter::paintOutput);
+    exports_->installMenu(concat_, ExportView::HeadConcat);
+    exports_->installMenu(output_, ExportView::HeadOutput);
+}
+
+attn::Expected<std::vector<OutputFile>> HeadsPanel::pictureFiles(const QSize& size) const
+{
+    std::vector<OutputFile> files;
+    if (!hasResult())
+        return files;
+    const std::unique_ptr<HeadsExporter> exporter = makeExporter();
+    for (const ImageFormat format : {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf}) {
+        attn::Expected<std::vector<OutputFile>> some = exporter->files(format, size);
+        if (!some)
+            return some.error();
+        for (OutputFile& f : some.value())
+            files.push_back(std::move(f));
+    }
+    return files;
+}
+
+std::vector<OutputFile> HeadsPanel::numberFiles(const ExportFormats& formats) const
+{
+    if (!hasResult())
+        return {};
+    auto tokens = std::make_shared<std::vector<std::string>>();
+    for (const QString& t : tokens_)
+        tokens->push_back(t.toStdString());
+    std::vector<OutputFile> files = multiHeadResultFiles(*result_, *tokens, formats);
+    // Each writer keeps the result and the labels it refers to.
+    for (OutputFile& f : files)
+        f.write = [write = std::move(f.write), result = result_, tokens](std::ostream& out) { write(out); };
+    return files;
+}
+
+attn::Status HeadsPanel::exportAll(const QString& directory) const
+{
+    if (!hasResult())
+        return attn::Error{tr("There is one head: choose more heads to export the head grid.").toStdString()};
+    attn::Expected<std::vector<OutputFile>> files = pictureFiles();
+    if (!files)
+        return files.error();
+    ExportFormats numbers;
+    numbers.json = false;
+    numbers.csv = numbers.npy = true;
+    for (OutputFile& f : numberFiles(numbers))
+        files.value().push_back(std::move(f));
+    return writeFilesAtomically(directory, files.value());
+}
+
+void HeadsPanel::exportAllInteractive()
+{
+    const QString directory = directoryPrompt_ ? directoryPrompt_()
+                                               : QFileDialog::getExistingDirectory(
+                                                   this, tr("Export every head's maps and numbers into"));
+    if (directory.isEmpty())
+        return;
+    const attn::Status written = exportAll(directory);
+    emit message(written
+                     ? tr("Wrote the %n heads' pictures and numbers to %1.", nullptr, result_->headCount())
+                           .arg(QDir::toNativeSeparators(directory))
+                     : QString::fromStdString(written.error().message));
+}
+
+bool HeadsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == grid_ && event->type() == QEvent::ContextMenu) {
+        auto* e = static_cast<QContextMenuEvent*>(event);
+        QMenu* menu = exports_ ? exports_->createMenu(ExportView::HeadGrid, this) : new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->addSeparator();
+        QAction* all = menu->addAction(tr("Export &every head…"), this, &HeadsPanel::exportAllInteractive);
+        all->setObjectName(QStringLiteral("exportEveryHead"));
+        all->setStatusTip(
+            tr("Every head's raw scores, scaled scores and weights, the grid, the average, the "
+               "concatenation and the output as PNG, SVG and PDF, and their numbers as CSV and "
+               ".npy, into a folder."));
+        all->setEnabled(hasResult());
+        menu->popup(e->globalPos());
+        e->accept();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace attnlab

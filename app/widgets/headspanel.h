@@ -5,14 +5,26 @@
 // concatenation of the heads' contexts [Z_1 | … | Z_h] (n, h d_v) and the
 // output projection concat · W_o (n, d_out) as maps of their own, the output
 // hidden when the run has none. Handed the engine's result; reads no session.
+//
+// Exports: registerExports() makes the grid, the average, the concat and the
+// output views of the window's export controller (Copy, Export picture…,
+// Export numbers… on their context menus and in the export dialog); the
+// grid's menu also writes every head's pictures and numbers into a folder
+// (exportAll), which "Export all views" and "Export numbers" take too.
 
+#include "attentionexport.h"
+#include "expected.h"
 #include "headgridrenderer.h"
 #include "multihead.h"
+#include "stagedwrite.h"
 
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -20,7 +32,9 @@ class QLabel;
 namespace attnlab {
 
 class HeadGridView;
+class HeadsExporter;
 class HeatmapView;
+class ViewExportController;
 
 class HeadsPanel : public QWidget {
     Q_OBJECT
@@ -37,16 +51,39 @@ public:
     void setKind(HeadMapKind kind);
     HeadMapKind kind() const;
 
+    bool hasResult() const { return result_ && result_->headCount() > 0; }
+
+    // The pictures drawn from what the panel shows (its kind and selected head).
+    std::unique_ptr<HeadsExporter> makeExporter() const;
+    void registerExports(ViewExportController* controller);
+    // Every picture (HeadsExporter::files) in each of PNG, SVG and PDF; an
+    // empty size takes each one's default. Empty without a result.
+    attn::Expected<std::vector<OutputFile>> pictureFiles(const QSize& size = QSize()) const;
+    // Every head's numbers (multiHeadResultFiles), CSV and .npy as `formats`
+    // asks; the files keep the result they write alive.
+    std::vector<OutputFile> numberFiles(const ExportFormats& formats) const;
+    // Both into `directory`, all or nothing.
+    attn::Status exportAll(const QString& directory) const;
+
     HeadGridView* grid() const { return grid_; }
     HeatmapView* concatView() const { return concat_; }
     HeatmapView* outputView() const { return output_; }
 
+    // Replaces the folder dialog of exportAllInteractive (tests).
+    void setDirectoryPrompt(std::function<QString()> prompt) { directoryPrompt_ = std::move(prompt); }
+    void exportAllInteractive();
+
 signals:
     // A head picked in the grid (0-based).
     void headActivated(int head);
+    void message(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the grid's context menu
 
 private:
     void refreshMaps();
+    std::string numbersCsv(int view) const;
 
     std::shared_ptr<const attn::MultiHeadResult> result_;
     QStringList tokens_;
@@ -58,6 +95,8 @@ private:
     HeatmapView* output_ = nullptr;
     QLabel* outputCaption_ = nullptr;
     QWidget* outputBox_ = nullptr;
+    ViewExportController* exports_ = nullptr;
+    std::function<QString()> directoryPrompt_;
 };
 
 }  // namespace attnlab

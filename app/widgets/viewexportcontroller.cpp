@@ -194,6 +194,8 @@ attn::Expected<std::string> ViewExportController::numbers(ExportView view) const
     const auto it = sources_.constFind(int(view));
     if (it != sources_.cend() && it->numbers) {
         std::string text = it->numbers();
+        if (text.empty() && it->whyNoNumbers && !it->whyNoNumbers().isEmpty())
+            return attn::Error{it->whyNoNumbers().toStdString()};
         if (text.empty())
             return attn::Error{tr("\"%1\" has no numbers yet.").arg(name(view)).toStdString()};
         return text;

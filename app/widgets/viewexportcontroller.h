@@ -39,6 +39,8 @@ struct ExportSource {
     QSize defaultSize;
     PaintFunction paint;                   // draws the view filling (0, 0, size)
     std::function<std::string()> numbers;  // its numbers as CSV; empty text: none
+    // Why the numbers are empty, when there is a reason to say (default: not there yet).
+    std::function<QString()> whyNoNumbers{};
 };
 
 // A QCustomPlot laid out and drawn at the picture's size (QCustomPlot::toPainter).
