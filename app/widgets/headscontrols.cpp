@@ -100,7 +100,8 @@ HeadsControls::HeadsControls(Session* session, QWidget* parent) : QWidget(parent
     });
     connect(outputProjection_, &QCheckBox::toggled, session_, &Session::setOutputProjection);
     connect(torchInit_, &QCheckBox::toggled, session_, &Session::setTorchInit);
-    connect(selected_, &QSpinBox::valueChanged, session_, [this](int head) { session_->selectHead(head - 1); });
+    connect(selected_, &QSpinBox::valueChanged, session_,
+            [this](int head) { session_->selectHead(head - 1); });
     connect(session_, &Session::parametersChanged, this, &HeadsControls::syncFromSession);
     connect(session_, &Session::resultChanged, this, &HeadsControls::syncFromSession);
     connect(session_, &Session::headSelected, this, &HeadsControls::syncFromSession);
@@ -127,7 +128,10 @@ void HeadsControls::syncFromSession()
     if (split && c.dModel % h.heads != 0)
         note = tr("h = %1 does not divide d_model = %2: choose a divisor of it.").arg(h.heads).arg(c.dModel);
     else if (split)
-        note = tr("head_dim = d_k = d_v = d_model / h = %1 / %2 = %3").arg(c.dModel).arg(h.heads).arg(c.dModel / h.heads);
+        note = tr("head_dim = d_k = d_v = d_model / h = %1 / %2 = %3")
+                   .arg(c.dModel)
+                   .arg(h.heads)
+                   .arg(c.dModel / h.heads);
     else if (h.multiHead())
         note = tr("each head: d_k %1, d_v %2; concat %3 × %2 = %4")
                    .arg(c.dK)
