@@ -34,7 +34,8 @@ HeadGridLayout HeadGridLayout::compute(const QSize& size, int tiles, int lineHei
         l.legend = QRect(pad, size.height() - line - pad, size.width() - 2 * pad, line);
         area.setBottom(l.legend.top() - pad - 1);
     }
-    l.gap = std::max(1, std::min(line / 2, std::min(area.width(), area.height()) / 40));
+    // Room between the tiles for the selected head's 2 px outline and a gap.
+    l.gap = std::max(2, std::min(line / 2, std::min(area.width(), area.height()) / 25));
     // The column count giving the largest maps, first with captions, then
     // without when the captioned maps would be too small to read.
     int captionHeight = line + pad / 2;

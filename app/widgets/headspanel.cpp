@@ -68,10 +68,12 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
     leftLayout->addWidget(grid_, 1);
     gridCaption_ = captionLabel(QStringLiteral("headGridCaption"), left);
     gridCaption_->setText(
-        tr("Each head runs scaled dot-product attention with its own W_q, W_k, W_v. "
-           "max: a query's largest weight, averaged over the queries. The last tile "
-           "is the mean of the heads' weights. Click a head (or use the arrow keys "
-           "and Enter) to show it in the other views."));
+        tr("max: a query's largest weight, averaged over the queries; the last tile "
+           "averages the heads' weights. Click a head (or arrows, then Enter) to show "
+           "it in the other views."));
+    gridCaption_->setToolTip(
+        tr("Each head runs scaled dot-product attention with its own W_q, W_k and W_v "
+           "on the same tokens; the tiles share one colour scale."));
     leftLayout->addWidget(gridCaption_);
 
     auto* right = new QWidget(this);
