@@ -22,16 +22,23 @@ inline constexpr long long kMaxMatrixEntries = 1LL * kMaxTokens * kMaxDModel;
 inline constexpr long long kMaxMatrixCsvBytes = 32 * kMaxMatrixEntries + (4LL << 20);
 static_assert(kMaxMatrixCsvBytes == 132LL << 20);
 
-// The largest lab file the limits allow. It holds X (kMaxMatrixEntries) and
-// W_q, W_k, W_v (kMaxDModel x kMaxDHead each): 4,194,304 + 3 * 1,048,576 =
-// 7,340,032 numbers of at most 26 characters with their ", " (sign, 17
-// digits, point, e-308), about 182 MiB; and the sentence, at most 6 bytes a
-// byte when escaped (\u0001), 6 MiB. With margin for indentation, hand
-// editing and the view's settings: 32 bytes a number and 16 a sentence byte,
-// 234,881,024 + 16,777,216 bytes = 240 MiB.
-inline constexpr long long kMaxLabNumbers = kMaxMatrixEntries + 3LL * kMaxDModel * kMaxDHead;
+// The multi-head weights together (every head's W_q, W_k, W_v; W_o on its
+// own) may hold what one head at the limits holds: 3 * 1024 * 1024 entries.
+inline constexpr long long kMaxHeadWeightEntries = 3LL * kMaxDModel * kMaxDHead;
+
+// The largest lab file the limits allow. It holds X (kMaxMatrixEntries),
+// W_q, W_k, W_v (at most kMaxHeadWeightEntries together) and, for a
+// multi-head lab, the heads' weights and W_o (kMaxHeadWeightEntries each;
+// the split layout's in_proj and out_proj, 4 * 1024^2 + 4 * 1024, stay
+// below the two): 4,194,304 + 3 * 3,145,728 = 13,631,488 numbers of at most
+// 26 characters with their ", " (sign, 17 digits, point, e-308), about
+// 338 MiB; and the sentence, at most 6 bytes a byte when escaped (\u0001),
+// 6 MiB. With margin for indentation, hand editing and the view's settings:
+// 32 bytes a number and 16 a sentence byte, 436,207,616 + 16,777,216 bytes
+// = 432 MiB.
+inline constexpr long long kMaxLabNumbers = kMaxMatrixEntries + 3 * kMaxHeadWeightEntries;
 inline constexpr long long kMaxLabFileBytes = 32 * kMaxLabNumbers + 16LL * kMaxSentenceBytes;
-static_assert(kMaxLabFileBytes == 240LL << 20);
+static_assert(kMaxLabFileBytes == 432LL << 20);
 
 // The longest side of an exported picture in pixels, after the scale. The
 // application's limit (memory for one RGBA image: 16384^2 * 4 bytes = 1 GiB),

@@ -24,7 +24,7 @@ namespace attnlab {
 
 // All of `path`, at most `cap` bytes. `what` names the kind of file in the
 // message when the cap is hit ("a lab file": "big.attnlab: 300 MiB is larger
-// than any lab file can be (at most 240 MiB)"). Other messages start with the
+// than any lab file can be (at most 432 MiB)"). Other messages start with the
 // file name too, except "cannot open '<path>': <reason>".
 attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what);
 

@@ -76,8 +76,10 @@ private:
 };
 
 // The most a document may hold, checked as it is read. The defaults fit the
-// largest lab file (attn::kMaxLabNumbers numbers in 7,168 matrix rows) with
-// room to spare: at most about 10 MiB of values and 128 MiB of numbers.
+// largest single-head lab (7,168 matrix rows) with room to spare, and the
+// numbers of the largest lab (attn::kMaxLabNumbers): at most about 10 MiB of
+// values and 128 MiB of numbers. The lab reader allows more values for the
+// heads' matrix rows (labfile.cpp).
 struct JsonLimits {
     long long maxValues = 1 << 16;   // strings, objects, arrays, numbers outside all-number arrays, ...
     long long maxNumbers = 1 << 24;  // numbers in all-number arrays

@@ -4,6 +4,8 @@
 #include "inputfile.h"
 #include "jsonvalue.h"
 #include "jsonwriter.h"
+#include "labheads.h"
+#include "labreader.h"
 #include "size_limits.h"
 #include "stagedwrite.h"
 #include "tokenizer.h"
@@ -26,11 +28,17 @@ using Type = JsonValue::Type;
 const char* const kKnownKeys[] = {
     "format", "version",    "app_version",   "sentence", "tokenizer", "seed", "d_model", "d_k", "d_v",
     "init",   "scale_mode", "scale_divisor", "causal",   "X",         "W_q",  "W_k",     "W_v", "view"};
+// Version 2's: the multi-head lab (labheads.h).
+const char* const kHeadsKey = "heads";
 
-std::string quotedKey(std::string_view key)
-{
-    return "\"" + std::string(key) + "\"";
-}
+// The largest lab's values: a matrix row is one, and the heads may have
+// 3 h d_model + h d_v <= 262,144 rows besides X's 4,096 and W_q, W_k,
+// W_v's 3,072 (the numbers are JsonLimits' default, 2^24 > kMaxLabNumbers).
+constexpr long long kMaxLabJsonValues = 1 << 19;
+static_assert(3LL * attn::kMaxHeads * attn::kMaxDModel + 1LL * attn::kMaxHeads * attn::kMaxDHead
+                  + attn::kMaxTokens + 3 * attn::kMaxDModel
+              < kMaxLabJsonValues);
+static_assert(attn::kMaxLabNumbers < JsonLimits().maxNumbers);
 
 // The view's numbers go through double (see JsonValue::toQJsonValue);
 // integral ones are written as integers.
@@ -69,131 +77,6 @@ void writeQJson(JsonWriter& json, const QJsonValue& value)
     }
     }
 }
-
-// Reads the fields of the root object, collecting the first error.
-class LabReader {
-public:
-    explicit LabReader(const JsonValue& root) : root_(root) {}
-
-    const std::optional<attn::Error>& error() const { return error_; }
-
-    const JsonValue* field(std::string_view key, Type type, bool required = true)
-    {
-        if (error_)
-            return nullptr;
-        const JsonValue* value = root_.find(key);
-        if (!value) {
-            if (required)
-                error_ = attn::Error{"the field " + quotedKey(key) + " is missing"};
-            return nullptr;
-        }
-        if (value->type() != type) {
-            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(value->line()) + ") must be "
-                                 + JsonValue::typeName(type) + ", not " + JsonValue::typeName(value->type())};
-            return nullptr;
-        }
-        return value;
-    }
-
-    std::string string(std::string_view key)
-    {
-        const JsonValue* v = field(key, Type::String);
-        return v ? v->text() : std::string();
-    }
-
-    bool boolean(std::string_view key)
-    {
-        const JsonValue* v = field(key, Type::Boolean);
-        return v && v->boolean();
-    }
-
-    // A whole number written without fraction or exponent, within [lo, hi].
-    template <typename Int>
-    Int integer(std::string_view key, Int lo, Int hi, bool allowString = false)
-    {
-        if (error_)
-            return lo;
-        const JsonValue* v = root_.find(key);
-        if (v && allowString && v->isString())
-            return parseInteger(key, v->text(), v->line(), lo, hi);
-        v = field(key, Type::Number);
-        return v ? parseInteger(key, v->text(), v->line(), lo, hi) : lo;
-    }
-
-    template <typename Int>
-    Int parseInteger(std::string_view key, const std::string& text, int line, Int lo, Int hi)
-    {
-        Int parsed{};
-        const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), parsed);
-        if (r.ec != std::errc() || r.ptr != text.data() + text.size() || parsed < lo || parsed > hi) {
-            error_ = attn::Error{quotedKey(key) + " (line " + std::to_string(line)
-                                 + ") must be a whole number from " + std::to_string(lo) + " to "
-                                 + std::to_string(hi) + ", not " + text};
-            return lo;
-        }
-        return parsed;
-    }
-
-    double number(std::string_view key, double fallback, bool required)
-    {
-        const JsonValue* v = field(key, Type::Number, required);
-        return v ? v->number() : fallback;
-    }
-
-    // An array of rows, each an array of numbers, all of one length.
-    attn::Matrix matrix(std::string_view key)
-    {
-        const JsonValue* v = field(key, Type::Array);
-        if (!v)
-            return {};
-        const std::string name = quotedKey(key);
-        if (v->size() == 0 || v->allNumbers()) {
-            error_ = attn::Error{name + " (line " + std::to_string(v->line())
-                                 + ") must be an array of rows, each an array of numbers"
-                                 + (v->size() == 0 ? "; it is empty" : "; it is a flat array")};
-            return {};
-        }
-        const std::vector<JsonValue>& rows = v->items();
-        const std::size_t cols = rows.front().size();
-        attn::Matrix m(Eigen::Index(rows.size()), Eigen::Index(cols));
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const JsonValue& row = rows[i];
-            const std::string where =
-                name + " row " + std::to_string(i + 1) + " (line " + std::to_string(row.line()) + ")";
-            if (!row.isArray()) {
-                error_ = attn::Error{where + " must be an array of numbers, not "
-                                     + JsonValue::typeName(row.type())};
-                return {};
-            }
-            if (!row.allNumbers()) {
-                for (std::size_t j = 0; j < row.items().size(); ++j) {
-                    if (!row.items()[j].isNumber()) {
-                        error_ =
-                            attn::Error{where + ", entry " + std::to_string(j + 1) + " must be a number, not "
-                                        + JsonValue::typeName(row.items()[j].type())};
-                        return {};
-                    }
-                }
-            }
-            if (row.size() == 0) {
-                error_ = attn::Error{where + " is empty"};
-                return {};
-            }
-            if (row.size() != cols) {
-                error_ = attn::Error{where + " has " + std::to_string(row.size()) + " numbers but row 1 has "
-                                     + std::to_string(cols) + "; every row needs the same number of columns"};
-                return {};
-            }
-            for (std::size_t j = 0; j < cols; ++j)
-                m(Eigen::Index(i), Eigen::Index(j)) = row.numbers()[j];
-        }
-        return m;
-    }
-
-private:
-    const JsonValue& root_;
-    std::optional<attn::Error> error_;
-};
 
 // The first few keys, so that a file of many unknown keys gives one short line.
 std::string joined(const std::vector<std::string>& items)
@@ -259,11 +142,25 @@ attn::Status validateLabState(const LabState& s)
     const attn::Expected<double> divisor = attn::scaleDivisor(s.options, dK);
     if (!divisor)
         return attn::Error{"\"scale_divisor\": " + divisor.error().message};
-    return attn::okStatus();
+    return s.heads.multiHead() ? validateLabHeads(s) : attn::okStatus();
 }
 
 attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state)
 {
+    if (state.heads.multiHead()) {
+        // The selected head from the multi-head pass, which adds the split
+        // layout's biases to its Q, K and V.
+        attn::Expected<MultiHeadSnapshot> heads = computeLabMultiHeadSnapshot(state);
+        if (!heads)
+            return heads.error();
+        AttentionSnapshot snapshot = std::move(heads->focus);
+        snapshot.model.Wq = state.Wq;
+        snapshot.model.Wk = state.Wk;
+        snapshot.model.Wv = state.Wv;
+        snapshot.result = std::move(heads->result.heads[std::size_t(state.selectedHead)]);
+        snapshot.stats = heads->result.stats[std::size_t(state.selectedHead)];
+        return snapshot;
+    }
     const attn::Status valid = validateLabState(state);
     if (!valid)
         return valid.error();
@@ -312,6 +209,7 @@ void writeLabJson(std::ostream& out, const LabState& s)
         json.key(name);
         writeJsonMatrix(json, *m);
     }
+    writeLabHeads(json, s);
     json.key("view");
     writeQJson(json, s.view);
     json.endObject();
@@ -320,7 +218,9 @@ void writeLabJson(std::ostream& out, const LabState& s)
 
 attn::Expected<LabState> parseLab(std::string_view text)
 {
-    attn::Expected<JsonValue> parsed = parseJson(text);
+    JsonLimits limits;
+    limits.maxValues = kMaxLabJsonValues;
+    attn::Expected<JsonValue> parsed = parseJson(text, limits);
     if (!parsed)
         return attn::Error{"not a readable lab file: " + parsed.error().message};
     const JsonValue& root = parsed.value();
@@ -335,35 +235,34 @@ attn::Expected<LabState> parseLab(std::string_view text)
         return attn::Error{std::string("not an Attention Lab file: \"format\" must be \"") + kLabFormatName
                            + "\"" + (format && format->isString() ? ", not \"" + format->text() + "\"" : "")};
 
-    int version = kLabFormatVersion;
+    int version = 1;
     if (root.find("version")) {
         version = read.integer<int>("version", 1, 1 << 30);
         if (read.error())
             return *read.error();
     } else {
-        state.warnings.push_back("the file names no \"version\"; it was read as version "
-                                 + std::to_string(kLabFormatVersion));
+        state.warnings.push_back("the file names no \"version\"; it was read as version 1");
+    }
+    if (version > kLabFormatVersion) {
+        // A newer file may hold what this version cannot show (more heads,
+        // layers): refused rather than opened as part of itself.
+        std::string message =
+            "the file is version " + std::to_string(version) + ", written by a newer Attention Lab";
+        if (const JsonValue* app = root.find("app_version"); app && app->isString())
+            message += " (" + app->text() + ")";
+        return attn::Error{message + "; this Attention Lab (" ATTNLAB_VERSION ") reads versions 1 to "
+                           + std::to_string(kLabFormatVersion)};
     }
     std::vector<std::string> unknown;
     for (const auto& [key, value] : root.members()) {
-        bool known = false;
+        bool known = version >= 2 && key == kHeadsKey;
         for (const char* k : kKnownKeys)
             known = known || key == k;
         if (!known)
             unknown.push_back(key);
     }
-    if (version > kLabFormatVersion) {
-        std::string warning =
-            "the file is version " + std::to_string(version) + ", written by a newer Attention Lab";
-        if (const JsonValue* app = root.find("app_version"); app && app->isString())
-            warning += " (" + app->text() + ")";
-        warning += "; it was read as version " + std::to_string(kLabFormatVersion);
-        if (!unknown.empty())
-            warning += " and these fields were left out: " + joined(unknown);
-        state.warnings.push_back(warning);
-    } else if (!unknown.empty()) {
+    if (!unknown.empty())
         state.warnings.push_back("unknown fields were left out: " + joined(unknown));
-    }
 
     attn::ModelConfig& c = state.config;
     c.sentence = read.string("sentence");
@@ -405,6 +304,23 @@ attn::Expected<LabState> parseLab(std::string_view text)
         state.view = view->toQJsonValue().toObject();
     if (read.error())
         return *read.error();
+    if (version >= 2 && root.find(kHeadsKey)) {
+        const JsonValue* heads = read.field(kHeadsKey, Type::Object);
+        if (!heads)
+            return *read.error();
+        if (attn::Status s = readLabHeads(*heads, &state); !s)
+            return s.error();
+        // "heads" spelling out one head without a projection: checked as
+        // written, then the single-head lab it is.
+        if (!state.heads.multiHead()) {
+            if (attn::Status s = validateLabState(state); !s)
+                return s.error();
+            if (attn::Status s = validateLabHeads(state); !s)
+                return s.error();
+            state.multiHead = attn::MultiHeadParams();
+            state.selectedHead = 0;
+        }
+    }
 
     const attn::Status valid = validateLabState(state);
     if (!valid)

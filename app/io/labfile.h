@@ -5,7 +5,7 @@
 //
 //   {
 //     "format": "attention-lab",
-//     "version": 1,
+//     "version": 2,
 //     "app_version": "0.1.0",
 //     "sentence": "Life is short, eat dessert first",
 //     "tokenizer": "article",          article | punctuation
@@ -19,17 +19,21 @@
 //     "W_q": [[...], ...],             (d_model, d_k)
 //     "W_k": [[...], ...],             (d_model, d_k)
 //     "W_v": [[...], ...],             (d_model, d_v)
+//     "heads": { ... }                 a multi-head lab only (labheads.h)
 //     "view": { ... }                  the window's own state, kept as is
 //   }
 //
 // Numbers are written by JsonWriter and read by parseJson, so every matrix
 // comes back bit for bit (-0.0 included).
 //
-// Versions: a file without "version" is read as version 1 with a warning; a
-// newer version is read for the keys version 1 knows, with a warning naming
-// the version and the keys left out; unknown keys in a version 1 file are
-// warned about too. Everything else that is wrong (not this format, a missing
-// field, a wrong type, a matrix whose shape does not fit the dimensions or the
+// Versions: 1 is the single head (everything above but "heads"); 2 adds
+// the multi-head lab's "heads" and is written for every lab (a single-head
+// lab's file is version 1's with "version": 2). Both are read. A file
+// without "version" is read as version 1 with a warning; a newer version is
+// refused with a message naming it (it may hold what this one cannot show);
+// unknown keys are warned about and left out ("heads" in a version 1 file
+// too). Everything else that is wrong (not this format, a missing field, a
+// wrong type, a matrix whose shape does not fit the dimensions or the
 // sentence's tokens, a non-finite entry) is an error naming the field.
 
 #include "attention.h"
@@ -51,7 +55,7 @@
 namespace attnlab {
 
 inline constexpr const char* kLabFormatName = "attention-lab";
-inline constexpr int kLabFormatVersion = 1;
+inline constexpr int kLabFormatVersion = 2;
 inline constexpr const char* kLabFileSuffix = "attnlab";
 
 struct LabState {
@@ -62,7 +66,8 @@ struct LabState {
     attn::Matrix Wk;  // (d_model, d_k)
     attn::Matrix Wv;  // (d_model, d_v)
     // With heads.multiHead() false: today's single head (W_q, W_k, W_v
-    // above), multiHead empty. Otherwise multiHead holds every head's
+    // above), multiHead empty (neither it nor selectedHead is looked at or
+    // written). Otherwise multiHead holds every head's
     // parameters (W_o, or the split layout's in/out projections and biases)
     // and W_q, W_k, W_v above are a copy of head selectedHead's.
     attn::HeadsConfig heads;
@@ -77,10 +82,15 @@ LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObje
 
 // Dimensions within limits, the matrices of the dimensions' shapes, X with one
 // row per token of the sentence, every entry finite and within
-// attn::kMaxInputMagnitude, a valid custom divisor. The error names the field.
+// attn::kMaxInputMagnitude, a valid custom divisor; for a multi-head lab
+// also validateLabHeads (every head, W_o or the split projections, the
+// selected head and W_q, W_k, W_v its exact copy). The error names the field.
 attn::Status validateLabState(const LabState& state);
 
-// The tokens of config.sentence, X, W_q, W_k, W_v and the statistics.
+// The tokens of config.sentence, X, W_q, W_k, W_v and the statistics. For a
+// multi-head lab: the selected head's result and statistics from the
+// multi-head pass (in the split layout its Q, K, V include the biases);
+// computeLabMultiHeadSnapshot (labheads.h) gives every head.
 attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state);
 
 void writeLabJson(std::ostream& out, const LabState& state);

@@ -149,7 +149,7 @@ private slots:
             QFile file(dir.filePath(name));
             return file.open(QIODevice::WriteOnly) && file.resize(size) ? file.fileName() : QString();
         };
-        const QString lab = sparse("big.attnlab", (240LL << 20) + 1);
+        const QString lab = sparse("big.attnlab", (432LL << 20) + 1);
         const QString csv = sparse("big.csv", (133LL << 20));
         const QString npy = sparse("big.npy", (33LL << 20));
         QVERIFY(!lab.isEmpty() && !csv.isEmpty() && !npy.isEmpty());
@@ -157,7 +157,7 @@ private slots:
         QVERIFY(!readLab);
         QCOMPARE(readLab.error().message,
                  std::string(
-                     "big.attnlab: more than 240 MiB is larger than any lab file can be (at most 240 MiB)"));
+                     "big.attnlab: more than 432 MiB is larger than any lab file can be (at most 432 MiB)"));
         const auto readCsv = attnlab::readMatrixFile(csv);
         QVERIFY(!readCsv);
         QCOMPARE(readCsv.error().message,

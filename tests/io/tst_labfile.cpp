@@ -101,6 +101,8 @@ private slots:
     void fileLayout();
     void versions_data();
     void versions();
+    void versionOneFilesOpen_data();
+    void versionOneFilesOpen();
     void badFields_data();
     void badFields();
     void badText_data();
@@ -223,7 +225,8 @@ void TestLabFile::fileLayout()
         QJsonDocument::fromJson(QByteArray::fromStdString(labText(state)), &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
     QCOMPARE(json["format"].toString(), QString("attention-lab"));
-    QCOMPARE(json["version"].toInt(), 1);
+    QCOMPARE(json["version"].toInt(), 2);
+    QVERIFY(!json.contains("heads"));  // a single head: version 1's keys
     QCOMPARE(json["app_version"].toString(), QString(ATTNLAB_VERSION));
     QCOMPARE(json["sentence"].toString(), QString("Life is short, eat dessert first"));
     QCOMPARE(json["tokenizer"].toString(), QString("article"));
@@ -247,25 +250,22 @@ void TestLabFile::versions_data()
     QTest::addColumn<QString>("from");
     QTest::addColumn<QString>("to");
     QTest::addColumn<QString>("warning");
-    QTest::newRow("newer version with new fields")
-        << "\"version\": 1,"
-        << "\"version\": 3, \"heads\": 4, \"layer_norm\": {\"eps\": 1e-5},"
-        << "the file is version 3, written by a newer Attention Lab (" ATTNLAB_VERSION
-           "); it was read as version 1 and these fields were left out: \"heads\", \"layer_norm\"";
-    QTest::newRow("newer version, nothing new")
-        << "\"version\": 1,"
+    QTest::newRow("version 1 naming \"heads\", a version 2 key")
         << "\"version\": 2,"
-        << "the file is version 2, written by a newer Attention Lab (" ATTNLAB_VERSION
-           "); it was read as version 1";
-    QTest::newRow("no version") << "\"version\": 1,"
+        << "\"version\": 1, \"heads\": 4, \"layer_norm\": {\"eps\": 1e-5},"
+        << "unknown fields were left out: \"heads\", \"layer_norm\"";
+    QTest::newRow("no version") << "\"version\": 2,"
                                 << ""
                                 << "the file names no \"version\"; it was read as version 1";
-    QTest::newRow("unknown field in version 1") << "\"version\": 1,"
+    QTest::newRow("unknown field in version 1") << "\"version\": 2,"
                                                 << "\"version\": 1, \"colour\": \"red\","
+                                                << "unknown fields were left out: \"colour\"";
+    QTest::newRow("unknown field in version 2") << "\"version\": 2,"
+                                                << "\"version\": 2, \"colour\": \"red\","
                                                 << "unknown fields were left out: \"colour\"";
 }
 
-// What version 1 knows is read as usual; the warning says what was not.
+// What the version knows is read as usual; the warning says what was not.
 void TestLabFile::versions()
 {
     QFETCH(QString, from);
@@ -281,6 +281,37 @@ void TestLabFile::versions()
     QCOMPARE(QString::fromStdString(read->warnings.front()), warning);
     QVERIFY(sameBits(read->X, state.X));
     QVERIFY(sameBits(read->Wv, state.Wv));
+}
+
+// The presets, written as version 1: they open without a warning, and a
+// single-head lab saved now is the same text but for the version (and the
+// view's layout).
+void TestLabFile::versionOneFilesOpen_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"article-example", "jane-cinema", "scaling-demo"})
+        QTest::newRow(name) << QString(name);
+}
+
+void TestLabFile::versionOneFilesOpen()
+{
+    QFETCH(QString, name);
+    const QString path = ATTNLAB_SOURCE_DIR "/resources/presets/" + name + ".attnlab";
+    QByteArray text = readFile(path);
+    QVERIFY(text.contains("\"version\": 1,\n"));
+    const auto opened = attnlab::readLabFile(path);
+    QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().message.c_str());
+    QVERIFY(opened->warnings.empty());
+    QVERIFY(!opened->heads.multiHead());
+    QCOMPARE(opened->multiHead.headCount(), 0);
+    QVERIFY(attnlab::computeLabSnapshot(opened.value()).ok());
+    text.replace("\"version\": 1,\n", "\"version\": 2,\n");
+    text.replace("\"app_version\": \"0.1.0\"", "\"app_version\": \"" ATTNLAB_VERSION "\"");
+    // Up to the view, which the presets lay out by hand.
+    const QByteArray saved = QByteArray::fromStdString(labText(opened.value()));
+    QVERIFY(text.indexOf("\"view\"") > 0);
+    QCOMPARE(saved.left(saved.indexOf("\"view\"")), text.left(text.indexOf("\"view\"")));
+    QCOMPARE(QJsonDocument::fromJson(saved).object()["view"], QJsonDocument::fromJson(text).object()["view"]);
 }
 
 // A valid small lab with one field changed (through QJsonObject) or removed.
@@ -299,6 +330,10 @@ void TestLabFile::badFields_data()
     QTest::newRow("version 0") << "version" << QJsonValue(0)
                                << "must be a whole number from 1 to 1073741824, not 0";
     QTest::newRow("version 1.5") << "version" << QJsonValue(1.5) << "not 1.5";
+    QTest::newRow("version 3, newer")
+        << "version" << QJsonValue(3)
+        << "the file is version 3, written by a newer Attention Lab (" ATTNLAB_VERSION
+           "); this Attention Lab (" ATTNLAB_VERSION ") reads versions 1 to 2";
     QTest::newRow("sentence missing") << "sentence" << removed << "the field \"sentence\" is missing";
     QTest::newRow("sentence a number")
         << "sentence" << QJsonValue(3) << "\"sentence\" (line 5) must be a string, not a number";
