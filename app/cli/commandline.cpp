@@ -344,6 +344,8 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
             return kExitRuntimeError;
         }
     }
+    if (lab && lab->heads.multiHead())
+        return runMultiHeadLab(*lab, request.exportDir, request.formats, request.savePath);
     const attn::Expected<AttentionSnapshot> snapshot =
         lab ? computeLabSnapshot(*lab) : computeSnapshot(request.config, request.options);
     if (!snapshot) {
@@ -409,10 +411,8 @@ MultiHeadCommandInput multiHeadInput(const Request& request)
                          || request.matrixFiles.paths[SlotWv];
     std::copy(std::begin(request.matrixFiles.dimensionGiven), std::end(request.matrixFiles.dimensionGiven),
               std::begin(in.dimensionGiven));
-    in.conflictingOption = request.openPath    ? "--open"
-                           : request.savePath  ? "--save"
-                           : request.presetLab ? "--preset"
-                                               : nullptr;
+    in.savePath = request.savePath;
+    in.conflictingOption = request.presetLab ? "--preset" : nullptr;
     return in;
 }
 

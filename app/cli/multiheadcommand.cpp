@@ -6,6 +6,7 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
+#include "labheads.h"
 #include "matrixio.h"
 #include "multihead.h"
 #include "multihead_init.h"
@@ -33,8 +34,6 @@ struct CommandLine {
 
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
-// The heads' weights together may hold what one head at the limits holds.
-constexpr long long kMaxHeadWeightEntries = 3LL * attn::kMaxDModel * attn::kMaxDHead;
 
 const char* const kMultiHeadOptions[] = {"--heads", "--head-layout", "--output-projection", "--mha-state"};
 
@@ -147,15 +146,26 @@ QString divisorsOf(int e)
     return list.join(QStringLiteral(", "));
 }
 
+std::optional<UsageError> checkFormats(const std::optional<std::string>& list)
+{
+    if (list) {
+        const attn::Expected<ExportFormats> formats = parseExportFormats(*list);
+        if (formats && (formats->png || formats->svg || formats->pdf))
+            return UsageError{
+                CommandLine::tr("--format: the multi-head export writes json, csv and npy; pictures "
+                                "of the heads are not available from the command line")};
+    }
+    return std::nullopt;
+}
+
 // Checks the combination of options; the layout it comes to.
 std::optional<UsageError> checkRequest(const Request& r, const MultiHeadCommandInput& in,
                                        attn::HeadLayout* layout)
 {
     if (in.conflictingOption)
-        return UsageError{
-            CommandLine::tr("%1 cannot be combined with the multi-head options: a lab holds one "
-                            "head; export the heads with --export-dir")
-                .arg(QLatin1String(in.conflictingOption))};
+        return UsageError{CommandLine::tr("%1 cannot be combined with the multi-head options: a preset is a "
+                                          "single-head lab; give its settings as options")
+                              .arg(QLatin1String(in.conflictingOption))};
     if (in.headWeightFiles)
         return UsageError{
             CommandLine::tr("--wq, --wk and --wv give one head; with the multi-head options the "
@@ -178,18 +188,11 @@ std::optional<UsageError> checkRequest(const Request& r, const MultiHeadCommandI
         return UsageError{
             CommandLine::tr("--output-projection is for the independent layout; the split layout "
                             "always has out_proj")};
-    if (!in.exportDir)
+    if (!in.exportDir && !in.savePath)
         return UsageError{
-            CommandLine::tr("the multi-head options run headless: give --export-dir DIR (the window "
-                            "shows one head)")};
-    if (in.formats) {
-        const attn::Expected<ExportFormats> formats = parseExportFormats(*in.formats);
-        if (formats && (formats->png || formats->svg || formats->pdf))
-            return UsageError{
-                CommandLine::tr("--format: the multi-head export writes json, csv and npy; pictures "
-                                "of the heads are not available from the command line")};
-    }
-    return std::nullopt;
+            CommandLine::tr("the multi-head options run headless: give --export-dir DIR or --save "
+                            "FILE.attnlab")};
+    return checkFormats(in.formats);
 }
 
 struct Inputs {
@@ -215,6 +218,13 @@ attn::Expected<Inputs> readInputs(const Request& r, const MultiHeadCommandInput&
                                    .toStdString()};
         inputs.config.dModel = int(x->cols());
         inputs.tokens = tokensForRows(inputs.config, int(x->rows()));
+        if (const attn::Expected<attn::Tokenization> own = attn::tokenizeFor(inputs.config);
+            !own || own->tokens != inputs.tokens.tokens) {
+            // The rows labelled t0, t1, ...: the sentence that gives those
+            // tokens, so that a saved lab opens to the same rows.
+            inputs.config.sentence = placeholderSentence(int(x->rows()));
+            inputs.config.tokenizer = attn::TokenizerMode::Article;
+        }
         inputs.X = std::move(x).value();
         return inputs;
     }
@@ -236,7 +246,7 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
     const int e = config.dModel, h = r.heads;
     if (layout == attn::HeadLayout::Independent) {
         const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
-        if (entries > kMaxHeadWeightEntries)
+        if (entries > attn::kMaxHeadWeightEntries)
             return attn::Error{
                 CommandLine::tr("--heads %1 with d_model %2, d_k %3 and d_v %4 needs %5 weight "
                                 "entries; at most %6 (one head at the limits) are allowed")
@@ -245,7 +255,7 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
                     .arg(config.dK)
                     .arg(config.dV)
                     .arg(entries)
-                    .arg(kMaxHeadWeightEntries)
+                    .arg(attn::kMaxHeadWeightEntries)
                     .toStdString()};
         attn::IndependentHeads params;
         params.heads = attn::drawIndependentHeads(config, h);
@@ -292,6 +302,49 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
                                     std::move(params), init);
 }
 
+// The export and the lab in one transaction: a --save that fails leaves no
+// export written either, and the files they replace as they were.
+int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
+                 const std::optional<std::string>& exportDir, const std::optional<std::string>& formatList,
+                 const std::optional<std::string>& savePath)
+{
+    std::vector<OutputFileSet> sets;
+    std::size_t exported = 0;
+    if (exportDir) {
+        const ExportFormats formats = formatList ? parseExportFormats(*formatList).value() : ExportFormats();
+        sets.push_back({localPath(*exportDir), multiHeadExportFiles(snapshot, formats)});
+        exported = sets.back().files.size();
+    }
+    if (savePath && lab) {
+        const QString path = localPath(*savePath);
+        const QDir parent = QFileInfo(path).absoluteDir();
+        if (!parent.exists()) {
+            printError(
+                CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
+                    .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
+            return kExitRuntime;
+        }
+        attn::Expected<OutputFileSet> labSet = labFileSet(path, *lab);
+        if (!labSet) {
+            printError(text(labSet.error().message));
+            return kExitRuntime;
+        }
+        sets.push_back(std::move(labSet).value());
+    }
+    if (const attn::Status written = writeFileSetsAtomically(sets); !written) {
+        printError(text(written.error().message));
+        return kExitRuntime;
+    }
+    if (exportDir)
+        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
+                              .arg(QDir::toNativeSeparators(localPath(*exportDir))));
+    if (savePath)
+        printLine(
+            stdout,
+            CommandLine::tr("Saved the lab to '%1'.").arg(QDir::toNativeSeparators(localPath(*savePath))));
+    return 0;
+}
+
 }  // namespace
 
 bool wantsMultiHead(const CommandLineParser& parser)
@@ -321,25 +374,35 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);
     // A link where the directory is to be made: said before any work.
-    if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir))) {
-        printError(*link);
-        return kExitRuntime;
+    if (in.exportDir) {
+        if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir))) {
+            printError(*link);
+            return kExitRuntime;
+        }
     }
     const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot) {
         printError(text(snapshot.error().message));
         return kExitUsage;
     }
-    const QString directory = localPath(*in.exportDir);
-    const ExportFormats formats = in.formats ? parseExportFormats(*in.formats).value() : ExportFormats();
-    const std::vector<OutputFile> files = multiHeadExportFiles(snapshot.value(), formats);
-    if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
-        printError(text(written.error().message));
+    const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
+    return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
+                        in.savePath);
+}
+
+int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,
+                    const std::optional<std::string>& formats, const std::optional<std::string>& savePath)
+{
+    if (std::optional<UsageError> error = checkFormats(formats)) {
+        printError(error->message);
+        return kExitUsage;
+    }
+    const attn::Expected<MultiHeadSnapshot> snapshot = computeLabMultiHeadSnapshot(lab);
+    if (!snapshot) {
+        printError(text(snapshot.error().message));
         return kExitRuntime;
     }
-    printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
-                          .arg(QDir::toNativeSeparators(directory)));
-    return 0;
+    return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
 }
 
 }  // namespace attnlab

@@ -17,12 +17,15 @@
 //                               (3E), out_proj.weight.npy (E x E),
 //                               out_proj.bias.npy (E); X from --x (implies split)
 //
-// Any of them makes the run a multi-head one, which needs --export-dir and
-// writes multiheadexport.h's files (json, csv, npy; the pictures of the
-// heads are the window's). Bad input exits 2 with one line naming the
-// option or file and the shape expected, and writes nothing.
+// Any of them makes the run a multi-head one, which needs --export-dir
+// (multiheadexport.h's files: json, csv, npy; the pictures of the heads are
+// the window's) and/or --save FILE.attnlab (the multi-head lab, labheads.h,
+// which --open FILE.attnlab --export-dir DIR exports as the run did). Bad
+// input exits 2 with one line naming the option or file and the shape
+// expected, and writes nothing.
 
 #include "attention.h"
+#include "labfile.h"
 #include "model.h"
 
 #include <optional>
@@ -42,15 +45,22 @@ struct MultiHeadCommandInput {
     attn::AttentionOptions options;
     std::optional<std::string> exportDir;
     std::optional<std::string> formats;
+    std::optional<std::string> savePath;      // --save
     std::optional<std::string> xPath;         // --x
     bool headWeightFiles = false;             // --wq, --wk or --wv
     bool dimensionGiven[3] = {};              // --d-model, --d-k, --d-v
-    const char* conflictingOption = nullptr;  // --open, --save or --preset, if given
+    const char* conflictingOption = nullptr;  // --preset, if given
 };
 
 // The run; the exit status (0, 1 files not written, 2 bad input). Makes
 // the QCoreApplication when there is none yet.
 int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandInput& input, int argc,
                         char** argv);
+
+// --open of a multi-head lab with --export-dir and/or --save (a
+// QCoreApplication exists): the files a --heads run writes, and the lab as
+// it was opened. The exit status as above.
+int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,
+                    const std::optional<std::string>& formats, const std::optional<std::string>& savePath);
 
 }  // namespace attnlab

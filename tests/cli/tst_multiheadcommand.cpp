@@ -4,7 +4,8 @@
 // --mha-state and its own initialisation from --init torch-mha against
 // PyTorch's numbers (tests/data/torch_mha_cases.json), the article's three
 // heads (raschka_self_attention.json), one head against the single-head
-// export, the files per head, and bad input refused with one line and
+// export, the files per head, a multi-head lab saved (--save) and opened
+// (--open) to the very same files, and bad input refused with one line and
 // nothing written.
 
 #include "matrixio.h"
@@ -129,6 +130,17 @@ void compareWithCase(const QJsonObject& json, const QJsonObject& c)
     VERIFY_WITHIN(testdata::maxAbsDiff(average, average64 / double(h)), 1e-12, "average (float64)");
 }
 
+QByteArray readBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QStringList filesIn(const QString& dir)
+{
+    return QDir(dir).entryList(QDir::Files, QDir::Name);
+}
+
 QStringList caseOptions(const QJsonObject& c)
 {
     QStringList options = {"--heads", QString::number(c["h"].toInt())};
@@ -152,6 +164,11 @@ private slots:
     void filesPerHead();
     void badInput_data();
     void badInput();
+    void saveThenOpenExportsTheSame_data();
+    void saveThenOpenExportsTheSame();
+    void stateFolderSavedAndOpened();
+    void badLabRefused_data();
+    void badLabRefused();
 };
 
 void TestMultiHeadCommand::stateFolderMatchesPyTorch_data()
@@ -417,6 +434,145 @@ void TestMultiHeadCommand::badInput()
         args << "--export-dir" << out;
     args << options;
     const Run run = runApp(args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.out.isEmpty());
+    const QString err = QString::fromUtf8(run.err);
+    QCOMPARE(err.count('\n'), 1);
+    QVERIFY2(err.startsWith("attention-lab: "), qPrintable(err));
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestMultiHeadCommand::saveThenOpenExportsTheSame_data()
+{
+    QTest::addColumn<QStringList>("options");
+    QTest::newRow("article, 3 heads") << QStringList{"--heads", "3", "--init", "article"};
+    QTest::newRow("W_o, causal, unit-variance")
+        << QStringList{"--heads", "2", "--d-model",           "10",       "--d-k",  "3",
+                       "--d-v",   "5", "--output-projection", "--causal", "--init", "unit-variance"};
+    QTest::newRow("torch-mha, 4 heads, causal")
+        << QStringList{"--init", "torch-mha", "--heads", "4", "--causal"};
+    QTest::newRow("split, normal, custom scale") << QStringList{
+        "--heads", "3", "--head-layout", "split", "--d-model", "6", "--init", "normal", "--scale", "2.5"};
+}
+
+// --save beside the direct export, then --open: the same files, byte for
+// byte, and saving the opened lab again gives the same lab.
+void TestMultiHeadCommand::saveThenOpenExportsTheSame()
+{
+    QFETCH(QStringList, options);
+    QTemporaryDir dir;
+    const QString lab = dir.filePath("heads.attnlab");
+    const Run direct = runApp(
+        options
+        + QStringList{"--export-dir", dir.filePath("direct"), "--format", "json,csv,npy", "--save", lab});
+    QVERIFY2(direct.exitCode == 0, direct.err.constData());
+    QVERIFY(direct.out.contains("Saved the lab to"));
+    const QJsonObject saved = readJsonFile(lab);
+    QCOMPARE(saved["version"].toInt(), 2);
+    QCOMPARE(saved["heads"].toObject()["count"].toInt(), options[options.indexOf("--heads") + 1].toInt());
+    QCOMPARE(saved["heads"].toObject()["torch_init"].toBool(), options.contains("torch-mha"));
+
+    const Run opened =
+        runApp({"--open", lab, "--export-dir", dir.filePath("opened"), "--format", "json,csv,npy"});
+    QVERIFY2(opened.exitCode == 0, opened.err.constData());
+    QVERIFY(opened.err.isEmpty());
+    const QStringList files = filesIn(dir.filePath("direct"));
+    QVERIFY(files.contains("attention.json") && files.contains("weights_head2.npy"));
+    QCOMPARE(filesIn(dir.filePath("opened")), files);
+    for (const QString& name : files)
+        QVERIFY2(readBytes(dir.filePath("opened/" + name)) == readBytes(dir.filePath("direct/" + name)),
+                 qPrintable(name));
+
+    const QString again = dir.filePath("again.attnlab");
+    const Run resaved = runApp({"--open", lab, "--save", again});
+    QVERIFY2(resaved.exitCode == 0, resaved.err.constData());
+    QCOMPARE(readBytes(again), readBytes(lab));
+}
+
+// PyTorch's own parameters (case 0) saved from --mha-state: the lab opens to
+// the module's numbers, and the rows of --x keep their labels.
+void TestMultiHeadCommand::stateFolderSavedAndOpened()
+{
+    const QJsonObject c = torchCase(0);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("state"));
+    QVERIFY(writeCaseState(c, dir.path()));
+    const QString lab = dir.filePath("module.attnlab");
+    const Run save =
+        runApp(QStringList{"--x", dir.filePath("x.npy"), "--mha-state", dir.filePath("state"), "--save", lab,
+                           "--export-dir", dir.filePath("direct"), "--format", "json"}
+               + caseOptions(c));
+    QVERIFY2(save.exitCode == 0, save.err.constData());
+    const QJsonObject heads = readJsonFile(lab)["heads"].toObject();
+    QCOMPARE(heads["layout"].toString(), QStringLiteral("split"));
+    QCOMPARE(heads["torch_init"].toBool(true), false);
+    for (const char* key : {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias"})
+        QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(heads[key]), testdata::toMatrix(c[key])), 0.0);
+
+    const Run open = runApp({"--open", lab, "--export-dir", dir.filePath("opened"), "--format", "json"});
+    QVERIFY2(open.exitCode == 0, open.err.constData());
+    const QJsonObject direct = readJsonFile(dir.filePath("direct/attention.json"));
+    const QJsonObject opened = readJsonFile(dir.filePath("opened/attention.json"));
+    compareWithCase(opened, c);
+    // Only the parameters' source is not in the lab: the heads' numbers are.
+    for (const QString& key : direct.keys())
+        if (key != "head_init")
+            QVERIFY2(opened[key] == direct[key], qPrintable(key));
+    QCOMPARE(direct["head_init"].toString(), QStringLiteral("mha-state"));
+    QCOMPARE(opened["head_init"].toString(), QStringLiteral("article"));
+}
+
+void TestMultiHeadCommand::badLabRefused_data()
+{
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("message");
+    const QStringList wo = {"--heads", "2", "--d-model",          "4", "--d-k", "2",
+                            "--d-v",   "3", "--output-projection"};
+    QTest::newRow("W_o without output_projection")
+        << wo << "\"output_projection\": true"
+        << "\"output_projection\": false"
+        << "--open: heads.attnlab: \"heads\".\"W_o\" is given but \"output_projection\" is false; remove one "
+           "of them";
+    QTest::newRow("selected out of range") << wo << "\"selected\": 1"
+                                           << "\"selected\": 3"
+                                           << "\"heads\".\"selected\" is 3 but the heads are numbered 1 to 2";
+    QTest::newRow("count not dividing E")
+        << QStringList{"--init", "torch-mha", "--heads", "2", "--d-model", "4"} << "\"count\": 2"
+        << "\"count\": 3"
+        << "\"heads\".\"count\": In the split layout h must divide d_model";
+    QTest::newRow("layout unknown")
+        << wo << "\"layout\": \"independent\""
+        << "\"layout\": \"mixed\""
+        << "\"heads\".\"layout\" must be \"independent\" or \"split\", not \"mixed\"";
+    QTest::newRow("pictures of the heads") << wo << ""
+                                           << ""
+                                           << "--format: the multi-head export writes json, csv and npy";
+}
+
+// A broken multi-head lab: exit 2, one line naming the field, nothing
+// written.
+void TestMultiHeadCommand::badLabRefused()
+{
+    QFETCH(QStringList, options);
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString lab = dir.filePath("heads.attnlab");
+    const Run save = runApp(options + QStringList{"--save", lab});
+    QVERIFY2(save.exitCode == 0, save.err.constData());
+    QByteArray text = readBytes(lab);
+    if (!from.isEmpty()) {
+        QVERIFY(text.contains(from.toUtf8()));
+        text.replace(from.toUtf8(), to.toUtf8());
+        QVERIFY(writeBytes(lab, text.toStdString()));
+    }
+    const QString out = dir.filePath("out");
+    const Run run =
+        runApp({"--open", lab, "--export-dir", out, "--format", from.isEmpty() ? "json,png" : "json"});
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.out.isEmpty());
     const QString err = QString::fromUtf8(run.err);
