@@ -3,6 +3,8 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
+#include "headspanel.h"
+#include "heatmapview.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
 #include "scalingcompareview.h"
@@ -14,11 +16,13 @@
 #include "viewexporter.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QEvent>
 #include <QMainWindow>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 
 namespace attnlab {
@@ -30,6 +34,7 @@ LessonController::LessonController(Session* session, UndoRecorder* recorder, Vie
     connect(views_.parameters, &ParameterPanel::scalingDemoRequested, this,
             &LessonController::startScalingDemo);
     connect(session_, &Session::resultChanged, this, &LessonController::updateScalingViews);
+    connect(session_, &Session::resultChanged, this, &LessonController::updateLessonHeads);
     views_.compare->installEventFilter(this);
     lesson_->installEventFilter(this);
     createDkSweep();
@@ -64,10 +69,12 @@ void LessonController::createLessonDock()
             lesson_->restart();
         } else {
             clearLessonHighlight();
+            leaveLessonHeads();
         }
     });
     connect(lesson_, &LessonPanel::stepChanged, this,
             [this](int, LessonPanel::Stage stage) { showLessonStage(stage); });
+    connect(lesson_, &LessonPanel::headRequested, session_, &Session::selectHead);
     connect(lesson_, &LessonPanel::finished, lessonDock_, &QDockWidget::close);
     connect(session_, &Session::parametersChanged, lesson_,
             [this] { lesson_->setInitMode(session_->config().init); });
@@ -93,6 +100,11 @@ void LessonController::createDkSweep()
 void LessonController::setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter)
 {
     frameExporter_ = std::move(exporter);
+}
+
+void LessonController::setHeadsPanel(HeadsPanel* heads)
+{
+    headsPanel_ = heads;
 }
 
 void LessonController::addViewActions(QMenu* view)
@@ -152,6 +164,11 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
     using Stage = LessonPanel::Stage;
     PipelineView* pipeline = views_.pipeline;
     views_.parameters->setDkHighlighted(stage == Stage::DkExperiment);
+    if (LessonPanel::isMultiHead(stage)) {
+        showHeadsStage(stage);
+        return;
+    }
+    leaveLessonHeads();
     switch (stage) {
     case Stage::Scores: pipeline->setHighlightedMap(pipeline->rawScoresMap()); break;
     case Stage::Scale: pipeline->setHighlightedMap(pipeline->scaledScoresMap()); break;
@@ -163,7 +180,102 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
         pipeline->showPage(views_.compare);
         views_.parameters->dKSlider()->setFocus(Qt::OtherFocusReason);
         break;
+    default: break;
     }
+}
+
+void LessonController::showHeadsStage(LessonPanel::Stage stage)
+{
+    using Stage = LessonPanel::Stage;
+    enterLessonHeads();
+    PipelineView* pipeline = views_.pipeline;
+    switch (stage) {
+    case Stage::HeadQueries: pipeline->setHighlightedMap(pipeline->queryMap()); break;
+    case Stage::HeadKeysValues: pipeline->setHighlightedMap(pipeline->keyMap()); break;
+    case Stage::HeadsAttend:
+        pipeline->setHighlightedMap(nullptr);
+        if (headsPanel_) {
+            headsPanel_->setKind(HeadMapKind::Weights);
+            pipeline->showPage(headsPanel_);
+        }
+        break;
+    case Stage::HeadsConcat:
+        pipeline->setHighlightedMap(nullptr);
+        if (!session_->headsConfig().outputProjection)
+            recorder_->recordAs(tr("Output projection W_o for the lesson"),
+                                [this] { session_->setOutputProjection(true); });
+        if (headsPanel_) {
+            pipeline->showPage(headsPanel_);
+            // The output map below the concatenation, once laid out.
+            QMetaObject::invokeMethod(
+                this,
+                [this] {
+                    // The page takes its new height on its layout request.
+                    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                    for (QWidget* w = headsPanel_->parentWidget(); w; w = w->parentWidget())
+                        if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
+                            scroll->ensureWidgetVisible(headsPanel_->outputView(), 0, 0);
+                            break;
+                        }
+                },
+                Qt::QueuedConnection);
+        }
+        break;
+    default: break;
+    }
+    updateLessonHeads();
+}
+
+void LessonController::enterLessonHeads()
+{
+    // Already on (the user's own changes of the heads kept), or set again
+    // after an undo took them away.
+    if (lessonHeads_ && session_->headsConfig().multiHead())
+        return;
+    if (!lessonHeads_) {
+        beforeHeads_.reset();
+        if (session_->problem().isEmpty())
+            beforeHeads_ = session_->state();
+        beforeSwitched_ = lesson_->initSwitched();
+    }
+    lessonHeads_ = true;
+    // The article's multi-head section: its sentence, seed 123, d_k 24 and
+    // d_v 28 (the defaults), three independent heads drawn after W_value.
+    attn::HeadsConfig heads;
+    heads.heads = 3;
+    recorder_->recordAs(tr("Three heads for the lesson"), [this, heads] {
+        session_->setParameters(attn::ModelConfig(), attn::AttentionOptions(), heads);
+    });
+    emit focusQueryRequested(LessonPanel::kArticleQuery);
+    emit message(tr("The lesson set three heads on the article's sentence (seed 123); "
+                    "Edit > Undo goes back."),
+                 10000);
+}
+
+void LessonController::leaveLessonHeads()
+{
+    if (!lessonHeads_)
+        return;
+    lessonHeads_ = false;
+    const std::optional<LabState> before = std::move(beforeHeads_);
+    beforeHeads_.reset();
+    if (!session_->headsConfig().multiHead())
+        return;  // one head already (the user's choice, or an undo)
+    recorder_->recordAs(tr("One head again after the lesson's heads"), [this, &before] {
+        if (!before || !session_->setState(*before))
+            session_->setHeadsConfig(attn::HeadsConfig());
+    });
+    if (beforeSwitched_ && session_->config().init == attn::InitMode::UnitVariance)
+        lesson_->noteInitSwitched();
+    emit message(tr("Back to one head, as before the lesson's multi-head steps; Edit > Undo "
+                    "brings the heads back."),
+                 10000);
+}
+
+void LessonController::updateLessonHeads()
+{
+    lesson_->setLiveHeads(session_->multiHeadResult(), session_->tokenLabels(), session_->config().dModel,
+                          session_->selectedHead());
 }
 
 void LessonController::prepareLessonExperiment()

@@ -4,13 +4,20 @@
 // steps shown as highlighted maps, the switch to unit variance for the d_k
 // experiment and its notice), the scaling demo, the d_k play button's sweep,
 // and the comparison tab and lesson kept current by the rule of ViewDemand.
+//
+// The lesson's multi-head steps set the article's three heads (its sentence,
+// seed 123, d_k 24, d_v 28; one undo step) and show the Q, K, V tab and the
+// Heads tab; the last one turns W_o on. Stepping back before them, or
+// leaving the lesson, puts back the lab as it was before them (one undo step).
 
+#include "labfile.h"
 #include "lessonpanel.h"
 
 #include <QObject>
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -20,6 +27,7 @@ class QMenu;
 namespace attnlab {
 
 class DkSweep;
+class HeadsPanel;
 class ParameterPanel;
 class PipelineView;
 class ScalingCompareView;
@@ -47,6 +55,8 @@ public:
 
     // The sweep's frames: the pipeline figure of `exporter`.
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
+    // The Heads tab, a page of the pipeline view (the multi-head steps show it).
+    void setHeadsPanel(HeadsPanel* heads);
     void addViewActions(QMenu* view);  // Scaling demo
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
@@ -54,6 +64,8 @@ public:
 
 signals:
     void message(const QString& text, int timeout);
+    // The multi-head steps focus the article's x_2.
+    void focusQueryRequested(int query);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // shown: catch up
@@ -65,6 +77,10 @@ private:
     void showLessonStage(LessonPanel::Stage stage);
     void prepareLessonExperiment();  // unit variance, see LessonPanel
     void clearLessonHighlight();
+    void showHeadsStage(LessonPanel::Stage stage);
+    void enterLessonHeads();   // the article's three heads, the lab before them kept
+    void leaveLessonHeads();   // that lab back, when the heads are still on
+    void updateLessonHeads();  // the panel's numbers, on every result
 
     Session* session_;
     UndoRecorder* recorder_;
@@ -75,6 +91,10 @@ private:
     QAction* scalingDemo_ = nullptr;
     DkSweep* sweep_ = nullptr;
     std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
+    HeadsPanel* headsPanel_ = nullptr;
+    bool lessonHeads_ = false;             // within the multi-head steps
+    std::optional<LabState> beforeHeads_;  // the lab before them
+    bool beforeSwitched_ = false;          // ... on the experiment's unit variance
 };
 
 }  // namespace attnlab

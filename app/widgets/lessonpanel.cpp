@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessonpanel.h"
 
+#include <QButtonGroup>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -48,17 +51,54 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     next_->setToolTip(tr("Go to the next step of the lesson."));
     next_->setDefault(true);
 
+    live_->setToolTipDuration(60000);
+
+    headsLabel_ = new QLabel(tr("Head:"), this);
+    headGroup_ = new QButtonGroup(this);
+    headGroup_->setExclusive(true);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(indicator_);
     buttons->addStretch(1);
+    buttons->addWidget(headsLabel_);
+    for (int i = 0; i < kMaxHeadButtons; ++i) {
+        auto* head = new QToolButton(this);
+        head->setObjectName(QStringLiteral("lessonHeadButton%1").arg(i + 1));
+        head->setText(QString::number(i + 1));
+        head->setCheckable(true);
+        head->setAccessibleName(tr("Head %1").arg(i + 1));
+        head->setToolTip(tr("Show head %1 in the maps, the focused query and the matrices.").arg(i + 1));
+        headGroup_->addButton(head, i);
+        headButtons_ << head;
+        buttons->addWidget(head);
+    }
+    buttons->addSpacing(8);
     buttons->addWidget(back_);
     buttons->addWidget(next_);
+    connect(headGroup_, &QButtonGroup::idClicked, this, &LessonPanel::headRequested);
+
+    // The text scrolls rather than pushing the buttons out of a short dock.
+    auto* body = new QWidget;
+    body->setObjectName(QStringLiteral("lessonBody"));
+    auto* bodyLayout = new QVBoxLayout(body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->setSpacing(2);
+    bodyLayout->addWidget(text_);
+    bodyLayout->addWidget(notice_);
+    bodyLayout->addWidget(live_);
+    bodyLayout->addStretch(1);
+    text_->setParent(body);
+    notice_->setParent(body);
+    live_->setParent(body);
+    scroll_ = new QScrollArea(this);
+    scroll_->setObjectName(QStringLiteral("lessonBodyScroll"));
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setWidget(body);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
-    layout->addWidget(text_, 1);
-    layout->addWidget(notice_);
-    layout->addWidget(live_);
+    layout->addWidget(scroll_, 1);
     layout->addLayout(buttons);
 
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
@@ -73,8 +113,25 @@ LessonPanel::Stage LessonPanel::stageOfStep(int step)
     case 1: return Stage::Scale;
     case 2: return Stage::Softmax;
     case 3: return Stage::Context;
-    default: return Stage::DkExperiment;
+    case 4: return Stage::DkExperiment;
+    case 5: return Stage::HeadQueries;
+    case 6: return Stage::HeadKeysValues;
+    case 7: return Stage::HeadsAttend;
+    default: return Stage::HeadsConcat;
     }
+}
+
+int LessonPanel::stepOf(Stage stage)
+{
+    for (int s = 0; s < kStepCount; ++s)
+        if (stageOfStep(s) == stage)
+            return s;
+    return 0;
+}
+
+bool LessonPanel::isMultiHead(Stage stage)
+{
+    return stepOf(stage) >= stepOf(Stage::HeadQueries);
 }
 
 QString LessonPanel::title(int step) const
@@ -85,6 +142,10 @@ QString LessonPanel::title(int step) const
     case Stage::Softmax: return tr("Softmax: turn each row of scores into weights");
     case Stage::Context: return tr("Weighted sum: mix the values");
     case Stage::DkExperiment: return tr("Experiment: move d_k and watch the softmax saturate");
+    case Stage::HeadQueries: return tr("Multi-head attention: several heads in parallel");
+    case Stage::HeadKeysValues: return tr("Each head has its own keys and values");
+    case Stage::HeadsAttend: return tr("Each head attends differently");
+    case Stage::HeadsConcat: return tr("Concatenate the heads, then project with W_o");
     }
     return QString();
 }
@@ -126,6 +187,26 @@ QString LessonPanel::explanation(int step) const
             "Jacobian, the gradient that reaches the scores during training, fades "
             "away, so learning stalls. With the scaling the score variance stays near "
             "1 and the rows keep about the same spread at every d_k.");
+    case Stage::HeadQueries:
+        return tr(
+            "Multi-head attention runs the scaled dot-product attention several times in "
+            "parallel, each head with its own W_q, W_k and W_v: here the article's three heads.");
+    case Stage::HeadKeysValues:
+        return tr(
+            "Each head also projects every token with its own W_k and W_v; the article "
+            "stacks the inputs once per head and multiplies them head by head (torch.bmm). "
+            "Choose a head to see its queries, keys and values on this tab.");
+    case Stage::HeadsAttend:
+        return tr(
+            "The heads read the same tokens, yet their own projections give each its own "
+            "weights: one looks at one token, another elsewhere or everywhere. The grid "
+            "shows each head's weights and their average; click a head to show it in the "
+            "other views.");
+    case Stage::HeadsConcat:
+        return tr(
+            "Each head gives every token a context vector of d_v numbers; side by side they "
+            "make one long vector per token, the concatenation [Z_1 | … | Z_h]. The output "
+            "projection W_o, now on, mixes it into one output per token: output = concat W_o.");
     }
     return QString();
 }
@@ -137,6 +218,8 @@ QString LessonPanel::stepIndicator() const
 
 QString LessonPanel::liveText() const
 {
+    if (isMultiHead(stage()))
+        return headsLiveText();
     const attn::ScalingComparison& c = comparison_;
     if (c.dK < 1)
         return QString();
@@ -180,6 +263,142 @@ void LessonPanel::noteInitSwitched()
 {
     init_ = attn::InitMode::UnitVariance;
     initSwitched_ = true;
+    showStep();
+}
+
+namespace {
+
+// "[2.7004, 0.5483, -2.4544, …]": the first `count` entries of `row`.
+QString leadingEntries(const attn::Matrix& m, int row, int count)
+{
+    const QLocale locale;
+    QStringList entries;
+    const int shown = std::min(count, int(m.cols()));
+    for (int j = 0; j < shown; ++j)
+        entries << locale.toString(m(row, j), 'f', 4);
+    if (shown < m.cols())
+        entries << QStringLiteral("…");
+    return QLatin1Char('[') + entries.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString shape(long long a, long long b)
+{
+    return LessonPanel::tr("%1 × %2").arg(a).arg(b);
+}
+
+QString shape(long long a, long long b, long long c)
+{
+    return LessonPanel::tr("%1 × %2 × %3").arg(a).arg(b).arg(c);
+}
+
+}  // namespace
+
+QString LessonPanel::headsLiveText() const
+{
+    const attn::MultiHeadResult* r = heads_.get();
+    if (!r || r->headCount() == 0 || r->heads.front().Q.rows() == 0)
+        return QString();
+    const int h = r->headCount();
+    const attn::AttentionResult& first = r->heads.front();
+    const int n = int(first.Q.rows());
+    const int dK = int(first.Q.cols());
+    const int dV = int(first.V.cols());
+    const int query = std::min(kArticleQuery, n - 1);
+    const QString token = query < tokenLabels_.size() ? tokenLabels_[query] : QString::number(query + 1);
+    const int listed = std::min(h, 4);
+    const QLocale locale;
+    QStringList perHead;
+    switch (stage()) {
+    case Stage::HeadQueries:
+        for (int i = 0; i < listed; ++i)
+            perHead << tr("head %1 %2").arg(i + 1).arg(leadingEntries(r->heads[std::size_t(i)].Q, query, 2));
+        if (listed < h)
+            perHead << QStringLiteral("…");
+        return tr("Stacked W_query, W_key %1, W_value %2, inputs %3. query_%4 (%5): %6.")
+            .arg(shape(h, dK, dModel_), shape(h, dV, dModel_), shape(h, dModel_, n))
+            .arg(query + 1)
+            .arg(shape(h, dK), perHead.join(QStringLiteral(", ")));
+    case Stage::HeadKeysValues: {
+        const int s = std::clamp(selectedHead_, 0, h - 1);
+        const attn::AttentionResult& head = r->heads[std::size_t(s)];
+        return tr("Keys %1, values %2 after the permute. Head %3 shown: key_%4 %5, value_%4 %6.")
+            .arg(shape(h, n, dK), shape(h, n, dV))
+            .arg(s + 1)
+            .arg(query + 1)
+            .arg(leadingEntries(head.K, query, 3), leadingEntries(head.V, query, 3));
+    }
+    case Stage::HeadsAttend:
+        for (int i = 0; i < listed; ++i) {
+            const attn::RowStats& row = r->stats[std::size_t(i)].rows[std::size_t(query)];
+            const QString key =
+                row.argMax < tokenLabels_.size() ? tokenLabels_[row.argMax] : QString::number(row.argMax + 1);
+            perHead << tr("head %1 on “%2” (%3)").arg(i + 1).arg(key, locale.toString(row.maxWeight, 'f', 2));
+        }
+        if (listed < h)
+            perHead << QStringLiteral("…");
+        return tr("Largest weight of “%1” (x_%2): %3.")
+            .arg(token)
+            .arg(query + 1)
+            .arg(perHead.join(QStringLiteral(", ")));
+    case Stage::HeadsConcat: {
+        QString text = tr("concat: %2 (%1 heads × d_v %3).")
+                           .arg(h)
+                           .arg(shape(r->concat.rows(), r->concat.cols()))
+                           .arg(dV);
+        if (r->hasOutput())
+            text += QLatin1Char(' ')
+                    + tr("W_o: %1; output = concat W_o: %2.")
+                          .arg(shape(r->concat.cols(), r->output.cols()),
+                               shape(r->output.rows(), r->output.cols()));
+        return text;
+    }
+    default: return QString();
+    }
+}
+
+QString LessonPanel::headsToolTip() const
+{
+    const attn::MultiHeadResult* r = heads_.get();
+    if (!r || stage() != Stage::HeadQueries || r->headCount() == 0 || r->heads.front().Q.rows() == 0)
+        return QString();
+    const int query = std::min(kArticleQuery, int(r->heads.front().Q.rows()) - 1);
+    const QLocale locale;
+    QStringList lines;
+    for (int i = 0; i < std::min(r->headCount(), kMaxHeadButtons); ++i) {
+        const attn::Matrix& Q = r->heads[std::size_t(i)].Q;
+        QStringList entries;
+        for (int j = 0; j < Q.cols(); ++j)
+            entries << locale.toString(Q(query, j), 'f', 4);
+        lines
+            << tr("head %1, query_%2: %3").arg(i + 1).arg(query + 1).arg(entries.join(QStringLiteral(", ")));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void LessonPanel::showHeadButtons()
+{
+    const bool shown = isMultiHead(stage()) && heads_ && heads_->headCount() > 1;
+    const int h = shown ? heads_->headCount() : 0;
+    headsLabel_->setVisible(shown);
+    for (int i = 0; i < kMaxHeadButtons; ++i) {
+        QToolButton* button = headButtons_[i];
+        button->setVisible(i < h);
+        button->setChecked(i < h && i == selectedHead_);
+    }
+}
+
+QToolButton* LessonPanel::headButton(int head) const
+{
+    return head >= 0 && head < headButtons_.size() ? headButtons_[head] : nullptr;
+}
+
+void LessonPanel::setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> heads,
+                               const QStringList& tokenLabels, int dModel, int selectedHead)
+{
+    heads_ = std::move(heads);
+    tokenLabels_ = tokenLabels;
+    dModel_ = dModel;
+    selectedHead_ = selectedHead;
     showStep();
 }
 
@@ -237,10 +456,13 @@ void LessonPanel::showStep()
     title_->setText(title(step_));
     text_->setText(explanation(step_));
     const bool experiment = stage() == Stage::DkExperiment;
-    live_->setText(experiment ? liveText() : QString());
-    live_->setVisible(experiment && !live_->text().isEmpty());
+    const bool live = experiment || isMultiHead(stage());
+    live_->setText(live ? liveText() : QString());
+    live_->setToolTip(isMultiHead(stage()) ? headsToolTip() : QString());
+    live_->setVisible(live && !live_->text().isEmpty());
     notice_->setText(experiment ? initNotice() : QString());
     notice_->setVisible(experiment && !notice_->text().isEmpty());
+    showHeadButtons();
     back_->setEnabled(step_ > 0);
     next_->setText(step_ == kStepCount - 1 ? tr("Fi&nish") : tr("&Next"));
 }

@@ -2,9 +2,13 @@
 #pragma once
 // Lesson mode: a guided walk through Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
 // in five steps (the scores, the scaling, the softmax, the weighted sum of
-// the values, and an experiment with d_k), each with a short explanation for
-// a student. The panel only says which stage to highlight (stepChanged); the
-// window decides which view that is.
+// the values, and an experiment with d_k), then four on multi-head attention
+// as Raschka's article goes on (h = 3 heads and their queries for x_2, their
+// keys and values, each head's weights side by side, the concatenation and
+// W_o), each with a short explanation for a student. The panel only says
+// which stage to highlight (stepChanged); the window decides which view that
+// is and sets the heads. During the multi-head steps it shows the numbers of
+// the heads it is handed (setLiveHeads) and a button per head.
 //
 // The experiment's statements hold for q and k of mean 0 and variance 1 (the
 // unit-variance initialisation): the window switches to it when the
@@ -12,32 +16,58 @@
 // says that the user's own matrices were kept and may not show it.
 
 #include "model.h"
+#include "multihead.h"
 #include "scaling_lab.h"
 
+#include <QList>
+#include <QStringList>
 #include <QWidget>
 
+#include <memory>
+
+class QButtonGroup;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QToolButton;
 
 namespace attnlab {
 
 class LessonPanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Stage { Scores, Scale, Softmax, Context, DkExperiment };
+    enum class Stage {
+        Scores,
+        Scale,
+        Softmax,
+        Context,
+        DkExperiment,
+        HeadQueries,     // h = 3 as in the article: stacked weights, query_2 per head
+        HeadKeysValues,  // the Q, K, V tab on a chosen head
+        HeadsAttend,     // the head grid: each head attends differently
+        HeadsConcat,     // [Z_1 | ... | Z_h] and the output projection W_o
+    };
     Q_ENUM(Stage)
-    static constexpr int kStepCount = 5;
+    static constexpr int kStepCount = 9;
+    // The article's x_2 ("is"), whose query each head's is shown.
+    static constexpr int kArticleQuery = 1;
+    // Buttons for the first heads; more are chosen in the parameter panel.
+    static constexpr int kMaxHeadButtons = 8;
 
     explicit LessonPanel(QWidget* parent = nullptr);
 
     int step() const { return step_; }  // 0 .. kStepCount - 1
     Stage stage() const { return stageOfStep(step_); }
     static Stage stageOfStep(int step);
+    static int stepOf(Stage stage);
+    static bool isMultiHead(Stage stage);  // one of the last four
 
     QString title(int step) const;
     QString explanation(int step) const;
     QString stepIndicator() const;  // "Step 2 of 5"
-    QString liveText() const;       // the d_k experiment's live line
+    // The live line: the d_k experiment's, or the multi-head step's numbers.
+    QString liveText() const;
+    QLabel* liveLabel() const { return live_; }
     // What the experiment runs on, shown during it (empty on unit variance
     // chosen by the user).
     QString initNotice() const;
@@ -47,6 +77,13 @@ public:
 
     QPushButton* backButton() const { return back_; }
     QPushButton* nextButton() const { return next_; }
+    // Head i's button (0-based), shown during the multi-head steps.
+    QToolButton* headButton(int head) const;
+    // The heads last handed over (null for a single head).
+    std::shared_ptr<const attn::MultiHeadResult> heads() const { return heads_; }
+    int selectedHead() const { return selectedHead_; }
+    // The body (text, notice, live line) scrolls when the dock is short.
+    QScrollArea* bodyScroll() const { return scroll_; }
 
 public slots:
     // Emits stepChanged when the step changes (clamped to the steps).
@@ -63,14 +100,23 @@ public slots:
     void setInitMode(attn::InitMode mode);
     // The lesson switched to unit variance for the experiment (mode set too).
     void noteInitSwitched();
+    // The session's heads, shown during the multi-head steps: the tokens'
+    // labels, d_model (the stacked inputs' d) and the session's head.
+    void setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> heads, const QStringList& tokenLabels,
+                      int dModel, int selectedHead);
 
 signals:
     void stepChanged(int step, attnlab::LessonPanel::Stage stage);
     // Next on the last step.
     void finished();
+    // A head's button clicked (0-based).
+    void headRequested(int head);
 
 private:
     void showStep();
+    void showHeadButtons();
+    QString headsLiveText() const;
+    QString headsToolTip() const;
 
     QLabel* indicator_ = nullptr;
     QLabel* title_ = nullptr;
@@ -79,10 +125,18 @@ private:
     QLabel* notice_ = nullptr;
     QPushButton* back_ = nullptr;
     QPushButton* next_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
+    QLabel* headsLabel_ = nullptr;
+    QList<QToolButton*> headButtons_;
+    QButtonGroup* headGroup_ = nullptr;
     int step_ = 0;
     attn::ScalingComparison comparison_;
     attn::InitMode init_ = attn::InitMode::Article;
     bool initSwitched_ = false;
+    std::shared_ptr<const attn::MultiHeadResult> heads_;
+    QStringList tokenLabels_;
+    int dModel_ = 0;
+    int selectedHead_ = 0;
 };
 
 }  // namespace attnlab

@@ -193,6 +193,8 @@ void MainWindow::createHeadsView()
     };
     connect(session_, &Session::resultChanged, heads_, show);
     connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);
+    lessons_->setHeadsPanel(heads_);
+    connect(lessons_, &LessonController::focusQueryRequested, this, &MainWindow::setFocusQuery);
     show();
 }
 

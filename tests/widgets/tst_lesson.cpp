@@ -171,7 +171,7 @@ void TestLesson::statementsHoldAtEveryDk()
     openLessonAtExperiment(window);
     LessonPanel* lesson = window.lessonPanel();
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    const QString text = lesson->explanation(LessonPanel::kStepCount - 1);
+    const QString text = lesson->explanation(LessonPanel::stepOf(LessonPanel::Stage::DkExperiment));
     // The statements checked below.
     QVERIFY(text.contains(QStringLiteral("Without the scaling the score variance grows with d_k")));
     QVERIFY(text.contains(QStringLiteral("the largest weight nears 1, the entropy falls towards 0")));
