@@ -90,7 +90,7 @@ void TestHostileFiles::refusedWithOneLine_data()
     nested += "[]]";
     QTest::newRow("--open 20 MB of nested empty arrays")
         << QStringList{"--open", "/dev/stdin"} << nested
-        << "attention-lab: --open: stdin: not a readable lab file: line 1, column 196607: more than 65536 "
+        << "attention-lab: --open: stdin: not a readable lab file: line 1, column 1572863: more than 524288 "
            "values, "
            "more than any file this program reads can hold\n";
 }
