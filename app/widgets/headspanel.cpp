@@ -142,6 +142,12 @@ HeadMapKind HeadsPanel::kind() const
     return grid_->kind();
 }
 
+void HeadsPanel::setWeightsScaleMode(WeightsScaleMode mode)
+{
+    weightsMode_ = mode;
+    grid_->setWeightsScaleMode(mode);
+}
+
 void HeadsPanel::refreshMaps()
 {
     if (!result_ || result_->headCount() == 0) {
@@ -184,7 +190,7 @@ void HeadsPanel::refreshMaps()
 
 std::unique_ptr<HeadsExporter> HeadsPanel::makeExporter() const
 {
-    return std::make_unique<HeadsExporter>(result_, tokens_, kind(), selectedHead());
+    return std::make_unique<HeadsExporter>(result_, tokens_, kind(), selectedHead(), weightsMode_);
 }
 
 std::string HeadsPanel::numbersCsv(int view) const

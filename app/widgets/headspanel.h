@@ -50,6 +50,10 @@ public:
     int selectedHead() const;
     void setKind(HeadMapKind kind);
     HeadMapKind kind() const;
+    // The weights' colour scale, as the pipeline's weights map has it
+    // (PipelineView::weightsScaleModeChanged); the tiles and the pictures.
+    void setWeightsScaleMode(WeightsScaleMode mode);
+    WeightsScaleMode weightsScaleMode() const { return weightsMode_; }
 
     bool hasResult() const { return result_ && result_->headCount() > 0; }
 
@@ -96,6 +100,7 @@ private:
     QLabel* outputCaption_ = nullptr;
     QWidget* outputBox_ = nullptr;
     ViewExportController* exports_ = nullptr;
+    WeightsScaleMode weightsMode_ = WeightsScaleMode::Automatic;
     std::function<QString()> directoryPrompt_;
 };
 

@@ -5,6 +5,7 @@
 // the engine's matrices (the output only when there is one), and the panel
 // stays readable at 1024 x 700 with 64 heads.
 
+#include "colormap.h"
 #include "headgridview.h"
 #include "headresults.h"
 #include "headspanel.h"
@@ -160,6 +161,13 @@ void TestHeadGridView::kindChoiceChangesTheTiles()
     panel.setKind(HeadMapKind::Weights);
     QCOMPARE(kind->currentIndex(), 0);
     QCOMPARE(panel.grid()->renderer().value(1, 3, 2), run.result->heads[1].weights(3, 2));
+    // The weights' colour scale follows the pipeline's choice: log 10⁻⁴ … 1
+    // at six tokens, the tile's colour that of its weight on it.
+    panel.setWeightsScaleMode(WeightsScaleMode::Log);
+    QCOMPARE(panel.grid()->renderer().tileMap(0).colorScale(), MapScale::Log);
+    const double w = run.result->heads[0].weights(1, 2);
+    QCOMPARE(panel.grid()->renderer().cellColor(0, 1, 2),
+             QColor(colormap::sequentialLogRgb(w, chooseWeightsScale(WeightsScaleMode::Log, 6).logLow, 1.0)));
     QSignalSpy spy(&panel, &HeadsPanel::headActivated);
     QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, panel.grid()->tileMapRect(2).center());
     QCOMPARE(spy.count(), 1);
