@@ -67,9 +67,11 @@ struct LabState {
     attn::Matrix Wv;  // (d_model, d_v)
     // With heads.multiHead() false: today's single head (W_q, W_k, W_v
     // above), multiHead empty (neither it nor selectedHead is looked at or
-    // written). Otherwise multiHead holds every head's
-    // parameters (W_o, or the split layout's in/out projections and biases)
-    // and W_q, W_k, W_v above are a copy of head selectedHead's.
+    // written). Otherwise multiHead holds every head's parameters (W_o, or
+    // the split layout's in/out projections and biases) and W_q, W_k, W_v
+    // above are an exact copy of head selectedHead's (split: its slices of
+    // in_proj_weight, transposed): validateLabState refuses a state or file
+    // whose copy differs, naming the first cell (labheads.h).
     attn::HeadsConfig heads;
     attn::MultiHeadParams multiHead;
     int selectedHead = 0;               // 0-based
