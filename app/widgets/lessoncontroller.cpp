@@ -121,8 +121,11 @@ QAction* LessonController::lessonModeAction() const
 
 bool LessonController::eventFilter(QObject* watched, QEvent* event)
 {
-    if ((watched == views_.compare || watched == lesson_) && event->type() == QEvent::Show)
+    if ((watched == views_.compare || watched == lesson_) && event->type() == QEvent::Show) {
         updateScalingViews();  // brought on screen: catch up with the results it skipped
+        if (watched == lesson_)
+            updateLessonHeads();
+    }
     return QObject::eventFilter(watched, event);
 }
 
@@ -252,6 +255,24 @@ void LessonController::enterLessonHeads()
                  10000);
 }
 
+namespace {
+
+// The lab is still the article's as the lesson set it (heads aside): going
+// back to the lab from before loses nothing of the user's.
+bool stillTheLessonsLab(const Session& session)
+{
+    const attn::ModelConfig& c = session.config();
+    const attn::ModelConfig a;
+    const attn::AttentionOptions& o = session.options();
+    const attn::AttentionOptions d;
+    return c.sentence == a.sentence && c.tokenizer == a.tokenizer && c.seed == a.seed && c.init == a.init
+           && c.dModel == a.dModel && c.dK == a.dK && c.dV == a.dV && o.scale == d.scale
+           && o.causal == d.causal && session.editedCells() == 0
+           && session.headsConfig().layout == attn::HeadLayout::Independent;
+}
+
+}  // namespace
+
 void LessonController::leaveLessonHeads()
 {
     if (!lessonHeads_)
@@ -261,11 +282,14 @@ void LessonController::leaveLessonHeads()
     beforeHeads_.reset();
     if (!session_->headsConfig().multiHead())
         return;  // one head already (the user's choice, or an undo)
-    recorder_->recordAs(tr("One head again after the lesson's heads"), [this, &before] {
-        if (!before || !session_->setState(*before))
+    // The lab from before the heads; after changes of the user's own (a
+    // sentence, an edited cell, an opened lab), those kept with one head.
+    const bool whole = before && stillTheLessonsLab(*session_);
+    recorder_->recordAs(tr("One head again after the lesson's heads"), [this, whole, &before] {
+        if (!whole || !session_->setState(*before))
             session_->setHeadsConfig(attn::HeadsConfig());
     });
-    if (beforeSwitched_ && session_->config().init == attn::InitMode::UnitVariance)
+    if (whole && beforeSwitched_ && session_->config().init == attn::InitMode::UnitVariance)
         lesson_->noteInitSwitched();
     emit message(tr("Back to one head, as before the lesson's multi-head steps; Edit > Undo "
                     "brings the heads back."),
@@ -274,6 +298,12 @@ void LessonController::leaveLessonHeads()
 
 void LessonController::updateLessonHeads()
 {
+    if (!lessonDock_->isVisible() && !lessonHeads_) {
+        // Caught up when shown (eventFilter); no result kept alive meanwhile.
+        if (lesson_->heads())
+            lesson_->setLiveHeads(nullptr, QStringList(), 0, 0);
+        return;
+    }
     lesson_->setLiveHeads(session_->multiHeadResult(), session_->tokenLabels(), session_->config().dModel,
                           session_->selectedHead());
 }

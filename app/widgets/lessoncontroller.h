@@ -8,7 +8,8 @@
 // The lesson's multi-head steps set the article's three heads (its sentence,
 // seed 123, d_k 24, d_v 28; one undo step) and show the Q, K, V tab and the
 // Heads tab; the last one turns W_o on. Stepping back before them, or
-// leaving the lesson, puts back the lab as it was before them (one undo step).
+// leaving the lesson, puts back the lab as it was before them (one undo
+// step), or, when the user changed it meanwhile, keeps that with one head.
 
 #include "labfile.h"
 #include "lessonpanel.h"

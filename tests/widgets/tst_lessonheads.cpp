@@ -88,6 +88,7 @@ private slots:
     void concatenationAndOutputProjection();
     void steppingBackRestoresOneHead();
     void leavingTheLessonRestoresOneHead();
+    void theUsersChangesStayWithOneHead();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -386,6 +387,27 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     window_->lessonModeAction()->trigger();
     QCOMPARE(session->headCount(), 3);
     QVERIFY(session->headsConfig().outputProjection);
+}
+
+void TestLessonHeads::theUsersChangesStayWithOneHead()
+{
+    Session* session = window_->session();
+    LessonPanel* lesson = window_->lessonPanel();
+    stepTo(*window_, Stage::HeadKeysValues);
+    // The student tries a sentence of their own on the heads.
+    session->setSentence(QStringLiteral("the cat sat on the mat"));
+    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->tokenCount(), 6);
+    QVERIFY(lesson->liveText().contains(QStringLiteral("Head 1 shown")));
+    while (lesson->stage() != Stage::DkExperiment)
+        QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    // One head, the sentence kept (not the lab from before the heads).
+    QCOMPARE(session->headCount(), 1);
+    QVERIFY(!session->headsConfig().multiHead());
+    QCOMPARE(QString::fromStdString(session->config().sentence), QStringLiteral("the cat sat on the mat"));
+    // ... and the experiment switching to unit variance, as it does.
+    QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
+    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
 }
 
 QTEST_MAIN(TestLessonHeads)
