@@ -24,7 +24,7 @@ struct HeadGridTile {
 struct HeadGridLayout {
     // Maps smaller than this many line heights drop their captions (the
     // tooltip still names the head).
-    static constexpr double kMinCaptionedMap = 1.5;
+    static constexpr double kMinCaptionedMap = 1.0;
 
     // `tiles` tiles in `size`; lineHeight is the font's. The legend takes one
     // line at the bottom when there is room for it.

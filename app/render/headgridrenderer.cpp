@@ -182,7 +182,7 @@ QString HeadGridRenderer::tileCaption(int tile, int width) const
     const QFontMetrics fm(tile == selected_ ? HeatmapLabelPainter::boldFont(font_) : font_);
     QStringList candidates;
     if (tile == averageTile()) {
-        candidates << tileName(tile) << tr("average") << tr("avg");
+        candidates << tileName(tile) << tr("average") << tr("avg") << QStringLiteral("μ");
     } else {
         const QString head = tileName(tile);
         if (std::size_t(tile) < result_->stats.size())
