@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
-//                     [engine] [multihead] [interaction] [startup] [export] [memory]
+//                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -14,6 +14,7 @@
 #ifdef ATTNLAB_BENCH_GUI
 #include "export_bench.h"
 #include "interaction_bench.h"
+#include "multihead_window_bench.h"
 #include "process_bench.h"
 
 #include <QApplication>
@@ -47,7 +48,8 @@ int main(int argc, char** argv)
         return groups.empty() || std::find(groups.begin(), groups.end(), g) != groups.end();
     };
 #ifdef ATTNLAB_BENCH_GUI
-    const bool gui = wanted("interaction") || wanted("startup") || wanted("export") || wanted("memory");
+    const bool gui = wanted("interaction") || wanted("multihead-window") || wanted("startup")
+                     || wanted("export") || wanted("memory");
     std::unique_ptr<QApplication> app;
     if (gui) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -75,6 +77,11 @@ int main(int argc, char** argv)
                                    : quick        ? std::vector<int>{16, 256}
                                                   : std::vector<int>{16, 256, 2048, 4096},
                                    quick ? 10 : 40);
+    if (wanted("multihead-window"))
+        bench::runMultiHeadWindowBench(!sizes.empty() ? sizes
+                                       : quick        ? std::vector<int>{128}
+                                                      : std::vector<int>{512, 2048},
+                                       512, 8, quick ? 6 : 20);
     if (wanted("export"))
         bench::runExportBench(16);
     if (wanted("startup"))

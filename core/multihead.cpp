@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "multihead.h"
 
+#include "kernels.h"
 #include "size_limits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace attn {
@@ -45,19 +48,79 @@ void prepare(MultiHeadResult* r, HeadLayout layout, int heads, Eigen::Index n, E
     r->concat.resize(n, heads * dV);
 }
 
+// X Wt^T as projectTransposedInto gives it, its 256-row panels shared out
+// among `threads` (each panel's numbers do not depend on the others').
+// Without the kernels Eigen's product blocks by size, so it runs whole.
+void projectTransposedRows(const Matrix& X, const Matrix& Wt, Matrix* out, int threads)
+{
+    constexpr Eigen::Index kPanel = 256;  // projectTransposedInto's own panel
+    const Eigen::Index panels = (X.rows() + kPanel - 1) / kPanel;
+    const int helpers = int(std::min<Eigen::Index>(std::max(threads, 1), panels)) - 1;
+    if (helpers == 0 || !kernels::available()) {
+        projectTransposedInto(X, Wt, out);
+        return;
+    }
+    out->resize(X.rows(), Wt.rows());
+    const Eigen::Index perThread = (panels + helpers) / (helpers + 1) * kPanel;
+    auto work = [&](int t) {
+        const Eigen::Index first = t * perThread;
+        const Eigen::Index rows = std::min(perThread, X.rows() - first);
+        if (rows <= 0)
+            return;
+        Matrix part;
+        projectTransposedInto(X.middleRows(first, rows), Wt, &part);
+        out->middleRows(first, rows) = part;
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t <= helpers; ++t)
+        pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& t : pool)
+        t.join();
+}
+
+// The average of the heads' weights summed again, in head order per row as
+// attendHead sums it, from each head's weightsRow (the softmax's numbers).
+void sumAverage(MultiHeadResult* r, int threads)
+{
+    const Eigen::Index n = r->weightsAverage.rows();
+    const int h = r->headCount();
+    auto work = [r, n, h](Eigen::Index first, Eigen::Index last) {
+        RowVector row(n);
+        for (Eigen::Index q = first; q < last; ++q) {
+            auto average = r->weightsAverage.row(q);
+            average.setZero();
+            for (int j = 0; j < h; ++j) {
+                r->heads[std::size_t(j)].weightsRow(int(q), row.data());
+                average += row;
+            }
+            average /= double(h);
+        }
+    };
+    const int t = int(std::clamp<Eigen::Index>(threads, 1, n));
+    std::vector<std::thread> pool;
+    for (int k = 1; k < t; ++k)
+        pool.emplace_back(work, n * k / t, n * (k + 1) / t);
+    work(0, n / t);
+    for (std::thread& p : pool)
+        p.join();
+}
+
 // One head's pass from its projections (already in result->heads[i]):
 // statistics as the single head takes them, its weights added into the
 // average while the engine has each row, its context into the concat.
 Status attendHead(int i, const AttentionOptions& options, MultiHeadResult* r, int threads,
-                  const std::atomic<bool>* cancel)
+                  const std::atomic<bool>* cancel, bool average = true)
 {
     AttentionResult& head = r->heads[std::size_t(i)];
     const Eigen::Index n = head.Q.rows();
     // Rows are distinct within a pass and the heads run one after another,
     // so each average row is summed in head order whatever the threads.
-    const WeightRowVisitor addToAverage = [r, n](int query, const WeightRow& row) {
-        r->weightsAverage.row(query) += Eigen::Map<const RowVector>(row.weights, n);
-    };
+    WeightRowVisitor addToAverage;
+    if (average)
+        addToAverage = [r, n](int query, const WeightRow& row) {
+            r->weightsAverage.row(query) += Eigen::Map<const RowVector>(row.weights, n);
+        };
     const Status status = runWithStatistics(
         [&](const WeightRowVisitor& visit) {
             return computeAttentionFromProjections(options, &head, visit, threads, cancel);
@@ -209,7 +272,7 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& p, const Attentio
     // [q | k | v] = X in_proj_weight^T + in_proj_bias (n, 3E) once; each
     // head's Q, K and V are column blocks of it.
     Matrix& packed = r->inProjection;
-    projectTransposedInto(X, p.inProjWeight, &packed);
+    projectTransposedRows(X, p.inProjWeight, &packed, threads);
     packed.rowwise() += p.inProjBias;
     prepare(r, HeadLayout::Split, h, n, hd);
     for (int i = 0; i < h; ++i) {
@@ -221,7 +284,82 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& p, const Attentio
             return s;
     }
     r->weightsAverage /= double(h);
-    projectTransposedInto(r->concat, p.outProjWeight, &r->output);
+    projectTransposedRows(r->concat, p.outProjWeight, &r->output, threads);
+    r->output.rowwise() += p.outProjBias;
+    return okStatus();
+}
+
+namespace {
+
+// Whether recomputeHeadsInto can keep the other heads: the kernels (see
+// projectTransposedRows), a result of the same shape, valid head indices.
+bool canUpdate(const MultiHeadResult& r, int h, Eigen::Index n, const std::vector<int>& heads)
+{
+    if (!kernels::available() || r.headCount() != h || r.weightsAverage.rows() != n)
+        return false;
+    for (int i : heads)
+        if (i < 0 || i >= h || r.heads[std::size_t(i)].Q.rows() != n)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& p, const std::vector<int>& heads,
+                          const AttentionOptions& options, MultiHeadResult* r, int threads,
+                          const std::atomic<bool>* cancel)
+{
+    const int h = int(p.heads.size());
+    if (!canUpdate(*r, h, X.rows(), heads) || r->layout != HeadLayout::Independent)
+        return computeMultiHeadInto(X, p, options, r, threads, cancel);
+    for (int i : heads) {
+        const HeadWeights& w = p.heads[std::size_t(i)];
+        if (Status s = validateInputs(X, w.Wq, w.Wk, w.Wv); !s)
+            return Error{"Head " + std::to_string(i + 1) + ": " + s.error().message};
+        AttentionResult& head = r->heads[std::size_t(i)];
+        if (w.Wq.cols() != head.Q.cols() || w.Wv.cols() != head.V.cols())
+            return computeMultiHeadInto(X, p, options, r, threads, cancel);
+        projectInto(X, w.Wq, &head.Q);
+        projectInto(X, w.Wk, &head.K);
+        projectInto(X, w.Wv, &head.V);
+        if (Status s = attendHead(i, options, r, threads, cancel, false); !s)
+            return s;
+    }
+    sumAverage(r, threads);
+    if (p.Wo.size() > 0)
+        projectInto(r->concat, p.Wo, &r->output);
+    return okStatus();
+}
+
+Status recomputeHeadsInto(const Matrix& X, const SplitHeads& p, const std::vector<int>& heads,
+                          const AttentionOptions& options, MultiHeadResult* r, int threads,
+                          const std::atomic<bool>* cancel)
+{
+    if (!canUpdate(*r, p.heads, X.rows(), heads) || r->layout != HeadLayout::Split
+        || r->inProjection.cols() != p.inProjWeight.rows())
+        return computeMultiHeadInto(X, p, options, r, threads, cancel);
+    if (Status s = validateSplitParameters(X, p); !s)
+        return s;
+    const Eigen::Index e = X.cols(), hd = p.headDim();
+    Matrix& packed = r->inProjection;
+    for (int i : heads) {
+        // Its three column blocks of [q | k | v], as the whole product has them.
+        for (Eigen::Index b = 0; b < 3; ++b) {
+            const Eigen::Index first = b * e + i * hd;
+            Matrix block;
+            projectTransposedRows(X, p.inProjWeight.middleRows(first, hd), &block, threads);
+            block.rowwise() += p.inProjBias.segment(first, hd);
+            packed.middleCols(first, hd) = block;
+        }
+        AttentionResult& head = r->heads[std::size_t(i)];
+        head.Q = packed.middleCols(i * hd, hd);
+        head.K = packed.middleCols(e + i * hd, hd);
+        head.V = packed.middleCols(2 * e + i * hd, hd);
+        if (Status s = attendHead(i, options, r, threads, cancel, false); !s)
+            return s;
+    }
+    sumAverage(r, threads);
+    projectTransposedRows(r->concat, p.outProjWeight, &r->output, threads);
     r->output.rowwise() += p.outProjBias;
     return okStatus();
 }

@@ -129,6 +129,21 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& params, const Att
                             MultiHeadResult* result, int threads = 1,
                             const std::atomic<bool>* cancel = nullptr);
 
+// The heads listed in `heads` computed again after their parameters
+// changed (independent: their W_q, W_k, W_v; split: their blocks of
+// in_proj_weight and in_proj_bias), then the average, the concat and the
+// output; the other heads are kept. *result must hold the pass over the
+// same X and options and the parameters as they were. With the AVX2
+// kernels the numbers are bit for bit those of computeMultiHeadInto over
+// `params` (its products are split by row panels and column blocks, and
+// weightsRow is the softmax's own row); without them the whole pass runs.
+Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& params, const std::vector<int>& heads,
+                          const AttentionOptions& options, MultiHeadResult* result, int threads = 1,
+                          const std::atomic<bool>* cancel = nullptr);
+Status recomputeHeadsInto(const Matrix& X, const SplitHeads& params, const std::vector<int>& heads,
+                          const AttentionOptions& options, MultiHeadResult* result, int threads = 1,
+                          const std::atomic<bool>* cancel = nullptr);
+
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
                                            const AttentionOptions& options);
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const SplitHeads& params,

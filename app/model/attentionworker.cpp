@@ -274,12 +274,16 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
         return;
     const int h = outcome->params.headCount();
     const int n = int(outcome->model.X.rows());
+    const bool update = !job.redraw && job.base && !job.recomputeHeads.empty();
+    attn::MultiHeadResult start = update ? *job.base : attn::MultiHeadResult();
     outcome->multi = multiHeadBytes(h, n) < kLargeBytes
-                         ? std::make_shared<attn::MultiHeadResult>()
-                         : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult,
+                         ? std::make_shared<attn::MultiHeadResult>(std::move(start))
+                         : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult(std::move(start)),
                                                                   freeLater<attn::MultiHeadResult>);
-    const attn::Status status = attnlab::computeHeads(outcome->model.X, outcome->params, job.options,
-                                                      outcome->multi.get(), threads, stop);
+    const attn::Status status = update ? recomputeHeads(outcome->model.X, outcome->params, job.recomputeHeads,
+                                                        job.options, outcome->multi.get(), threads, stop)
+                                       : attnlab::computeHeads(outcome->model.X, outcome->params, job.options,
+                                                               outcome->multi.get(), threads, stop);
     if (!status) {
         outcome->error = QString::fromStdString(status.error().message);
         outcome->multi.reset();

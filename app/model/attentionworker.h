@@ -61,6 +61,10 @@ public:
         attn::HeadsConfig heads;
         int selectedHead = 0;
         attn::MultiHeadParams params;
+        // A recompute of these heads alone over a copy of `base` (the
+        // others' parameters unchanged since base was computed).
+        std::vector<int> recomputeHeads;
+        std::shared_ptr<const attn::MultiHeadResult> base;
     };
     struct Outcome {
         quint64 generation = 0;

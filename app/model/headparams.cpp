@@ -95,6 +95,15 @@ attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& pa
     return attn::computeMultiHeadInto(X, params.independent, options, result, threads, cancel);
 }
 
+attn::Status recomputeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
+                            const std::vector<int>& heads, const attn::AttentionOptions& options,
+                            attn::MultiHeadResult* result, int threads, const std::atomic<bool>* cancel)
+{
+    if (params.layout == attn::HeadLayout::Split)
+        return attn::recomputeHeadsInto(X, params.split, heads, options, result, threads, cancel);
+    return attn::recomputeHeadsInto(X, params.independent, heads, options, result, threads, cancel);
+}
+
 std::size_t multiHeadBytes(int heads, int tokens)
 {
     // Raw scores, scaled scores and weights per head, and the average.

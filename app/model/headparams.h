@@ -40,6 +40,12 @@ attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& pa
                           const attn::AttentionOptions& options, attn::MultiHeadResult* result, int threads,
                           const std::atomic<bool>* cancel = nullptr);
 
+// recomputeHeadsInto of params' layout: `heads` again over *result.
+attn::Status recomputeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
+                            const std::vector<int>& heads, const attn::AttentionOptions& options,
+                            attn::MultiHeadResult* result, int threads,
+                            const std::atomic<bool>* cancel = nullptr);
+
 // Bytes a MultiHeadResult of h heads over n tokens holds in its maps.
 std::size_t multiHeadBytes(int heads, int tokens);
 

@@ -35,7 +35,7 @@ bool Session::isLargeWork(int tokens) const
     return work * (multiHead() ? heads_.heads : 1) > kAsyncWork;
 }
 
-std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep) const
+std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, bool headsOnly) const
 {
     auto job = std::make_unique<AttentionWorker::Job>();
     job->redraw = redraw;
@@ -53,6 +53,10 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep) c
         job->selectedHead = selectedHead_;
         if (!redraw)
             job->params = multiHead_;
+        if (headsOnly && !redraw) {
+            job->recomputeHeads = staleHeads_;
+            job->base = multiResult_;
+        }
     }
     return job;
 }
@@ -60,6 +64,7 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep) c
 void Session::startJob(bool redraw, bool keep)
 {
     std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep);
+    computingHeadsOnly_ = false;
     job->generation = ++generation_;
     computing_ = true;
     computingRedraw_ = redraw;

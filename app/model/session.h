@@ -40,6 +40,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace attnlab {
 
@@ -232,7 +233,9 @@ private:
     void redrawNow(bool keep);
     void recomputeNow();
     bool isLargeWork(int tokens) const;
-    std::unique_ptr<AttentionWorker::Job> makeJob(bool redraw, bool keep) const;
+    // headsOnly: the stale heads alone, over the current result.
+    std::unique_ptr<AttentionWorker::Job> makeJob(bool redraw, bool keep, bool headsOnly = false) const;
+    void recomputeHeads();                          // after an edit of the selected head's weights
     void startJob(bool redraw, bool keep = false);  // hands the request to the worker
     QList<QSize> sampleSizes() const;               // where the next result is sampled
     void supersede();                               // drops the request in flight, if any
@@ -249,7 +252,7 @@ private:
     // The multi-head part (sessionheads.cpp): a job for the heads, done
     // here for lesson sizes; an outcome taken in (here or from the worker);
     // the selected head's weights, result and user cells made the session's.
-    QString computeHeadsNow(bool redraw, bool keep, QString* notice);
+    QString computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly = false);
     QString installHeads(AttentionWorker::Outcome& outcome);
     void showHead(int head);
     void clearHeads();  // back to the single head's bookkeeping
@@ -269,6 +272,10 @@ private:
     attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
     std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
     int selectedHead_ = 0;
+    std::vector<int> staleHeads_;  // heads edited since multiResult_ was computed
+    bool computingHeadsOnly_ = false;
+    int otherEdits_ = 0;  // otherHeadsEdits() when the head was last shown  // the request in flight
+                          // recomputes staleHeads_ alone
     attn::Model model_;
     attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
     UserCells userCells_;                     // of model_

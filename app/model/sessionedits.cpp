@@ -12,6 +12,7 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -71,11 +72,17 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     target(row, col) = value;
     if (multiHead()) {
         // The selected head's weight, or X; done in the worker when large.
-        if (which != MatrixId::X)
-            setHeadCell(&multiHead_, selectedHead_, int(which) - 1, row, col, value);
         userCells_.mask[int(which)](row, col) = true;
-        editedCells_ = userCells_.count() + otherHeadsEdits();
-        recompute();
+        if (which == MatrixId::X) {
+            editedCells_ = userCells_.count() + otherEdits_;
+            recompute();  // every head's Q, K and V
+            return attn::okStatus();
+        }
+        setHeadCell(&multiHead_, selectedHead_, int(which) - 1, row, col, value);
+        editedCells_ = userCells_.count() + otherEdits_;  // the other heads are as they were
+        if (std::find(staleHeads_.begin(), staleHeads_.end(), selectedHead_) == staleHeads_.end())
+            staleHeads_.push_back(selectedHead_);
+        recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
     const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);

@@ -89,7 +89,8 @@ void Session::showHead(int head)
     model_.Wq = std::move(w.Wq);
     model_.Wk = std::move(w.Wk);
     model_.Wv = std::move(w.Wv);
-    editedCells_ = userCells_.count() + otherHeadsEdits();
+    otherEdits_ = otherHeadsEdits();
+    editedCells_ = userCells_.count() + otherEdits_;
     result_ =
         std::shared_ptr<const attn::AttentionResult>(multiResult_, &multiResult_->heads[std::size_t(head)]);
     stats_ = multiResult_->stats[std::size_t(head)];
@@ -118,15 +119,40 @@ int Session::otherHeadsEdits() const
 
 void Session::clearHeads()
 {
+    staleHeads_.clear();
+    otherEdits_ = 0;
     multiResult_.reset();
     multiHead_ = attn::MultiHeadParams();
     drawnHeads_ = attn::MultiHeadParams();
     selectedHead_ = 0;
 }
 
-QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice)
+void Session::recomputeHeads()
 {
-    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep);
+    // A redraw or a whole pass in flight takes the edit in with a whole pass.
+    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || modelStale_ || !multiResult_) {
+        recompute();
+        return;
+    }
+    if (isLargeWork(tokenCount())) {
+        std::unique_ptr<AttentionWorker::Job> job = makeJob(false, false, true);
+        job->generation = ++generation_;
+        computing_ = true;
+        computingRedraw_ = computingKeep_ = false;
+        computingHeadsOnly_ = true;
+        worker_->request(std::move(job));  // supersedes the request in flight
+        return;
+    }
+    supersede();
+    const QString failure = computeHeadsNow(false, false, nullptr, true);
+    setProblem(failure);
+    if (failure.isEmpty())
+        emit resultChanged();
+}
+
+QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly)
+{
+    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep, headsOnly);
     AttentionWorker::Outcome outcome;
     outcome.redraw = redraw;
     outcome.keep = job->keep;
@@ -144,6 +170,7 @@ QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice)
 QString Session::installHeads(AttentionWorker::Outcome& outcome)
 {
     const int wanted = selectedHead_;
+    staleHeads_.clear();  // the newest request's result: every edit is in it
     multiResult_ = std::move(outcome.multi);
     multiHead_ = std::move(outcome.params);
     if (outcome.redraw)
@@ -220,6 +247,7 @@ attn::Status Session::setHeadsState(const LabState& state)
     multiHead_ = std::move(params);
     drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
     multiResult_ = std::move(multi);
+    staleHeads_.clear();
     userCells_ = UserCells::none(model_);
     userCells_.mask[0] = xCells;
     showHead(selected);

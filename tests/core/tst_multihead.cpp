@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -238,6 +239,8 @@ private slots:
     void splitAgainstPlainLoops_data();
     void splitAgainstPlainLoops();
     void threadsDoNotChangeTheNumbers();
+    void recomputedHeadsAreTheWholePass_data();
+    void recomputedHeadsAreTheWholePass();
     void badInput_data();
     void badInput();
 };
@@ -637,6 +640,84 @@ void TestMultiHead::badInput()
     QVERIFY(!status.ok());
     const QString got = QString::fromStdString(status.error().message);
     QVERIFY2(got.contains(message), qPrintable(got));
+}
+
+void TestMultiHead::recomputedHeadsAreTheWholePass_data()
+{
+    QTest::addColumn<bool>("split");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("e");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("split 6 tokens") << true << 6 << 16 << 4 << false << 1;
+    QTest::newRow("split causal, 2 threads") << true << 37 << 24 << 3 << true << 2;
+    QTest::newRow("split 300 tokens, panels") << true << 300 << 40 << 8 << false << 2;
+    QTest::newRow("split one token") << true << 1 << 8 << 2 << false << 1;
+    QTest::newRow("independent") << false << 29 << 19 << 3 << false << 1;
+    QTest::newRow("independent causal, 2 threads") << false << 270 << 13 << 5 << true << 2;
+}
+
+// An edit of some heads' weights recomputes those heads alone; the result
+// is bit for bit the whole pass over the edited parameters.
+void TestMultiHead::recomputedHeadsAreTheWholePass()
+{
+    QFETCH(bool, split);
+    QFETCH(int, n);
+    QFETCH(int, e);
+    QFETCH(int, h);
+    QFETCH(bool, causal);
+    QFETCH(int, threads);
+    std::mt19937 rng(uint32_t(n * 31 + e));
+    const attn::Matrix X = randomMatrix(rng, n, e);
+    attn::AttentionOptions options;
+    options.causal = causal;
+    attn::SplitHeads sp = attn::drawTorchMha(5, e, h, true);
+    attn::IndependentHeads ind;
+    for (int i = 0; i < h; ++i)
+        ind.heads.push_back(
+            {randomMatrix(rng, e, 7, 0.5), randomMatrix(rng, e, 7, 0.5), randomMatrix(rng, e, 4)});
+    ind.Wo = randomMatrix(rng, h * 4, e);
+    attn::MultiHeadResult kept;
+    QVERIFY(split ? attn::computeMultiHeadInto(X, sp, options, &kept, threads)
+                  : attn::computeMultiHeadInto(X, ind, options, &kept, threads));
+    const attn::Matrix original = kept.output;
+    // Head 1 and the last head edited: a weight of each, and a bias.
+    const std::vector<int> edited = {0, h - 1};
+    for (int i : edited) {
+        if (split) {
+            const int hd = e / h;
+            sp.inProjWeight(i * hd, 1) += 0.75;
+            sp.inProjWeight(2 * e + i * hd + hd - 1, e - 1) -= 0.5;
+            sp.inProjBias(e + i * hd) += 0.25;
+        } else {
+            ind.heads[std::size_t(i)].Wk(2, 3) += 0.75;
+            ind.heads[std::size_t(i)].Wv(e - 1, 0) -= 0.5;
+        }
+    }
+    QVERIFY(split ? attn::recomputeHeadsInto(X, sp, edited, options, &kept, threads)
+                  : attn::recomputeHeadsInto(X, ind, edited, options, &kept, threads));
+    attn::MultiHeadResult whole;
+    QVERIFY(split ? attn::computeMultiHeadInto(X, sp, options, &whole, 1)
+                  : attn::computeMultiHeadInto(X, ind, options, &whole, 1));
+    const auto same = [](const attn::Matrix& a, const attn::Matrix& b) {
+        return a.rows() == b.rows() && a.cols() == b.cols()
+               && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+    };
+    for (int i = 0; i < h; ++i) {
+        const attn::AttentionResult& a = kept.heads[std::size_t(i)];
+        const attn::AttentionResult& b = whole.heads[std::size_t(i)];
+        QVERIFY2(same(a.Q, b.Q) && same(a.K, b.K) && same(a.V, b.V), qPrintable(QString("head %1").arg(i)));
+        QVERIFY(same(a.scores, b.scores));
+        QVERIFY(same(a.weightsMatrix(), b.weightsMatrix()));
+        QVERIFY(same(a.context, b.context));
+        QCOMPARE(kept.stats[std::size_t(i)].meanEntropyNats, whole.stats[std::size_t(i)].meanEntropyNats);
+        QCOMPARE(kept.stats[std::size_t(i)].rawVariance, whole.stats[std::size_t(i)].rawVariance);
+    }
+    QVERIFY(same(kept.weightsAverage, whole.weightsAverage));
+    QVERIFY(same(kept.concat, whole.concat));
+    QVERIFY(same(kept.output, whole.output));
+    QVERIFY(!same(kept.output, original));  // the edits did change the output
 }
 
 QTEST_APPLESS_MAIN(TestMultiHead)

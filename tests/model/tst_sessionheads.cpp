@@ -277,6 +277,25 @@ void TestSessionHeads::largeWorkInTheWorker()
     const attn::HeadWeights w = session.multiHeadParams().head(5);
     QCOMPARE(w.Wk(3, 1), 0.25);
     QCOMPARE(&session.result(), &session.multiHeadResult()->heads[5]);
+    // Two heads edited while the first edit computes: head 6's alone,
+    // superseded by heads 6 and 3 over the same result. The numbers are
+    // the whole pass's over the edited parameters, bit for bit.
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 0, 1.5));
+    session.selectHead(2);
+    QVERIFY(session.setMatrixCell(MatrixId::Wv, 7, 7, -1.5));
+    QVERIFY(session.isComputing());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
+    QCOMPARE(session.multiHeadParams().head(5).Wq(0, 0), 1.5);
+    QCOMPARE(session.multiHeadParams().head(2).Wv(7, 7), -1.5);
+    const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
+        session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+    QVERIFY(whole.ok());
+    const auto shown = session.multiHeadResult();
+    QVERIFY(same(shown->output, whole->output));
+    QVERIFY(same(shown->weightsAverage, whole->weightsAverage));
+    for (int i = 0; i < 8; ++i)
+        QVERIFY(same(shown->heads[std::size_t(i)].scores, whole->heads[std::size_t(i)].scores));
+    QCOMPARE(session.editedCells(), 3);
 }
 
 void TestSessionHeads::oneHeadAgainIsTheSingleHead()

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "multihead_window_bench.h"
+
+#include "attentionworker.h"
+#include "benchutil.h"
+#include "headspanel.h"
+#include "matrixtablemodel.h"
+#include "multihead.h"
+#include "parameterpanel.h"
+#include "pipelineview.h"
+#include "windowwatch.h"
+
+#include <QSpinBox>
+#include <QTabWidget>
+
+#include <string>
+
+namespace bench {
+
+namespace {
+
+// The engine's pass over the session's own parameters, with the worker's threads.
+Timing enginePass(const attnlab::Session& session)
+{
+    const attn::Matrix x = session.matrix(attnlab::MatrixId::X);
+    const attnlab::Session* s = &session;
+    attn::MultiHeadResult result;
+    std::vector<double> ms;
+    for (int i = 0; i < 7; ++i) {
+        const Clock::time_point t0 = Clock::now();
+        attn::computeMultiHeadInto(x, s->multiHeadParams().split, s->options(), &result,
+                                   attnlab::AttentionWorker::threads());
+        ms.push_back(msSince(t0));
+    }
+    return summarise(ms);
+}
+
+struct Steps {
+    Timing timing;
+    double maxBlock = 0;
+    double callMs = 0;  // median time in the edit's own call (the GUI thread's part before the worker)
+    int timeouts = 0;
+};
+
+// `step` done `runs` times, each until shown, the event loop idle in between.
+template <typename Step>
+Steps measure(PaintWatch& watch, int runs, Step step)
+{
+    Steps out;
+    std::vector<double> ms, callMs;
+    Heartbeat heartbeat;
+    for (int i = 0; i < runs; ++i) {
+        watch.arm();
+        heartbeat.start();
+        const Clock::time_point t0 = Clock::now();
+        step(i);
+        callMs.push_back(msSince(t0));
+        const bool shown = waitShown(watch, 30000);
+        const double elapsed = msSince(t0);
+        out.maxBlock = std::max(out.maxBlock, heartbeat.stop());
+        if (shown)
+            ms.push_back(elapsed);
+        else
+            ++out.timeouts;
+        settle(30);
+    }
+    out.timing = summarise(ms);
+    out.callMs = summarise(callMs).medianMs;
+    return out;
+}
+
+}  // namespace
+
+void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, int runs)
+{
+    attnlab::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    settle(200);
+    attnlab::Session* session = window.session();
+    attnlab::MatrixTableModel* wq = window.matrixModel(attnlab::MatrixId::Wq);
+    QSpinBox* seed = window.findChild<QSpinBox*>(QStringLiteral("seedSpin"));
+    QTabWidget* tabs = window.pipelineView()->tabs();
+    auto* headsPanel = window.findChild<attnlab::HeadsPanel*>(QStringLiteral("headsPanel"));
+    for (int n : sizes) {
+        attn::ModelConfig config;
+        std::string sentence;
+        for (int i = 0; i < n; ++i)
+            sentence += (i ? " t" : "t") + std::to_string(i);
+        config.sentence = sentence;
+        config.dModel = d;
+        config.init = attn::InitMode::UnitVariance;
+        attn::HeadsConfig h;
+        h.heads = heads;
+        h.layout = attn::HeadLayout::Split;
+        PaintWatch watch(&window);
+        watch.arm();
+        session->setParameters(config, attn::AttentionOptions(), h);
+        if (!waitShown(watch, 120000)) {
+            std::printf("{\"case\":\"mh_window_cell_edit\",\"n\":%d,\"error\":\"setup timed out\"}\n", n);
+            continue;
+        }
+        settle(100);
+        const Timing engine = enginePass(*session);
+        const int sizeRuns = n >= 2048 ? std::max(5, runs / 4) : runs;
+        for (const bool gridShown : {false, true}) {
+            for (int t = 0; t < tabs->count(); ++t) {
+                QWidget* page = tabs->widget(t);
+                const bool holdsGrid = page == headsPanel || page->isAncestorOf(headsPanel);
+                if (gridShown ? holdsGrid : t == 0) {
+                    tabs->setCurrentIndex(t);
+                    break;
+                }
+            }
+            settle(300);
+            const std::string view = gridShown ? "heads_tab" : "pipeline";
+            // A cell typed into the selected head's W_q, alternately two values.
+            // (Other values in each view: the same value again changes nothing.)
+            const double value = gridShown ? 0.375 : 0.25;
+            const Steps edit = measure(watch, sizeRuns, [&](int i) {
+                wq->setData(wq->index(i % 7, i % 5), QString::number(i % 2 ? value : -value), Qt::EditRole);
+            });
+            const Steps step = measure(watch, sizeRuns, [&](int i) { seed->setValue(seed->value() + (i % 2 ? -1 : 1)); });
+            for (const auto& [name, s] :
+                 {std::pair<const char*, const Steps&>{"mh_window_cell_edit", edit}, {"mh_window_seed_step", step}})
+                printCase(name, n, d, s.timing,
+                          "\"heads\":" + std::to_string(heads) + ",\"view\":\"" + view
+                              + "\",\"engine_ms\":" + std::to_string(engine.medianMs)
+                              + ",\"ratio\":" + std::to_string(s.timing.medianMs / engine.medianMs)
+                              + ",\"max_gui_block_ms\":" + std::to_string(s.maxBlock)
+                              + ",\"call_ms\":" + std::to_string(s.callMs)
+                              + ",\"timeouts\":" + std::to_string(s.timeouts)
+                              + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()));
+        }
+        tabs->setCurrentIndex(0);
+        settle(100);
+    }
+}
+
+}  // namespace bench
