@@ -120,16 +120,16 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
             const Steps edit = measure(watch, sizeRuns, [&](int i) {
                 wq->setData(wq->index(i % 7, i % 5), QString::number(i % 2 ? value : -value), Qt::EditRole);
             });
-            const Steps step = measure(watch, sizeRuns, [&](int i) { seed->setValue(seed->value() + (i % 2 ? -1 : 1)); });
-            for (const auto& [name, s] :
-                 {std::pair<const char*, const Steps&>{"mh_window_cell_edit", edit}, {"mh_window_seed_step", step}})
+            const Steps step =
+                measure(watch, sizeRuns, [&](int i) { seed->setValue(seed->value() + (i % 2 ? -1 : 1)); });
+            for (const auto& [name, s] : {std::pair<const char*, const Steps&>{"mh_window_cell_edit", edit},
+                                          {"mh_window_seed_step", step}})
                 printCase(name, n, d, s.timing,
                           "\"heads\":" + std::to_string(heads) + ",\"view\":\"" + view
                               + "\",\"engine_ms\":" + std::to_string(engine.medianMs)
                               + ",\"ratio\":" + std::to_string(s.timing.medianMs / engine.medianMs)
-                              + ",\"max_gui_block_ms\":" + std::to_string(s.maxBlock)
-                              + ",\"call_ms\":" + std::to_string(s.callMs)
-                              + ",\"timeouts\":" + std::to_string(s.timeouts)
+                              + ",\"max_gui_block_ms\":" + std::to_string(s.maxBlock) + ",\"call_ms\":"
+                              + std::to_string(s.callMs) + ",\"timeouts\":" + std::to_string(s.timeouts)
                               + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()));
         }
         tabs->setCurrentIndex(0);

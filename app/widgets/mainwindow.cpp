@@ -102,8 +102,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createScalingLabViews();
     createHeadsView();
     exports_ = new ExportActions(
-        session_, {pipeline_, focus_, compare_, lab_}, [this] { return focusQuery_; }, this);
+        session_, {pipeline_, focus_, compare_, lab_, heads_}, [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);
+    connect(heads_, &HeadsPanel::message, this, [this](const QString& text) { showMessage(text, 10000); });
     lessons_->setFrameExporter([this] { return exports_->makeViewExporter(); });
     createMenus();
 
@@ -193,6 +194,8 @@ void MainWindow::createHeadsView()
     };
     connect(session_, &Session::resultChanged, heads_, show);
     connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);
+    heads_->setWeightsScaleMode(pipeline_->weightsScaleMode());
+    connect(pipeline_, &PipelineView::weightsScaleModeChanged, heads_, &HeadsPanel::setWeightsScaleMode);
     lessons_->setHeadsPanel(heads_);
     connect(lessons_, &LessonController::focusQueryRequested, this, &MainWindow::setFocusQuery);
     show();

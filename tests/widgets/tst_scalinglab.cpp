@@ -133,7 +133,7 @@ private slots:
     void compareReadoutsAreTheEngines_data();
     void compareReadoutsAreTheEngines();
     void compareNamesTheInitialisation();
-    void lessonWalksFiveStages();
+    void lessonWalksNineStages();
     void commandWritesAllFiles();
     void commandErrors_data();
     void commandErrors();
@@ -371,17 +371,19 @@ void TestScalingLabGui::compareNamesTheInitialisation()
     QVERIFY(view.initText().contains("article"));
 }
 
-void TestScalingLabGui::lessonWalksFiveStages()
+void TestScalingLabGui::lessonWalksNineStages()
 {
     LessonPanel panel;
     QSignalSpy changed(&panel, &LessonPanel::stepChanged);
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
-    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 5"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 9"));
     QVERIFY(!panel.backButton()->isEnabled());
-    const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores, LessonPanel::Stage::Scale,
-                                        LessonPanel::Stage::Softmax, LessonPanel::Stage::Context,
-                                        LessonPanel::Stage::DkExperiment};
+    const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,         LessonPanel::Stage::Scale,
+                                        LessonPanel::Stage::Softmax,        LessonPanel::Stage::Context,
+                                        LessonPanel::Stage::DkExperiment,   LessonPanel::Stage::HeadQueries,
+                                        LessonPanel::Stage::HeadKeysValues, LessonPanel::Stage::HeadsAttend,
+                                        LessonPanel::Stage::HeadsConcat};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
         QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
@@ -398,10 +400,12 @@ void TestScalingLabGui::lessonWalksFiveStages()
     }
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
-    QCOMPARE(panel.stepIndicator(), QString("Step 5 of 5"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 9 of 9"));
     QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(panel.step(), 4);
+    QCOMPARE(panel.step(), 8);
+    // The d_k experiment, the last single-head step, reads the live comparison.
+    panel.setStep(4);
 
     attn::ScalingComparison c;
     c.dK = 512;

@@ -8,6 +8,7 @@
 // literal '&'.
 
 #include "mainwindow.h"
+#include "session.h"
 
 #include "exportdialog.h"
 #include "focuspanel.h"
@@ -145,6 +146,15 @@ void TestViewMenus::everyViewExports()
     MainWindow w;
     w.resize(1400, 900);
     w.scalingLabView()->setCurves(smallCurves());
+    // The heads' views draw several heads (with one, there is nothing to show).
+    if (ExportView(view) == ExportView::HeadGrid || ExportView(view) == ExportView::HeadAverage
+        || ExportView(view) == ExportView::HeadConcat || ExportView(view) == ExportView::HeadOutput) {
+        attn::HeadsConfig heads;
+        heads.heads = 3;
+        heads.outputProjection = true;
+        w.session()->setHeadsConfig(heads);
+        QCOMPARE(w.session()->headCount(), 3);
+    }
     ViewExportController* exports = w.viewExports();
     const ExportOptions options = exports->defaultOptions();
     const QSize size(640, 420);
