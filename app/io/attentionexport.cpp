@@ -209,6 +209,28 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
     JsonWriter json(out);
     json.beginObject();
     writeAttentionJsonFields(json, s);
+    // The multi-head keys for its one head, so that a reader of --heads
+    // exports reads this one alike: the head is the pass above, its average
+    // its weights, the concatenation its context.
+    json.key("head_layout");
+    json.value("independent");
+    json.key("num_heads");
+    json.value(1);
+    json.key("heads");
+    json.beginArray();
+    json.beginObject();
+    for (const MatrixEntry& entry : matrices(s)) {
+        if (std::string_view(entry.name) == "X")
+            continue;
+        json.key(entry.name);
+        entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
+    }
+    json.endObject();
+    json.endArray();
+    json.key("weights_average");
+    writeJsonMatrix(json, s.result.weightsMatrix());
+    json.key("concat");
+    writeJsonMatrix(json, s.result.context);
     json.endObject();
     json.finish();
 }

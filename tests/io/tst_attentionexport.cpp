@@ -76,6 +76,7 @@ private slots:
     void formatErrors();
     void fileNames();
     void jsonHoldsEverything();
+    void jsonOneHeadInTheMultiHeadShape();
     void jsonMatricesExact();
     void jsonStatistics();
     void csvLabels_data();
@@ -204,9 +205,10 @@ void TestAttentionExport::fileNames()
 
 void TestAttentionExport::jsonHoldsEverything()
 {
-    QStringList expected = {"generator", "sentence",   "tokens",        "token_ids", "vocab",
-                            "seed",      "d_model",    "d_k",           "d_v",       "init",
-                            "tokenizer", "scale_mode", "scale_divisor", "causal",    "stats"};
+    QStringList expected = {"generator",       "sentence", "tokens", "token_ids",   "vocab",     "seed",
+                            "d_model",         "d_k",      "d_v",    "init",        "tokenizer", "scale_mode",
+                            "scale_divisor",   "causal",   "stats",  "head_layout", "num_heads", "heads",
+                            "weights_average", "concat"};
     for (const auto& m : attnlab::exportedMatrixNames())
         expected << QString::fromStdString(m);
     expected.sort();
@@ -226,6 +228,26 @@ void TestAttentionExport::jsonHoldsEverything()
     QCOMPARE(json_["scale_mode"].toString(), QString("custom"));
     QCOMPARE(json_["scale_divisor"].toDouble(), 2.5);
     QCOMPARE(json_["causal"].toBool(), true);
+}
+
+// One head in the multi-head export's shape: its object holds the pass's
+// matrices (masked scaled scores null), the average is the weights and the
+// concatenation the context.
+void TestAttentionExport::jsonOneHeadInTheMultiHeadShape()
+{
+    QCOMPARE(json_["head_layout"].toString(), QStringLiteral("independent"));
+    QCOMPARE(json_["num_heads"].toInt(), 1);
+    const QJsonArray heads = json_["heads"].toArray();
+    QCOMPARE(heads.size(), 1);
+    const QJsonObject head = heads.first().toObject();
+    QCOMPARE(head.keys(), (QStringList{"K", "Q", "V", "W_k", "W_q", "W_v", "context", "scaled_scores",
+                                       "scores", "weights"}));
+    for (const QString& key : head.keys())
+        QVERIFY2(head[key] == json_[key], qPrintable(key));
+    QVERIFY(head["scaled_scores"].toArray()[0].toArray()[1].isNull());  // causal: key 2 after query 1
+    QVERIFY(json_["weights_average"] == json_["weights"]);
+    QVERIFY(json_["concat"] == json_["context"]);
+    QCOMPARE(json_["weights"].toArray()[2].toArray()[1].toDouble(), snapshot_.result.weights(2, 1));
 }
 
 void TestAttentionExport::jsonMatricesExact()
