@@ -162,50 +162,67 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
 
     // A snapshot of the seed's draw keeps no matrices: draw them to compare.
     // With several heads, both sides show the head selected after the change.
+    // A snapshot's matrices are read where they are; only a seed's draw and
+    // a head's weights (d_model x d_k) are made here.
     const int head = after.lab.selectedHead;
-    auto withMatrices = [head](const LabSnapshot& s) {
-        LabState lab = s.lab;
+    struct Shown {
+        attn::Matrix X, Wq, Wk, Wv;  // made: drawn, or a head's
+        const attn::Matrix* m[4] = {nullptr, nullptr, nullptr, nullptr};
+    };
+    auto shown = [head](const LabSnapshot& s, Shown* out) {
+        const LabState& lab = s.lab;
+        out->m[0] = &lab.X;
+        out->m[1] = &lab.Wq;
+        out->m[2] = &lab.Wk;
+        out->m[3] = &lab.Wv;
+        attn::MultiHeadParams drawnHeads;
+        const attn::MultiHeadParams* heads = &lab.multiHead;
         if (s.drawn) {
             if (attn::Expected<attn::Model> m = attn::buildModel(lab.config)) {
-                lab.X = std::move(m->X);
-                lab.Wq = std::move(m->Wq);
-                lab.Wk = std::move(m->Wk);
-                lab.Wv = std::move(m->Wv);
+                out->X = std::move(m->X);
+                out->Wq = std::move(m->Wq);
+                out->Wk = std::move(m->Wk);
+                out->Wv = std::move(m->Wv);
             }
+            out->m[0] = &out->X;
+            out->m[1] = &out->Wq;
+            out->m[2] = &out->Wk;
+            out->m[3] = &out->Wv;
             if (lab.heads.multiHead()) {
                 attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(lab.config, lab.heads);
-                lab.multiHead = drawn ? std::move(drawn.value()) : attn::MultiHeadParams();
+                if (drawn)
+                    drawnHeads = std::move(drawn.value());
+                heads = &drawnHeads;
             }
         }
-        if (lab.heads.multiHead() && head < lab.multiHead.headCount()) {
-            attn::HeadWeights w = lab.multiHead.head(head);
-            lab.Wq = std::move(w.Wq);
-            lab.Wk = std::move(w.Wk);
-            lab.Wv = std::move(w.Wv);
+        if (lab.heads.multiHead() && head < heads->headCount()) {
+            attn::HeadWeights w = heads->head(head);
+            out->Wq = std::move(w.Wq);
+            out->Wk = std::move(w.Wk);
+            out->Wv = std::move(w.Wv);
+            out->m[1] = &out->Wq;
+            out->m[2] = &out->Wk;
+            out->m[3] = &out->Wv;
         }
-        return lab;
     };
-    const LabState from = withMatrices(before);
-    const LabState to = withMatrices(after);
-    const struct {
-        MatrixId id;
-        const attn::Matrix* from;
-        const attn::Matrix* to;
-    } matrices[] = {{MatrixId::X, &from.X, &to.X},
-                    {MatrixId::Wq, &from.Wq, &to.Wq},
-                    {MatrixId::Wk, &from.Wk, &to.Wk},
-                    {MatrixId::Wv, &from.Wv, &to.Wv}};
+    Shown from, to;
+    shown(before, &from);
+    shown(after, &to);
+    const MatrixId ids[] = {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
+    const bool multiHead = after.lab.heads.multiHead();
     int changedMatrices = 0;
     QString text;
-    for (const auto& m : matrices) {
-        if (m.from->rows() != m.to->rows() || m.from->cols() != m.to->cols()) {
+    for (int k = 0; k < 4; ++k) {
+        const attn::Matrix& a = *from.m[k];
+        const attn::Matrix& b = *to.m[k];
+        if (a.rows() != b.rows() || a.cols() != b.cols()) {
             ++changedMatrices;
             continue;
         }
         Eigen::Index count = 0, row = 0, col = 0;
-        for (Eigen::Index j = 0; j < m.to->cols(); ++j)
-            for (Eigen::Index i = 0; i < m.to->rows(); ++i)
-                if ((*m.from)(i, j) != (*m.to)(i, j)) {
+        for (Eigen::Index i = 0; i < b.rows(); ++i)  // rows first: the matrices are row-major
+            for (Eigen::Index j = 0; j < b.cols(); ++j)
+                if (a(i, j) != b(i, j)) {
                     if (count++ == 0) {
                         row = i;
                         col = j;
@@ -215,11 +232,11 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
             continue;
         ++changedMatrices;
         if (count == 1) {
-            text = tr("Edit %1(%2, %3)").arg(Session::matrixName(m.id)).arg(row + 1).arg(col + 1);
-            if (m.id != MatrixId::X && to.heads.multiHead())
-                text += tr(" of head %1").arg(to.selectedHead + 1);
+            text = tr("Edit %1(%2, %3)").arg(Session::matrixName(ids[k])).arg(row + 1).arg(col + 1);
+            if (ids[k] != MatrixId::X && multiHead)
+                text += tr(" of head %1").arg(head + 1);
         } else {
-            text = tr("Replace %1").arg(Session::matrixName(m.id));
+            text = tr("Replace %1").arg(Session::matrixName(ids[k]));
         }
     }
     if (changedMatrices == 1)
