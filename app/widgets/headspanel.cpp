@@ -76,15 +76,22 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
            "on the same tokens; the tiles share one colour scale."));
     leftLayout->addWidget(gridCaption_);
 
+    // The concatenation and the output side by side: stacked, the two maps
+    // and their captions made a 700-line screen's page scroll and the grid
+    // lose its second row.
     auto* right = new QWidget(this);
-    auto* rightLayout = new QVBoxLayout(right);
+    auto* rightLayout = new QHBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
-    concat_ = new HeatmapView(right);
+    auto* concatBox = new QWidget(right);
+    auto* concatLayout = new QVBoxLayout(concatBox);
+    concatLayout->setContentsMargins(0, 0, 0, 0);
+    concat_ = new HeatmapView(concatBox);
     concat_->setObjectName(QStringLiteral("concatMap"));
     concat_->setColorMap(MapColors::Diverging);
-    rightLayout->addWidget(concat_, 1);
-    concatCaption_ = captionLabel(QStringLiteral("concatCaption"), right);
-    rightLayout->addWidget(concatCaption_);
+    concatLayout->addWidget(concat_, 1);
+    concatCaption_ = captionLabel(QStringLiteral("concatCaption"), concatBox);
+    concatLayout->addWidget(concatCaption_);
+    rightLayout->addWidget(concatBox, 1);
     outputBox_ = new QWidget(right);
     auto* outputLayout = new QVBoxLayout(outputBox_);
     outputLayout->setContentsMargins(0, 0, 0, 0);
@@ -101,8 +108,8 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(left);
     splitter->addWidget(right);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
