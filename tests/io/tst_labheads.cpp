@@ -30,7 +30,7 @@ template <typename A, typename B>
 bool sameBits(const A& a, const B& b)
 {
     return a.rows() == b.rows() && a.cols() == b.cols()
-           && std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0;
+           && (a.size() == 0 || std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0);
 }
 
 std::string labText(const attnlab::LabState& state)
