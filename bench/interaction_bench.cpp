@@ -44,10 +44,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
 
     for (int n : sizes) {
         attn::ModelConfig config;
-        std::string sentence;
-        for (int i = 0; i < n; ++i)
-            sentence += (i ? " t" : "t") + std::to_string(i);
-        config.sentence = sentence;
+        config.sentence = numberedSentence(n);
         config.dModel = 64;
         config.dK = 64;
         config.dV = 64;

@@ -84,10 +84,7 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
     auto* headsPanel = window.findChild<attnlab::HeadsPanel*>(QStringLiteral("headsPanel"));
     for (int n : sizes) {
         attn::ModelConfig config;
-        std::string sentence;
-        for (int i = 0; i < n; ++i)
-            sentence += (i ? " t" : "t") + std::to_string(i);
-        config.sentence = sentence;
+        config.sentence = numberedSentence(n);
         config.dModel = d;
         config.init = attn::InitMode::UnitVariance;
         attn::HeadsConfig h;

@@ -17,11 +17,21 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <utility>
 
 namespace bench {
 
 using Clock = std::chrono::steady_clock;
+
+// "t0 t1 … t<n-1>": n distinct tokens.
+inline std::string numberedSentence(int n)
+{
+    std::string sentence;
+    for (int i = 0; i < n; ++i)
+        sentence += (i ? " t" : "t") + std::to_string(i);
+    return sentence;
+}
 
 inline double msSince(Clock::time_point t0)
 {

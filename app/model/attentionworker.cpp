@@ -276,10 +276,7 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
     const int n = int(outcome->model.X.rows());
     const bool update = !job.redraw && job.base && !job.recomputeHeads.empty();
     attn::MultiHeadResult start = update ? *job.base : attn::MultiHeadResult();
-    outcome->multi = multiHeadBytes(h, n) < kLargeBytes
-                         ? std::make_shared<attn::MultiHeadResult>(std::move(start))
-                         : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult(std::move(start)),
-                                                                  freeLater<attn::MultiHeadResult>);
+    outcome->multi = shareLarge(std::move(start), multiHeadBytes(h, n));
     const attn::Status status = update ? recomputeHeads(outcome->model.X, outcome->params, job.recomputeHeads,
                                                         job.options, outcome->multi.get(), threads, stop)
                                        : attnlab::computeHeads(outcome->model.X, outcome->params, job.options,

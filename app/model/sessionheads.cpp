@@ -228,10 +228,7 @@ attn::Status Session::setHeadsState(const LabState& state)
                                .toStdString()};
     setHeadWeights(&params, selected, attn::HeadWeights{state.Wq, state.Wk, state.Wv});
     const int n = int(state.X.rows());
-    auto multi = multiHeadBytes(h, n) < kLargeBytes
-                     ? std::make_shared<attn::MultiHeadResult>()
-                     : std::shared_ptr<attn::MultiHeadResult>(new attn::MultiHeadResult,
-                                                              freeLater<attn::MultiHeadResult>);
+    auto multi = shareLarge(attn::MultiHeadResult(), multiHeadBytes(h, n));
     const attn::Status status = computeHeads(state.X, params, state.options, multi.get(),
                                              isLargeWork(n) ? AttentionWorker::threads() : 1);
     if (!status)

@@ -48,7 +48,9 @@ QString kindStem(HeadMapKind kind)
     return QStringLiteral("weights");
 }
 
-QStringList concatLabels(int heads, int dV)
+}  // namespace
+
+QStringList concatColumnLabels(int heads, int dV)
 {
     QStringList labels;
     for (int h = 0; h < heads; ++h)
@@ -56,8 +58,6 @@ QStringList concatLabels(int heads, int dV)
             labels << QStringLiteral("h%1:%2").arg(h + 1).arg(j + 1);
     return labels;
 }
-
-}  // namespace
 
 HeadsExporter::HeadsExporter(std::shared_ptr<const attn::MultiHeadResult> result,
                              const QStringList& tokenLabels, HeadMapKind kind, int selectedHead,
@@ -177,7 +177,7 @@ void HeadsExporter::paintConcat(QPainter& painter, const QSize& size) const
     HeatmapRenderer map;
     prepareMatrix(&map, &r.concat,
                   tr("concat = [Z_1 | … | Z_%1]  (%2 × %3)").arg(h).arg(r.concat.rows()).arg(r.concat.cols()),
-                  concatLabels(h, int(r.concat.cols()) / h));
+                  concatColumnLabels(h, int(r.concat.cols()) / h));
     paintMap(painter, size, map);
 }
 

@@ -29,6 +29,10 @@ class QPainter;
 
 namespace attnlab {
 
+// The concat's column labels, "h1:1" … "h<h>:<d_v>": which head each column
+// comes from (the panel's map and the exported picture alike).
+QStringList concatColumnLabels(int heads, int dV);
+
 class HeadsExporter {
     Q_DECLARE_TR_FUNCTIONS(HeadsExporter)
 public:

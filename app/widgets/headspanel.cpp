@@ -31,16 +31,6 @@ QLabel* captionLabel(const QString& name, QWidget* parent)
     return label;
 }
 
-// "1", ..., "h d_v" as "h1:1", ..., "h3:2": which head each concat column comes from.
-QStringList concatColumnLabels(int heads, int dV)
-{
-    QStringList labels;
-    for (int h = 0; h < heads; ++h)
-        for (int j = 0; j < dV; ++j)
-            labels << QStringLiteral("h%1:%2").arg(h + 1).arg(j + 1);
-    return labels;
-}
-
 }  // namespace
 
 HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
