@@ -8,10 +8,10 @@
 #include "exportdirectory.h"
 #include "labheads.h"
 #include "matrixio.h"
+#include "mhastate.h"
 #include "multihead.h"
 #include "multihead_init.h"
 #include "multiheadexport.h"
-#include "npy.h"
 #include "numberargument.h"
 #include "size_limits.h"
 
@@ -54,11 +54,6 @@ QString text(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QString shape(long long rows, long long cols)
-{
-    return QStringLiteral("(%1, %2)").arg(rows).arg(cols);
-}
-
 std::optional<UsageError> readRequest(const CommandLineParser& parser, Request* r)
 {
     for (const CommandLineParser::Option& option : parser.options()) {
@@ -83,58 +78,6 @@ std::optional<UsageError> readRequest(const CommandLineParser& parser, Request* 
         }
     }
     return std::nullopt;
-}
-
-// One of nn.MultiheadAttention's state_dict entries, (rows, cols) or a
-// vector of `rows` (read as one row).
-attn::Expected<attn::Matrix> readStateFile(const QString& dir, const char* file, long long rows,
-                                           long long cols, const char* dims, int e)
-{
-    const QString path = QDir(dir).filePath(QLatin1String(file));
-    const bool vector = cols == 0;
-    const QString expected = vector ? QStringLiteral("(%1,)").arg(rows) : shape(rows, cols);
-    const QString meaning =
-        CommandLine::tr("%1 = %2 for E = %3, the columns of --x").arg(expected, QLatin1String(dims)).arg(e);
-    if (!QFileInfo(path).isFile())
-        return attn::Error{CommandLine::tr("--mha-state: %1 is missing; expected shape %2")
-                               .arg(path, meaning)
-                               .toStdString()};
-    attn::Expected<attn::Matrix> m = readNpyFile(path);
-    if (!m)
-        return attn::Error{"--mha-state: " + m.error().message};
-    const bool fits =
-        vector ? (m->rows() == 1 && m->cols() == rows) : (m->rows() == rows && m->cols() == cols);
-    if (!fits)
-        return attn::Error{CommandLine::tr("--mha-state: %1 has shape %2 but %3 was expected")
-                               .arg(QLatin1String(file), shape(m->rows(), m->cols()), meaning)
-                               .toStdString()};
-    return m;
-}
-
-attn::Expected<attn::SplitHeads> readState(const std::string& dirText, int e, int heads)
-{
-    const QString dir = localPath(dirText);
-    if (!QFileInfo(dir).isDir())
-        return attn::Error{CommandLine::tr("--mha-state: '%1' is not a folder").arg(dir).toStdString()};
-    attn::SplitHeads p;
-    p.heads = heads;
-    attn::Expected<attn::Matrix> inW = readStateFile(dir, "in_proj_weight.npy", 3LL * e, e, "(3E, E)", e);
-    if (!inW)
-        return inW.error();
-    attn::Expected<attn::Matrix> inB = readStateFile(dir, "in_proj_bias.npy", 3LL * e, 0, "(3E,)", e);
-    if (!inB)
-        return inB.error();
-    attn::Expected<attn::Matrix> outW = readStateFile(dir, "out_proj.weight.npy", e, e, "(E, E)", e);
-    if (!outW)
-        return outW.error();
-    attn::Expected<attn::Matrix> outB = readStateFile(dir, "out_proj.bias.npy", e, 0, "(E,)", e);
-    if (!outB)
-        return outB.error();
-    p.inProjWeight = std::move(inW).value();
-    p.inProjBias = inB->row(0);
-    p.outProjWeight = std::move(outW).value();
-    p.outProjBias = outB->row(0);
-    return p;
 }
 
 QString divisorsOf(int e)
@@ -284,9 +227,9 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
     attn::SplitHeads params;
     std::string init;
     if (r.statePath) {
-        attn::Expected<attn::SplitHeads> state = readState(*r.statePath, e, h);
+        attn::Expected<attn::SplitHeads> state = readMhaState(localPath(*r.statePath), e, h);
         if (!state)
-            return state.error();
+            return attn::Error{"--mha-state: " + state.error().message};
         params = std::move(state).value();
         init = "mha-state";
     } else if (r.torchMha) {

@@ -4,7 +4,9 @@
 #include "multihead_init.h"
 #include "size_limits.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace attnlab {
 
@@ -108,6 +110,25 @@ std::size_t multiHeadBytes(int heads, int tokens)
 {
     // Raw scores, scaled scores and weights per head, and the average.
     return (3 * std::size_t(heads) + 1) * std::size_t(tokens) * std::size_t(tokens) * sizeof(double);
+}
+
+LabState withSplitHeads(LabState state, attn::SplitHeads split)
+{
+    const int h = split.heads;
+    state.heads.heads = h;
+    state.heads.layout = attn::HeadLayout::Split;
+    state.heads.outputProjection = false;
+    state.heads.torchInit = false;
+    state.config.dK = state.config.dV = split.headDim();
+    state.multiHead = attn::MultiHeadParams();
+    state.multiHead.layout = attn::HeadLayout::Split;
+    state.multiHead.split = std::move(split);
+    state.selectedHead = std::clamp(state.selectedHead, 0, h - 1);
+    const attn::HeadWeights shown = state.multiHead.head(state.selectedHead);
+    state.Wq = shown.Wq;
+    state.Wk = shown.Wk;
+    state.Wv = shown.Wv;
+    return state;
 }
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 // that view copies numbers, so the split parameters stay bit for bit what
 // they are (an imported module's, say).
 
+#include "labfile.h"
 #include "model.h"
 #include "multihead.h"
 
@@ -45,6 +46,12 @@ attn::Status recomputeHeads(const attn::Matrix& X, const attn::MultiHeadParams& 
                             const std::vector<int>& heads, const attn::AttentionOptions& options,
                             attn::MultiHeadResult* result, int threads,
                             const std::atomic<bool>* cancel = nullptr);
+
+// `state` with its heads replaced by `split` (an imported
+// nn.MultiheadAttention's, readMhaState): the split layout of split.heads
+// heads, d_k = d_v = d_model / h, the selected head kept while it exists and
+// W_q, W_k, W_v its copy. X, the sentence and the options stay.
+LabState withSplitHeads(LabState state, attn::SplitHeads split);
 
 // Bytes a MultiHeadResult of h heads over n tokens holds in its maps.
 std::size_t multiHeadBytes(int heads, int tokens);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "documentcontroller.h"
+#include "headparams.h"
 
 #include "importdialog.h"
 #include "labdocument.h"
 #include "labfile.h"
+#include "mhastate.h"
 #include "presets.h"
 #include "undorecorder.h"
 #include "undoshortcuts.h"
@@ -134,6 +136,12 @@ void DocumentController::addFileActions(QMenu* file)
     import->setObjectName(QStringLiteral("importMatrixAction"));
     import->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     import->setStatusTip(tr("Replace X, W_q, W_k or W_v with a .npy or .csv file of the same shape."));
+    QAction* mha = file->addAction(tr("Import nn.&MultiheadAttention state…"), this,
+                                   &DocumentController::chooseMhaState);
+    mha->setObjectName(QStringLiteral("importMhaStateAction"));
+    mha->setStatusTip(
+        tr("Every head from a folder of in_proj_weight.npy, in_proj_bias.npy, out_proj.weight.npy "
+           "and out_proj.bias.npy (a module's state_dict), over the current X."));
 }
 
 void DocumentController::addEditActions(QMenu* edit)
@@ -346,6 +354,37 @@ void DocumentController::showImportDialog()
                      ? tr("Imported %1 from %2.")
                            .arg(Session::matrixName(dialog.target()), QFileInfo(dialog.path()).fileName())
                      : QString::fromStdString(imported.error().message),
+                 10000);
+}
+
+attn::Status DocumentController::importMhaState(const QString& dir)
+{
+    const int heads = session_->headsConfig().heads;
+    attn::Expected<attn::SplitHeads> split = readMhaState(dir, session_->config().dModel, heads);
+    if (!split)
+        return attn::Error{tr("%1: %2")
+                               .arg(QFileInfo(dir).fileName(), QString::fromStdString(split.error().message))
+                               .toStdString()};
+    const LabState state = withSplitHeads(session_->state(), std::move(split).value());
+    attn::Status imported = attn::okStatus();
+    recorder_->recordAs(tr("Import nn.MultiheadAttention state from %1").arg(QFileInfo(dir).fileName()),
+                        [&] { imported = session_->setState(state); });
+    return imported;
+}
+
+void DocumentController::chooseMhaState()
+{
+    const QString dir = QFileDialog::getExistingDirectory(
+        window_, tr("Import an nn.MultiheadAttention state: the folder of its .npy files"),
+        QFileInfo(document_->filePath()).absolutePath());
+    if (dir.isEmpty())
+        return;
+    const attn::Status imported = importMhaState(dir);
+    const int h = session_->headsConfig().heads;
+    const QString done = h == 1 ? tr("Imported the module's one head (head_dim %1) from %2.")
+                                : tr("Imported the module's %3 heads (head_dim %1) from %2.").arg(h);
+    emit message(imported ? done.arg(session_->config().dModel / h).arg(QFileInfo(dir).fileName())
+                          : QString::fromStdString(imported.error().message),
                  10000);
 }
 

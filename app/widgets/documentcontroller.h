@@ -58,6 +58,11 @@ public:
 
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
     void showImportDialog();
+    // A torch.nn.MultiheadAttention's state_dict saved as .npy files
+    // (mhastate.h): the split layout with the current number of heads over
+    // the current X, one undo step.
+    attn::Status importMhaState(const QString& dir);
+    void chooseMhaState();
 
 signals:
     void message(const QString& text, int timeout);

@@ -487,6 +487,10 @@ attn::Status MainWindow::importMatrix(MatrixId which, const QString& path, bool 
 {
     return documents_->importMatrix(which, path, transpose);
 }
+attn::Status MainWindow::importMhaState(const QString& dir)
+{
+    return documents_->importMhaState(dir);
+}
 AttentionSnapshot MainWindow::currentSnapshot() const
 {
     return exports_->currentSnapshot();

@@ -116,6 +116,7 @@ public:
     attn::Status exportAllViews(const QString& directory, const QSize& size = QSize()) const;
     attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
+    attn::Status importMhaState(const QString& dir);  // File > Import nn.MultiheadAttention state
     void copyViewToClipboard(ExportView view) const;
     // Export and copy of every view, and their right-click menus.
     ViewExportController* viewExports() const;

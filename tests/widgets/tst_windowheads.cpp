@@ -10,6 +10,7 @@
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "matrixtablemodel.h"
+#include "mhastatefiles.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
 #include "session.h"
@@ -17,6 +18,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -32,6 +34,9 @@ private slots:
     void threeHeadsAndAClick();
     void splitLayoutInThePanel();
     void undoTheHeads();
+    void importModuleState_data();
+    void importModuleState();
+    void badModuleStateKeepsTheLab();
 
 private:
     QTemporaryDir settingsDir_;
@@ -135,6 +140,120 @@ void TestWindowHeads::undoTheHeads()
     QCOMPARE(session->headCount(), 1);
     QCOMPARE(controls->headsSpin()->value(), 1);
     QVERIFY(!session->multiHeadResult());
+}
+
+// Sets the window to case `c`'s sentence, width and mask and writes its
+// x.npy and state folder into dir.
+bool prepareCase(MainWindow* window, const QJsonObject& c, const QString& dir)
+{
+    Session* session = window->session();
+    attn::ModelConfig config = session->config();
+    config.sentence = c["sentence"].toString().toStdString();
+    config.dModel = c["E"].toInt();
+    attn::AttentionOptions options = session->options();
+    options.causal = c["causal"].toBool();
+    session->setParameters(config, options, session->headsConfig());
+    if (!session->problem().isEmpty())
+        return false;
+    window->parameterPanel()->headsControls()->headsSpin()->setValue(c["h"].toInt());
+    return QDir(dir).mkdir("state") && mhatest::writeCaseState(c, dir)
+           && window->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
+}
+
+void TestWindowHeads::importModuleState_data()
+{
+    QTest::addColumn<int>("index");
+    for (int i = 0; i < mhatest::torchCaseCount(); ++i) {
+        const QJsonObject c = mhatest::torchCase(i);
+        QTest::addRow("case %d: E=%d h=%d", i, c["E"].toInt(), c["h"].toInt()) << i;
+    }
+}
+
+// File > Import nn.MultiheadAttention state over the case's X: every head,
+// the average and the output are PyTorch's (float32 within 1e-5, the
+// float64 recomputation within 1e-12); one undo step takes it back.
+void TestWindowHeads::importModuleState()
+{
+    QFETCH(int, index);
+    const QJsonObject c = mhatest::torchCase(index);
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Session* session = window->session();
+    QTemporaryDir dir;
+    QVERIFY(prepareCase(window.get(), c, dir.path()));
+    const attn::HeadsConfig before = session->headsConfig();
+    const attn::Matrix x = session->model().X;
+    QCOMPARE(testdata::maxAbsDiff(x, testdata::toMatrix(c["x"])), 0.0);
+
+    const attn::Status imported = window->importMhaState(dir.filePath("state"));
+    QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
+    QTRY_VERIFY(session->multiHeadResult());
+    const int h = c["h"].toInt();
+    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
+    QCOMPARE(session->headCount(), h);
+    QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), c["E"].toInt() / h);
+    const attn::MultiHeadResult& r = *session->multiHeadResult();
+    const QJsonObject f = c["float64"].toObject();
+    QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(c["attn_output"])) < 1e-5);
+    QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(f["attn_output"])) < 1e-12);
+    QVERIFY(testdata::maxAbsDiff(r.weightsAverage, testdata::toMatrix(c["attn_weights_average"])) < 1e-5);
+    for (int i = 0; i < h; ++i) {
+        const attn::Matrix weights = r.heads[std::size_t(i)].weightsMatrix();
+        QVERIFY(testdata::maxAbsDiff(weights, testdata::toMatrix(c["attn_weights_per_head"].toArray()[i]))
+                < 1e-5);
+        QVERIFY(
+            testdata::maxAbsDiff(weights, testdata::toMatrix(f["heads"].toArray()[i].toObject()["weights"]))
+            < 1e-12);
+    }
+    // The module's parameters exactly, and X untouched.
+    QCOMPARE(testdata::maxAbsDiff(session->multiHeadParams().split.inProjWeight,
+                                  testdata::toMatrix(c["in_proj_weight"])),
+             0.0);
+    QCOMPARE(testdata::maxAbsDiff(session->model().X, x), 0.0);
+
+    QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
+    QVERIFY(session->headsConfig() == before);
+    QCOMPARE(testdata::maxAbsDiff(session->model().X, x), 0.0);
+}
+
+// A state folder that does not fit: the file and the expected shape named,
+// the lab as it was.
+void TestWindowHeads::badModuleStateKeepsTheLab()
+{
+    const QJsonObject c = mhatest::torchCase(2);  // E = 32, h = 8
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Session* session = window->session();
+    QTemporaryDir dir;
+    QVERIFY(prepareCase(window.get(), c, dir.path()));
+    const LabState before = session->state();
+    const QString state = dir.filePath("state");
+    QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy",
+                                  testdata::toMatrix(c["in_proj_weight"]).transpose()));
+    attn::Status imported = window->importMhaState(state);
+    QVERIFY(!imported.ok());
+    QCOMPARE(QString::fromStdString(imported.error().message),
+             QStringLiteral("state: in_proj_weight.npy has shape (32, 96) but (96, 32) = (3E, E) for E = 32 "
+                            "was expected"));
+    QVERIFY(QFile::remove(state + "/out_proj.bias.npy"));
+    QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"])));
+    imported = window->importMhaState(state);
+    QVERIFY(!imported.ok());
+    QVERIFY2(
+        QString::fromStdString(imported.error().message)
+            .endsWith(QStringLiteral("out_proj.bias.npy is missing; expected shape (32,) = (E,) for E = 32")),
+        imported.error().message.c_str());
+    // h = 3 cannot split E = 32.
+    window->parameterPanel()->headsControls()->headsSpin()->setValue(3);
+    QCOMPARE(session->headCount(), 3);
+    imported = window->importMhaState(state);
+    QVERIFY(!imported.ok());
+    QVERIFY2(QString::fromStdString(imported.error().message)
+                 .contains(QStringLiteral("3 heads do not divide E = 32")),
+             imported.error().message.c_str());
+    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Independent);
+    QCOMPARE(testdata::maxAbsDiff(session->model().X, before.X), 0.0);
 }
 
 QTEST_MAIN(TestWindowHeads)
