@@ -460,9 +460,24 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         return outcome;
     }
 
-    if (wantsMultiHead(parser)) {
+    if (wantsMultiHead(parser) && (request.exportDir || request.savePath)) {
         outcome.exitNow = true;
         outcome.exitCode = runMultiHeadCommand(parser, multiHeadInput(request), argc, argv);
+        return outcome;
+    }
+    if (wantsMultiHead(parser)) {
+        attn::Expected<LabState> lab = multiHeadStartLab(parser, multiHeadInput(request));
+        if (!lab) {
+            printError(QString::fromStdString(lab.error().message));
+            outcome.exitNow = true;
+            outcome.exitCode = kExitUsageError;
+            return outcome;
+        }
+        outcome.haveLab = true;
+        outcome.lab = std::move(lab).value();
+        outcome.config = outcome.lab.config;
+        outcome.options = outcome.lab.options;
+        outcome.haveConfig = true;
         return outcome;
     }
 

@@ -103,7 +103,7 @@ std::optional<UsageError> checkFormats(const std::optional<std::string>& list)
 
 // Checks the combination of options; the layout it comes to.
 std::optional<UsageError> checkRequest(const Request& r, const MultiHeadCommandInput& in,
-                                       attn::HeadLayout* layout)
+                                       attn::HeadLayout* layout, bool headless = true)
 {
     if (in.conflictingOption)
         return UsageError{CommandLine::tr("%1 cannot be combined with the multi-head options: a preset is a "
@@ -131,7 +131,7 @@ std::optional<UsageError> checkRequest(const Request& r, const MultiHeadCommandI
         return UsageError{
             CommandLine::tr("--output-projection is for the independent layout; the split layout "
                             "always has out_proj")};
-    if (!in.exportDir && !in.savePath)
+    if (headless && !in.exportDir && !in.savePath)
         return UsageError{
             CommandLine::tr("the multi-head options run headless: give --export-dir DIR or --save "
                             "FILE.attnlab")};
@@ -331,6 +331,21 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
     const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
     return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
                         in.savePath);
+}
+
+attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, const MultiHeadCommandInput& in)
+{
+    Request request;
+    attn::HeadLayout layout = attn::HeadLayout::Independent;
+    std::optional<UsageError> error = readRequest(parser, &request);
+    if (!error)
+        error = checkRequest(request, in, &layout, false);
+    if (error)
+        return attn::Error{error->message.toStdString()};
+    attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    if (!snapshot)
+        return snapshot.error();
+    return labStateFromMultiHeadSnapshot(snapshot.value());
 }
 
 int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,

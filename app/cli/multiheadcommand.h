@@ -17,9 +17,10 @@
 //                               (3E), out_proj.weight.npy (E x E),
 //                               out_proj.bias.npy (E); X from --x (implies split)
 //
-// Any of them makes the run a multi-head one, which needs --export-dir
-// (multiheadexport.h's files: json, csv, npy; the pictures of the heads are
-// the window's) and/or --save FILE.attnlab (the multi-head lab, labheads.h,
+// Any of them makes the run a multi-head one: the window opens with it
+// (multiHeadStartLab), or with --export-dir (multiheadexport.h's files:
+// json, csv, npy; the pictures of the heads are the window's) and/or --save
+// FILE.attnlab it runs headless (the multi-head lab, labheads.h,
 // which --open FILE.attnlab --export-dir DIR exports as the run did). Bad
 // input exits 2 with one line naming the option or file and the shape
 // expected, and writes nothing.
@@ -56,6 +57,12 @@ struct MultiHeadCommandInput {
 // the QCoreApplication when there is none yet.
 int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandInput& input, int argc,
                         char** argv);
+
+// The same options without --export-dir and --save: the lab the window
+// opens with, checked and computed as the headless run does; the error is
+// that run's one line.
+attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser,
+                                           const MultiHeadCommandInput& input);
 
 // --open of a multi-head lab with --export-dir and/or --save (a
 // QCoreApplication exists): the files a --heads run writes, and the lab as

@@ -10,6 +10,7 @@
 #include "attentionsnapshot.h"
 #include "labfile.h"
 #include "matrixio.h"
+#include "mhastatefiles.h"
 #include "npy.h"
 #include "runapp.h"
 #include "testdata.h"
@@ -118,6 +119,9 @@ private slots:
     void fileInTheWayLeavesNothing();
     void windowGetsTheOptions();
     void windowWithoutOptions();
+    void windowGetsTheHeads();
+    void windowGetsAModuleState();
+    void windowRefusesBadHeads();
     void articleMatricesFromNpy();
     void articleMatricesFromCsv();
     void pytorchLayoutWithTranspose();
@@ -470,6 +474,58 @@ void TestCommandLine::windowWithoutOptions()
     QVERIFY(!outcome.exitNow);
     QVERIFY(!outcome.haveConfig);
     QCOMPARE(outcome.config.sentence, attn::ModelConfig().sentence);
+}
+
+// --heads without --export-dir or --save: the window opens with the
+// multi-head lab, the article's three heads (multi_head_derived).
+void TestCommandLine::windowGetsTheHeads()
+{
+    Argv args({"--heads", "3", "--init", "article", "--causal", "-platform", "offscreen"});
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
+    QVERIFY(!outcome.exitNow);
+    QVERIFY(outcome.haveLab);
+    QVERIFY(outcome.lab.options.causal);
+    QCOMPARE(outcome.lab.heads.heads, 3);
+    QVERIFY(outcome.lab.heads.layout == attn::HeadLayout::Independent);
+    QCOMPARE(outcome.lab.multiHead.headCount(), 3);
+    const QJsonObject mh = testdata::readJson("raschka_self_attention.json")["multi_head_derived"].toObject();
+    for (int i = 0; i < 3; ++i) {
+        const attn::HeadWeights w = outcome.lab.multiHead.head(i);
+        QVERIFY(
+            testdata::maxAbsDiff(w.Wq, testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose())
+            < 1e-7);
+    }
+    QVERIFY(attnlab::validateLabState(outcome.lab).ok());
+}
+
+// --mha-state with --x for the window: the module's parameters exactly.
+void TestCommandLine::windowGetsAModuleState()
+{
+    const QJsonObject c = mhatest::torchCase(2);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("state"));
+    QVERIFY(mhatest::writeCaseState(c, dir.path()));
+    Argv args({"--x", dir.filePath("x.npy"), "--mha-state", dir.filePath("state"), "--heads",
+               QString::number(c["h"].toInt())});
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
+    QVERIFY(!outcome.exitNow);
+    QVERIFY(outcome.haveLab);
+    QVERIFY(outcome.lab.heads.layout == attn::HeadLayout::Split);
+    QCOMPARE(outcome.lab.multiHead.split.heads, c["h"].toInt());
+    QCOMPARE(testdata::maxAbsDiff(outcome.lab.multiHead.split.inProjWeight,
+                                  testdata::toMatrix(c["in_proj_weight"])),
+             0.0);
+    QCOMPARE(testdata::maxAbsDiff(outcome.lab.X, testdata::toMatrix(c["x"])), 0.0);
+}
+
+// What the headless run refuses, the window's start refuses the same way:
+// exit 2, one line.
+void TestCommandLine::windowRefusesBadHeads()
+{
+    const Run run = runApp({"--heads", "3", "--head-layout", "split"});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err.count('\n'), 1);
+    QVERIFY2(run.err.contains("--heads 3 does not divide d_model = 16"), run.err.constData());
 }
 
 // The article run's own X, W_q, W_k, W_v as .npy files give its numbers

@@ -359,7 +359,6 @@ void TestMultiHeadCommand::badInput_data()
     QTest::newRow("state with independent")
         << "" << QStringList{"--head-layout", "independent"} << "--mha-state is the split layout";
     QTest::newRow("no x") << "drop --x" << none << "--mha-state needs --x FILE";
-    QTest::newRow("no export") << "drop --export-dir" << none << "give --export-dir DIR";
     QTest::newRow("d_k against E/h") << "" << QStringList{"--d-k", "8"}
                                      << "--d-k 8 does not fit the split layout: d_k = d_v = d_model / h = 4";
 }
