@@ -173,15 +173,12 @@ void TestGpt2Tokenizer::table_data()
         "b\xe3\x80\x80"
         "c",
         8) << Ids{64, 1849, 65, 5099, 222, 66};
-    QTest::newRow("next line U+0085 is white space") << utf8(
-        "x\xc2\x85"
-        "\xc2\x85"
-        "!",
-        6) << Ids{87, 126, 227, 126, 227, 0};
-    QTest::newRow("byte order mark is not white space") << utf8(
-        "x\xef\xbb\xbf"
-        "!",
-        5) << Ids{87, 171, 119, 123, 0};
+    // " \u0085" is a run of white space (Unicode and Python's regex say so),
+    // split before its last character; " \ufeff" is not, and stays one piece
+    // (gpt-3-encoder's JavaScript \s would have it the other way round).
+    QTest::newRow("next line U+0085 is white space") << utf8("a \xc2\x85x", 5) << Ids{64, 220, 126, 227, 87};
+    QTest::newRow("byte order mark is not white space")
+        << utf8("a \xef\xbb\xbfx", 6) << Ids{64, 27332, 119, 123, 87};
     QTest::newRow("punctuation run") << utf8("Hello world!!!", 14) << Ids{15496, 995, 10185};
     QTest::newRow("money") << utf8("$100.50", 7) << Ids{3, 3064, 13, 1120};
     QTest::newRow("end of text is plain text")
