@@ -56,13 +56,23 @@ std::uint64_t pairKey(int left, int right)
     return (std::uint64_t(std::uint32_t(left)) << 32) | std::uint32_t(right);
 }
 
-// A token or a line for a message: quoted, at most 40 characters.
+// A token or a line for a message: quoted, at most 40 characters, control
+// characters escaped so that the message stays one line.
 std::string quote(std::string_view text)
 {
     QString s = QString::fromUtf8(text.data(), qsizetype(text.size()));
     if (s.size() > 40)
         s = s.left(40) + QStringLiteral("...");
-    return "\"" + s.toStdString() + "\"";
+    QString out;
+    for (const QChar c : std::as_const(s)) {
+        if (c == QLatin1Char('"') || c == QLatin1Char('\\'))
+            out += QLatin1Char('\\') + c;
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7F)
+            out += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return "\"" + out.toStdString() + "\"";
 }
 
 std::string lineText(int line)

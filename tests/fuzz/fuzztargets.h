@@ -11,3 +11,4 @@ int fuzzCsv(const std::uint8_t* data, std::size_t size);
 int fuzzNpy(const std::uint8_t* data, std::size_t size);
 int fuzzLabFile(const std::uint8_t* data, std::size_t size);
 int fuzzJson(const std::uint8_t* data, std::size_t size);
+int fuzzGpt2Tokenizer(const std::uint8_t* data, std::size_t size);

@@ -22,7 +22,7 @@ void TestFuzzCorpus::replay_data()
     QTest::addColumn<QString>("path");
     const QDir root(QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fuzz/corpus"));
     int count = 0;
-    for (const char* name : {"tokenizer", "csv", "npy", "labfile", "json"}) {
+    for (const char* name : {"tokenizer", "csv", "npy", "labfile", "json", "gpt2tokenizer"}) {
         const QString target = QString::fromLatin1(name);
         const QDir dir(root.filePath(target));
         const QStringList files = dir.entryList(QDir::Files, QDir::Name);
@@ -52,6 +52,8 @@ void TestFuzzCorpus::replay()
         QCOMPARE(fuzzNpy(data, size), 0);
     else if (target == "json")
         QCOMPARE(fuzzJson(data, size), 0);
+    else if (target == "gpt2tokenizer")
+        QCOMPARE(fuzzGpt2Tokenizer(data, size), 0);
     else
         QCOMPARE(fuzzLabFile(data, size), 0);
 }

@@ -342,6 +342,11 @@ void TestGpt2Tokenizer::malformed_data()
         << vocab({{"a b", "256"}}) << merges
         << "vocab.json line 1, entry 1: the token \"a b\" has U+0020, which is not one of "
            "GPT-2's 256 byte characters";
+    QTest::newRow("control character escaped in the message")
+        << QByteArray("{\"a\\nb\": 0}") << merges
+        << "vocab.json line 1, entry 1: the token \"a\\x0ab\" has U+000A, which is not one of GPT-2's 256 "
+           "byte "
+           "characters";
     QTest::newRow("a byte missing") << QByteArray("{\"a\": 0}") << merges
                                     << "vocab.json: the byte 0x00 has no token (\"Ā\")";
     QTest::newRow("line on a later line")
