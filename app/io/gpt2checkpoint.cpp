@@ -34,7 +34,7 @@ std::string jsonText(const QJsonValue& v)
     if (v.isDouble())
         return QString::number(v.toDouble(), 'g', 17).toStdString();
     if (v.isString())
-        return "\"" + v.toString().left(40).toStdString() + "\"";
+        return "\"" + shownText(v.toString().toStdString()) + "\"";
     if (v.isBool())
         return v.toBool() ? "true" : "false";
     if (v.isArray())
@@ -97,8 +97,8 @@ public:
             const std::string key = prefixed ? t.name.substr(kPrefixSize) : t.name;
             const auto [it, fresh] = byKey_.emplace(key, &t);
             if (!fresh)
-                return fail(file_.name(),
-                            "tensor " + key + " is stored twice, as " + it->second->name + " and " + t.name);
+                return fail(file_.name(), "tensor " + shownText(key) + " is stored twice, as "
+                                              + shownText(it->second->name) + " and " + shownText(t.name));
         }
         return attn::okStatus();
     }
@@ -115,7 +115,7 @@ public:
         const std::vector<std::int64_t> expected =
             rows == 0 ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
         if (t.shape != expected)
-            return fail(file_.name(), "tensor " + t.name + " has shape " + t.shapeText() + " but "
+            return fail(file_.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText() + " but "
                                           + shapeText(expected) + " was expected (" + meaning + ")");
         std::vector<float> owned;
         const attn::Expected<const float*> data = file_.floats(t, owned);
@@ -143,10 +143,10 @@ public:
             if (inLayer && (rest == "attn.bias" || rest == "attn.masked_bias"))
                 continue;
             if (inLayer && layer >= nLayer)
-                return fail(file_.name(), "tensor " + t->name + " is beyond config.json's n_layer "
+                return fail(file_.name(), "tensor " + shownText(t->name) + " is beyond config.json's n_layer "
                                               + std::to_string(nLayer) + " (layers 0 to "
                                               + std::to_string(nLayer - 1) + ")");
-            return fail(file_.name(), "tensor " + t->name + " is not part of a GPT-2 model");
+            return fail(file_.name(), "tensor " + shownText(t->name) + " is not part of a GPT-2 model");
         }
         return attn::okStatus();
     }
@@ -191,7 +191,7 @@ attn::Expected<attn::Gpt2Config> parseGpt2Config(const QByteArray& json, std::st
     if (!type.isString())
         return fail(name, "no model_type (supported: gpt2)");
     if (type.toString() != QLatin1String("gpt2"))
-        return fail(name, "model_type \"" + type.toString().left(40).toStdString()
+        return fail(name, "model_type \"" + shownText(type.toString().toStdString())
                               + "\" is not supported (supported: gpt2)");
 
     attn::Gpt2Config c;
@@ -218,7 +218,7 @@ attn::Expected<attn::Gpt2Config> parseGpt2Config(const QByteArray& json, std::st
     const QJsonValue activation = o.value(QLatin1String("activation_function"));
     if (!activation.isUndefined() && activation.toString() != QLatin1String("gelu_new"))
         return fail(name, "activation_function \""
-                              + (activation.isString() ? activation.toString().left(40).toStdString() : "?")
+                              + (activation.isString() ? shownText(activation.toString().toStdString()) : "?")
                               + "\" is not supported (GPT-2 uses gelu_new)");
     const QJsonValue inner = o.value(QLatin1String("n_inner"));
     if (!inner.isUndefined() && !inner.isNull() && inner.toDouble() != 4.0 * c.nEmbd)

@@ -40,16 +40,6 @@ int dtypeSize(const QString& dtype)
     return 0;
 }
 
-// At most 80 characters of a name from the header, control characters as
-// '?', so that a message stays one readable line.
-std::string printable(const QString& text)
-{
-    std::string out;
-    for (const QChar c : text.left(80))
-        out += c.isPrint() ? QString(c).toStdString() : std::string("?");
-    return text.size() > 80 ? out + "..." : out;
-}
-
 std::string offsetsText(std::uint64_t begin, std::uint64_t end)
 {
     return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
@@ -75,7 +65,7 @@ attn::Error fail(std::string_view file, const std::string& what)
 
 attn::Error failTensor(std::string_view file, const std::string& tensor, const std::string& what)
 {
-    return fail(file, "tensor " + tensor + ": " + what);
+    return fail(file, "tensor " + shownText(tensor) + ": " + what);
 }
 
 // One entry of the header, checked on its own (parse then checks the
@@ -84,7 +74,7 @@ attn::Expected<SafetensorsTensor> readEntry(std::string_view file, const QString
                                             const QJsonValue& value)
 {
     SafetensorsTensor t;
-    t.name = printable(key);
+    t.name = key.toStdString();
     if (!value.isObject())
         return failTensor(file, t.name, "not an object with dtype, shape and data_offsets");
     const QJsonObject o = value.toObject();
@@ -92,10 +82,10 @@ attn::Expected<SafetensorsTensor> readEntry(std::string_view file, const QString
     const QJsonValue dtype = o.value(QLatin1String("dtype"));
     if (!dtype.isString())
         return failTensor(file, t.name, "no dtype");
-    t.dtype = printable(dtype.toString());
+    t.dtype = dtype.toString().toStdString();
     t.itemSize = dtypeSize(dtype.toString());
     if (t.itemSize == 0)
-        return failTensor(file, t.name, "dtype \"" + t.dtype + "\" is not a safetensors dtype");
+        return failTensor(file, t.name, "dtype \"" + shownText(t.dtype) + "\" is not a safetensors dtype");
 
     const QJsonValue shape = o.value(QLatin1String("shape"));
     if (!shape.isArray())
@@ -141,6 +131,21 @@ attn::Expected<SafetensorsTensor> readEntry(std::string_view file, const QString
 }
 
 }  // namespace
+
+std::string shownText(std::string_view text)
+{
+    std::string out;
+    int count = 0;
+    for (const char32_t c : QString::fromUtf8(text.data(), qsizetype(text.size())).toUcs4()) {
+        if (++count > 80)
+            return out + "...";
+        const QChar::Category category = QChar::category(c);
+        const bool shown =
+            QChar::isPrint(c) && category != QChar::Separator_Line && category != QChar::Separator_Paragraph;
+        out += shown ? QString::fromUcs4(&c, 1).toStdString() : std::string("?");
+    }
+    return out;
+}
 
 std::string SafetensorsTensor::shapeText() const
 {
@@ -234,8 +239,8 @@ attn::Expected<SafetensorsFile> SafetensorsFile::parse(std::string_view bytes, s
         if (t.begin < covered) {
             const SafetensorsTensor& before = out.tensors_[i - 1];
             return failTensor(name, t.name,
-                              "data_offsets " + offsetsText(t.begin, t.end) + " overlap tensor " + before.name
-                                  + "'s " + offsetsText(before.begin, before.end));
+                              "data_offsets " + offsetsText(t.begin, t.end) + " overlap tensor "
+                                  + shownText(before.name) + "'s " + offsetsText(before.begin, before.end));
         }
         if (t.begin > covered)
             return fail(name, "bytes " + offsetsText(covered, t.begin) + " of the data belong to no tensor");

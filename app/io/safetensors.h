@@ -37,7 +37,7 @@
 namespace attnlab {
 
 struct SafetensorsTensor {
-    std::string name;
+    std::string name;                 // as written (UTF-8); messages show it through shownText
     std::string dtype;                // as written: "F32", "F16", "BF16", "I64", ...
     int itemSize = 0;                 // bytes per entry of that dtype
     std::vector<std::int64_t> shape;  // empty for a scalar
@@ -79,6 +79,11 @@ private:
     std::vector<SafetensorsTensor> tensors_;
     std::shared_ptr<const void> storage_;
 };
+
+// A name or word from a file as a message shows it: at most 80 characters
+// (then "..."), control characters and line breaks as '?', so that the
+// message stays one readable line.
+std::string shownText(std::string_view text);
 
 // IEEE 754 binary16 and bfloat16 bit patterns as float32, exactly
 // (subnormals, signed zeros, infinities and NaN payloads included: every

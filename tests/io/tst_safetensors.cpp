@@ -269,6 +269,10 @@ void TestSafetensors::refused_data()
         << stFile(R"({"__metadata__":{"n":1}})", {}) << f + "__metadata__ is not an object of strings";
     QTest::newRow("entry not an object, control bytes in its name") << stFile(
         "{\"a\\u0001b\":3}", {}) << f + "tensor a?b: not an object with dtype, shape and data_offsets";
+    QTest::newRow("line break and emoji in a name")
+        << stFile("{\"w\\n\xF0\x9F\x98\x80\":{\"dtype\":\"Q\\u20284\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+                  QByteArray(8, 0))
+        << f + QString::fromUtf8("tensor w?\xF0\x9F\x98\x80: dtype \"Q?4\" is not a safetensors dtype");
     QTest::newRow("no dtype") << stFile(R"({"w":{"shape":[2],"data_offsets":[0,8]}})", QByteArray(8, 0))
                               << f + "tensor w: no dtype";
     QTest::newRow("unknown dtype") << stFile(R"({"w":{"dtype":"Q4","shape":[2],"data_offsets":[0,8]}})",
