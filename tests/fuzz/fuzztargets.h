@@ -12,3 +12,4 @@ int fuzzNpy(const std::uint8_t* data, std::size_t size);
 int fuzzLabFile(const std::uint8_t* data, std::size_t size);
 int fuzzJson(const std::uint8_t* data, std::size_t size);
 int fuzzGpt2Tokenizer(const std::uint8_t* data, std::size_t size);
+int fuzzSafetensors(const std::uint8_t* data, std::size_t size);
