@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+namespace bench {
+// Prints "gpt2_open" (a random F32 checkpoint of GPT-2 small's shapes,
+// written to a temporary folder, opened with readGpt2Checkpoint; floor_ms
+// reads the file's bytes once) and "gpt2_open_memory" (resident sizes before
+// and after opening, and after one pass over every weight).
+void runGpt2OpenBench();
+}  // namespace bench
