@@ -123,6 +123,8 @@ public:
             return data.error();
         if (!owned.empty())
             converted_.push_back(std::move(owned));  // moving keeps the buffer where it is
+        else
+            inPlace_ = true;
         out.data = data.value();
         out.rows = rows == 0 ? 1 : rows;
         out.cols = cols;
@@ -151,6 +153,10 @@ public:
         return attn::okStatus();
     }
 
+    // Whether a tensor points into the file's bytes (F32), which must then
+    // stay mapped.
+    bool inPlace() const { return inPlace_; }
+
     std::string dtype() const
     {
         std::string out;
@@ -166,6 +172,7 @@ private:
     std::set<std::string> used_;
     std::set<std::string> dtypes_;
     bool prefixed_ = false;
+    bool inPlace_ = false;
 };
 
 // What the weights' storage holds: the mapped file and the converted copies.
@@ -238,7 +245,6 @@ attn::Expected<Gpt2Checkpoint> gpt2FromSafetensors(const attn::Gpt2Config& confi
                                                    const SafetensorsFile& file)
 {
     auto storage = std::make_shared<Gpt2Storage>();
-    storage->file = file.storage();
     TensorTable table(file, storage->converted);
     if (const attn::Status indexed = table.index(); !indexed.ok())
         return indexed.error();
@@ -284,6 +290,10 @@ attn::Expected<Gpt2Checkpoint> gpt2FromSafetensors(const attn::Gpt2Config& confi
     if (const attn::Status all = table.checkAllUsed(config.nLayer); !all.ok())
         return all.error();
     out.dtype = table.dtype();
+    // A checkpoint converted whole (F16, BF16) lets the mapping go: its pages
+    // read once need not stay resident beside the float32 copies.
+    if (table.inPlace())
+        storage->file = file.storage();
     w.storage = std::move(storage);
     return out;
 }

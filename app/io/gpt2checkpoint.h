@@ -22,7 +22,8 @@
 // belongs to no GPT-2 of that config (a layer beyond n_layer, a name of
 // another model) is refused, so a config that does not match its tensors
 // never loads. F32 tensors stay in the memory-mapped file; F16 and BF16 are
-// converted to float32 (SafetensorsFile::floats).
+// converted to float32 (SafetensorsFile::floats), and the weights keep the
+// mapping only while some tensor points into it.
 
 #include "expected.h"
 #include "gpt2_weights.h"

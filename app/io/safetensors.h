@@ -23,6 +23,9 @@
 // The layout is checked for every safetensors dtype; the entries can be read
 // as float32 for F32, F16 and BF16 only (floats() refuses the others, naming
 // the tensor and its dtype), so an unused integer buffer does not stop a file.
+// The checks are made on the bytes as mapped: a file truncated or rewritten
+// by another program while it is mapped is beyond them (reading its pages
+// then faults), as with any memory-mapped reader.
 
 #include "expected.h"
 

@@ -6,6 +6,7 @@
 // make a GPT-2 is refused with its message.
 
 #include "gpt2checkpoint.h"
+#include "safetensors.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -176,6 +177,7 @@ private slots:
     void dtypes();
     void refused_data();
     void refused();
+    void mappingKeptOnlyForF32();
     void missingFiles();
 };
 
@@ -381,6 +383,35 @@ void TestGpt2Checkpoint::refused()
     const auto c = readFolder(dir, config, tensors);
     QVERIFY(!c.ok());
     QCOMPARE(QString::fromStdString(c.error().message), message);
+}
+
+void TestGpt2Checkpoint::mappingKeptOnlyForF32()
+{
+    attn::Gpt2Config f32;
+    f32.nLayer = 2;
+    f32.nHead = 4;
+    f32.nEmbd = 16;
+    f32.nPositions = 64;
+    f32.vocabSize = 50257;
+    const auto file32 = attnlab::SafetensorsFile::open(kData + "tiny-gpt2/model.safetensors");
+    QVERIFY(file32.ok());
+    const auto c32 = attnlab::gpt2FromSafetensors(f32, file32.value());
+    QVERIFY(c32.ok());
+    QCOMPARE(file32->storage().use_count(), 2L);  // the file and the weights
+    const auto* mapped = static_cast<const void*>(file32->tensors().front().bytes);
+    QCOMPARE(static_cast<const void*>(c32->weights.wte.data), mapped);  // wte is the first tensor
+
+    attn::Gpt2Config f16 = f32;
+    f16.nLayer = 3;
+    f16.nHead = 2;
+    f16.nEmbd = 8;
+    f16.nPositions = 32;
+    const auto file16 = attnlab::SafetensorsFile::open(kData + "tiny-gpt2-lmhead-f16/model.safetensors");
+    QVERIFY(file16.ok());
+    const auto c16 = attnlab::gpt2FromSafetensors(f16, file16.value());
+    QVERIFY(c16.ok());
+    QCOMPARE(file16->storage().use_count(), 1L);  // converted whole: the weights let the mapping go
+    QCOMPARE(c16->weights.wte.map()(0, 0), 1549.0f / 16384.0f);
 }
 
 void TestGpt2Checkpoint::missingFiles()
