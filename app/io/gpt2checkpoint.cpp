@@ -5,6 +5,7 @@
 #include "safetensors.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -308,8 +309,12 @@ attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder)
     const attn::Expected<attn::Gpt2Config> config = parseGpt2Config(json.value(), "config.json");
     if (!config.ok())
         return config.error();
-    const attn::Expected<SafetensorsFile> file =
-        SafetensorsFile::open(dir.filePath(QStringLiteral("model.safetensors")));
+    const QString model = dir.filePath(QStringLiteral("model.safetensors"));
+    if (!QFileInfo::exists(model) && QFileInfo::exists(dir.filePath(QStringLiteral("pytorch_model.bin"))))
+        return attn::Error{
+            dir.dirName().toStdString()
+            + ": pytorch_model.bin but no model.safetensors; only safetensors checkpoints are read"};
+    const attn::Expected<SafetensorsFile> file = SafetensorsFile::open(model);
     if (!file.ok())
         return file.error();
     return gpt2FromSafetensors(config.value(), file.value());

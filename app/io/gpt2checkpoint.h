@@ -59,7 +59,8 @@ attn::Expected<attn::Gpt2Config> parseGpt2Config(const QByteArray& json, std::st
 attn::Expected<Gpt2Checkpoint> gpt2FromSafetensors(const attn::Gpt2Config& config,
                                                    const SafetensorsFile& file);
 
-// FOLDER/config.json and FOLDER/model.safetensors.
+// FOLDER/config.json and FOLDER/model.safetensors (a folder with only
+// PyTorch's pickled pytorch_model.bin is told that it is not read).
 attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder);
 
 }  // namespace attnlab

@@ -8,6 +8,7 @@
 #include "gpt2checkpoint.h"
 #include "safetensors.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -427,6 +428,12 @@ void TestGpt2Checkpoint::missingFiles()
     QVERIFY(!noTensors.ok());
     QCOMPARE(QString::fromStdString(noTensors.error().message),
              "cannot open '" + dir.filePath("model.safetensors") + "': no such file");
+    // A folder saved in PyTorch's pickle format only is told so.
+    writeFile(dir.filePath("pytorch_model.bin"), "PK");
+    const auto pickled = attnlab::readGpt2Checkpoint(dir.path());
+    QCOMPARE(QString::fromStdString(pickled.error().message),
+             QDir(dir.path()).dirName()
+                 + ": pytorch_model.bin but no model.safetensors; only safetensors checkpoints are read");
     // A safetensors file that is not one stops the folder with its own message.
     writeFile(dir.filePath("model.safetensors"), "{}");
     const auto bad = attnlab::readGpt2Checkpoint(dir.path());
