@@ -17,8 +17,9 @@ namespace attn::kernels {
 
 namespace {
 
-constexpr int kCols = 8;  // columns per tile: two vectors of four doubles
-constexpr int kRows = 6;  // rows per tile: 6 x 2 accumulators of 16 registers
+constexpr int kCols = 8;   // columns per tile: two vectors of four doubles
+constexpr int kRows = 6;   // rows per tile: 6 x 2 accumulators of 16 registers
+constexpr int kGroup = 4;  // panels converted together
 
 // R rows of A times a panel of 8 columns (depth x 8 doubles) into C.
 template <int R>
@@ -91,13 +92,18 @@ ATTN_AVX2 double dotRow(const double* a, const float* b, int depth)
 ATTN_AVX2 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows, int depth, const float* B,
                                    std::ptrdiff_t ldb, int cols, double* C, std::ptrdiff_t ldc)
 {
-    // Two panels of 8 columns at a time (a 64-byte line of each row of B)
-    // are converted to doubles once (depth x 8 each, 48 KiB at E = 768)
-    // and read by every row tile.
+    // kGroup panels of 8 columns at a time (128 bytes of each row of B, so
+    // that a page of B is visited once per group, not once per panel: its
+    // rows are a page or more apart) are converted to doubles once (depth x
+    // 8 each, 48 KiB at E = 768) and read by every row tile.
     const int fullCols = cols / kCols * kCols;
-    std::vector<double> panels(std::size_t(depth) * 2 * kCols);
-    for (int j = 0; j < fullCols; j += 2 * kCols) {
-        const int count = std::min(2, (fullCols - j) / kCols);
+    std::vector<double> panels(std::size_t(depth) * kGroup * kCols);
+    // The rows in tiles of at most 6, as even as they go (32 rows: 6 6 5 5 5
+    // 5, not 6 6 6 6 6 2: a tile of 2 rows waits on its few accumulators).
+    const int tiles = (rows + kRows - 1) / kRows;
+    const auto tileRows = [&](int t) { return rows / tiles + (t < rows % tiles ? 1 : 0); };
+    for (int j = 0; j < fullCols; j += kGroup * kCols) {
+        const int count = std::min(kGroup, (fullCols - j) / kCols);
         for (int p = 0; p < depth; ++p) {
             const float* row = B + p * ldb + j;
             for (int q = 0; q < count; ++q) {
@@ -107,8 +113,8 @@ ATTN_AVX2 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows
             }
         }
         for (int q = 0; q < count; ++q)
-            for (int i = 0; i < rows; i += kRows)
-                tileOf(std::min(kRows, rows - i), A + i * lda, lda, depth,
+            for (int t = 0, i = 0; t < tiles; i += tileRows(t), ++t)
+                tileOf(tileRows(t), A + i * lda, lda, depth,
                        panels.data() + std::size_t(q) * std::size_t(depth) * kCols,
                        C + i * ldc + j + q * kCols, ldc);
     }
