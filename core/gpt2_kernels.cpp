@@ -20,6 +20,7 @@ namespace {
 constexpr int kCols = 8;   // columns per tile: two vectors of four doubles
 constexpr int kRows = 6;   // rows per tile: 6 x 2 accumulators of 16 registers
 constexpr int kGroup = 4;  // panels converted together
+constexpr int kPrefetchRows = 16;
 
 // R rows of A times a panel of 8 columns (depth x 8 doubles) into C.
 template <int R>
@@ -106,6 +107,12 @@ ATTN_AVX2 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows
         const int count = std::min(kGroup, (fullCols - j) / kCols);
         for (int p = 0; p < depth; ++p) {
             const float* row = B + p * ldb + j;
+            // The rows are too far apart for the hardware's prefetcher: the
+            // group's lines kPrefetchRows rows ahead are asked for here.
+            if (p + kPrefetchRows < depth)
+                for (int q = 0; q < count; q += 2)
+                    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchRows * ldb + q * kCols),
+                                 _MM_HINT_T0);
             for (int q = 0; q < count; ++q) {
                 double* out = panels.data() + (std::size_t(q) * std::size_t(depth) + std::size_t(p)) * kCols;
                 _mm256_storeu_pd(out, _mm256_cvtps_pd(_mm_loadu_ps(row + q * kCols)));
