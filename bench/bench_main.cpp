@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
-//                     [gpt2-tokenizer] [gpt2-open]
+//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -9,6 +9,7 @@
 // exponential instead of the AVX2 kernels (as attention-lab --kernel=baseline).
 
 #include "engine_bench.h"
+#include "gpt2_bench.h"
 #include "gpt2open_bench.h"
 #include "gpt2tokenizer_bench.h"
 #include "multihead_bench.h"
@@ -78,6 +79,8 @@ int main(int argc, char** argv)
         bench::runGpt2TokenizerBench(ATTNLAB_SOURCE_DIR "/tests/data/gpt2/tiny-gpt2", 1000);
     if (wanted("gpt2-open"))
         bench::runGpt2OpenBench();
+    if (wanted("gpt2-forward"))
+        bench::runGpt2ForwardBench(quick ? std::vector<int>{32} : std::vector<int>{32, 256});
 #ifdef ATTNLAB_BENCH_GUI
     if (wanted("interaction"))
         bench::runInteractionBench(!sizes.empty() ? sizes
