@@ -208,8 +208,12 @@ Status validateGpt2Weights(const Gpt2Weights& w)
 
 double geluNew(double x)
 {
+    // 0.5 x (1 + tanh(y)) = x / (1 + e^(-2y)), since 1 + tanh(y) = 2 / (1 +
+    // e^(-2y)): one exponential, twice as fast as tanh here (GPT-2 small at
+    // 256 tokens takes 9.4 million), and without the cancellation of 1 +
+    // tanh(y) near -1 for negative x.
     constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
-    return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    return x / (1.0 + std::exp(-2.0 * kSqrt2OverPi * (x + 0.044715 * x * x * x)));
 }
 
 Matrix gpt2LayerNorm(const Matrix& x, const FloatTensor& weight, const FloatTensor& bias, double eps)
