@@ -302,8 +302,8 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
     std::vector<AttentionResult> scratch(options.keepMaps ? 0 : std::size_t(c.nHead));
     std::vector<Status> headStatus(std::size_t(c.nHead), okStatus());
     Matrix concat(n, e);
-    Matrix hidden4;
-    Matrix projected;
+    Matrix hidden4;    // (n, 4E), the MLP's
+    Matrix projected;  // (n, E)
     for (int l = 0; l < c.nLayer; ++l) {
         const Gpt2Block& b = w.blocks[std::size_t(l)];
         Gpt2Layer& layer = r.layers[std::size_t(l)];
@@ -323,9 +323,9 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
                              + " The checkpoint holds values too large or not numbers."};
         affine(concat, b.attnProjWeight, b.attnProjBias, &projected, threads);
         h += projected;
-        affine(gpt2LayerNorm(h, b.ln2Weight, b.ln2Bias, c.layerNormEpsilon), b.fcWeight, b.fcBias, &projected,
+        affine(gpt2LayerNorm(h, b.ln2Weight, b.ln2Bias, c.layerNormEpsilon), b.fcWeight, b.fcBias, &hidden4,
                threads);
-        hidden4 = projected.unaryExpr([](double x) { return geluNew(x); });
+        hidden4 = hidden4.unaryExpr([](double x) { return geluNew(x); });
         affine(hidden4, b.mlpProjWeight, b.mlpProjBias, &projected, threads);
         h += projected;
         if (options.keepHidden)

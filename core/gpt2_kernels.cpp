@@ -98,7 +98,11 @@ ATTN_AVX2 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows
     // rows are a page or more apart) are converted to doubles once (depth x
     // 8 each, 48 KiB at E = 768) and read by every row tile.
     const int fullCols = cols / kCols * kCols;
-    std::vector<double> panels(std::size_t(depth) * kGroup * kCols);
+    // Kept per thread: 192 KiB at E = 768, above malloc's threshold for
+    // mapping fresh pages, so a new buffer per call (hundreds per pass)
+    // would fault in and zero its pages every time.
+    thread_local std::vector<double> panels;
+    panels.resize(std::size_t(depth) * kGroup * kCols);
     // The rows in tiles of at most 6, as even as they go (32 rows: 6 6 5 5 5
     // 5, not 6 6 6 6 6 2: a tile of 2 rows waits on its few accumulators).
     const int tiles = (rows + kRows - 1) / kRows;
