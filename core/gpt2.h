@@ -119,7 +119,8 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& weights, const std::vector<int>&
 
 // Head `head` of layer `layer` computed again from result.layers[layer].ln1
 // with the same products, bias additions and attention pass: bit for bit
-// the AttentionResult the pass kept (or would have kept).
+// the AttentionResult the pass kept (or would have kept), as long as the
+// product path (kernels::available()) has not changed in between.
 Expected<AttentionResult> gpt2Head(const Gpt2Weights& weights, const Gpt2Result& result, int layer, int head);
 
 // The largest `k` of `logits`, largest first, with softmax(logits /
