@@ -88,6 +88,25 @@ void setHeadCell(attn::MultiHeadParams* params, int head, int which, int row, in
     s.inProjWeight(splitRow(s, head, which) + col, row) = value;
 }
 
+bool headCell(const attn::MultiHeadParams& params, int head, int which, int row, int col, double* value)
+{
+    if (head < 0 || head >= params.headCount() || which < 0 || which > 2 || row < 0 || col < 0)
+        return false;
+    if (params.layout == attn::HeadLayout::Independent) {
+        const attn::HeadWeights& w = params.independent.heads[std::size_t(head)];
+        const attn::Matrix& m = which == 0 ? w.Wq : which == 1 ? w.Wk : w.Wv;
+        if (row >= m.rows() || col >= m.cols())
+            return false;
+        *value = m(row, col);
+        return true;
+    }
+    const attn::SplitHeads& s = params.split;
+    if (row >= s.embedDim() || col >= s.headDim())
+        return false;
+    *value = s.inProjWeight(splitRow(s, head, which) + col, row);
+    return true;
+}
+
 attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
                           const attn::AttentionOptions& options, attn::MultiHeadResult* result, int threads,
                           const std::atomic<bool>* cancel)

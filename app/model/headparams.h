@@ -36,6 +36,9 @@ void setHeadWeights(attn::MultiHeadParams* params, int head, const attn::HeadWei
 // One cell of head `head`'s W_q (which 0), W_k (1) or W_v (2).
 void setHeadCell(attn::MultiHeadParams* params, int head, int which, int row, int col, double value);
 
+// That cell's value, false when it has none.
+bool headCell(const attn::MultiHeadParams& params, int head, int which, int row, int col, double* value);
+
 // The pass of params' layout.
 attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
                           const attn::AttentionOptions& options, attn::MultiHeadResult* result, int threads,

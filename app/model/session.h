@@ -50,6 +50,17 @@ class ScalingLabRun;
 
 enum class MatrixId { X, Wq, Wk, Wv };
 
+// One cell that Session::setMatrixCell changed: of X, or of W_q, W_k or W_v
+// of head `head` (0 with one head).
+struct CellEdit {
+    MatrixId which = MatrixId::X;
+    int head = 0;
+    int row = 0;
+    int col = 0;
+    double before = 0.0;
+    double after = 0.0;
+};
+
 class Session : public QObject {
     Q_OBJECT
 public:
@@ -200,6 +211,9 @@ signals:
     void problemChanged();  // problem() changed
     void editRefused(const QString& message);
     void headSelected(int head);  // selectedHead() changed (result() too)
+    // setMatrixCell changed one cell: the inputs hold it already, the
+    // result of the edit comes after (resultChanged).
+    void cellEdited(const attnlab::CellEdit& edit);
     // What a change did with the user's cells, for the window to show (see
     // describeKept); empty when nothing of the user's is left to speak of.
     void matrixNotice(const QString& text);

@@ -75,6 +75,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         userCells_.mask[int(which)](row, col) = true;
         if (which == MatrixId::X) {
             editedCells_ = userCells_.count() + otherEdits_;
+            emit cellEdited(CellEdit{which, selectedHead_, row, col, old, value});
             recompute();  // every head's Q, K and V
             return attn::okStatus();
         }
@@ -82,6 +83,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         editedCells_ = userCells_.count() + otherEdits_;  // the other heads are as they were
         if (std::find(staleHeads_.begin(), staleHeads_.end(), selectedHead_) == staleHeads_.end())
             staleHeads_.push_back(selectedHead_);
+        emit cellEdited(CellEdit{which, selectedHead_, row, col, old, value});
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
@@ -93,6 +95,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     }
     userCells_.mask[int(which)](row, col) = true;
     editedCells_ = userCells_.count();
+    emit cellEdited(CellEdit{which, 0, row, col, old, value});
     emit resultChanged();
     return attn::okStatus();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "undocommands.h"
 
+#include "headparams.h"
+
 #include <utility>
 
 namespace attnlab {
@@ -56,6 +58,50 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
                                              && sameMatrix(a.lab.Wv, b.lab.Wv));
 }
 
+bool snapshotMatches(const LabSnapshot& s, const Session& session)
+{
+    const LabState& lab = s.lab;
+    const attn::ModelConfig& x = lab.config;
+    const attn::ModelConfig& y = session.config();
+    const attn::AttentionOptions& o = lab.options;
+    const attn::AttentionOptions& p = session.options();
+    const bool stale = !session.problem().isEmpty();
+    if (s.stale != stale || x.sentence != y.sentence || x.tokenizer != y.tokenizer || x.seed != y.seed
+        || x.dModel != y.dModel || x.dK != y.dK || x.dV != y.dV || x.init != y.init || o.scale != p.scale
+        || o.customDivisor != p.customDivisor || o.causal != p.causal || lab.heads != session.headsConfig())
+        return false;
+    const bool drawnNow = !stale && session.editedCells() == 0;
+    if (s.drawn || drawnNow) {
+        if (s.drawn && drawnNow)
+            return true;
+        if (s.drawn)
+            return false;  // cells of the session's are the user's
+    }
+    const attn::Model& m = session.model();
+    if (!sameMatrix(lab.X, m.X))
+        return false;
+    if (lab.heads.multiHead())
+        return sameHeads(lab.multiHead, session.multiHeadParams());
+    return sameMatrix(lab.Wq, m.Wq) && sameMatrix(lab.Wk, m.Wk) && sameMatrix(lab.Wv, m.Wv);
+}
+
+void setLabCell(LabState* lab, const CellEdit& edit, double value)
+{
+    attn::Matrix* target = nullptr;
+    switch (edit.which) {
+    case MatrixId::X: target = &lab->X; break;
+    case MatrixId::Wq: target = &lab->Wq; break;
+    case MatrixId::Wk: target = &lab->Wk; break;
+    case MatrixId::Wv: target = &lab->Wv; break;
+    }
+    if (edit.which != MatrixId::X && lab->heads.multiHead()) {
+        setHeadCell(&lab->multiHead, edit.head, int(edit.which) - 1, edit.row, edit.col, value);
+        if (edit.head != lab->selectedHead)
+            return;  // W_q, W_k, W_v are another head's
+    }
+    (*target)(edit.row, edit.col) = value;
+}
+
 SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,
                                  int run, std::function<void(const LabSnapshot&)> apply)
     : QUndoCommand(text),
@@ -90,6 +136,26 @@ bool SnapshotCommand::mergeWith(const QUndoCommand* other)
     setText(next->text());  // "d_k = 64", not the first value of the drag
     setObsolete(sameSnapshot(before_, after_));
     return true;
+}
+
+CellCommand::CellCommand(const QString& text, const CellEdit& edit,
+                         std::function<void(const CellEdit&, double)> apply)
+    : QUndoCommand(text), edit_(edit), apply_(std::move(apply))
+{
+}
+
+void CellCommand::undo()
+{
+    apply_(edit_, edit_.before);
+    done_ = false;
+}
+
+void CellCommand::redo()
+{
+    if (done_)
+        return;  // the first push: the session already holds edit.after
+    apply_(edit_, edit_.after);
+    done_ = true;
 }
 
 }  // namespace attnlab

@@ -16,6 +16,7 @@ UndoRecorder::UndoRecorder(Session* session, QUndoStack* stack, QObject* parent)
     // A change emits both; the second finds nothing new.
     connect(session_, &Session::resultChanged, this, &UndoRecorder::record);
     connect(session_, &Session::parametersChanged, this, &UndoRecorder::record);
+    connect(session_, &Session::cellEdited, this, &UndoRecorder::cellEdited);
 }
 
 LabSnapshot UndoRecorder::current() const
@@ -91,9 +92,9 @@ void UndoRecorder::record()
 {
     if (applying_)
         return;
-    LabSnapshot now = current();
-    if (sameSnapshot(now, last_))
+    if (snapshotMatches(last_, *session_))
         return;
+    LabSnapshot now = current();
     const QString text = nextText_.isEmpty() ? describe(last_, now) : nextText_;
     nextText_.clear();
     LabSnapshot sentenceOnly = last_;
@@ -114,6 +115,63 @@ void UndoRecorder::record()
     last_ = now;
     stack_->push(new SnapshotCommand(text, std::move(before), std::move(now), id, run_,
                                      [this](const LabSnapshot& s) { apply(s); }));
+}
+
+void UndoRecorder::cellEdited(const CellEdit& edit)
+{
+    // last_ is the session before the edit, unless a change is still to be
+    // recorded (then record() makes one step of both) or last_ keeps no
+    // matrices (the seed's draw: record() copies the lab once).
+    const LabState& lab = last_.lab;
+    const bool heads = lab.heads.multiHead();
+    if (last_.drawn || last_.stale || lab.heads != session_->headsConfig())
+        return;
+    double was = 0.0;
+    if (edit.which != MatrixId::X && heads) {
+        if (!headCell(lab.multiHead, edit.head, int(edit.which) - 1, edit.row, edit.col, &was))
+            return;
+    } else {
+        const attn::Matrix& m = edit.which == MatrixId::X    ? lab.X
+                                : edit.which == MatrixId::Wq ? lab.Wq
+                                : edit.which == MatrixId::Wk ? lab.Wk
+                                                             : lab.Wv;
+        if (edit.row >= m.rows() || edit.col >= m.cols())
+            return;
+        was = m(edit.row, edit.col);
+    }
+    if (was != edit.before)
+        return;
+    setLabCell(&last_.lab, edit, edit.after);
+    last_.editedCells = session_->editedCells();
+    if (applying_)
+        return;
+    ++run_;
+    QString text =
+        tr("Edit %1(%2, %3)").arg(Session::matrixName(edit.which)).arg(edit.row + 1).arg(edit.col + 1);
+    if (edit.which != MatrixId::X && heads)
+        text += tr(" of head %1").arg(edit.head + 1);
+    if (!nextText_.isEmpty())
+        text = nextText_;
+    nextText_.clear();
+    stack_->push(
+        new CellCommand(text, edit, [this](const CellEdit& e, double value) { applyCell(e, value); }));
+}
+
+void UndoRecorder::applyCell(const CellEdit& edit, double value)
+{
+    applying_ = true;
+    const int shown = session_->selectedHead();
+    const bool otherHead =
+        edit.which != MatrixId::X && session_->headsConfig().multiHead() && edit.head != shown;
+    if (otherHead)
+        session_->selectHead(edit.head);
+    session_->setMatrixCell(edit.which, edit.row, edit.col, value);
+    if (otherHead)
+        session_->selectHead(shown);
+    applying_ = false;
+    if (!snapshotMatches(last_, *session_))
+        last_ = current();
+    ++run_;
 }
 
 QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& after)

@@ -5,6 +5,10 @@
 // and pushes a SnapshotCommand from that state to the new one. Undo and redo
 // restore snapshots through Session::setState without being recorded again.
 //
+// A typed cell is recorded as it happens (Session::cellEdited) as a
+// CellCommand, and the recorder's copy of the session takes the one cell;
+// nothing is copied or compared at the cell's size of the lab.
+//
 // One step per gesture: changes between beginGesture() and endGesture() (a
 // slider held down) merge into one command, and so does a run of sentence
 // edits (typing) until breakMerge() (the field lost focus), an undo, a redo
@@ -50,8 +54,13 @@ public:
     // What the change from `before` to `after` did, e.g. "Change d_k to 32".
     static QString describe(const LabSnapshot& before, const LabSnapshot& after);
 
+    // Sets the cell of `edit` to `value` without recording it (CellCommand):
+    // in its own head, the head shown staying the user's choice.
+    void applyCell(const CellEdit& edit, double value);
+
 private:
     void record();
+    void cellEdited(const CellEdit& edit);
 
     Session* session_;
     QUndoStack* stack_;

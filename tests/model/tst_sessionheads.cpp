@@ -5,6 +5,7 @@
 // the split layout's d_k = E / h, undo and a lab's state, and large work in
 // the worker giving the numbers the engine gives on its own.
 #include "session.h"
+#include "undocommands.h"
 #include "undorecorder.h"
 
 #include "attention.h"
@@ -37,6 +38,7 @@ private slots:
     void splitLayoutFollowsDModel();
     void splitRefusesAnIndivisibleH();
     void undoCoversHeadsAndEdits();
+    void cellStepsKeepTheirHead();
     void stateRoundTrip();
     void largeWorkInTheWorker();
     void oneHeadAgainIsTheSingleHead();
@@ -211,6 +213,65 @@ void TestSessionHeads::undoCoversHeadsAndEdits()
     QCOMPARE(session.headCount(), 3);
     QCOMPARE(session.multiHeadParams().head(2).Wv(1, 1), 9.0);
     QCOMPARE(session.editedCells(), 1);
+}
+
+// Typed cells are CellCommands (two values, no copy of the lab), each in
+// its own head; undo and redo set them in that head while the head shown
+// stays the user's, and a later snapshot step starts from the cells as they
+// are.
+void TestSessionHeads::cellStepsKeepTheirHead()
+{
+    Session session;
+    QUndoStack stack;
+    UndoRecorder recorder(&session, &stack);
+    attn::HeadsConfig split;
+    split.heads = 4;
+    split.layout = attn::HeadLayout::Split;
+    session.setHeadsConfig(split);
+    QCOMPARE(stack.count(), 1);
+    QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 0.5));  // from the seed's draw: a snapshot step
+    QCOMPARE(stack.count(), 2);
+    QVERIFY(!dynamic_cast<const CellCommand*>(stack.command(1)));
+    session.selectHead(2);
+    const attn::Matrix inProj = session.multiHeadParams().split.inProjWeight;
+    const double k = session.matrix(MatrixId::Wk)(3, 1);
+    QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, -2.0));
+    session.selectHead(0);
+    const double q = session.matrix(MatrixId::Wq)(0, 2);
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 2, 3.0));
+    QCOMPARE(stack.count(), 4);
+    const auto* first = dynamic_cast<const CellCommand*>(stack.command(2));
+    QVERIFY(first);
+    QCOMPARE(first->text(), QStringLiteral("Edit W_k(4, 2) of head 3"));
+    QCOMPARE(first->edit().before, k);
+    QCOMPARE(stack.text(3), QStringLiteral("Edit W_q(1, 3) of head 1"));
+    // W_k^3(3, 1) is in_proj_weight(E + 2 * head_dim + 1, 3) (E = 16, head_dim 4).
+    QCOMPARE(session.multiHeadParams().split.inProjWeight(16 + 8 + 1, 3), -2.0);
+
+    session.selectHead(1);
+    stack.undo();
+    stack.undo();
+    QCOMPARE(session.selectedHead(), 1);
+    QVERIFY(same(session.multiHeadParams().split.inProjWeight, inProj));
+    QCOMPARE(session.model().X(0, 0), 0.5);
+    // The shown head's result is the whole pass's over the restored cells.
+    const attn::MultiHeadResult whole =
+        *attn::computeMultiHead(session.model().X, session.multiHeadParams().split, session.options());
+    QVERIFY(same(session.multiHeadResult()->output, whole.output));
+    QVERIFY(same(session.result().scores, whole.heads[1].scores));
+    stack.redo();
+    QCOMPARE(session.selectedHead(), 1);
+    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
+    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
+
+    // The next step's "before" holds the cells as they are now.
+    session.setHeadCount(2);
+    QCOMPARE(stack.count(), 4);  // the redone W_q step was dropped by the new step
+    stack.undo();
+    QCOMPARE(session.headCount(), 4);
+    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
+    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
+    QCOMPARE(session.model().X(0, 0), 0.5);
 }
 
 void TestSessionHeads::stateRoundTrip()
