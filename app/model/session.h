@@ -71,6 +71,9 @@ public:
     static constexpr double kAsyncWork = 1 << 24;
     // A computation runs in the worker; result() is the previous one.
     bool isComputing() const { return computing_; }
+    // A redraw is in flight: config() is the new one, the matrices still the
+    // last model's until its result comes.
+    bool isRedrawing() const { return computing_ && computingRedraw_; }
     // Finishes a computation in progress at once (on this thread) and shows
     // its result; nothing happens when none runs. Edits and setState() call
     // it first, so that they apply to the requested parameters.
@@ -268,7 +271,9 @@ private:
     // the selected head's weights, result and user cells made the session's.
     QString computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly = false);
     QString installHeads(AttentionWorker::Outcome& outcome);
-    void showHead(int head);
+    // countOthers false: the other heads' parameters are as they were when
+    // the head shown was last chosen, so otherEdits_ stands.
+    void showHead(int head, bool countOthers = true);
     void clearHeads();  // back to the single head's bookkeeping
     int otherHeadsEdits() const;
     bool multiHead() const { return heads_.multiHead(); }

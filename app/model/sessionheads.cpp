@@ -77,7 +77,7 @@ void Session::selectHead(int head)
     emit resultChanged();
 }
 
-void Session::showHead(int head)
+void Session::showHead(int head, bool countOthers)
 {
     selectedHead_ = head;
     attn::HeadWeights w = multiHead_.head(head);
@@ -89,7 +89,8 @@ void Session::showHead(int head)
     model_.Wq = std::move(w.Wq);
     model_.Wk = std::move(w.Wk);
     model_.Wv = std::move(w.Wv);
-    otherEdits_ = otherHeadsEdits();
+    if (countOthers)
+        otherEdits_ = otherHeadsEdits();
     editedCells_ = userCells_.count() + otherEdits_;
     result_ =
         std::shared_ptr<const attn::AttentionResult>(multiResult_, &multiResult_->heads[std::size_t(head)]);
@@ -184,7 +185,9 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
         setProblem(QString());
     // The head shown: the one selected meanwhile, if it is still there.
     const int head = wanted < multiResult_->headCount() ? wanted : outcome.selectedHead;
-    showHead(head);
+    // Without a redraw only the heads edited meanwhile changed, and they are
+    // the head shown (an edit of another head selects it first).
+    showHead(head, outcome.redraw || head != wanted);
     if (head == outcome.selectedHead && outcome.comparison)
         comparison_ = std::move(outcome.comparison);
     return notice;

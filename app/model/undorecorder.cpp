@@ -17,6 +17,11 @@ UndoRecorder::UndoRecorder(Session* session, QUndoStack* stack, QObject* parent)
     connect(session_, &Session::resultChanged, this, &UndoRecorder::record);
     connect(session_, &Session::parametersChanged, this, &UndoRecorder::record);
     connect(session_, &Session::cellEdited, this, &UndoRecorder::cellEdited);
+    // A redraw that fails ends in a problem, not in a result.
+    connect(session_, &Session::problemChanged, this, [this] {
+        if (pendingRedraw_ && !session_->isComputing() && !session_->problem().isEmpty())
+            record();
+    });
 }
 
 LabSnapshot UndoRecorder::current() const
@@ -92,6 +97,14 @@ void UndoRecorder::record()
 {
     if (applying_)
         return;
+    // While a redraw is in flight the session pairs the new parameters with
+    // the old matrices: that is no state to undo to (it made a second step,
+    // "Regenerate from the seed", when the redraw came).
+    if (session_->isRedrawing()) {
+        pendingRedraw_ = true;
+        return;
+    }
+    pendingRedraw_ = false;
     if (snapshotMatches(last_, *session_))
         return;
     LabSnapshot now = current();

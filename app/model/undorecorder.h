@@ -67,6 +67,7 @@ private:
     LabSnapshot last_;
     QString nextText_;
     bool applying_ = false;
+    bool pendingRedraw_ = false;  // a change waits for its redraw to be recorded
     bool gesture_ = false;
     int run_ = 1;
 };

@@ -39,6 +39,7 @@ private slots:
     void splitRefusesAnIndivisibleH();
     void undoCoversHeadsAndEdits();
     void cellStepsKeepTheirHead();
+    void redrawInFlightIsOneStep();
     void stateRoundTrip();
     void largeWorkInTheWorker();
     void oneHeadAgainIsTheSingleHead();
@@ -272,6 +273,45 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
     QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
     QCOMPARE(session.model().X(0, 0), 0.5);
+}
+
+// A seed step computed by the worker (320 tokens, 2 heads of 32) with a
+// typed cell kept: one undo step, made when the redraw came, that takes the
+// seed and the cell's draw back together.
+void TestSessionHeads::redrawInFlightIsOneStep()
+{
+    Session session;
+    QUndoStack stack;
+    UndoRecorder recorder(&session, &stack);
+    attn::ModelConfig config;
+    QStringList words;
+    for (int i = 0; i < 320; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    config.sentence = words.join(QLatin1Char(' ')).toStdString();
+    config.dModel = 64;
+    attn::HeadsConfig split;
+    split.heads = 2;
+    split.layout = attn::HeadLayout::Split;
+    session.setParameters(config, attn::AttentionOptions(), split);
+    session.waitForResult();
+    QVERIFY(session.problem().isEmpty());
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 0, 3.0));
+    session.waitForResult();
+    const int steps = stack.count();
+    const attn::Matrix x = session.model().X;
+    session.setSeed(124);
+    QVERIFY(session.isRedrawing());
+    QCOMPARE(stack.count(), steps);  // nothing yet: the matrices are the old seed's
+    session.waitForResult();
+    QCOMPARE(stack.count(), steps + 1);
+    QCOMPARE(stack.text(steps), QStringLiteral("Seed 124"));
+    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 0), 3.0);  // the typed cell kept
+    QVERIFY(!same(session.model().X, x));
+    stack.undo();
+    session.waitForResult();
+    QCOMPARE(session.config().seed, std::uint64_t(123));
+    QVERIFY(same(session.model().X, x));
+    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 0), 3.0);
 }
 
 void TestSessionHeads::stateRoundTrip()
