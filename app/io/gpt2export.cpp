@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gpt2export.h"
+
+#include "jsonwriter.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace attnlab {
+
+namespace {
+
+std::string tokenText(const Gpt2Tokenizer& tokenizer, int id)
+{
+    return QString::fromUtf8(tokenizer.tokenBytes(id)).toStdString();
+}
+
+std::string tokenPiece(const Gpt2Tokenizer& tokenizer, int id)
+{
+    return tokenizer.token(id).piece.toStdString();
+}
+
+void writeModel(JsonWriter& json, const Gpt2Checkpoint& checkpoint)
+{
+    const attn::Gpt2Config& config = checkpoint.weights.config;
+    json.beginObject();
+    json.key("model_type");
+    json.value("gpt2");
+    json.key("n_layer");
+    json.value(config.nLayer);
+    json.key("n_head");
+    json.value(config.nHead);
+    json.key("n_embd");
+    json.value(config.nEmbd);
+    json.key("n_positions");
+    json.value(config.nPositions);
+    json.key("vocab_size");
+    json.value(config.vocabSize);
+    json.key("dtype");
+    json.value(checkpoint.dtype);
+    json.endObject();
+}
+
+// The divisor every head shares, or a negative number when they differ.
+double commonDivisor(const attn::Gpt2Divisors& divisors)
+{
+    if (divisors.empty())
+        return -1.0;
+    for (const double d : divisors.values)
+        if (d != divisors.values.front())
+            return -1.0;
+    return divisors.values.front();
+}
+
+void writeHead(JsonWriter& json, const attn::AttentionResult& head)
+{
+    const int n = head.tokens();
+    std::vector<double> row(std::size_t(n), 0.0);
+    json.beginObject();
+    json.key("divisor");
+    json.value(head.divisor);
+    json.key("scores");
+    json.beginArray();
+    for (int i = 0; i < n; ++i) {
+        json.beginArray(JsonWriter::Layout::Inline);
+        for (int j = 0; j < n; ++j) {
+            if (head.isMasked(i, j))
+                json.null();
+            else
+                json.value(head.scores(i, j));
+        }
+        json.endArray();
+    }
+    json.endArray();
+    json.key("weights");
+    json.beginArray();
+    for (int i = 0; i < n; ++i) {
+        head.weightsRow(i, row.data());
+        json.beginArray(JsonWriter::Layout::Inline);
+        for (const double w : row)
+            json.value(w);
+        json.endArray();
+    }
+    json.endArray();
+    json.endObject();
+}
+
+}  // namespace
+
+void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
+                   const std::string& scaleMode)
+{
+    const Gpt2Tokenizer& tokenizer = model.tokenizer;
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("model");
+    writeModel(json, model.checkpoint);
+
+    json.key("tokens");
+    json.beginArray(JsonWriter::Layout::Inline);
+    for (const int id : result.tokenIds)
+        json.value(tokenText(tokenizer, id));
+    json.endArray();
+    json.key("pieces");
+    json.beginArray(JsonWriter::Layout::Inline);
+    for (const int id : result.tokenIds)
+        json.value(tokenPiece(tokenizer, id));
+    json.endArray();
+    json.key("token_ids");
+    json.beginArray(JsonWriter::Layout::Inline);
+    for (const int id : result.tokenIds)
+        json.value(id);
+    json.endArray();
+
+    json.key("scale");
+    json.beginObject(JsonWriter::Layout::Inline);
+    json.key("mode");
+    json.value(scaleMode);
+    json.key("divisor");
+    if (const double divisor = commonDivisor(result.divisors); divisor > 0)
+        json.value(divisor);
+    else
+        json.null();
+    json.endObject();
+    json.key("temperature");
+    json.value(result.temperature);
+
+    json.key("layers");
+    json.beginArray();
+    for (const attn::Gpt2Layer& layer : result.layers) {
+        json.beginObject();
+        json.key("heads");
+        json.beginArray();
+        for (const attn::AttentionResult& head : layer.heads)
+            writeHead(json, head);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+
+    json.key("next_token");
+    json.beginArray();
+    for (const attn::Gpt2TopToken& top : result.top) {
+        json.beginObject(JsonWriter::Layout::Inline);
+        json.key("id");
+        json.value(top.id);
+        json.key("token");
+        json.value(tokenText(tokenizer, top.id));
+        json.key("piece");
+        json.value(tokenPiece(tokenizer, top.id));
+        json.key("logit");
+        json.value(top.logit);
+        json.key("probability");
+        json.value(top.probability);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+    json.finish();
+}
+
+OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode)
+{
+    return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {
+                writeGpt2Json(out, model, result, scaleMode);
+            }};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The export of one GPT-2 run (attention-lab --model DIR --sentence TEXT
+// --export-dir OUT --format json): model_attention.json, issue 17's
+// contract, an object with
+//   model        model_type ("gpt2"), n_layer, n_head, n_embd, n_positions,
+//                vocab_size, dtype (as stored: "F32", "F16", "BF16", or
+//                several joined by "+")
+//   tokens       each token's bytes as text (UTF-8; a byte of a character
+//                cut short is U+FFFD), one string per token
+//   pieces       the same tokens as vocab.json spells them ("Ġcinema")
+//   token_ids    the ids
+//   scale        mode ("sqrt-dk", "none", "custom" or "per-head") and
+//                divisor (the one applied to every head, null when the
+//                heads differ)
+//   temperature  the next-token softmax's: probabilities =
+//                softmax(logits / temperature)
+//   layers       n_layer objects with heads: n_head objects with divisor,
+//                scores (raw q_i . k_j, n x n, null above the diagonal,
+//                which the causal mask hides) and weights (n x n, 0 there)
+//   next_token   the most likely next tokens after the last position,
+//                largest logit first: id, token (its text as in tokens),
+//                piece, logit, probability (over the whole vocabulary)
+// Numbers are written in their shortest round-trip form (numberformat.h).
+
+#include "gpt2.h"
+#include "gpt2folder.h"
+#include "stagedwrite.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+inline constexpr char kGpt2ExportFileName[] = "model_attention.json";
+
+// `result` must have been run with keepMaps (every head's maps); `scaleMode`
+// names how its divisor table was made (see `scale` above).
+void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
+                   const std::string& scaleMode);
+
+// model_attention.json as an OutputFile; its writer refers to `model` and
+// `result`, which must outlive it.
+OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode);
+
+}  // namespace attnlab

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A Hugging Face GPT-2 folder read whole: the weights (gpt2checkpoint.h:
+// config.json and model.safetensors) and the tokenizer (gpt2tokenizer.h:
+// vocab.json and merges.txt), checked against each other. The command
+// line's --model DIR and the window's File > Open model read a folder
+// through this one function, so both refuse the same folders with the same
+// messages.
+
+#include "expected.h"
+#include "gpt2checkpoint.h"
+#include "gpt2tokenizer.h"
+
+#include <QString>
+
+namespace attnlab {
+
+struct Gpt2Model {
+    Gpt2Checkpoint checkpoint;  // weights, config and stored dtype
+    Gpt2Tokenizer tokenizer;
+    QString folder;  // as given
+};
+
+// FOLDER's four files. Errors are the readers' one-line messages (they
+// name the file, the tensor or line, and the problem), or "vocab.json has N
+// tokens but config.json's vocab_size is M" when the two halves disagree.
+// The weights are read first, so a folder with a broken checkpoint is told
+// about that before its tokenizer files are parsed.
+attn::Expected<Gpt2Model> readGpt2Model(const QString& folder);
+
+}  // namespace attnlab
