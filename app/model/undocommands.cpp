@@ -3,21 +3,29 @@
 
 #include "headparams.h"
 
+#include <cstring>
 #include <utility>
 
 namespace attnlab {
 
 namespace {
 
+// Bit for bit (a lab's matrices hold no NaN; -0 and +0 differ, as they
+// would in a saved file). memcmp reads 11 MB in about a millisecond where
+// Eigen's (a.array() == b.array()).all() took 20 ms, a scalar loop.
+bool sameData(const double* a, const double* b, Eigen::Index size)
+{
+    return size == 0 || std::memcmp(a, b, std::size_t(size) * sizeof(double)) == 0;
+}
+
 bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
 {
-    // Bitwise-equal doubles compare equal; no NaN can be in a lab's matrices.
-    return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
+    return a.rows() == b.rows() && a.cols() == b.cols() && sameData(a.data(), b.data(), a.size());
 }
 
 bool sameVector(const attn::RowVector& a, const attn::RowVector& b)
 {
-    return a.size() == b.size() && (a.array() == b.array()).all();
+    return a.size() == b.size() && sameData(a.data(), b.data(), a.size());
 }
 
 bool sameHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
