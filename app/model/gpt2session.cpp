@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gpt2session.h"
+
+#include "attentionworker.h"
+#include "latestjobthread.h"
+
+#include <QMetaObject>
+
+#include <cmath>
+#include <utility>
+
+namespace attnlab {
+
+namespace {
+
+QString fromStd(const std::string& text)
+{
+    return QString::fromStdString(text);
+}
+
+}  // namespace
+
+struct Gpt2Session::Outcome {
+    quint64 generation = 0;
+    std::vector<Gpt2Token> tokens;
+    attn::Expected<attn::Gpt2Result> result = attn::Error{};
+};
+
+Gpt2Session::Gpt2Session(QObject* parent)
+    : QObject(parent),
+      loader_(std::make_unique<LatestJobThread>()),
+      runner_(std::make_unique<LatestJobThread>())
+{
+}
+
+Gpt2Session::~Gpt2Session() = default;
+
+void Gpt2Session::openModel(const QString& folder)
+{
+    const quint64 generation = ++loadGeneration_;
+    loading_ = true;
+    emit loadProgress(0, 1,
+                      tr("Reading %1: config.json, model.safetensors, vocab.json, merges.txt").arg(folder));
+    loader_->post([this, folder, generation] {
+        attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+        auto shared = std::make_shared<attn::Expected<Gpt2Model>>(std::move(model));
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, shared] {
+                if (generation != loadGeneration_)
+                    return;
+                loading_ = false;
+                if (!shared->ok()) {
+                    emit loadFailed(fromStd(shared->error().message));
+                    return;
+                }
+                model_ = std::make_shared<const Gpt2Model>(std::move(shared->value()));
+                emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
+                divisors_ = attn::Gpt2Divisors::standard(config());
+                layer_ = 0;
+                head_ = 0;
+                result_.reset();
+                resultTokens_.clear();
+                next_.clear();
+                emit modelOpened();
+                emit selectionChanged(layer_, head_);
+                retokenize();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+QString Gpt2Session::modelSummary() const
+{
+    if (!model_)
+        return QString();
+    const attn::Gpt2Config& c = config();
+    return tr("%1 layers × %2 heads, n_embd %3, %4 positions, %5")
+        .arg(c.nLayer)
+        .arg(c.nHead)
+        .arg(c.nEmbd)
+        .arg(c.nPositions)
+        .arg(QString::fromStdString(model_->checkpoint.dtype));
+}
+
+void Gpt2Session::setSentence(const QString& sentence)
+{
+    sentence_ = sentence;
+    retokenize();
+}
+
+void Gpt2Session::retokenize()
+{
+    if (!model_)
+        return;
+    tokens_ = model_->tokenizer.encode(sentence_);
+    request();
+}
+
+void Gpt2Session::request()
+{
+    const quint64 generation = ++generation_;
+    const int n = int(tokens_.size());
+    if (n == 0) {
+        setComputing(false);
+        setProblem(tr("Type a sentence: GPT-2 needs at least one token."));
+        return;
+    }
+    const int limit = config().nPositions;
+    if (n > limit) {
+        setComputing(false);
+        setProblem(tr("The sentence is %1 GPT-2 tokens; this model reads at most %2 (n_positions). "
+                      "Shorten it to see its attention.")
+                       .arg(n)
+                       .arg(limit));
+        return;
+    }
+    std::vector<int> ids;
+    ids.reserve(tokens_.size());
+    for (const Gpt2Token& t : tokens_)
+        ids.push_back(t.id);
+    attn::Gpt2Options options;
+    options.divisors = divisors_;
+    options.temperature = temperature_;
+    options.topK = kNextTokens;
+    options.threads = AttentionWorker::threads();
+    setComputing(true);
+    runner_->post([this, model = model_, ids = std::move(ids), options, tokens = tokens_, generation] {
+        auto outcome = std::make_shared<Outcome>();
+        outcome->generation = generation;
+        outcome->tokens = tokens;
+        outcome->result = attn::runGpt2(model->checkpoint.weights, ids, options);
+        QMetaObject::invokeMethod(
+            this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
+    });
+}
+
+void Gpt2Session::deliver(const std::shared_ptr<Outcome>& outcome)
+{
+    if (outcome->generation != generation_)
+        return;  // superseded: a newer request is waiting or running
+    setComputing(false);
+    if (!outcome->result) {
+        setProblem(fromStd(outcome->result.error().message));
+        return;
+    }
+    result_ = std::make_shared<const attn::Gpt2Result>(std::move(outcome->result.value()));
+    resultTokens_ = std::move(outcome->tokens);
+    next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
+    setProblem(QString());
+    emit resultChanged();
+}
+
+const attn::AttentionResult* Gpt2Session::head(int layer, int head) const
+{
+    if (!result_ || layer < 0 || layer >= int(result_->layers.size()))
+        return nullptr;
+    const auto& heads = result_->layers[std::size_t(layer)].heads;
+    if (head < 0 || head >= int(heads.size()))
+        return nullptr;
+    return &heads[std::size_t(head)];
+}
+
+Gpt2Token Gpt2Session::vocabularyToken(int id) const
+{
+    return model_ ? model_->tokenizer.token(id) : Gpt2Token{};
+}
+
+void Gpt2Session::selectHead(int layer, int head)
+{
+    if (!model_ || layer < 0 || layer >= config().nLayer || head < 0 || head >= config().nHead)
+        return;
+    if (layer == layer_ && head == head_)
+        return;
+    layer_ = layer;
+    head_ = head;
+    emit selectionChanged(layer_, head_);
+}
+
+double Gpt2Session::selectedDivisor() const
+{
+    return divisors_.empty() ? 0.0 : divisors_.at(layer_, head_);
+}
+
+attn::ScaleMode Gpt2Session::selectedScaleMode() const
+{
+    const double d = selectedDivisor();
+    if (model_ && d == std::sqrt(double(config().headDim())))
+        return attn::ScaleMode::SqrtDk;
+    if (d == 1.0)
+        return attn::ScaleMode::None;
+    return attn::ScaleMode::Custom;
+}
+
+attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, Gpt2Scope scope)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    attn::Gpt2Divisors edited = divisors_;
+    const int layer = scope == Gpt2Scope::AllLayers ? -1 : layer_;
+    const int head = scope == Gpt2Scope::ThisHead ? head_ : -1;
+    const attn::Status set = edited.set(mode, customDivisor, config().headDim(), layer, head);
+    if (!set)
+        return set;
+    divisors_ = std::move(edited);
+    if (!tokens_.empty())
+        request();
+    return attn::okStatus();
+}
+
+void Gpt2Session::resetScale()
+{
+    if (!model_)
+        return;
+    divisors_ = attn::Gpt2Divisors::standard(config());
+    if (!tokens_.empty())
+        request();
+}
+
+attn::Status Gpt2Session::setTemperature(double temperature)
+{
+    if (!(temperature >= attn::kMinTemperature && temperature <= attn::kMaxTemperature))
+        return attn::Error{QStringLiteral("the temperature must be between %1 and %2")
+                               .arg(attn::kMinTemperature)
+                               .arg(attn::kMaxTemperature)
+                               .toStdString()};
+    temperature_ = temperature;
+    if (result_) {
+        next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
+        emit resultChanged();
+    }
+    return attn::okStatus();
+}
+
+void Gpt2Session::setProblem(const QString& problem)
+{
+    if (problem == problem_)
+        return;
+    problem_ = problem;
+    emit problemChanged(problem_);
+}
+
+void Gpt2Session::setComputing(bool computing)
+{
+    if (computing == computing_)
+        return;
+    computing_ = computing;
+    emit computingChanged(computing_);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// An opened GPT-2 (checkpoint and tokenizer) and its pass over the user's
+// sentence, for the window's model view. Views read it and draw; they never
+// compute.
+//
+// openModel() reads the folder (readGpt2Model) in a worker thread
+// (loadProgress() says what it reads, then modelOpened() or loadFailed()
+// with the readers' one-line message; a failed open keeps the previous
+// model). setSentence()
+// tokenises at once on the calling thread (GPT-2's BPE, cached per piece)
+// and hands the pass (attn::runGpt2, every head's maps kept) to a second
+// worker thread; the what-if edits (setScale, resetScale) do the same. A
+// newer request supersedes an older one: the older pass is dropped before
+// it starts or, if it is running, its outcome is never shown. Nothing here
+// waits for a worker on the calling thread. The temperature only rescales
+// the next-token softmax of the last logits, so it is applied at once
+// (attn::topTokens over the vocabulary) with no new pass.
+//
+// After each pass shown, or a temperature change, resultChanged(); a
+// request that cannot run (no model, no tokens, more than n_positions,
+// a bad divisor) keeps the last result and sets problem() instead.
+
+#include "expected.h"
+#include "gpt2.h"
+#include "gpt2folder.h"
+#include "gpt2tokenizer.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace attnlab {
+
+class LatestJobThread;
+
+// Where a what-if scale applies, from the selected (layer, head).
+enum class Gpt2Scope { AllLayers, ThisLayer, ThisHead };
+
+class Gpt2Session : public QObject {
+    Q_OBJECT
+public:
+    explicit Gpt2Session(QObject* parent = nullptr);
+    ~Gpt2Session() override;
+
+    // Starts reading FOLDER (superseding a read in flight).
+    void openModel(const QString& folder);
+    bool isLoading() const { return loading_; }
+    bool hasModel() const { return model_ != nullptr; }
+    // The model shown, or null.
+    std::shared_ptr<const Gpt2Model> model() const { return model_; }
+    const attn::Gpt2Config& config() const { return model_->checkpoint.weights.config; }  // with a model
+    QString modelFolder() const { return model_ ? model_->folder : QString(); }
+    // "2 layers x 4 heads, E 16, 64 positions, F32": the model in one line.
+    QString modelSummary() const;
+
+    void setSentence(const QString& sentence);
+    QString sentence() const { return sentence_; }
+    // The sentence's tokens under the current model (empty without one).
+    const std::vector<Gpt2Token>& tokens() const { return tokens_; }
+
+    // The last pass shown, or null; its tokens are resultTokens().
+    std::shared_ptr<const attn::Gpt2Result> result() const { return result_; }
+    const std::vector<Gpt2Token>& resultTokens() const { return resultTokens_; }
+    // Head (layer, head) of result(), or null without a result or out of range.
+    const attn::AttentionResult* head(int layer, int head) const;
+    // The 10 most likely next tokens after result()'s last position at
+    // temperature(), largest first.
+    const std::vector<attn::Gpt2TopToken>& nextTokens() const { return next_; }
+    // A vocabulary token of the model (id in range).
+    Gpt2Token vocabularyToken(int id) const;
+    // A pass is in flight; result() is the previous one.
+    bool isComputing() const { return computing_; }
+    QString problem() const { return problem_; }
+
+    // The selected head (the what-if scope's "this layer / this head").
+    int selectedLayer() const { return layer_; }
+    int selectedHead() const { return head_; }
+    void selectHead(int layer, int head);
+
+    // The divisor table the next pass uses (sqrt(head_dim) everywhere
+    // after opening a model).
+    const attn::Gpt2Divisors& divisors() const { return divisors_; }
+    // The selected head's divisor, and which mode it is.
+    double selectedDivisor() const;
+    attn::ScaleMode selectedScaleMode() const;
+    // Sets `mode` (customDivisor with ScaleMode::Custom) on `scope` and
+    // recomputes; an error (a divisor out of range, no model) changes nothing.
+    attn::Status setScale(attn::ScaleMode mode, double customDivisor, Gpt2Scope scope);
+    // sqrt(head_dim) everywhere again.
+    void resetScale();
+
+    double temperature() const { return temperature_; }
+    // In [attn::kMinTemperature, attn::kMaxTemperature]; else an error and no change.
+    attn::Status setTemperature(double temperature);
+
+    static constexpr int kNextTokens = 10;
+
+signals:
+    // On this object's thread: step of steps (0 of 1 when the read starts,
+    // 1 of 1 once opened; the readers do not report within a file).
+    void loadProgress(int step, int steps, const QString& what);
+    void modelOpened();
+    void loadFailed(const QString& message);
+    void resultChanged();
+    void problemChanged(const QString& problem);
+    void selectionChanged(int layer, int head);
+    void computingChanged(bool computing);
+
+private:
+    struct Outcome;
+    void request();  // the pass over tokens_ with divisors_, in the worker
+    void deliver(const std::shared_ptr<Outcome>& outcome);
+    void setProblem(const QString& problem);
+    void setComputing(bool computing);
+    void retokenize();
+
+    std::shared_ptr<const Gpt2Model> model_;
+    QString sentence_;
+    std::vector<Gpt2Token> tokens_;
+    std::shared_ptr<const attn::Gpt2Result> result_;
+    std::vector<Gpt2Token> resultTokens_;
+    std::vector<attn::Gpt2TopToken> next_;
+    attn::Gpt2Divisors divisors_;
+    double temperature_ = 1.0;
+    int layer_ = 0;
+    int head_ = 0;
+    QString problem_;
+    bool loading_ = false;
+    bool computing_ = false;
+    quint64 loadGeneration_ = 0;
+    quint64 generation_ = 0;
+    // Last: joined first on destruction, while the rest is still alive.
+    std::unique_ptr<LatestJobThread> loader_;
+    std::unique_ptr<LatestJobThread> runner_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Gpt2Session over the tiny reference checkpoints (tests/data/gpt2): the
+// reference case's token ids, every head's weights (1e-5) and the top-5
+// logits (1e-4 relative) through the session's worker; a what-if "none" on
+// one head against a softmax of its raw scores done here; a superseded
+// request never shown; a bad folder keeping the previous model; too many
+// tokens; the temperature as softmax(logits / T) over the vocabulary.
+
+#include "gpt2folder.h"
+#include "gpt2session.h"
+#include "testdata.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using attnlab::Gpt2Session;
+
+namespace {
+
+QString folder(const QString& name)
+{
+    return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/") + name;
+}
+
+QJsonObject referenceCase(const QString& name, int index)
+{
+    return testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(name))["cases"]
+        .toArray()[index]
+        .toObject();
+}
+
+std::vector<int> ids(const QJsonValue& array)
+{
+    std::vector<int> out;
+    for (const QJsonValue& v : array.toArray())
+        out.push_back(v.toInt());
+    return out;
+}
+
+bool open(Gpt2Session& session, const QString& path)
+{
+    QSignalSpy opened(&session, &Gpt2Session::modelOpened);
+    session.openModel(path);
+    return opened.wait(10000);
+}
+
+bool setSentence(Gpt2Session& session, const QString& sentence)
+{
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    session.setSentence(sentence);
+    return changed.wait(10000);
+}
+
+// Causal softmax of raw scores / divisor, row by row, in a plain loop.
+attn::Matrix causalSoftmax(const attn::Matrix& scores, double divisor)
+{
+    const Eigen::Index n = scores.rows();
+    attn::Matrix out = attn::Matrix::Zero(n, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double top = -INFINITY;
+        for (Eigen::Index j = 0; j <= i; ++j)
+            top = std::max(top, scores(i, j) / divisor);
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j <= i; ++j)
+            sum += std::exp(scores(i, j) / divisor - top);
+        for (Eigen::Index j = 0; j <= i; ++j)
+            out(i, j) = std::exp(scores(i, j) / divisor - top) / sum;
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestGpt2Session : public QObject {
+    Q_OBJECT
+
+private slots:
+    void reference_data();
+    void reference();
+    void whatIfOneHead();
+    void whatIfEveryLayer();
+    void supersededNeverShows();
+    void badFolderKeepsModel();
+    void tooManyTokens();
+    void temperature();
+};
+
+void TestGpt2Session::reference_data()
+{
+    QTest::addColumn<QString>("checkpoint");
+    QTest::newRow("F32") << QStringLiteral("tiny-gpt2");
+    QTest::newRow("F16 prefixed") << QStringLiteral("tiny-gpt2-lmhead-f16");
+}
+
+void TestGpt2Session::reference()
+{
+    QFETCH(QString, checkpoint);
+    Gpt2Session session;
+    QSignalSpy progress(&session, &Gpt2Session::loadProgress);
+    QVERIFY(open(session, folder(checkpoint)));
+    QVERIFY(!session.isLoading());
+    QCOMPARE(progress.count(), 2);
+    QCOMPARE(progress.first().at(0).toInt(), 0);
+    QCOMPARE(progress.last().at(0).toInt(), 1);
+    QCOMPARE(progress.last().at(1).toInt(), 1);
+    QCOMPARE(session.modelFolder(), folder(checkpoint));
+    const QJsonObject c = referenceCase(checkpoint, 0);
+    const QJsonObject config =
+        testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(checkpoint))["config"].toObject();
+    const int nLayer = config["n_layer"].toInt();
+    const int nHead = config["n_head"].toInt();
+    QCOMPARE(session.config().nLayer, nLayer);
+    QCOMPARE(session.config().nHead, nHead);
+    QVERIFY(setSentence(session, c["sentence"].toString()));
+    QVERIFY(!session.isComputing());
+    QVERIFY(session.problem().isEmpty());
+    const std::vector<int> expectedIds = ids(c["token_ids"]);
+    QCOMPARE(session.result()->tokenIds, expectedIds);
+    QCOMPARE(int(session.resultTokens().size()), int(expectedIds.size()));
+    QCOMPARE(session.resultTokens()[5].display, QStringLiteral("␣cinema"));
+
+    const QJsonArray layers = c["layers"].toArray();
+    QCOMPARE(int(layers.size()), nLayer);
+    for (int l = 0; l < nLayer; ++l)
+        for (int h = 0; h < nHead; ++h) {
+            const attn::AttentionResult* head = session.head(l, h);
+            QVERIFY(head);
+            const attn::Matrix expected =
+                testdata::toMatrix(layers[l].toObject()["heads"].toArray()[h].toObject()["weights"]);
+            QVERIFY2(testdata::maxAbsDiff(head->weightsMatrix(), expected) <= 1e-5,
+                     qPrintable(QStringLiteral("layer %1 head %2").arg(l).arg(h)));
+        }
+    QVERIFY(!session.head(nLayer, 0));
+    QVERIFY(!session.head(0, nHead));
+
+    const QJsonArray top5 = c["last_logits_top5"].toArray();
+    QCOMPARE(int(session.nextTokens().size()), Gpt2Session::kNextTokens);
+    for (int i = 0; i < 5; ++i) {
+        const QJsonObject e = top5[i].toObject();
+        QCOMPARE(session.nextTokens()[std::size_t(i)].id, e["id"].toInt());
+        const double logit = e["logit"].toDouble();
+        QVERIFY(std::abs(session.nextTokens()[std::size_t(i)].logit - logit) <= 1e-4 * std::abs(logit));
+    }
+}
+
+void TestGpt2Session::whatIfOneHead()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    const QString sentence = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
+    QVERIFY(setSentence(session, sentence));
+    const auto before = session.result();
+
+    QSignalSpy selected(&session, &Gpt2Session::selectionChanged);
+    session.selectHead(1, 2);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.first().at(0).toInt(), 1);
+    QCOMPARE(selected.first().at(1).toInt(), 2);
+    QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::SqrtDk);
+    QCOMPARE(session.selectedDivisor(), 2.0);  // sqrt(16 / 4)
+
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QVERIFY(session.setScale(attn::ScaleMode::None, 0.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QVERIFY(session.isComputing());
+    QVERIFY(changed.wait(10000));
+    const auto after = session.result();
+    QVERIFY(after != before);
+    QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::None);
+    QCOMPARE(session.divisors().at(1, 2), 1.0);
+    QCOMPARE(session.divisors().at(1, 1), 2.0);
+    QCOMPARE(session.divisors().at(0, 2), 2.0);
+
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const attn::Matrix& w = after->layers[std::size_t(l)].heads[std::size_t(h)].weightsMatrix();
+            const attn::Matrix& old = before->layers[std::size_t(l)].heads[std::size_t(h)].weightsMatrix();
+            if (l == 1 && h == 2) {
+                const attn::Matrix& raw = before->layers[1].heads[2].scores;
+                QVERIFY(testdata::maxAbsDiff(w, causalSoftmax(raw, 1.0)) <= 1e-12);
+                QVERIFY(testdata::maxAbsDiff(w, old) > 1e-3);
+            } else {
+                QCOMPARE(testdata::maxAbsDiff(w, old), 0.0);
+            }
+        }
+    // The logits follow the changed head.
+    QVERIFY(std::abs(after->lastLogits[0] - before->lastLogits[0]) > 0.0);
+
+    QVERIFY(!session.setScale(attn::ScaleMode::Custom, 0.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QCOMPARE(session.divisors().at(1, 2), 1.0);
+    QVERIFY(!session.isComputing());
+}
+
+void TestGpt2Session::whatIfEveryLayer()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema")));
+    const auto before = session.result();
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QVERIFY(session.setScale(attn::ScaleMode::Custom, 8.0, attnlab::Gpt2Scope::AllLayers).ok());
+    QVERIFY(changed.wait(10000));
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h)
+            QCOMPARE(session.divisors().at(l, h), 8.0);
+    // Layer 0 sees the same input: its weights are the softmax of its raw scores / 8.
+    QVERIFY(testdata::maxAbsDiff(session.head(0, 3)->weightsMatrix(),
+                                 causalSoftmax(before->layers[0].heads[3].scores, 8.0))
+            <= 1e-12);
+
+    session.resetScale();
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session.divisors().at(1, 3), 2.0);
+    QCOMPARE(
+        testdata::maxAbsDiff(session.head(1, 3)->weightsMatrix(), before->layers[1].heads[3].weightsMatrix()),
+        0.0);
+}
+
+void TestGpt2Session::supersededNeverShows()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    const QJsonObject c = referenceCase(QStringLiteral("tiny-gpt2"), 0);
+    std::vector<std::vector<int>> shown;
+    connect(&session, &Gpt2Session::resultChanged, this,
+            [&] { shown.push_back(session.result()->tokenIds); });
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    session.setSentence(QStringLiteral("Jane"));
+    session.setSentence(QStringLiteral("Jane is"));
+    session.setSentence(c["sentence"].toString());
+    QVERIFY(session.isComputing());
+    QVERIFY(changed.wait(10000));
+    QVERIFY(!session.isComputing());
+    // Every older request's outcome was queued before the last one's (one
+    // worker thread, in order), so by now it was dropped or never computed.
+    QCOMPARE(int(shown.size()), 1);
+    QCOMPARE(shown.front(), ids(c["token_ids"]));
+}
+
+void TestGpt2Session::badFolderKeepsModel()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going")));
+    const auto result = session.result();
+
+    QTemporaryDir bad;
+    QFile config(bad.filePath(QStringLiteral("config.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"model_type": "llama"})");
+    config.close();
+    const auto direct = attnlab::readGpt2Model(bad.path());
+    QVERIFY(!direct.ok());
+
+    QSignalSpy failed(&session, &Gpt2Session::loadFailed);
+    QSignalSpy opened(&session, &Gpt2Session::modelOpened);
+    session.openModel(bad.path());
+    QVERIFY(session.isLoading());
+    QVERIFY(failed.wait(10000));
+    QCOMPARE(failed.first().at(0).toString(), QString::fromStdString(direct.error().message));
+    QVERIFY(failed.first().at(0).toString().contains(QStringLiteral("llama")));
+    QCOMPARE(opened.count(), 0);
+    QVERIFY(!session.isLoading());
+    QCOMPARE(session.modelFolder(), folder(QStringLiteral("tiny-gpt2")));
+    QCOMPARE(session.result(), result);
+
+    // The kept model still computes.
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going to")));
+    QCOMPARE(session.result()->tokens(), 4);
+
+    // A folder with a good checkpoint but no tokenizer files names the file.
+    QTemporaryDir noVocab;
+    for (const char* name : {"config.json", "model.safetensors"})
+        QVERIFY(QFile::copy(folder(QStringLiteral("tiny-gpt2/")) + QLatin1String(name),
+                            noVocab.filePath(QLatin1String(name))));
+    session.openModel(noVocab.path());
+    QVERIFY(failed.wait(10000));
+    QVERIFY2(failed.last().at(0).toString().contains(QStringLiteral("vocab.json")),
+             qPrintable(failed.last().at(0).toString()));
+    QCOMPARE(session.modelFolder(), folder(QStringLiteral("tiny-gpt2")));
+}
+
+void TestGpt2Session::tooManyTokens()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane")));
+    const auto result = session.result();
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy problem(&session, &Gpt2Session::problemChanged);
+    QStringList words;
+    for (int i = 0; i < 65; ++i)
+        words << QStringLiteral("cat");
+    session.setSentence(words.join(QLatin1Char(' ')));  // 65 tokens, n_positions 64
+    QCOMPARE(int(session.tokens().size()), 65);
+    QVERIFY(!session.isComputing());
+    QCOMPARE(problem.count(), 1);
+    QVERIFY2(
+        session.problem().contains(QStringLiteral("65")) && session.problem().contains(QStringLiteral("64")),
+        qPrintable(session.problem()));
+    QCOMPARE(session.result(), result);
+    QCOMPARE(changed.count(), 0);
+
+    words.removeLast();
+    QVERIFY(setSentence(session, words.join(QLatin1Char(' '))));
+    QVERIFY(session.problem().isEmpty());
+    QCOMPARE(session.result()->tokens(), 64);
+}
+
+void TestGpt2Session::temperature()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema to watch a new")));
+    const auto result = session.result();
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QVERIFY(session.setTemperature(2.0).ok());
+    QCOMPARE(changed.count(), 1);  // at once: no new pass
+    QCOMPARE(session.result(), result);
+    const attn::RowVector& logits = result->lastLogits;
+    double sum = 0.0;
+    const double top = logits.maxCoeff();
+    for (Eigen::Index i = 0; i < logits.size(); ++i)
+        sum += std::exp((logits[i] - top) / 2.0);
+    for (const attn::Gpt2TopToken& t : session.nextTokens()) {
+        QCOMPARE(t.logit, logits[t.id]);
+        QVERIFY(std::abs(t.probability - std::exp((logits[t.id] - top) / 2.0) / sum) <= 1e-12);
+    }
+    QCOMPARE(session.nextTokens().front().id, result->top.front().id);
+    QVERIFY(!session.setTemperature(0.0).ok());
+    QCOMPARE(session.temperature(), 2.0);
+}
+
+QTEST_GUILESS_MAIN(TestGpt2Session)
+#include "tst_gpt2session.moc"
