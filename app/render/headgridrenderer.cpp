@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "headgridrenderer.h"
 
+#include "colorlegend.h"
 #include "heatmaplabelpainter.h"
 #include "presentation.h"
 
@@ -22,13 +23,6 @@ ResultMap resultMap(HeadMapKind kind)
     }
     return ResultMap::Weights;
 }
-
-// One entry of the legend: a colour bar and the numbers at its ends.
-struct LegendEntry {
-    QString label;
-    const HeatmapColorScale* scale;
-    QString note;
-};
 
 }  // namespace
 
@@ -111,13 +105,6 @@ void HeadGridRenderer::rebuildMaps()
     for (const attn::AttentionResult& head : result_->heads)
         range = std::max(range, kind_ == HeadMapKind::Scaled ? scaledScoreRange(head) : scoreRange(head));
     const WeightsScale weights = chooseWeightsScale(weightsMode_, tokens());
-    const auto weightsMap = [&](HeatmapRenderer* map) {
-        map->setColorMap(MapColors::Sequential);
-        map->setRange(0.0, 1.0);
-        map->setColorScale(weights.scale, weights.logLow);
-        map->setScaleCaption(weights.caption);
-        map->setDecimals(2);
-    };
     for (int i = 0; i < headCount(); ++i) {
         auto map = std::make_unique<HeatmapRenderer>();
         map->setFont(font_);
@@ -126,7 +113,7 @@ void HeadGridRenderer::rebuildMaps()
         map->setCells(resultCells(std::move(head), resultMap(kind_), caches_[std::size_t(i)]), tokens_,
                       tokens_);
         if (kind_ == HeadMapKind::Weights) {
-            weightsMap(map.get());
+            setWeightsColors(*map, weights);
         } else {
             map->setColorMap(MapColors::Diverging);
             map->setRange(-range, range);
@@ -140,7 +127,7 @@ void HeadGridRenderer::rebuildMaps()
     average->setCells(
         sharedMatrixCells(std::shared_ptr<const attn::Matrix>(result_, &result_->weightsAverage)), tokens_,
         tokens_);
-    weightsMap(average.get());
+    setWeightsColors(*average, weights);
     average->setTitle(tileName(averageTile()));
     maps_.push_back(std::move(average));
 }
@@ -233,49 +220,14 @@ QString HeadGridRenderer::legendText() const
 
 void HeadGridRenderer::paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const
 {
-    const QFontMetrics fm(font_);
-    std::vector<LegendEntry> entries;
+    std::vector<ColorLegendEntry> entries;
     if (kind_ == HeadMapKind::Weights) {
-        entries.push_back({kindName(kind_), &maps_.front()->colorScaleSpec(), QString()});
+        entries.push_back({kindName(kind_), &maps_.front()->colorScaleSpec()});
     } else {
-        entries.push_back(
-            {tr("heads: %1").arg(kindName(kind_)), &maps_.front()->colorScaleSpec(), QString()});
-        entries.push_back({tr("average: weights"), &maps_.back()->colorScaleSpec(), QString()});
+        entries.push_back({tr("heads: %1").arg(kindName(kind_)), &maps_.front()->colorScaleSpec()});
+        entries.push_back({tr("average: weights"), &maps_.back()->colorScaleSpec()});
     }
-    const int barWidth = std::clamp(area.width() / 8, 24, 120);
-    const int gap = fm.horizontalAdvance(QLatin1Char('M'));
-    int x = area.left();
-    painter.save();
-    painter.setPen(style.text);
-    for (const LegendEntry& e : entries) {
-        const QString low = e.scale->ticks(2).front().text;
-        const QString high = e.scale->ticks(2).back().text;
-        const int labelWidth = fm.horizontalAdvance(e.label + QLatin1Char(' '));
-        const int lowWidth = fm.horizontalAdvance(low + QLatin1Char(' '));
-        const int needed = labelWidth + lowWidth + barWidth + fm.horizontalAdvance(QLatin1Char(' ') + high);
-        if (x + needed > area.right() + 1)
-            break;
-        painter.drawText(QRect(x, area.top(), labelWidth, area.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                         e.label);
-        x += labelWidth;
-        painter.drawText(QRect(x, area.top(), lowWidth, area.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                         low);
-        x += lowWidth;
-        const QRect bar(x, area.top() + area.height() / 4, barWidth, std::max(2, area.height() / 2));
-        for (int px = 0; px < bar.width(); ++px)
-            painter.fillRect(QRect(bar.left() + px, bar.top(), 1, bar.height()),
-                             e.scale->barColor((px + 0.5) / bar.width()));
-        painter.setPen(QPen(style.frame, 1));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
-        painter.setPen(style.text);
-        x += barWidth;
-        const QString tail = QLatin1Char(' ') + high;
-        painter.drawText(QRect(x, area.top(), fm.horizontalAdvance(tail), area.height()),
-                         Qt::AlignLeft | Qt::AlignVCenter, tail);
-        x += fm.horizontalAdvance(tail) + 2 * gap;
-    }
-    painter.restore();
+    paintColorLegend(painter, area, font_, style, entries);
 }
 
 void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style,

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Where the model grid's tiles go for one size: a model's layers as rows
+// (labelled "L1".. on the left), its heads as columns (labelled "H1".. on
+// top), one square map per (layer, head), all of one side, the grid
+// centred, and the colour legend along the bottom. Pure geometry on plain
+// numbers, so that the screen, the exported pictures and the tests share it.
+// Logical pixels throughout.
+
+#include <QPoint>
+#include <QRect>
+#include <QSize>
+
+#include <vector>
+
+namespace attnlab {
+
+struct ModelGridLayout {
+    // layers x heads tiles in `size`; lineHeight is the font's, labelWidth
+    // the widest row label's ("L12"). The legend takes one line at the
+    // bottom when that leaves the grid at least four lines.
+    static ModelGridLayout compute(const QSize& size, int layers, int heads, int lineHeight, int labelWidth);
+
+    QSize size;
+    int layers = 0;
+    int heads = 0;
+    int side = 0;                    // of every map
+    int gap = 0;                     // between maps: room for the selected tile's 2 px outline
+    std::vector<QRect> tiles;        // layer-major: tiles[layer * heads + head]
+    std::vector<QRect> layerLabels;  // left of each row
+    std::vector<QRect> headLabels;   // above each column
+    QRect legend;                    // empty: none
+
+    const QRect& tile(int layer, int head) const { return tiles[std::size_t(layer) * heads + head]; }
+    // The tile holding `pos` (false in the gaps and outside the grid).
+    bool tileAt(const QPoint& pos, int* layer, int* head) const;
+};
+
+}  // namespace attnlab
