@@ -10,6 +10,7 @@
 #include "exportdirectory.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "modelcommand.h"
 #include "multiheadcommand.h"
 #include "numberargument.h"
 #include "presets.h"
@@ -449,6 +450,12 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
     if (!error && request.version) {
         printLine(stdout, QStringLiteral("attention-lab " ATTNLAB_VERSION));
         outcome.exitNow = true;
+        return outcome;
+    }
+    if (!error && wantsModel(parser)) {
+        outcome.exitNow = true;
+        outcome.exitCode = runModelCommand(
+            parser, ModelCommandInput{request.options, request.exportDir, request.formats}, argc, argv);
         return outcome;
     }
     if (!error)

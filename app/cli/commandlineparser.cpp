@@ -62,6 +62,8 @@ constexpr Spec kOptions[] = {
     {"head-layout", true, Mode::Window, false},
     {"output-projection", false, Mode::Window, false},
     {"mha-state", true, Mode::Window, false},
+    {"model", true, Mode::Window, false},
+    {"temperature", true, Mode::Window, false},
     {"preset", true, Mode::Window, false},
     {"list-presets", false, Mode::Window, false},
     {"open", true, Mode::Window, false},

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelcommand.h"
+
+#include "attentionexport.h"
+#include "commandlineparser.h"
+#include "consoleio.h"
+#include "echoedvalue.h"
+#include "exportdirectory.h"
+#include "gpt2export.h"
+#include "stagedwrite.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QThread>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace attnlab {
+
+namespace {
+
+struct CommandLine {
+    Q_DECLARE_TR_FUNCTIONS(CommandLine)
+};
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+// The options a --model run reads (and main()'s hidden ones it ignores).
+bool isModelRunOption(const QString& name)
+{
+    for (const char* allowed : {"--model", "--sentence", "--scale", "--temperature", "--export-dir",
+                                "--format", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
+        if (name == QLatin1String(allowed))
+            return true;
+    return false;
+}
+
+attn::Error usage(const QString& message)
+{
+    return attn::Error{message.toStdString()};
+}
+
+std::optional<QString> checkCombination(const CommandLineParser& parser)
+{
+    for (const CommandLineParser::Option& option : parser.options()) {
+        if (isModelRunOption(option.name))
+            continue;
+        return CommandLine::tr(
+                   "--model cannot be combined with %1: the checkpoint is the model "
+                   "(its sizes, weights and tokenizer); with --model give --sentence, "
+                   "--scale, --temperature, --export-dir and --format")
+            .arg(option.name);
+    }
+    if (!parser.positional().isEmpty())
+        return CommandLine::tr("--model cannot be combined with a lab file (%1); open one or the other")
+            .arg(echoedValue(parser.positional().first()));
+    return std::nullopt;
+}
+
+std::optional<QString> readTemperature(const CommandLineParser& parser, double* temperature)
+{
+    if (!parser.isSet(QStringLiteral("--temperature")))
+        return std::nullopt;
+    const std::string text = parser.value(QStringLiteral("--temperature")).toStdString();
+    double t = 0;
+    const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), t);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(t)
+        || t < attn::kMinTemperature || t > attn::kMaxTemperature)
+        return CommandLine::tr("--temperature must be a number from %1 to %2, not %3")
+            .arg(attn::kMinTemperature)
+            .arg(attn::kMaxTemperature)
+            .arg(echoedValue(QString::fromStdString(text)));
+    *temperature = t;
+    return std::nullopt;
+}
+
+std::optional<QString> checkFormats(const ModelCommandInput& input)
+{
+    if (input.formats && !input.exportDir)
+        return CommandLine::tr("--format needs --export-dir");
+    if (!input.formats)
+        return std::nullopt;
+    const attn::Expected<ExportFormats> formats = parseExportFormats(*input.formats);
+    if (!formats)
+        return QString::fromStdString(formats.error().message);
+    if (formats->png || formats->svg || formats->pdf)
+        return CommandLine::tr(
+            "--format: png, svg and pdf of a model come with the window's model "
+            "view, which is not there yet; --model writes json");
+    if (formats->csv || formats->npy || !formats->json)
+        return CommandLine::tr(
+            "--format: --model writes json (model_attention.json); csv and npy "
+            "are the application's own model's");
+    return std::nullopt;
+}
+
+const char* scaleModeOf(const attn::AttentionOptions& scale)
+{
+    return attn::scaleModeName(scale.scale);
+}
+
+}  // namespace
+
+bool wantsModel(const CommandLineParser& parser)
+{
+    return parser.isSet(QStringLiteral("--model"));
+}
+
+attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const ModelCommandInput& input)
+{
+    if (std::optional<QString> conflict = checkCombination(parser))
+        return usage(*conflict);
+    double temperature = 1.0;
+    if (std::optional<QString> bad = readTemperature(parser, &temperature))
+        return usage(*bad);
+    if (std::optional<QString> bad = checkFormats(input))
+        return usage(*bad);
+    const QString folder = parser.value(QStringLiteral("--model"));
+    if (folder.isEmpty())
+        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
+    if (!parser.isSet(QStringLiteral("--sentence")))
+        return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
+    const QString sentence = parser.value(QStringLiteral("--sentence"));
+
+    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    if (!model)
+        return usage(CommandLine::tr("--model %1: %2")
+                         .arg(echoedValue(QDir::toNativeSeparators(folder)),
+                              QString::fromStdString(model.error().message)));
+    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+
+    attn::Gpt2Options options;
+    options.divisors = attn::Gpt2Divisors::standard(config);
+    if (const attn::Status set =
+            options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim());
+        !set)
+        return usage(CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
+    options.temperature = temperature;
+    options.topK = std::min(10, config.vocabSize);
+    options.threads = std::max(1, QThread::idealThreadCount());
+
+    const std::vector<int> ids = model->tokenizer.encodeIds(sentence);
+    if (int(ids.size()) > config.nPositions)
+        return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
+                                     "(n_positions in config.json)")
+                         .arg(ids.size())
+                         .arg(config.nPositions));
+    attn::Expected<attn::Gpt2Result> result = attn::runGpt2(model->checkpoint.weights, ids, options);
+    if (!result)
+        return usage(QString::fromStdString(result.error().message));
+
+    ModelStart start;
+    start.model = std::move(model).value();
+    start.result = std::move(result).value();
+    start.scaleMode = scaleModeOf(input.scale);
+    return start;
+}
+
+int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv)
+{
+    if (!input.exportDir) {
+        // The window's model view is to open modelStart(parser, input) here.
+        if (std::optional<QString> conflict = checkCombination(parser)) {
+            printError(*conflict);
+            return kExitUsage;
+        }
+        printError(
+            CommandLine::tr("--model needs --export-dir OUT --format json for now: the "
+                            "window's model view is not there yet"));
+        return kExitUsage;
+    }
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
+    const QString directory = localPath(*input.exportDir);
+    if (const std::optional<QString> link = linkInTheWay(directory)) {
+        printError(*link);
+        return kExitRuntime;
+    }
+    const attn::Expected<ModelStart> start = modelStart(parser, input);
+    if (!start) {
+        printError(QString::fromStdString(start.error().message));
+        return kExitUsage;
+    }
+    const std::vector<OutputFile> files{gpt2JsonFile(start->model, start->result, start->scaleMode)};
+    if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
+        printError(QString::fromStdString(written.error().message));
+        return kExitRuntime;
+    }
+    printLine(stdout, CommandLine::tr("Wrote %1 to '%2'.")
+                          .arg(QLatin1String(kGpt2ExportFileName), QDir::toNativeSeparators(directory)));
+    return 0;
+}
+
+}  // namespace attnlab

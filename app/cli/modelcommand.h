@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// attention-lab --model DIR: a Hugging Face GPT-2 folder (gpt2folder.h)
+// run over a sentence with GPT-2's own tokenizer.
+//
+//   --model DIR          config.json, model.safetensors, vocab.json, merges.txt
+//   --sentence TEXT      tokenised with GPT-2's byte-level BPE, at most
+//                        n_positions tokens
+//   --scale MODE         sqrt-dk (GPT-2's own), none or a divisor, applied to
+//                        every head of every layer
+//   --temperature T      the next-token softmax's, softmax(logits / T)
+//   --export-dir OUT     OUT/model_attention.json (gpt2export.h); --format json
+//
+// The other model options (sizes, seed, tokenizer, causal, matrix files,
+// heads, presets, labs) describe the application's own model and are
+// refused with --model. Bad input, a checkpoint the readers refuse, a
+// sentence too long: exit 2 with one line, nothing written.
+
+#include "attention.h"
+#include "expected.h"
+#include "gpt2.h"
+#include "gpt2folder.h"
+
+#include <QString>
+
+#include <optional>
+#include <string>
+
+namespace attnlab {
+
+class CommandLineParser;
+
+bool wantsModel(const CommandLineParser& parser);
+
+// What handleCommandLine read for every command: --scale (mode and divisor,
+// already a positive number), --export-dir and --format.
+struct ModelCommandInput {
+    attn::AttentionOptions scale;
+    std::optional<std::string> exportDir;
+    std::optional<std::string> formats;
+};
+
+// A model read and run over the sentence: what the export writes, and what
+// the window's model view is to open with.
+struct ModelStart {
+    Gpt2Model model;
+    attn::Gpt2Result result;
+    std::string scaleMode;  // "sqrt-dk", "none" or "custom"
+};
+
+// The options checked (combinations, --temperature, --scale's range), the
+// folder read, the sentence tokenised and run. The error is the one line
+// to print (exit 2).
+attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const ModelCommandInput& input);
+
+// The whole --model run; the exit status (0 written, 1 not written, 2 bad
+// input). Without --export-dir it refuses for now: the window has no model
+// view yet (modelStart is what it will open).
+int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv);
+
+}  // namespace attnlab

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// attention-lab --model DIR run as a user runs it (QProcess on the built
+// executable): model_attention.json of both reference checkpoints
+// (tests/data/gpt2/*/reference.json, a float64 NumPy forward) for every
+// sentence there within issue 17's bounds; --scale none and --temperature
+// checked against softmaxes computed here from the exported numbers; bad
+// checkpoints and refused options exit 2 with one line and write nothing.
+
+#include "runapp.h"
+#include "testdata.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+
+namespace {
+
+using apptest::readJsonFile;
+using apptest::Run;
+using apptest::runApp;
+
+constexpr double kWeightTolerance = 1e-5;  // absolute
+constexpr double kRelativeTolerance = 1e-4;
+
+const char* const kCheckpoints[] = {"tiny-gpt2", "tiny-gpt2-lmhead-f16"};
+
+QString checkpointDir(const QString& name)
+{
+    return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/") + name;
+}
+
+QString exportFile(const QTemporaryDir& dir)
+{
+    return dir.filePath(QStringLiteral("out/model_attention.json"));
+}
+
+Run exportModel(const QString& model, const QString& sentence, const QTemporaryDir& dir,
+                const QStringList& more = {})
+{
+    return runApp(QStringList{"--model", model, "--sentence", sentence, "--export-dir",
+                              dir.filePath(QStringLiteral("out")), "--format", "json"}
+                  + more);
+}
+
+// |a - b| / max(|b|, 1e-3), as tst_gpt2reference compares scores.
+double relative(double a, double b)
+{
+    return std::abs(a - b) / std::max(std::abs(b), 1e-3);
+}
+
+bool oneErrorLine(const Run& run)
+{
+    return run.err.startsWith("attention-lab: ") && run.err.endsWith('\n') && run.err.count('\n') == 1;
+}
+
+}  // namespace
+
+class TestModelCommand : public QObject {
+    Q_OBJECT
+
+private slots:
+    void reference_data();
+    void reference();
+    void scaleNone();
+    void temperature();
+    void badCheckpoint_data();
+    void badCheckpoint();
+    void refused_data();
+    void refused();
+};
+
+void TestModelCommand::reference_data()
+{
+    QTest::addColumn<QString>("checkpoint");
+    QTest::addColumn<int>("index");
+    for (const char* name : kCheckpoints) {
+        const QJsonObject ref =
+            testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(QLatin1String(name)));
+        const QJsonArray cases = ref["cases"].toArray();
+        QVERIFY(!cases.isEmpty());
+        for (int i = 0; i < cases.size(); ++i)
+            QTest::addRow("%s: %s", name, qPrintable(cases[i].toObject()["sentence"].toString()))
+                << QString::fromLatin1(name) << i;
+    }
+}
+
+void TestModelCommand::reference()
+{
+    QFETCH(QString, checkpoint);
+    QFETCH(int, index);
+    const QJsonObject ref = testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(checkpoint));
+    const QJsonObject c = ref["cases"].toArray()[index].toObject();
+    const QJsonObject config = ref["config"].toObject();
+    const int nLayer = config["n_layer"].toInt();
+    const int nHead = config["n_head"].toInt();
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Run run = exportModel(checkpointDir(checkpoint), c["sentence"].toString(), dir);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.err.isEmpty());
+    QVERIFY(run.out.contains("model_attention.json"));
+    const QJsonObject json = readJsonFile(exportFile(dir));
+
+    const QJsonObject model = json["model"].toObject();
+    QCOMPARE(model["model_type"].toString(), QStringLiteral("gpt2"));
+    QCOMPARE(model["n_layer"].toInt(), nLayer);
+    QCOMPARE(model["n_head"].toInt(), nHead);
+    QCOMPARE(model["n_embd"].toInt(), config["n_embd"].toInt());
+    QCOMPARE(model["vocab_size"].toInt(), config["vocab_size"].toInt());
+    QCOMPARE(model["dtype"].toString(), ref["dtype"].toString());
+    QCOMPARE(json["scale"].toObject()["mode"].toString(), QStringLiteral("sqrt-dk"));
+    QCOMPARE(json["temperature"].toDouble(), 1.0);
+
+    const QJsonArray ids = json["token_ids"].toArray();
+    QCOMPARE(ids, c["token_ids"].toArray());
+    const int n = int(ids.size());
+    // Every reference sentence is cut into whole characters, so the
+    // tokens' texts put together are the sentence.
+    QString joined;
+    for (const QJsonValue& token : json["tokens"].toArray())
+        joined += token.toString();
+    QCOMPARE(joined, c["sentence"].toString());
+
+    const QJsonArray layers = json["layers"].toArray();
+    const QJsonArray refLayers = c["layers"].toArray();
+    QCOMPARE(int(layers.size()), nLayer);
+    for (int l = 0; l < nLayer; ++l) {
+        const QJsonArray heads = layers[l].toObject()["heads"].toArray();
+        const QJsonArray refHeads = refLayers[l].toObject()["heads"].toArray();
+        QCOMPARE(int(heads.size()), nHead);
+        for (int h = 0; h < nHead; ++h) {
+            const QJsonObject head = heads[h].toObject();
+            const attn::Matrix refScores = testdata::toMatrix(refHeads[h].toObject()["scores"]);
+            const attn::Matrix refWeights = testdata::toMatrix(refHeads[h].toObject()["weights"]);
+            const QJsonArray scores = head["scores"].toArray();
+            const QJsonArray weights = head["weights"].toArray();
+            QCOMPARE(int(scores.size()), n);
+            QCOMPARE(int(weights.size()), n);
+            double worstScore = 0, worstWeight = 0;
+            for (int i = 0; i < n; ++i) {
+                const QJsonArray scoreRow = scores[i].toArray();
+                const QJsonArray weightRow = weights[i].toArray();
+                QCOMPARE(int(scoreRow.size()), n);
+                QCOMPARE(int(weightRow.size()), n);
+                for (int j = 0; j < n; ++j) {
+                    worstWeight = std::max(worstWeight, std::abs(weightRow[j].toDouble() - refWeights(i, j)));
+                    if (j > i) {
+                        QVERIFY2(scoreRow[j].isNull(), "a masked score is null");
+                    } else {
+                        QVERIFY(scoreRow[j].isDouble());
+                        worstScore = std::max(worstScore, relative(scoreRow[j].toDouble(), refScores(i, j)));
+                    }
+                }
+            }
+            QVERIFY2(
+                worstWeight <= kWeightTolerance,
+                qPrintable(QStringLiteral("layer %1 head %2 weights: %3").arg(l).arg(h).arg(worstWeight)));
+            QVERIFY2(worstScore <= kRelativeTolerance,
+                     qPrintable(QStringLiteral("layer %1 head %2 scores: %3").arg(l).arg(h).arg(worstScore)));
+        }
+    }
+
+    const QJsonArray next = json["next_token"].toArray();
+    const QJsonArray top5 = c["last_logits_top5"].toArray();
+    QCOMPARE(int(next.size()), 10);
+    double sum = 0;
+    for (int k = 0; k < 10; ++k) {
+        const QJsonObject t = next[k].toObject();
+        sum += t["probability"].toDouble();
+        QVERIFY(t["probability"].toDouble() > 0);
+        if (k > 0)
+            QVERIFY(t["logit"].toDouble() <= next[k - 1].toObject()["logit"].toDouble());
+        if (k < 5) {
+            const QJsonObject r = top5[k].toObject();
+            QCOMPARE(t["id"].toInt(), r["id"].toInt());
+            QVERIFY2(relative(t["logit"].toDouble(), r["logit"].toDouble()) <= kRelativeTolerance,
+                     qPrintable(QStringLiteral("top logit %1").arg(k)));
+        }
+        // softmax: p_k / p_0 = exp(l_k - l_0), the normalisation cancelling.
+        const QJsonObject first = next[0].toObject();
+        const double ratio = t["probability"].toDouble() / first["probability"].toDouble();
+        QVERIFY(std::abs(ratio - std::exp(t["logit"].toDouble() - first["logit"].toDouble())) <= 1e-12);
+    }
+    QVERIFY(sum <= 1.0 + 1e-12);
+}
+
+void TestModelCommand::scaleNone()
+{
+    // Without the division the weights are softmax(raw scores), causal.
+    const QJsonObject ref = testdata::readJson(QStringLiteral("gpt2/tiny-gpt2/reference.json"));
+    const QJsonObject c = ref["cases"].toArray()[0].toObject();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Run run = exportModel(checkpointDir(QStringLiteral("tiny-gpt2")), c["sentence"].toString(), dir,
+                                {"--scale", "none"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(exportFile(dir));
+    QCOMPARE(json["scale"].toObject()["mode"].toString(), QStringLiteral("none"));
+    QCOMPARE(json["scale"].toObject()["divisor"].toDouble(), 1.0);
+
+    const QJsonObject head = json["layers"].toArray()[1].toObject()["heads"].toArray()[2].toObject();
+    QCOMPARE(head["divisor"].toDouble(), 1.0);
+    const QJsonArray scores = head["scores"].toArray();
+    const QJsonArray weights = head["weights"].toArray();
+    const attn::Matrix refWeights =
+        testdata::toMatrix(c["layers"].toArray()[1].toObject()["heads"].toArray()[2].toObject()["weights"]);
+    const int n = int(scores.size());
+    QCOMPARE(n, 10);
+    double changed = 0;
+    for (int i = 0; i < n; ++i) {
+        const QJsonArray s = scores[i].toArray();
+        double top = -INFINITY;
+        for (int j = 0; j <= i; ++j)
+            top = std::max(top, s[j].toDouble());
+        double z = 0;
+        for (int j = 0; j <= i; ++j)
+            z += std::exp(s[j].toDouble() - top);
+        for (int j = 0; j < n; ++j) {
+            const double expected = j <= i ? std::exp(s[j].toDouble() - top) / z : 0.0;
+            const double w = weights[i].toArray()[j].toDouble();
+            QVERIFY2(std::abs(w - expected) <= 1e-12,
+                     qPrintable(QStringLiteral("row %1 key %2").arg(i).arg(j)));
+            changed = std::max(changed, std::abs(w - refWeights(i, j)));
+        }
+    }
+    // Layer 1 sees layer 0's changed heads too: far from GPT-2's own weights.
+    QVERIFY2(changed > 1e-2, qPrintable(QString::number(changed)));
+}
+
+void TestModelCommand::temperature()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Run run =
+        exportModel(checkpointDir(QStringLiteral("tiny-gpt2-lmhead-f16")),
+                    QStringLiteral("Life is short, eat dessert first"), dir, {"--temperature", "2.5"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(exportFile(dir));
+    QCOMPARE(json["temperature"].toDouble(), 2.5);
+    const QJsonArray next = json["next_token"].toArray();
+    QCOMPARE(int(next.size()), 10);
+    const QJsonObject first = next[0].toObject();
+    for (int k = 1; k < 10; ++k) {
+        const QJsonObject t = next[k].toObject();
+        const double ratio = t["probability"].toDouble() / first["probability"].toDouble();
+        QVERIFY(std::abs(ratio - std::exp((t["logit"].toDouble() - first["logit"].toDouble()) / 2.5))
+                <= 1e-12);
+    }
+}
+
+using Mutation = std::function<bool(const QDir&)>;
+Q_DECLARE_METATYPE(Mutation)
+
+namespace {
+
+bool rewrite(const QString& path, const std::function<QByteArray(QByteArray)>& change)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray bytes = change(file.readAll());
+    file.close();
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
+}
+
+Mutation replaceInConfig(const char* from, const char* to)
+{
+    return [from, to](const QDir& d) {
+        QFile file(d.filePath(QStringLiteral("config.json")));
+        if (!file.open(QIODevice::ReadOnly) || !file.readAll().contains(from))
+            return false;  // the reference config is not as the case expects
+        file.close();
+        return rewrite(file.fileName(), [from, to](QByteArray b) { return b.replace(from, to); });
+    };
+}
+
+}  // namespace
+
+void TestModelCommand::badCheckpoint_data()
+{
+    QTest::addColumn<Mutation>("mutate");
+    QTest::addColumn<QStringList>("expected");  // parts of the message
+    QTest::newRow("truncated model.safetensors") << Mutation([](const QDir& d) {
+        return QFile::resize(d.filePath(QStringLiteral("model.safetensors")), 100000);
+    }) << QStringList{"model.safetensors", "wte.weight", "truncated"};
+    QTest::newRow("no merges.txt") << Mutation([](const QDir& d) {
+        return QFile::remove(d.filePath(QStringLiteral("merges.txt")));
+    }) << QStringList{"merges.txt", "No such file"};
+    QTest::newRow("vocab.json cut short") << Mutation([](const QDir& d) {
+        return rewrite(d.filePath(QStringLiteral("vocab.json")),
+                       [](const QByteArray&) { return QByteArray("{\"a\": 1,"); });
+    }) << QStringList{"vocab.json", "ends early"};
+    QTest::newRow("model_type llama")
+        << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"")
+        << QStringList{"config.json", "llama", "supported: gpt2"};
+    QTest::newRow("n_head 3") << replaceInConfig("\"n_head\": 4", "\"n_head\": 3")
+                              << QStringList{"config.json", "n_head 3", "n_embd 16"};
+    QTest::newRow("n_embd 32 against tensors of 16")
+        << replaceInConfig("\"n_embd\": 16", "\"n_embd\": 32")
+        << QStringList{"model.safetensors", "wte.weight", "[50257, 16]", "[50257, 32]"};
+}
+
+void TestModelCommand::badCheckpoint()
+{
+    QFETCH(Mutation, mutate);
+    QFETCH(QStringList, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QDir model(dir.filePath(QStringLiteral("model")));
+    QVERIFY(QDir().mkpath(model.path()));
+    const QDir source(checkpointDir(QStringLiteral("tiny-gpt2")));
+    for (const char* name : {"config.json", "model.safetensors", "vocab.json", "merges.txt"})
+        QVERIFY(QFile::copy(source.filePath(QLatin1String(name)), model.filePath(QLatin1String(name))));
+    QVERIFY(mutate(model));
+
+    const Run run = exportModel(model.path(), QStringLiteral("Jane is going to the cinema"), dir);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(oneErrorLine(run), run.err.constData());
+    QVERIFY(run.out.isEmpty());
+    for (const QString& part : expected)
+        QVERIFY2(run.err.contains(part.toUtf8()), qPrintable(QStringLiteral("%1 in %2").arg(part, run.err)));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out"))));
+}
+
+void TestModelCommand::refused_data()
+{
+    QTest::addColumn<QStringList>("arguments");  // after --model and --sentence
+    QTest::addColumn<QString>("expected");
+    const QStringList out{"--export-dir", "OUT"};
+    QTest::newRow("--heads") << (QStringList{"--heads", "2"} + out)
+                             << QStringLiteral("--model cannot be combined with --heads");
+    QTest::newRow("--x") << (QStringList{"--x", "x.npy"} + out)
+                         << QStringLiteral("--model cannot be combined with --x");
+    QTest::newRow("--wq") << (QStringList{"--wq", "wq.npy"} + out)
+                          << QStringLiteral("--model cannot be combined with --wq");
+    QTest::newRow("--preset") << (QStringList{"--preset", "cinema"} + out)
+                              << QStringLiteral("--model cannot be combined with --preset");
+    QTest::newRow("--open") << (QStringList{"--open", "lab.attnlab"} + out)
+                            << QStringLiteral("--model cannot be combined with --open");
+    QTest::newRow("--d-k") << (QStringList{"--d-k", "8"} + out)
+                           << QStringLiteral("--model cannot be combined with --d-k");
+    QTest::newRow("png") << (QStringList{"--format", "png"} + out) << QStringLiteral("png, svg and pdf");
+    QTest::newRow("csv") << (QStringList{"--format", "json,csv"} + out)
+                         << QStringLiteral("--model writes json");
+    QTest::newRow("scale out of range")
+        << (QStringList{"--scale", "1e9"} + out) << QStringLiteral("--scale:");
+    QTest::newRow("temperature 0") << (QStringList{"--temperature", "0"} + out)
+                                   << QStringLiteral("--temperature must be a number from 0.001");
+    QTest::newRow("no export dir") << QStringList{} << QStringLiteral("model view is not there yet");
+    // 65 tokens: "a" and 64 times " a".
+    QTest::newRow("too long")
+        << (QStringList{"--sentence", QStringLiteral("a") + QStringLiteral(" a").repeated(64)} + out)
+        << QStringLiteral("--sentence is 65 tokens; this model takes at most 64");
+}
+
+void TestModelCommand::refused()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath(QStringLiteral("out"));
+    arguments.replaceInStrings(QStringLiteral("OUT"), out);
+    if (!arguments.contains(QStringLiteral("--sentence")))
+        arguments << QStringLiteral("--sentence") << QStringLiteral("Jane is going");
+    const Run run = runApp(QStringList{"--model", checkpointDir(QStringLiteral("tiny-gpt2"))} + arguments);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(oneErrorLine(run), run.err.constData());
+    QVERIFY2(run.err.contains(expected.toUtf8()), run.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
+}
+
+QTEST_GUILESS_MAIN(TestModelCommand)
+#include "tst_modelcommand.moc"
