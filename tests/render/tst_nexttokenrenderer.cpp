@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The next-token panel on the tiny checkpoint's real top 10: bars whose
+// lengths are the probabilities over the largest, drawn in the bar colour
+// to their ends; the caption's softmax and temperature; percent texts.
+
+#include "nexttokenrenderer.h"
+#include "tinygpt2run.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attnlab;
+
+class TestNextTokenRenderer : public QObject {
+    Q_OBJECT
+private slots:
+    void barsProportionalToProbabilities();
+    void temperatureInTheCaption();
+    void percentText_data();
+    void percentText();
+};
+
+namespace {
+
+QStringList topLabels(const tinygpt2::Run& run)
+{
+    QStringList labels;
+    for (const attn::Gpt2TopToken& t : run.result->top)
+        labels << run.tokenizer.token(t.id).display;
+    return labels;
+}
+
+}  // namespace
+
+void TestNextTokenRenderer::barsProportionalToProbabilities()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    const auto& top = run.result->top;
+    QCOMPARE(int(top.size()), 10);
+    // reference.json's top of the lesson sentence.
+    QCOMPARE(top[0].id, run.reference["last_logits_top5"][0]["id"].toInt());
+    NextTokenRenderer panel;
+    QFont font;
+    font.setPixelSize(13);
+    panel.setFont(font);
+    panel.setPrediction(top, topLabels(run), 1.0, run.tokens.back());
+    QCOMPARE(panel.entries()[0].text, run.tokenizer.token(top[0].id).display);
+    const QSize size(700, 400);
+    const NextTokenRenderer::Layout& l = panel.layout(size);
+    const int full = l.bars[0].width();
+    QVERIFY(full > 200);
+    QCOMPARE(panel.barRect(size, 0).width(), full);
+    for (int i = 0; i < 10; ++i) {
+        const QRect b = panel.barRect(size, i);
+        QCOMPARE(b.left(), l.bars[0].left());
+        QVERIFY(std::abs(b.width() - top[std::size_t(i)].probability / top[0].probability * full) <= 0.5);
+        if (i > 0)
+            QVERIFY(b.top() > panel.barRect(size, i - 1).bottom());
+    }
+    QImage image(size, QImage::Format_RGB32);
+    QPainter painter(&image);
+    HeatmapStyle style;
+    style.background = Qt::white;
+    style.text = Qt::black;
+    style.frame = Qt::gray;
+    panel.paint(painter, size, style, Qt::blue);
+    painter.end();
+    for (int i = 0; i < 10; ++i) {
+        const QRect b = panel.barRect(size, i);
+        QCOMPARE(QColor(image.pixel(b.right(), b.center().y())), QColor(Qt::blue));
+        QCOMPARE(QColor(image.pixel(b.right() + 2, b.center().y())), QColor(Qt::white));
+        QCOMPARE(panel.entryAt(size, b.center()), i);
+    }
+    QCOMPARE(panel.entryAt(size, QPoint(5, 2)), -1);
+}
+
+void TestNextTokenRenderer::temperatureInTheCaption()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    NextTokenRenderer panel;
+    panel.setPrediction(run.result->top, topLabels(run), 1.0, run.tokens.back());
+    QCOMPARE(panel.captionText(),
+             QStringLiteral("Next token after “␣new”, top 10: softmax(logits / T), T = 1.0"));
+    // T = 0.5 sharpens: the first token's probability grows, the caption says T.
+    const tinygpt2::Run cold = tinygpt2::run(0, 0.5);
+    panel.setPrediction(cold.result->top, topLabels(cold), cold.result->temperature);
+    QCOMPARE(panel.captionText(), QStringLiteral("Next token, top 10: softmax(logits / T), T = 0.5"));
+    QVERIFY(cold.result->top[0].probability > run.result->top[0].probability);
+    QCOMPARE(NextTokenRenderer::softmaxText(1.25), QStringLiteral("softmax(logits / T), T = 1.25"));
+    QCOMPARE(NextTokenRenderer::softmaxText(2.0), QStringLiteral("softmax(logits / T), T = 2.0"));
+    QCOMPARE(NextTokenRenderer::valueText(panel.entries()[0]),
+             QStringLiteral("%1 · id %2 · logit %3")
+                 .arg(NextTokenRenderer::percentText(cold.result->top[0].probability))
+                 .arg(cold.result->top[0].id)
+                 .arg(cold.result->top[0].logit, 0, 'f', 3));
+}
+
+void TestNextTokenRenderer::percentText_data()
+{
+    QTest::addColumn<double>("probability");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("one") << 1.0 << QStringLiteral("100.0 %");
+    QTest::newRow("tenths") << 0.123 << QStringLiteral("12.3 %");
+    QTest::newRow("under 1 %: three digits") << 0.00836 << QStringLiteral("0.836 %");
+    QTest::newRow("small") << 0.000412 << QStringLiteral("0.0412 %");
+    QTest::newRow("below a millionth") << 3.12e-9 << QStringLiteral("3.12e-07 %");
+    QTest::newRow("zero") << 0.0 << QStringLiteral("0.0 %");
+}
+
+void TestNextTokenRenderer::percentText()
+{
+    QFETCH(double, probability);
+    QFETCH(QString, text);
+    QCOMPARE(NextTokenRenderer::percentText(probability), text);
+}
+
+QTEST_MAIN(TestNextTokenRenderer)
+#include "tst_nexttokenrenderer.moc"
