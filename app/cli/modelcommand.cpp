@@ -7,6 +7,7 @@
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "gpt2export.h"
+#include "modelpictures.h"
 #include "stagedwrite.h"
 
 #include <QCoreApplication>
@@ -91,14 +92,10 @@ std::optional<QString> checkFormats(const ModelCommandInput& input)
     const attn::Expected<ExportFormats> formats = parseExportFormats(*input.formats);
     if (!formats)
         return QString::fromStdString(formats.error().message);
-    if (formats->png || formats->svg || formats->pdf)
+    if (formats->csv || formats->npy)
         return CommandLine::tr(
-            "--format: png, svg and pdf of a model come with the window's model "
-            "view, which is not there yet; --model writes json");
-    if (formats->csv || formats->npy || !formats->json)
-        return CommandLine::tr(
-            "--format: --model writes json (model_attention.json); csv and npy "
-            "are the application's own model's");
+            "--format: --model writes json (model_attention.json) and png, svg, pdf "
+            "(model_view); csv and npy are the application's own model's");
     return std::nullopt;
 }
 
@@ -190,13 +187,27 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
         printError(QString::fromStdString(start.error().message));
         return kExitUsage;
     }
-    const std::vector<OutputFile> files{gpt2JsonFile(start->model, start->result, start->scaleMode)};
+    const ExportFormats formats =
+        input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
+    std::vector<OutputFile> files;
+    if (formats.json)
+        files.push_back(gpt2JsonFile(start->model, start->result, start->scaleMode));
+    if (formats.png || formats.svg || formats.pdf) {
+        attn::Expected<std::vector<OutputFile>> pictures = modelPictureFiles(
+            start.value(), formats, parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
+        if (!pictures) {
+            printError(QString::fromStdString(pictures.error().message));
+            return kExitRuntime;
+        }
+        for (OutputFile& file : pictures.value())
+            files.push_back(std::move(file));
+    }
     if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
         printError(QString::fromStdString(written.error().message));
         return kExitRuntime;
     }
-    printLine(stdout, CommandLine::tr("Wrote %1 to '%2'.")
-                          .arg(QLatin1String(kGpt2ExportFileName), QDir::toNativeSeparators(directory)));
+    printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
+                          .arg(QDir::toNativeSeparators(directory)));
     return 0;
 }
 

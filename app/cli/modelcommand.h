@@ -9,7 +9,9 @@
 //   --scale MODE         sqrt-dk (GPT-2's own), none or a divisor, applied to
 //                        every head of every layer
 //   --temperature T      the next-token softmax's, softmax(logits / T)
-//   --export-dir OUT     OUT/model_attention.json (gpt2export.h); --format json
+//   --export-dir OUT     OUT/model_attention.json (gpt2export.h) with --format
+//                        json (the default), model_view.png/.svg/.pdf
+//                        (modelpictures.h) with png, svg, pdf
 //
 // The other model options (sizes, seed, tokenizer, causal, matrix files,
 // heads, presets, labs) describe the application's own model and are

@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -44,9 +45,11 @@ QString exportFile(const QTemporaryDir& dir)
 Run exportModel(const QString& model, const QString& sentence, const QTemporaryDir& dir,
                 const QStringList& more = {})
 {
-    return runApp(QStringList{"--model", model, "--sentence", sentence, "--export-dir",
-                              dir.filePath(QStringLiteral("out")), "--format", "json"}
-                  + more);
+    QStringList arguments{"--model", model,          "--sentence",
+                          sentence,  "--export-dir", dir.filePath(QStringLiteral("out"))};
+    if (!more.contains(QStringLiteral("--format")))
+        arguments << QStringLiteral("--format") << QStringLiteral("json");
+    return runApp(arguments + more);
 }
 
 // |a - b| / max(|b|, 1e-3), as tst_gpt2reference compares scores.
@@ -70,6 +73,7 @@ private slots:
     void reference();
     void scaleNone();
     void temperature();
+    void pictures();
     void badCheckpoint_data();
     void badCheckpoint();
     void refused_data();
@@ -106,7 +110,7 @@ void TestModelCommand::reference()
     const Run run = exportModel(checkpointDir(checkpoint), c["sentence"].toString(), dir);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
-    QVERIFY(run.out.contains("model_attention.json"));
+    QVERIFY(run.out.startsWith("Wrote 1 file"));
     const QJsonObject json = readJsonFile(exportFile(dir));
 
     const QJsonObject model = json["model"].toObject();
@@ -256,6 +260,44 @@ void TestModelCommand::temperature()
     }
 }
 
+void TestModelCommand::pictures()
+{
+    // model_view: the 2 x 4 grid at its default size (90 px a tile, at
+    // least 640 x 480) or --size, beside the numbers.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString model = checkpointDir(QStringLiteral("tiny-gpt2"));
+    Run run = exportModel(model, QStringLiteral("Jane is going to the cinema"), dir,
+                          {"--format", "json,png,svg,pdf"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY(run.out.startsWith("Wrote 4 file"));
+    QVERIFY(QFileInfo::exists(exportFile(dir)));
+    const QDir out(dir.filePath(QStringLiteral("out")));
+    const QImage png(out.filePath(QStringLiteral("model_view.png")));
+    QCOMPARE(png.size(), QSize(640, 480));  // 160 + 90 * 4 = 520 wide, raised to the least
+    // The weight maps' blues are there, not only the white page and the text.
+    int blue = 0;
+    for (int y = 0; y < png.height(); y += 2)
+        for (int x = 0; x < png.width(); x += 2) {
+            const QColor c = png.pixelColor(x, y);
+            blue += c.blue() > c.red() + 60 ? 1 : 0;
+        }
+    QVERIFY2(blue > 1000, qPrintable(QString::number(blue)));
+    QFile svg(out.filePath(QStringLiteral("model_view.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    QFile pdf(out.filePath(QStringLiteral("model_view.pdf")));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
+
+    QTemporaryDir sized;
+    QVERIFY(sized.isValid());
+    run = exportModel(model, QStringLiteral("Jane"), sized, {"--format", "png", "--size", "900x700"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(QImage(sized.filePath(QStringLiteral("out/model_view.png"))).size(), QSize(900, 700));
+    QVERIFY(!QFileInfo::exists(exportFile(sized)));  // png only
+}
+
 using Mutation = std::function<bool(const QDir&)>;
 Q_DECLARE_METATYPE(Mutation)
 
@@ -347,7 +389,6 @@ void TestModelCommand::refused_data()
                             << QStringLiteral("--model cannot be combined with --open");
     QTest::newRow("--d-k") << (QStringList{"--d-k", "8"} + out)
                            << QStringLiteral("--model cannot be combined with --d-k");
-    QTest::newRow("png") << (QStringList{"--format", "png"} + out) << QStringLiteral("png, svg and pdf");
     QTest::newRow("csv") << (QStringList{"--format", "json,csv"} + out)
                          << QStringLiteral("--model writes json");
     QTest::newRow("scale out of range")
