@@ -10,6 +10,7 @@
 #include "labdocument.h"
 #include "lessoncontroller.h"
 #include "matrixeditors.h"
+#include "modelcontroller.h"
 #include "noticebar.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
@@ -101,6 +102,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createDocks();
     createScalingLabViews();
     createHeadsView();
+    models_ = new ModelController(this, pipeline_, input_->sentenceEdit());
+    connect(models_, &ModelController::message, this, &MainWindow::showMessage);
     exports_ = new ExportActions(
         session_, {pipeline_, focus_, compare_, lab_, heads_}, [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);
@@ -205,6 +208,7 @@ void MainWindow::createMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     documents_->addFileActions(file);
+    models_->addFileActions(file);
     exports_->addFileActions(file);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);

@@ -32,6 +32,7 @@ class ExportActions;
 class LessonController;
 class LessonPanel;
 class MatrixEditors;
+class ModelController;
 class FocusPanel;
 class LabDocument;
 class UndoRecorder;
@@ -120,6 +121,8 @@ public:
     void copyViewToClipboard(ExportView view) const;
     // Export and copy of every view, and their right-click menus.
     ViewExportController* viewExports() const;
+    // File > Open model… and the Model tab (a GPT-2 checkpoint's heads).
+    ModelController* models() const { return models_; }
     // At start: the autosave of a run that did not close is offered back.
     void offerRecovery();
 
@@ -157,6 +160,7 @@ private:
     DocumentController* documents_ = nullptr;
     LessonController* lessons_ = nullptr;
     ExportActions* exports_ = nullptr;
+    ModelController* models_ = nullptr;
     QAction* independentRanges_ = nullptr;
     int focusQuery_ = 1;      // the query shown
     int preferredFocus_ = 1;  // the query chosen; the article's query_2, "is"

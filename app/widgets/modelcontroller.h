@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The window's GPT-2 part: File > Open model… (a folder dialog), the
+// loading progress in the status bar, the "Model" tab (ModelPanel) over
+// one Gpt2Session, and the window's sentence field feeding that session
+// as it is typed.
+
+#include <QObject>
+#include <QString>
+
+class QLineEdit;
+class QMainWindow;
+class QMenu;
+class QProgressBar;
+
+namespace attnlab {
+
+class Gpt2Session;
+class ModelPanel;
+class PipelineView;
+
+class ModelController : public QObject {
+    Q_OBJECT
+public:
+    ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence);
+
+    Gpt2Session* session() const { return session_; }
+    ModelPanel* panel() const { return panel_; }
+    QProgressBar* progressBar() const { return progress_; }
+
+    void addFileActions(QMenu* file);
+    // Starts reading `folder`; the Model tab is shown once it is open.
+    void openModel(const QString& folder);
+    void chooseModel();
+
+signals:
+    void message(const QString& text, int timeout);
+
+private:
+    QMainWindow* window_;
+    PipelineView* pipeline_;
+    Gpt2Session* session_;
+    ModelPanel* panel_;
+    QProgressBar* progress_;
+};
+
+}  // namespace attnlab

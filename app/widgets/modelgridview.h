@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The layers x heads grid of a GPT-2 pass, drawn by ModelGridRenderer from
+// the result it is handed (it reads no session and computes nothing). A
+// click on a tile picks that head (headActivated); the arrow keys move the
+// selection and pick as they go. Tooltips name the tile, the cell's tokens
+// and its weight.
+
+#include "gpt2.h"
+#include "modelgridrenderer.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+namespace attnlab {
+
+class ModelGridView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelGridView(QWidget* parent = nullptr);
+    ~ModelGridView() override;
+
+    // Null: no tiles. tokenLabels name the rows and columns in tooltips.
+    void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
+    std::shared_ptr<const attn::Gpt2Result> result() const { return renderer_.result(); }
+    void setSelected(int layer, int head);
+    int selectedLayer() const { return renderer_.selectedLayer(); }
+    int selectedHead() const { return renderer_.selectedHead(); }
+    int layers() const { return renderer_.layerCount(); }
+    int heads() const { return renderer_.headCount(); }
+    int tileCount() const { return layers() * heads(); }
+
+    // At the widget's size, for tests.
+    QRect tileRect(int layer, int head) const { return renderer_.tileRect(size(), layer, head); }
+    const ModelGridRenderer& renderer() const { return renderer_; }
+
+    QSize minimumSizeHint() const override;
+    QSize sizeHint() const override;
+
+signals:
+    void headActivated(int layer, int head);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;  // tooltips
+    void changeEvent(QEvent* event) override;
+
+private:
+    ModelGridRenderer renderer_;
+};
+
+}  // namespace attnlab

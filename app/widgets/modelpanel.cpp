@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelpanel.h"
+
+#include "gpt2session.h"
+#include "modelgridrenderer.h"
+#include "modelgridview.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attnlab {
+
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget* parent)
+{
+    auto* table = new QTableWidget(0, int(headers.size()), parent);
+    table->setObjectName(name);
+    table->setHorizontalHeaderLabels(headers);
+    table->verticalHeader()->setVisible(false);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
+    return table;
+}
+
+QTableWidgetItem* numberItem(double value, int decimals)
+{
+    auto* item = new QTableWidgetItem(QString::number(value, 'f', decimals));
+    item->setData(Qt::UserRole, value);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+}  // namespace
+
+ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent), session_(session)
+{
+    summary_ = new QLabel(tr("No model open: File > Open model… reads a Hugging Face GPT-2 folder "
+                             "(config.json, model.safetensors, vocab.json, merges.txt)."),
+                          this);
+    summary_->setObjectName(QStringLiteral("modelSummary"));
+    summary_->setWordWrap(true);
+    message_ = new QLabel(this);
+    message_->setObjectName(QStringLiteral("modelMessage"));
+    message_->setWordWrap(true);
+    message_->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    message_->hide();
+    tokens_ = new QLabel(this);
+    tokens_->setObjectName(QStringLiteral("modelTokens"));
+    tokens_->setWordWrap(true);
+    tokens_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    tokens_->setToolTip(
+        tr("The sentence as GPT-2's byte-level BPE splits it: each piece and its "
+           "vocabulary id; ␣ is a leading space."));
+
+    grid_ = new ModelGridView(this);
+    grid_->setObjectName(QStringLiteral("modelGrid"));
+
+    scale_ = new QComboBox(this);
+    scale_->setObjectName(QStringLiteral("modelScaleBox"));
+    scale_->addItem(tr("√d_k (as trained)"), int(attn::ScaleMode::SqrtDk));
+    scale_->addItem(tr("1 (no scaling)"), int(attn::ScaleMode::None));
+    scale_->addItem(tr("a custom divisor"), int(attn::ScaleMode::Custom));
+    scale_->setAccessibleName(tr("What-if scale of the scores"));
+    divisor_ = new QDoubleSpinBox(this);
+    divisor_->setObjectName(QStringLiteral("modelDivisorBox"));
+    divisor_->setRange(attn::kMinCustomDivisor, 1000.0);
+    divisor_->setDecimals(3);
+    divisor_->setValue(8.0);
+    divisor_->setEnabled(false);
+    divisor_->setAccessibleName(tr("Custom divisor"));
+    scope_ = new QComboBox(this);
+    scope_->setObjectName(QStringLiteral("modelScopeBox"));
+    scope_->addItem(tr("every layer"), int(Gpt2Scope::AllLayers));
+    scope_->addItem(tr("this layer"), int(Gpt2Scope::ThisLayer));
+    scope_->addItem(tr("this head"), int(Gpt2Scope::ThisHead));
+    scope_->setAccessibleName(tr("Where the scale applies"));
+    temperature_ = new QDoubleSpinBox(this);
+    temperature_->setObjectName(QStringLiteral("modelTemperatureBox"));
+    temperature_->setRange(0.05, 100.0);
+    temperature_->setSingleStep(0.1);
+    temperature_->setValue(1.0);
+    temperature_->setAccessibleName(tr("Temperature"));
+    temperature_->setToolTip(tr("Next-token probabilities = softmax(logits / T)."));
+    reset_ = new QPushButton(tr("Reset to √d_k"), this);
+    reset_->setObjectName(QStringLiteral("modelResetButton"));
+    divisorCaption_ = new QLabel(this);
+    divisorCaption_->setObjectName(QStringLiteral("modelDivisorCaption"));
+
+    auto* whatIf = new QHBoxLayout;
+    whatIf->addWidget(new QLabel(tr("What if the scores are divided by"), this));
+    whatIf->addWidget(scale_);
+    whatIf->addWidget(divisor_);
+    whatIf->addWidget(new QLabel(tr("on"), this));
+    whatIf->addWidget(scope_);
+    whatIf->addWidget(reset_);
+    whatIf->addSpacing(12);
+    whatIf->addWidget(new QLabel(tr("Temperature:"), this));
+    whatIf->addWidget(temperature_);
+    whatIf->addStretch(1);
+
+    headCaption_ = new QLabel(this);
+    headCaption_->setObjectName(QStringLiteral("modelHeadCaption"));
+    lastRow_ = makeTable({tr("key"), tr("weight")}, QStringLiteral("modelLastRowTable"), this);
+    lastRow_->setAccessibleName(tr("Selected head's weights from the last token"));
+    auto* nextCaption = new QLabel(tr("Next token:"), this);
+    next_ = makeTable({tr("token"), tr("id"), tr("p"), tr("logit")}, QStringLiteral("modelNextTable"), this);
+    next_->setAccessibleName(tr("Most likely next tokens"));
+
+    auto* middle = new QVBoxLayout;
+    middle->addWidget(headCaption_);
+    middle->addWidget(lastRow_, 1);
+    middle->addWidget(divisorCaption_);
+    auto* right = new QVBoxLayout;
+    right->addWidget(nextCaption);
+    right->addWidget(next_, 1);
+    auto* body = new QHBoxLayout;
+    body->addWidget(grid_, 5);
+    body->addLayout(middle, 2);
+    body->addLayout(right, 3);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(summary_);
+    layout->addWidget(message_);
+    layout->addWidget(tokens_);
+    layout->addLayout(whatIf);
+    layout->addLayout(body, 1);
+
+    connect(grid_, &ModelGridView::headActivated, session_, &Gpt2Session::selectHead);
+    connect(session_, &Gpt2Session::selectionChanged, this, &ModelPanel::showSelection);
+    connect(session_, &Gpt2Session::modelOpened, this, &ModelPanel::showModel);
+    connect(session_, &Gpt2Session::resultChanged, this, &ModelPanel::showResult);
+    connect(session_, &Gpt2Session::loadFailed, this, &ModelPanel::showMessage);
+    connect(session_, &Gpt2Session::problemChanged, this, &ModelPanel::showMessage);
+    connect(scale_, &QComboBox::activated, this, &ModelPanel::applyScale);
+    connect(divisor_, &QDoubleSpinBox::editingFinished, this, [this] {
+        if (scale_->currentData().toInt() == int(attn::ScaleMode::Custom))
+            applyScale();
+    });
+    connect(reset_, &QPushButton::clicked, this, [this] {
+        session_->resetScale();
+        showSelection();
+    });
+    connect(temperature_, &QDoubleSpinBox::valueChanged, this, [this](double t) {
+        const attn::Status set = session_->setTemperature(t);
+        if (!set)
+            showMessage(QString::fromStdString(set.error().message));
+    });
+    showSelection();
+}
+
+void ModelPanel::showMessage(const QString& text)
+{
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+}
+
+void ModelPanel::showModel()
+{
+    showMessage(QString());
+    summary_->setText(tr("%1 — %2").arg(session_->modelFolder(), session_->modelSummary()));
+    grid_->setResult(nullptr, {});
+    showSelection();
+}
+
+void ModelPanel::showTokens()
+{
+    QStringList pieces;
+    for (const Gpt2Token& t : session_->resultTokens())
+        pieces << QStringLiteral("%1 <sub>%2</sub>").arg(t.display.toHtmlEscaped()).arg(t.id);
+    tokens_->setText(tr("%n GPT-2 token(s): ", nullptr, int(session_->resultTokens().size()))
+                     + pieces.join(QStringLiteral(" · ")));
+}
+
+void ModelPanel::showResult()
+{
+    showTokens();
+    QStringList labels;
+    for (const Gpt2Token& t : session_->resultTokens())
+        labels << t.display;
+    grid_->setResult(session_->result(), labels);
+    const std::vector<attn::Gpt2TopToken>& top = session_->nextTokens();
+    next_->setRowCount(int(top.size()));
+    for (int r = 0; r < int(top.size()); ++r) {
+        const attn::Gpt2TopToken& t = top[std::size_t(r)];
+        next_->setItem(r, 0, new QTableWidgetItem(session_->vocabularyToken(t.id).display));
+        auto* id = new QTableWidgetItem(QString::number(t.id));
+        id->setData(Qt::UserRole, t.id);
+        next_->setItem(r, 1, id);
+        next_->setItem(r, 2, numberItem(t.probability, 4));
+        next_->setItem(r, 3, numberItem(t.logit, 3));
+    }
+    next_->resizeColumnsToContents();
+    showSelection();
+}
+
+void ModelPanel::showSelection()
+{
+    const int layer = session_->selectedLayer();
+    const int head = session_->selectedHead();
+    grid_->setSelected(layer, head);
+    const attn::AttentionResult* shown = session_->head(layer, head);
+    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    if (!shown || tokens.empty()) {
+        headCaption_->setText(ModelGridRenderer::tileName(layer, head));
+        lastRow_->setRowCount(0);
+    } else {
+        const int last = shown->tokens() - 1;
+        headCaption_->setText(tr("%1, ÷ %2, from “%3”:")
+                                  .arg(ModelGridRenderer::tileName(layer, head))
+                                  .arg(shown->divisor)
+                                  .arg(tokens[std::size_t(last)].display));
+        lastRow_->setRowCount(last + 1);
+        for (int j = 0; j <= last; ++j) {
+            lastRow_->setItem(j, 0, new QTableWidgetItem(tokens[std::size_t(j)].display));
+            lastRow_->setItem(j, 1, numberItem(shown->weights(last, j), 4));
+        }
+        lastRow_->resizeColumnsToContents();
+    }
+    if (session_->hasModel()) {
+        const attn::ScaleMode mode = session_->selectedScaleMode();
+        scale_->setCurrentIndex(scale_->findData(int(mode)));
+        divisor_->setEnabled(mode == attn::ScaleMode::Custom);
+        if (mode == attn::ScaleMode::Custom)
+            divisor_->setValue(session_->selectedDivisor());
+        divisorCaption_->setText(tr("Next pass: ÷ %1 (√d_k = %2).")
+                                     .arg(session_->selectedDivisor())
+                                     .arg(std::sqrt(double(session_->config().headDim()))));
+    }
+}
+
+void ModelPanel::applyScale()
+{
+    const auto mode = attn::ScaleMode(scale_->currentData().toInt());
+    divisor_->setEnabled(mode == attn::ScaleMode::Custom);
+    const attn::Status set =
+        session_->setScale(mode, divisor_->value(), Gpt2Scope(scope_->currentData().toInt()));
+    if (!set)
+        showMessage(QString::fromStdString(set.error().message));
+    else
+        showSelection();
+}
+
+}  // namespace attnlab

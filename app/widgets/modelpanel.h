@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The "Model" tab over a Gpt2Session: the model in one line, the sentence's
+// GPT-2 tokens with their ids ("␣" marks a leading space), the layers x
+// heads grid (ModelGridView; a click makes a head the selected one), the
+// selected head's weights from the last token, the ten most likely next
+// tokens, and the what-if controls (scale mode and divisor, where it
+// applies, the temperature). It shows what the session computed and hands
+// every change to it.
+
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace attnlab {
+
+class Gpt2Session;
+class ModelGridView;
+
+class ModelPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelPanel(Gpt2Session* session, QWidget* parent = nullptr);
+
+    ModelGridView* grid() const { return grid_; }
+    QLabel* summaryLabel() const { return summary_; }
+    QLabel* tokensLabel() const { return tokens_; }
+    QLabel* messageLabel() const { return message_; }
+    QLabel* headCaption() const { return headCaption_; }
+    // Token, weight: the selected head's row of the last query.
+    QTableWidget* lastRowTable() const { return lastRow_; }
+    // Token, id, probability, logit, most likely first.
+    QTableWidget* nextTokenTable() const { return next_; }
+    QComboBox* scaleBox() const { return scale_; }
+    QDoubleSpinBox* divisorBox() const { return divisor_; }
+    QComboBox* scopeBox() const { return scope_; }
+    QDoubleSpinBox* temperatureBox() const { return temperature_; }
+    QPushButton* resetButton() const { return reset_; }
+
+    // Shown in the message line (a failed open, a refused what-if).
+    void showMessage(const QString& text);
+
+private:
+    void showModel();
+    void showResult();
+    void showSelection();
+    void showTokens();
+    void applyScale();
+
+    Gpt2Session* session_;
+    QLabel* summary_;
+    QLabel* tokens_;
+    QLabel* message_;
+    ModelGridView* grid_;
+    QLabel* headCaption_;
+    QTableWidget* lastRow_;
+    QTableWidget* next_;
+    QComboBox* scale_;
+    QDoubleSpinBox* divisor_;
+    QComboBox* scope_;
+    QDoubleSpinBox* temperature_;
+    QPushButton* reset_;
+    QLabel* divisorCaption_;
+};
+
+}  // namespace attnlab

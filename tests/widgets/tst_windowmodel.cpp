@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPT-2 model view in the window (real widgets, offscreen): the tiny
+// reference checkpoint opened through the window's API, the lesson sentence
+// typed into the sentence field, the Model tab's 2 x 4 grid, a click on a
+// tile selecting that (layer, head) with its weights from the last token
+// equal to reference.json's, the next-token list's first id the
+// reference's top-1, the what-if "none" on the selected head, and a bad
+// folder shown with its message while the window keeps working.
+#include "gpt2folder.h"
+#include "gpt2session.h"
+#include "guitest.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "modelgridview.h"
+#include "modelpanel.h"
+#include "pipelineview.h"
+#include "testdata.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attnlab;
+
+namespace {
+
+QString tinyFolder()
+{
+    return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+}
+
+QJsonObject lessonCase()
+{
+    return testdata::readJson(QStringLiteral("gpt2/tiny-gpt2/reference.json"))["cases"]
+        .toArray()[0]
+        .toObject();
+}
+
+bool typeSentence(MainWindow& window, const QString& sentence)
+{
+    Gpt2Session* session = window.models()->session();
+    QSignalSpy changed(session, &Gpt2Session::resultChanged);
+    QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    if (!edit)
+        return false;
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_Delete);
+    QTest::keyClicks(edit, sentence);
+    return QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000)
+           && session->result() && session->sentence() == sentence;
+}
+
+}  // namespace
+
+class TestWindowModel : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void openTypeAndClick();
+    void whatIfNoneOnTheHead();
+    void badFolderKeepsTheWindow();
+    void fileMenuHasOpenModel();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestWindowModel::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestWindowModel::openTypeAndClick()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    Gpt2Session* session = models->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    models->openModel(tinyFolder());
+    QVERIFY(models->progressBar()->isVisible());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(!models->progressBar()->isVisible());
+
+    // The Model tab comes forward once the model is open.
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QCOMPARE(window->pipelineView()->currentPage(), panel);
+    QVERIFY(panel->summaryLabel()->text().contains(QStringLiteral("2 layers × 4 heads")));
+
+    const QJsonObject c = lessonCase();
+    QVERIFY(typeSentence(*window, c["sentence"].toString()));
+    const QJsonArray ids = c["token_ids"].toArray();
+    QCOMPARE(session->result()->tokens(), int(ids.size()));
+    // The pieces with their ids, the leading space marked.
+    QVERIFY2(panel->tokensLabel()->text().contains(QStringLiteral("␣cinema <sub>22041</sub>")),
+             qPrintable(panel->tokensLabel()->text()));
+
+    ModelGridView* grid = panel->grid();
+    QCOMPARE(grid->layers(), 2);
+    QCOMPARE(grid->heads(), 4);
+    QCOMPARE(grid->result(), session->result());
+
+    // A click on layer 1, head 2 (0-based): selected, and its weights from
+    // the last token are the reference's.
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileRect(1, 2).center());
+    QCOMPARE(session->selectedLayer(), 1);
+    QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(grid->selectedLayer(), 1);
+    QCOMPARE(grid->selectedHead(), 2);
+    const attn::Matrix expected =
+        testdata::toMatrix(c["layers"].toArray()[1].toObject()["heads"].toArray()[2].toObject()["weights"]);
+    QTableWidget* lastRow = panel->lastRowTable();
+    const int n = int(ids.size());
+    QCOMPARE(lastRow->rowCount(), n);
+    for (int j = 0; j < n; ++j) {
+        const double shown = lastRow->item(j, 1)->data(Qt::UserRole).toDouble();
+        QVERIFY2(std::abs(shown - expected(n - 1, j)) <= 1e-5, qPrintable(QString::number(j)));
+        QCOMPARE(lastRow->item(j, 1)->text(), QString::number(expected(n - 1, j), 'f', 4));
+    }
+    QCOMPARE(lastRow->item(5, 0)->text(), QStringLiteral("␣cinema"));
+    // Every head of the grid's result is the reference's.
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const attn::Matrix ref = testdata::toMatrix(
+                c["layers"].toArray()[l].toObject()["heads"].toArray()[h].toObject()["weights"]);
+            QVERIFY(testdata::maxAbsDiff(
+                        grid->result()->layers[std::size_t(l)].heads[std::size_t(h)].weightsMatrix(), ref)
+                    <= 1e-5);
+        }
+
+    // The next-token list: ten, the first the reference's top-1.
+    QTableWidget* next = panel->nextTokenTable();
+    QCOMPARE(next->rowCount(), 10);
+    const int top1 = c["last_logits_top5"].toArray()[0].toObject()["id"].toInt();
+    QCOMPARE(next->item(0, 1)->data(Qt::UserRole).toInt(), top1);
+    QCOMPARE(next->item(0, 0)->text(), session->vocabularyToken(top1).display);
+    double previous = 1.0;
+    for (int r = 0; r < 10; ++r) {
+        const double p = next->item(r, 2)->data(Qt::UserRole).toDouble();
+        QVERIFY(p <= previous && p > 0.0);
+        previous = p;
+    }
+
+    // The keyboard moves the selection too.
+    grid->setFocus();
+    QTest::keyClick(grid, Qt::Key_Up);
+    QCOMPARE(session->selectedLayer(), 0);
+    QCOMPARE(session->selectedHead(), 2);
+
+    window->grab().save(QDir::temp().filePath(QStringLiteral("attnlab-windowmodel.png")));
+}
+
+void TestWindowModel::whatIfNoneOnTheHead()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    const QJsonObject c = lessonCase();
+    QVERIFY(typeSentence(*window, c["sentence"].toString()));
+    const auto before = session->result();
+    ModelPanel* panel = window->models()->panel();
+    QTest::mouseClick(panel->grid(), Qt::LeftButton, {}, panel->grid()->tileRect(1, 3).center());
+
+    QSignalSpy changed(session, &Gpt2Session::resultChanged);
+    panel->scopeBox()->setCurrentIndex(panel->scopeBox()->findData(int(Gpt2Scope::ThisHead)));
+    const int none = panel->scaleBox()->findData(int(attn::ScaleMode::None));
+    panel->scaleBox()->setCurrentIndex(none);
+    emit panel->scaleBox()->activated(none);
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session->divisors().at(1, 3), 1.0);
+    QCOMPARE(session->divisors().at(1, 2), 2.0);
+    // The shown row is softmax(raw scores / 1) of the last query, done here.
+    const attn::AttentionResult& old = before->layers[1].heads[3];
+    const int n = old.tokens();
+    double top = -INFINITY, sum = 0.0;
+    for (int j = 0; j < n; ++j)
+        top = std::max(top, old.scores(n - 1, j));
+    for (int j = 0; j < n; ++j)
+        sum += std::exp(old.scores(n - 1, j) - top);
+    for (int j = 0; j < n; ++j)
+        QVERIFY(std::abs(panel->lastRowTable()->item(j, 1)->data(Qt::UserRole).toDouble()
+                         - std::exp(old.scores(n - 1, j) - top) / sum)
+                <= 1e-12);
+    QVERIFY(panel->headCaption()->text().contains(QStringLiteral("÷ 1,")));
+
+    // Temperature 2 halves the logits before the softmax; the order stays.
+    QTableWidget* next = panel->nextTokenTable();
+    const int first = next->item(0, 1)->data(Qt::UserRole).toInt();
+    panel->temperatureBox()->setValue(2.0);
+    QCOMPARE(session->temperature(), 2.0);
+    QCOMPARE(next->item(0, 1)->data(Qt::UserRole).toInt(), first);
+
+    QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session->divisors().at(1, 3), 2.0);
+}
+
+void TestWindowModel::badFolderKeepsTheWindow()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    QSignalSpy failed(session, &Gpt2Session::loadFailed);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(typeSentence(*window, QStringLiteral("Jane is going")));
+
+    QTemporaryDir bad;
+    QFile config(bad.filePath(QStringLiteral("config.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"model_type": "bert"})");
+    config.close();
+    const auto direct = readGpt2Model(bad.path());
+    QVERIFY(!direct.ok());
+    const QString message = QString::fromStdString(direct.error().message);
+
+    window->models()->openModel(bad.path());
+    QVERIFY(failed.wait(10000));
+    ModelPanel* panel = window->models()->panel();
+    QCOMPARE(panel->messageLabel()->text(), message);
+    QVERIFY(panel->messageLabel()->isVisible());
+    QVERIFY2(window->statusBar()->currentMessage().contains(message),
+             qPrintable(window->statusBar()->currentMessage()));
+    QVERIFY(!window->models()->progressBar()->isVisible());
+    QCOMPARE(session->modelFolder(), tinyFolder());
+    QCOMPARE(panel->grid()->tileCount(), 8);
+
+    // The window keeps working: the next sentence runs on the kept model.
+    QVERIFY(typeSentence(*window, QStringLiteral("Jane is going to the cinema")));
+    QCOMPARE(session->result()->tokens(), 6);
+    QCOMPARE(panel->lastRowTable()->rowCount(), 6);
+    QVERIFY(window->session()->problem().isEmpty());
+}
+
+void TestWindowModel::fileMenuHasOpenModel()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    auto* action = window->findChild<QAction*>(QStringLiteral("openModelAction"));
+    QVERIFY(action);
+    QCOMPARE(action->text(), QStringLiteral("Open mo&del…"));
+    QMenu* file = window->menuBar()->actions().first()->menu();
+    QVERIFY(file->actions().contains(action));
+}
+
+QTEST_MAIN(TestWindowModel)
+#include "tst_windowmodel.moc"
