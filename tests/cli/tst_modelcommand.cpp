@@ -260,41 +260,65 @@ void TestModelCommand::temperature()
     }
 }
 
+namespace {
+
+// Pixels (every other one) whose colour `is` says.
+int countPixels(const QImage& image, const std::function<bool(const QColor&)>& is)
+{
+    int count = 0;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            count += is(image.pixelColor(x, y)) ? 1 : 0;
+    return count;
+}
+
+}  // namespace
+
 void TestModelCommand::pictures()
 {
-    // model_view: the 2 x 4 grid at its default size (90 px a tile, at
-    // least 640 x 480) or --size, beside the numbers.
+    // model_view (the 2 x 4 grid, 90 px a tile, at least 640 x 480), one
+    // head view per layer (900 x 28 px a token, at least 600 high) and
+    // next_token (900 x 100 + 30 a token), in every format, or at --size.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString model = checkpointDir(QStringLiteral("tiny-gpt2"));
     Run run = exportModel(model, QStringLiteral("Jane is going to the cinema"), dir,
                           {"--format", "json,png,svg,pdf"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
-    QVERIFY(run.out.startsWith("Wrote 4 file"));
+    QVERIFY2(run.out.startsWith("Wrote 13 file"), run.out.constData());
     QVERIFY(QFileInfo::exists(exportFile(dir)));
     const QDir out(dir.filePath(QStringLiteral("out")));
-    const QImage png(out.filePath(QStringLiteral("model_view.png")));
-    QCOMPARE(png.size(), QSize(640, 480));  // 160 + 90 * 4 = 520 wide, raised to the least
+    const QStringList stems{"model_view", "head_view_layer1", "head_view_layer2", "next_token"};
+    for (const QString& stem : stems) {
+        QFile svg(out.filePath(stem + QStringLiteral(".svg")));
+        QVERIFY2(svg.open(QIODevice::ReadOnly), qPrintable(stem));
+        QVERIFY(svg.readAll().contains("<svg"));
+        QFile pdf(out.filePath(stem + QStringLiteral(".pdf")));
+        QVERIFY2(pdf.open(QIODevice::ReadOnly), qPrintable(stem));
+        QVERIFY(pdf.read(5) == "%PDF-");
+    }
+    const QImage grid(out.filePath(QStringLiteral("model_view.png")));
+    QCOMPARE(grid.size(), QSize(640, 480));  // 160 + 90 * 4 = 520 wide, raised to the least
     // The weight maps' blues are there, not only the white page and the text.
-    int blue = 0;
-    for (int y = 0; y < png.height(); y += 2)
-        for (int x = 0; x < png.width(); x += 2) {
-            const QColor c = png.pixelColor(x, y);
-            blue += c.blue() > c.red() + 60 ? 1 : 0;
-        }
-    QVERIFY2(blue > 1000, qPrintable(QString::number(blue)));
-    QFile svg(out.filePath(QStringLiteral("model_view.svg")));
-    QVERIFY(svg.open(QIODevice::ReadOnly));
-    QVERIFY(svg.readAll().contains("<svg"));
-    QFile pdf(out.filePath(QStringLiteral("model_view.pdf")));
-    QVERIFY(pdf.open(QIODevice::ReadOnly));
-    QVERIFY(pdf.read(5) == "%PDF-");
+    const int blues = countPixels(grid, [](const QColor& c) { return c.blue() > c.red() + 60; });
+    QVERIFY2(blues > 1000, qPrintable(QString::number(blues)));
+    const QImage lines(out.filePath(QStringLiteral("head_view_layer2.png")));
+    QCOMPARE(lines.size(), QSize(900, 600));
+    // Heads 2 and 4's orange and red lines (Tableau 10), not only head 1's blue.
+    const int warm = countPixels(lines, [](const QColor& c) { return c.red() > c.blue() + 80; });
+    QVERIFY2(warm > 100, qPrintable(QString::number(warm)));
+    const QImage next(out.filePath(QStringLiteral("next_token.png")));
+    QCOMPARE(next.size(), QSize(900, 400));
+    const int bars = countPixels(next, [](const QColor& c) { return c == QColor(0x31, 0x82, 0xbd); });
+    QVERIFY2(bars > 1000, qPrintable(QString::number(bars)));
 
     QTemporaryDir sized;
     QVERIFY(sized.isValid());
     run = exportModel(model, QStringLiteral("Jane"), sized, {"--format", "png", "--size", "900x700"});
     QVERIFY2(run.exitCode == 0, run.err.constData());
-    QCOMPARE(QImage(sized.filePath(QStringLiteral("out/model_view.png"))).size(), QSize(900, 700));
+    for (const QString& stem : stems)
+        QCOMPARE(QImage(sized.filePath(QStringLiteral("out/") + stem + QStringLiteral(".png"))).size(),
+                 QSize(900, 700));
     QVERIFY(!QFileInfo::exists(exportFile(sized)));  // png only
 }
 
