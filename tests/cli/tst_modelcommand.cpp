@@ -348,6 +348,20 @@ Mutation replaceInConfig(const char* from, const char* to)
     };
 }
 
+// The same number of bytes replaced inside model.safetensors's JSON header
+// (its first 2528 bytes), so the header length still holds.
+Mutation replaceInHeader(const char* from, const char* to)
+{
+    return [from, to](const QDir& d) {
+        if (qstrlen(from) != qstrlen(to))
+            return false;
+        return rewrite(d.filePath(QStringLiteral("model.safetensors")), [from, to](QByteArray b) {
+            const qsizetype at = b.indexOf(from);
+            return at >= 8 && at < 2536 ? b.replace(at, qstrlen(from), to) : QByteArray();
+        });
+    };
+}
+
 }  // namespace
 
 void TestModelCommand::badCheckpoint_data()
@@ -357,6 +371,16 @@ void TestModelCommand::badCheckpoint_data()
     QTest::newRow("truncated model.safetensors") << Mutation([](const QDir& d) {
         return QFile::resize(d.filePath(QStringLiteral("model.safetensors")), 100000);
     }) << QStringList{"model.safetensors", "wte.weight", "truncated"};
+    QTest::newRow("offsets that lie") << replaceInHeader("[3216448,3220544]", "[3216448,3220548]")
+                                      << QStringList{"model.safetensors", "wpe.weight", "4096 bytes", "4100"};
+    QTest::newRow("a shape that lies")
+        << replaceInHeader("\"shape\":[64,16]", "\"shape\":[16,64]")
+        << QStringList{"model.safetensors", "wpe.weight", "[16, 64]", "[64, 16]"};
+    QTest::newRow("a missing tensor") << replaceInHeader("\"h.0.ln_1.bias\"", "\"h.0.ln_1.bia_\"")
+                                      << QStringList{"model.safetensors", "h.0.ln_1.bias is missing"};
+    QTest::newRow("dtype I32") << replaceInHeader("\"wte.weight\":{\"dtype\":\"F32\"",
+                                                  "\"wte.weight\":{\"dtype\":\"I32\"")
+                               << QStringList{"model.safetensors", "wte.weight", "I32 is not supported"};
     QTest::newRow("no merges.txt") << Mutation([](const QDir& d) {
         return QFile::remove(d.filePath(QStringLiteral("merges.txt")));
     }) << QStringList{"merges.txt", "No such file"};
