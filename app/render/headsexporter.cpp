@@ -2,11 +2,11 @@
 #include "headsexporter.h"
 
 #include "heatmaplabelpainter.h"
+#include "picturestyle.h"
 #include "presentation.h"
 #include "viewnumbers.h"
 
 #include <QFontMetrics>
-#include <QGuiApplication>
 #include <QPainter>
 
 #include <algorithm>
@@ -15,28 +15,6 @@
 namespace attnlab {
 
 namespace {
-
-const QColor kText(0x20, 0x20, 0x20);
-const QColor kHighlight(0xd9, 0x5f, 0x02);  // ColorBrewer Dark2 orange: apart from blue, white and red
-
-HeatmapStyle exportStyle()
-{
-    HeatmapStyle style;
-    style.background = Qt::white;
-    style.text = kText;
-    style.frame = QColor(0x80, 0x80, 0x80);
-    return style;
-}
-
-// The pictures' font: as ViewExporter sizes it, a 42nd of the shorter side.
-QFont pictureFont(const QSize& size, qreal factor = 1.0, bool bold = false)
-{
-    const int pixels = std::clamp(std::min(size.width(), size.height()) / 42, 11, 64);
-    QFont font = QGuiApplication::font();
-    font.setPixelSize(std::max(1, int(std::lround(pixels * factor))));
-    font.setBold(bold);
-    return font;
-}
 
 QString kindStem(HeadMapKind kind)
 {
@@ -90,12 +68,12 @@ void HeadsExporter::paintGrid(QPainter& painter, const QSize& size) const
         painter.restore();
         return;
     }
-    const QFont titleFont = pictureFont(size, 1.3, true);
+    const QFont titleFont = picturestyle::font(size, 1.3, true);
     const QFontMetrics titleFm(titleFont);
     const int pad = titleFm.height() / 2;
     const QRect title(pad, pad, size.width() - 2 * pad, titleFm.height());
     painter.setFont(titleFont);
-    painter.setPen(kText);
+    painter.setPen(picturestyle::kText);
     const QString text =
         tr("%n heads: %1 of each head, and the heads' average weights", nullptr, result_->headCount())
             .arg(HeadGridRenderer::kindName(kind_));
@@ -103,16 +81,16 @@ void HeadsExporter::paintGrid(QPainter& painter, const QSize& size) const
                      HeatmapLabelPainter::elided(titleFm, text, title.width()));
     const int top = title.bottom() + pad;
     const QSize gridSize(size.width() - 2 * pad, size.height() - top - pad);
-    grid_->setFont(pictureFont(size));
+    grid_->setFont(picturestyle::font(size));
     painter.translate(pad, top);
-    grid_->paint(painter, gridSize, exportStyle(), kHighlight);
+    grid_->paint(painter, gridSize, picturestyle::style(), picturestyle::kHighlight);
     painter.restore();
 }
 
 void HeadsExporter::paintMap(QPainter& painter, const QSize& size, HeatmapRenderer& map) const
 {
-    map.setFont(pictureFont(size));
-    map.paint(painter, size, exportStyle());
+    map.setFont(picturestyle::font(size));
+    map.paint(painter, size, picturestyle::style());
 }
 
 void HeadsExporter::paintAverage(QPainter& painter, const QSize& size) const
@@ -241,13 +219,11 @@ attn::Expected<std::vector<OutputFile>> HeadsExporter::files(ImageFormat format,
         return files;
     const auto add = [&](const QString& stem, const QSize& defaultSize,
                          const PaintFunction& paint) -> attn::Status {
-        attn::Expected<QByteArray> bytes =
-            encodePicture(paint, format, size.isEmpty() ? defaultSize : size, 1.0, stem);
-        if (!bytes)
-            return bytes.error();
-        files.push_back(
-            bytesFile((stem + QLatin1Char('.') + QLatin1String(imageFormatName(format))).toStdString(),
-                      std::move(bytes).value()));
+        attn::Expected<OutputFile> file =
+            pictureFile(paint, format, size.isEmpty() ? defaultSize : size, stem);
+        if (!file)
+            return file.error();
+        files.push_back(std::move(file).value());
         return attn::okStatus();
     };
     if (attn::Status s = add(QStringLiteral("head_grid"), gridSize(),

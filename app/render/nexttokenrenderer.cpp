@@ -110,6 +110,9 @@ const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) co
         l.bars.emplace_back(barLeft, row.top() + (rowHeight - barHeight) / 2, barWidth, barHeight);
         l.values.emplace_back(barLeft + barWidth + pad, row.top(), valueWidth - pad, row.height());
     }
+    // The note right under the bars (it was kept room for at the bottom).
+    if (n > 0)
+        l.note.moveTop(std::min(l.note.top(), l.rows.back().bottom() + 1 + pad));
     layout_ = l;
     layoutValid_ = true;
     return layout_;

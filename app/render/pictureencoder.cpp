@@ -121,4 +121,14 @@ attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat
     return attn::Error{QCoreApplication::translate("ViewExporter", "Unknown image format.").toStdString()};
 }
 
+attn::Expected<OutputFile> pictureFile(const PaintFunction& paint, ImageFormat format, const QSize& size,
+                                       const QString& stem)
+{
+    attn::Expected<QByteArray> bytes = encodePicture(paint, format, size, 1.0, stem);
+    if (!bytes)
+        return bytes.error();
+    return bytesFile((stem + QLatin1Char('.') + QLatin1String(imageFormatName(format))).toStdString(),
+                     std::move(bytes).value());
+}
+
 }  // namespace attnlab

@@ -38,5 +38,8 @@ QByteArray pdfPicture(const PaintFunction& paint, const QSize& size, const QStri
 // Checks the size and scale (ViewExporter::checkSize) first.
 attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat format, const QSize& size,
                                          qreal scale, const QString& title);
+// The same picture as the file "<stem>.png" (".svg", ".pdf"), its PDF titled `stem`.
+attn::Expected<OutputFile> pictureFile(const PaintFunction& paint, ImageFormat format, const QSize& size,
+                                       const QString& stem);
 
 }  // namespace attnlab

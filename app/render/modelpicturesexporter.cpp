@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelpicturesexporter.h"
+
+#include "displaylabel.h"
+#include "gpt2.h"
+#include "headlinesrenderer.h"
+#include "heatmaplabelpainter.h"
+#include "modelgridrenderer.h"
+#include "nexttokenrenderer.h"
+#include "picturestyle.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace attnlab {
+
+ModelPicturesExporter::ModelPicturesExporter(std::shared_ptr<const attn::Gpt2Result> result,
+                                             const QStringList& tokens, const QStringList& topLabels,
+                                             ModelPictureOptions options)
+    : result_(std::move(result)), tokens_(tokens), topLabels_(topLabels), options_(std::move(options))
+{
+}
+
+ModelPicturesExporter::~ModelPicturesExporter() = default;
+
+bool ModelPicturesExporter::isEmpty() const
+{
+    if (!result_ || result_->layers.empty())
+        return true;
+    for (const attn::Gpt2Layer& layer : result_->layers)
+        if (layer.heads.empty() || layer.heads.size() != result_->layers.front().heads.size())
+            return true;
+    return false;
+}
+
+int ModelPicturesExporter::headViewLayer() const
+{
+    const int layers = result_ ? int(result_->layers.size()) : 0;
+    if (options_.headViewLayer >= 0 && options_.headViewLayer < layers)
+        return options_.headViewLayer;
+    return std::max(0, layers - 1);
+}
+
+QString ModelPicturesExporter::modelPrefix() const
+{
+    const QString name = options_.modelName.isEmpty() ? tr("GPT-2") : options_.modelName;
+    return options_.randomWeights ? tr("%1 (random weights)").arg(name) : name;
+}
+
+QString ModelPicturesExporter::modelViewTitle() const
+{
+    const int layers = result_ ? int(result_->layers.size()) : 0;
+    const int heads = layers > 0 ? int(result_->layers.front().heads.size()) : 0;
+    return tr("%1: attention weights of %2 layers × %3 heads").arg(modelPrefix()).arg(layers).arg(heads);
+}
+
+QString ModelPicturesExporter::headViewTitle() const
+{
+    return tr("%1: head view of layer %2, query → key").arg(modelPrefix()).arg(headViewLayer() + 1);
+}
+
+QString ModelPicturesExporter::nextTokenTitle() const
+{
+    return tr("%1: the next token").arg(modelPrefix());
+}
+
+QString ModelPicturesExporter::sentenceLine() const
+{
+    constexpr int kTitleClusters = 200;
+    const int n = result_ ? result_->tokens() : 0;
+    if (options_.sentence.isEmpty())
+        return tr("%n tokens", nullptr, n);
+    return tr("“%1” (%n tokens)", nullptr, n).arg(displayLabel(options_.sentence, kTitleClusters));
+}
+
+QRect ModelPicturesExporter::paintTitle(QPainter& painter, const QSize& size, const QString& title) const
+{
+    const QFont titleFont = picturestyle::font(size, 1.3, true);
+    const QFont lineFont = picturestyle::font(size);
+    const QFontMetrics titleFm(titleFont);
+    const QFontMetrics lineFm(lineFont);
+    const int pad = titleFm.height() / 2;
+    const QRect first(pad, pad, size.width() - 2 * pad, titleFm.height());
+    const QRect second(pad, first.bottom() + 1, size.width() - 2 * pad, lineFm.height());
+    painter.setPen(picturestyle::kText);
+    painter.setFont(titleFont);
+    painter.drawText(first, Qt::AlignHCenter | Qt::AlignVCenter,
+                     HeatmapLabelPainter::elided(titleFm, title, first.width()));
+    painter.setFont(lineFont);
+    painter.drawText(second, Qt::AlignHCenter | Qt::AlignVCenter,
+                     HeatmapLabelPainter::elided(lineFm, sentenceLine(), second.width()));
+    const int top = second.bottom() + 1 + pad;
+    return QRect(pad, top, size.width() - 2 * pad, size.height() - top - pad);
+}
+
+void ModelPicturesExporter::paintModelView(QPainter& painter, const QSize& size) const
+{
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    if (!isEmpty()) {
+        const QRect rest = paintTitle(painter, size, modelViewTitle());
+        ModelGridRenderer grid;
+        grid.setFont(picturestyle::font(size));
+        grid.setResult(result_, tokens_);
+        grid.setSelectedTile(options_.selectedLayer, options_.selectedHead);
+        if (options_.ranking.size() > 0)
+            grid.setRanking(options_.ranking, options_.rankingCaption);
+        painter.translate(rest.topLeft());
+        grid.paint(painter, rest.size(), picturestyle::style(), picturestyle::kHighlight);
+    }
+    painter.restore();
+}
+
+void ModelPicturesExporter::paintHeadView(QPainter& painter, const QSize& size) const
+{
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    if (!isEmpty()) {
+        const QRect rest = paintTitle(painter, size, headViewTitle());
+        HeadLinesRenderer lines;
+        lines.setFont(picturestyle::font(size));
+        lines.setResult(result_, tokens_);
+        lines.setLayer(headViewLayer());
+        lines.setHeadMask(options_.headMask);
+        painter.translate(rest.topLeft());
+        lines.paint(painter, rest.size(), picturestyle::style(), picturestyle::kHighlight);
+    }
+    painter.restore();
+}
+
+void ModelPicturesExporter::paintNextToken(QPainter& painter, const QSize& size) const
+{
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    if (result_ && !result_->top.empty()) {
+        const QRect rest = paintTitle(painter, size, nextTokenTitle());
+        NextTokenRenderer panel;
+        panel.setFont(picturestyle::font(size));
+        panel.setPrediction(result_->top, topLabels_, result_->temperature,
+                            tokens_.value(tokens_.size() - 1));
+        painter.translate(rest.topLeft());
+        // Tableau's blue, the first head's colour in the head view.
+        panel.paint(painter, rest.size(), picturestyle::style(), HeadLinesRenderer::headColor(0));
+    }
+    painter.restore();
+}
+
+attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat format,
+                                                                     const QSize& size) const
+{
+    if (isEmpty())
+        return attn::Error{"The model's result holds no attention maps to draw."};
+    std::vector<OutputFile> files;
+    const auto add = [&](const QString& stem, const QSize& defaultSize,
+                         const PaintFunction& paint) -> attn::Status {
+        attn::Expected<OutputFile> file =
+            pictureFile(paint, format, size.isEmpty() ? defaultSize : size, stem);
+        if (!file)
+            return file.error();
+        files.push_back(std::move(file).value());
+        return attn::okStatus();
+    };
+    if (attn::Status s = add(QStringLiteral("model_view"), modelViewSize(),
+                             [this](QPainter& p, const QSize& sz) { paintModelView(p, sz); });
+        !s)
+        return s.error();
+    if (attn::Status s = add(QStringLiteral("head_view"), headViewSize(),
+                             [this](QPainter& p, const QSize& sz) { paintHeadView(p, sz); });
+        !s)
+        return s.error();
+    if (attn::Status s = add(QStringLiteral("next_token"), nextTokenSize(),
+                             [this](QPainter& p, const QSize& sz) { paintNextToken(p, sz); });
+        !s)
+        return s.error();
+    return files;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Pictures of a GPT-2 result for slides, print and the README: the model
+// view (the layers x heads grid, ModelGridRenderer), the head view of one
+// layer (HeadLinesRenderer) and the next-token panel (NextTokenRenderer),
+// each with a title naming the model and the sentence, and "random
+// weights" in it when the checkpoint is a random one (the tiny test
+// checkpoints), so that no picture passes random heads off as a trained
+// model's. White ground, dark text, in PNG, SVG or PDF through
+// pictureencoder; files() draws all three or fails, and the caller writes
+// them in one writeFilesAtomically, so a failed export leaves nothing.
+
+#include "attentionexport.h"
+#include "expected.h"
+#include "matrix.h"
+#include "pictureencoder.h"
+#include "stagedwrite.h"
+
+#include <QCoreApplication>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace attn {
+struct Gpt2Result;
+}
+
+namespace attnlab {
+
+struct ModelPictureOptions {
+    QString modelName;           // "gpt2", "tiny-gpt2": the titles'
+    QString sentence;            // the titles' (cut to 200 characters)
+    bool randomWeights = false;  // every title says "random weights"
+    int headViewLayer = -1;      // 0-based; -1: the last layer
+    std::vector<bool> headMask;  // the head view's heads (empty: all)
+    int selectedLayer = -1;      // outlined in the model view (-1: none)
+    int selectedHead = -1;
+    attn::Matrix ranking;  // (layers, heads) numbers on the tiles, or empty
+    QString rankingCaption;
+};
+
+class ModelPicturesExporter {
+    Q_DECLARE_TR_FUNCTIONS(ModelPicturesExporter)
+public:
+    // tokens: the pieces' display text ("␣cinema"); topLabels[i]: the
+    // display text of result->top[i].
+    ModelPicturesExporter(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokens,
+                          const QStringList& topLabels, ModelPictureOptions options = {});
+    ~ModelPicturesExporter();
+    ModelPicturesExporter(const ModelPicturesExporter&) = delete;
+    ModelPicturesExporter& operator=(const ModelPicturesExporter&) = delete;
+
+    // No result, or one without every head's maps (Gpt2Options::keepMaps).
+    bool isEmpty() const;
+
+    void paintModelView(QPainter& painter, const QSize& size) const;
+    void paintHeadView(QPainter& painter, const QSize& size) const;
+    void paintNextToken(QPainter& painter, const QSize& size) const;
+
+    // The three pictures in `format`: model_view, head_view, next_token
+    // (".png", ".svg", ".pdf"). An empty size takes each picture's default.
+    // An error, and no files, when the result has no maps or a picture
+    // cannot be drawn.
+    attn::Expected<std::vector<OutputFile>> files(ImageFormat format, const QSize& size = QSize()) const;
+
+    static QSize modelViewSize() { return {1200, 900}; }
+    static QSize headViewSize() { return {1200, 900}; }
+    static QSize nextTokenSize() { return {1000, 620}; }
+
+    // The titles: "tiny-gpt2 (random weights): attention weights of 2 layers × 4 heads",
+    // then the sentence on a second line.
+    QString modelViewTitle() const;
+    QString headViewTitle() const;
+    QString nextTokenTitle() const;
+    QString sentenceLine() const;
+
+private:
+    int headViewLayer() const;
+    QString modelPrefix() const;
+    // The title's two lines on top; returns the rest of the picture.
+    QRect paintTitle(QPainter& painter, const QSize& size, const QString& title) const;
+
+    std::shared_ptr<const attn::Gpt2Result> result_;
+    QStringList tokens_;
+    QStringList topLabels_;
+    ModelPictureOptions options_;
+};
+
+}  // namespace attnlab
