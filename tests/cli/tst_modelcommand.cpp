@@ -78,6 +78,8 @@ private slots:
     void badCheckpoint();
     void refused_data();
     void refused();
+    void failureKeepsTheOldExport();
+    void help();
 };
 
 void TestModelCommand::reference_data()
@@ -465,6 +467,34 @@ void TestModelCommand::refused()
     QVERIFY2(oneErrorLine(run), run.err.constData());
     QVERIFY2(run.err.contains(expected.toUtf8()), run.err.constData());
     QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestModelCommand::failureKeepsTheOldExport()
+{
+    // A run that fails after a good one leaves the good one's file as it was.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString model = checkpointDir(QStringLiteral("tiny-gpt2"));
+    QCOMPARE(exportModel(model, QStringLiteral("Jane is going"), dir).exitCode, 0);
+    QFile file(exportFile(dir));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray before = file.readAll();
+    file.close();
+    const Run run = exportModel(model, QStringLiteral("a") + QStringLiteral(" a").repeated(64), dir);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), before);
+    QCOMPARE(QDir(dir.filePath(QStringLiteral("out")))
+                 .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             QStringList{"model_attention.json"});
+}
+
+void TestModelCommand::help()
+{
+    const Run run = runApp({"--help"});
+    QCOMPARE(run.exitCode, 0);
+    for (const char* text : {"--model DIR", "--temperature T", "model_attention.json", "head_view_layerN"})
+        QVERIFY2(run.out.contains(text), text);
 }
 
 QTEST_GUILESS_MAIN(TestModelCommand)
