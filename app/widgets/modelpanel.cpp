@@ -4,6 +4,7 @@
 #include "gpt2session.h"
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
+#include "nexttokenview.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -50,7 +51,6 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
                              "(config.json, model.safetensors, vocab.json, merges.txt)."),
                           this);
     summary_->setObjectName(QStringLiteral("modelSummary"));
-    summary_->setWordWrap(true);
     message_ = new QLabel(this);
     message_->setObjectName(QStringLiteral("modelMessage"));
     message_->setWordWrap(true);
@@ -112,23 +112,22 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
 
     headCaption_ = new QLabel(this);
     headCaption_->setObjectName(QStringLiteral("modelHeadCaption"));
+    headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
     lastRow_ = makeTable({tr("key"), tr("weight")}, QStringLiteral("modelLastRowTable"), this);
     lastRow_->setAccessibleName(tr("Selected head's weights from the last token"));
-    auto* nextCaption = new QLabel(tr("Next token:"), this);
-    next_ = makeTable({tr("token"), tr("id"), tr("p"), tr("logit")}, QStringLiteral("modelNextTable"), this);
-    next_->setAccessibleName(tr("Most likely next tokens"));
+    next_ = new NextTokenView(this);
+    next_->setObjectName(QStringLiteral("modelNextTokens"));
 
     auto* middle = new QVBoxLayout;
     middle->addWidget(headCaption_);
     middle->addWidget(lastRow_, 1);
     middle->addWidget(divisorCaption_);
     auto* right = new QVBoxLayout;
-    right->addWidget(nextCaption);
     right->addWidget(next_, 1);
     auto* body = new QHBoxLayout;
-    body->addWidget(grid_, 5);
+    body->addWidget(grid_, 4);
     body->addLayout(middle, 2);
-    body->addLayout(right, 3);
+    body->addLayout(right, 4);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
@@ -190,18 +189,11 @@ void ModelPanel::showResult()
     for (const Gpt2Token& t : session_->resultTokens())
         labels << t.display;
     grid_->setResult(session_->result(), labels);
-    const std::vector<attn::Gpt2TopToken>& top = session_->nextTokens();
-    next_->setRowCount(int(top.size()));
-    for (int r = 0; r < int(top.size()); ++r) {
-        const attn::Gpt2TopToken& t = top[std::size_t(r)];
-        next_->setItem(r, 0, new QTableWidgetItem(session_->vocabularyToken(t.id).display));
-        auto* id = new QTableWidgetItem(QString::number(t.id));
-        id->setData(Qt::UserRole, t.id);
-        next_->setItem(r, 1, id);
-        next_->setItem(r, 2, numberItem(t.probability, 4));
-        next_->setItem(r, 3, numberItem(t.logit, 3));
-    }
-    next_->resizeColumnsToContents();
+    QStringList nextLabels;
+    for (const attn::Gpt2TopToken& t : session_->nextTokens())
+        nextLabels << session_->vocabularyToken(t.id).display;
+    next_->setPrediction(session_->nextTokens(), nextLabels, session_->temperature(),
+                         labels.isEmpty() ? QString() : labels.back());
     showSelection();
 }
 
@@ -217,7 +209,7 @@ void ModelPanel::showSelection()
         lastRow_->setRowCount(0);
     } else {
         const int last = shown->tokens() - 1;
-        headCaption_->setText(tr("%1, ÷ %2, from “%3”:")
+        headCaption_->setText(tr("%1, ÷ %2\nfrom “%3”:")
                                   .arg(ModelGridRenderer::tileName(layer, head))
                                   .arg(shown->divisor)
                                   .arg(tokens[std::size_t(last)].display));

@@ -20,6 +20,7 @@ namespace attnlab {
 
 class Gpt2Session;
 class ModelGridView;
+class NextTokenView;
 
 class ModelPanel : public QWidget {
     Q_OBJECT
@@ -33,8 +34,8 @@ public:
     QLabel* headCaption() const { return headCaption_; }
     // Token, weight: the selected head's row of the last query.
     QTableWidget* lastRowTable() const { return lastRow_; }
-    // Token, id, probability, logit, most likely first.
-    QTableWidget* nextTokenTable() const { return next_; }
+    // The most likely next tokens as bars, most likely first.
+    NextTokenView* nextTokenView() const { return next_; }
     QComboBox* scaleBox() const { return scale_; }
     QDoubleSpinBox* divisorBox() const { return divisor_; }
     QComboBox* scopeBox() const { return scope_; }
@@ -58,7 +59,7 @@ private:
     ModelGridView* grid_;
     QLabel* headCaption_;
     QTableWidget* lastRow_;
-    QTableWidget* next_;
+    NextTokenView* next_;
     QComboBox* scale_;
     QDoubleSpinBox* divisor_;
     QComboBox* scope_;

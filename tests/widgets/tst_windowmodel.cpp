@@ -13,6 +13,7 @@
 #include "modelcontroller.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
+#include "nexttokenview.h"
 #include "pipelineview.h"
 #include "testdata.h"
 
@@ -142,17 +143,17 @@ void TestWindowModel::openTypeAndClick()
                     <= 1e-5);
         }
 
-    // The next-token list: ten, the first the reference's top-1.
-    QTableWidget* next = panel->nextTokenTable();
-    QCOMPARE(next->rowCount(), 10);
+    // The next-token list: ten bars, the first the reference's top-1.
+    const NextTokenRenderer& next = panel->nextTokenView()->renderer();
+    QCOMPARE(int(next.entries().size()), 10);
     const int top1 = c["last_logits_top5"].toArray()[0].toObject()["id"].toInt();
-    QCOMPARE(next->item(0, 1)->data(Qt::UserRole).toInt(), top1);
-    QCOMPARE(next->item(0, 0)->text(), session->vocabularyToken(top1).display);
+    QCOMPARE(next.entries()[0].id, top1);
+    QCOMPARE(next.entries()[0].text, session->vocabularyToken(top1).display);
+    QCOMPARE(next.temperature(), 1.0);
     double previous = 1.0;
-    for (int r = 0; r < 10; ++r) {
-        const double p = next->item(r, 2)->data(Qt::UserRole).toDouble();
-        QVERIFY(p <= previous && p > 0.0);
-        previous = p;
+    for (const NextTokenRenderer::Entry& e : next.entries()) {
+        QVERIFY(e.probability <= previous && e.probability > 0.0);
+        previous = e.probability;
     }
 
     // The keyboard moves the selection too.
@@ -198,14 +199,18 @@ void TestWindowModel::whatIfNoneOnTheHead()
         QVERIFY(std::abs(panel->lastRowTable()->item(j, 1)->data(Qt::UserRole).toDouble()
                          - std::exp(old.scores(n - 1, j) - top) / sum)
                 <= 1e-12);
-    QVERIFY(panel->headCaption()->text().contains(QStringLiteral("÷ 1,")));
+    QVERIFY(panel->headCaption()->text().contains(QStringLiteral("÷ 1\n")));
 
     // Temperature 2 halves the logits before the softmax; the order stays.
-    QTableWidget* next = panel->nextTokenTable();
-    const int first = next->item(0, 1)->data(Qt::UserRole).toInt();
+    const NextTokenRenderer& next = panel->nextTokenView()->renderer();
+    const int first = next.entries()[0].id;
+    const double p1 = next.entries()[0].probability;
     panel->temperatureBox()->setValue(2.0);
     QCOMPARE(session->temperature(), 2.0);
-    QCOMPARE(next->item(0, 1)->data(Qt::UserRole).toInt(), first);
+    QCOMPARE(next.temperature(), 2.0);
+    QCOMPARE(next.entries()[0].id, first);
+    QCOMPARE(next.entries()[0].probability, session->nextTokens()[0].probability);
+    QVERIFY(next.entries()[0].probability < p1);  // flatter at T = 2
 
     QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
     QVERIFY(changed.wait(10000));
