@@ -35,9 +35,11 @@ bool ModelPicturesExporter::isEmpty() const
     return false;
 }
 
-int ModelPicturesExporter::headViewLayer() const
+int ModelPicturesExporter::headViewLayer(int layer) const
 {
     const int layers = result_ ? int(result_->layers.size()) : 0;
+    if (layer >= 0 && layer < layers)
+        return layer;
     if (options_.headViewLayer >= 0 && options_.headViewLayer < layers)
         return options_.headViewLayer;
     return std::max(0, layers - 1);
@@ -56,9 +58,9 @@ QString ModelPicturesExporter::modelViewTitle() const
     return tr("%1: attention weights of %2 layers × %3 heads").arg(modelPrefix()).arg(layers).arg(heads);
 }
 
-QString ModelPicturesExporter::headViewTitle() const
+QString ModelPicturesExporter::headViewTitle(int layer) const
 {
-    return tr("%1: head view of layer %2, query → key").arg(modelPrefix()).arg(headViewLayer() + 1);
+    return tr("%1: head view of layer %2, query → key").arg(modelPrefix()).arg(headViewLayer(layer) + 1);
 }
 
 QString ModelPicturesExporter::nextTokenTitle() const
@@ -113,16 +115,16 @@ void ModelPicturesExporter::paintModelView(QPainter& painter, const QSize& size)
     painter.restore();
 }
 
-void ModelPicturesExporter::paintHeadView(QPainter& painter, const QSize& size) const
+void ModelPicturesExporter::paintHeadView(QPainter& painter, const QSize& size, int layer) const
 {
     painter.save();
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
     if (!isEmpty()) {
-        const QRect rest = paintTitle(painter, size, headViewTitle());
+        const QRect rest = paintTitle(painter, size, headViewTitle(layer));
         HeadLinesRenderer lines;
         lines.setFont(picturestyle::font(size));
         lines.setResult(result_, tokens_);
-        lines.setLayer(headViewLayer());
+        lines.setLayer(headViewLayer(layer));
         lines.setHeadMask(options_.headMask);
         painter.translate(rest.topLeft());
         lines.paint(painter, rest.size(), picturestyle::style(), picturestyle::kHighlight);
@@ -166,10 +168,17 @@ attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat
                              [this](QPainter& p, const QSize& sz) { paintModelView(p, sz); });
         !s)
         return s.error();
-    if (attn::Status s = add(QStringLiteral("head_view"), headViewSize(),
-                             [this](QPainter& p, const QSize& sz) { paintHeadView(p, sz); });
-        !s)
-        return s.error();
+    const int layers = options_.everyLayer ? int(result_->layers.size()) : 1;
+    for (int layer = 0; layer < layers; ++layer) {
+        const QString stem = options_.everyLayer ? QStringLiteral("head_view_layer%1").arg(layer + 1)
+                                                 : QStringLiteral("head_view");
+        const int shown = options_.everyLayer ? layer : -1;
+        if (attn::Status s =
+                add(stem, headViewSize(),
+                    [this, shown](QPainter& p, const QSize& sz) { paintHeadView(p, sz, shown); });
+            !s)
+            return s.error();
+    }
     if (attn::Status s = add(QStringLiteral("next_token"), nextTokenSize(),
                              [this](QPainter& p, const QSize& sz) { paintNextToken(p, sz); });
         !s)

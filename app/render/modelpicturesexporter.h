@@ -37,6 +37,7 @@ struct ModelPictureOptions {
     QString sentence;            // the titles' (cut to 200 characters)
     bool randomWeights = false;  // every title says "random weights"
     int headViewLayer = -1;      // 0-based; -1: the last layer
+    bool everyLayer = false;     // head_view_layer<N> for each layer N = 1.., not one head_view
     std::vector<bool> headMask;  // the head view's heads (empty: all)
     int selectedLayer = -1;      // outlined in the model view (-1: none)
     int selectedHead = -1;
@@ -59,10 +60,12 @@ public:
     bool isEmpty() const;
 
     void paintModelView(QPainter& painter, const QSize& size) const;
-    void paintHeadView(QPainter& painter, const QSize& size) const;
+    // Layer `layer` (0-based; -1: the options' headViewLayer).
+    void paintHeadView(QPainter& painter, const QSize& size, int layer = -1) const;
     void paintNextToken(QPainter& painter, const QSize& size) const;
 
-    // The three pictures in `format`: model_view, head_view, next_token
+    // The three pictures in `format`: model_view, head_view (with
+    // everyLayer head_view_layer1, head_view_layer2, ...), next_token
     // (".png", ".svg", ".pdf"). An empty size takes each picture's default.
     // An error, and no files, when the result has no maps or a picture
     // cannot be drawn.
@@ -75,12 +78,12 @@ public:
     // The titles: "tiny-gpt2 (random weights): attention weights of 2 layers × 4 heads",
     // then the sentence on a second line.
     QString modelViewTitle() const;
-    QString headViewTitle() const;
+    QString headViewTitle(int layer = -1) const;
     QString nextTokenTitle() const;
     QString sentenceLine() const;
 
 private:
-    int headViewLayer() const;
+    int headViewLayer(int layer = -1) const;
     QString modelPrefix() const;
     // The title's two lines on top; returns the rest of the picture.
     QRect paintTitle(QPainter& painter, const QSize& size, const QString& title) const;

@@ -185,6 +185,18 @@ void TestModelPicturesExporter::writtenTogetherOrNotAtAll()
     QVERIFY(!files.ok());
     QCOMPARE(QString::fromStdString(files.error().message),
              QStringLiteral("The model's result holds no attention maps to draw."));
+    // Every layer's head view, named by layer.
+    ModelPictureOptions every = lessonOptions(true);
+    every.everyLayer = true;
+    const auto layers =
+        ModelPicturesExporter(run.result, run.tokens, topLabels(run), every).files(ImageFormat::Svg);
+    QVERIFY(layers.ok());
+    QCOMPARE(int(layers->size()), 4);
+    QCOMPARE(layers.value()[1].name, std::string("head_view_layer1.svg"));
+    QCOMPARE(layers.value()[2].name, std::string("head_view_layer2.svg"));
+    QVERIFY(
+        svgText(contents(layers.value()[1])).contains(QStringLiteral("head view of layer 1, query → key")));
+    QVERIFY(svgText(contents(layers.value()[2])).contains(QStringLiteral("Layer 2 of 2")));
     const ModelPicturesExporter null(nullptr, {}, {});
     QVERIFY(!null.files(ImageFormat::Svg).ok());
 }
