@@ -64,10 +64,11 @@ void writeStrings(JsonWriter& json, const std::vector<std::string>& strings)
     json.endArray();
 }
 
-void writeStats(JsonWriter& json, const AttentionSnapshot& s)
+}  // namespace
+
+void writeAttentionStats(JsonWriter& json, const attn::AttentionStats& stats,
+                         const std::vector<std::string>& tokens)
 {
-    const attn::AttentionStats& stats = s.stats;
-    const std::vector<std::string>& tokens = s.model.tokenization.tokens;
     json.beginObject();
     json.key("raw_mean");
     json.value(stats.rawMean);
@@ -109,6 +110,8 @@ void writeStats(JsonWriter& json, const AttentionSnapshot& s)
     json.value(stats.meanJacobianNorm);
     json.endObject();
 }
+
+namespace {
 
 std::string trimmed(std::string_view s)
 {
@@ -225,6 +228,8 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
         json.key(entry.name);
         entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
     }
+    json.key("stats");
+    writeAttentionStats(json, s.stats, s.model.tokenization.tokens);
     json.endObject();
     json.endArray();
     json.key("weights_average");
@@ -274,7 +279,7 @@ void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& s)
         entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
     }
     json.key("stats");
-    writeStats(json, s);
+    writeAttentionStats(json, s.stats, s.model.tokenization.tokens);
 }
 
 std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, const ExportFormats& formats)

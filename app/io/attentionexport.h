@@ -72,6 +72,10 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& snapshot);
 // adds its own after them).
 class JsonWriter;
 void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& snapshot);
+// attention.json's "stats" object: the variances, each query row's largest
+// weight, entropy and Jacobian norm (labelled with `tokens`), the means.
+void writeAttentionStats(JsonWriter& json, const attn::AttentionStats& stats,
+                         const std::vector<std::string>& tokens);
 
 // The names of the matrices, in export order: "X", "W_q", ..., "context".
 std::vector<std::string> exportedMatrixNames();

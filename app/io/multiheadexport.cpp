@@ -214,6 +214,8 @@ void writeMultiHeadJson(std::ostream& out, const MultiHeadSnapshot& s)
             json.key(std::string_view(e.name).substr(0, e.name.rfind("_head")));
             writeJsonMatrix(json, e.make());
         }
+        json.key("stats");
+        writeAttentionStats(json, s.result.stats[std::size_t(i)], s.focus.model.tokenization.tokens);
         json.endObject();
     }
     json.endArray();

@@ -246,7 +246,28 @@ void TestMultiHeadCommand::articleThreeHeads()
         VERIFY_WITHIN(
             relativeDiff(testdata::toMatrix(head["context"]), testdata::toMatrix(mh["context"].toArray()[i])),
             1e-6, "context");
+        // Its own statistics, from its own weights: each row's largest
+        // weight and entropy -sum a log a, and their means.
+        const attn::Matrix w = testdata::toMatrix(head["weights"]);
+        const QJsonObject stats = head["stats"].toObject();
+        const QJsonArray rows = stats["rows"].toArray();
+        QCOMPARE(int(rows.size()), 6);
+        double meanMax = 0.0, meanEntropy = 0.0;
+        for (int q = 0; q < 6; ++q) {
+            double entropy = 0.0;
+            for (int k = 0; k < 6; ++k)
+                entropy -= w(q, k) > 0 ? w(q, k) * std::log(w(q, k)) : 0.0;
+            const QJsonObject row = rows[q].toObject();
+            VERIFY_WITHIN(std::abs(row["max_weight"].toDouble() - w.row(q).maxCoeff()), 1e-15, "max weight");
+            VERIFY_WITHIN(std::abs(row["entropy_nats"].toDouble() - entropy), 1e-12, "entropy");
+            meanMax += w.row(q).maxCoeff() / 6;
+            meanEntropy += entropy / 6;
+        }
+        VERIFY_WITHIN(std::abs(stats["mean_max_weight"].toDouble() - meanMax), 1e-12, "mean max weight");
+        VERIFY_WITHIN(std::abs(stats["mean_entropy_nats"].toDouble() - meanEntropy), 1e-12, "mean entropy");
     }
+    // Head 1's are the single-head keys' statistics.
+    QCOMPARE(heads[0].toObject()["stats"], json["stats"]);
     // The concatenation: (6, 3 x 28), head i's context in columns 28 i ..
     const attn::Matrix concat = testdata::toMatrix(json["concat"]);
     QCOMPARE(int(concat.cols()), 84);
@@ -269,7 +290,7 @@ void TestMultiHeadCommand::oneHeadKeepsTheSingleHeadKeys()
         if (key != "generator")
             QVERIFY2(a[key] == b[key], qPrintable(key));
     const QJsonObject head = b["heads"].toArray()[0].toObject();
-    for (const char* key : {"Q", "K", "V", "scores", "scaled_scores", "weights", "context"})
+    for (const char* key : {"Q", "K", "V", "scores", "scaled_scores", "weights", "context", "stats"})
         QVERIFY2(head[key] == a[key], key);
     QCOMPARE(head["W_q"], a["W_q"]);
     QCOMPARE(b["weights_average"], a["weights"]);

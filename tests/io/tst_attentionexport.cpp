@@ -231,8 +231,8 @@ void TestAttentionExport::jsonHoldsEverything()
 }
 
 // One head in the multi-head export's shape: its object holds the pass's
-// matrices (masked scaled scores null), the average is the weights and the
-// concatenation the context.
+// matrices (masked scaled scores null) and statistics, the average is the
+// weights and the concatenation the context.
 void TestAttentionExport::jsonOneHeadInTheMultiHeadShape()
 {
     QCOMPARE(json_["head_layout"].toString(), QStringLiteral("independent"));
@@ -241,7 +241,7 @@ void TestAttentionExport::jsonOneHeadInTheMultiHeadShape()
     QCOMPARE(heads.size(), 1);
     const QJsonObject head = heads.first().toObject();
     QCOMPARE(head.keys(), (QStringList{"K", "Q", "V", "W_k", "W_q", "W_v", "context", "scaled_scores",
-                                       "scores", "weights"}));
+                                       "scores", "stats", "weights"}));
     for (const QString& key : head.keys())
         QVERIFY2(head[key] == json_[key], qPrintable(key));
     QVERIFY(head["scaled_scores"].toArray()[0].toArray()[1].isNull());  // causal: key 2 after query 1
