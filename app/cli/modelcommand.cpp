@@ -193,8 +193,9 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     if (formats.json)
         files.push_back(gpt2JsonFile(start->model, start->result, start->scaleMode));
     if (formats.png || formats.svg || formats.pdf) {
-        attn::Expected<std::vector<OutputFile>> pictures = modelPictureFiles(
-            start.value(), formats, parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
+        attn::Expected<std::vector<OutputFile>> pictures =
+            modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")), formats,
+                              parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
         if (!pictures) {
             printError(QString::fromStdString(pictures.error().message));
             return kExitRuntime;

@@ -278,9 +278,8 @@ int countPixels(const QImage& image, const std::function<bool(const QColor&)>& i
 
 void TestModelCommand::pictures()
 {
-    // model_view (the 2 x 4 grid, 90 px a tile, at least 640 x 480), one
-    // head view per layer (900 x 28 px a token, at least 600 high) and
-    // next_token (900 x 100 + 30 a token), in every format, or at --size.
+    // model_view, one head view per layer and next_token in every format,
+    // at ModelPicturesExporter's sizes or at --size.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString model = checkpointDir(QStringLiteral("tiny-gpt2"));
@@ -300,18 +299,19 @@ void TestModelCommand::pictures()
         QVERIFY(pdf.read(5) == "%PDF-");
     }
     const QImage grid(out.filePath(QStringLiteral("model_view.png")));
-    QCOMPARE(grid.size(), QSize(640, 480));  // 160 + 90 * 4 = 520 wide, raised to the least
+    QCOMPARE(grid.size(), QSize(1200, 900));
     // The weight maps' blues are there, not only the white page and the text.
     const int blues = countPixels(grid, [](const QColor& c) { return c.blue() > c.red() + 60; });
     QVERIFY2(blues > 1000, qPrintable(QString::number(blues)));
     const QImage lines(out.filePath(QStringLiteral("head_view_layer2.png")));
-    QCOMPARE(lines.size(), QSize(900, 600));
+    QCOMPARE(lines.size(), QSize(1200, 900));
     // Heads 2 and 4's orange and red lines (Tableau 10), not only head 1's blue.
     const int warm = countPixels(lines, [](const QColor& c) { return c.red() > c.blue() + 80; });
     QVERIFY2(warm > 100, qPrintable(QString::number(warm)));
     const QImage next(out.filePath(QStringLiteral("next_token.png")));
-    QCOMPARE(next.size(), QSize(900, 400));
-    const int bars = countPixels(next, [](const QColor& c) { return c == QColor(0x31, 0x82, 0xbd); });
+    QCOMPARE(next.size(), QSize(1000, 620));
+    // The bars in Tableau 10's blue, head 1's colour.
+    const int bars = countPixels(next, [](const QColor& c) { return c == QColor(0x1f, 0x77, 0xb4); });
     QVERIFY2(bars > 1000, qPrintable(QString::number(bars)));
 
     QTemporaryDir sized;
@@ -322,13 +322,21 @@ void TestModelCommand::pictures()
         QCOMPARE(QImage(sized.filePath(QStringLiteral("out/") + stem + QStringLiteral(".png"))).size(),
                  QSize(900, 700));
     QVERIFY(!QFileInfo::exists(exportFile(sized)));  // png only
+
+    // A what-if scale is named in the titles.
+    QTemporaryDir none;
+    QVERIFY(none.isValid());
+    run = exportModel(model, QStringLiteral("Jane"), none, {"--format", "svg", "--scale", "none"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QFile svg(none.filePath(QStringLiteral("out/model_view.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("tiny-gpt2 (scale none: raw scores): attention weights"));
 }
 
 using Mutation = std::function<bool(const QDir&)>;
 Q_DECLARE_METATYPE(Mutation)
 
 namespace {
-
 bool rewrite(const QString& path, const std::function<QByteArray(QByteArray)>& change)
 {
     QFile file(path);
