@@ -33,6 +33,7 @@ void HeadLinesRenderer::setFont(const QFont& font)
 {
     font_ = font;
     layoutValid_ = false;
+    linesImageValid_ = false;  // the labels' width moves the lines' ends
 }
 
 void HeadLinesRenderer::setResult(std::shared_ptr<const attn::Gpt2Result> result,
@@ -124,6 +125,7 @@ QColor HeadLinesRenderer::headColor(int head)
 void HeadLinesRenderer::invalidateLines()
 {
     linesValid_ = false;
+    linesImageValid_ = false;
 }
 
 void HeadLinesRenderer::collectLines() const
@@ -290,6 +292,22 @@ void HeadLinesRenderer::paintLabels(QPainter& painter, const HeadLinesLayout& l,
     painter.setFont(font_);
 }
 
+void HeadLinesRenderer::paintLines(QPainter& painter, const HeadLinesLayout& l) const
+{
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const double width = std::clamp(l.rowHeight / 8.0, 1.0, 2.5);
+    const double x0 = l.queryAnchor();
+    const double x1 = l.keyAnchor();
+    for (const Line& line : lines()) {
+        QColor c = headColor(line.head);
+        c.setAlphaF(float(std::clamp(line.weight, 0.0, 1.0)));
+        painter.setPen(QPen(c, width, Qt::SolidLine, Qt::FlatCap));
+        painter.drawLine(QPointF(x0, l.rowCentre(line.query)), QPointF(x1, l.rowCentre(line.key)));
+    }
+    painter.restore();
+}
+
 void HeadLinesRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style,
                               const QColor& highlight) const
 {
@@ -307,17 +325,24 @@ void HeadLinesRenderer::paint(QPainter& painter, const QSize& size, const Heatma
     painter.drawText(l.caption, Qt::AlignLeft | Qt::AlignVCenter,
                      HeatmapLabelPainter::elided(fm, captionText(), l.caption.width()));
     paintLegend(painter, l, style);
-    painter.setRenderHint(QPainter::Antialiasing, true);
-    const double width = std::clamp(l.rowHeight / 8.0, 1.0, 2.5);
-    const double x0 = l.queryAnchor();
-    const double x1 = l.keyAnchor();
-    for (const Line& line : lines()) {
-        QColor c = headColor(line.head);
-        c.setAlphaF(float(std::clamp(line.weight, 0.0, 1.0)));
-        painter.setPen(QPen(c, width, Qt::SolidLine, Qt::FlatCap));
-        painter.drawLine(QPointF(x0, l.rowCentre(line.query)), QPointF(x1, l.rowCentre(line.key)));
+    if (style.screen) {
+        // On screen the lines are drawn once into an image kept until they,
+        // the size or the pixel ratio change: a repaint (the pointer leaving
+        // a token, a window over the view) costs a blit, not thousands of
+        // blended lines. Exports draw them as vectors.
+        const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
+        if (!linesImageValid_ || linesImage_.size() != size * dpr || linesImage_.devicePixelRatio() != dpr) {
+            linesImage_ = QImage(size * dpr, QImage::Format_ARGB32_Premultiplied);
+            linesImage_.setDevicePixelRatio(dpr);
+            linesImage_.fill(Qt::transparent);
+            QPainter image(&linesImage_);
+            paintLines(image, l);
+            linesImageValid_ = true;
+        }
+        painter.drawImage(QPointF(0, 0), linesImage_);
+    } else {
+        paintLines(painter, l);
     }
-    painter.setRenderHint(QPainter::Antialiasing, false);
     paintLabels(painter, l, style, highlight);
     painter.restore();
 }

@@ -9,6 +9,7 @@
 // only lines of at least minWeight are drawn, the strongest maxLines of
 // them, chosen once per change with a bounded heap, so 1024 tokens cost
 // what the lines drawn cost and the caption says how many were left out.
+// On screen the lines are kept as an image until they change.
 // The tokens are the caller's display text ("␣cinema"). Serves the model
 // view and exported pictures alike.
 
@@ -18,6 +19,7 @@
 #include <QColor>
 #include <QCoreApplication>
 #include <QFont>
+#include <QImage>
 #include <QString>
 #include <QStringList>
 
@@ -42,7 +44,7 @@ public:
         double weight = 0.0;
     };
     static constexpr double kDefaultMinWeight = 0.01;
-    static constexpr int kDefaultMaxLines = 4000;
+    static constexpr int kDefaultMaxLines = 2000;
 
     HeadLinesRenderer();
     ~HeadLinesRenderer();
@@ -98,6 +100,7 @@ private:
     void paintLabels(QPainter& painter, const HeadLinesLayout& l, const HeatmapStyle& style,
                      const QColor& highlight) const;
     void paintLegend(QPainter& painter, const HeadLinesLayout& l, const HeatmapStyle& style) const;
+    void paintLines(QPainter& painter, const HeadLinesLayout& l) const;
 
     QFont font_;
     std::shared_ptr<const attn::Gpt2Result> result_;
@@ -114,6 +117,8 @@ private:
     mutable bool linesValid_ = false;
     mutable HeadLinesLayout layoutCache_;
     mutable bool layoutValid_ = false;
+    mutable QImage linesImage_;  // the lines on screen (HeatmapStyle::screen)
+    mutable bool linesImageValid_ = false;
 };
 
 }  // namespace attnlab

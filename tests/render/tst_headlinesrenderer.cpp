@@ -29,6 +29,7 @@ private slots:
     void hoveredQueryAndKey();
     void linePixels();
     void hitTesting();
+    void screenKeepsTheLinesAsAnImage();
     void longSentenceIsCapped();
 };
 
@@ -232,10 +233,46 @@ void TestHeadLinesRenderer::hitTesting()
     QVERIFY(QRect(QPoint(0, 0), size).contains(l.keys));
 }
 
+void TestHeadLinesRenderer::screenKeepsTheLinesAsAnImage()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    HeadLinesRenderer view;
+    view.setResult(run.result, run.tokens);
+    const QSize size(800, 600);
+    HeatmapStyle screen = exportStyle();
+    screen.screen = true;
+    const auto draw = [&](const HeatmapStyle& style) {
+        QImage image(size, QImage::Format_RGB32);
+        QPainter painter(&image);
+        view.paint(painter, size, style, Qt::red);
+        return image;
+    };
+    // The kept image gives the lines the export draws, within rounding.
+    const QImage vector = draw(exportStyle());
+    const QImage first = draw(screen);
+    const QImage again = draw(screen);
+    QCOMPARE(again, first);
+    int differ = 0;
+    for (int y = 0; y < size.height(); ++y)
+        for (int x = 0; x < size.width(); ++x) {
+            const QColor a(vector.pixel(x, y));
+            const QColor b(first.pixel(x, y));
+            if (std::abs(a.red() - b.red()) > 3 || std::abs(a.green() - b.green()) > 3
+                || std::abs(a.blue() - b.blue()) > 3)
+                ++differ;
+        }
+    QCOMPARE(differ, 0);
+    // A change of the lines draws them again.
+    view.setHoveredToken(9);
+    QVERIFY(draw(screen) != first);
+    view.setHoveredToken(-1);
+    QCOMPARE(draw(screen), first);
+}
+
 void TestHeadLinesRenderer::longSentenceIsCapped()
 {
     // 1024 tokens through four causal heads of a plain X (no model): about
-    // two million lines, of which the 4000 strongest are kept.
+    // two million lines, of which the 2000 strongest are kept.
     const int n = 1024;
     attn::Matrix X(n, 8);
     for (int i = 0; i < n; ++i)
@@ -276,7 +313,7 @@ void TestHeadLinesRenderer::longSentenceIsCapped()
     const QImage image = picture(view, size);
     // A label every labelStep rows: the rows are below a line's height.
     QVERIFY(view.layout(size).labelStep > 10);
-    QVERIFY(view.captionText().contains(QStringLiteral("the 4000 strongest of 2099200 lines")));
+    QVERIFY(view.captionText().contains(QStringLiteral("the 2000 strongest of 2099200 lines")));
     // Choosing and drawing them is not a hang (about 0.1 s here).
     QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
 }
