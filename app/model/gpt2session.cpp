@@ -161,6 +161,21 @@ const attn::AttentionResult* Gpt2Session::head(int layer, int head) const
     return &heads[std::size_t(head)];
 }
 
+attn::Matrix Gpt2Session::weightsFromLast(int key) const
+{
+    if (!result_ || key < 0 || key >= result_->tokens() || result_->layers.empty()
+        || result_->layers.front().heads.empty())
+        return attn::Matrix();
+    const int layers = int(result_->layers.size());
+    const int heads = int(result_->layers.front().heads.size());
+    const int last = result_->tokens() - 1;
+    attn::Matrix table(layers, heads);
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h)
+            table(l, h) = result_->layers[std::size_t(l)].heads[std::size_t(h)].weights(last, key);
+    return table;
+}
+
 Gpt2Token Gpt2Session::vocabularyToken(int id) const
 {
     return model_ ? model_->tokenizer.token(id) : Gpt2Token{};

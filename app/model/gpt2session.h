@@ -66,6 +66,10 @@ public:
     const std::vector<Gpt2Token>& resultTokens() const { return resultTokens_; }
     // Head (layer, head) of result(), or null without a result or out of range.
     const attn::AttentionResult* head(int layer, int head) const;
+    // Every head's weight from the last token to key `key`: a (layers,
+    // heads) table, empty without a result or for a key out of range. The
+    // lesson ranks the heads by it ("which heads look at “cinema”").
+    attn::Matrix weightsFromLast(int key) const;
     // The 10 most likely next tokens after result()'s last position at
     // temperature(), largest first.
     const std::vector<attn::Gpt2TopToken>& nextTokens() const { return next_; }

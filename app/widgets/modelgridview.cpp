@@ -38,6 +38,18 @@ void ModelGridView::setSelected(int layer, int head)
     update();
 }
 
+void ModelGridView::setRanking(const attn::Matrix& values, const QString& caption)
+{
+    renderer_.setRanking(values, caption, 3);
+    update();
+}
+
+void ModelGridView::clearRanking()
+{
+    renderer_.clearRanking();
+    update();
+}
+
 QSize ModelGridView::minimumSizeHint() const
 {
     const int line = fontMetrics().height();

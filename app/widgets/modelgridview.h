@@ -26,6 +26,9 @@ public:
     void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
     std::shared_ptr<const attn::Gpt2Result> result() const { return renderer_.result(); }
     void setSelected(int layer, int head);
+    // One number per tile (ModelGridRenderer::setRanking), the three largest marked.
+    void setRanking(const attn::Matrix& values, const QString& caption);
+    void clearRanking();
     int selectedLayer() const { return renderer_.selectedLayer(); }
     int selectedHead() const { return renderer_.selectedHead(); }
     int layers() const { return renderer_.layerCount(); }

@@ -115,6 +115,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
     lastRow_ = makeTable({tr("key"), tr("weight")}, QStringLiteral("modelLastRowTable"), this);
     lastRow_->setAccessibleName(tr("Selected head's weights from the last token"));
+    lastRow_->setToolTip(
+        tr("Click a key to rank every head by its weight from the last token to it; "
+           "click it again for no ranking."));
     next_ = new NextTokenView(this);
     next_->setObjectName(QStringLiteral("modelNextTokens"));
 
@@ -142,6 +145,8 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     connect(session_, &Gpt2Session::resultChanged, this, &ModelPanel::showResult);
     connect(session_, &Gpt2Session::loadFailed, this, &ModelPanel::showMessage);
     connect(session_, &Gpt2Session::problemChanged, this, &ModelPanel::showMessage);
+    connect(lastRow_, &QTableWidget::cellClicked, this,
+            [this](int row, int) { rankBy(row == rankKey_ ? -1 : row); });
     connect(scale_, &QComboBox::activated, this, &ModelPanel::applyScale);
     connect(divisor_, &QDoubleSpinBox::editingFinished, this, [this] {
         if (scale_->currentData().toInt() == int(attn::ScaleMode::Custom))
@@ -189,6 +194,9 @@ void ModelPanel::showResult()
     for (const Gpt2Token& t : session_->resultTokens())
         labels << t.display;
     grid_->setResult(session_->result(), labels);
+    if (rankKey_ >= int(labels.size()))
+        rankKey_ = -1;
+    showRanking();
     QStringList nextLabels;
     for (const attn::Gpt2TopToken& t : session_->nextTokens())
         nextLabels << session_->vocabularyToken(t.id).display;
@@ -230,6 +238,25 @@ void ModelPanel::showSelection()
                                      .arg(session_->selectedDivisor())
                                      .arg(std::sqrt(double(session_->config().headDim()))));
     }
+}
+
+void ModelPanel::rankBy(int key)
+{
+    rankKey_ = key;
+    showRanking();
+}
+
+void ModelPanel::showRanking()
+{
+    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const attn::Matrix table = session_->weightsFromLast(rankKey_);
+    if (table.size() == 0) {
+        grid_->clearRanking();
+        return;
+    }
+    grid_->setRanking(
+        table,
+        tr("weight from “%1” to “%2”").arg(tokens.back().display, tokens[std::size_t(rankKey_)].display));
 }
 
 void ModelPanel::applyScale()

@@ -32,7 +32,10 @@ public:
     QLabel* tokensLabel() const { return tokens_; }
     QLabel* messageLabel() const { return message_; }
     QLabel* headCaption() const { return headCaption_; }
-    // Token, weight: the selected head's row of the last query.
+    int rankedKey() const { return rankKey_; }
+    // Token, weight: the selected head's row of the last query. A click on
+    // a key ranks every head of the grid by its weight from the last token
+    // to that key (again: no ranking).
     QTableWidget* lastRowTable() const { return lastRow_; }
     // The most likely next tokens as bars, most likely first.
     NextTokenView* nextTokenView() const { return next_; }
@@ -51,6 +54,8 @@ private:
     void showSelection();
     void showTokens();
     void applyScale();
+    void rankBy(int key);  // -1: none
+    void showRanking();
 
     Gpt2Session* session_;
     QLabel* summary_;
@@ -66,6 +71,7 @@ private:
     QDoubleSpinBox* temperature_;
     QPushButton* reset_;
     QLabel* divisorCaption_;
+    int rankKey_ = -1;
 };
 
 }  // namespace attnlab

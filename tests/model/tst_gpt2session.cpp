@@ -135,6 +135,23 @@ void TestGpt2Session::reference()
             QVERIFY2(testdata::maxAbsDiff(head->weightsMatrix(), expected) <= 1e-5,
                      qPrintable(QStringLiteral("layer %1 head %2").arg(l).arg(h)));
         }
+    // The lesson's ranking: every head's weight from the last token to "cinema".
+    const attn::Matrix toCinema = session.weightsFromLast(5);
+    QCOMPARE(int(toCinema.rows()), nLayer);
+    QCOMPARE(int(toCinema.cols()), nHead);
+    const int last = int(expectedIds.size()) - 1;
+    for (int l = 0; l < nLayer; ++l)
+        for (int h = 0; h < nHead; ++h)
+            QVERIFY(std::abs(toCinema(l, h)
+                             - layers[l]
+                                   .toObject()["heads"]
+                                   .toArray()[h]
+                                   .toObject()["weights"]
+                                   .toArray()[last]
+                                   .toArray()[5]
+                                   .toDouble())
+                    <= 1e-5);
+    QCOMPARE(session.weightsFromLast(last + 1).size(), 0);
     QVERIFY(!session.head(nLayer, 0));
     QVERIFY(!session.head(0, nHead));
 

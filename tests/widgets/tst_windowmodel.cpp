@@ -156,6 +156,33 @@ void TestWindowModel::openTypeAndClick()
         previous = e.probability;
     }
 
+    // A click on "␣cinema" in the last token's row ranks every head by its
+    // weight from "␣new" to "␣cinema", the reference's numbers.
+    QTest::mouseClick(lastRow->viewport(), Qt::LeftButton, {},
+                      lastRow->visualItemRect(lastRow->item(5, 1)).center());
+    QCOMPARE(panel->rankedKey(), 5);
+    const ModelGridRenderer& renderer = grid->renderer();
+    QVERIFY(renderer.hasRanking());
+    QVERIFY(renderer.rankingCaption().contains(QStringLiteral("“␣cinema”")));
+    int best = 0;
+    double bestWeight = -1.0;
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const double w = testdata::toMatrix(
+                c["layers"].toArray()[l].toObject()["heads"].toArray()[h].toObject()["weights"])(n - 1, 5);
+            QVERIFY(std::abs(renderer.ranking()(l, h) - w) <= 1e-5);
+            if (w > bestWeight) {
+                bestWeight = w;
+                best = l * 4 + h;
+            }
+        }
+    QCOMPARE(renderer.markedTiles().size(), std::size_t(3));
+    QCOMPARE(renderer.markedTiles().front(), best);
+    QTest::mouseClick(lastRow->viewport(), Qt::LeftButton, {},
+                      lastRow->visualItemRect(lastRow->item(5, 1)).center());
+    QCOMPARE(panel->rankedKey(), -1);
+    QVERIFY(!renderer.hasRanking());
+
     // The keyboard moves the selection too.
     grid->setFocus();
     QTest::keyClick(grid, Qt::Key_Up);
