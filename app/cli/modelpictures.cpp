@@ -2,7 +2,6 @@
 #include "modelpictures.h"
 
 #include "modelpicturesexporter.h"
-#include "pictureencoder.h"
 
 #include <QDir>
 #include <QStringList>
@@ -32,49 +31,22 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     else if (start.scaleMode == "custom" && !r.divisors.empty())
         options.modelName += QStringLiteral(" (scores / %1)").arg(r.divisors.values.front());
     options.sentence = sentence;
-    // One exporter per layer's head view; the first also draws the grid and
-    // the next tokens.
-    std::vector<std::unique_ptr<ModelPicturesExporter>> layers;
-    for (int layer = 0; layer < int(r.layers.size()); ++layer) {
-        options.headViewLayer = layer;
-        layers.push_back(std::make_unique<ModelPicturesExporter>(result, tokens, topLabels, options));
-    }
-    if (layers.empty() || layers.front()->isEmpty())
+    options.everyLayer = true;
+    const ModelPicturesExporter exporter(result, tokens, topLabels, options);
+    if (exporter.isEmpty())
         return attn::Error{"the model's pictures need every head's maps"};
-    const ModelPicturesExporter& first = *layers.front();
-    const auto sized = [&size](QSize defaultSize) { return size.isEmpty() ? defaultSize : size; };
 
     std::vector<OutputFile> files;
-    const auto add = [&files](attn::Expected<OutputFile> file) -> attn::Status {
-        if (!file)
-            return file.error();
-        files.push_back(std::move(file).value());
-        return attn::okStatus();
-    };
     for (const auto& [wanted, format] :
          {std::pair{formats.png, ImageFormat::Png}, std::pair{formats.svg, ImageFormat::Svg},
           std::pair{formats.pdf, ImageFormat::Pdf}}) {
         if (!wanted)
             continue;
-        if (attn::Status s =
-                add(pictureFile([&first](QPainter& p, const QSize& s) { first.paintModelView(p, s); }, format,
-                                sized(ModelPicturesExporter::modelViewSize()), QStringLiteral("model_view")));
-            !s)
-            return s.error();
-        for (std::size_t layer = 0; layer < layers.size(); ++layer) {
-            const ModelPicturesExporter& exporter = *layers[layer];
-            if (attn::Status s = add(
-                    pictureFile([&exporter](QPainter& p, const QSize& s) { exporter.paintHeadView(p, s); },
-                                format, sized(ModelPicturesExporter::headViewSize()),
-                                QStringLiteral("head_view_layer%1").arg(layer + 1)));
-                !s)
-                return s.error();
-        }
-        if (attn::Status s =
-                add(pictureFile([&first](QPainter& p, const QSize& s) { first.paintNextToken(p, s); }, format,
-                                sized(ModelPicturesExporter::nextTokenSize()), QStringLiteral("next_token")));
-            !s)
-            return s.error();
+        attn::Expected<std::vector<OutputFile>> pictures = exporter.files(format, size);
+        if (!pictures)
+            return pictures.error();
+        for (OutputFile& file : pictures.value())
+            files.push_back(std::move(file));
     }
     return files;
 }
