@@ -170,8 +170,8 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
             return kExitUsage;
         }
         printError(
-            CommandLine::tr("--model needs --export-dir OUT --format json for now: the "
-                            "window's model view is not there yet"));
+            CommandLine::tr("--model without --export-dir opens no window yet; give --export-dir OUT, "
+                            "or open the folder in the window with File > Open model..."));
         return kExitUsage;
     }
     std::optional<QCoreApplication> app;

@@ -56,8 +56,8 @@ struct ModelStart {
 attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const ModelCommandInput& input);
 
 // The whole --model run; the exit status (0 written, 1 not written, 2 bad
-// input). Without --export-dir it refuses for now: the window has no model
-// view yet (modelStart is what it will open).
+// input). Without --export-dir it refuses for now, pointing to File > Open
+// model... (modelStart is what the window is to open with).
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv);
 
 }  // namespace attnlab
