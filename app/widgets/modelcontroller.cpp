@@ -2,6 +2,7 @@
 #include "modelcontroller.h"
 
 #include "gpt2session.h"
+#include "headlinesview.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
 
@@ -21,6 +22,18 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QL
     panel_ = new ModelPanel(session_);
     panel_->setObjectName(QStringLiteral("modelPanel"));
     pipeline_->addPage(panel_, tr("Model"));
+    lines_ = new HeadLinesView;
+    lines_->setObjectName(QStringLiteral("modelHeadLines"));
+    pipeline_->addPage(lines_, tr("Head view"));
+    connect(session_, &Gpt2Session::resultChanged, lines_, [this] {
+        QStringList labels;
+        for (const Gpt2Token& t : session_->resultTokens())
+            labels << t.display;
+        lines_->setResult(session_->result(), labels);
+        lines_->setLayer(session_->selectedLayer());
+    });
+    connect(session_, &Gpt2Session::selectionChanged, lines_,
+            [this](int layer, int) { lines_->setLayer(layer); });
 
     progress_ = new QProgressBar(window_);
     progress_->setObjectName(QStringLiteral("modelProgress"));

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The window's GPT-2 part: File > Open model… (a folder dialog), the
-// loading progress in the status bar, the "Model" tab (ModelPanel) over
-// one Gpt2Session, and the window's sentence field feeding that session
-// as it is typed.
+// loading progress in the status bar, the "Model" tab (ModelPanel) and the
+// "Head view" tab (HeadLinesView, the selected layer) over one Gpt2Session, and the window's sentence field
+// feeding that session as it is typed.
 
 #include <QObject>
 #include <QString>
@@ -16,6 +16,7 @@ class QProgressBar;
 namespace attnlab {
 
 class Gpt2Session;
+class HeadLinesView;
 class ModelPanel;
 class PipelineView;
 
@@ -26,6 +27,8 @@ public:
 
     Gpt2Session* session() const { return session_; }
     ModelPanel* panel() const { return panel_; }
+    // The "Head view" tab: the selected layer's heads as lines.
+    HeadLinesView* headLines() const { return lines_; }
     QProgressBar* progressBar() const { return progress_; }
 
     void addFileActions(QMenu* file);
@@ -41,6 +44,7 @@ private:
     PipelineView* pipeline_;
     Gpt2Session* session_;
     ModelPanel* panel_;
+    HeadLinesView* lines_;
     QProgressBar* progress_;
 };
 

@@ -11,6 +11,7 @@
 #include "guitest.h"
 #include "mainwindow.h"
 #include "modelcontroller.h"
+#include "headlinesview.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "nexttokenview.h"
@@ -183,11 +184,20 @@ void TestWindowModel::openTypeAndClick()
     QCOMPARE(panel->rankedKey(), -1);
     QVERIFY(!renderer.hasRanking());
 
+    // The head view shows the selected layer, its lines the session's weights.
+    const HeadLinesRenderer& lines = window->models()->headLines()->renderer();
+    QCOMPARE(lines.result(), session->result());
+    QCOMPARE(lines.layer(), 1);
+    QVERIFY(!lines.lines().empty());
+    for (const HeadLinesRenderer::Line& line : lines.lines())
+        QCOMPARE(line.weight, session->head(1, line.head)->weights(line.query, line.key));
+
     // The keyboard moves the selection too.
     grid->setFocus();
     QTest::keyClick(grid, Qt::Key_Up);
     QCOMPARE(session->selectedLayer(), 0);
     QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(lines.layer(), 0);
 
     window->grab().save(QDir::temp().filePath(QStringLiteral("attnlab-windowmodel.png")));
 }
