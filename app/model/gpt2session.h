@@ -101,6 +101,14 @@ public:
     attn::Status setTemperature(double temperature);
 
     static constexpr int kNextTokens = 10;
+    // Every head's maps are kept for the views (attn::Gpt2Options::keepMaps:
+    // 8 n^2 + 32 n head_dim bytes a head); a sentence whose maps would take
+    // more than this is refused with a message instead of run (GPT-2 small
+    // keeps 1.4 GiB at 1024 tokens; within 1 GiB it reads about 860).
+    static constexpr double kDefaultMapBudget = double(1 << 30);
+    void setMapBudget(double bytes) { mapBudget_ = bytes; }
+    // The bytes the maps of n tokens take under the current model (0 without one).
+    double mapBytes(int tokens) const;
 
 signals:
     // On this object's thread: step of steps (0 of 1 when the read starts,
@@ -131,6 +139,7 @@ private:
     double temperature_ = 1.0;
     int layer_ = 0;
     int head_ = 0;
+    double mapBudget_ = kDefaultMapBudget;
     QString problem_;
     bool loading_ = false;
     bool computing_ = false;

@@ -87,6 +87,7 @@ private slots:
     void supersededNeverShows();
     void badFolderKeepsModel();
     void tooManyTokens();
+    void mapBudget();
     void temperature();
 };
 
@@ -326,6 +327,26 @@ void TestGpt2Session::tooManyTokens()
     QVERIFY(setSentence(session, words.join(QLatin1Char(' '))));
     QVERIFY(session.problem().isEmpty());
     QCOMPARE(session.result()->tokens(), 64);
+}
+
+void TestGpt2Session::mapBudget()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    // 2 layers x 4 heads, head_dim 4: 8 (8 n^2 + 128 n) bytes.
+    QCOMPARE(session.mapBytes(10), 8.0 * (800.0 + 1280.0));
+    session.setMapBudget(8.0 * (800.0 + 1280.0));
+    const QString ten = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
+    QVERIFY(setSentence(session, ten));  // exactly the budget: runs
+    QCOMPARE(session.result()->tokens(), 10);
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    session.setSentence(ten + QStringLiteral(" film"));
+    QVERIFY(!session.isComputing());
+    QVERIFY2(session.problem().contains(QStringLiteral("11 GPT-2 tokens")), qPrintable(session.problem()));
+    QCOMPARE(session.result()->tokens(), 10);
+    QCOMPARE(changed.count(), 0);
+    // GPT-2 small's shapes at 1024 tokens: 144 heads of (8 n^2 + 32 n 64) bytes, 1.4 GiB.
+    QVERIFY(144.0 * (8.0 * 1024 * 1024 + 32.0 * 1024 * 64) > Gpt2Session::kDefaultMapBudget);
 }
 
 void TestGpt2Session::temperature()
