@@ -86,6 +86,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     scope_->addItem(tr("this layer"), int(Gpt2Scope::ThisLayer));
     scope_->addItem(tr("this head"), int(Gpt2Scope::ThisHead));
     scope_->setAccessibleName(tr("Where the scale applies"));
+    scope_->setToolTip(
+        tr("Where the next choice of divisor applies: every layer, the selected head's layer "
+           "or the selected head alone. Choose the divisor after the scope."));
     temperature_ = new QDoubleSpinBox(this);
     temperature_->setObjectName(QStringLiteral("modelTemperatureBox"));
     temperature_->setRange(0.05, 100.0);
