@@ -452,6 +452,21 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         outcome.exitNow = true;
         return outcome;
     }
+    if (!error && wantsModel(parser) && !request.exportDir) {
+        attn::Expected<QString> folder = modelWindowFolder(parser);
+        if (!folder) {
+            printError(QString::fromStdString(folder.error().message));
+            outcome.exitNow = true;
+            outcome.exitCode = kExitUsageError;
+            return outcome;
+        }
+        outcome.modelFolder = folder->toStdString();
+        if (parser.isSet(QStringLiteral("--sentence"))) {
+            outcome.config.sentence = parser.value(QStringLiteral("--sentence")).toStdString();
+            outcome.haveConfig = true;
+        }
+        return outcome;
+    }
     if (!error && wantsModel(parser)) {
         outcome.exitNow = true;
         outcome.exitCode = runModelCommand(

@@ -43,6 +43,9 @@ struct CommandLineOutcome {
     // The file the lab came from (--open FILE or a bare FILE.attnlab, as a
     // double-click passes it), so that Save writes back to it; empty otherwise.
     std::string labPath;
+    // --model DIR without --export-dir: the GPT-2 folder the window's Model
+    // tab opens (its readers accepted it); empty otherwise.
+    std::string modelFolder;
 };
 
 inline constexpr int kExitRuntimeError = 1;

@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QThread>
 
 #include <algorithm>
@@ -161,19 +162,29 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     return start;
 }
 
+attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser)
+{
+    if (std::optional<QString> conflict = checkCombination(parser))
+        return usage(*conflict);
+    for (const char* option : {"--scale", "--temperature", "--format"})
+        if (parser.isSet(QLatin1String(option)))
+            return usage(
+                CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
+                                "in the window's Model tab")
+                    .arg(QLatin1String(option)));
+    const QString folder = parser.value(QStringLiteral("--model"));
+    if (folder.isEmpty())
+        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
+    const attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    if (!model)
+        return usage(CommandLine::tr("--model %1: %2")
+                         .arg(echoedValue(QDir::toNativeSeparators(folder)),
+                              QString::fromStdString(model.error().message)));
+    return QFileInfo(folder).absoluteFilePath();
+}
+
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv)
 {
-    if (!input.exportDir) {
-        // The window's model view is to open modelStart(parser, input) here.
-        if (std::optional<QString> conflict = checkCombination(parser)) {
-            printError(*conflict);
-            return kExitUsage;
-        }
-        printError(
-            CommandLine::tr("--model without --export-dir opens no window yet; give --export-dir OUT, "
-                            "or open the folder in the window with File > Open model..."));
-        return kExitUsage;
-    }
     std::optional<QCoreApplication> app;
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);

@@ -55,9 +55,15 @@ struct ModelStart {
 // to print (exit 2).
 attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const ModelCommandInput& input);
 
-// The whole --model run; the exit status (0 written, 1 not written, 2 bad
-// input). Without --export-dir it refuses for now, pointing to File > Open
-// model... (modelStart is what the window is to open with).
+// --model DIR without --export-dir: the folder the window's Model tab
+// opens (its readers run once here, so that a folder they refuse exits 2
+// with their one line as the export does). --sentence, if given, is the
+// window's sentence; --scale, --temperature and --format belong to the
+// export (the Model tab has its own what-if controls) and are refused.
+attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser);
+
+// The whole --model run with --export-dir; the exit status (0 written, 1 not
+// written, 2 bad input).
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv);
 
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 #include "guimain.h"
 
 #include "mainwindow.h"
+#include "modelcontroller.h"
 
 #include <QApplication>
 #include <QIcon>
@@ -63,6 +64,8 @@ int runGui(int argc, char** argv, const CommandLineOutcome& start, const GuiBenc
     QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.attentionlab.AttentionLab")));
     MainWindow window;
     window.restoreSettings(start);
+    if (!start.modelFolder.empty())
+        window.models()->openModel(QString::fromStdString(start.modelFolder));
     FirstPaintExit firstPaintExit(&window, bench.screenshot);
     if (bench.exitAfterFirstPaint)
         app.installEventFilter(&firstPaintExit);

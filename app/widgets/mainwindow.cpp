@@ -102,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createDocks();
     createScalingLabViews();
     createHeadsView();
-    models_ = new ModelController(this, pipeline_, input_->sentenceEdit());
+    models_ = new ModelController(this, pipeline_, input_->sentenceEdit(), session_);
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
     exports_ = new ExportActions(
         session_, {pipeline_, focus_, compare_, lab_, heads_}, [this] { return focusQuery_; }, this);

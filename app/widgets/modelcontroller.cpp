@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelcontroller.h"
+#include "session.h"
 
 #include "gpt2session.h"
 #include "headlinesview.h"
@@ -16,7 +17,8 @@
 
 namespace attnlab {
 
-ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence)
+ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence,
+                                 Session* session)
     : QObject(window), window_(window), pipeline_(pipeline), session_(new Gpt2Session(this))
 {
     panel_ = new ModelPanel(session_);
@@ -60,6 +62,11 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QL
     connect(session_, &Gpt2Session::modelOpened, this, [this] { pipeline_->showPage(panel_); });
     session_->setSentence(sentence->text());
     connect(sentence, &QLineEdit::textChanged, session_, &Gpt2Session::setSentence);
+    connect(session, &Session::parametersChanged, session_, [this, session] {
+        const QString text = QString::fromStdString(session->config().sentence);
+        if (text != session_->sentence())
+            session_->setSentence(text);
+    });
 }
 
 void ModelController::addFileActions(QMenu* file)

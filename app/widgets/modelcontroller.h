@@ -20,10 +20,15 @@ class HeadLinesView;
 class ModelPanel;
 class PipelineView;
 
+class Session;
+
 class ModelController : public QObject {
     Q_OBJECT
 public:
-    ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence);
+    // The model follows the sentence field as it is typed and `session`'s
+    // sentence when it is set otherwise (a lab opened, a preset, the command
+    // line, undo: the field then changes without telling).
+    ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence, Session* session);
 
     Gpt2Session* session() const { return session_; }
     ModelPanel* panel() const { return panel_; }

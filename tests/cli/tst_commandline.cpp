@@ -17,6 +17,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -120,6 +121,7 @@ private slots:
     void windowGetsTheOptions();
     void windowWithoutOptions();
     void windowGetsTheHeads();
+    void windowGetsAModel();
     void windowGetsAModuleState();
     void windowRefusesBadHeads();
     void articleMatricesFromNpy();
@@ -496,6 +498,30 @@ void TestCommandLine::windowGetsTheHeads()
             < 1e-7);
     }
     QVERIFY(attnlab::validateLabState(outcome.lab).ok());
+}
+
+// --model DIR without --export-dir: the window opens the folder (its
+// readers checked first) with the sentence; the export's options and a
+// folder the readers refuse exit 2 with one line.
+void TestCommandLine::windowGetsAModel()
+{
+    const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+    Argv args({"--model", folder, "--sentence", "Jane is going"});
+    const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
+    QVERIFY(!outcome.exitNow);
+    QCOMPARE(QString::fromStdString(outcome.modelFolder), QFileInfo(folder).absoluteFilePath());
+    QVERIFY(outcome.haveConfig);
+    QCOMPARE(outcome.config.sentence, std::string("Jane is going"));
+
+    const Run scale = runApp({"--model", folder, "--scale", "none"});
+    QCOMPARE(scale.exitCode, 2);
+    QCOMPARE(scale.err.count('\n'), 1);
+    QVERIFY2(scale.err.contains("--scale with --model is for the export"), scale.err.constData());
+    QTemporaryDir empty;
+    const Run bad = runApp({"--model", empty.path()});
+    QCOMPARE(bad.exitCode, 2);
+    QCOMPARE(bad.err.count('\n'), 1);
+    QVERIFY2(bad.err.contains("config.json"), bad.err.constData());
 }
 
 // --mha-state with --x for the window: the module's parameters exactly.

@@ -75,6 +75,7 @@ private slots:
     void whatIfNoneOnTheHead();
     void badFolderKeepsTheWindow();
     void fileMenuHasOpenModel();
+    void followsASentenceSetElsewhere();
 
 private:
     QTemporaryDir settingsDir_;
@@ -290,6 +291,28 @@ void TestWindowModel::badFolderKeepsTheWindow()
     QCOMPARE(session->result()->tokens(), 6);
     QCOMPARE(panel->lastRowTable()->rowCount(), 6);
     QVERIFY(window->session()->problem().isEmpty());
+}
+
+// A sentence set without typing (the command line, a lab, a preset, undo
+// set the field without its textChanged): the model runs over it too.
+void TestWindowModel::followsASentenceSetElsewhere()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    const QJsonObject c = lessonCase();
+    attn::ModelConfig config = window->session()->config();
+    config.sentence = c["sentence"].toString().toStdString();
+    window->session()->setParameters(config, window->session()->options(), window->session()->headsConfig());
+    QCOMPARE(session->sentence(), c["sentence"].toString());
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() && !session->isComputing(), 10000);
+    const QJsonArray ids = c["token_ids"].toArray();
+    QCOMPARE(session->result()->tokens(), int(ids.size()));
+    for (int i = 0; i < ids.size(); ++i)
+        QCOMPARE(session->result()->tokenIds[std::size_t(i)], ids[i].toInt());
 }
 
 void TestWindowModel::fileMenuHasOpenModel()
