@@ -217,14 +217,8 @@ attn::Expected<std::vector<OutputFile>> HeadsExporter::files(ImageFormat format,
     std::vector<OutputFile> files;
     if (isEmpty())
         return files;
-    const auto add = [&](const QString& stem, const QSize& defaultSize,
-                         const PaintFunction& paint) -> attn::Status {
-        attn::Expected<OutputFile> file =
-            pictureFile(paint, format, size.isEmpty() ? defaultSize : size, stem);
-        if (!file)
-            return file.error();
-        files.push_back(std::move(file).value());
-        return attn::okStatus();
+    const auto add = [&](const QString& stem, const QSize& defaultSize, const PaintFunction& paint) {
+        return appendPictureFile(&files, paint, format, size, defaultSize, stem);
     };
     if (attn::Status s = add(QStringLiteral("head_grid"), gridSize(),
                              [this](QPainter& p, const QSize& sz) { paintGrid(p, sz); });

@@ -155,14 +155,8 @@ attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat
     if (isEmpty())
         return attn::Error{"The model's result holds no attention maps to draw."};
     std::vector<OutputFile> files;
-    const auto add = [&](const QString& stem, const QSize& defaultSize,
-                         const PaintFunction& paint) -> attn::Status {
-        attn::Expected<OutputFile> file =
-            pictureFile(paint, format, size.isEmpty() ? defaultSize : size, stem);
-        if (!file)
-            return file.error();
-        files.push_back(std::move(file).value());
-        return attn::okStatus();
+    const auto add = [&](const QString& stem, const QSize& defaultSize, const PaintFunction& paint) {
+        return appendPictureFile(&files, paint, format, size, defaultSize, stem);
     };
     if (attn::Status s = add(QStringLiteral("model_view"), modelViewSize(),
                              [this](QPainter& p, const QSize& sz) { paintModelView(p, sz); });

@@ -131,4 +131,14 @@ attn::Expected<OutputFile> pictureFile(const PaintFunction& paint, ImageFormat f
                      std::move(bytes).value());
 }
 
+attn::Status appendPictureFile(std::vector<OutputFile>* files, const PaintFunction& paint, ImageFormat format,
+                               const QSize& size, const QSize& defaultSize, const QString& stem)
+{
+    attn::Expected<OutputFile> file = pictureFile(paint, format, size.isEmpty() ? defaultSize : size, stem);
+    if (!file)
+        return file.error();
+    files->push_back(std::move(file).value());
+    return attn::okStatus();
+}
+
 }  // namespace attnlab

@@ -22,6 +22,7 @@
 #include <QString>
 
 #include <functional>
+#include <vector>
 
 class QPainter;
 
@@ -41,5 +42,9 @@ attn::Expected<QByteArray> encodePicture(const PaintFunction& paint, ImageFormat
 // The same picture as the file "<stem>.png" (".svg", ".pdf"), its PDF titled `stem`.
 attn::Expected<OutputFile> pictureFile(const PaintFunction& paint, ImageFormat format, const QSize& size,
                                        const QString& stem);
+// pictureFile appended to `files`, at `size` or, when that is empty, at
+// `defaultSize` (the exporters' own size for the picture).
+attn::Status appendPictureFile(std::vector<OutputFile>* files, const PaintFunction& paint, ImageFormat format,
+                               const QSize& size, const QSize& defaultSize, const QString& stem);
 
 }  // namespace attnlab
