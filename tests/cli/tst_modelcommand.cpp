@@ -7,6 +7,7 @@
 // checkpoints and refused options exit 2 with one line and write nothing.
 
 #include "runapp.h"
+#include "gpt2cases.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -29,8 +30,6 @@ using apptest::runApp;
 
 constexpr double kWeightTolerance = 1e-5;  // absolute
 constexpr double kRelativeTolerance = 1e-4;
-
-const char* const kCheckpoints[] = {"tiny-gpt2", "tiny-gpt2-lmhead-f16"};
 
 QString checkpointDir(const QString& name)
 {
@@ -84,17 +83,7 @@ private slots:
 
 void TestModelCommand::reference_data()
 {
-    QTest::addColumn<QString>("checkpoint");
-    QTest::addColumn<int>("index");
-    for (const char* name : kCheckpoints) {
-        const QJsonObject ref =
-            testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(QLatin1String(name)));
-        const QJsonArray cases = ref["cases"].toArray();
-        QVERIFY(!cases.isEmpty());
-        for (int i = 0; i < cases.size(); ++i)
-            QTest::addRow("%s: %s", name, qPrintable(cases[i].toObject()["sentence"].toString()))
-                << QString::fromLatin1(name) << i;
-    }
+    gpt2cases::addReferenceRows();
 }
 
 void TestModelCommand::reference()

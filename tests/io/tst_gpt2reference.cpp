@@ -12,6 +12,7 @@
 
 #include "gpt2.h"
 #include "gpt2checkpoint.h"
+#include "gpt2cases.h"
 #include "testdata.h"
 
 #include <QtTest>
@@ -43,8 +44,6 @@ double relativeDiff(const attn::Matrix& a, const attn::Matrix& b)
     QVERIFY2((diff) <= (tolerance),          \
              qPrintable(QStringLiteral("%1: %2 > %3").arg(what).arg(diff).arg(tolerance)))
 
-const char* const kCheckpoints[] = {"tiny-gpt2", "tiny-gpt2-lmhead-f16"};
-
 }  // namespace
 
 class TestGpt2Reference : public QObject {
@@ -58,17 +57,7 @@ private slots:
 
 void TestGpt2Reference::reference_data()
 {
-    QTest::addColumn<QString>("checkpoint");
-    QTest::addColumn<int>("index");
-    for (const char* name : kCheckpoints) {
-        const QJsonObject ref =
-            testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(QLatin1String(name)));
-        const QJsonArray cases = ref["cases"].toArray();
-        QVERIFY(!cases.isEmpty());
-        for (int i = 0; i < cases.size(); ++i)
-            QTest::addRow("%s: %s", name, qPrintable(cases[i].toObject()["sentence"].toString()))
-                << QString::fromLatin1(name) << i;
-    }
+    gpt2cases::addReferenceRows();
 }
 
 void TestGpt2Reference::reference()
