@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -138,7 +139,17 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
     layout->addWidget(message_);
-    layout->addWidget(tokens_);
+    // About two lines of pieces, scrolled beyond: a long sentence's list
+    // otherwise took the height of the grid and the next-token bars.
+    auto* tokensScroll = new QScrollArea(this);
+    tokensScroll->setObjectName(QStringLiteral("modelTokensScroll"));
+    tokensScroll->setWidget(tokens_);
+    tokensScroll->setWidgetResizable(true);
+    tokensScroll->setFrameShape(QFrame::NoFrame);
+    tokensScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tokensScroll->setMaximumHeight(5 * tokens_->fontMetrics().lineSpacing() / 2
+                                   + 4);  // lines with subscripted ids
+    layout->addWidget(tokensScroll);
     layout->addLayout(whatIf);
     layout->addLayout(body, 1);
 
