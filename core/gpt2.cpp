@@ -110,6 +110,11 @@ Status attendHead(const Gpt2Block& block, const Matrix& ln1, int embd, int headD
     return computeAttentionFromProjections(options, r);
 }
 
+bool isCancelled(const Gpt2Options& options)
+{
+    return options.cancel && options.cancel->load(std::memory_order_relaxed);
+}
+
 Status checkDivisors(const Gpt2Divisors& d, const Gpt2Config& config)
 {
     if (d.nLayer != config.nLayer || d.nHead != config.nHead
@@ -305,17 +310,23 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
     Matrix hidden4;    // (n, 4E), the MLP's
     Matrix projected;  // (n, E)
     for (int l = 0; l < c.nLayer; ++l) {
+        if (isCancelled(options))
+            return Error{kGpt2Cancelled};
         const Gpt2Block& b = w.blocks[std::size_t(l)];
         Gpt2Layer& layer = r.layers[std::size_t(l)];
         layer.ln1 = gpt2LayerNorm(h, b.ln1Weight, b.ln1Bias, c.layerNormEpsilon);
         std::vector<AttentionResult>& heads = options.keepMaps ? layer.heads : scratch;
         heads.resize(std::size_t(c.nHead));
         forEachIndex(c.nHead, threads, [&](int i) {
+            if (isCancelled(options))
+                return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
             headStatus[std::size_t(i)] = attendHead(b, layer.ln1, e, hd, i, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 concat.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
+        if (isCancelled(options))
+            return Error{kGpt2Cancelled};
         for (int i = 0; i < c.nHead; ++i)
             if (!headStatus[std::size_t(i)])
                 return Error{"Layer " + std::to_string(l) + ", head " + std::to_string(i) + ": "
@@ -337,6 +348,8 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
             "The final hidden states are not finite (the checkpoint holds values too large or not "
             "numbers)."};
 
+    if (isCancelled(options))
+        return Error{kGpt2Cancelled};
     // logits = h lm_head^T: lm_head (vocab, E) row-major, its rows read in place.
     const int v = c.vocabSize;
     const Matrix hidden = options.allLogits ? r.finalHidden : Matrix(r.finalHidden.bottomRows(1));

@@ -32,6 +32,7 @@
 
 #include <Eigen/Core>
 
+#include <atomic>
 #include <vector>
 
 namespace attn {
@@ -76,7 +77,15 @@ struct Gpt2Options {
     // this many threads (the calling one included); the numbers do not
     // depend on it.
     int threads = 1;
+    // A stop flag another thread may set (a newer request superseding this
+    // pass): checked before each layer, each head and the logits, the pass
+    // then ends with the error kGpt2Cancelled. Null, or never set: the pass
+    // runs to its end, its numbers untouched by the checks.
+    const std::atomic<bool>* cancel = nullptr;
 };
+
+// The message of a pass stopped by Gpt2Options::cancel.
+inline constexpr char kGpt2Cancelled[] = "cancelled";
 
 // Largest and smallest temperature accepted (the custom divisor's range).
 inline constexpr double kMinTemperature = kMinCustomDivisor;

@@ -24,6 +24,7 @@ struct Gpt2Session::Outcome {
     quint64 generation = 0;
     std::vector<Gpt2Token> tokens;
     attn::Expected<attn::Gpt2Result> result = attn::Error{};
+    bool cancelled = false;  // stopped by a newer request
 };
 
 Gpt2Session::Gpt2Session(QObject* parent)
@@ -41,7 +42,7 @@ void Gpt2Session::openModel(const QString& folder)
     loading_ = true;
     emit loadProgress(0, 1,
                       tr("Reading %1: config.json, model.safetensors, vocab.json, merges.txt").arg(folder));
-    loader_->post([this, folder, generation] {
+    loader_->post([this, folder, generation](const std::atomic<bool>&) {
         attn::Expected<Gpt2Model> model = readGpt2Model(folder);
         auto shared = std::make_shared<attn::Expected<Gpt2Model>>(std::move(model));
         QMetaObject::invokeMethod(
@@ -134,11 +135,18 @@ void Gpt2Session::request()
     options.topK = kNextTokens;
     options.threads = AttentionWorker::threads();
     setComputing(true);
-    runner_->post([this, model = model_, ids = std::move(ids), options, tokens = tokens_, generation] {
+    // Posting supersedes the pass in flight: its flag stops it between layers.
+    runner_->post([this, model = model_, ids = std::move(ids), options, tokens = tokens_, generation,
+                   hook = passHook_](const std::atomic<bool>& superseded) {
+        if (hook)
+            hook();
         auto outcome = std::make_shared<Outcome>();
         outcome->generation = generation;
         outcome->tokens = tokens;
-        outcome->result = attn::runGpt2(model->checkpoint.weights, ids, options);
+        attn::Gpt2Options run = options;
+        run.cancel = &superseded;
+        outcome->result = attn::runGpt2(model->checkpoint.weights, ids, run);
+        outcome->cancelled = !outcome->result && superseded.load();
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     });
@@ -146,8 +154,10 @@ void Gpt2Session::request()
 
 void Gpt2Session::deliver(const std::shared_ptr<Outcome>& outcome)
 {
-    if (outcome->generation != generation_)
+    if (outcome->generation != generation_) {
+        cancelled_ += outcome->cancelled ? 1 : 0;
         return;  // superseded: a newer request is waiting or running
+    }
     setComputing(false);
     if (!outcome->result) {
         setProblem(fromStd(outcome->result.error().message));

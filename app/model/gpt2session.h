@@ -12,7 +12,8 @@
 // and hands the pass (attn::runGpt2, every head's maps kept) to a second
 // worker thread; the what-if edits (setScale, resetScale) do the same. A
 // newer request supersedes an older one: the older pass is dropped before
-// it starts or, if it is running, its outcome is never shown. Nothing here
+// it starts or, if it is running, stopped between layers
+// (attn::Gpt2Options::cancel) and its outcome never shown. Nothing here
 // waits for a worker on the calling thread. The temperature only rescales
 // the next-token softmax of the last logits, so it is applied at once
 // (attn::topTokens over the vocabulary) with no new pass.
@@ -29,6 +30,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -78,6 +80,11 @@ public:
     // A pass is in flight; result() is the previous one.
     bool isComputing() const { return computing_; }
     QString problem() const { return problem_; }
+    // Passes stopped before their end by a newer request, since construction.
+    int cancelledPasses() const { return cancelled_; }
+    // For tests: called on the worker thread as each pass starts (before
+    // its first layer), for passes requested after this call.
+    void setPassHook(std::function<void()> hook) { passHook_ = std::move(hook); }
 
     // The selected head (the what-if scope's "this layer / this head").
     int selectedLayer() const { return layer_; }
@@ -145,6 +152,8 @@ private:
     bool computing_ = false;
     quint64 loadGeneration_ = 0;
     quint64 generation_ = 0;
+    int cancelled_ = 0;
+    std::function<void()> passHook_;
     // Last: joined first on destruction, while the rest is still alive.
     std::unique_ptr<LatestJobThread> loader_;
     std::unique_ptr<LatestJobThread> runner_;

@@ -15,16 +15,20 @@ LatestJobThread::~LatestJobThread()
         std::lock_guard<std::mutex> lock(mutex_);
         quit_ = true;
         waiting_ = nullptr;
+        if (running_)
+            running_->store(true);
     }
     wake_.notify_one();
     thread_.join();
 }
 
-void LatestJobThread::post(std::function<void()> job)
+void LatestJobThread::post(Job job)
 {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         waiting_ = std::move(job);
+        if (running_)
+            running_->store(true);
     }
     wake_.notify_one();
 }
@@ -32,16 +36,20 @@ void LatestJobThread::post(std::function<void()> job)
 void LatestJobThread::run()
 {
     for (;;) {
-        std::function<void()> job;
+        Job job;
+        std::shared_ptr<std::atomic<bool>> superseded;
         {
             std::unique_lock<std::mutex> lock(mutex_);
+            running_.reset();
             wake_.wait(lock, [this] { return quit_ || waiting_; });
             if (quit_)
                 return;
             job = std::move(waiting_);
             waiting_ = nullptr;
+            superseded = std::make_shared<std::atomic<bool>>(false);
+            running_ = superseded;
         }
-        job();
+        job(*superseded);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -328,6 +329,7 @@ private slots:
     void againstPlainLoops();
     void headRecomputedIsThePass();
     void threadsDoNotChangeTheNumbers();
+    void cancelFlag();
     void divisorTable();
     void badInput_data();
     void badInput();
@@ -584,6 +586,52 @@ void TestGpt2::threadsDoNotChangeTheNumbers()
                 QVERIFY(sameHead(one->layers[std::size_t(l)].heads[std::size_t(h)],
                                  three->layers[std::size_t(l)].heads[std::size_t(h)]));
     });
+}
+
+void TestGpt2::cancelFlag()
+{
+    // E 600 and 3 threads: the heads shared among threads, each checking the flag.
+    const attn::Gpt2Weights w = randomWeights(2, 6, 600, 8, 5000, 11u);
+    const std::vector<int> ids = randomIds(6, 5000, 2u);
+    attn::Gpt2Options options;
+    options.threads = 3;
+    options.allLogits = true;
+    options.keepHidden = true;
+    const auto plain = attn::runGpt2(w, ids, options);
+    QVERIFY(plain.ok());
+
+    // A flag that stays unset changes no bit.
+    std::atomic<bool> flag{false};
+    options.cancel = &flag;
+    const auto unset = attn::runGpt2(w, ids, options);
+    QVERIFY(unset.ok());
+    QVERIFY(sameBits(unset->logits, plain->logits));
+    QVERIFY(sameBits(unset->finalHidden, plain->finalHidden));
+    QCOMPARE(unset->top.size(), plain->top.size());
+    for (std::size_t i = 0; i < plain->top.size(); ++i) {
+        QCOMPARE(unset->top[i].id, plain->top[i].id);
+        QCOMPARE(unset->top[i].probability, plain->top[i].probability);
+    }
+    for (int l = 0; l < 2; ++l) {
+        QVERIFY(sameBits(unset->layers[std::size_t(l)].hidden, plain->layers[std::size_t(l)].hidden));
+        for (int h = 0; h < 6; ++h)
+            QVERIFY(sameHead(unset->layers[std::size_t(l)].heads[std::size_t(h)],
+                             plain->layers[std::size_t(l)].heads[std::size_t(h)]));
+    }
+
+    // Set: the pass stops with "cancelled", with either thread count.
+    flag = true;
+    for (const int threads : {1, 3}) {
+        options.threads = threads;
+        const auto stopped = attn::runGpt2(w, ids, options);
+        QVERIFY(!stopped.ok());
+        QCOMPARE(QString::fromStdString(stopped.error().message), QStringLiteral("cancelled"));
+        QCOMPARE(stopped.error().message, std::string(attn::kGpt2Cancelled));
+    }
+    // Bad input is still told as such, before any layer runs.
+    const auto bad = attn::runGpt2(w, {}, options);
+    QVERIFY(!bad.ok());
+    QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("no tokens")));
 }
 
 void TestGpt2::divisorTable()

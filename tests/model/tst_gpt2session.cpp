@@ -15,7 +15,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <future>
 #include <vector>
 
 using attnlab::Gpt2Session;
@@ -85,6 +87,7 @@ private slots:
     void whatIfOneHead();
     void whatIfEveryLayer();
     void supersededNeverShows();
+    void supersededIsCancelled();
     void badFolderKeepsModel();
     void tooManyTokens();
     void mapBudget();
@@ -257,6 +260,46 @@ void TestGpt2Session::supersededNeverShows()
     // worker thread, in order), so by now it was dropped or never computed.
     QCOMPARE(int(shown.size()), 1);
     QCOMPARE(shown.front(), ids(c["token_ids"]));
+}
+
+void TestGpt2Session::supersededIsCancelled()
+{
+    Gpt2Session session;
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is")));
+    QCOMPARE(session.cancelledPasses(), 0);  // a pass no one superseded ran to its end
+
+    // The first pass is held at its start until the newer request is made,
+    // so that it is the one in flight when superseded; the tiny model's
+    // pass would otherwise end before the test could catch it.
+    std::promise<void> started;
+    std::promise<void> go;
+    const std::shared_future<void> released = go.get_future().share();
+    std::atomic<int> passes{0};
+    session.setPassHook([&] {
+        if (passes++ == 0) {
+            started.set_value();
+            released.wait();
+        }
+    });
+    const QJsonObject c = referenceCase(QStringLiteral("tiny-gpt2"), 0);
+    std::vector<std::vector<int>> shown;
+    connect(&session, &Gpt2Session::resultChanged, this,
+            [&] { shown.push_back(session.result()->tokenIds); });
+    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    session.setSentence(QStringLiteral("Jane"));
+    started.get_future().wait();
+    session.setSentence(c["sentence"].toString());
+    go.set_value();
+    QVERIFY(changed.wait(10000));
+    // The held pass saw its flag before its first layer and stopped; its
+    // outcome ("cancelled") was queued before the newer one's and dropped.
+    QCOMPARE(passes.load(), 2);
+    QCOMPARE(session.cancelledPasses(), 1);
+    QCOMPARE(int(shown.size()), 1);
+    QCOMPARE(shown.front(), ids(c["token_ids"]));
+    QVERIFY(session.problem().isEmpty());
+    QVERIFY(!session.isComputing());
 }
 
 void TestGpt2Session::badFolderKeepsModel()
