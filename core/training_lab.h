@@ -34,6 +34,14 @@ inline constexpr int kTrainingMaxDk = 1024;
 inline constexpr int kTrainingMaxClasses = 1024;
 inline constexpr int kTrainingMaxBatch = 4096;
 inline constexpr int kTrainingMaxSteps = 100000;
+// batch * nKeys * d_model: a batch's key entries (8 bytes each), 128 MiB.
+inline constexpr long long kTrainingMaxBatchEntries = 16LL * 1024 * 1024;
+inline constexpr double kTrainingMaxBeta = 100.0;
+inline constexpr double kTrainingMaxQueryNoise = 100.0;
+inline constexpr double kTrainingMaxLearningRate = 10.0;
+// The custom divisor's range (0 means no third run).
+inline constexpr double kTrainingMinDivisor = 1e-3;
+inline constexpr double kTrainingMaxDivisor = 1e6;
 
 struct TrainingTask {
     int nKeys = 32;
@@ -151,6 +159,8 @@ private:
     std::vector<Run> runs_;
     std::vector<TrainingRunCurves> curves_;
     int stepsDone_ = 0;
+    TrainingBatch nextBatch_;  // the batch of step nextBatchStep_, drawn ahead
+    int nextBatchStep_ = -1;
 };
 
 // The first step (1-based count of steps done) at which a run's loss fell to
