@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab: the window by default; headless with --export-dir, --save or
-// --scaling-lab (see --help). One parser reads the command line; main()
+// --scaling-lab or --training-lab (see --help). One parser reads the command line; main()
 // makes the application the run needs: QCoreApplication for text and numbers
 // (--help, --version, --list-presets, json/csv/npy exports, the d_k lab's
 // numbers), QApplication for pictures (drawn by the window's renderers,
@@ -15,6 +15,7 @@
 #include "runtimedir.h"
 #include "scalinglabcommand.h"
 #include "scalinglabplotter.h"
+#include "traininglabcommand.h"
 #include "viewexporter.h"
 
 #include <QApplication>
@@ -41,8 +42,8 @@ int main(int argc, char** argv)
     if (!parser.parse(argc, argv))
         return usageError(parser.error());
     attn::kernels::setEnabled(parser.kernel() == attnlab::CommandLineParser::Kernel::Auto);
-    const bool window = !parser.isScalingLab() && !parser.isHeadless() && !parser.helpAsked()
-                        && !parser.versionAsked() && !parser.listPresetsAsked();
+    const bool window = !parser.isScalingLab() && !parser.isTrainingLab() && !parser.isHeadless()
+                        && !parser.helpAsked() && !parser.versionAsked() && !parser.listPresetsAsked();
     // Until a window opens, the command line's lines are the only ones.
     attnlab::quietQtMessages();
     if (!window)
@@ -60,6 +61,16 @@ int main(int argc, char** argv)
         QApplication app(appArgc, appArgv);
         attnlab::registerScalingLabPlotter();
         return attnlab::runScalingLabCommand(parser);
+    }
+
+    if (parser.isTrainingLab()) {
+        if (parser.helpAsked() || !attnlab::trainingLabWantsPlots(parser)) {
+            QCoreApplication app(appArgc, appArgv);
+            return attnlab::runTrainingLabCommand(parser);
+        }
+        // The plots are the Training tab's (setTrainingLabPlotter).
+        QApplication app(appArgc, appArgv);
+        return attnlab::runTrainingLabCommand(parser);
     }
 
     if (parser.isHeadless() && parser.asksForPictures()) {

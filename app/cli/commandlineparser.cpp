@@ -26,18 +26,14 @@ namespace {
 struct CommandLine {
     Q_DECLARE_TR_FUNCTIONS(CommandLine)
 };
-struct ScalingLabCommand {
-    Q_DECLARE_TR_FUNCTIONS(ScalingLabCommand)
-};
-
-// Which command an option belongs to: the window and its headless export,
-// the d_k lab, or both.
-enum class Mode { Window, Lab, Both };
+// Which commands an option belongs to: the window and its headless export,
+// the d_k lab, the training lab; a mask of these.
+enum Mode : unsigned { Window = 1, Lab = 2, Training = 4, Both = Window | Lab | Training };
 
 struct Spec {
     const char* name;  // without "--"
     bool takesValue;
-    Mode mode;
+    unsigned mode;
     bool hidden;
 };
 
@@ -47,8 +43,8 @@ constexpr Spec kOptions[] = {
     {"sentence", true, Mode::Window, false},
     {"tokenizer", true, Mode::Window, false},
     {"seed", true, Mode::Both, false},
-    {"d-model", true, Mode::Window, false},
-    {"d-k", true, Mode::Window, false},
+    {"d-model", true, Mode::Window | Mode::Training, false},
+    {"d-k", true, Mode::Window | Mode::Training, false},
     {"d-v", true, Mode::Window, false},
     {"init", true, Mode::Window, false},
     {"scale", true, Mode::Window, false},
@@ -72,8 +68,16 @@ constexpr Spec kOptions[] = {
     {"format", true, Mode::Both, false},
     {"size", true, Mode::Window, false},
     {"scaling-lab", false, Mode::Both, false},
-    {"n-keys", true, Mode::Lab, false},
+    {"n-keys", true, Mode::Lab | Mode::Training, false},
     {"samples", true, Mode::Lab, false},
+    {"training-lab", false, Mode::Both, false},
+    {"steps", true, Mode::Training, false},
+    {"optimizer", true, Mode::Training, false},
+    {"lr", true, Mode::Training, false},
+    {"classes", true, Mode::Training, false},
+    {"batch", true, Mode::Training, false},
+    {"beta", true, Mode::Training, false},
+    {"divisor", true, Mode::Training, false},
     {"help", false, Mode::Both, false},
     {"version", false, Mode::Window, false},
     // The benchmark's: print the time of the first painted result and quit;
@@ -163,12 +167,14 @@ bool CommandLineParser::parse(const QStringList& arguments)
 {
     *this = CommandLineParser();
     scalingLab_ = arguments.contains(QStringLiteral("--scaling-lab"));
-    const auto unknown = [this](const QString& what) {
-        return scalingLab_ ? ScalingLabCommand::tr(
-                                 "unknown option %1 for --scaling-lab (see "
-                                 "attention-lab --scaling-lab --help)")
-                                 .arg(quoted(what))
-                           : CommandLine::tr("unknown option %1; see --help").arg(quoted(what));
+    trainingLab_ = arguments.contains(QStringLiteral("--training-lab"));
+    if (scalingLab_ && trainingLab_)
+        return fail(CommandLine::tr("--scaling-lab and --training-lab are two commands; give one"));
+    const QString lab = labName();
+    const auto unknown = [lab](const QString& what) {
+        return !lab.isEmpty() ? CommandLine::tr("unknown option %1 for %2 (see attention-lab %2 --help)")
+                                    .arg(quoted(what), lab)
+                              : CommandLine::tr("unknown option %1; see --help").arg(quoted(what));
     };
 
     // The rules QCommandLineParser does not know; what passes goes to it.
@@ -183,13 +189,15 @@ bool CommandLineParser::parse(const QStringList& arguments)
             const int equals = int(arg.indexOf(QLatin1Char('=')));
             const QString name = equals < 0 ? arg : arg.left(equals);
             const Spec* spec = findSpec(QStringView(name).mid(2));
+            if (!spec && !lab.isEmpty())
+                return fail(unknown(name));  // before its value is taken for a file
             if (spec && !spec->takesValue && equals >= 0)
                 return fail(CommandLine::tr("%1 takes no value").arg(name));
             kept.append(arg);
             if (spec && spec->takesValue && equals < 0) {
                 if (i + 1 >= arguments.size() || arguments[i + 1].startsWith(QLatin1String("--")))
-                    return fail(scalingLab_
-                                    ? ScalingLabCommand::tr("%1 needs a value").arg(quoted(name))
+                    return fail(!lab.isEmpty()
+                                    ? CommandLine::tr("%1 needs a value").arg(quoted(name))
                                     : CommandLine::tr("%1 needs a value; see --help").arg(quoted(name)));
                 kept.append(arguments[++i]);
             }
@@ -206,7 +214,7 @@ bool CommandLineParser::parse(const QStringList& arguments)
             }
             return fail(unknown(arg));
         }
-        if (scalingLab_)
+        if (!lab.isEmpty())
             return fail(unknown(arg));
         kept.append(arg);
     }
@@ -249,14 +257,14 @@ bool CommandLineParser::parse(const QStringList& arguments)
 // before choosing the application are checked at once.
 bool CommandLineParser::checkOptionsOfMode()
 {
+    const unsigned mode = scalingLab_ ? Mode::Lab : trainingLab_ ? Mode::Training : Mode::Window;
+    const QString lab = labName();
     for (const Option& option : options_) {
         const Spec* spec = findSpec(QStringView(option.name).mid(2));
-        const Mode other = scalingLab_ ? Mode::Window : Mode::Lab;
-        if (spec && spec->mode == other)
-            return fail(scalingLab_
-                            ? ScalingLabCommand::tr("unknown option %1 for --scaling-lab (see "
-                                                    "attention-lab --scaling-lab --help)")
-                                  .arg(quoted(option.name))
+        if (spec && !(spec->mode & mode))
+            return fail(!lab.isEmpty()
+                            ? CommandLine::tr("unknown option %1 for %2 (see attention-lab %2 --help)")
+                                  .arg(quoted(option.name), lab)
                             : CommandLine::tr("unknown option %1; see --help").arg(quoted(option.name)));
     }
     if (isSet(QStringLiteral("--size"))) {
@@ -287,6 +295,13 @@ bool CommandLineParser::checkOptionsOfMode()
             return fail(CommandLine::tr("--kernel must be auto or baseline, not %1").arg(quoted(kernel)));
     }
     return true;
+}
+
+QString CommandLineParser::labName() const
+{
+    return scalingLab_    ? QStringLiteral("--scaling-lab")
+           : trainingLab_ ? QStringLiteral("--training-lab")
+                          : QString();
 }
 
 bool CommandLineParser::isSet(const QString& name) const

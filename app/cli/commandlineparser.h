@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one parser of attention-lab's command line: every option of the window,
-// the headless export and the d_k lab (--scaling-lab), and the hidden ones of
+// the headless export, the d_k lab (--scaling-lab) and the training lab
+// (--training-lab), and the hidden ones of
 // the benchmark (--exit-after-first-paint, --screenshot FILE) and of the
 // kernel choice (--kernel auto|baseline). A QCommandLineParser reads the
 // options; a first pass over argv keeps the rules it does not have: a value
@@ -12,7 +13,8 @@
 // not QCommandLineParser's.
 //
 // What the options mean is read by handleCommandLine (commandline.h) and
-// runScalingLabCommand (scalinglabcommand.h) from options(), in the order
+// runScalingLabCommand (scalinglabcommand.h) and runTrainingLabCommand
+// (traininglabcommand.h) from options(), in the order
 // given: after --preset NAME, a model option changes the preset.
 
 #include <QSize>
@@ -43,6 +45,8 @@ public:
 
     // --scaling-lab anywhere: the d_k lab's options apply.
     bool isScalingLab() const { return scalingLab_; }
+    // --training-lab anywhere: the training lab's options apply.
+    bool isTrainingLab() const { return trainingLab_; }
     bool helpAsked() const { return isSet(QStringLiteral("--help")); }
     bool versionAsked() const { return isSet(QStringLiteral("--version")); }
     bool listPresetsAsked() const { return isSet(QStringLiteral("--list-presets")); }
@@ -72,9 +76,11 @@ public:
 private:
     bool fail(const QString& message);
     bool checkOptionsOfMode();
+    QString labName() const;  // "--scaling-lab", "--training-lab" or empty
 
     QString error_;
     bool scalingLab_ = false;
+    bool trainingLab_ = false;
     std::vector<Option> options_;
     QStringList positional_;
     QSize pictureSize_;

@@ -21,6 +21,7 @@ private slots:
     void errors_data();
     void errors();
     void scalingLabMode();
+    void trainingLabMode();
     void rawBytes();
     void wholeNumbers_data();
     void wholeNumbers();
@@ -132,6 +133,29 @@ void TestCommandLineParser::errors_data()
                                << "unknown option 'a.attnlab' for --scaling-lab (see attention-lab "
                                   "--scaling-lab --help)";
     QTest::newRow("lab: value missing") << QStringList{"--scaling-lab", "--seed"} << "'--seed' needs a value";
+    QTest::newRow("training: window option")
+        << QStringList{"--training-lab", "--sentence", "a b"}
+        << "unknown option '--sentence' for --training-lab (see attention-lab --training-lab --help)";
+    QTest::newRow("training: d_k lab option")
+        << QStringList{"--training-lab", "--samples", "4"}
+        << "unknown option '--samples' for --training-lab (see attention-lab --training-lab --help)";
+    QTest::newRow("training: unknown") << QStringList{"--training-lab", "--momentum=0.9"}
+                                       << "unknown option '--momentum' for --training-lab (see attention-lab "
+                                          "--training-lab --help)";
+    QTest::newRow("training: file") << QStringList{"--training-lab", "a.attnlab"}
+                                    << "unknown option 'a.attnlab' for --training-lab (see attention-lab "
+                                       "--training-lab --help)";
+    QTest::newRow("training: value missing")
+        << QStringList{"--training-lab", "--lr"} << "'--lr' needs a value";
+    QTest::newRow("training option without the lab")
+        << QStringList{"--steps", "4"} << "unknown option '--steps'; see --help";
+    QTest::newRow("d_k lab option in the window")
+        << QStringList{"--lr", "0.1"} << "unknown option '--lr'; see --help";
+    QTest::newRow("training option in the d_k lab")
+        << QStringList{"--scaling-lab", "--batch", "4"}
+        << "unknown option '--batch' for --scaling-lab (see attention-lab --scaling-lab --help)";
+    QTest::newRow("both labs") << QStringList{"--scaling-lab", "--training-lab"}
+                               << "--scaling-lab and --training-lab are two commands; give one";
 }
 
 void TestCommandLineParser::errors()
@@ -154,6 +178,28 @@ void TestCommandLineParser::scalingLabMode()
     QCOMPARE(p.kernel(), CommandLineParser::Kernel::Baseline);
     QVERIFY(p.parse({"--scaling-lab", "--help", "--d-k"}));
     QVERIFY(p.helpAsked());
+}
+
+void TestCommandLineParser::trainingLabMode()
+{
+    CommandLineParser p;
+    QVERIFY2(
+        p.parse({"--d-k",    "256", "--training-lab", "--steps=10", "--seed",    "5",  "--optimizer",  "sgd",
+                 "--lr",     "0.1", "--n-keys",       "8",          "--d-model", "16", "--classes",    "4",
+                 "--batch",  "8",   "--beta",         "2",          "--divisor", "3",  "--export-dir", "out",
+                 "--format", "json"}),
+        qPrintable(p.error()));
+    QVERIFY(p.isTrainingLab());
+    QVERIFY(!p.isScalingLab());
+    QCOMPARE(int(p.options().size()), 14);
+    QCOMPARE(p.value("--d-k"), QStringLiteral("256"));
+    QCOMPARE(p.value("--steps"), QStringLiteral("10"));
+    QCOMPARE(p.value("--optimizer"), QStringLiteral("sgd"));
+    QCOMPARE(p.value("--divisor"), QStringLiteral("3"));
+    QVERIFY(p.parse({"--training-lab", "--help", "--sentence"}));
+    QVERIFY(p.helpAsked());
+    QVERIFY(p.parse({"--scaling-lab", "--n-keys", "4"}));
+    QVERIFY(!p.isTrainingLab());
 }
 
 void TestCommandLineParser::rawBytes()
