@@ -461,6 +461,22 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
             return outcome;
         }
         outcome.modelFolder = folder->toStdString();
+        if (request.presetLab && !request.presetOverridden) {
+            // The preset's lab in the window; the model follows its sentence.
+            outcome.haveLab = true;
+            outcome.lab = *request.presetLab;
+            outcome.config = outcome.lab.config;
+            outcome.options = outcome.lab.options;
+            outcome.haveConfig = true;
+            return outcome;
+        }
+        if (request.presetLab) {
+            // A --sentence after it: the preset's parameters with that sentence, drawn again.
+            outcome.config = request.config;
+            outcome.options = request.options;
+            outcome.haveConfig = true;
+            return outcome;
+        }
         if (parser.isSet(QStringLiteral("--sentence"))) {
             outcome.config.sentence = parser.value(QStringLiteral("--sentence")).toStdString();
             outcome.haveConfig = true;

@@ -50,10 +50,12 @@ attn::Error usage(const QString& message)
     return attn::Error{message.toStdString()};
 }
 
-std::optional<QString> checkCombination(const CommandLineParser& parser)
+// The window also takes --preset: the lab is the preset's, and the model
+// reads its sentence (the lesson's "cinema").
+std::optional<QString> checkCombination(const CommandLineParser& parser, bool window = false)
 {
     for (const CommandLineParser::Option& option : parser.options()) {
-        if (isModelRunOption(option.name))
+        if (isModelRunOption(option.name) || (window && option.name == QLatin1String("--preset")))
             continue;
         return CommandLine::tr(
                    "--model cannot be combined with %1: the checkpoint is the model "
@@ -164,7 +166,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
 
 attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser)
 {
-    if (std::optional<QString> conflict = checkCombination(parser))
+    if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
     for (const char* option : {"--scale", "--temperature", "--format"})
         if (parser.isSet(QLatin1String(option)))

@@ -58,7 +58,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
 // --model DIR without --export-dir: the folder the window's Model tab
 // opens (its readers run once here, so that a folder they refuse exits 2
 // with their one line as the export does). --sentence, if given, is the
-// window's sentence; --scale, --temperature and --format belong to the
+// window's sentence; --preset NAME opens that lab beside the model (which
+// reads its sentence); --scale, --temperature and --format belong to the
 // export (the Model tab has its own what-if controls) and are refused.
 attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessoncontroller.h"
 
+#include "cinemalesson.h"
 #include "dksweep.h"
 #include "dksweepbutton.h"
+#include "gpt2session.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "parameterpanel.h"
@@ -107,6 +109,19 @@ void LessonController::setHeadsPanel(HeadsPanel* heads)
     headsPanel_ = heads;
 }
 
+void LessonController::setModel(Gpt2Session* model, QWidget* modelPage)
+{
+    model_ = model;
+    modelPage_ = modelPage;
+    connect(model_, &Gpt2Session::modelOpened, this, [this] {
+        updateLessonModel();
+        if (lessonDock_->isVisible() && lesson_->stage() == LessonPanel::Stage::ModelHeads)
+            showModelStage();  // opened during the step: the sentence to it
+    });
+    connect(model_, &Gpt2Session::resultChanged, this, &LessonController::updateLessonModel);
+    updateLessonModel();
+}
+
 void LessonController::addViewActions(QMenu* view)
 {
     scalingDemo_ = view->addAction(tr("Scaling &demo"), this, &LessonController::startScalingDemo);
@@ -183,8 +198,32 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
         pipeline->showPage(views_.compare);
         views_.parameters->dKSlider()->setFocus(Qt::OtherFocusReason);
         break;
+    case Stage::ModelHeads:
+        pipeline->setHighlightedMap(nullptr);
+        showModelStage();
+        break;
     default: break;
     }
+}
+
+void LessonController::showModelStage()
+{
+    updateLessonModel();
+    if (!model_ || !model_->hasModel())
+        return;
+    const QString sentence = CinemaLesson::sentence();
+    if (QString::fromStdString(session_->config().sentence) != sentence)
+        recorder_->recordAs(tr("The lesson's sentence for the model"),
+                            [this, &sentence] { session_->setSentence(sentence); });
+    if (modelPage_)
+        views_.pipeline->showPage(modelPage_);
+}
+
+void LessonController::updateLessonModel()
+{
+    if (!model_)
+        return;
+    lesson_->setLiveModel(model_->hasModel(), CinemaLesson(*model_).lessonText());
 }
 
 void LessonController::showHeadsStage(LessonPanel::Stage stage)

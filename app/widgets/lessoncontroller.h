@@ -28,6 +28,7 @@ class QMenu;
 namespace attnlab {
 
 class DkSweep;
+class Gpt2Session;
 class HeadsPanel;
 class ParameterPanel;
 class PipelineView;
@@ -58,6 +59,8 @@ public:
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
     // The Heads tab, a page of the pipeline view (the multi-head steps show it).
     void setHeadsPanel(HeadsPanel* heads);
+    // The opened GPT-2 and its tab, for the last step.
+    void setModel(Gpt2Session* model, QWidget* modelPage);
     void addViewActions(QMenu* view);  // Scaling demo
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
@@ -82,6 +85,8 @@ private:
     void enterLessonHeads();   // the article's three heads, the lab before them kept
     void leaveLessonHeads();   // that lab back, when the heads are still on
     void updateLessonHeads();  // the panel's numbers, on every result
+    void showModelStage();
+    void updateLessonModel();  // on every GPT-2 pass
 
     Session* session_;
     UndoRecorder* recorder_;
@@ -93,6 +98,8 @@ private:
     DkSweep* sweep_ = nullptr;
     std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
     HeadsPanel* headsPanel_ = nullptr;
+    Gpt2Session* model_ = nullptr;
+    QWidget* modelPage_ = nullptr;
     bool lessonHeads_ = false;             // within the multi-head steps
     std::optional<LabState> beforeHeads_;  // the lab before them
     bool beforeSwitched_ = false;          // ... on the experiment's unit variance

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lessonpanel.h"
 
+#include "cinemalesson.h"
+
 #include <QButtonGroup>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -117,7 +119,8 @@ LessonPanel::Stage LessonPanel::stageOfStep(int step)
     case 5: return Stage::HeadQueries;
     case 6: return Stage::HeadKeysValues;
     case 7: return Stage::HeadsAttend;
-    default: return Stage::HeadsConcat;
+    case 8: return Stage::HeadsConcat;
+    default: return Stage::ModelHeads;
     }
 }
 
@@ -131,7 +134,7 @@ int LessonPanel::stepOf(Stage stage)
 
 bool LessonPanel::isMultiHead(Stage stage)
 {
-    return stepOf(stage) >= stepOf(Stage::HeadQueries);
+    return stepOf(stage) >= stepOf(Stage::HeadQueries) && stepOf(stage) <= stepOf(Stage::HeadsConcat);
 }
 
 QString LessonPanel::title(int step) const
@@ -146,6 +149,7 @@ QString LessonPanel::title(int step) const
     case Stage::HeadKeysValues: return tr("Each head has its own keys and values");
     case Stage::HeadsAttend: return tr("Each head attends differently");
     case Stage::HeadsConcat: return tr("Concatenate the heads, then project with W_o");
+    case Stage::ModelHeads: return tr("A trained model: which heads look at “cinema” and “watch”?");
     }
     return QString();
 }
@@ -207,6 +211,20 @@ QString LessonPanel::explanation(int step) const
             "Each head gives every token a context vector of d_v numbers; side by side they "
             "make one long vector per token, the concatenation [Z_1 | … | Z_h]. The output "
             "projection W_o, now on, mixes it into one output per token: output = concat W_o.");
+    case Stage::ModelHeads:
+        if (modelOpen_)
+            return tr("This step gave the model the lesson's sentence up to its blank, “%1” (Edit > "
+                      "Undo goes back). The Model tab shows every layer's and head's weights; click a "
+                      "key in the selected head's row to rank the heads by it.")
+                .arg(CinemaLesson::sentence());
+        return tr(
+            "To fill the blank of “Jane is going to the cinema to watch a new ____”, a model "
+            "should look at “cinema” and “watch”. This lab's matrices are drawn at random and "
+            "cannot show that; a trained model can. Open a GPT-2 folder with File > Open "
+            "model… (the README's “Real GPT-2 models” says where to get gpt2, distilgpt2 or "
+            "gpt2-medium, fetched once; nothing is downloaded here): this step then shows the "
+            "heads whose weight from the last token on “cinema” and on “watch” is largest, "
+            "and the words the model predicts.");
     }
     return QString();
 }
@@ -220,6 +238,8 @@ QString LessonPanel::liveText() const
 {
     if (isMultiHead(stage()))
         return headsLiveText();
+    if (stage() == Stage::ModelHeads)
+        return modelOpen_ ? modelFindings_ : QString();
     const attn::ScalingComparison& c = comparison_;
     if (c.dK < 1)
         return QString();
@@ -402,6 +422,13 @@ void LessonPanel::setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> head
     showStep();
 }
 
+void LessonPanel::setLiveModel(bool modelOpen, const QString& findings)
+{
+    modelOpen_ = modelOpen;
+    modelFindings_ = findings;
+    showStep();
+}
+
 void LessonPanel::setStep(int step)
 {
     const int s = std::clamp(step, 0, kStepCount - 1);
@@ -456,7 +483,7 @@ void LessonPanel::showStep()
     title_->setText(title(step_));
     text_->setText(explanation(step_));
     const bool experiment = stage() == Stage::DkExperiment;
-    const bool live = experiment || isMultiHead(stage());
+    const bool live = experiment || isMultiHead(stage()) || stage() == Stage::ModelHeads;
     live_->setText(live ? liveText() : QString());
     live_->setToolTip(isMultiHead(stage()) ? headsToolTip() : QString());
     live_->setVisible(live && !live_->text().isEmpty());

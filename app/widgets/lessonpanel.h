@@ -5,7 +5,8 @@
 // the values, and an experiment with d_k), then four on multi-head attention
 // as Raschka's article goes on (h = 3 heads and their queries for x_2, their
 // keys and values, each head's weights side by side, the concatenation and
-// W_o), each with a short explanation for a student. The panel only says
+// W_o), each with a short explanation for a student, and a last one on an
+// opened GPT-2's heads for the lesson's sentence (or where to get one). The panel only says
 // which stage to highlight (stepChanged); the window decides which view that
 // is and sets the heads. During the multi-head steps it shows the numbers of
 // the heads it is handed (setLiveHeads) and a button per head.
@@ -46,9 +47,10 @@ public:
         HeadKeysValues,  // the Q, K, V tab on a chosen head
         HeadsAttend,     // the head grid: each head attends differently
         HeadsConcat,     // [Z_1 | ... | Z_h] and the output projection W_o
+        ModelHeads,      // an opened GPT-2's heads on "cinema" and "watch", its next words
     };
     Q_ENUM(Stage)
-    static constexpr int kStepCount = 9;
+    static constexpr int kStepCount = 10;
     // The article's x_2 ("is"), whose query each head's is shown.
     static constexpr int kArticleQuery = 1;
     // Buttons for the first heads; more are chosen in the parameter panel.
@@ -60,7 +62,7 @@ public:
     Stage stage() const { return stageOfStep(step_); }
     static Stage stageOfStep(int step);
     static int stepOf(Stage stage);
-    static bool isMultiHead(Stage stage);  // one of the last four
+    static bool isMultiHead(Stage stage);  // the four after the experiment
 
     QString title(int step) const;
     QString explanation(int step) const;
@@ -104,6 +106,10 @@ public slots:
     // labels, d_model (the stacked inputs' d) and the session's head.
     void setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> heads, const QStringList& tokenLabels,
                       int dModel, int selectedHead);
+    // The model step's text: whether a GPT-2 is open, and what its last
+    // pass shows (CinemaLesson::lessonText; empty while none).
+    void setLiveModel(bool modelOpen, const QString& findings);
+    bool modelOpen() const { return modelOpen_; }
 
 signals:
     void stepChanged(int step, attnlab::LessonPanel::Stage stage);
@@ -137,6 +143,8 @@ private:
     QStringList tokenLabels_;
     int dModel_ = 0;
     int selectedHead_ = 0;
+    bool modelOpen_ = false;
+    QString modelFindings_;
 };
 
 }  // namespace attnlab

@@ -11,6 +11,7 @@
 #include "lessoncontroller.h"
 #include "matrixeditors.h"
 #include "modelcontroller.h"
+#include "modelpanel.h"
 #include "noticebar.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
@@ -104,6 +105,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createHeadsView();
     models_ = new ModelController(this, pipeline_, input_->sentenceEdit(), session_);
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
+    lessons_->setModel(models_->session(), models_->panel());
     exports_ = new ExportActions(
         session_, {pipeline_, focus_, compare_, lab_, heads_}, [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);

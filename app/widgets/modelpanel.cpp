@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelpanel.h"
 
+#include "cinemalesson.h"
 #include "gpt2session.h"
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
@@ -114,6 +115,17 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     whatIf->addWidget(temperature_);
     whatIf->addStretch(1);
 
+    lesson_ = new QLabel(this);
+    lesson_->setObjectName(QStringLiteral("modelLessonRanking"));
+    lesson_->setWordWrap(true);
+    lesson_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    lesson_->setAccessibleName(tr("Heads looking at “cinema” and “watch”"));
+    lesson_->setToolTip(
+        tr("The lesson's question: the three heads (of every layer) whose weight from the last "
+           "token on “␣cinema” and on “␣watch” is largest, layer and head counted from 1. "
+           "Measured weights of this checkpoint, not a sign of understanding."));
+    lesson_->hide();
+
     headCaption_ = new QLabel(this);
     headCaption_->setObjectName(QStringLiteral("modelHeadCaption"));
     headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
@@ -151,6 +163,7 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
                                    + 4);  // lines with subscripted ids
     layout->addWidget(tokensScroll);
     layout->addLayout(whatIf);
+    layout->addWidget(lesson_);
     layout->addLayout(body, 1);
 
     connect(grid_, &ModelGridView::headActivated, session_, &Gpt2Session::selectHead);
@@ -211,6 +224,8 @@ void ModelPanel::showResult()
     if (rankKey_ >= int(labels.size()))
         rankKey_ = -1;
     showRanking();
+    lesson_->setText(CinemaLesson(*session_).panelText());
+    lesson_->setVisible(!lesson_->text().isEmpty());
     QStringList nextLabels;
     for (const attn::Gpt2TopToken& t : session_->nextTokens())
         nextLabels << session_->vocabularyToken(t.id).display;

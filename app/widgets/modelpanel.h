@@ -32,6 +32,10 @@ public:
     QLabel* tokensLabel() const { return tokens_; }
     QLabel* messageLabel() const { return message_; }
     QLabel* headCaption() const { return headCaption_; }
+    // The lesson's line when the sentence has "␣cinema" or "␣watch": the
+    // heads with the largest weight from the last token on each
+    // (CinemaLesson::panelText); hidden otherwise.
+    QLabel* lessonLabel() const { return lesson_; }
     int rankedKey() const { return rankKey_; }
     // Token, weight: the selected head's row of the last query. A click on
     // a key ranks every head of the grid by its weight from the last token
@@ -63,6 +67,7 @@ private:
     QLabel* message_;
     ModelGridView* grid_;
     QLabel* headCaption_;
+    QLabel* lesson_;
     QTableWidget* lastRow_;
     NextTokenView* next_;
     QComboBox* scale_;

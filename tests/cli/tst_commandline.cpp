@@ -513,6 +513,21 @@ void TestCommandLine::windowGetsAModel()
     QVERIFY(outcome.haveConfig);
     QCOMPARE(outcome.config.sentence, std::string("Jane is going"));
 
+    // With --preset the window opens that lab, whose sentence the model reads.
+    Argv preset({"--model", folder, "--preset", "cinema"});
+    const attnlab::CommandLineOutcome cinema = attnlab::handleCommandLine(preset.argc(), preset.argv());
+    QVERIFY(!cinema.exitNow);
+    QCOMPARE(QString::fromStdString(cinema.modelFolder), QFileInfo(folder).absoluteFilePath());
+    QVERIFY(cinema.haveLab);
+    QCOMPARE(cinema.lab.config.sentence, std::string("Jane is going to the cinema to watch a new film"));
+    QCOMPARE(cinema.lab.config.init, attn::InitMode::UnitVariance);
+    Argv changed({"--model", folder, "--preset", "cinema", "--sentence", "Jane is going"});
+    const attnlab::CommandLineOutcome own = attnlab::handleCommandLine(changed.argc(), changed.argv());
+    QVERIFY(!own.exitNow);
+    QVERIFY(!own.haveLab);
+    QCOMPARE(own.config.sentence, std::string("Jane is going"));
+    QCOMPARE(own.config.init, attn::InitMode::UnitVariance);
+
     const Run scale = runApp({"--model", folder, "--scale", "none"});
     QCOMPARE(scale.exitCode, 2);
     QCOMPARE(scale.err.count('\n'), 1);

@@ -109,7 +109,7 @@ void TestLessonHeads::init()
 
 void TestLessonHeads::stepsAfterTheExperiment()
 {
-    QCOMPARE(LessonPanel::kStepCount, 9);
+    QCOMPARE(LessonPanel::kStepCount, 10);
     QCOMPARE(LessonPanel::stepOf(Stage::DkExperiment), 4);
     const Stage heads[] = {Stage::HeadQueries, Stage::HeadKeysValues, Stage::HeadsAttend, Stage::HeadsConcat};
     for (int i = 0; i < 4; ++i) {
@@ -122,8 +122,11 @@ void TestLessonHeads::stepsAfterTheExperiment()
     QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
     QCOMPARE(window_->session()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 9 of 9"));
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("Fi&nish"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 9 of 10"));
+    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
+    // The model step after them is the last (tst_lessonmodel).
+    QVERIFY(!LessonPanel::isMultiHead(Stage::ModelHeads));
+    QCOMPARE(LessonPanel::stageOfStep(9), Stage::ModelHeads);
 }
 
 void TestLessonHeads::queriesOfEachHead()
@@ -375,7 +378,9 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsConcat);
     QVERIFY(session->headsConfig().outputProjection);
-    // Finish on the last step closes the lesson, and the lab has one head again.
+    // Finish on the last step (the model's, after the heads) closes the
+    // lesson, and the lab has one head again.
+    stepTo(*window_, Stage::ModelHeads);
     QTest::mouseClick(window_->lessonPanel()->nextButton(), Qt::LeftButton);
     QVERIFY(!window_->lessonModeAction()->isChecked());
     QCOMPARE(session->headCount(), 1);

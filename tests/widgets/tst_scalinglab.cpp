@@ -133,7 +133,7 @@ private slots:
     void compareReadoutsAreTheEngines_data();
     void compareReadoutsAreTheEngines();
     void compareNamesTheInitialisation();
-    void lessonWalksNineStages();
+    void lessonWalksEveryStage();
     void commandWritesAllFiles();
     void commandErrors_data();
     void commandErrors();
@@ -371,19 +371,19 @@ void TestScalingLabGui::compareNamesTheInitialisation()
     QVERIFY(view.initText().contains("article"));
 }
 
-void TestScalingLabGui::lessonWalksNineStages()
+void TestScalingLabGui::lessonWalksEveryStage()
 {
     LessonPanel panel;
     QSignalSpy changed(&panel, &LessonPanel::stepChanged);
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
-    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 9"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 10"));
     QVERIFY(!panel.backButton()->isEnabled());
     const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,         LessonPanel::Stage::Scale,
                                         LessonPanel::Stage::Softmax,        LessonPanel::Stage::Context,
                                         LessonPanel::Stage::DkExperiment,   LessonPanel::Stage::HeadQueries,
                                         LessonPanel::Stage::HeadKeysValues, LessonPanel::Stage::HeadsAttend,
-                                        LessonPanel::Stage::HeadsConcat};
+                                        LessonPanel::Stage::HeadsConcat,    LessonPanel::Stage::ModelHeads};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
         QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
@@ -400,10 +400,10 @@ void TestScalingLabGui::lessonWalksNineStages()
     }
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
-    QCOMPARE(panel.stepIndicator(), QString("Step 9 of 9"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 10 of 10"));
     QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(panel.step(), 8);
+    QCOMPARE(panel.step(), 9);
     // The d_k experiment, the last single-head step, reads the live comparison.
     panel.setStep(4);
 

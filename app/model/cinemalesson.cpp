@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cinemalesson.h"
+
+#include "gpt2session.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace attnlab {
+
+namespace {
+
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(CinemaLesson)
+};
+
+}  // namespace
+
+QString CinemaLesson::sentence()
+{
+    return QStringLiteral("Jane is going to the cinema to watch a new");
+}
+
+QStringList CinemaLesson::pieces()
+{
+    return {QStringLiteral("Ġcinema"), QStringLiteral("Ġwatch")};
+}
+
+CinemaLesson::CinemaLesson(const Gpt2Session& session)
+{
+    const std::vector<Gpt2Token>& tokens = session.resultTokens();
+    hasResult_ = session.result() != nullptr && !tokens.empty();
+    if (!hasResult_)
+        return;
+    tokenCount_ = int(tokens.size());
+    last_ = tokens.back().display;
+    for (const QString& piece : pieces()) {
+        Key key;
+        key.piece = piece;
+        key.index = HeadRanking::findPiece(tokens, piece);
+        if (key.index >= 0) {
+            key.display = tokens[std::size_t(key.index)].display;
+            key.top = HeadRanking::rank(session.weightsFromLast(key.index), kTopHeads);
+        } else {
+            key.display = QStringLiteral("␣") + piece.mid(1);  // "Ġ" is the space's byte
+        }
+        keys_.push_back(key);
+    }
+    const std::vector<attn::Gpt2TopToken>& next = session.nextTokens();
+    for (std::size_t i = 0; i < std::min(next.size(), std::size_t(kNextWords)); ++i)
+        next_.push_back({session.vocabularyToken(next[i].id).display, next[i].probability});
+}
+
+bool CinemaLesson::hasKey() const
+{
+    return std::any_of(keys_.begin(), keys_.end(), [](const Key& k) { return k.index >= 0; });
+}
+
+QString CinemaLesson::headText(const RankedHead& head)
+{
+    return Text::tr("layer %1 · head %2 (%3)")
+        .arg(head.layer + 1)
+        .arg(head.head + 1)
+        .arg(QString::number(head.weight, 'f', 3));
+}
+
+QString CinemaLesson::percentText(double probability)
+{
+    const double percent = 100.0 * probability;
+    return Text::tr("%1 %").arg(QString::number(percent, percent >= 0.1 ? 'f' : 'g', percent >= 0.1 ? 1 : 2));
+}
+
+QString CinemaLesson::rankingText(const Key& key) const
+{
+    if (key.index < 0)
+        return Text::tr("no “%1” among the tokens").arg(key.display);
+    QStringList heads;
+    for (const RankedHead& h : key.top)
+        heads << headText(h);
+    return Text::tr("on “%1”: %2").arg(key.display, heads.join(QStringLiteral(", ")));
+}
+
+QString CinemaLesson::panelText() const
+{
+    if (!hasResult_ || !hasKey())
+        return QString();
+    QStringList parts;
+    for (const Key& key : keys_)
+        parts << rankingText(key);
+    return Text::tr("Largest weight from the last token “%1” %2.")
+        .arg(last_, parts.join(QStringLiteral("; ")));
+}
+
+QString CinemaLesson::lessonText() const
+{
+    if (!hasResult_)
+        return QString();
+    QStringList parts;
+    for (const Key& key : keys_)
+        parts << rankingText(key);
+    QStringList words;
+    for (const NextWord& w : next_)
+        words << Text::tr("“%1” %2").arg(w.display, percentText(w.probability));
+    return Text::tr("The model read %n token(s), the last “%1”. The heads whose weight from “%1” "
+                    "is largest (of every layer's heads): %2. The most likely next tokens: %3. "
+                    "These are this checkpoint's measured weights and probabilities; a head "
+                    "with a large weight on a token looks at it, which does not mean that the "
+                    "model understands the sentence (a checkpoint with random weights ranks "
+                    "random heads).",
+                    nullptr, tokenCount_)
+        .arg(last_, parts.join(QStringLiteral("; ")), words.join(QStringLiteral(", ")));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What the lesson's cinema step shows of an opened GPT-2's pass: for the
+// pieces "␣cinema" and "␣watch" (found by their vocabulary pieces, with
+// GPT-2's leading space, wherever they are), the heads whose weight from
+// the last token on that piece is largest, and the most likely next tokens.
+// The texts say what is measured and nothing more: a large weight is where
+// a head looks, not a sign that the model understands the sentence (the
+// tiny test checkpoints have random weights and rank random heads).
+
+#include "headranking.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace attnlab {
+
+class Gpt2Session;
+
+class CinemaLesson {
+public:
+    // The lesson's sentence up to its blank ("… to watch a new ____"): its
+    // last token is the one whose next token the model predicts.
+    static QString sentence();
+    // "Ġcinema", "Ġwatch": the keys ranked, in this order.
+    static QStringList pieces();
+    static constexpr int kTopHeads = 3;
+    static constexpr int kNextWords = 5;
+
+    struct Key {
+        QString piece;    // "Ġcinema"
+        QString display;  // "␣cinema"
+        int index = -1;   // its token, -1 when the sentence has none
+        std::vector<RankedHead> top;
+    };
+    struct NextWord {
+        QString display;
+        double probability = 0.0;
+    };
+
+    // The session's last result (nothing without one).
+    explicit CinemaLesson(const Gpt2Session& session);
+
+    bool hasResult() const { return hasResult_; }
+    const std::vector<Key>& keys() const { return keys_; }
+    const std::vector<NextWord>& nextWords() const { return next_; }
+    QString lastToken() const { return last_; }  // display text
+    // Either piece is in the sentence.
+    bool hasKey() const;
+
+    // The lesson panel's paragraph: the rankings, the next tokens and what
+    // they measure (empty without a result).
+    QString lessonText() const;
+    // The Model tab's line: the rankings only (empty without a key).
+    QString panelText() const;
+
+    // "layer 1 · head 3 (0.412)"; weights with three decimals.
+    static QString headText(const RankedHead& head);
+    static QString percentText(double probability);  // "12.3 %"
+
+private:
+    QString rankingText(const Key& key) const;
+
+    bool hasResult_ = false;
+    int tokenCount_ = 0;
+    QString last_;
+    std::vector<Key> keys_;
+    std::vector<NextWord> next_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The lesson's question on an opened GPT-2 (real widgets, offscreen): with
+// the tiny random checkpoint open and the cinema preset applied, the Model
+// tab's line ranks the heads by the last token's weight on "␣cinema" and
+// "␣watch" exactly as a plain loop over runGpt2's own weights ranks them;
+// the lesson's last step gives the model the sentence up to the blank (one
+// undo step) and names the same heads and runGpt2's top next tokens; with
+// no model open it says where a GPT-2 folder comes from.
+#include "cinemalesson.h"
+#include "gpt2.h"
+#include "gpt2checkpoint.h"
+#include "gpt2session.h"
+#include "gpt2tokenizer.h"
+#include "guitest.h"
+#include "lessonpanel.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "modelpanel.h"
+#include "pipelineview.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace attnlab;
+using Stage = LessonPanel::Stage;
+
+namespace {
+
+QString tinyFolder()
+{
+    return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+}
+
+// What the test computes on its own from runGpt2: for `piece`, the three
+// heads with the largest weight from the last token on it, as the texts
+// write them, and the five most likely next tokens.
+struct Independent {
+    QStringList cinema;  // "layer 1 · head 3 (0.307)"
+    QStringList watch;
+    QStringList next;  // "“␣film” 1.8 %"
+    QString last;
+};
+
+QStringList rankedByLoop(const attn::Gpt2Result& r, int key)
+{
+    struct Entry {
+        int layer, head;
+        double w;
+    };
+    std::vector<Entry> all;
+    const int last = r.tokens() - 1;
+    for (int l = 0; l < int(r.layers.size()); ++l)
+        for (int h = 0; h < int(r.layers[std::size_t(l)].heads.size()); ++h)
+            all.push_back({l, h, r.layers[std::size_t(l)].heads[std::size_t(h)].weights(last, key)});
+    std::stable_sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return a.w > b.w; });
+    QStringList out;
+    for (int i = 0; i < 3; ++i)
+        out << QStringLiteral("layer %1 · head %2 (%3)")
+                   .arg(all[std::size_t(i)].layer + 1)
+                   .arg(all[std::size_t(i)].head + 1)
+                   .arg(QString::number(all[std::size_t(i)].w, 'f', 3));
+    return out;
+}
+
+Independent independent(const QString& sentence)
+{
+    const auto checkpoint = readGpt2Checkpoint(tinyFolder());
+    const auto tokenizer = Gpt2Tokenizer::fromFolder(tinyFolder());
+    if (!checkpoint.ok() || !tokenizer.ok())
+        qFatal("the tiny checkpoint did not read");
+    const std::vector<Gpt2Token> tokens = tokenizer->encode(sentence);
+    std::vector<int> ids;
+    for (const Gpt2Token& t : tokens)
+        ids.push_back(t.id);
+    const auto result = attn::runGpt2(checkpoint->weights, ids);
+    if (!result.ok())
+        qFatal("runGpt2: %s", result.error().message.c_str());
+    Independent out;
+    out.last = tokens.back().display;
+    // By the pieces, not by position.
+    for (int i = 0; i < int(tokens.size()); ++i) {
+        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġcinema"))
+            out.cinema = rankedByLoop(*result, i);
+        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġwatch"))
+            out.watch = rankedByLoop(*result, i);
+    }
+    for (int i = 0; i < 5; ++i) {
+        const attn::Gpt2TopToken& t = result->top[std::size_t(i)];
+        out.next << QStringLiteral("“%1” %2").arg(tokenizer->token(t.id).display,
+                                                  CinemaLesson::percentText(t.probability));
+    }
+    return out;
+}
+
+bool waitForSentence(Gpt2Session* session, const QString& sentence)
+{
+    return QTest::qWaitFor(
+        [&] { return session->result() && session->sentence() == sentence && !session->isComputing(); },
+        10000);
+}
+
+void stepTo(MainWindow& window, Stage stage)
+{
+    if (!window.lessonModeAction()->isChecked())
+        window.lessonModeAction()->trigger();
+    LessonPanel* lesson = window.lessonPanel();
+    while (lesson->stage() != stage)
+        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+}
+
+}  // namespace
+
+class TestLessonModel : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cinemaPresetRanksTheHeads();
+    void lessonStepGivesTheBlank();
+    void lessonStepWithoutAModel();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestLessonModel::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestLessonModel::cinemaPresetRanksTheHeads()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    ModelPanel* panel = window->models()->panel();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    // The article's sentence has neither piece: no line.
+    QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
+    QVERIFY(panel->lessonLabel()->isHidden());
+
+    QVERIFY(window->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
+    const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new film");
+    QVERIFY(waitForSentence(session, sentence));
+    const Independent expected = independent(sentence);
+    QCOMPARE(expected.last, QStringLiteral("␣film"));
+    QCOMPARE(expected.cinema.size(), 3);
+    QCOMPARE(expected.watch.size(), 3);
+    QVERIFY(!panel->lessonLabel()->isHidden());
+    QCOMPARE(panel->lessonLabel()->text(),
+             QStringLiteral("Largest weight from the last token “␣film” on “␣cinema”: %1; on “␣watch”: %2.")
+                 .arg(expected.cinema.join(QStringLiteral(", ")), expected.watch.join(QStringLiteral(", "))));
+}
+
+void TestLessonModel::lessonStepGivesTheBlank()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    stepTo(*window, Stage::HeadsConcat);
+    const int undoSteps = window->undoStack()->count();
+    LessonPanel* lesson = window->lessonPanel();
+    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 10"));
+    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("Fi&nish"));
+    const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
+    QVERIFY(waitForSentence(session, blank));
+    QCOMPARE(window->pipelineView()->currentPage(), window->models()->panel());
+    QVERIFY(lesson->explanation(lesson->step()).contains(blank));
+
+    const Independent expected = independent(blank);
+    QCOMPARE(expected.last, QStringLiteral("␣new"));
+    const QString live = lesson->liveText();
+    QVERIFY(lesson->liveLabel()->isVisible());
+    QCOMPARE(lesson->liveLabel()->text(), live);
+    QVERIFY2(live.contains(QStringLiteral("the last “␣new”")), qPrintable(live));
+    QVERIFY2(live.contains(QStringLiteral("on “␣cinema”: ") + expected.cinema.join(QStringLiteral(", "))),
+             qPrintable(live));
+    QVERIFY2(live.contains(QStringLiteral("on “␣watch”: ") + expected.watch.join(QStringLiteral(", "))),
+             qPrintable(live));
+    QVERIFY2(live.contains(QStringLiteral("The most likely next tokens: ") + expected.next.join(QStringLiteral(", "))),
+             qPrintable(live));
+    // Honest about what it measured.
+    QVERIFY(live.contains(QStringLiteral("does not mean that the model understands")));
+    QVERIFY(live.contains(QStringLiteral("random weights ranks random heads")));
+
+    // One undo step (after leaving the lesson's heads), and undo gives the sentence back.
+    QCOMPARE(window->undoStack()->count(), undoSteps + 2);
+    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("The lesson's sentence for the model"));
+    window->undoStack()->undo();
+    QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
+}
+
+void TestLessonModel::lessonStepWithoutAModel()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    stepTo(*window, Stage::HeadsConcat);
+    const QString before = window->models()->session()->sentence();
+    const int undoSteps = window->undoStack()->count();
+    LessonPanel* lesson = window->lessonPanel();
+    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QCOMPARE(lesson->stage(), Stage::ModelHeads);
+    QVERIFY(!lesson->modelOpen());
+    const QString text = lesson->explanation(lesson->step());
+    QVERIFY(text.contains(QStringLiteral("File > Open model")));
+    QVERIFY(text.contains(QStringLiteral("README")));
+    QVERIFY(text.contains(QStringLiteral("gpt2, distilgpt2 or gpt2-medium")));
+    QVERIFY(lesson->liveText().isEmpty());
+    QVERIFY(lesson->liveLabel()->isHidden());
+    // Without a model the sentence stays: the one new undo step is the lesson's heads leaving.
+    QCOMPARE(window->models()->session()->sentence(), before);
+    QCOMPARE(window->undoStack()->count(), undoSteps + 1);
+    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("One head again after the lesson's heads"));
+}
+
+QTEST_MAIN(TestLessonModel)
+#include "tst_lessonmodel.moc"
