@@ -50,6 +50,12 @@ std::uint64_t LabNormalStream::nextBits()
     return mix64(state_);
 }
 
+void LabNormalStream::discard(std::uint64_t words)
+{
+    state_ += words * kGolden;  // modulo 2^64, as the increments of nextBits()
+    haveSpare_ = false;
+}
+
 double LabNormalStream::next()
 {
     if (haveSpare_) {

@@ -39,6 +39,12 @@ public:
     LabNormalStream(std::uint64_t seed, std::uint64_t sample);
     double next();
     std::uint64_t nextBits();  // the underlying 64-bit stream
+    // Skips `words` of the 64-bit stream, as that many nextBits() would, and
+    // drops a pending second normal: after discard(k) on a fresh stream,
+    // next() gives the normal a fresh stream gives after k words of
+    // nextBits() (k even, no pending normal). A counter-based stream can be
+    // split this way into parts drawn apart.
+    void discard(std::uint64_t words);
 
 private:
     std::uint64_t state_;

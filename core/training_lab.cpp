@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "training_lab.h"
 
+#include "attention.h"
 #include "scaling_lab.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 
 namespace attn {
@@ -26,43 +29,98 @@ constexpr std::uint64_t kFirstBatchSample = 2;
 // floor(2^64 / bound) times (Lemire's threshold). With bound <= 1024 a word
 // is rejected with probability below 2^-54, so the loop practically never
 // repeats; it matters for exactness, not for speed.
-int uniformBelow(LabNormalStream& rng, int bound)
+int uniformBelow(LabNormalStream& rng, int bound, std::uint64_t* words)
 {
     const std::uint64_t b = std::uint64_t(bound);
     const std::uint64_t threshold = (0 - b) % b;  // 2^64 mod b
     for (;;) {
         const std::uint64_t r = rng.nextBits();
+        ++*words;
         if (r >= threshold)
             return int(r % b);
     }
 }
 
-// `count` examples from one stream, drawn in this order: every label (example
-// by example, key by key), every target, the keys' entries row by row, then
-// the query noise row by row.
-TrainingBatch drawBatch(const TrainingTask& task, LabNormalStream& rng, int count)
-{
-    const int n = task.nKeys;
-    const int d = task.dModel;
-    TrainingBatch batch;
-    batch.labels.resize(std::size_t(count) * std::size_t(n));
-    batch.targets.resize(std::size_t(count));
-    for (int& y : batch.labels)
-        y = uniformBelow(rng, task.classes);
-    for (int& t : batch.targets)
-        t = uniformBelow(rng, n);
-    batch.keys.resize(Eigen::Index(count) * n, d);
-    for (Eigen::Index i = 0; i < batch.keys.rows(); ++i)
-        for (int c = 0; c < d; ++c)
-            batch.keys(i, c) = rng.next();
-    batch.queries.resize(count, d);
-    for (int b = 0; b < count; ++b) {
-        const Eigen::Index t = Eigen::Index(b) * n + batch.targets[std::size_t(b)];
-        for (int c = 0; c < d; ++c)
-            batch.queries(b, c) = batch.keys(t, c) + task.queryNoise * rng.next();
+// `count` examples from one stream, drawn in this order: every label
+// (example by example, key by key), every target, then the normals: the
+// keys' entries row by row, then the query noise row by row. The stream is
+// counter-based, so the normals are drawn in chunks of Box-Muller pairs
+// (pair p from words firstWord + 2p and + 2p + 1) that any thread can fill,
+// with the same numbers as one pass of next(). The normals of pair p are
+// entries 2p and 2p + 1 of keys-then-noise.
+class BatchDraw {
+public:
+    static constexpr std::size_t kPairsPerChunk = 2048;
+
+    BatchDraw(const TrainingTask& task, std::uint64_t seed, std::uint64_t sample, int count)
+        : task_(task), seed_(seed), sample_(sample)
+    {
+        const int n = task.nKeys;
+        const int d = task.dModel;
+        LabNormalStream rng(seed, sample);
+        std::uint64_t words = 0;
+        batch_.labels.resize(std::size_t(count) * std::size_t(n));
+        batch_.targets.resize(std::size_t(count));
+        for (int& y : batch_.labels)
+            y = uniformBelow(rng, task.classes, &words);
+        for (int& t : batch_.targets)
+            t = uniformBelow(rng, n, &words);
+        firstWord_ = words;
+        batch_.keys.resize(Eigen::Index(count) * n, d);
+        noise_.resize(std::size_t(count) * std::size_t(d));
+        keyEntries_ = std::size_t(batch_.keys.size());
+        pairs_ = (keyEntries_ + noise_.size() + 1) / 2;
     }
-    return batch;
-}
+
+    std::size_t chunks() const { return (pairs_ + kPairsPerChunk - 1) / kPairsPerChunk; }
+
+    // The normals of chunk c; chunks may be filled in any order, on any thread.
+    void fillChunk(std::size_t c)
+    {
+        const std::size_t p0 = c * kPairsPerChunk;
+        const std::size_t p1 = std::min(pairs_, p0 + kPairsPerChunk);
+        const std::size_t total = keyEntries_ + noise_.size();
+        LabNormalStream rng(seed_, sample_);
+        rng.discard(firstWord_ + 2 * p0);
+        for (std::size_t i = 2 * p0; i < 2 * p1; ++i) {
+            const double z = rng.next();
+            if (i < keyEntries_)
+                batch_.keys.data()[i] = z;
+            else if (i < total)
+                noise_[i - keyEntries_] = z;
+        }
+    }
+
+    // Once every chunk is filled: x_q = e_t + queryNoise * noise.
+    TrainingBatch finish()
+    {
+        const int n = task_.nKeys;
+        const int d = task_.dModel;
+        const Eigen::Index count = Eigen::Index(batch_.targets.size());
+        batch_.queries.resize(count, d);
+        for (Eigen::Index b = 0; b < count; ++b) {
+            const Eigen::Index t = b * n + batch_.targets[std::size_t(b)];
+            for (int c = 0; c < d; ++c)
+                batch_.queries(b, c) = batch_.keys(t, c) + task_.queryNoise * noise_[std::size_t(b * d + c)];
+        }
+        return std::move(batch_);
+    }
+
+    TrainingBatch drawAll()
+    {
+        for (std::size_t c = 0; c < chunks(); ++c)
+            fillChunk(c);
+        return finish();
+    }
+
+private:
+    TrainingTask task_;
+    std::uint64_t seed_, sample_;
+    TrainingBatch batch_;
+    std::vector<double> noise_;
+    std::uint64_t firstWord_ = 0;
+    std::size_t keyEntries_ = 0, pairs_ = 0;
+};
 
 Error settingError(const std::string& what)
 {
@@ -108,8 +166,10 @@ void attentionForward(const TrainingBatch& batch, int nKeys, const Matrix& wQ, c
                       double divisor, Matrix& q, Matrix& r, Matrix& weights)
 {
     const Eigen::Index count = batch.queries.rows();
-    q.noalias() = batch.queries * wQ;  // (B, d_k) = (B, d_model) (d_model, d_k)
-    r.noalias() = q * wK.transpose();  // (B, d_model): row b is (W_k q_b^T)^T
+    // The products as the attention pass does them (projectInto: the AVX2
+    // kernels where the processor has them, each entry one chain in order).
+    projectInto(batch.queries, wQ, &q);  // (B, d_k) = (B, d_model) (d_model, d_k)
+    projectTransposedInto(q, wK, &r);    // (B, d_model): row b is (W_k q_b^T)^T
     weights.resize(count, nKeys);
     RowVector scores(nKeys);
     for (Eigen::Index b = 0; b < count; ++b) {
@@ -173,14 +233,12 @@ Status validateTrainingSettings(const TrainingSettings& s)
 
 TrainingBatch makeTrainingBatch(const TrainingTask& task, std::uint64_t seed, int step)
 {
-    LabNormalStream rng(seed, kFirstBatchSample + std::uint64_t(step));
-    return drawBatch(task, rng, task.batch);
+    return BatchDraw(task, seed, kFirstBatchSample + std::uint64_t(step), task.batch).drawAll();
 }
 
 TrainingBatch makeTrainingProbes(const TrainingTask& task, std::uint64_t seed, int count)
 {
-    LabNormalStream rng(seed, kProbesSample);
-    return drawBatch(task, rng, std::max(0, count));
+    return BatchDraw(task, seed, kProbesSample, std::max(0, count)).drawAll();
 }
 
 void initialTrainingWeights(const TrainingTask& task, int dK, std::uint64_t seed, Matrix& wQ, Matrix& wK)
@@ -300,9 +358,12 @@ TrainingForward trainingForward(const TrainingTask& task, const TrainingBatch& b
     f.maxWeight = maxSum * invCount;
     f.entropy = entropySum * invCount;
     f.saturatedWrong = saturated * invCount;
-    f.gradWk.noalias() = dR.transpose() * q;  // (d_model, d_k)
-    const Matrix dQ = dR * wK;                // (B, d_k)
-    f.gradWq.noalias() = batch.queries.transpose() * dQ;
+    const Matrix dRt = dR.transpose();  // (d_model, B)
+    projectInto(dRt, q, &f.gradWk);     // (d_model, d_k) = dR^T Q
+    Matrix dQ;
+    projectInto(dR, wK, &dQ);  // (B, d_k)
+    const Matrix xT = batch.queries.transpose();
+    projectInto(xT, dQ, &f.gradWq);  // (d_model, d_k) = X^T dQ
     return f;
 }
 
@@ -367,20 +428,33 @@ void TrainingLab::step()
     if (finished())
         return;
     // One batch for all runs. Drawing it costs about as much as the runs at
-    // d_k 256, so the next step's batch is drawn on a second thread while
-    // this step's runs go (joined before returning, so a lab holds no thread
-    // between steps). A batch depends only on (seed, step), and the runs are
-    // stepped one after the other on this thread: the results cannot depend
-    // on threads.
+    // d_k 256, so the next step's batch is drawn meanwhile: a second thread
+    // fills its chunks while this one steps the runs, then helps with the
+    // rest (joined before returning, so a lab holds no thread between
+    // steps). A chunk's numbers depend only on (seed, step, chunk), and the
+    // runs are stepped one after the other on this thread: the results
+    // cannot depend on threads.
     TrainingBatch batch = nextBatchStep_ == stepsDone_
                               ? std::move(nextBatch_)
                               : makeTrainingBatch(settings_.task, settings_.seed, stepsDone_);
     nextBatchStep_ = -1;
     const int following = stepsDone_ + 1;
-    TrainingBatch next;
-    std::thread prefetch;
-    if (following < settings_.steps)
-        prefetch = std::thread([&] { next = makeTrainingBatch(settings_.task, settings_.seed, following); });
+    std::optional<BatchDraw> next;
+    std::atomic<std::size_t> nextChunk{0};
+    const auto drawChunks = [&next, &nextChunk] {
+        for (std::size_t c = nextChunk++; c < next->chunks(); c = nextChunk++)
+            next->fillChunk(c);
+    };
+    std::thread helper;
+    if (following < settings_.steps) {
+        next.emplace(settings_.task, settings_.seed, kFirstBatchSample + std::uint64_t(following),
+                     settings_.task.batch);
+        try {
+            helper = std::thread(drawChunks);
+        } catch (const std::system_error&) {
+            // No second thread: this one draws every chunk below.
+        }
+    }
     for (std::size_t i = 0; i < runs_.size(); ++i) {
         Run& run = runs_[i];
         TrainingRunCurves& c = curves_[i];
@@ -395,9 +469,11 @@ void TrainingLab::step()
         run.optQ.step(run.wQ, f.gradWq);
         run.optK.step(run.wK, f.gradWk);
     }
-    if (prefetch.joinable()) {
-        prefetch.join();
-        nextBatch_ = std::move(next);
+    if (next) {
+        drawChunks();
+        if (helper.joinable())
+            helper.join();
+        nextBatch_ = next->finish();
         nextBatchStep_ = following;
     }
     ++stepsDone_;

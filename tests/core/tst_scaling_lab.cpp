@@ -134,6 +134,7 @@ private slots:
     void defaultGridIsLogEven();
     void streamIsSplitmixBoxMuller();
     void streamIsStandardNormal();
+    void streamDiscardSkipsWords();
     void curvesMatchPlainLoop_data();
     void curvesMatchPlainLoop();
     void varianceAtDkOneIsOne();
@@ -202,6 +203,28 @@ void TestScalingLab::streamIsSplitmixBoxMuller()
         QCOMPARE(stream.next(), r * std::cos(2.0 * M_PI * u2));
         QCOMPARE(stream.next(), r * std::sin(2.0 * M_PI * u2));
     }
+}
+
+// discard(k) lands where k calls of nextBits() would, and drops a pending
+// second normal.
+void TestScalingLab::streamDiscardSkipsWords()
+{
+    for (std::uint64_t k : {0, 1, 2, 7, 1000}) {
+        attn::LabNormalStream walked(42, 3), skipped(42, 3);
+        for (std::uint64_t i = 0; i < k; ++i)
+            walked.nextBits();
+        skipped.discard(k);
+        QCOMPARE(skipped.nextBits(), walked.nextBits());
+        QCOMPARE(skipped.next(), walked.next());
+    }
+    attn::LabNormalStream whole(5, 0), split(5, 0);
+    std::vector<double> normals;
+    for (int i = 0; i < 10; ++i)
+        normals.push_back(whole.next());
+    split.next();          // a pair: the second normal is pending
+    split.discard(2 * 3);  // drops it and skips three pairs' words
+    QCOMPARE(split.next(), normals[8]);
+    QCOMPARE(split.next(), normals[9]);
 }
 
 void TestScalingLab::streamIsStandardNormal()

@@ -5,6 +5,8 @@
 // batch, SGD, the batches and weights it draws, bit-identical runs, the
 // saturation of the unscaled run at d_k 256, and the settings' limits.
 
+#include "kernels.h"
+#include "scaling_lab.h"
 #include "testdata.h"
 #include "training_lab.h"
 
@@ -99,6 +101,7 @@ bool sameCurves(const TrainingLab& a, const TrainingLab& b)
 class TestTrainingLab : public QObject {
     Q_OBJECT
 private slots:
+    void init() { attn::kernels::setEnabled(true); }  // the default, whatever a test before chose
     void referenceCases_data();
     void referenceCases();
     void finiteDifferences_data();
@@ -107,6 +110,8 @@ private slots:
     void sgdStep();
     void adamFirstStepIsSignedLearningRate();
     void batchesAndWeights();
+    void batchIsOneStreamInOrder_data();
+    void batchIsOneStreamInOrder();
     void probes();
     void deterministic();
     void runsShareBatchesDifferInDivisor();
@@ -120,16 +125,19 @@ private slots:
 void TestTrainingLab::referenceCases_data()
 {
     QTest::addColumn<int>("caseIndex");
+    QTest::addColumn<bool>("kernels");
     const QJsonArray cases = testdata::readJson("torch_training_cases.json")["cases"].toArray();
     QVERIFY(cases.size() >= 3);
-    for (int c = 0; c < cases.size(); ++c) {
-        const QJsonObject o = cases[c].toObject();
-        QTest::newRow(qPrintable(QStringLiteral("seed %1 d_k %2 %3")
-                                     .arg(o["seed"].toInt())
-                                     .arg(o["d_k"].toInt())
-                                     .arg(o["scaled"].toBool() ? "scaled" : "unscaled")))
-            << c;
-    }
+    for (bool kernels : {true, false})
+        for (int c = 0; c < cases.size(); ++c) {
+            const QJsonObject o = cases[c].toObject();
+            QTest::newRow(qPrintable(QStringLiteral("seed %1 d_k %2 %3, %4")
+                                         .arg(o["seed"].toInt())
+                                         .arg(o["d_k"].toInt())
+                                         .arg(o["scaled"].toBool() ? "scaled" : "unscaled")
+                                         .arg(kernels ? "kernels" : "Eigen's products")))
+                << c << kernels;
+        }
 }
 
 // Every step of a case: our forward and backward pass on the reference batch
@@ -138,6 +146,8 @@ void TestTrainingLab::referenceCases_data()
 void TestTrainingLab::referenceCases()
 {
     QFETCH(int, caseIndex);
+    QFETCH(bool, kernels);
+    attn::kernels::setEnabled(kernels);  // AVX2 kernels where the processor has them, or Eigen's products
     const QJsonObject c =
         testdata::readJson("torch_training_cases.json")["cases"].toArray()[caseIndex].toObject();
     TrainingTask task;
@@ -392,6 +402,80 @@ void TestTrainingLab::batchesAndWeights()
     QVERIFY(wQ == wQ2 && wK == wK2);
 }
 
+void TestTrainingLab::batchIsOneStreamInOrder_data()
+{
+    QTest::addColumn<int>("nKeys");
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("classes");
+    QTest::newRow("odd count of normals") << 4 << 5 << 3 << 3;
+    QTest::newRow("the defaults, many chunks") << 32 << 64 << 64 << 16;
+    QTest::newRow("1000 classes") << 7 << 9 << 11 << 1000;
+}
+
+// The documented order, drawn again with one LabNormalStream and plain
+// loops: every label, every target (rejection sampling written out again),
+// the keys row by row, the query noise row by row. The lab draws the normals
+// in chunks (on two threads); the numbers must be these.
+void TestTrainingLab::batchIsOneStreamInOrder()
+{
+    QFETCH(int, nKeys);
+    QFETCH(int, dModel);
+    QFETCH(int, batch);
+    QFETCH(int, classes);
+    TrainingTask task;
+    task.nKeys = nKeys;
+    task.dModel = dModel;
+    task.batch = batch;
+    task.classes = classes;
+    const std::uint64_t seed = 31;
+    const int step = 6;
+    attn::LabNormalStream rng(seed, 2 + step);  // batches are samples 2, 3, ...
+    // Words below 2^64 mod bound are rejected (the lab's documented rule).
+    auto below = [&rng](std::uint64_t bound) {
+        const std::uint64_t rejectBelow = (std::uint64_t(0) - bound) % bound;
+        for (;;) {
+            const std::uint64_t r = rng.nextBits();
+            if (r >= rejectBelow)
+                return int(r % bound);
+        }
+    };
+    std::vector<int> labels(static_cast<std::size_t>(batch * nKeys));
+    std::vector<int> targets(static_cast<std::size_t>(batch));
+    for (int& y : labels)
+        y = below(std::uint64_t(classes));
+    for (int& t : targets)
+        t = below(std::uint64_t(nKeys));
+    Matrix keys(batch * nKeys, dModel), queries(batch, dModel);
+    for (int i = 0; i < batch * nKeys; ++i)
+        for (int c = 0; c < dModel; ++c)
+            keys(i, c) = rng.next();
+    for (int b = 0; b < batch; ++b)
+        for (int c = 0; c < dModel; ++c)
+            queries(b, c) = keys(b * nKeys + targets[std::size_t(b)], c) + 0.5 * rng.next();
+
+    const TrainingBatch got = attn::makeTrainingBatch(task, seed, step);
+    QVERIFY(got.labels == labels);
+    QVERIFY(got.targets == targets);
+    QVERIFY(got.keys == keys);
+    QVERIFY(got.queries == queries);
+
+    // The lab's own batches, drawn ahead on two threads, are these too: its
+    // first step's loss is a forward pass on makeTrainingBatch's batch 0 and
+    // its second step's on batch 1.
+    TrainingSettings s;
+    s.task = task;
+    s.dK = 8;
+    s.steps = 3;
+    s.seed = seed;
+    TrainingLab lab(s);
+    lab.run();
+    Matrix wQ, wK;
+    attn::initialTrainingWeights(task, s.dK, seed, wQ, wK);
+    QCOMPARE(lab.curves()[1].loss[0],
+             attn::trainingForward(task, attn::makeTrainingBatch(task, seed, 0), wQ, wK, 1.0).loss);
+}
+
 void TestTrainingLab::probes()
 {
     const TrainingSettings s = smallSettings();
@@ -434,6 +518,14 @@ void TestTrainingLab::deterministic()
     QCOMPARE(one.curves()[0].size(), std::size_t(s.steps));
     QVERIFY(sameCurves(one, two));
     QVERIFY(sameCurves(one, three));
+    // Eigen's products instead of the kernels: other last bits, as
+    // deterministic.
+    attn::kernels::setEnabled(false);
+    TrainingLab baseline(s), baselineAgain(s);
+    baseline.run();
+    baselineAgain.run();
+    attn::kernels::setEnabled(true);
+    QVERIFY(sameCurves(baseline, baselineAgain));
     s.seed += 1;
     TrainingLab other(s);
     other.run();
