@@ -102,13 +102,14 @@ QString CinemaLesson::lessonText() const
     QStringList words;
     for (const NextWord& w : next_)
         words << Text::tr("“%1” %2").arg(w.display, percentText(w.probability));
-    return Text::tr("The model read %n token(s), the last “%1”. The heads whose weight from “%1” "
-                    "is largest (of every layer's heads): %2. The most likely next tokens: %3. "
-                    "These are this checkpoint's measured weights and probabilities; a head "
-                    "with a large weight on a token looks at it, which does not mean that the "
-                    "model understands the sentence (a checkpoint with random weights ranks "
-                    "random heads).",
-                    nullptr, tokenCount_)
+    return Text::tr(
+               "The model read %n token(s), the last “%1”. The heads whose weight from “%1” "
+               "is largest (of every layer's heads): %2. The most likely next tokens: %3. "
+               "These are this checkpoint's measured weights and probabilities; a head "
+               "with a large weight on a token looks at it, which does not mean that the "
+               "model understands the sentence (a checkpoint with random weights ranks "
+               "random heads).",
+               nullptr, tokenCount_)
         .arg(last_, parts.join(QStringLiteral("; ")), words.join(QStringLiteral(", ")));
 }
 

@@ -189,7 +189,8 @@ void TestLessonModel::lessonStepGivesTheBlank()
              qPrintable(live));
     QVERIFY2(live.contains(QStringLiteral("on “␣watch”: ") + expected.watch.join(QStringLiteral(", "))),
              qPrintable(live));
-    QVERIFY2(live.contains(QStringLiteral("The most likely next tokens: ") + expected.next.join(QStringLiteral(", "))),
+    QVERIFY2(live.contains(QStringLiteral("The most likely next tokens: ")
+                           + expected.next.join(QStringLiteral(", "))),
              qPrintable(live));
     // Honest about what it measured.
     QVERIFY(live.contains(QStringLiteral("does not mean that the model understands")));
