@@ -452,6 +452,10 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         outcome.exitNow = true;
         return outcome;
     }
+    if (!error && !wantsModel(parser) && parser.isSet(QStringLiteral("--caption")))
+        error =
+            UsageError{CommandLine::tr("--caption labels the pictures of --model DIR --export-dir OUT "
+                                       "--format png, svg or pdf")};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<QString> folder = modelWindowFolder(parser);
         if (!folder) {
@@ -486,7 +490,12 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
     if (!error && wantsModel(parser)) {
         outcome.exitNow = true;
         outcome.exitCode = runModelCommand(
-            parser, ModelCommandInput{request.options, request.exportDir, request.formats}, argc, argv);
+            parser,
+            ModelCommandInput{request.options, request.exportDir, request.formats,
+                              parser.isSet(QStringLiteral("--caption"))
+                                  ? std::optional<QString>(parser.value(QStringLiteral("--caption")))
+                                  : std::nullopt},
+            argc, argv);
         return outcome;
     }
     if (!error)

@@ -106,6 +106,8 @@ QString commandLineHelpText()
         "                       (a layer's heads as lines) and next_token\n"
         "  --temperature T      divide the logits of the next-token softmax by T\n"
         "                       (0.001 to 1000000, default 1)\n"
+        "  --caption TEXT       a line under every picture's title, e.g. \"random\n"
+        "                       weights\" for a checkpoint that is not trained\n"
         "\n"
         "The d_k lab (variance, saturation and gradients against d_k):\n"
         "  --scaling-lab        see attention-lab --scaling-lab --help\n"

@@ -60,6 +60,7 @@ constexpr Spec kOptions[] = {
     {"mha-state", true, Mode::Window, false},
     {"model", true, Mode::Window, false},
     {"temperature", true, Mode::Window, false},
+    {"caption", true, Mode::Window, false},
     {"preset", true, Mode::Window, false},
     {"list-presets", false, Mode::Window, false},
     {"open", true, Mode::Window, false},

@@ -38,8 +38,9 @@ constexpr int kExitUsage = 2;
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed : {"--model", "--sentence", "--scale", "--temperature", "--export-dir",
-                                "--format", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
+    for (const char* allowed :
+         {"--model", "--sentence", "--scale", "--temperature", "--caption", "--export-dir", "--format",
+          "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -95,6 +96,8 @@ std::optional<QString> checkFormats(const ModelCommandInput& input)
     const attn::Expected<ExportFormats> formats = parseExportFormats(*input.formats);
     if (!formats)
         return QString::fromStdString(formats.error().message);
+    if (input.caption && !formats->png && !formats->svg && !formats->pdf)
+        return CommandLine::tr("--caption labels the pictures: give --format png, svg or pdf");
     if (formats->csv || formats->npy)
         return CommandLine::tr(
             "--format: --model writes json (model_attention.json) and png, svg, pdf "
@@ -123,6 +126,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(*bad);
     if (std::optional<QString> bad = checkFormats(input))
         return usage(*bad);
+    if (input.caption && input.caption->trimmed().isEmpty())
+        return usage(CommandLine::tr("--caption is empty; give the line the pictures should carry"));
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
         return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
@@ -168,7 +173,7 @@ attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser)
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
-    for (const char* option : {"--scale", "--temperature", "--format"})
+    for (const char* option : {"--scale", "--temperature", "--format", "--caption"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
@@ -207,7 +212,8 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
         files.push_back(gpt2JsonFile(start->model, start->result, start->scaleMode));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
-            modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")), formats,
+            modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")),
+                              parser.value(QStringLiteral("--caption")), formats,
                               parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
         if (!pictures) {
             printError(QString::fromStdString(pictures.error().message));

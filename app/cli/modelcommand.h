@@ -40,6 +40,8 @@ struct ModelCommandInput {
     attn::AttentionOptions scale;
     std::optional<std::string> exportDir;
     std::optional<std::string> formats;
+    // --caption TEXT: a line under every picture's title ("random weights").
+    std::optional<QString> caption;
 };
 
 // A model read and run over the sentence: what the export writes, and what

@@ -12,6 +12,7 @@
 namespace attnlab {
 
 attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& start, const QString& sentence,
+                                                          const QString& caption,
                                                           const ExportFormats& formats, const QSize& size)
 {
     const attn::Gpt2Result& r = start.result;
@@ -31,6 +32,7 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     else if (start.scaleMode == "custom" && !r.divisors.empty())
         options.modelName += QStringLiteral(" (scores / %1)").arg(r.divisors.values.front());
     options.sentence = sentence;
+    options.caption = caption;
     options.everyLayer = true;
     const ModelPicturesExporter exporter(result, tokens, topLabels, options);
     if (exporter.isEmpty())

@@ -22,8 +22,10 @@ namespace attnlab {
 
 // Every picture in each format of `formats`, drawn here, not when written;
 // an empty `size` takes each picture's default (ModelPicturesExporter's).
+// `caption` (--caption), when not empty, is a line under every title.
 // The error is the encoder's (a size out of range).
 attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& start, const QString& sentence,
+                                                          const QString& caption,
                                                           const ExportFormats& formats, const QSize& size);
 
 }  // namespace attnlab

@@ -77,6 +77,13 @@ QString ModelPicturesExporter::sentenceLine() const
     return tr("“%1” (%n tokens)", nullptr, n).arg(displayLabel(options_.sentence, kTitleClusters));
 }
 
+QString ModelPicturesExporter::captionLine() const
+{
+    constexpr int kCaptionClusters = 200;
+    return options_.caption.trimmed().isEmpty() ? QString()
+                                                : displayLabel(options_.caption, kCaptionClusters);
+}
+
 QRect ModelPicturesExporter::paintTitle(QPainter& painter, const QSize& size, const QString& title) const
 {
     const QFont titleFont = picturestyle::font(size, 1.3, true);
@@ -93,7 +100,17 @@ QRect ModelPicturesExporter::paintTitle(QPainter& painter, const QSize& size, co
     painter.setFont(lineFont);
     painter.drawText(second, Qt::AlignHCenter | Qt::AlignVCenter,
                      HeatmapLabelPainter::elided(lineFm, sentenceLine(), second.width()));
-    const int top = second.bottom() + 1 + pad;
+    QRect last = second;
+    if (const QString caption = captionLine(); !caption.isEmpty()) {
+        QFont captionFont = lineFont;
+        captionFont.setItalic(true);
+        const QFontMetrics captionFm(captionFont);
+        last = QRect(pad, second.bottom() + 1, size.width() - 2 * pad, captionFm.height());
+        painter.setFont(captionFont);
+        painter.drawText(last, Qt::AlignHCenter | Qt::AlignVCenter,
+                         HeatmapLabelPainter::elided(captionFm, caption, last.width()));
+    }
+    const int top = last.bottom() + 1 + pad;
     return QRect(pad, top, size.width() - 2 * pad, size.height() - top - pad);
 }
 

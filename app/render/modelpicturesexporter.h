@@ -36,6 +36,9 @@ struct ModelPictureOptions {
     QString modelName;           // "gpt2", "tiny-gpt2": the titles'
     QString sentence;            // the titles' (cut to 200 characters)
     bool randomWeights = false;  // every title says "random weights"
+    // A third line under the title and the sentence, in every picture: the
+    // caller's label ("random weights: its heads mean nothing"); none when empty.
+    QString caption;
     int headViewLayer = -1;      // 0-based; -1: the last layer
     bool everyLayer = false;     // head_view_layer<N> for each layer N = 1.., not one head_view
     std::vector<bool> headMask;  // the head view's heads (empty: all)
@@ -81,11 +84,12 @@ public:
     QString headViewTitle(int layer = -1) const;
     QString nextTokenTitle() const;
     QString sentenceLine() const;
+    QString captionLine() const;  // the options' caption, cut to 200 characters
 
 private:
     int headViewLayer(int layer = -1) const;
     QString modelPrefix() const;
-    // The title's two lines on top; returns the rest of the picture.
+    // The title's two lines (three with a caption) on top; returns the rest of the picture.
     QRect paintTitle(QPainter& painter, const QSize& size, const QString& title) const;
 
     std::shared_ptr<const attn::Gpt2Result> result_;

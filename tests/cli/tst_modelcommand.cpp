@@ -320,6 +320,22 @@ void TestModelCommand::pictures()
     QFile svg(none.filePath(QStringLiteral("out/model_view.svg")));
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("tiny-gpt2 (scale none: raw scores): attention weights"));
+
+    // --caption: a line under every picture's title (the README's picture says "random weights").
+    QTemporaryDir captioned;
+    QVERIFY(captioned.isValid());
+    run = exportModel(model, QStringLiteral("Jane"), captioned,
+                      {"--format", "svg", "--caption", "Random weights: not a trained model"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    for (const QString& stem : stems) {
+        QFile file(captioned.filePath(QStringLiteral("out/") + stem + QStringLiteral(".svg")));
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(stem));
+        QVERIFY2(file.readAll().contains("Random weights: not a trained model"), qPrintable(stem));
+    }
+    const Run alone = runApp({"--caption", "x", "--export-dir", captioned.filePath(QStringLiteral("other"))});
+    QCOMPARE(alone.exitCode, 2);
+    QVERIFY2(alone.err.contains("--caption labels the pictures of --model DIR"), alone.err.constData());
+    QVERIFY(!QFileInfo::exists(captioned.filePath(QStringLiteral("other"))));
 }
 
 using Mutation = std::function<bool(const QDir&)>;
@@ -436,6 +452,13 @@ void TestModelCommand::refused_data()
                             << QStringLiteral("--model cannot be combined with --open");
     QTest::newRow("--d-k") << (QStringList{"--d-k", "8"} + out)
                            << QStringLiteral("--model cannot be combined with --d-k");
+    QTest::newRow("caption without pictures")
+        << (QStringList{"--format", "json", "--caption", "random"} + out)
+        << QStringLiteral("--caption labels the pictures: give --format png, svg or pdf");
+    QTest::newRow("empty caption") << (QStringList{"--format", "svg", "--caption", " "} + out)
+                                   << QStringLiteral("--caption is empty");
+    QTest::newRow("caption in the window")
+        << QStringList{"--caption", "random"} << QStringLiteral("--caption with --model is for the export");
     QTest::newRow("csv") << (QStringList{"--format", "json,csv"} + out)
                          << QStringLiteral("--model writes json");
     QTest::newRow("scale out of range")
@@ -493,7 +516,8 @@ void TestModelCommand::help()
 {
     const Run run = runApp({"--help"});
     QCOMPARE(run.exitCode, 0);
-    for (const char* text : {"--model DIR", "--temperature T", "model_attention.json", "head_view_layerN"})
+    for (const char* text :
+         {"--model DIR", "--temperature T", "--caption TEXT", "model_attention.json", "head_view_layerN"})
         QVERIFY2(run.out.contains(text), text);
 }
 

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QGuiApplication>
 #include <QImage>
+#include <QPainter>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -26,6 +27,7 @@ private slots:
     void threePicturesInEachFormat();
     void svgHoldsTheTexts();
     void randomWeightsOnlyWhenAsked();
+    void captionUnderEveryTitle();
     void writtenTogetherOrNotAtAll();
 };
 
@@ -154,6 +156,49 @@ void TestModelPicturesExporter::randomWeightsOnlyWhenAsked()
     const ModelPicturesExporter exporter(run.result, run.tokens, topLabels(run), lessonOptions(true));
     QCOMPARE(exporter.modelViewTitle(),
              QStringLiteral("tiny-gpt2 (random weights): attention weights of 2 layers × 4 heads"));
+}
+
+// The caller's caption is a third line of every picture, below the title
+// and the sentence, which it pushes down; none without one.
+void TestModelPicturesExporter::captionUnderEveryTitle()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    ModelPictureOptions options = lessonOptions(false);
+    const QString caption = QStringLiteral("Random weights: this checkpoint is not trained");
+    options.caption = caption;
+    const ModelPicturesExporter captioned(run.result, run.tokens, topLabels(run), options);
+    QCOMPARE(captioned.captionLine(), caption);
+    const auto svg = captioned.files(ImageFormat::Svg);
+    QVERIFY(svg.ok());
+    QCOMPARE(int(svg->size()), 3);
+    for (const OutputFile& f : svg.value())
+        QVERIFY2(svgText(contents(f)).contains(caption), f.name.c_str());
+    const ModelPicturesExporter plain(run.result, run.tokens, topLabels(run), lessonOptions(false));
+    QVERIFY(plain.captionLine().isEmpty());
+    const auto plainSvg = plain.files(ImageFormat::Svg);
+    QVERIFY(plainSvg.ok());
+    for (const OutputFile& f : plainSvg.value())
+        QVERIFY(!svgText(contents(f)).contains(QStringLiteral("Random weights")));
+    // The caption's line takes height from the grid: the first row of dark
+    // pixels below the title block starts lower.
+    const auto firstGridRow = [&](const ModelPicturesExporter& e) {
+        QImage image(ModelPicturesExporter::modelViewSize(), QImage::Format_RGB32);
+        QPainter painter(&image);
+        e.paintModelView(painter, image.size());
+        painter.end();
+        // The grid's tiles are the only blue: the first row with a blue pixel.
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                if (c.blue() > c.red() + 60)
+                    return y;
+            }
+        return -1;
+    };
+    const int withCaption = firstGridRow(captioned);
+    const int without = firstGridRow(plain);
+    QVERIFY(without > 0);
+    QVERIFY2(withCaption > without, qPrintable(QStringLiteral("%1 vs %2").arg(withCaption).arg(without)));
 }
 
 void TestModelPicturesExporter::writtenTogetherOrNotAtAll()
