@@ -3,20 +3,54 @@
 // The products of the GPT-2 pass: double activations times float32
 // weights, each weight converted to double (exactly) and every sum taken
 // in double with AVX2 and FMA, reading the weights where they lie (no
-// converted copy). Each output entry is one fused multiply-add chain over
-// the inner dimension in order from zero, whatever the tile or thread it
-// falls in, so a column block of a product is bit for bit the product with
-// that block of the weights. For use when kernels::available(); the pass
-// takes Eigen's products over converted blocks otherwise.
+// converted copy: blocks of 256 x 64 weights are converted into a 128 KiB
+// buffer kept per thread, and multiplied there in tiles of 6 x 8). Each output entry is one fused
+// multiply-add chain over the inner dimension in order from zero, whatever the tile, block or thread it falls
+// in, so a column block of a product is bit for bit the product with that block of the weights, and the entry
+// equals
+//   acc = 0; for p in 0 .. depth-1: acc = fma(A(i, p), double(B(p, j)), acc)
+// (tst_gpt2kernels holds both to a plain loop). For use when
+// kernels::available(); the pass takes Eigen's products over converted
+// blocks otherwise.
 //
 // Plain C++ and intrinsics; no Eigen in the translation unit (see kernels.h).
 
 #include <cstddef>
+#include <vector>
 
 namespace attn::kernels {
 
-// C (rows, cols) = A (rows, depth) B (depth, cols): A double row-major with
-// leading dimension lda, B float row-major (ldb), C double row-major (ldc).
+// A (rows, depth) repacked for productFloatWeights: tiles of at most 6 rows
+// (as even as they go: 32 rows are 6 6 5 5 5 5), each tile depth x 6
+// doubles, p-major. Packed once, read by every column block (and thread).
+struct PackedRows {
+    std::vector<double> data;
+    int rows = 0;
+    int depth = 0;
+    int tiles = 0;
+};
+void packRows(const double* A, std::ptrdiff_t lda, int rows, int depth, PackedRows* out);
+
+// Weights the caller multiplies next (rows x cols floats, ld apart), whose
+// first rows are read from memory during a product's last strip; none when
+// data is null. A hint: prefetching never faults, nothing is read.
+struct WeightsAhead {
+    const float* data = nullptr;
+    std::ptrdiff_t ld = 0;
+    int rows = 0;
+    int cols = 0;
+};
+
+// C (rows, cols) = A B for A packed by packRows and B (depth, cols) float
+// row-major (ldb), C double row-major (ldc). B is read in strips of 256
+// whole rows (as far as cols goes), each prefetched while the one before
+// it is multiplied: a call over every column of a weight reads it in runs
+// of a row, the fastest way here.
+void productFloatWeights(const PackedRows& A, const float* B, std::ptrdiff_t ldb, int cols, double* C,
+                         std::ptrdiff_t ldc, const WeightsAhead& ahead);
+
+// The same with A (rows, depth) double row-major (lda), packed into a
+// buffer kept per thread.
 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows, int depth, const float* B,
                          std::ptrdiff_t ldb, int cols, double* C, std::ptrdiff_t ldc);
 
