@@ -16,7 +16,7 @@
 namespace attn {
 namespace {
 
-// The products' columns are taken in blocks of this many, whatever the
+// Eigen's products take the columns in blocks of this many, whatever the
 // thread count, so that the numbers do not depend on it.
 constexpr int kColumnBlock = 256;
 
@@ -58,51 +58,72 @@ Status checkTensor(const std::string& name, const FloatTensor& t, int rows, int 
     return okStatus();
 }
 
-// out (rows of in, width) = in W(:, c0 .. c0 + width - 1), leading dimension ldo.
-void productBlock(const Matrix& in, const FloatTensor& W, int c0, int width, double* out, Eigen::Index ldo)
+// out (rows of in, width) = in W(:, c0 .. c0 + width - 1), leading dimension
+// ldo; `packed` is `in` packed for the kernels (when kernels::available()),
+// `ahead` the weights multiplied next (a prefetch hint).
+void productBlock(const Matrix& in, const kernels::PackedRows& packed, const FloatTensor& W, int c0,
+                  int width, double* out, Eigen::Index ldo, const FloatTensor* ahead = nullptr)
 {
-    const int rows = int(in.rows());
     if (kernels::available()) {
-        kernels::productFloatWeights(in.data(), in.cols(), rows, int(in.cols()), W.data + c0, W.cols, width,
-                                     out, ldo);
+        kernels::WeightsAhead next;
+        if (ahead)
+            next = {ahead->data, ahead->cols, ahead->rows, ahead->cols};
+        kernels::productFloatWeights(packed, W.data + c0, W.cols, width, out, ldo, next);
         return;
     }
     const Matrix block = W.map().middleCols(c0, width).cast<double>();
-    Eigen::Map<Matrix, 0, Eigen::OuterStride<>> o(out, rows, width, Eigen::OuterStride<>(ldo));
+    Eigen::Map<Matrix, 0, Eigen::OuterStride<>> o(out, in.rows(), width, Eigen::OuterStride<>(ldo));
     o.noalias() = in * block;
 }
 
-// out (in.rows(), W.cols()) = in W + bias, in blocks of columns shared
-// among the threads.
-void affine(const Matrix& in, const FloatTensor& W, const FloatTensor& bias, Matrix* out, int threads)
+kernels::PackedRows packedFor(const Matrix& in)
+{
+    kernels::PackedRows packed;
+    if (kernels::available())
+        kernels::packRows(in.data(), in.cols(), int(in.rows()), int(in.cols()), &packed);
+    return packed;
+}
+
+// out (in.rows(), W.cols()) = in W + bias, in column blocks shared among the
+// threads. The kernels' entries do not depend on the block
+// (gpt2_kernels.h): one thread takes W whole (its rows read in runs of a
+// row, `ahead` prefetched at the end), more take a few blocks each.
+// Eigen's may depend on it: blocks of `eigenWidth` whatever the threads.
+void affine(const Matrix& in, const FloatTensor& W, const FloatTensor& bias, Matrix* out, int threads,
+            const FloatTensor* ahead, int eigenWidth = kColumnBlock)
 {
     const FloatTensor::Map b = bias.map();
     const int cols = W.cols;
     out->resize(in.rows(), cols);
-    const int blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    const kernels::PackedRows packed = packedFor(in);
+    const int blockWidth = !kernels::available() ? eigenWidth
+                           : threads == 1        ? cols
+                                                 : std::max(64, (cols / (2 * threads) + 63) / 64 * 64);
+    const int blocks = (cols + blockWidth - 1) / blockWidth;
     forEachIndex(blocks, threads, [&](int k) {
-        const int c0 = k * kColumnBlock;
-        const int width = std::min(kColumnBlock, cols - c0);
-        productBlock(in, W, c0, width, out->data() + c0, cols);
+        const int c0 = k * blockWidth;
+        const int width = std::min(blockWidth, cols - c0);
+        productBlock(in, packed, W, c0, width, out->data() + c0, cols, blocks == 1 ? ahead : nullptr);
         out->middleCols(c0, width).rowwise() += b.middleCols(c0, width).row(0).cast<double>();
     });
 }
 
-// Head `head`'s q, k, v (each the product of ln1 with its own column block
-// of c_attn, so that a head computed alone is bit for bit the pass's, with
-// either kind of product), then the attention pass of attention.h with the
-// causal mask.
-Status attendHead(const Gpt2Block& block, const Matrix& ln1, int embd, int headDim, int head, double divisor,
-                  AttentionResult* r)
+// qkv (n, 3E) = ln1 c_attn.W + c_attn.b. Each head's q, k and v are column
+// blocks of head_dim, and gpt2Head computes a head's blocks alone, which
+// is the pass's with the kernels whatever the blocks; Eigen takes each
+// head's blocks.
+void attentionInputs(const Gpt2Block& block, const Matrix& ln1, int headDim, Matrix* qkv, int threads)
 {
-    const FloatTensor::Map b = block.attnBias.map();
+    affine(ln1, block.attnWeight, block.attnBias, qkv, threads, &block.attnProjWeight, headDim);
+}
+
+// Head `head`'s q, k, v from qkv (the product of ln1 with c_attn), then the
+// attention pass of attention.h with the causal mask.
+Status attendHead(const Matrix& qkv, int embd, int headDim, int head, double divisor, AttentionResult* r)
+{
     Matrix* targets[3] = {&r->Q, &r->K, &r->V};
-    for (int p = 0; p < 3; ++p) {
-        const int c0 = p * embd + head * headDim;
-        targets[p]->resize(ln1.rows(), headDim);
-        productBlock(ln1, block.attnWeight, c0, headDim, targets[p]->data(), headDim);
-        targets[p]->rowwise() += b.middleCols(c0, headDim).row(0).cast<double>();
-    }
+    for (int p = 0; p < 3; ++p)
+        *targets[p] = qkv.middleCols(Eigen::Index(p) * embd + Eigen::Index(head) * headDim, headDim);
     AttentionOptions options;
     options.scale = ScaleMode::Custom;
     options.customDivisor = divisor;
@@ -307,6 +328,7 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
     std::vector<AttentionResult> scratch(options.keepMaps ? 0 : std::size_t(c.nHead));
     std::vector<Status> headStatus(std::size_t(c.nHead), okStatus());
     Matrix concat(n, e);
+    Matrix qkv;        // (n, 3E), c_attn's
     Matrix hidden4;    // (n, 4E), the MLP's
     Matrix projected;  // (n, E)
     for (int l = 0; l < c.nLayer; ++l) {
@@ -317,11 +339,12 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
         layer.ln1 = gpt2LayerNorm(h, b.ln1Weight, b.ln1Bias, c.layerNormEpsilon);
         std::vector<AttentionResult>& heads = options.keepMaps ? layer.heads : scratch;
         heads.resize(std::size_t(c.nHead));
+        attentionInputs(b, layer.ln1, hd, &qkv, threads);
         forEachIndex(c.nHead, threads, [&](int i) {
             if (isCancelled(options))
                 return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
-            headStatus[std::size_t(i)] = attendHead(b, layer.ln1, e, hd, i, r.divisors.at(l, i), &head);
+            headStatus[std::size_t(i)] = attendHead(qkv, e, hd, i, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 concat.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
@@ -332,12 +355,13 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
                 return Error{"Layer " + std::to_string(l) + ", head " + std::to_string(i) + ": "
                              + headStatus[std::size_t(i)].error().message
                              + " The checkpoint holds values too large or not numbers."};
-        affine(concat, b.attnProjWeight, b.attnProjBias, &projected, threads);
+        affine(concat, b.attnProjWeight, b.attnProjBias, &projected, threads, &b.fcWeight);
         h += projected;
         affine(gpt2LayerNorm(h, b.ln2Weight, b.ln2Bias, c.layerNormEpsilon), b.fcWeight, b.fcBias, &hidden4,
-               threads);
+               threads, &b.mlpProjWeight);
         hidden4 = hidden4.unaryExpr([](double x) { return geluNew(x); });
-        affine(hidden4, b.mlpProjWeight, b.mlpProjBias, &projected, threads);
+        affine(hidden4, b.mlpProjWeight, b.mlpProjBias, &projected, threads,
+               l + 1 < c.nLayer ? &w.blocks[std::size_t(l) + 1].attnWeight : nullptr);
         h += projected;
         if (options.keepHidden)
             layer.hidden = h;
@@ -390,10 +414,19 @@ Expected<AttentionResult> gpt2Head(const Gpt2Weights& w, const Gpt2Result& resul
     if (int(w.blocks.size()) != c.nLayer || ln1.cols() != c.nEmbd || ln1.rows() != result.tokens()
         || result.divisors.nLayer != c.nLayer || result.divisors.nHead != c.nHead)
         return Error{"The result is not one of this model's passes."};
+    // The head's q, k and v blocks of c_attn alone, by the pass's products.
+    const Gpt2Block& b = w.blocks[std::size_t(layer)];
+    const int e = c.nEmbd, hd = c.headDim();
+    const kernels::PackedRows packed = packedFor(ln1);
+    const FloatTensor::Map bias = b.attnBias.map();
+    Matrix qkv = Matrix::Zero(ln1.rows(), 3 * e);
+    for (int p = 0; p < 3; ++p) {
+        const int c0 = p * e + head * hd;
+        productBlock(ln1, packed, b.attnWeight, c0, hd, qkv.data() + c0, qkv.cols());
+        qkv.middleCols(c0, hd).rowwise() += bias.middleCols(c0, hd).row(0).cast<double>();
+    }
     AttentionResult r;
-    if (Status s = attendHead(w.blocks[std::size_t(layer)], ln1, c.nEmbd, c.headDim(), head,
-                              result.divisors.at(layer, head), &r);
-        !s)
+    if (Status s = attendHead(qkv, e, hd, head, result.divisors.at(layer, head), &r); !s)
         return s.error();
     return r;
 }

@@ -16,12 +16,19 @@
 //
 // Precision: the weights are float32 and are read where they lie (mapped,
 // never copied); every activation is double and every sum is taken in
-// double, each weight converted to double exactly as it is used
-// (gpt2_kernels.h; Eigen's products over converted column blocks where the
-// processor lacks AVX2). The pass is then a float64 computation of the
-// float32 checkpoint, which is what the reference files hold: weights
-// within 4e-15, scores within 3e-12 relative (tst_gpt2reference), where
-// issue 17 asks 1e-5 and 1e-4.
+// double. Product by product:
+//   a c_attn.W, ctx c_proj.W, LN2(h) c_fc.W, gelu mlp.c_proj.W: double
+//     activations times each float32 weight converted to double (exact),
+//     one fused multiply-add chain per entry in order over the inner
+//     dimension (gpt2_kernels.h, blocks of 256 x 64 weights converted into
+//     a per-thread buffer; Eigen's double product over converted column
+//     blocks where the processor lacks AVX2);
+//   q k^T and A v: attention.h's double products (kernels.h);
+//   logits h lm_head^T: double, four chains per entry (gpt2_kernels.h);
+//   LayerNorm, softmax, gelu_new, biases and residuals: double.
+// The pass is then a float64 computation of the float32 checkpoint, which
+// is what the reference files hold: weights within 4e-15, scores within
+// 3e-12 relative (tst_gpt2reference), where issue 17 asks 1e-5 and 1e-4.
 // Eigen's float32 products instead left up to 3e-6 on random tiny models
 // (a margin of three on the weights) and ran slower here than the kernels.
 
