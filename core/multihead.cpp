@@ -307,8 +307,10 @@ bool canUpdate(const MultiHeadResult& r, int h, Eigen::Index n, const std::vecto
 
 Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& p, const std::vector<int>& heads,
                           const AttentionOptions& options, MultiHeadResult* r, int threads,
-                          const std::atomic<bool>* cancel)
+                          const std::atomic<bool>* cancel, unsigned parts)
 {
+    if ((parts & kHeadAllParts) == 0)
+        parts = kHeadAllParts;
     const int h = int(p.heads.size());
     if (!canUpdate(*r, h, X.rows(), heads) || r->layout != HeadLayout::Independent)
         return computeMultiHeadInto(X, p, options, r, threads, cancel);
@@ -319,13 +321,17 @@ Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& p, const std:
         AttentionResult& head = r->heads[std::size_t(i)];
         if (w.Wq.cols() != head.Q.cols() || w.Wv.cols() != head.V.cols())
             return computeMultiHeadInto(X, p, options, r, threads, cancel);
-        projectInto(X, w.Wq, &head.Q);
-        projectInto(X, w.Wk, &head.K);
-        projectInto(X, w.Wv, &head.V);
+        if (parts & kHeadQuery)
+            projectInto(X, w.Wq, &head.Q);
+        if (parts & kHeadKey)
+            projectInto(X, w.Wk, &head.K);
+        if (parts & kHeadValue)
+            projectInto(X, w.Wv, &head.V);
         if (Status s = attendHead(i, options, r, threads, cancel, false); !s)
             return s;
     }
-    sumAverage(r, threads);
+    if (parts & (kHeadQuery | kHeadKey))
+        sumAverage(r, threads);
     if (p.Wo.size() > 0)
         projectInto(r->concat, p.Wo, &r->output);
     return okStatus();
@@ -333,8 +339,10 @@ Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& p, const std:
 
 Status recomputeHeadsInto(const Matrix& X, const SplitHeads& p, const std::vector<int>& heads,
                           const AttentionOptions& options, MultiHeadResult* r, int threads,
-                          const std::atomic<bool>* cancel)
+                          const std::atomic<bool>* cancel, unsigned parts)
 {
+    if ((parts & kHeadAllParts) == 0)
+        parts = kHeadAllParts;
     if (!canUpdate(*r, p.heads, X.rows(), heads) || r->layout != HeadLayout::Split
         || r->inProjection.cols() != p.inProjWeight.rows())
         return computeMultiHeadInto(X, p, options, r, threads, cancel);
@@ -345,6 +353,8 @@ Status recomputeHeadsInto(const Matrix& X, const SplitHeads& p, const std::vecto
     for (int i : heads) {
         // Its three column blocks of [q | k | v], as the whole product has them.
         for (Eigen::Index b = 0; b < 3; ++b) {
+            if ((parts & (1u << b)) == 0)
+                continue;  // kept from *result: the same X and rows of in_proj
             const Eigen::Index first = b * e + i * hd;
             Matrix block;
             projectTransposedRows(X, p.inProjWeight.middleRows(first, hd), &block, threads);
@@ -352,13 +362,17 @@ Status recomputeHeadsInto(const Matrix& X, const SplitHeads& p, const std::vecto
             packed.middleCols(first, hd) = block;
         }
         AttentionResult& head = r->heads[std::size_t(i)];
-        head.Q = packed.middleCols(i * hd, hd);
-        head.K = packed.middleCols(e + i * hd, hd);
-        head.V = packed.middleCols(2 * e + i * hd, hd);
+        if (parts & kHeadQuery)
+            head.Q = packed.middleCols(i * hd, hd);
+        if (parts & kHeadKey)
+            head.K = packed.middleCols(e + i * hd, hd);
+        if (parts & kHeadValue)
+            head.V = packed.middleCols(2 * e + i * hd, hd);
         if (Status s = attendHead(i, options, r, threads, cancel, false); !s)
             return s;
     }
-    sumAverage(r, threads);
+    if (parts & (kHeadQuery | kHeadKey))
+        sumAverage(r, threads);
     projectTransposedRows(r->concat, p.outProjWeight, &r->output, threads);
     r->output.rowwise() += p.outProjBias;
     return okStatus();

@@ -129,6 +129,12 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& params, const Att
                             MultiHeadResult* result, int threads = 1,
                             const std::atomic<bool>* cancel = nullptr);
 
+// Which of a head's projections changed, for recomputeHeadsInto: bits of
+// W_q (or the q block of in_proj), W_k and W_v. A block that did not change
+// keeps its product from *result; with W_v alone the weights are the same
+// numbers, so the average is kept too.
+enum HeadParts : unsigned { kHeadQuery = 1u, kHeadKey = 2u, kHeadValue = 4u, kHeadAllParts = 7u };
+
 // The heads listed in `heads` computed again after their parameters
 // changed (independent: their W_q, W_k, W_v; split: their blocks of
 // in_proj_weight and in_proj_bias), then the average, the concat and the
@@ -139,10 +145,10 @@ Status computeMultiHeadInto(const Matrix& X, const SplitHeads& params, const Att
 // weightsRow is the softmax's own row); without them the whole pass runs.
 Status recomputeHeadsInto(const Matrix& X, const IndependentHeads& params, const std::vector<int>& heads,
                           const AttentionOptions& options, MultiHeadResult* result, int threads = 1,
-                          const std::atomic<bool>* cancel = nullptr);
+                          const std::atomic<bool>* cancel = nullptr, unsigned parts = kHeadAllParts);
 Status recomputeHeadsInto(const Matrix& X, const SplitHeads& params, const std::vector<int>& heads,
                           const AttentionOptions& options, MultiHeadResult* result, int threads = 1,
-                          const std::atomic<bool>* cancel = nullptr);
+                          const std::atomic<bool>* cancel = nullptr, unsigned parts = kHeadAllParts);
 
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
                                            const AttentionOptions& options);

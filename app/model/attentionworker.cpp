@@ -277,10 +277,11 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
     const bool update = !job.redraw && job.base && !job.recomputeHeads.empty();
     attn::MultiHeadResult start = update ? *job.base : attn::MultiHeadResult();
     outcome->multi = shareLarge(std::move(start), multiHeadBytes(h, n));
-    const attn::Status status = update ? recomputeHeads(outcome->model.X, outcome->params, job.recomputeHeads,
-                                                        job.options, outcome->multi.get(), threads, stop)
-                                       : attnlab::computeHeads(outcome->model.X, outcome->params, job.options,
-                                                               outcome->multi.get(), threads, stop);
+    const attn::Status status =
+        update ? recomputeHeads(outcome->model.X, outcome->params, job.recomputeHeads, job.options,
+                                outcome->multi.get(), threads, stop, job.recomputeParts)
+               : attnlab::computeHeads(outcome->model.X, outcome->params, job.options, outcome->multi.get(),
+                                       threads, stop);
     if (!status) {
         outcome->error = QString::fromStdString(status.error().message);
         outcome->multi.reset();

@@ -64,6 +64,7 @@ public:
         // A recompute of these heads alone over a copy of `base` (the
         // others' parameters unchanged since base was computed).
         std::vector<int> recomputeHeads;
+        unsigned recomputeParts = attn::kHeadAllParts;  // which of their W_q, W_k, W_v changed
         std::shared_ptr<const attn::MultiHeadResult> base;
     };
     struct Outcome {

@@ -118,11 +118,12 @@ attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& pa
 
 attn::Status recomputeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
                             const std::vector<int>& heads, const attn::AttentionOptions& options,
-                            attn::MultiHeadResult* result, int threads, const std::atomic<bool>* cancel)
+                            attn::MultiHeadResult* result, int threads, const std::atomic<bool>* cancel,
+                            unsigned parts)
 {
     if (params.layout == attn::HeadLayout::Split)
-        return attn::recomputeHeadsInto(X, params.split, heads, options, result, threads, cancel);
-    return attn::recomputeHeadsInto(X, params.independent, heads, options, result, threads, cancel);
+        return attn::recomputeHeadsInto(X, params.split, heads, options, result, threads, cancel, parts);
+    return attn::recomputeHeadsInto(X, params.independent, heads, options, result, threads, cancel, parts);
 }
 
 std::size_t multiHeadBytes(int heads, int tokens)

@@ -48,7 +48,7 @@ attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& pa
 attn::Status recomputeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
                             const std::vector<int>& heads, const attn::AttentionOptions& options,
                             attn::MultiHeadResult* result, int threads,
-                            const std::atomic<bool>* cancel = nullptr);
+                            const std::atomic<bool>* cancel = nullptr, unsigned parts = attn::kHeadAllParts);
 
 // `state` with its heads replaced by `split` (an imported
 // nn.MultiheadAttention's, readMhaState): the split layout of split.heads

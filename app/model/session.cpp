@@ -55,6 +55,7 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, b
             job->params = multiHead_;
         if (headsOnly && !redraw) {
             job->recomputeHeads = staleHeads_;
+            job->recomputeParts = staleParts_;
             job->base = multiResult_;
         }
     }

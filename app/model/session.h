@@ -292,6 +292,7 @@ private:
     std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
     int selectedHead_ = 0;
     std::vector<int> staleHeads_;  // heads edited since multiResult_ was computed
+    unsigned staleParts_ = 0;      // attn::HeadParts: which of their W_q, W_k, W_v
     bool computingHeadsOnly_ = false;
     int otherEdits_ = 0;  // otherHeadsEdits() when the head was last shown  // the request in flight
                           // recomputes staleHeads_ alone

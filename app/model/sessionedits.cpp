@@ -83,6 +83,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         editedCells_ = userCells_.count() + otherEdits_;  // the other heads are as they were
         if (std::find(staleHeads_.begin(), staleHeads_.end(), selectedHead_) == staleHeads_.end())
             staleHeads_.push_back(selectedHead_);
+        staleParts_ |= 1u << (int(which) - 1);  // W_q, W_k, W_v: attn::kHeadQuery, kHeadKey, kHeadValue
         emit cellEdited(CellEdit{which, selectedHead_, row, col, old, value});
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();

@@ -121,6 +121,7 @@ int Session::otherHeadsEdits() const
 void Session::clearHeads()
 {
     staleHeads_.clear();
+    staleParts_ = 0;
     otherEdits_ = 0;
     multiResult_.reset();
     multiHead_ = attn::MultiHeadParams();
@@ -171,7 +172,8 @@ QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool h
 QString Session::installHeads(AttentionWorker::Outcome& outcome)
 {
     const int wanted = selectedHead_;
-    staleHeads_.clear();  // the newest request's result: every edit is in it
+    staleHeads_.clear();
+    staleParts_ = 0;  // the newest request's result: every edit is in it
     multiResult_ = std::move(outcome.multi);
     multiHead_ = std::move(outcome.params);
     if (outcome.redraw)
@@ -248,6 +250,7 @@ attn::Status Session::setHeadsState(const LabState& state)
     drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
     multiResult_ = std::move(multi);
     staleHeads_.clear();
+    staleParts_ = 0;
     userCells_ = UserCells::none(model_);
     userCells_.mask[0] = xCells;
     showHead(selected);

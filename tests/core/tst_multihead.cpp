@@ -650,16 +650,27 @@ void TestMultiHead::recomputedHeadsAreTheWholePass_data()
     QTest::addColumn<int>("h");
     QTest::addColumn<bool>("causal");
     QTest::addColumn<int>("threads");
-    QTest::newRow("split 6 tokens") << true << 6 << 16 << 4 << false << 1;
-    QTest::newRow("split causal, 2 threads") << true << 37 << 24 << 3 << true << 2;
-    QTest::newRow("split 300 tokens, panels") << true << 300 << 40 << 8 << false << 2;
-    QTest::newRow("split one token") << true << 1 << 8 << 2 << false << 1;
-    QTest::newRow("independent") << false << 29 << 19 << 3 << false << 1;
-    QTest::newRow("independent causal, 2 threads") << false << 270 << 13 << 5 << true << 2;
+    QTest::addColumn<unsigned>("parts");  // which of W_q, W_k, W_v the edits touch
+    const unsigned all = attn::kHeadAllParts;
+    QTest::newRow("split 6 tokens") << true << 6 << 16 << 4 << false << 1 << all;
+    QTest::newRow("split causal, 2 threads") << true << 37 << 24 << 3 << true << 2 << all;
+    QTest::newRow("split 300 tokens, panels") << true << 300 << 40 << 8 << false << 2 << all;
+    QTest::newRow("split one token") << true << 1 << 8 << 2 << false << 1 << all;
+    QTest::newRow("split W_q alone") << true << 37 << 24 << 3 << true << 2 << unsigned(attn::kHeadQuery);
+    QTest::newRow("split W_k alone") << true << 300 << 40 << 8 << false << 2 << unsigned(attn::kHeadKey);
+    QTest::newRow("split W_v alone") << true << 37 << 24 << 3 << false << 1 << unsigned(attn::kHeadValue);
+    QTest::newRow("independent") << false << 29 << 19 << 3 << false << 1 << all;
+    QTest::newRow("independent causal, 2 threads") << false << 270 << 13 << 5 << true << 2 << all;
+    QTest::newRow("independent W_q alone")
+        << false << 29 << 19 << 3 << true << 1 << unsigned(attn::kHeadQuery);
+    QTest::newRow("independent W_v alone")
+        << false << 270 << 13 << 5 << false << 2 << unsigned(attn::kHeadValue);
 }
 
-// An edit of some heads' weights recomputes those heads alone; the result
-// is bit for bit the whole pass over the edited parameters.
+// An edit of some heads' weights recomputes those heads alone (told which
+// of W_q, W_k, W_v changed: only those products again, and with W_v alone
+// the average kept); the result is bit for bit the whole pass over the
+// edited parameters.
 void TestMultiHead::recomputedHeadsAreTheWholePass()
 {
     QFETCH(bool, split);
@@ -668,6 +679,7 @@ void TestMultiHead::recomputedHeadsAreTheWholePass()
     QFETCH(int, h);
     QFETCH(bool, causal);
     QFETCH(int, threads);
+    QFETCH(unsigned, parts);
     std::mt19937 rng(uint32_t(n * 31 + e));
     const attn::Matrix X = randomMatrix(rng, n, e);
     attn::AttentionOptions options;
@@ -687,16 +699,24 @@ void TestMultiHead::recomputedHeadsAreTheWholePass()
     for (int i : edited) {
         if (split) {
             const int hd = e / h;
-            sp.inProjWeight(i * hd, 1) += 0.75;
-            sp.inProjWeight(2 * e + i * hd + hd - 1, e - 1) -= 0.5;
-            sp.inProjBias(e + i * hd) += 0.25;
+            if (parts & attn::kHeadQuery)
+                sp.inProjWeight(i * hd, 1) += 0.75;
+            if (parts & attn::kHeadValue)
+                sp.inProjWeight(2 * e + i * hd + hd - 1, e - 1) -= 0.5;
+            if (parts & attn::kHeadKey)
+                sp.inProjBias(e + i * hd) += 0.25;
         } else {
-            ind.heads[std::size_t(i)].Wk(2, 3) += 0.75;
-            ind.heads[std::size_t(i)].Wv(e - 1, 0) -= 0.5;
+            if (parts & attn::kHeadQuery)
+                ind.heads[std::size_t(i)].Wq(1, 2) += 0.5;
+            if (parts & attn::kHeadKey)
+                ind.heads[std::size_t(i)].Wk(2, 3) += 0.75;
+            if (parts & attn::kHeadValue)
+                ind.heads[std::size_t(i)].Wv(e - 1, 0) -= 0.5;
         }
     }
-    QVERIFY(split ? attn::recomputeHeadsInto(X, sp, edited, options, &kept, threads)
-                  : attn::recomputeHeadsInto(X, ind, edited, options, &kept, threads));
+    const attn::Matrix averageBefore = kept.weightsAverage;
+    QVERIFY(split ? attn::recomputeHeadsInto(X, sp, edited, options, &kept, threads, nullptr, parts)
+                  : attn::recomputeHeadsInto(X, ind, edited, options, &kept, threads, nullptr, parts));
     attn::MultiHeadResult whole;
     QVERIFY(split ? attn::computeMultiHeadInto(X, sp, options, &whole, 1)
                   : attn::computeMultiHeadInto(X, ind, options, &whole, 1));
@@ -718,6 +738,9 @@ void TestMultiHead::recomputedHeadsAreTheWholePass()
     QVERIFY(same(kept.concat, whole.concat));
     QVERIFY(same(kept.output, whole.output));
     QVERIFY(!same(kept.output, original));  // the edits did change the output
+    // The weights change with W_q or W_k, and only then (one token's weight is 1 whatever they are).
+    if (n > 1)
+        QCOMPARE(same(kept.weightsAverage, averageBefore), parts == attn::kHeadValue);
 }
 
 QTEST_APPLESS_MAIN(TestMultiHead)
