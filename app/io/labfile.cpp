@@ -120,6 +120,11 @@ LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObje
 
 attn::Status validateLabState(const LabState& s)
 {
+    if (s.borrowed.active())
+        return attn::Error{"The pipeline shows GPT-2 layer " + std::to_string(s.borrowed.layer + 1) + ", head "
+                           + std::to_string(s.borrowed.head + 1) + " of " + s.borrowed.model.toStdString()
+                           + ": its tokens are GPT-2's pieces, which a lab file cannot hold. Export the views "
+                             "instead, or change the sentence or a parameter for a lab of your own."};
     const attn::Status dimensions = attn::validateDimensions(s.config.dModel, s.config.dK, s.config.dV);
     if (!dimensions)
         return dimensions;

@@ -38,6 +38,7 @@
 
 #include "attention.h"
 #include "attentionsnapshot.h"
+#include "borrowedhead.h"
 #include "expected.h"
 #include "matrix.h"
 #include "model.h"
@@ -74,7 +75,10 @@ struct LabState {
     // whose copy differs, naming the first cell (labheads.h).
     attn::HeadsConfig heads;
     attn::MultiHeadParams multiHead;
-    int selectedHead = 0;               // 0-based
+    int selectedHead = 0;  // 0-based
+    // One GPT-2 head shown in the pipeline (borrowedhead.h): X has a row per
+    // GPT-2 piece, not per token of config.sentence. Never written to a file.
+    BorrowedHead borrowed;
     QJsonObject view;                   // opaque to this layer: the GUI's focus row, ranges, ...
     std::vector<std::string> warnings;  // filled by the reader, never written
 };

@@ -66,6 +66,8 @@ attn::Expected<LabState> LabDocument::currentState() const
                                .arg(session_->problem())
                                .toStdString()};
     LabState state = session_->state();
+    if (state.borrowed.active())  // refused, with the reason (and autosave keeps the last lab)
+        return validateLabState(state).error();
     if (getView_)
         state.view = getView_();
     return state;

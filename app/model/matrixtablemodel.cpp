@@ -153,6 +153,16 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
             return tr("Row %1: the embedding x_%1 of token \"%2\"").arg(section + 1).arg(token);
         return QStringLiteral("%1 %2").arg(section + 1).arg(token);
     }
+    // A borrowed GPT-2 head: X's last column is ones, W's last row the bias.
+    const bool biasColumn = orientation == Qt::Horizontal && which_ == MatrixId::X;
+    const bool biasRow = orientation == Qt::Vertical && which_ != MatrixId::X;
+    if (session_->isBorrowed() && (biasColumn || biasRow)
+        && section == session_->matrix(MatrixId::X).cols() - 1) {
+        if (role == Qt::ToolTipRole)
+            return biasColumn ? tr("The bias column: ones, so that X W adds W's last row, the head's bias")
+                              : tr("The head's bias (c_attn's bias, this head's columns)");
+        return tr("bias");
+    }
     if (role == Qt::ToolTipRole) {
         if (orientation == Qt::Horizontal && which_ == MatrixId::X)
             return tr("Embedding dimension %1 (of d_model)").arg(section + 1);

@@ -253,6 +253,8 @@ QString Session::matrixName(MatrixId which)
 void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
                             const attn::HeadsConfig& heads)
 {
+    borrowed_ = BorrowedHead();
+    awaitingBorrow_ = false;
     config_ = config;
     options_ = options;
     heads_ = heads;
@@ -266,6 +268,14 @@ void Session::setSentence(const QString& sentence)
     if (utf8 == config_.sentence)
         return;
     config_.sentence = utf8;
+    if (borrowed_.active() && followsModel_) {
+        // The head stays on display until the model's pass over the new
+        // sentence is borrowed in its place (or released).
+        awaitingBorrow_ = true;
+        emit parametersChanged();
+        emit matrixNotice(borrowedNotice());
+        return;
+    }
     redraw();
     emit parametersChanged();
 }
@@ -322,6 +332,10 @@ void Session::regenerate()
 
 void Session::redraw(bool keep)
 {
+    if (borrowed_.active()) {
+        leaveBorrowed();
+        keep = false;  // the user's cells were edits of the model's numbers
+    }
     config_ = headsModelConfig(config_, heads_);
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.

@@ -200,6 +200,28 @@ public:
     void setOutputProjection(bool on);
     void setTorchInit(bool on);
 
+    // One GPT-2 head shown with this session's engine (borrowedhead.h,
+    // sessionborrow.cpp): setState with an active `borrowed` (gpt2HeadState
+    // builds one) takes its tokens and matrices; cells edited keep it
+    // borrowed (editedCells() counts them against the model's numbers). A
+    // redraw (seed, tokenizer, initialisation, a dimension, the heads)
+    // leaves it for the lab's own parameters of before with that change;
+    // so does a new sentence, unless the session follows the model (see
+    // setFollowsModel).
+    const BorrowedHead& borrowed() const { return borrowed_; }
+    bool isBorrowed() const { return borrowed_.active(); }
+    // While followed, a new sentence keeps the borrowed head on display and
+    // waits (awaitsBorrow()) for the window to borrow the same layer and
+    // head of the model's pass over it, or to release it.
+    void setFollowsModel(bool on) { followsModel_ = on; }
+    bool followsModel() const { return followsModel_; }
+    bool awaitsBorrow() const { return awaitingBorrow_; }
+    // The lab's own parameters again (with the current sentence), drawn from
+    // the seed; nothing happens when no head is borrowed.
+    void releaseBorrowed();
+    // What the borrowed head is, for the window's notice; empty when none is.
+    QString borrowedNotice() const;
+
     // The d_k lab, computed in the lab lane of this session's worker, after
     // the attention work (see AttentionWorker).
     ScalingLabRun* scalingLab() const { return scalingLab_.get(); }
@@ -278,6 +300,8 @@ private:
     int otherHeadsEdits() const;
     bool multiHead() const { return heads_.multiHead(); }
     attn::Status setHeadsState(const LabState& state);
+    attn::Status setBorrowedState(const LabState& state);  // setState's borrowed part
+    void leaveBorrowed();        // config_, options_ and heads_ back to the lab's own
     void takeTokensFromModel();  // tokens_ and ids_ from model_.tokenization
     attn::Matrix& mutableMatrix(MatrixId which);
     static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
@@ -316,6 +340,10 @@ private:
     QList<int> ids_;
     QString problem_;
     int editedCells_ = 0;
+
+    BorrowedHead borrowed_;  // of model_, when one is
+    bool followsModel_ = false;
+    bool awaitingBorrow_ = false;  // a new sentence waits for the model's pass
 
     std::unique_ptr<AttentionWorker> worker_;    // after resultPool_, which it uses
     std::unique_ptr<ScalingLabRun> scalingLab_;  // after worker_: gone before it

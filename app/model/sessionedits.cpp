@@ -18,6 +18,21 @@
 
 namespace attnlab {
 
+namespace {
+
+const attn::Matrix& modelMatrix(const attn::Model& m, MatrixId which)
+{
+    switch (which) {
+    case MatrixId::X: return m.X;
+    case MatrixId::Wq: return m.Wq;
+    case MatrixId::Wk: return m.Wk;
+    case MatrixId::Wv: return m.Wv;
+    }
+    return m.X;
+}
+
+}  // namespace
+
 attn::Expected<double> Session::parseValue(const QString& text)
 {
     const QString trimmed = text.trimmed();
@@ -95,9 +110,13 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         return attn::Error{failure.toStdString()};
     }
     userCells_.mask[int(which)](row, col) = true;
+    if (borrowed_.active())  // back to the model's number: no longer the user's
+        userCells_.mask[int(which)](row, col) = value != modelMatrix(*borrowed_.original, which)(row, col);
     editedCells_ = userCells_.count();
     emit cellEdited(CellEdit{which, 0, row, col, old, value});
     emit resultChanged();
+    if (borrowed_.active())
+        emit matrixNotice(borrowedNotice());
     return attn::okStatus();
 }
 
@@ -126,6 +145,7 @@ LabState Session::state() const
     s.Wk = model_.Wk;
     s.Wv = model_.Wv;
     s.heads = heads_;
+    s.borrowed = borrowed_;
     if (multiHead()) {
         s.multiHead = multiHead_;
         s.selectedHead = selectedHead_;
@@ -150,12 +170,29 @@ attn::Status Session::setState(const LabState& state)
             computing_ = true;
         }
     };
+    if (state.borrowed.active()) {
+        const attn::Status status = setBorrowedState(state);
+        if (!status) {
+            restoreComputation();
+            return status;
+        }
+        if (wasComputing)
+            worker_->cancel();
+        emit parametersChanged();
+        emit modelRedrawn();
+        emit resultChanged();
+        emit headSelected(selectedHead_);
+        emit matrixNotice(borrowedNotice());
+        return attn::okStatus();
+    }
     if (state.heads.multiHead()) {
         const attn::Status status = setHeadsState(state);
         if (!status) {
             restoreComputation();
             return status;
         }
+        borrowed_ = BorrowedHead();
+        awaitingBorrow_ = false;
         if (wasComputing)
             worker_->cancel();
         emit parametersChanged();
@@ -203,6 +240,8 @@ attn::Status Session::setState(const LabState& state)
     config_ = state.config;
     modelConfig_ = state.config;
     heads_ = attn::HeadsConfig();
+    borrowed_ = BorrowedHead();
+    awaitingBorrow_ = false;
     userCells_ = UserCells::differences(m, drawnModel);
     model_ = std::move(m);
     modelStale_ = false;
@@ -251,6 +290,15 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
                                    .arg(values.rows())
                                    .arg(values.cols())
                                    .arg(selectedHead_ + 1)
+                                   .arg(matrix(which).rows())
+                                   .arg(matrix(which).cols())
+                                   .toStdString()};
+        if (borrowed_.active())
+            return attn::Error{tr("%1 has shape (%2, %3) but the GPT-2 head's is (%4, %5): an import into a "
+                                  "borrowed head keeps its shape.")
+                                   .arg(name)
+                                   .arg(values.rows())
+                                   .arg(values.cols())
                                    .arg(matrix(which).rows())
                                    .arg(matrix(which).cols())
                                    .toStdString()};

@@ -60,7 +60,8 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
     return a.stale == b.stale && a.drawn == b.drawn && x.sentence == y.sentence && x.tokenizer == y.tokenizer
            && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
            && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
-           && a.lab.heads == b.lab.heads && sameMatrix(a.lab.X, b.lab.X)
+           && a.lab.heads == b.lab.heads && a.lab.borrowed.sameHead(b.lab.borrowed)
+           && sameMatrix(a.lab.X, b.lab.X)
            && (a.lab.heads.multiHead() ? sameHeads(a.lab.multiHead, b.lab.multiHead)
                                        : sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
                                              && sameMatrix(a.lab.Wv, b.lab.Wv));
@@ -76,9 +77,10 @@ bool snapshotMatches(const LabSnapshot& s, const Session& session)
     const bool stale = !session.problem().isEmpty();
     if (s.stale != stale || x.sentence != y.sentence || x.tokenizer != y.tokenizer || x.seed != y.seed
         || x.dModel != y.dModel || x.dK != y.dK || x.dV != y.dV || x.init != y.init || o.scale != p.scale
-        || o.customDivisor != p.customDivisor || o.causal != p.causal || lab.heads != session.headsConfig())
+        || o.customDivisor != p.customDivisor || o.causal != p.causal || lab.heads != session.headsConfig()
+        || !lab.borrowed.sameHead(session.borrowed()))
         return false;
-    const bool drawnNow = !stale && session.editedCells() == 0;
+    const bool drawnNow = !stale && session.editedCells() == 0 && !session.isBorrowed();
     if (s.drawn || drawnNow) {
         if (s.drawn && drawnNow)
             return true;

@@ -29,7 +29,7 @@ LabSnapshot UndoRecorder::current() const
     LabSnapshot s;
     s.stale = !session_->problem().isEmpty();
     s.editedCells = session_->editedCells();
-    if (s.editedCells == 0 && !s.stale) {
+    if (s.editedCells == 0 && !s.stale && !session_->isBorrowed()) {
         s.drawn = true;
         s.lab.config = session_->config();
         s.lab.options = session_->options();
@@ -100,7 +100,8 @@ void UndoRecorder::record()
     // While a redraw is in flight the session pairs the new parameters with
     // the old matrices: that is no state to undo to (it made a second step,
     // "Regenerate from the seed", when the redraw came).
-    if (session_->isRedrawing()) {
+    // So does a new sentence waiting for the borrowed GPT-2 head's pass.
+    if (session_->isRedrawing() || session_->awaitsBorrow()) {
         pendingRedraw_ = true;
         return;
     }
@@ -193,6 +194,11 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
     const attn::ModelConfig& b = after.lab.config;
     const attn::AttentionOptions& o = before.lab.options;
     const attn::AttentionOptions& p = after.lab.options;
+    const BorrowedHead& was = before.lab.borrowed;
+    const BorrowedHead& now = after.lab.borrowed;
+    if (now.active()
+        && (!was.active() || was.layer != now.layer || was.head != now.head || was.model != now.model))
+        return tr("Show GPT-2 layer %1, head %2").arg(now.layer + 1).arg(now.head + 1);
     QStringList changes;
     if (a.sentence != b.sentence)
         changes << tr("Edit the sentence");

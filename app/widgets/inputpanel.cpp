@@ -119,12 +119,21 @@ void InputPanel::refreshTokens()
     stripScroll_->setFixedHeight(strip_->sizeHint().height()
                                  + stripScroll_->horizontalScrollBar()->sizeHint().height());
     const attn::ModelConfig& c = session_->config();
-    const QString sizes = tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->tokenCount())
-                              .arg(session_->vocabularySize())
-                              .arg(session_->matrix(MatrixId::X).rows())
-                              .arg(session_->matrix(MatrixId::X).cols());
+    const QString sizes =
+        session_->isBorrowed()
+            ? tr("%n GPT-2 token(s); X is %1 × %2.", nullptr, session_->tokenCount())
+                  .arg(session_->matrix(MatrixId::X).rows())
+                  .arg(session_->matrix(MatrixId::X).cols())
+            : tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->tokenCount())
+                  .arg(session_->vocabularySize())
+                  .arg(session_->matrix(MatrixId::X).rows())
+                  .arg(session_->matrix(MatrixId::X).cols());
     QString origin;
-    if (session_->editedCells() == 0)
+    if (session_->isBorrowed())
+        origin = tr("The pieces of %2; X is layer %1's LayerNorm output and a bias column of ones.")
+                     .arg(session_->borrowed().layer + 1)
+                     .arg(session_->borrowed().model);
+    else if (session_->editedCells() == 0)
         origin = tr("Matrices drawn from seed %1 (%2 initialisation).")
                      .arg(c.seed)
                      .arg(QString::fromLatin1(attn::initModeName(c.init)));

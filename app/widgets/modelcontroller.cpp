@@ -2,12 +2,16 @@
 #include "modelcontroller.h"
 #include "session.h"
 
+#include "gpt2headstate.h"
+#include "heatmapview.h"
 #include "gpt2session.h"
 #include "headlinesview.h"
+#include "modelgridview.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -19,7 +23,7 @@ namespace attnlab {
 
 ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence,
                                  Session* session)
-    : QObject(window), window_(window), pipeline_(pipeline), session_(new Gpt2Session(this))
+    : QObject(window), window_(window), pipeline_(pipeline), session_(new Gpt2Session(this)), lab_(session)
 {
     panel_ = new ModelPanel(session_);
     panel_->setObjectName(QStringLiteral("modelPanel"));
@@ -62,11 +66,63 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QL
     connect(session_, &Gpt2Session::modelOpened, this, [this] { pipeline_->showPage(panel_); });
     session_->setSentence(sentence->text());
     connect(sentence, &QLineEdit::textChanged, session_, &Gpt2Session::setSentence);
+    lab_->setFollowsModel(true);
+    connect(panel_->grid(), &ModelGridView::headShown, this,
+            [this](int layer, int head) { showHead(layer, head, false); });
+    connect(panel_, &ModelPanel::showInPipeline, this,
+            [this] { showHead(session_->selectedLayer(), session_->selectedHead(), true); });
+    connect(session_, &Gpt2Session::resultChanged, this, &ModelController::followModel);
+    // A sentence the model refuses (empty, too long) keeps the head on
+    // display, waiting, as the lab keeps its last good model; the Model tab
+    // says why.
     connect(session, &Session::parametersChanged, session_, [this, session] {
         const QString text = QString::fromStdString(session->config().sentence);
         if (text != session_->sentence())
             session_->setSentence(text);
     });
+}
+
+bool ModelController::showHead(int layer, int head, bool showPipeline)
+{
+    const attn::Expected<LabState> state = gpt2HeadState(*session_, layer, head, *lab_);
+    const attn::Status set = state ? lab_->setState(*state) : attn::Status(state.error());
+    if (!set) {
+        panel_->showMessage(QString::fromStdString(set.error().message));
+        return false;
+    }
+    panel_->showMessage(QString());
+    if (showPipeline)
+        pipeline_->showPage(pipeline_->rawScoresMap());
+    else
+        emit message(tr("GPT-2 layer %1, head %2 is in the pipeline, the focus panel and the Q/K/V tab.")
+                         .arg(layer + 1)
+                         .arg(head + 1),
+                     5000);
+    return true;
+}
+
+void ModelController::followModel()
+{
+    if (!lab_->isBorrowed() || session_->isComputing())
+        return;
+    const BorrowedHead& shown = lab_->borrowed();
+    const bool awaits = lab_->awaitsBorrow();
+    // The user's edits of the head, or a head of another model (undo), stay.
+    if (!awaits && (lab_->editedCells() > 0 || shown.model != QDir(session_->modelFolder()).dirName()))
+        return;
+    if (session_->sentence().toStdString() != lab_->config().sentence)
+        return;  // the pass of another sentence than the lab's
+    const attn::Expected<LabState> state = gpt2HeadState(*session_, shown.layer, shown.head, *lab_);
+    if (!state) {
+        if (awaits)
+            lab_->releaseBorrowed();
+        return;
+    }
+    const attn::AttentionOptions& o = lab_->options();
+    if (!awaits && state->options.scale == o.scale && state->options.customDivisor == o.customDivisor
+        && state->options.causal == o.causal && state->X == lab_->matrix(MatrixId::X))
+        return;  // nothing new for this head (a temperature, another head's divisor)
+    lab_->setState(*state);
 }
 
 void ModelController::addFileActions(QMenu* file)

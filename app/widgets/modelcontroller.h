@@ -3,7 +3,11 @@
 // The window's GPT-2 part: File > Open model… (a folder dialog), the
 // loading progress in the status bar, the "Model" tab (ModelPanel) and the
 // "Head view" tab (HeadLinesView, the selected layer) over one Gpt2Session, and the window's sentence field
-// feeding that session as it is typed.
+// feeding that session as it is typed. A tile clicked (or Enter on it) or
+// the Model tab's "Show … in the pipeline" button makes that head the lab
+// session's (gpt2HeadState: one undo step); while it is shown, every new
+// pass of the model (a new sentence, a what-if divisor) shows the same
+// layer and head of it, unless the user has edited its cells.
 
 #include <QObject>
 #include <QString>
@@ -40,14 +44,20 @@ public:
     // Starts reading `folder`; the Model tab is shown once it is open.
     void openModel(const QString& folder);
     void chooseModel();
+    // Head (layer, head) of the model's pass into the lab session; a refusal
+    // goes to the Model tab's message line. `showPipeline` makes the
+    // pipeline's tab current.
+    bool showHead(int layer, int head, bool showPipeline);
 
 signals:
     void message(const QString& text, int timeout);
 
 private:
+    void followModel();  // a new pass: the borrowed head follows it
     QMainWindow* window_;
     PipelineView* pipeline_;
     Gpt2Session* session_;
+    Session* lab_;
     ModelPanel* panel_;
     HeadLinesView* lines_;
     QProgressBar* progress_;

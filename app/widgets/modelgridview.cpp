@@ -88,6 +88,7 @@ void ModelGridView::mousePressEvent(QMouseEvent* event)
     }
     setSelected(layer, head);
     emit headActivated(layer, head);
+    emit headShown(layer, head);
 }
 
 void ModelGridView::mouseMoveEvent(QMouseEvent* event)
@@ -128,6 +129,8 @@ void ModelGridView::keyPressEvent(QKeyEvent* event)
     }
     setSelected(l, h);
     emit headActivated(l, h);
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
+        emit headShown(l, h);
 }
 
 bool ModelGridView::event(QEvent* event)

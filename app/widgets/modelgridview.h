@@ -3,7 +3,8 @@
 // The layers x heads grid of a GPT-2 pass, drawn by ModelGridRenderer from
 // the result it is handed (it reads no session and computes nothing). A
 // click on a tile picks that head (headActivated); the arrow keys move the
-// selection and pick as they go. Tooltips name the tile, the cell's tokens
+// selection and pick as they go. A left click or Enter also asks for the
+// head in the pipeline (headShown). Tooltips name the tile, the cell's tokens
 // and its weight.
 
 #include "gpt2.h"
@@ -44,6 +45,8 @@ public:
 
 signals:
     void headActivated(int layer, int head);
+    // Show this head in the pipeline (a left click, or Enter on the selected tile).
+    void headShown(int layer, int head);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

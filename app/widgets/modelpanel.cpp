@@ -100,6 +100,12 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     temperature_->setToolTip(tr("Next-token probabilities = softmax(logits / T)."));
     reset_ = new QPushButton(tr("Reset to √d_k"), this);
     reset_->setObjectName(QStringLiteral("modelResetButton"));
+    show_ = new QPushButton(this);
+    show_->setObjectName(QStringLiteral("modelShowButton"));
+    show_->setToolTip(
+        tr("The selected head's raw scores, scaled scores and weights in the pipeline, its q_i, k_j, "
+           "v_j in the focus panel and its Q, K, V in the Q/K/V tab (a click on a map does the same)."));
+    show_->setEnabled(false);
     divisorCaption_ = new QLabel(this);
     divisorCaption_->setObjectName(QStringLiteral("modelDivisorCaption"));
 
@@ -149,7 +155,10 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     body->addLayout(right, 4);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(summary_);
+    auto* top = new QHBoxLayout;
+    top->addWidget(summary_, 1);
+    top->addWidget(show_);
+    layout->addLayout(top);
     layout->addWidget(message_);
     // About two lines of pieces, scrolled beyond: a long sentence's list
     // otherwise took the height of the grid and the next-token bars.
@@ -179,6 +188,7 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
         if (scale_->currentData().toInt() == int(attn::ScaleMode::Custom))
             applyScale();
     });
+    connect(show_, &QPushButton::clicked, this, &ModelPanel::showInPipeline);
     connect(reset_, &QPushButton::clicked, this, [this] {
         session_->resetScale();
         showSelection();
@@ -239,7 +249,9 @@ void ModelPanel::showSelection()
     const int layer = session_->selectedLayer();
     const int head = session_->selectedHead();
     grid_->setSelected(layer, head);
+    show_->setText(tr("Show layer %1 head %2 in the pipeline").arg(layer + 1).arg(head + 1));
     const attn::AttentionResult* shown = session_->head(layer, head);
+    show_->setEnabled(shown != nullptr);
     const std::vector<Gpt2Token>& tokens = session_->resultTokens();
     if (!shown || tokens.empty()) {
         headCaption_->setText(ModelGridRenderer::tileName(layer, head));

@@ -2,7 +2,8 @@
 #pragma once
 // The "Model" tab over a Gpt2Session: the model in one line, the sentence's
 // GPT-2 tokens with their ids ("␣" marks a leading space), the layers x
-// heads grid (ModelGridView; a click makes a head the selected one), the
+// heads grid (ModelGridView; a click makes a head the selected one and
+// shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
 // tokens, and the what-if controls (scale mode and divisor, where it
 // applies, the temperature). It shows what the session computed and hands
@@ -48,9 +49,16 @@ public:
     QComboBox* scopeBox() const { return scope_; }
     QDoubleSpinBox* temperatureBox() const { return temperature_; }
     QPushButton* resetButton() const { return reset_; }
+    // "Show layer L head H in the pipeline": the selected head (showInPipeline).
+    QPushButton* showButton() const { return show_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
+
+signals:
+    // The selected head, into the pipeline (the button; the grid's click
+    // and Enter are ModelGridView::headShown).
+    void showInPipeline();
 
 private:
     void showModel();
@@ -75,6 +83,7 @@ private:
     QComboBox* scope_;
     QDoubleSpinBox* temperature_;
     QPushButton* reset_;
+    QPushButton* show_;
     QLabel* divisorCaption_;
     int rankKey_ = -1;
 };

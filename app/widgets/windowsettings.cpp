@@ -51,7 +51,11 @@ void WindowSettings::restore(const CommandLineOutcome& start) const
 void WindowSettings::save() const
 {
     QSettings settings;
-    saveParameters(settings, session_->config(), session_->options());
+    // A borrowed GPT-2 head's d_model, d_k and mask are not the lab's own.
+    const bool borrowed = session_->isBorrowed();
+    attn::ModelConfig config = borrowed ? session_->borrowed().ownConfig : session_->config();
+    config.sentence = session_->config().sentence;
+    saveParameters(settings, config, borrowed ? session_->borrowed().ownOptions : session_->options());
     settings.setValue(QStringLiteral("view/independentRanges"), pipeline_->independentRanges());
     settings.setValue(QStringLiteral("view/weightsScale"),
                       weightsScaleModeKey(pipeline_->weightsScaleMode()));

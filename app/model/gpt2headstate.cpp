@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gpt2headstate.h"
+
+#include "gpt2session.h"
+#include "session.h"
+#include "size_limits.h"
+
+#include <QCoreApplication>
+#include <QDir>
+
+#include <cmath>
+#include <memory>
+
+namespace attnlab {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("attnlab::Gpt2HeadState", text);
+}
+
+// Rows 0..E-1: columns first..first+width-1 of the Conv1D weight (in, out);
+// row E: the same columns of its bias.
+attn::Matrix sliceWithBias(const attn::FloatTensor& weight, const attn::FloatTensor& bias, int first,
+                           int width)
+{
+    const int in = weight.rows;
+    attn::Matrix w(in + 1, width);
+    w.topRows(in) = weight.map().middleCols(first, width).cast<double>();
+    w.row(in) = bias.map().middleCols(first, width).cast<double>();
+    return w;
+}
+
+}  // namespace
+
+attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int head, const Session& lab)
+{
+    const std::shared_ptr<const attn::Gpt2Result> result = gpt2.result();
+    if (!gpt2.hasModel() || !result)
+        return attn::Error{
+            tr("No GPT-2 pass to show: open a model (File > Open model…) first.").toStdString()};
+    if (gpt2.isComputing())
+        return attn::Error{
+            tr("The model is still computing the sentence; show the head once it is done.").toStdString()};
+    const attn::Gpt2Weights& w = gpt2.model()->checkpoint.weights;
+    const attn::Gpt2Config& c = w.config;
+    if (layer < 0 || layer >= c.nLayer || head < 0 || head >= c.nHead || layer >= int(result->layers.size()))
+        return attn::Error{tr("The model has no layer %1, head %2: it has %3 layers of %4 heads.")
+                               .arg(layer + 1)
+                               .arg(head + 1)
+                               .arg(c.nLayer)
+                               .arg(c.nHead)
+                               .toStdString()};
+    const int hd = c.headDim();
+    const int e = c.nEmbd;
+    if (e + 1 > attn::kMaxDModel || hd > attn::kMaxDHead)
+        return attn::Error{tr("GPT-2 layer %1, head %2 cannot be shown in the pipeline: its X would be "
+                              "%3 wide (n_embd %4 and the bias column) and the pipeline takes d_model "
+                              "up to %5 (d_k up to %6; head_dim is %7).")
+                               .arg(layer + 1)
+                               .arg(head + 1)
+                               .arg(e + 1)
+                               .arg(e)
+                               .arg(attn::kMaxDModel)
+                               .arg(attn::kMaxDHead)
+                               .arg(hd)
+                               .toStdString()};
+    const attn::Matrix& ln1 = result->layers[std::size_t(layer)].ln1;
+    const std::vector<Gpt2Token>& tokens = gpt2.resultTokens();
+    const int n = int(ln1.rows());
+    if (int(tokens.size()) != n)
+        return attn::Error{tr("The model's pass and its tokens disagree.").toStdString()};
+
+    auto original = std::make_shared<attn::Model>();
+    for (const Gpt2Token& t : tokens) {
+        original->tokenization.tokens.push_back(t.display.toStdString());
+        original->tokenization.ids.push_back(t.id);
+    }
+    original->X.resize(n, e + 1);
+    original->X.leftCols(e) = ln1;
+    original->X.col(e).setOnes();
+    const attn::Gpt2Block& block = w.blocks[std::size_t(layer)];
+    original->Wq = sliceWithBias(block.attnWeight, block.attnBias, head * hd, hd);
+    original->Wk = sliceWithBias(block.attnWeight, block.attnBias, e + head * hd, hd);
+    original->Wv = sliceWithBias(block.attnWeight, block.attnBias, 2 * e + head * hd, hd);
+
+    LabState s;
+    const BorrowedHead& was = lab.borrowed();
+    s.borrowed.model = QDir(gpt2.modelFolder()).dirName();
+    s.borrowed.layer = layer;
+    s.borrowed.head = head;
+    s.borrowed.ownConfig = was.active() ? was.ownConfig : lab.config();
+    s.borrowed.ownOptions = was.active() ? was.ownOptions : lab.options();
+    s.borrowed.ownHeads = was.active() ? was.ownHeads : lab.headsConfig();
+    s.config = s.borrowed.ownConfig;
+    s.config.sentence = gpt2.sentence().toStdString();
+    s.config.dModel = e + 1;
+    s.config.dK = hd;
+    s.config.dV = hd;
+    s.options.causal = true;
+    const double divisor = result->divisors.at(layer, head);
+    if (divisor == std::sqrt(double(hd))) {
+        s.options.scale = attn::ScaleMode::SqrtDk;
+    } else if (divisor == 1.0) {
+        s.options.scale = attn::ScaleMode::None;
+    } else {
+        s.options.scale = attn::ScaleMode::Custom;
+        s.options.customDivisor = divisor;
+    }
+    s.X = original->X;
+    s.Wq = original->Wq;
+    s.Wk = original->Wk;
+    s.Wv = original->Wv;
+    s.borrowed.original = std::move(original);
+    return s;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// One head of an opened GPT-2's pass as a lab state for the pipeline
+// (borrowedhead.h). GPT-2 computes q = LN1(h) W_slice + b_slice with
+// Conv1D weights (in, out) and the head's columns of c_attn; the lab
+// computes Q = X W_q. With the bias folded into the product,
+//   X   = [LN1(h) | 1]            (n, E + 1)
+//   W_q = [W_slice ; b_slice]     (E + 1, head_dim), W_k and W_v alike,
+// d_k = d_v = head_dim, the causal mask on and the divisor the pass used
+// for that head (sqrt(head_dim) as trained, 1, or a custom one), the
+// lab's Q, K, V, scores, weights and context are the head's (within the
+// rounding of one more product term: tst_gpt2headstate).
+
+#include "expected.h"
+#include "labfile.h"
+
+namespace attnlab {
+
+class Gpt2Session;
+class Session;
+
+// Refused, with a message: no model or no pass shown, a pass still
+// running, a layer or head out of range, or a head the pipeline cannot
+// hold (E + 1 above the d_model limit, head_dim above the d_k limit). The
+// lab's own parameters to go back to are `lab`'s (or those it kept when
+// it already shows a borrowed head).
+attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int head, const Session& lab);
+
+}  // namespace attnlab
