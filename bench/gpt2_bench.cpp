@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // GPT-2 small's forward pass (core/gpt2.h) with every head's maps kept,
-// against its floor: the same products alone in the same run (each head's
-// q, k, v blocks of c_attn, c_proj, c_fc and the MLP's c_proj over the
-// float32 weights, each head's Q K^T and A V, the last position's logits),
+// against its floor: the same products alone in the same run, taken as the
+// pass takes them with one thread (c_attn, c_proj, c_fc and the MLP's
+// c_proj over the float32 weights, each whole, each head's Q K^T and A V,
+// the last position's logits),
 // without LayerNorm, softmax, gelu, biases or residuals. Floor and pass
 // alternate run by run, as engine_forward.
 
@@ -94,30 +95,41 @@ void runGpt2ForwardBench(const std::vector<int>& sizes)
         std::string extra =
             "\"layers\":12,\"heads\":144,\"target_ms\":" + std::string(n <= 32 ? "300" : "2000");
         if (attn::kernels::available()) {
-            attn::Matrix x = attn::Matrix::Constant(n, e, 0.5), q(n, hd), k(n, hd), v(n, hd), s(n, n),
-                         z(n, hd), concat(n, e), proj(n, e), fc(n, 4 * e), last(1, w.config.vocabSize);
+            attn::Matrix x = attn::Matrix::Constant(n, e, 0.5), qkv(n, 3 * e), q(n, hd), k(n, hd), v(n, hd),
+                         s(n, n), z(n, hd), concat(n, e), proj(n, e), fc(n, 4 * e),
+                         last(1, w.config.vocabSize);
             attn::kernels::PackedKeys packedKeys;
             attn::kernels::PackedValues packedValues;
-            const auto product = [&](const attn::Matrix& in, const attn::FloatTensor& W, int c0, int width,
-                                     double* out, int ldo) {
-                attn::kernels::productFloatWeights(in.data(), in.cols(), int(in.rows()), int(in.cols()),
-                                                   W.data + c0, W.cols, width, out, ldo);
+            attn::kernels::PackedRows packedRows;
+            // As the pass takes them with one thread: the activations packed
+            // once, each weight whole, the next weight as the prefetch hint.
+            const auto product = [&](const attn::Matrix& in, const attn::FloatTensor& W, attn::Matrix* out,
+                                     const attn::FloatTensor* ahead) {
+                attn::kernels::packRows(in.data(), in.cols(), int(in.rows()), int(in.cols()), &packedRows);
+                attn::kernels::WeightsAhead next;
+                if (ahead)
+                    next = {ahead->data, ahead->cols, ahead->rows, ahead->cols};
+                attn::kernels::productFloatWeights(packedRows, W.data, W.cols, W.cols, out->data(), W.cols,
+                                                   next);
             };
             const auto floor = [&] {
-                for (const attn::Gpt2Block& b : w.blocks) {
+                for (std::size_t l = 0; l < w.blocks.size(); ++l) {
+                    const attn::Gpt2Block& b = w.blocks[l];
+                    product(x, b.attnWeight, &qkv, &b.attnProjWeight);
                     for (int h = 0; h < heads; ++h) {
-                        product(x, b.attnWeight, h * hd, hd, q.data(), hd);
-                        product(x, b.attnWeight, e + h * hd, hd, k.data(), hd);
-                        product(x, b.attnWeight, 2 * e + h * hd, hd, v.data(), hd);
+                        q = qkv.middleCols(h * hd, hd);
+                        k = qkv.middleCols(e + h * hd, hd);
+                        v = qkv.middleCols(2 * e + h * hd, hd);
                         attn::kernels::packKeys(k.data(), n, hd, &packedKeys);
                         attn::kernels::packValues(v.data(), n, hd, &packedValues);
                         attn::kernels::scores(q.data(), n, packedKeys, s.data(), n);
                         attn::kernels::context(s.data(), n, n, packedValues, z.data(), hd, 0);
                         concat.middleCols(h * hd, hd) = z;
                     }
-                    product(concat, b.attnProjWeight, 0, e, proj.data(), e);
-                    product(x, b.fcWeight, 0, 4 * e, fc.data(), 4 * e);
-                    product(fc, b.mlpProjWeight, 0, e, proj.data(), e);
+                    product(concat, b.attnProjWeight, &proj, &b.fcWeight);
+                    product(x, b.fcWeight, &fc, &b.mlpProjWeight);
+                    product(fc, b.mlpProjWeight, &proj,
+                            l + 1 < w.blocks.size() ? &w.blocks[l + 1].attnWeight : nullptr);
                 }
                 attn::kernels::productFloatWeightsTransposed(x.data() + std::size_t(n - 1) * std::size_t(e),
                                                              e, 1, e, w.lmHead.data, e, w.config.vocabSize,
