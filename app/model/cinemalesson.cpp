@@ -81,15 +81,29 @@ QString CinemaLesson::rankingText(const Key& key) const
     return Text::tr("on “%1”: %2").arg(key.display, heads.join(QStringLiteral(", ")));
 }
 
+QString CinemaLesson::shortHeadText(const RankedHead& head)
+{
+    return Text::tr("L%1 H%2 %3")
+        .arg(head.layer + 1)
+        .arg(head.head + 1)
+        .arg(QString::number(head.weight, 'f', 3));
+}
+
 QString CinemaLesson::panelText() const
 {
     if (!hasResult_ || !hasKey())
         return QString();
     QStringList parts;
-    for (const Key& key : keys_)
-        parts << rankingText(key);
-    return Text::tr("Largest weight from the last token “%1” %2.")
-        .arg(last_, parts.join(QStringLiteral("; ")));
+    for (const Key& key : keys_) {
+        if (key.index < 0)
+            continue;
+        QStringList heads;
+        for (const RankedHead& h : key.top)
+            heads << shortHeadText(h);
+        parts << Text::tr("→ “%1”: %2").arg(key.display, heads.join(QStringLiteral(", ")));
+    }
+    return Text::tr("Largest weights from the last token “%1” %2")
+        .arg(last_, parts.join(QStringLiteral(" · ")));
 }
 
 QString CinemaLesson::lessonText() const

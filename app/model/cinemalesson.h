@@ -53,12 +53,14 @@ public:
     // The lesson panel's paragraph: the rankings, the next tokens and what
     // they measure (empty without a result).
     QString lessonText() const;
-    // The Model tab's line: the rankings only (empty without a key).
+    // The Model tab's one line: the rankings only, with the grid's L and H
+    // names (empty without a key).
     QString panelText() const;
 
     // "layer 1 · head 3 (0.412)"; weights with three decimals.
     static QString headText(const RankedHead& head);
-    static QString percentText(double probability);  // "12.3 %"
+    static QString percentText(double probability);        // "12.3 %"
+    static QString shortHeadText(const RankedHead& head);  // "L1 H3 0.412"
 
 private:
     QString rankingText(const Key& key) const;

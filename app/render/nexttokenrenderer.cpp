@@ -60,12 +60,30 @@ QString NextTokenRenderer::valueText(const Entry& e)
     return tr("%1 · id %2 · logit %3").arg(percentText(e.probability)).arg(e.id).arg(e.logit, 0, 'f', 3);
 }
 
+QString NextTokenRenderer::valueText(const Entry& e, ValueDetail detail)
+{
+    switch (detail) {
+    case ValueDetail::Percent: return percentText(e.probability);
+    case ValueDetail::PercentId: return tr("%1 · id %2").arg(percentText(e.probability)).arg(e.id);
+    case ValueDetail::Full: break;
+    }
+    return valueText(e);
+}
+
+QString NextTokenRenderer::captionHead() const
+{
+    return context_.isEmpty() ? tr("Next token, top %1").arg(entries_.size())
+                              : tr("Next token after “%1”, top %2").arg(context_).arg(entries_.size());
+}
+
 QString NextTokenRenderer::captionText() const
 {
-    const QString head = context_.isEmpty()
-                             ? tr("Next token, top %1").arg(entries_.size())
-                             : tr("Next token after “%1”, top %2").arg(context_).arg(entries_.size());
-    return tr("%1: %2").arg(head, softmaxText(temperature_));
+    return tr("%1: %2").arg(captionHead(), softmaxText(temperature_));
+}
+
+QString NextTokenRenderer::shortCaptionText() const
+{
+    return tr("Top %1: %2").arg(entries_.size()).arg(softmaxText(temperature_));
 }
 
 QString NextTokenRenderer::noteText() const
@@ -84,18 +102,29 @@ const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) co
     const QFontMetrics fm(font_);
     const int line = fm.height();
     const int pad = std::max(2, line / 4);
+    const QFontMetrics boldFm(HeatmapLabelPainter::boldFont(font_));
+    l.captionShort = boldFm.horizontalAdvance(captionText()) > size.width() - 2 * pad;
     l.caption = QRect(pad, pad, size.width() - 2 * pad, line);
     l.note = QRect(pad, size.height() - pad - line, size.width() - 2 * pad, line);
     const int n = int(entries_.size());
     int labelWidth = 0;
-    int valueWidth = 0;
-    for (const Entry& e : entries_) {
+    for (const Entry& e : entries_)
         labelWidth =
             std::max(labelWidth, fm.horizontalAdvance(HeatmapLabelPainter::elidedLabel(fm, e.text, 1 << 20)));
-        valueWidth = std::max(valueWidth, fm.horizontalAdvance(valueText(e)));
-    }
     labelWidth = std::min(labelWidth + 2 * pad, size.width() / 4);
-    valueWidth = std::min(valueWidth + 2 * pad, size.width() / 3);
+    // The most the value column can say whole, the bars keeping a quarter.
+    const int room = std::max(0, size.width() - 2 * pad - labelWidth - size.width() / 4);
+    int valueWidth = 0;
+    for (const ValueDetail detail : {ValueDetail::Full, ValueDetail::PercentId, ValueDetail::Percent}) {
+        l.detail = detail;
+        valueWidth = 0;
+        for (const Entry& e : entries_)
+            valueWidth = std::max(valueWidth, fm.horizontalAdvance(valueText(e, detail)));
+        valueWidth += 2 * pad;
+        if (valueWidth <= room)
+            break;
+    }
+    valueWidth = std::min(valueWidth, room);
     const int top = l.caption.bottom() + 1 + pad;
     const int bottom = l.note.top() - pad;
     const int rowHeight = n > 0 ? std::min(2 * line, std::max(1, (bottom - top) / n)) : 0;
@@ -154,8 +183,10 @@ void NextTokenRenderer::paint(QPainter& painter, const QSize& size, const Heatma
     const QFontMetrics fm(font_);
     const QFont bold = HeatmapLabelPainter::boldFont(font_);
     painter.setFont(bold);
+    const QFontMetrics boldFm(bold);
     painter.drawText(l.caption, Qt::AlignLeft | Qt::AlignVCenter,
-                     HeatmapLabelPainter::elided(QFontMetrics(bold), captionText(), l.caption.width()));
+                     HeatmapLabelPainter::elided(boldFm, l.captionShort ? shortCaptionText() : captionText(),
+                                                 l.caption.width()));
     painter.setFont(font_);
     for (int i = 0; i < int(entries_.size()); ++i) {
         const Entry& e = entries_[std::size_t(i)];
@@ -165,8 +196,9 @@ void NextTokenRenderer::paint(QPainter& painter, const QSize& size, const Heatma
                          HeatmapLabelPainter::elidedLabel(fm, e.text, label.width()));
         const QRect b = barRect(size, i);
         painter.fillRect(b.isEmpty() ? QRect(b.left(), b.top(), 1, b.height()) : b, bar);
-        painter.drawText(l.values[std::size_t(i)], Qt::AlignLeft | Qt::AlignVCenter,
-                         HeatmapLabelPainter::elided(fm, valueText(e), l.values[std::size_t(i)].width()));
+        painter.drawText(
+            l.values[std::size_t(i)], Qt::AlignLeft | Qt::AlignVCenter,
+            HeatmapLabelPainter::elided(fm, valueText(e, l.detail), l.values[std::size_t(i)].width()));
     }
     painter.setPen(style.frame);
     painter.drawText(l.note, Qt::AlignLeft | Qt::AlignVCenter,

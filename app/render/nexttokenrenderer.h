@@ -37,10 +37,17 @@ public:
         double logit = 0.0;
         double probability = 0.0;
     };
+    // How much of an entry the value column says: all of it where it fits,
+    // else without the logit, else the percent alone (a tooltip or the
+    // wider picture has the rest); the bars keep at least a quarter of the
+    // width.
+    enum class ValueDetail { Percent, PercentId, Full };
     // Where each part goes for one size.
     struct Layout {
         QSize size;
         QRect caption;
+        bool captionShort = false;  // "Top 10: softmax(…)" where the whole caption does not fit
+        ValueDetail detail = ValueDetail::Full;
         QRect note;               // the bars' scale, below the bars
         std::vector<QRect> rows;  // one per entry
         std::vector<QRect> labels;
@@ -64,7 +71,12 @@ public:
     static QString percentText(double probability);
     // "12.3 % · id 3807 · logit 8.253"
     static QString valueText(const Entry& e);
+    // "12.3 % · id 3807", "12.3 %" (Full: valueText(e)).
+    static QString valueText(const Entry& e, ValueDetail detail);
     QString captionText() const;
+    QString captionHead() const;       // "Next token after “␣new”, top 10"
+    QString shortCaptionText() const;  // "Top 10: softmax(logits / T), T = 1.0"
+
     QString noteText() const;
 
     const Layout& layout(const QSize& size) const;  // cached

@@ -123,12 +123,13 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
 
     lesson_ = new QLabel(this);
     lesson_->setObjectName(QStringLiteral("modelLessonRanking"));
-    lesson_->setWordWrap(true);
+    // One line: the body below needs every pixel at 1024 x 700 (the bars).
+    lesson_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     lesson_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     lesson_->setAccessibleName(tr("Heads looking at “cinema” and “watch”"));
     lesson_->setToolTip(
         tr("The lesson's question: the three heads (of every layer) whose weight from the last "
-           "token on “␣cinema” and on “␣watch” is largest, layer and head counted from 1. "
+           "token on “␣cinema” and on “␣watch” is largest, L layer and H head counted from 1. "
            "Measured weights of this checkpoint, not a sign of understanding."));
     lesson_->hide();
 

@@ -54,6 +54,7 @@ void TestHeadRanking::findsThePiece()
 void TestHeadRanking::texts()
 {
     QCOMPARE(CinemaLesson::headText({1, 2, 0.30749}), QStringLiteral("layer 2 · head 3 (0.307)"));
+    QCOMPARE(CinemaLesson::shortHeadText({0, 3, 0.0015}), QStringLiteral("L1 H4 0.002"));
     QCOMPARE(CinemaLesson::percentText(0.01834), QStringLiteral("1.8 %"));
     QCOMPARE(CinemaLesson::percentText(0.000123), QStringLiteral("0.012 %"));
     QCOMPARE(CinemaLesson::pieces(), (QStringList{QStringLiteral("Ġcinema"), QStringLiteral("Ġwatch")}));

@@ -20,6 +20,7 @@ class TestNextTokenRenderer : public QObject {
 private slots:
     void barsProportionalToProbabilities();
     void temperatureInTheCaption();
+    void valuesFitTheWidth();
     void percentText_data();
     void percentText();
 };
@@ -76,6 +77,50 @@ void TestNextTokenRenderer::barsProportionalToProbabilities()
         QCOMPARE(panel.entryAt(size, b.center()), i);
     }
     QCOMPARE(panel.entryAt(size, QPoint(5, 2)), -1);
+}
+
+// The value column says as much as fits whole: everything on a wide
+// panel, without the logit, then the percent alone, narrower (the Model
+// tab at 1024 x 700 is about 390 pixels wide); the caption keeps the
+// softmax and T, dropping "Next token after …" first.
+void TestNextTokenRenderer::valuesFitTheWidth()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    NextTokenRenderer panel;
+    QFont font;
+    font.setPixelSize(12);
+    panel.setFont(font);
+    panel.setPrediction(run.result->top, topLabels(run), 1.0, run.tokens.back());
+    const QFontMetrics fm(font);
+    using Detail = NextTokenRenderer::ValueDetail;
+    Detail previous = Detail::Full;
+    bool dropped = false;
+    for (const int width : {1000, 390, 300, 200}) {
+        const QSize size(width, 300);
+        const NextTokenRenderer::Layout& l = panel.layout(size);
+        QVERIFY(int(l.detail) <= int(previous));  // less as it narrows
+        previous = l.detail;
+        dropped = dropped || l.detail != Detail::Full;
+        for (int i = 0; i < 10; ++i) {
+            const QString text = NextTokenRenderer::valueText(panel.entries()[std::size_t(i)], l.detail);
+            QVERIFY2(fm.horizontalAdvance(text) <= l.values[std::size_t(i)].width(),
+                     qPrintable(QStringLiteral("%1 at %2").arg(text).arg(width)));
+            QVERIFY(
+                text.startsWith(NextTokenRenderer::percentText(panel.entries()[std::size_t(i)].probability)));
+            QVERIFY(l.bars[std::size_t(i)].width() >= width / 4 - 1);
+        }
+        const QString caption = l.captionShort ? panel.shortCaptionText() : panel.captionText();
+        QVERIFY(caption.endsWith(QStringLiteral("softmax(logits / T), T = 1.0")));
+    }
+    QCOMPARE(panel.layout(QSize(1000, 300)).detail, Detail::Full);
+    QVERIFY(!panel.layout(QSize(1000, 300)).captionShort);
+    QVERIFY(dropped);
+    QVERIFY(panel.layout(QSize(200, 300)).captionShort);
+    QCOMPARE(panel.shortCaptionText(), QStringLiteral("Top 10: softmax(logits / T), T = 1.0"));
+    const NextTokenRenderer::Entry e{42, QStringLiteral("x"), 1.5, 0.25};
+    QCOMPARE(NextTokenRenderer::valueText(e, Detail::PercentId), QStringLiteral("25.0 % · id 42"));
+    QCOMPARE(NextTokenRenderer::valueText(e, Detail::Percent), QStringLiteral("25.0 %"));
+    QCOMPARE(NextTokenRenderer::valueText(e, Detail::Full), NextTokenRenderer::valueText(e));
 }
 
 void TestNextTokenRenderer::temperatureInTheCaption()

@@ -44,11 +44,13 @@ QString tinyFolder()
 struct Independent {
     QStringList cinema;  // "layer 1 · head 3 (0.307)"
     QStringList watch;
+    QStringList cinemaShort;  // the Model tab's "L1 H3 0.307"
+    QStringList watchShort;
     QStringList next;  // "“␣film” 1.8 %"
     QString last;
 };
 
-QStringList rankedByLoop(const attn::Gpt2Result& r, int key)
+QStringList rankedByLoop(const attn::Gpt2Result& r, int key, bool brief = false)
 {
     struct Entry {
         int layer, head;
@@ -62,7 +64,7 @@ QStringList rankedByLoop(const attn::Gpt2Result& r, int key)
     std::stable_sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return a.w > b.w; });
     QStringList out;
     for (int i = 0; i < 3; ++i)
-        out << QStringLiteral("layer %1 · head %2 (%3)")
+        out << QString::fromUtf8(brief ? "L%1 H%2 %3" : "layer %1 · head %2 (%3)")
                    .arg(all[std::size_t(i)].layer + 1)
                    .arg(all[std::size_t(i)].head + 1)
                    .arg(QString::number(all[std::size_t(i)].w, 'f', 3));
@@ -86,10 +88,14 @@ Independent independent(const QString& sentence)
     out.last = tokens.back().display;
     // By the pieces, not by position.
     for (int i = 0; i < int(tokens.size()); ++i) {
-        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġcinema"))
+        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġcinema")) {
             out.cinema = rankedByLoop(*result, i);
-        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġwatch"))
+            out.cinemaShort = rankedByLoop(*result, i, true);
+        }
+        if (tokens[std::size_t(i)].piece == QStringLiteral("Ġwatch")) {
             out.watch = rankedByLoop(*result, i);
+            out.watchShort = rankedByLoop(*result, i, true);
+        }
     }
     for (int i = 0; i < 5; ++i) {
         const attn::Gpt2TopToken& t = result->top[std::size_t(i)];
@@ -156,8 +162,9 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
     QCOMPARE(expected.watch.size(), 3);
     QVERIFY(!panel->lessonLabel()->isHidden());
     QCOMPARE(panel->lessonLabel()->text(),
-             QStringLiteral("Largest weight from the last token “␣film” on “␣cinema”: %1; on “␣watch”: %2.")
-                 .arg(expected.cinema.join(QStringLiteral(", ")), expected.watch.join(QStringLiteral(", "))));
+             QStringLiteral("Largest weights from the last token “␣film” → “␣cinema”: %1 · → “␣watch”: %2")
+                 .arg(expected.cinemaShort.join(QStringLiteral(", ")),
+                      expected.watchShort.join(QStringLiteral(", "))));
 }
 
 void TestLessonModel::lessonStepGivesTheBlank()
