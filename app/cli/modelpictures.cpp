@@ -3,7 +3,6 @@
 
 #include "modelpicturesexporter.h"
 
-#include <QDir>
 #include <QStringList>
 
 #include <memory>
@@ -25,12 +24,8 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     // Not owned: the result outlives the exporters, all local to this call.
     const std::shared_ptr<const attn::Gpt2Result> result(std::shared_ptr<void>(), &r);
     ModelPictureOptions options;
-    options.modelName = QDir(start.model.folder).dirName();
     // A what-if scale is part of what the pictures show, so their titles say it.
-    if (start.scaleMode == "none")
-        options.modelName += QStringLiteral(" (scale none: raw scores)");
-    else if (start.scaleMode == "custom" && !r.divisors.empty())
-        options.modelName += QStringLiteral(" (scores / %1)").arg(r.divisors.values.front());
+    options.modelName = ModelPicturesExporter::modelName(start.model.folder, start.scaleMode, r.divisors);
     options.sentence = sentence;
     options.caption = caption;
     options.everyLayer = true;

@@ -6,6 +6,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <cmath>
+
 namespace attnlab {
 
 namespace {
@@ -87,8 +89,18 @@ void writeHead(JsonWriter& json, const attn::AttentionResult& head)
 
 }  // namespace
 
+std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
+{
+    const double divisor = commonDivisor(divisors);
+    if (divisor <= 0)
+        return "per-head";
+    if (divisor == std::sqrt(double(headDim)))
+        return "sqrt-dk";
+    return divisor == 1.0 ? "none" : "custom";
+}
+
 void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
-                   const std::string& scaleMode)
+                   const std::string& scaleMode, const Gpt2NextTokens* next)
 {
     const Gpt2Tokenizer& tokenizer = model.tokenizer;
     JsonWriter json(out);
@@ -123,7 +135,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
         json.null();
     json.endObject();
     json.key("temperature");
-    json.value(result.temperature);
+    json.value(next ? next->temperature : result.temperature);
 
     json.key("layers");
     json.beginArray();
@@ -140,7 +152,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
 
     json.key("next_token");
     json.beginArray();
-    for (const attn::Gpt2TopToken& top : result.top) {
+    for (const attn::Gpt2TopToken& top : next ? next->top : result.top) {
         json.beginObject(JsonWriter::Layout::Inline);
         json.key("id");
         json.value(top.id);

@@ -35,10 +35,21 @@ namespace attnlab {
 
 inline constexpr char kGpt2ExportFileName[] = "model_attention.json";
 
+// The next tokens and temperature written instead of the result's own (the
+// window applies a temperature to the last logits without a new pass).
+struct Gpt2NextTokens {
+    std::vector<attn::Gpt2TopToken> top;
+    double temperature = 1.0;
+};
+
 // `result` must have been run with keepMaps (every head's maps); `scaleMode`
 // names how its divisor table was made (see `scale` above).
 void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
-                   const std::string& scaleMode);
+                   const std::string& scaleMode, const Gpt2NextTokens* next = nullptr);
+
+// The `scale` mode of a divisor table: "sqrt-dk" (sqrt(head_dim) everywhere),
+// "none" (1 everywhere), "custom" (one other divisor everywhere) or "per-head".
+std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim);
 
 // model_attention.json as an OutputFile; its writer refers to `model` and
 // `result`, which must outlive it.

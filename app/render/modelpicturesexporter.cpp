@@ -9,6 +9,7 @@
 #include "nexttokenrenderer.h"
 #include "picturestyle.h"
 
+#include <QDir>
 #include <QFontMetrics>
 #include <QPainter>
 
@@ -43,6 +44,19 @@ int ModelPicturesExporter::headViewLayer(int layer) const
     if (options_.headViewLayer >= 0 && options_.headViewLayer < layers)
         return options_.headViewLayer;
     return std::max(0, layers - 1);
+}
+
+QString ModelPicturesExporter::modelName(const QString& folder, const std::string& scaleMode,
+                                         const attn::Gpt2Divisors& divisors)
+{
+    QString name = QDir(folder).dirName();
+    if (scaleMode == "none")
+        name += QStringLiteral(" (scale none: raw scores)");
+    else if (scaleMode == "custom" && !divisors.empty())
+        name += QStringLiteral(" (scores / %1)").arg(divisors.values.front());
+    else if (scaleMode == "per-head")
+        name += QStringLiteral(" (what-if divisors per layer or head)");
+    return name;
 }
 
 QString ModelPicturesExporter::modelPrefix() const
@@ -153,11 +167,13 @@ void ModelPicturesExporter::paintNextToken(QPainter& painter, const QSize& size)
 {
     painter.save();
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    if (result_ && !result_->top.empty()) {
+    const bool own = options_.nextTokens.empty();
+    if (result_ && !(own ? result_->top : options_.nextTokens).empty()) {
         const QRect rest = paintTitle(painter, size, nextTokenTitle());
         NextTokenRenderer panel;
         panel.setFont(picturestyle::font(size));
-        panel.setPrediction(result_->top, topLabels_, result_->temperature,
+        panel.setPrediction(own ? result_->top : options_.nextTokens, topLabels_,
+                            own ? result_->temperature : options_.nextTemperature,
                             tokens_.value(tokens_.size() - 1));
         painter.translate(rest.topLeft());
         // Tableau's blue, the first head's colour in the head view.

@@ -12,6 +12,7 @@
 
 #include "attentionexport.h"
 #include "expected.h"
+#include "gpt2.h"
 #include "matrix.h"
 #include "pictureencoder.h"
 #include "stagedwrite.h"
@@ -22,13 +23,10 @@
 #include <QStringList>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 class QPainter;
-
-namespace attn {
-struct Gpt2Result;
-}
 
 namespace attnlab {
 
@@ -46,6 +44,11 @@ struct ModelPictureOptions {
     int selectedHead = -1;
     attn::Matrix ranking;  // (layers, heads) numbers on the tiles, or empty
     QString rankingCaption;
+    // The next-token panel's tokens and temperature when they are not the
+    // result's own (the window applies a temperature without a new pass);
+    // empty: result->top at result->temperature.
+    std::vector<attn::Gpt2TopToken> nextTokens;
+    double nextTemperature = 1.0;
 };
 
 class ModelPicturesExporter {
@@ -73,6 +76,12 @@ public:
     // An error, and no files, when the result has no maps or a picture
     // cannot be drawn.
     attn::Expected<std::vector<OutputFile>> files(ImageFormat format, const QSize& size = QSize()) const;
+
+    // The titles' model name: the folder's name, and the what-if scale the
+    // pass used unless it is GPT-2's own (scaleMode as model_attention.json
+    // names it: "none", "custom" with every divisor equal, "per-head").
+    static QString modelName(const QString& folder, const std::string& scaleMode,
+                             const attn::Gpt2Divisors& divisors);
 
     static QSize modelViewSize() { return {1200, 900}; }
     static QSize headViewSize() { return {1200, 900}; }

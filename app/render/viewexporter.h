@@ -63,6 +63,11 @@ enum class ExportView {
     HeadAverage,
     HeadConcat,
     HeadOutput,
+    // The GPT-2 views (ModelPicturesExporter), registered while a model's
+    // pass is shown.
+    ModelGrid,
+    ModelHeadView,
+    ModelNextToken,
 };
 
 // Choices a picture is drawn with.

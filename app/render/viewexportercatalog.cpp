@@ -2,6 +2,7 @@
 // ViewExporter's catalogue of views, apart from the drawing: which views it
 // draws, what each is called on menus and in file names, its default size,
 // and the limits of a picture's size.
+#include "modelpicturesexporter.h"
 #include "size_limits.h"
 #include "viewexporter.h"
 
@@ -60,6 +61,9 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::HeadAverage: return QStringLiteral("weights_average");
     case ExportView::HeadConcat: return QStringLiteral("concat");
     case ExportView::HeadOutput: return QStringLiteral("output");
+    case ExportView::ModelGrid: return QStringLiteral("model_view");
+    case ExportView::ModelHeadView: return QStringLiteral("head_view");
+    case ExportView::ModelNextToken: return QStringLiteral("next_token");
     }
     return {};
 }
@@ -86,6 +90,9 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::HeadAverage: return tr("Heads' average weights");
     case ExportView::HeadConcat: return tr("Concatenated heads [Z_1 | … | Z_h]");
     case ExportView::HeadOutput: return tr("Output projection concat · W_o");
+    case ExportView::ModelGrid: return tr("Model view (every layer's and head's weights)");
+    case ExportView::ModelHeadView: return tr("Head view (the layer's heads as lines)");
+    case ExportView::ModelNextToken: return tr("Next-token prediction");
     }
     return {};
 }
@@ -104,6 +111,9 @@ QSize ViewExporter::defaultSize(ExportView view)
     case ExportView::HeadGrid: return {1200, 900};
     case ExportView::HeadConcat:
     case ExportView::HeadOutput: return {1200, 600};
+    case ExportView::ModelGrid: return ModelPicturesExporter::modelViewSize();
+    case ExportView::ModelHeadView: return ModelPicturesExporter::headViewSize();
+    case ExportView::ModelNextToken: return ModelPicturesExporter::nextTokenSize();
     default: return {900, 800};
     }
 }

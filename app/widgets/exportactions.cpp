@@ -4,6 +4,7 @@
 #include "focuspanel.h"
 #include "headspanel.h"
 #include "heatmapview.h"
+#include "modelexports.h"
 #include "pipelineview.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
@@ -70,6 +71,11 @@ void ExportActions::registerViews()
     exports_->installMenu(views_.focus->plot(), focus);
     if (views_.heads)
         views_.heads->registerExports(exports_);
+    if (views_.model) {
+        views_.model->registerExports(exports_);
+        connect(views_.model, &ModelExports::message, this,
+                [this](const QString& text) { emit message(text, 10000); });
+    }
 }
 
 void ExportActions::addFileActions(QMenu* file)
@@ -88,6 +94,8 @@ void ExportActions::addFileActions(QMenu* file)
         file->addAction(tr("Export n&umbers…"), this, &ExportActions::exportNumbersInteractive);
     numbers->setObjectName(QStringLiteral("exportNumbersAction"));
     numbers->setStatusTip(tr("Every matrix as CSV, JSON and NumPy .npy into a folder."));
+    if (views_.model)
+        views_.model->addFileActions(file);
 }
 
 void ExportActions::addEditActions(QMenu* edit)
@@ -164,6 +172,16 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
         if (!heads)
             return heads.error();
         for (OutputFile& f : heads.value())
+            files.push_back(std::move(f));
+    }
+    // The GPT-2 model's pictures and numbers as the command line writes them, with a pass shown.
+    if (views_.model) {
+        attn::Expected<std::vector<OutputFile>> model = views_.model->pictureFiles(size);
+        if (!model)
+            return model.error();
+        for (OutputFile& f : model.value())
+            files.push_back(std::move(f));
+        for (OutputFile& f : views_.model->jsonFiles())
             files.push_back(std::move(f));
     }
     return writeFilesAtomically(directory, files);

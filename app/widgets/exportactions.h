@@ -24,6 +24,7 @@ namespace attnlab {
 
 class FocusPanel;
 class HeadsPanel;
+class ModelExports;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
@@ -41,6 +42,9 @@ public:
         // The multi-head views: registered, and written by "Export all views"
         // and "Export numbers" while the panel has a multi-head result.
         HeadsPanel* heads = nullptr;
+        // The GPT-2 views: registered, and written by "Export all views"
+        // with model_attention.json while a model's pass is shown.
+        ModelExports* model = nullptr;
     };
     // focusQuery: the query the window shows.
     ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window);

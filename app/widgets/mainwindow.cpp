@@ -107,7 +107,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
     lessons_->setModel(models_->session(), models_->panel());
     exports_ = new ExportActions(
-        session_, {pipeline_, focus_, compare_, lab_, heads_}, [this] { return focusQuery_; }, this);
+        session_, {pipeline_, focus_, compare_, lab_, heads_, models_->exports()},
+        [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);
     connect(heads_, &HeadsPanel::message, this, [this](const QString& text) { showMessage(text, 10000); });
     lessons_->setFrameExporter([this] { return exports_->makeViewExporter(); });

@@ -6,6 +6,7 @@
 #include "heatmapview.h"
 #include "gpt2session.h"
 #include "headlinesview.h"
+#include "modelexports.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
@@ -40,6 +41,7 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QL
     });
     connect(session_, &Gpt2Session::selectionChanged, lines_,
             [this](int layer, int) { lines_->setLayer(layer); });
+    exports_ = new ModelExports(session_, {panel_->grid(), lines_, panel_->nextTokenView()}, window_);
 
     progress_ = new QProgressBar(window_);
     progress_->setObjectName(QStringLiteral("modelProgress"));

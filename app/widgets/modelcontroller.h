@@ -21,6 +21,7 @@ namespace attnlab {
 
 class Gpt2Session;
 class HeadLinesView;
+class ModelExports;
 class ModelPanel;
 class PipelineView;
 
@@ -39,6 +40,8 @@ public:
     // The "Head view" tab: the selected layer's heads as lines.
     HeadLinesView* headLines() const { return lines_; }
     QProgressBar* progressBar() const { return progress_; }
+    // The three views' pictures and model_attention.json (ExportActions registers them).
+    ModelExports* exports() const { return exports_; }
 
     void addFileActions(QMenu* file);
     // Starts reading `folder`; the Model tab is shown once it is open.
@@ -61,6 +64,7 @@ private:
     ModelPanel* panel_;
     HeadLinesView* lines_;
     QProgressBar* progress_;
+    ModelExports* exports_;
 };
 
 }  // namespace attnlab

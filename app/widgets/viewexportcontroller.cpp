@@ -130,8 +130,16 @@ QList<ExportView> ViewExportController::views() const
 {
     QList<ExportView> all = ViewExporter::views();
     all.append(ExportView::ScalingComparison);
-    all.append(registeredOrder_);
+    for (const ExportView view : registeredOrder_)
+        if (unavailable(view).isEmpty())
+            all.append(view);
     return all;
+}
+
+QString ViewExportController::unavailable(ExportView view) const
+{
+    const auto it = sources_.constFind(int(view));
+    return it != sources_.cend() && it->unavailable ? it->unavailable() : QString();
 }
 
 bool ViewExportController::hasView(ExportView view) const
@@ -174,6 +182,8 @@ attn::Expected<QByteArray> ViewExportController::picture(ExportView view, ImageF
                                                          const QSize& size, qreal scale,
                                                          const ExportOptions& options) const
 {
+    if (const QString why = unavailable(view); !why.isEmpty())
+        return attn::Error{why.toStdString()};
     std::shared_ptr<ViewExporter> exporter;
     const PaintFunction paint = painter(view, options, &exporter);
     if (!paint)
@@ -184,6 +194,8 @@ attn::Expected<QByteArray> ViewExportController::picture(ExportView view, ImageF
 QImage ViewExportController::image(ExportView view, const QSize& size, qreal scale,
                                    const ExportOptions& options) const
 {
+    if (!unavailable(view).isEmpty())
+        return QImage();
     std::shared_ptr<ViewExporter> exporter;
     const PaintFunction paint = painter(view, options, &exporter);
     return paint ? renderPicture(paint, size, scale) : QImage();
@@ -191,6 +203,8 @@ QImage ViewExportController::image(ExportView view, const QSize& size, qreal sca
 
 attn::Expected<std::string> ViewExportController::numbers(ExportView view) const
 {
+    if (const QString why = unavailable(view); !why.isEmpty())
+        return attn::Error{why.toStdString()};
     const auto it = sources_.constFind(int(view));
     if (it != sources_.cend() && it->numbers) {
         std::string text = it->numbers();
@@ -279,7 +293,8 @@ void ViewExportController::copy(ExportView view)
     const qreal dpr = window_ ? window_->devicePixelRatioF() : 1.0;
     const QImage picture = image(view, defaultSize(view), dpr, defaultOptions());
     if (picture.isNull()) {
-        emit message(tr("\"%1\" cannot be copied.").arg(name(view)));
+        const QString why = unavailable(view);
+        emit message(why.isEmpty() ? tr("\"%1\" cannot be copied.").arg(name(view)) : why);
         return;
     }
     QGuiApplication::clipboard()->setImage(picture);
@@ -288,6 +303,10 @@ void ViewExportController::copy(ExportView view)
 
 void ViewExportController::exportPicture(ExportView view)
 {
+    if (const QString why = unavailable(view); !why.isEmpty()) {
+        emit message(why);
+        return;
+    }
     QList<ExportDialog::Choice> choices;
     for (ExportView v : views())
         choices.append(
@@ -322,6 +341,10 @@ void ViewExportController::exportPicture(ExportView view)
 
 void ViewExportController::exportNumbers(ExportView view)
 {
+    if (const QString why = unavailable(view); !why.isEmpty()) {
+        emit message(why);
+        return;
+    }
     const QString suggested = QDir(lastDirectory()).filePath(stem(view) + QStringLiteral(".csv"));
     const QString filter = tr("CSV files (*.csv)");
     QString path = savePath_

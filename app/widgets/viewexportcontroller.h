@@ -41,6 +41,10 @@ struct ExportSource {
     std::function<std::string()> numbers;  // its numbers as CSV; empty text: none
     // Why the numbers are empty, when there is a reason to say (default: not there yet).
     std::function<QString()> whyNoNumbers{};
+    // Why the view has nothing to show now (no model open); empty text, or
+    // no function: it is there. views() leaves such a view out, and its
+    // picture and numbers are refused with this reason.
+    std::function<QString()> unavailable{};
 };
 
 // A QCustomPlot laid out and drawn at the picture's size (QCustomPlot::toPainter).
@@ -64,7 +68,8 @@ public:
     // The same menu, not shown.
     QMenu* createMenu(ExportView view, QWidget* parent);
 
-    QList<ExportView> views() const;  // the snapshot's, then the registered ones
+    // The snapshot's, then the registered ones that have something to show.
+    QList<ExportView> views() const;
     bool hasView(ExportView view) const;
     QString name(ExportView view) const;
     QString stem(ExportView view) const;
@@ -97,6 +102,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QString unavailable(ExportView view) const;
     PaintFunction painter(ExportView view, const ExportOptions& options,
                           std::shared_ptr<ViewExporter>* keep) const;
 

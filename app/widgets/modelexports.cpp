@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelexports.h"
+
+#include "csv.h"
+#include "gpt2session.h"
+#include "headlinesview.h"
+#include "modelgridview.h"
+#include "nexttokenview.h"
+#include "numberformat.h"
+#include "viewexportcontroller.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QPainter>
+#include <QSettings>
+
+namespace attnlab {
+
+ModelExports::ModelExports(Gpt2Session* session, Views views, QWidget* window)
+    : QObject(window), session_(session), views_(views), window_(window)
+{
+}
+
+bool ModelExports::hasResult() const
+{
+    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
+    return session_->hasModel() && result && !result->layers.empty() && !result->layers.front().heads.empty();
+}
+
+QString ModelExports::unavailable() const
+{
+    if (!session_->hasModel())
+        return tr(
+            "No model is open: File > Open model… reads a GPT-2 folder, whose views can then be "
+            "exported.");
+    if (!hasResult())
+        return tr("The model has no pass to show yet: type a sentence in the sentence field.");
+    return QString();
+}
+
+std::string ModelExports::scaleMode() const
+{
+    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
+    if (!hasResult())
+        return "sqrt-dk";
+    return gpt2ScaleMode(result->divisors, session_->config().headDim());
+}
+
+Gpt2NextTokens ModelExports::nextTokens() const
+{
+    return {session_->nextTokens(), session_->temperature()};
+}
+
+std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) const
+{
+    if (!hasResult())
+        return std::make_unique<ModelPicturesExporter>(nullptr, QStringList(), QStringList());
+    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
+    const std::shared_ptr<const Gpt2Model> model = session_->model();
+    QStringList tokens;
+    // The pass's own sentence: the tokens' bytes (GPT-2's BPE loses none),
+    // not the field's text, which may be a newer request's.
+    QByteArray sentence;
+    for (const Gpt2Token& t : session_->resultTokens()) {
+        tokens << t.display;
+        sentence += model->tokenizer.tokenBytes(t.id);
+    }
+    const Gpt2NextTokens next = nextTokens();
+    QStringList topLabels;
+    for (const attn::Gpt2TopToken& t : next.top)
+        topLabels << session_->vocabularyToken(t.id).display;
+    ModelPictureOptions options;
+    options.modelName =
+        ModelPicturesExporter::modelName(session_->modelFolder(), scaleMode(), result->divisors);
+    options.sentence = QString::fromUtf8(sentence);
+    options.nextTokens = next.top;
+    options.nextTemperature = next.temperature;
+    if (asShown) {
+        const ModelGridRenderer& grid = views_.grid->renderer();
+        options.selectedLayer = grid.selectedLayer();
+        options.selectedHead = grid.selectedHead();
+        if (grid.hasRanking()) {
+            options.ranking = grid.ranking();
+            options.rankingCaption = grid.rankingCaption();
+        }
+        const HeadLinesRenderer& lines = views_.lines->renderer();
+        options.headViewLayer = lines.layer();
+        for (int h = 0; h < lines.headCount(); ++h)
+            options.headMask.push_back(lines.headShown(h));
+    } else {
+        options.everyLayer = true;
+    }
+    return std::make_unique<ModelPicturesExporter>(result, tokens, topLabels, std::move(options));
+}
+
+attn::Expected<std::vector<OutputFile>> ModelExports::pictureFiles(const QSize& size) const
+{
+    std::vector<OutputFile> files;
+    if (!hasResult())
+        return files;
+    const std::unique_ptr<ModelPicturesExporter> exporter = makeExporter(false);
+    for (const ImageFormat format : {ImageFormat::Png, ImageFormat::Svg, ImageFormat::Pdf}) {
+        attn::Expected<std::vector<OutputFile>> some = exporter->files(format, size);
+        if (!some)
+            return some.error();
+        for (OutputFile& f : some.value())
+            files.push_back(std::move(f));
+    }
+    return files;
+}
+
+std::vector<OutputFile> ModelExports::jsonFiles() const
+{
+    if (!hasResult())
+        return {};
+    // The writer keeps the model, the pass and the next tokens it writes.
+    return {{kGpt2ExportFileName,
+             [model = session_->model(), result = session_->result(), next = nextTokens(),
+              mode = scaleMode()](std::ostream& out) { writeGpt2Json(out, *model, *result, mode, &next); }}};
+}
+
+attn::Status ModelExports::exportJson(const QString& path) const
+{
+    const std::vector<OutputFile> files = jsonFiles();
+    if (files.empty())
+        return attn::Error{unavailable().toStdString()};
+    return writeFileAtomically(path, files.front().write);
+}
+
+std::string ModelExports::nextTokenCsv() const
+{
+    if (!hasResult())
+        return {};
+    const std::shared_ptr<const Gpt2Model> model = session_->model();
+    const Gpt2NextTokens next = nextTokens();
+    std::string out;
+    appendCsvRow(out, {"rank", "id", "token", "logit", "probability", "temperature"});
+    int rank = 0;
+    for (const attn::Gpt2TopToken& t : next.top)
+        appendCsvRow(out, {std::to_string(++rank), std::to_string(t.id),
+                           QString::fromUtf8(model->tokenizer.tokenBytes(t.id)).toStdString(),
+                           formatRoundTrip(t.logit), formatRoundTrip(t.probability),
+                           formatRoundTrip(next.temperature)});
+    return out;
+}
+
+void ModelExports::registerExports(ViewExportController* controller)
+{
+    const auto register_ = [this, controller](ExportView view, PaintFunction paint) {
+        ExportSource s;
+        s.name = ViewExporter::viewName(view);
+        s.stem = ViewExporter::fileStem(view);
+        s.defaultSize = ViewExporter::defaultSize(view);
+        s.paint = std::move(paint);
+        if (view == ExportView::ModelNextToken) {
+            s.numbers = [this] { return nextTokenCsv(); };
+        } else {
+            s.numbers = [] { return std::string(); };
+            s.whyNoNumbers = [] {
+                return tr(
+                    "Every layer's and head's scores and weights are in File > Export model "
+                    "attention (JSON)….");
+            };
+        }
+        s.unavailable = [this] { return unavailable(); };
+        controller->registerView(view, std::move(s));
+    };
+    register_(ExportView::ModelGrid,
+              [this](QPainter& p, const QSize& size) { makeExporter(true)->paintModelView(p, size); });
+    register_(ExportView::ModelHeadView,
+              [this](QPainter& p, const QSize& size) { makeExporter(true)->paintHeadView(p, size); });
+    register_(ExportView::ModelNextToken,
+              [this](QPainter& p, const QSize& size) { makeExporter(true)->paintNextToken(p, size); });
+    controller->installMenu(views_.grid, ExportView::ModelGrid);
+    controller->installMenu(views_.lines, ExportView::ModelHeadView);
+    controller->installMenu(views_.next, ExportView::ModelNextToken);
+}
+
+void ModelExports::addFileActions(QMenu* file)
+{
+    QAction* json =
+        file->addAction(tr("Export model attention (&JSON)…"), this, &ModelExports::exportJsonInteractive);
+    json->setObjectName(QStringLiteral("exportModelJsonAction"));
+    json->setStatusTip(
+        tr("The GPT-2 model's tokens, every layer's and head's scores and weights, and the next tokens as "
+           "model_attention.json, as the command line writes it."));
+}
+
+void ModelExports::exportJsonInteractive()
+{
+    if (const QString why = unavailable(); !why.isEmpty()) {
+        emit message(why);
+        return;
+    }
+    const QString dir = QSettings().value(QStringLiteral("export/directory")).toString();
+    const QString suggested =
+        QDir(!dir.isEmpty() && QDir(dir).exists() ? dir : QDir::homePath()).filePath(kGpt2ExportFileName);
+    QString path = QFileDialog::getSaveFileName(window_, tr("Export the model's attention"), suggested,
+                                                tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    const attn::Status written = exportJson(path);
+    emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
+                         : QString::fromStdString(written.error().message));
+}
+
+}  // namespace attnlab

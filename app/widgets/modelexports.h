@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The GPT-2 views' exports, through the window's ViewExportController like
+// every other view: the model view (the layers x heads grid), the head view
+// (the shown layer's heads as lines) and the next-token panel, each with
+// its right-click menu (Copy, Export picture…, Export numbers…), drawn by
+// ModelPicturesExporter from the session's shown pass. A picture of one
+// view is the view as shown: the selected head outlined and the ranking on
+// the grid, the head view's layer and the heads switched on, the
+// temperature set after the pass.
+//
+// File > Export all views adds what `attention-lab --model DIR --sentence
+// TEXT --format json,png,svg,pdf` writes for the same state (model, sentence,
+// scale, temperature), file for file and pixel for pixel: model_view,
+// head_view_layer<N> for every layer and next_token in each format, and
+// model_attention.json (gpt2export.h). Without a model, or before its first
+// pass, the model views are not offered and add nothing.
+
+#include "attentionexport.h"
+#include "expected.h"
+#include "gpt2export.h"
+#include "modelpicturesexporter.h"
+#include "stagedwrite.h"
+
+#include <QObject>
+#include <QSize>
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+class QMenu;
+class QWidget;
+
+namespace attnlab {
+
+class Gpt2Session;
+class HeadLinesView;
+class ModelGridView;
+class NextTokenView;
+class ViewExportController;
+
+class ModelExports : public QObject {
+    Q_OBJECT
+public:
+    struct Views {
+        ModelGridView* grid = nullptr;
+        HeadLinesView* lines = nullptr;
+        NextTokenView* next = nullptr;
+    };
+    ModelExports(Gpt2Session* session, Views views, QWidget* window);
+
+    // The three views and their menus on the grid, the head view and the bars.
+    void registerExports(ViewExportController* controller);
+    void addFileActions(QMenu* file);  // Export model attention (JSON)…
+
+    // A pass is shown (with every head's maps).
+    bool hasResult() const;
+    // Why there is nothing to export, or empty.
+    QString unavailable() const;
+    // asShown: the views' selection, ranking, layer and heads (one picture
+    // of a view); else the command line's pictures (every layer's head view).
+    std::unique_ptr<ModelPicturesExporter> makeExporter(bool asShown) const;
+    // The command line's pictures in PNG, SVG and PDF; none without a pass.
+    attn::Expected<std::vector<OutputFile>> pictureFiles(const QSize& size = QSize()) const;
+    // model_attention.json of the shown pass, or none without one.
+    std::vector<OutputFile> jsonFiles() const;
+    attn::Status exportJson(const QString& path) const;
+    // The model's scale mode for the export ("sqrt-dk", "none", "custom", "per-head").
+    std::string scaleMode() const;
+    // The next tokens at the window's temperature, as the views show them.
+    Gpt2NextTokens nextTokens() const;
+
+signals:
+    void message(const QString& text);
+
+private:
+    void exportJsonInteractive();
+    std::string nextTokenCsv() const;
+
+    Gpt2Session* session_;
+    Views views_;
+    QWidget* window_;
+};
+
+}  // namespace attnlab

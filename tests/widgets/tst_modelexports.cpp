@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPT-2 views' exports in the window (ModelExports through the window's
+// ViewExportController), against the command line's files for the same
+// state: the tiny reference checkpoint, the lesson sentence typed into the
+// sentence field, then `attention-lab --model DIR --sentence TEXT
+// --format json,png,svg,pdf --export-dir OUT` run as a user would. File >
+// Export all views writes the same model files, the PNGs pixel for pixel,
+// the SVGs and model_attention.json byte for byte, with GPT-2's scale, with
+// "none" and with a temperature set after the pass. One view's picture is
+// the view as shown (the shown layer's head view equals the command line's
+// head_view_layer<N>). Without a model the model views are not offered and
+// Export all views writes the rest.
+#include "gpt2session.h"
+#include "guitest.h"
+#include "headlinesview.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "modelexports.h"
+#include "modelgridview.h"
+#include "modelpanel.h"
+#include "nexttokenview.h"
+#include "pipelineview.h"
+#include "runapp.h"
+#include "testdata.h"
+#include "viewexportcontroller.h"
+
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace attnlab;
+
+namespace {
+
+QString tinyFolder()
+{
+    return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+}
+
+QString lessonSentence()
+{
+    return testdata::readJson(QStringLiteral("gpt2/tiny-gpt2/reference.json"))["cases"]
+        .toArray()[0]
+        .toObject()["sentence"]
+        .toString();
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// The model's files among a folder's (the window's Export all views writes the other views too).
+QStringList modelFiles(const QString& dir)
+{
+    QStringList out;
+    for (const QString& name : QDir(dir).entryList(QDir::Files, QDir::Name))
+        if (name.startsWith(QLatin1String("model_")) || name.startsWith(QLatin1String("head_view"))
+            || name.startsWith(QLatin1String("next_token")))
+            out << name;
+    return out;
+}
+
+bool samePng(const QByteArray& a, const QByteArray& b, QString* why)
+{
+    QImage x, y;
+    if (!x.loadFromData(a, "PNG") || !y.loadFromData(b, "PNG")) {
+        *why = QStringLiteral("not a PNG");
+        return false;
+    }
+    if (x.size() != y.size()) {
+        *why = QStringLiteral("%1 x %2 against %3 x %4")
+                   .arg(x.width())
+                   .arg(x.height())
+                   .arg(y.width())
+                   .arg(y.height());
+        return false;
+    }
+    x = x.convertToFormat(QImage::Format_ARGB32);
+    y = y.convertToFormat(QImage::Format_ARGB32);
+    for (int r = 0; r < x.height(); ++r)
+        for (int c = 0; c < x.width(); ++c)
+            if (x.pixel(c, r) != y.pixel(c, r)) {
+                *why = QStringLiteral("pixel (%1, %2) differs").arg(c).arg(r);
+                return false;
+            }
+    return true;
+}
+
+class Window {
+public:
+    Window() : window_(guitest::shownWindow<MainWindow>(QSize(1280, 800))) {}
+    MainWindow* operator->() const { return window_.get(); }
+    MainWindow& operator*() const { return *window_; }
+    Gpt2Session* session() const { return window_->models()->session(); }
+
+    bool open()
+    {
+        QSignalSpy opened(session(), &Gpt2Session::modelOpened);
+        window_->models()->openModel(tinyFolder());
+        return opened.wait(10000);
+    }
+    bool type(const QString& sentence)
+    {
+        QSignalSpy changed(session(), &Gpt2Session::resultChanged);
+        QLineEdit* edit = guitest::find<QLineEdit>(*window_, QStringLiteral("sentenceEdit"));
+        if (!edit)
+            return false;
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Delete);
+        QTest::keyClicks(edit, sentence);
+        return QTest::qWaitFor([&] { return !changed.isEmpty() && !session()->isComputing(); }, 10000)
+               && session()->result() && session()->sentence() == sentence;
+    }
+    // A pass requested by a what-if edit, waited for.
+    bool scaleNone()
+    {
+        QSignalSpy changed(session(), &Gpt2Session::resultChanged);
+        if (!session()->setScale(attn::ScaleMode::None, 0.0, Gpt2Scope::AllLayers))
+            return false;
+        return changed.wait(10000) && !session()->isComputing();
+    }
+
+private:
+    std::unique_ptr<MainWindow> window_;
+};
+
+}  // namespace
+
+class TestModelExports : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void noModelNoModelViews();
+    void exportAllIsTheCommandLines_data();
+    void exportAllIsTheCommandLines();
+    void oneViewAsShown();
+    void rightClickMenus();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestModelExports::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestModelExports::noModelNoModelViews()
+{
+    Window w;
+    QVERIFY(w.operator->());
+    ViewExportController* exports = w->viewExports();
+    const QList<ExportView> views = exports->views();
+    for (const ExportView v :
+         {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken}) {
+        QVERIFY2(!views.contains(v), qPrintable(ViewExporter::viewName(v)));
+        QVERIFY(exports->hasView(v));
+        const attn::Expected<QByteArray> png =
+            exports->picture(v, ImageFormat::Png, QSize(400, 300), 1.0, exports->defaultOptions());
+        QVERIFY(!png);
+        QVERIFY2(QString::fromStdString(png.error().message).startsWith(QStringLiteral("No model is open")),
+                 png.error().message.c_str());
+        QVERIFY(!exports->numbers(v));
+    }
+    QVERIFY(views.contains(ExportView::Pipeline));
+    // Export all views writes every other view and says nothing of the model.
+    QTemporaryDir out;
+    const attn::Status written = w->exportAllViews(out.path());
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    QVERIFY(QFile::exists(out.filePath(QStringLiteral("pipeline.png"))));
+    QCOMPARE(modelFiles(out.path()), QStringList());
+    ModelExports* model = w->models()->exports();
+    QVERIFY(!model->hasResult());
+    QVERIFY(model->jsonFiles().empty());
+    const attn::Status json = model->exportJson(out.filePath(QStringLiteral("m.json")));
+    QVERIFY(!json);
+    QVERIFY(!QFile::exists(out.filePath(QStringLiteral("m.json"))));
+}
+
+void TestModelExports::exportAllIsTheCommandLines_data()
+{
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QStringList>("arguments");
+    QTest::newRow("sqrt-dk") << QString() << QStringList();
+    QTest::newRow("scale none") << QStringLiteral("none")
+                                << QStringList{QStringLiteral("--scale"), QStringLiteral("none")};
+    QTest::newRow("temperature 2") << QStringLiteral("T2")
+                                   << QStringList{QStringLiteral("--temperature"), QStringLiteral("2")};
+}
+
+void TestModelExports::exportAllIsTheCommandLines()
+{
+    QFETCH(QString, state);
+    QFETCH(QStringList, arguments);
+    Window w;
+    QVERIFY(w.open());
+    const QString sentence = lessonSentence();
+    QVERIFY(w.type(sentence));
+    if (state == QLatin1String("none"))
+        QVERIFY(w.scaleNone());
+    if (state == QLatin1String("T2"))
+        QVERIFY(w.session()->setTemperature(2.0));
+    // Another selection and layer than the first: Export all views is the
+    // command line's set whatever is selected.
+    w.session()->selectHead(1, 2);
+
+    QTemporaryDir window;
+    const attn::Status written = w->exportAllViews(window.path());
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    QTemporaryDir cli;
+    const apptest::Run run =
+        apptest::runApp(QStringList{QStringLiteral("--model"), tinyFolder(), QStringLiteral("--sentence"),
+                                    sentence, QStringLiteral("--export-dir"), cli.path(),
+                                    QStringLiteral("--format"), QStringLiteral("json,png,svg,pdf")}
+                        + arguments);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+
+    const QStringList expected = modelFiles(cli.path());
+    // model_view, head_view_layer1, head_view_layer2, next_token in three formats, and the JSON.
+    QCOMPARE(expected.size(), 13);
+    QCOMPARE(modelFiles(window.path()), expected);
+    for (const QString& name : expected) {
+        const QByteArray mine = readAll(window.filePath(name));
+        const QByteArray theirs = readAll(cli.filePath(name));
+        QVERIFY2(!mine.isEmpty(), qPrintable(name));
+        if (name.endsWith(QLatin1String(".png"))) {
+            QString why;
+            QVERIFY2(samePng(mine, theirs, &why), qPrintable(name + QStringLiteral(": ") + why));
+        } else if (name.endsWith(QLatin1String(".pdf"))) {
+            QVERIFY(mine.startsWith("%PDF"));
+        } else {
+            QVERIFY2(mine == theirs, qPrintable(name));  // SVG and JSON: the same bytes
+        }
+    }
+    // The state shows in the files: the scale in the titles and the JSON,
+    // the temperature in the JSON's probabilities.
+    const QJsonObject json = apptest::readJsonFile(window.filePath(QStringLiteral("model_attention.json")));
+    QCOMPARE(json["temperature"].toDouble(), state == QLatin1String("T2") ? 2.0 : 1.0);
+    QCOMPARE(json["scale"].toObject()["mode"].toString(),
+             state == QLatin1String("none") ? QStringLiteral("none") : QStringLiteral("sqrt-dk"));
+    QCOMPARE(readAll(window.filePath(QStringLiteral("model_view.svg"))).contains("scale none"),
+             state == QLatin1String("none"));
+
+    // File > Export model attention (JSON) writes the same file.
+    const QString single = window.filePath(QStringLiteral("single.json"));
+    QVERIFY(w->models()->exports()->exportJson(single));
+    QCOMPARE(readAll(single), readAll(cli.filePath(QStringLiteral("model_attention.json"))));
+}
+
+void TestModelExports::oneViewAsShown()
+{
+    Window w;
+    QVERIFY(w.open());
+    const QString sentence = lessonSentence();
+    QVERIFY(w.type(sentence));
+    w.session()->selectHead(0, 3);  // the head view shows layer 1 (0-based 0)
+    ViewExportController* exports = w->viewExports();
+    for (const ExportView v : {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken})
+        QVERIFY2(exports->views().contains(v), qPrintable(ViewExporter::viewName(v)));
+
+    QTemporaryDir cli;
+    const apptest::Run run = apptest::runApp(
+        {QStringLiteral("--model"), tinyFolder(), QStringLiteral("--sentence"), sentence,
+         QStringLiteral("--export-dir"), cli.path(), QStringLiteral("--format"), QStringLiteral("png,svg")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const ExportOptions options = exports->defaultOptions();
+    const auto picture = [&](ExportView v, ImageFormat format) {
+        const attn::Expected<QByteArray> bytes =
+            exports->picture(v, format, exports->defaultSize(v), 1.0, options);
+        return bytes ? bytes.value() : QByteArray();
+    };
+    QString why;
+    QVERIFY2(samePng(picture(ExportView::ModelHeadView, ImageFormat::Png),
+                     readAll(cli.filePath(QStringLiteral("head_view_layer1.png"))), &why),
+             qPrintable(why));
+    QCOMPARE(picture(ExportView::ModelHeadView, ImageFormat::Svg),
+             readAll(cli.filePath(QStringLiteral("head_view_layer1.svg"))));
+    QVERIFY2(samePng(picture(ExportView::ModelNextToken, ImageFormat::Png),
+                     readAll(cli.filePath(QStringLiteral("next_token.png"))), &why),
+             qPrintable(why));
+    // The model view as shown outlines the selected head: the same size as
+    // the command line's, not the same pixels.
+    const QByteArray grid = picture(ExportView::ModelGrid, ImageFormat::Png);
+    QVERIFY(!samePng(grid, readAll(cli.filePath(QStringLiteral("model_view.png"))), &why));
+    QVERIFY2(why.startsWith(QStringLiteral("pixel")), qPrintable(why));
+
+    // The next tokens' numbers at the window's temperature, as CSV.
+    QVERIFY(w.session()->setTemperature(2.0));
+    const attn::Expected<std::string> csv = exports->numbers(ExportView::ModelNextToken);
+    QVERIFY(csv);
+    const QStringList rows = QString::fromStdString(csv.value()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 11);
+    QCOMPARE(rows.first(), QStringLiteral("rank,id,token,logit,probability,temperature"));
+    const attn::Gpt2TopToken& top = w.session()->nextTokens().front();
+    QVERIFY(rows[1].startsWith(QStringLiteral("1,%1,").arg(top.id)));
+    QVERIFY(rows[1].endsWith(QStringLiteral(",2")));
+    const QStringList fields = rows[1].split(QLatin1Char(','));
+    QCOMPARE(fields[fields.size() - 2].toDouble(), top.probability);
+    // The grid's numbers point to the JSON.
+    const attn::Expected<std::string> gridNumbers = exports->numbers(ExportView::ModelGrid);
+    QVERIFY(!gridNumbers);
+    QVERIFY(QString::fromStdString(gridNumbers.error().message).contains(QStringLiteral("JSON")));
+}
+
+void TestModelExports::rightClickMenus()
+{
+    Window w;
+    QVERIFY(w.open());
+    QVERIFY(w.type(lessonSentence()));
+    ModelController* models = w->models();
+    const struct {
+        QWidget* widget;
+        ExportView view;
+    } targets[] = {{models->panel()->grid(), ExportView::ModelGrid},
+                   {models->headLines(), ExportView::ModelHeadView},
+                   {models->panel()->nextTokenView(), ExportView::ModelNextToken}};
+    const int selectedLayer = w.session()->selectedLayer();
+    const int selectedHead = w.session()->selectedHead();
+    for (const auto& t : targets) {
+        w->pipelineView()->showPage(t.widget == static_cast<QWidget*>(models->headLines()) ? t.widget
+                                                                                           : models->panel());
+        QApplication::processEvents();
+        QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(30, 30),
+                                t.widget->mapToGlobal(QPoint(30, 30)));
+        QApplication::sendEvent(t.widget, &event);
+        QTRY_VERIFY(qobject_cast<QMenu*>(QApplication::activePopupWidget()));
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        QCOMPARE(menu->title(), ViewExporter::viewName(t.view));
+        QCOMPARE(menu->actions().size(), 3);
+        QGuiApplication::clipboard()->clear();
+        menu->actions().first()->trigger();  // Copy
+        menu->close();
+        const QImage copied = QGuiApplication::clipboard()->image();
+        QVERIFY(!copied.isNull());
+        QCOMPARE(copied.size(),
+                 (QSizeF(ViewExporter::defaultSize(t.view)) * w->devicePixelRatioF()).toSize());
+    }
+    // The right button picked no head.
+    QCOMPARE(w.session()->selectedLayer(), selectedLayer);
+    QCOMPARE(w.session()->selectedHead(), selectedHead);
+}
+
+QTEST_MAIN(TestModelExports)
+#include "tst_modelexports.moc"
