@@ -325,6 +325,17 @@ void ParameterPanel::updateInitNote()
 {
     QString note;
     QString tip;
+    if (session_->isBorrowed()) {
+        // The seed and initialisation shown are the lab's own, not these matrices'.
+        initNote_->setText(tr("GPT-2's trained weights, not a draw from the seed."));
+        initNote_->setToolTip(
+            tr("X, W_q, W_k and W_v are GPT-2 layer %1, head %2's (%3). Another seed, initialisation or "
+               "dimension goes back to the lab's own matrices.")
+                .arg(session_->borrowed().layer + 1)
+                .arg(session_->borrowed().head + 1)
+                .arg(session_->borrowed().model));
+        return;
+    }
     switch (session_->config().init) {
     case attn::InitMode::UnitVariance:
         note =

@@ -22,6 +22,7 @@
 #include "testdata.h"
 #include "undorecorder.h"
 
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -117,6 +118,9 @@ void TestWindowBorrow::clickShowsTheHead()
             "GPT-2 layer 2, head 3 of tiny-gpt2 — X is layer 2's LayerNorm output with a column of ones")),
         qPrintable(window->noticeBar()->text()));
     QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), 4);
+    QVERIFY(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel")));
+    QCOMPARE(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel"))->text(),
+             QStringLiteral("GPT-2's trained weights, not a draw from the seed."));
     MatrixTableModel* x = window->matrixModel(MatrixId::X);
     QCOMPARE(x->columnCount(), 17);
     QCOMPARE(x->headerData(16, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("bias"));
