@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
-//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward]
+//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward] [training-lab]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -14,6 +14,7 @@
 #include "gpt2tokenizer_bench.h"
 #include "multihead_bench.h"
 #include "kernels.h"
+#include "training_bench.h"
 
 #ifdef ATTNLAB_BENCH_GUI
 #include "export_bench.h"
@@ -81,6 +82,8 @@ int main(int argc, char** argv)
         bench::runGpt2OpenBench();
     if (wanted("gpt2-forward"))
         bench::runGpt2ForwardBench(quick ? std::vector<int>{32} : std::vector<int>{32, 256});
+    if (wanted("training-lab"))
+        bench::runTrainingBench(quick ? 2 : 5);
 #ifdef ATTNLAB_BENCH_GUI
     if (wanted("interaction"))
         bench::runInteractionBench(!sizes.empty() ? sizes
