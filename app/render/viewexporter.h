@@ -68,6 +68,13 @@ enum class ExportView {
     ModelGrid,
     ModelHeadView,
     ModelNextToken,
+    // The training lab's plots, registered by the window.
+    TrainingLoss,
+    TrainingAccuracy,
+    TrainingGradient,
+    TrainingMaxWeight,
+    TrainingEntropy,
+    TrainingSaturated,
 };
 
 // Choices a picture is drawn with.

@@ -64,6 +64,12 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::ModelGrid: return QStringLiteral("model_view");
     case ExportView::ModelHeadView: return QStringLiteral("head_view");
     case ExportView::ModelNextToken: return QStringLiteral("next_token");
+    case ExportView::TrainingLoss: return QStringLiteral("training_loss");
+    case ExportView::TrainingAccuracy: return QStringLiteral("training_accuracy");
+    case ExportView::TrainingGradient: return QStringLiteral("training_grad_norm");
+    case ExportView::TrainingMaxWeight: return QStringLiteral("training_max_weight");
+    case ExportView::TrainingEntropy: return QStringLiteral("training_entropy");
+    case ExportView::TrainingSaturated: return QStringLiteral("training_saturated_wrong");
     }
     return {};
 }
@@ -93,6 +99,12 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::ModelGrid: return tr("Model view (every layer's and head's weights)");
     case ExportView::ModelHeadView: return tr("Head view (the layer's heads as lines)");
     case ExportView::ModelNextToken: return tr("Next-token prediction");
+    case ExportView::TrainingLoss: return tr("Training lab: loss");
+    case ExportView::TrainingAccuracy: return tr("Training lab: accuracy");
+    case ExportView::TrainingGradient: return tr("Training lab: gradient norms");
+    case ExportView::TrainingMaxWeight: return tr("Training lab: largest weight");
+    case ExportView::TrainingEntropy: return tr("Training lab: entropy");
+    case ExportView::TrainingSaturated: return tr("Training lab: saturated on a wrong key");
     }
     return {};
 }
@@ -107,7 +119,13 @@ QSize ViewExporter::defaultSize(ExportView view)
     case ExportView::LabVariance:
     case ExportView::LabMaxWeight:
     case ExportView::LabEntropy:
-    case ExportView::LabJacobian: return {820, 560};
+    case ExportView::LabJacobian:
+    case ExportView::TrainingLoss:
+    case ExportView::TrainingAccuracy:
+    case ExportView::TrainingGradient:
+    case ExportView::TrainingMaxWeight:
+    case ExportView::TrainingEntropy:
+    case ExportView::TrainingSaturated: return {820, 560};
     case ExportView::HeadGrid: return {1200, 900};
     case ExportView::HeadConcat:
     case ExportView::HeadOutput: return {1200, 600};

@@ -11,6 +11,7 @@
 #include "scalinglabview.h"
 #include "session.h"
 #include "stagedwrite.h"
+#include "trainingview.h"
 #include "viewnumbers.h"
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
@@ -76,6 +77,17 @@ void ExportActions::registerViews()
         connect(views_.model, &ModelExports::message, this,
                 [this](const QString& text) { emit message(text, 10000); });
     }
+    if (TrainingView* training = views_.training)
+        for (int i = 0; i < TrainingView::kPlotCount; ++i) {
+            const auto view = ExportView(int(ExportView::TrainingLoss) + i);
+            const auto plot = TrainingView::Plot(i);
+            ExportSource source{ViewExporter::viewName(view), ViewExporter::fileStem(view),
+                                ViewExporter::defaultSize(view), plotPainter(training->plot(plot)),
+                                [training, plot] { return training->plotCsv(plot); }};
+            source.whyNoNumbers = [] { return tr("The training lab has no steps yet: start it first."); };
+            exports_->registerView(view, std::move(source));
+            exports_->installMenu(training->plot(plot), view);
+        }
 }
 
 void ExportActions::addFileActions(QMenu* file)
@@ -155,6 +167,9 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
     if (views_.lab->hasCurves())
         live << ExportView::LabVariance << ExportView::LabMaxWeight << ExportView::LabEntropy
              << ExportView::LabJacobian;
+    if (views_.training && views_.training->hasSteps())
+        for (int i = 0; i < TrainingView::kPlotCount; ++i)
+            live << ExportView(int(ExportView::TrainingLoss) + i);
     for (const ExportView view : live) {
         const QSize viewSize = size.isValid() ? size : exports_->defaultSize(view);
         for (ImageFormat format : kFormats) {

@@ -28,6 +28,7 @@ class ModelExports;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
+class TrainingView;
 class Session;
 class ViewExportController;
 
@@ -45,6 +46,8 @@ public:
         // The GPT-2 views: registered, and written by "Export all views"
         // with model_attention.json while a model's pass is shown.
         ModelExports* model = nullptr;
+        // The training lab's plots: written by "Export all views" once it has steps.
+        TrainingView* training = nullptr;
     };
     // focusQuery: the query the window shows.
     ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window);

@@ -18,6 +18,7 @@
 #include "presentationmode.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
+#include "trainingview.h"
 #include "statisticspanel.h"
 #include "themecontroller.h"
 #include "tokenstrip.h"
@@ -107,7 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
     lessons_->setModel(models_->session(), models_->panel());
     exports_ = new ExportActions(
-        session_, {pipeline_, focus_, compare_, lab_, heads_, models_->exports()},
+        session_, {pipeline_, focus_, compare_, lab_, heads_, models_->exports(), training_},
         [this] { return focusQuery_; }, this);
     connect(exports_, &ExportActions::message, this, &MainWindow::showMessage);
     connect(heads_, &HeadsPanel::message, this, [this](const QString& text) { showMessage(text, 10000); });
@@ -183,6 +184,14 @@ void MainWindow::createScalingLabViews()
     lab_ = new ScalingLabView(session_->scalingLab());
     lab_->setObjectName(QStringLiteral("scalingLabView"));
     pipeline_->addPage(lab_, tr("d_k &lab"));
+    // The training lab trains on a thread of its own; its d_k follows the window's.
+    training_ = new TrainingView;
+    training_->setObjectName(QStringLiteral("trainingView"));
+    pipeline_->addPage(training_, tr("Training"));
+    connect(training_, &TrainingView::message, this, &MainWindow::showMessage);
+    connect(session_, &Session::parametersChanged, training_,
+            [this] { training_->followDk(session_->config().dK); });
+    training_->followDk(session_->config().dK);
 
     auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
     lessons_ = new LessonController(session_, documents_->recorder(),

@@ -45,6 +45,7 @@ class ParameterPanel;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
+class TrainingView;
 class PresentationMode;
 class StatisticsPanel;
 class ThemeController;
@@ -80,6 +81,7 @@ public:
     ParameterPanel* parameterPanel() const { return parameters_; }
     ScalingCompareView* scalingCompareView() const { return compare_; }
     ScalingLabView* scalingLabView() const { return lab_; }
+    TrainingView* trainingView() const { return training_; }  // the Training tab
     // View > Presentation mode (F11) and View > Theme.
     PresentationMode* presentationMode() const { return presentation_; }
     ThemeController* themeController() const { return theme_; }
@@ -154,6 +156,7 @@ private:
     MatrixEditors* matrices_ = nullptr;
     ScalingCompareView* compare_ = nullptr;
     ScalingLabView* lab_ = nullptr;
+    TrainingView* training_ = nullptr;
     HeadsPanel* heads_ = nullptr;
     PresentationMode* presentation_ = nullptr;
     ThemeController* theme_ = nullptr;

@@ -3,12 +3,11 @@
 
 #include "colormap.h"
 #include "pictureencoder.h"
+#include "plotpicture.h"
 #include "viewexportcontroller.h"
 
 #include <qcustomplot.h>
 
-#include <QBuffer>
-#include <QPdfWriter>
 #include <QScopeGuard>
 #include <QWidget>
 
@@ -350,12 +349,9 @@ QString ScalingLabPlots::fileStem(Plot which)
 attn::Expected<std::vector<OutputFile>> ScalingLabPlots::imageFiles(const QStringList& formats,
                                                                     const QSize& size, const QPalette& shown)
 {
-    for (const QString& f : formats)
-        if (f != QLatin1String("png") && f != QLatin1String("svg") && f != QLatin1String("pdf"))
-            return attn::Error{tr("Unknown image format '%1'; use png, svg or pdf.").arg(f).toStdString()};
-    if (size.width() < 100 || size.height() < 100)
-        return attn::Error{tr("Images must be at least 100 by 100 pixels.").toStdString()};
-    const int w = size.width(), h = size.height();
+    const attn::Status valid = checkPlotPictures(formats, size);
+    if (!valid)
+        return valid.error();
     // Pictures are for slides and print: light whatever the window's theme.
     const bool recolour = plotColours(shown).background != plotColours(exportPalette()).background;
     if (recolour)
@@ -369,38 +365,10 @@ attn::Expected<std::vector<OutputFile>> ScalingLabPlots::imageFiles(const QStrin
         QCustomPlot* p = plots_[i];
         const std::string stem = fileStem(Plot(i)).toStdString();
         for (const QString& f : formats) {
-            QByteArray bytes;
-            if (f == QLatin1String("png")) {
-                const QImage image = p->toPixmap(w, h, 2.0).toImage();
-                QBuffer buffer(&bytes);
-                buffer.open(QIODevice::WriteOnly);
-                if (!image.save(&buffer, "PNG"))
-                    return attn::Error{tr("The PNG image could not be encoded.").toStdString()};
-            } else if (f == QLatin1String("pdf")) {
-                // One device unit per pixel, as on screen, so the layout and
-                // the fonts keep their proportions.
-                QBuffer buffer(&bytes);
-                buffer.open(QIODevice::WriteOnly);
-                QPdfWriter writer(&buffer);
-                const int dpi = p->logicalDpiX();
-                writer.setResolution(dpi);
-                writer.setPageSize(QPageSize(QSizeF(w * 72.0 / dpi, h * 72.0 / dpi), QPageSize::Point,
-                                             QString(), QPageSize::ExactMatch));
-                writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-                writer.setTitle(titles_[i]->text());
-                writer.setCreator(QStringLiteral("Attention Lab"));
-                QCPPainter painter;
-                if (!painter.begin(&writer))
-                    return attn::Error{tr("The PDF could not be started.").toStdString()};
-                painter.setMode(QCPPainter::pmVectorized);
-                painter.setMode(QCPPainter::pmNoCaching);
-                painter.setWindow(0, 0, w, h);
-                p->toPainter(&painter, w, h);
-                painter.end();
-            } else {
-                bytes = svgPicture(plotPainter(p), QSize(w, h));
-            }
-            files.push_back(bytesFile(stem + '.' + f.toStdString(), bytes));
+            attn::Expected<QByteArray> bytes = plotPictureBytes(p, f, size, titles_[i]->text());
+            if (!bytes)
+                return bytes.error();
+            files.push_back(bytesFile(stem + '.' + f.toStdString(), std::move(bytes).value()));
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }
