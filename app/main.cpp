@@ -15,6 +15,7 @@
 #include "runtimedir.h"
 #include "scalinglabcommand.h"
 #include "scalinglabplotter.h"
+#include "trainingplotter.h"
 #include "traininglabcommand.h"
 #include "viewexporter.h"
 
@@ -70,6 +71,7 @@ int main(int argc, char** argv)
         }
         // The plots are the Training tab's (setTrainingLabPlotter).
         QApplication app(appArgc, appArgv);
+        attnlab::registerTrainingLabPlotter();
         return attnlab::runTrainingLabCommand(parser);
     }
 

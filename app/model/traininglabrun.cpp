@@ -150,7 +150,9 @@ void TrainingLabRun::postJob()
     // every call the job queues (and Qt drops those left at destruction).
     const std::shared_ptr<Control> control = control_;
     const std::shared_ptr<attn::TrainingLab> lab = lab_;
-    thread_->post([this, control, lab, generation] {
+    // A newer job is posted only once this one has left its loop, or after a
+    // reset, which the generation tells; the superseded flag adds nothing.
+    thread_->post([this, control, lab, generation](const std::atomic<bool>&) {
         const auto publish = [&](std::shared_ptr<const TrainingSnapshot> snapshot) {
             std::lock_guard<std::mutex> lock(control->mutex);
             if (control->generation != generation)

@@ -82,7 +82,7 @@ QString TrainingPlots::title(Plot which)
     switch (which) {
     case LossPlot: return tr("Loss (cross-entropy)");
     case AccuracyPlot: return tr("Accuracy");
-    case GradientPlot: return tr("Gradient norms |∇W_q| (solid), |∇W_k| (dashed)");
+    case GradientPlot: return tr("Gradient norms |∇W_q|, |∇W_k| dashed");
     case MaxWeightPlot: return tr("Mean largest attention weight");
     case EntropyPlot: return tr("Mean attention entropy (nats)");
     case SaturatedPlot: return tr("Saturated on a wrong key (weight > 0.99)");
@@ -145,7 +145,9 @@ void TrainingPlots::setUp(const QFont& font)
         p->plotLayout()->insertRow(0);
         titles_[std::size_t(i)] = new QCPTextElement(p, title(Plot(i)), titleFont);
         p->plotLayout()->addElement(0, 0, titles_[std::size_t(i)]);
-        p->legend->setVisible(true);
+        // On screen the loss plot's legend names the colours for all six
+        // (they are small); each picture has its own.
+        p->legend->setVisible(i == LossPlot);
         p->legend->setBorderPen(Qt::NoPen);
         p->legend->setRowSpacing(-2);
         p->axisRect()->insetLayout()->setInsetAlignment(0, legendCorner(i));
@@ -330,9 +332,13 @@ attn::Expected<std::vector<OutputFile>> TrainingPlots::imageFiles(const QStringL
     const bool recolour = coloursOf(shown).background != coloursOf(light).background;
     if (recolour)
         applyColours(light);
+    for (QCustomPlot* p : plots_)
+        p->legend->setVisible(true);
     const auto restore = qScopeGuard([&] {
         if (recolour)
             applyColours(shown);
+        for (int i = 0; i < kPlotCount; ++i)
+            plots_[std::size_t(i)]->legend->setVisible(i == LossPlot);
     });
     std::vector<OutputFile> files;
     for (int i = 0; i < kPlotCount; ++i) {

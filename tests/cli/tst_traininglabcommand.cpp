@@ -3,15 +3,16 @@
 // holds every setting and, per run, every step's measures equal to a run of
 // the core's TrainingLab with the same settings (bit for bit: the numbers
 // read back exactly); training_lab.csv the same, one row per run and step;
-// help; bad options and bad numbers exit 2 with one line and write nothing,
-// and so do pictures while no plotter is registered (main() registers the
-// Training tab's once it has one).
+// help; bad options and bad numbers exit 2 with one line and write nothing;
+// the plots (the Training tab's, registered by main()) as PNG at twice
+// 820 x 560 pixels, SVG of that size and PDF, one of each per plot.
 
 #include "runapp.h"
 #include "training_lab.h"
 
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -47,6 +48,7 @@ private slots:
     void matchesTheCoreLab();
     void defaultsAndFormats();
     void help();
+    void writesPictures();
     void refused_data();
     void refused();
 };
@@ -257,9 +259,6 @@ void TestTrainingLabCommand::refused_data()
                                << "--optimizer must be adam or sgd, not 'rmsprop'";
     QTest::newRow("format gif") << QStringList{"--format", "json,gif", "--export-dir", "OUT"}
                                 << "--format takes json, csv, png, svg and pdf, comma-separated, not 'gif'";
-    QTest::newRow("png without plots")
-        << QStringList{"--format", "json,png", "--export-dir", "OUT"}
-        << "--format png: this build draws no training plots; give --format json,csv";
     QTest::newRow("repeated") << QStringList{"--steps", "3", "--steps", "4", "--export-dir", "OUT"}
                               << "--steps is given twice ('3' and '4'); give it once";
     QTest::newRow("too many key entries")
@@ -280,6 +279,36 @@ void TestTrainingLabCommand::refused()
     QCOMPARE(QString::fromUtf8(run.err), QStringLiteral("attention-lab: ") + message + "\n");
     QVERIFY(run.out.isEmpty());
     QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestTrainingLabCommand::writesPictures()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath("out");
+    const Run run = runApp(withLab({"--steps", "6", "--n-keys", "8", "--d-model", "8", "--batch", "8",
+                                    "--d-k", "16", "--format", "png,svg,pdf", "--export-dir", out}));
+    QCOMPARE(run.exitCode, 0);
+    const char* const stems[] = {"training_loss",       "training_accuracy", "training_grad_norm",
+                                 "training_max_weight", "training_entropy",  "training_saturated_wrong"};
+    for (const char* stem : stems) {
+        const QString base = QDir(out).filePath(QLatin1String(stem));
+        QImage png(base + ".png");
+        QCOMPARE(png.size(), QSize(1640, 1120));
+        // Not blank: the curves and the axes are drawn on the white background.
+        int dark = 0;
+        for (int y = 0; y < png.height(); y += 4)
+            for (int x = 0; x < png.width(); x += 4)
+                dark += qGray(png.pixel(x, y)) < 128;
+        QVERIFY2(dark > 100, stem);
+        QFile svg(base + ".svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svg.readAll();
+        QVERIFY2(svgText.contains("width=\"820\"") && svgText.contains("height=\"560\""), stem);
+        QFile pdf(base + ".pdf");
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.size() > 1000);
+        QVERIFY(pdf.read(5) == "%PDF-");
+    }
 }
 
 QTEST_APPLESS_MAIN(TestTrainingLabCommand)

@@ -58,7 +58,7 @@ bool waitStopped(TrainingView& view)
 
 }  // namespace
 
-class TestTrainingLab : public QObject {
+class TestTrainingView : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
@@ -73,12 +73,12 @@ private:
     QTemporaryDir settingsDir_;
 };
 
-void TestTrainingLab::initTestCase()
+void TestTrainingView::initTestCase()
 {
-    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("tst_traininglab")));
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("tst_trainingview")));
 }
 
-void TestTrainingLab::startFillsTheCurvesOfTheEngine()
+void TestTrainingView::startFillsTheCurvesOfTheEngine()
 {
     TrainingView view;
     view.resize(1000, 900);
@@ -120,7 +120,7 @@ void TestTrainingLab::startFillsTheCurvesOfTheEngine()
     QCOMPARE(view.plot(TrainingView::LossPlot)->xAxis->range().upper, double(settings.steps));
 }
 
-void TestTrainingLab::pauseStepAndReset()
+void TestTrainingView::pauseStepAndReset()
 {
     TrainingView view;
     view.show();
@@ -158,7 +158,7 @@ void TestTrainingLab::pauseStepAndReset()
     QCOMPARE(view.snapshot()->curves[0].divisor, std::sqrt(32.0));
 }
 
-void TestTrainingLab::readoutCountsTheSteps()
+void TestTrainingView::readoutCountsTheSteps()
 {
     TrainingView view;
     view.showSettings(smallSettings(60));
@@ -187,7 +187,7 @@ void TestTrainingLab::readoutCountsTheSteps()
     QVERIFY(view.readoutText().contains(QStringLiteral("not yet")));
 }
 
-void TestTrainingLab::badEntriesAreNamed()
+void TestTrainingView::badEntriesAreNamed()
 {
     TrainingView view;
     view.show();
@@ -226,7 +226,7 @@ void TestTrainingLab::badEntriesAreNamed()
     QVERIFY(status->text().contains(QStringLiteral("β")));
 }
 
-void TestTrainingLab::picturesAndFiles()
+void TestTrainingView::picturesAndFiles()
 {
     TrainingView view;
     view.resize(1000, 800);
@@ -263,7 +263,7 @@ void TestTrainingLab::picturesAndFiles()
     QVERIFY(csv.rfind("step,saturated_wrong_sqrt-dk,saturated_wrong_none,saturated_wrong_custom\n", 0) == 0);
 }
 
-void TestTrainingLab::windowHasTheTab()
+void TestTrainingView::windowHasTheTab()
 {
     MainWindow window;
     window.restoreSettings();
@@ -305,5 +305,5 @@ void TestTrainingLab::windowHasTheTab()
         QVERIFY2(QFile::exists(dir.filePath(QStringLiteral("all/") + QLatin1String(name))), name);
 }
 
-QTEST_MAIN(TestTrainingLab)
-#include "tst_traininglab.moc"
+QTEST_MAIN(TestTrainingView)
+#include "tst_trainingview.moc"
