@@ -7,12 +7,14 @@
 #include "gpt2session.h"
 #include "headspanel.h"
 #include "heatmapview.h"
+#include "lessontraining.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "score_histogram.h"
 #include "session.h"
+#include "trainingview.h"
 #include "undorecorder.h"
 #include "viewdemand.h"
 #include "viewexporter.h"
@@ -41,6 +43,15 @@ LessonController::LessonController(Session* session, UndoRecorder* recorder, Vie
     lesson_->installEventFilter(this);
     createDkSweep();
     updateScalingViews();
+    if (views_.training) {
+        training_ = new LessonTraining(views_.training, this);
+        connect(training_, &LessonTraining::progress, lesson_, &LessonPanel::setLearningText);
+        connect(training_, &LessonTraining::finished, lesson_, &LessonPanel::setLearningText);
+        connect(lessonDock_, &QDockWidget::visibilityChanged, training_, [this](bool visible) {
+            if (!visible && !lessonDock_->isVisible())
+                training_->stop();
+        });
+    }
 }
 
 void LessonController::createLessonDock()
@@ -182,6 +193,8 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
     using Stage = LessonPanel::Stage;
     PipelineView* pipeline = views_.pipeline;
     views_.parameters->setDkHighlighted(stage == Stage::DkExperiment);
+    if (training_ && stage != Stage::LearningMatters)
+        training_->stop();
     if (LessonPanel::isMultiHead(stage)) {
         showHeadsStage(stage);
         return;
@@ -201,6 +214,13 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
     case Stage::ModelHeads:
         pipeline->setHighlightedMap(nullptr);
         showModelStage();
+        break;
+    case Stage::LearningMatters:
+        pipeline->setHighlightedMap(nullptr);
+        if (training_) {
+            pipeline->showPage(views_.training);
+            training_->run();
+        }
         break;
     default: break;
     }

@@ -34,6 +34,8 @@ class ParameterPanel;
 class PipelineView;
 class ScalingCompareView;
 class ScalingLabView;
+class LessonTraining;
+class TrainingView;
 class Session;
 class UndoRecorder;
 class ViewExporter;
@@ -47,6 +49,7 @@ public:
         ScalingCompareView* compare = nullptr;
         ScalingLabView* lab = nullptr;
         QDockWidget* besideDock = nullptr;  // the lesson dock is a tab beside it
+        TrainingView* training = nullptr;   // "why it matters for learning" runs it
     };
     LessonController(Session* session, UndoRecorder* recorder, Views views, QMainWindow* window);
 
@@ -54,6 +57,7 @@ public:
     QAction* lessonModeAction() const;
     QAction* scalingDemoAction() const { return scalingDemo_; }
     DkSweep* dkSweep() const { return sweep_; }
+    LessonTraining* lessonTraining() const { return training_; }
 
     // The sweep's frames: the pipeline figure of `exporter`.
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
@@ -100,6 +104,7 @@ private:
     HeadsPanel* headsPanel_ = nullptr;
     Gpt2Session* model_ = nullptr;
     QWidget* modelPage_ = nullptr;
+    LessonTraining* training_ = nullptr;   // with views_.training
     bool lessonHeads_ = false;             // within the multi-head steps
     std::optional<LabState> beforeHeads_;  // the lab before them
     bool beforeSwitched_ = false;          // ... on the experiment's unit variance

@@ -116,10 +116,11 @@ LessonPanel::Stage LessonPanel::stageOfStep(int step)
     case 2: return Stage::Softmax;
     case 3: return Stage::Context;
     case 4: return Stage::DkExperiment;
-    case 5: return Stage::HeadQueries;
-    case 6: return Stage::HeadKeysValues;
-    case 7: return Stage::HeadsAttend;
-    case 8: return Stage::HeadsConcat;
+    case 5: return Stage::LearningMatters;
+    case 6: return Stage::HeadQueries;
+    case 7: return Stage::HeadKeysValues;
+    case 8: return Stage::HeadsAttend;
+    case 9: return Stage::HeadsConcat;
     default: return Stage::ModelHeads;
     }
 }
@@ -145,6 +146,7 @@ QString LessonPanel::title(int step) const
     case Stage::Softmax: return tr("Softmax: turn each row of scores into weights");
     case Stage::Context: return tr("Weighted sum: mix the values");
     case Stage::DkExperiment: return tr("Experiment: move d_k and watch the softmax saturate");
+    case Stage::LearningMatters: return tr("Why it matters for learning");
     case Stage::HeadQueries: return tr("Multi-head attention: several heads in parallel");
     case Stage::HeadKeysValues: return tr("Each head has its own keys and values");
     case Stage::HeadsAttend: return tr("Each head attends differently");
@@ -191,6 +193,12 @@ QString LessonPanel::explanation(int step) const
             "Jacobian, the gradient that reaches the scores during training, fades "
             "away, so learning stalls. With the scaling the score variance stays near "
             "1 and the rows keep about the same spread at every d_k.");
+    case Stage::LearningMatters:
+        return tr(
+            "Does a saturated softmax really stall learning? The Training tab trains one attention head "
+            "to recall a key's label, once with the scores divided by √d_k and once without, from the "
+            "same weights on the same batches. The lesson runs it at d_k 16 and then at d_k 256; the "
+            "line below says what the curves measured.");
     case Stage::HeadQueries:
         return tr(
             "Multi-head attention runs the scaled dot-product attention several times in "
@@ -234,12 +242,20 @@ QString LessonPanel::stepIndicator() const
     return tr("Step %1 of %2").arg(step_ + 1).arg(kStepCount);
 }
 
+void LessonPanel::setLearningText(const QString& text)
+{
+    learning_ = text;
+    showStep();
+}
+
 QString LessonPanel::liveText() const
 {
     if (isMultiHead(stage()))
         return headsLiveText();
     if (stage() == Stage::ModelHeads)
         return modelOpen_ ? modelFindings_ : QString();
+    if (stage() == Stage::LearningMatters)
+        return learning_;
     const attn::ScalingComparison& c = comparison_;
     if (c.dK < 1)
         return QString();
@@ -483,7 +499,8 @@ void LessonPanel::showStep()
     title_->setText(title(step_));
     text_->setText(explanation(step_));
     const bool experiment = stage() == Stage::DkExperiment;
-    const bool live = experiment || isMultiHead(stage()) || stage() == Stage::ModelHeads;
+    const bool live = experiment || stage() == Stage::LearningMatters || isMultiHead(stage())
+                      || stage() == Stage::ModelHeads;
     live_->setText(live ? liveText() : QString());
     live_->setToolTip(isMultiHead(stage()) ? headsToolTip() : QString());
     live_->setVisible(live && !live_->text().isEmpty());

@@ -43,14 +43,15 @@ public:
         Softmax,
         Context,
         DkExperiment,
-        HeadQueries,     // h = 3 as in the article: stacked weights, query_2 per head
-        HeadKeysValues,  // the Q, K, V tab on a chosen head
-        HeadsAttend,     // the head grid: each head attends differently
-        HeadsConcat,     // [Z_1 | ... | Z_h] and the output projection W_o
-        ModelHeads,      // an opened GPT-2's heads on "cinema" and "watch", its next words
+        LearningMatters,  // the Training tab at d_k 16 and 256, and what its curves show
+        HeadQueries,      // h = 3 as in the article: stacked weights, query_2 per head
+        HeadKeysValues,   // the Q, K, V tab on a chosen head
+        HeadsAttend,      // the head grid: each head attends differently
+        HeadsConcat,      // [Z_1 | ... | Z_h] and the output projection W_o
+        ModelHeads,       // an opened GPT-2's heads on "cinema" and "watch", its next words
     };
     Q_ENUM(Stage)
-    static constexpr int kStepCount = 10;
+    static constexpr int kStepCount = 11;
     // The article's x_2 ("is"), whose query each head's is shown.
     static constexpr int kArticleQuery = 1;
     // Buttons for the first heads; more are chosen in the parameter panel.
@@ -62,7 +63,7 @@ public:
     Stage stage() const { return stageOfStep(step_); }
     static Stage stageOfStep(int step);
     static int stepOf(Stage stage);
-    static bool isMultiHead(Stage stage);  // the four after the experiment
+    static bool isMultiHead(Stage stage);  // the four after "why it matters for learning"
 
     QString title(int step) const;
     QString explanation(int step) const;
@@ -104,6 +105,9 @@ public slots:
     void noteInitSwitched();
     // The session's heads, shown during the multi-head steps: the tokens'
     // labels, d_model (the stacked inputs' d) and the session's head.
+    // What the training lab measured, shown during "why it matters for learning".
+    void setLearningText(const QString& text);
+    QString learningText() const { return learning_; }
     void setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> heads, const QStringList& tokenLabels,
                       int dModel, int selectedHead);
     // The model step's text: whether a GPT-2 is open, and what its last
@@ -137,6 +141,7 @@ private:
     QButtonGroup* headGroup_ = nullptr;
     int step_ = 0;
     attn::ScalingComparison comparison_;
+    QString learning_;
     attn::InitMode init_ = attn::InitMode::Article;
     bool initSwitched_ = false;
     std::shared_ptr<const attn::MultiHeadResult> heads_;

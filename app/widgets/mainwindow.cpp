@@ -195,7 +195,7 @@ void MainWindow::createScalingLabViews()
 
     auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
     lessons_ = new LessonController(session_, documents_->recorder(),
-                                    {pipeline_, parameters_, compare_, lab_, focusDock}, this);
+                                    {pipeline_, parameters_, compare_, lab_, focusDock, training_}, this);
     connect(lessons_, &LessonController::message, this, &MainWindow::showMessage);
 }
 

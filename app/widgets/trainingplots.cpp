@@ -226,8 +226,11 @@ void TrainingPlots::applyColours(const QPalette& pal)
     targetLine_->setPen(target);
 }
 
-void TrainingPlots::setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys)
+void TrainingPlots::setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys,
+                              int dK)
 {
+    for (int i = 0; i < kPlotCount; ++i)
+        titles_[std::size_t(i)]->setText(tr("%1 · d_k = %2").arg(title(Plot(i))).arg(dK));
     const bool runsChanged =
         curves.size() != curves_.size()
         || !std::equal(curves.begin(), curves.end(), curves_.begin(), [](const auto& a, const auto& b) {

@@ -41,7 +41,8 @@ public:
 
     // The curves of every run up to the steps done, on an axis of `steps`;
     // the entropy's axis goes to ln(nKeys). Replots (queued).
-    void setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys);
+    // The titles name dK.
+    void setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys, int dK);
     void setLossLogScale(bool log);
     bool lossLogScale() const { return logLoss_; }
     void setLossTarget(double target);  // the dashed line on the loss plot

@@ -16,7 +16,7 @@ void registerTrainingLabPlotter()
         QWidget host;
         host.setPalette(ScalingLabPlots::exportPalette());
         TrainingPlots plots(&host);
-        plots.setCurves(lab.curves(), lab.settings().steps, lab.settings().task.nKeys);
+        plots.setCurves(lab.curves(), lab.settings().steps, lab.settings().task.nKeys, lab.settings().dK);
         return plots.imageFiles(formats, TrainingView::defaultImageSize(), host.palette());
     });
 }

@@ -129,15 +129,15 @@ QWidget* TrainingView::makeControls()
 {
     auto* box = new QWidget(this);
     const attn::TrainingSettings d;
-    startButton_ = new QPushButton(tr("Start trainin&g"), box);
+    startButton_ = new QPushButton(tr("&Play"), box);
     startButton_->setObjectName(QStringLiteral("trainingStartButton"));
-    stepButton_ = new QPushButton(tr("Ne&xt step"), box);
+    stepButton_ = new QPushButton(tr("&1 step"), box);
     stepButton_->setObjectName(QStringLiteral("trainingStepButton"));
     stepButton_->setToolTip(tr("Train every run by exactly one step."));
     resetButton_ = new QPushButton(tr("Reset to step &0"), box);
     resetButton_->setObjectName(QStringLiteral("trainingResetButton"));
     resetButton_->setToolTip(tr("Back to the starting weights, with the settings entered."));
-    auto* exportButton = new QPushButton(tr("Export as &JSON and CSV…"), box);
+    auto* exportButton = new QPushButton(tr("Export as JSON and CSV…"), box);
     exportButton->setObjectName(QStringLiteral("trainingExportButton"));
     exportButton->setToolTip(tr("The curves as training_lab.json and training_lab.csv into a folder."));
     logLoss_ = new QCheckBox(tr("Log-scale loss"), box);
@@ -201,10 +201,10 @@ QWidget* TrainingView::makeControls()
     pair(1, 8, tr("Steps:"), stepsSpin_);
     grid->addWidget(customBox_, 1, 10, Qt::AlignRight);
     grid->addWidget(divisorEdit_, 1, 11);
-    pair(2, 0, tr("&n keys:"), keysSpin_);
+    pair(2, 0, tr("n keys:"), keysSpin_);
     pair(2, 2, tr("d_model:"), dModelSpin_);
     pair(2, 4, tr("Classes:"), classesSpin_);
-    pair(2, 6, tr("&Batch:"), batchSpin_);
+    pair(2, 6, tr("Batch:"), batchSpin_);
     pair(2, 8, tr("β (values):"), betaEdit_);
     grid->setColumnStretch(12, 1);
 
@@ -403,7 +403,7 @@ QString TrainingView::statusText() const
     else if (s->stepsDone > 0)
         text = tr("Paused at step %1 of %2.").arg(s->stepsDone).arg(s->settings.steps);
     else
-        text = tr("At step 0 of %1: Start trains every run, Next step one step.").arg(s->settings.steps);
+        text = tr("At step 0 of %1: Play trains every run, 1 step one step.").arg(s->settings.steps);
     text += QLatin1Char(' ')
             + tr("d_k %1, %2 at learning rate %3, batch %4, seed %5.")
                   .arg(s->settings.dK)
@@ -419,7 +419,7 @@ QString TrainingView::statusText() const
 void TrainingView::showSnapshot()
 {
     const auto s = snapshot();
-    plots_->setCurves(s->curves, s->settings.steps, s->settings.task.nKeys);
+    plots_->setCurves(s->curves, s->settings.steps, s->settings.task.nKeys, s->settings.dK);
     std::vector<TrainingProbesView::Run> runs;
     for (std::size_t r = 0; r < s->curves.size(); ++r)
         runs.push_back({TrainingPlots::runName(s->curves[r]),
@@ -441,7 +441,7 @@ void TrainingView::updateButtons()
 {
     const bool running = run_->isRunning();
     const bool finished = snapshot()->finished;
-    startButton_->setText(running ? tr("Pause trainin&g") : tr("Start trainin&g"));
+    startButton_->setText(running ? tr("&Pause") : tr("&Play"));
     startButton_->setEnabled(running || !finished);
     stepButton_->setEnabled(!running && !finished);
 }

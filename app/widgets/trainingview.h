@@ -137,7 +137,7 @@ private:
     QCheckBox* logLoss_ = nullptr;
     QLineEdit* targetEdit_ = nullptr;
     QString problem_;  // why the entered settings are not taken
-    double lossTarget_ = 1.0;
+    double lossTarget_ = 0.5;
     bool showing_ = false;  // putting settings into the controls
 };
 

@@ -109,24 +109,26 @@ void TestLessonHeads::init()
 
 void TestLessonHeads::stepsAfterTheExperiment()
 {
-    QCOMPARE(LessonPanel::kStepCount, 10);
+    QCOMPARE(LessonPanel::kStepCount, 11);
     QCOMPARE(LessonPanel::stepOf(Stage::DkExperiment), 4);
+    QCOMPARE(LessonPanel::stepOf(Stage::LearningMatters), 5);
     const Stage heads[] = {Stage::HeadQueries, Stage::HeadKeysValues, Stage::HeadsAttend, Stage::HeadsConcat};
     for (int i = 0; i < 4; ++i) {
-        QCOMPARE(LessonPanel::stageOfStep(5 + i), heads[i]);
+        QCOMPARE(LessonPanel::stageOfStep(6 + i), heads[i]);
         QVERIFY(LessonPanel::isMultiHead(heads[i]));
     }
     QVERIFY(!LessonPanel::isMultiHead(Stage::DkExperiment));
+    QVERIFY(!LessonPanel::isMultiHead(Stage::LearningMatters));
     LessonPanel* lesson = window_->lessonPanel();
     stepTo(*window_, Stage::DkExperiment);
     QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
     QCOMPARE(window_->session()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 9 of 10"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 11"));
     QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
     // The model step after them is the last (tst_lessonmodel).
     QVERIFY(!LessonPanel::isMultiHead(Stage::ModelHeads));
-    QCOMPARE(LessonPanel::stageOfStep(9), Stage::ModelHeads);
+    QCOMPARE(LessonPanel::stageOfStep(10), Stage::ModelHeads);
 }
 
 void TestLessonHeads::queriesOfEachHead()
@@ -348,6 +350,9 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(session->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
     const int steps = window_->undoStack()->count();
+    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QCOMPARE(lesson->stage(), Stage::LearningMatters);
+    QCOMPARE(session->headCount(), 1);
     QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(session->headCount(), 1);

@@ -179,7 +179,7 @@ void TestLessonModel::lessonStepGivesTheBlank()
     const int undoSteps = window->undoStack()->count();
     LessonPanel* lesson = window->lessonPanel();
     QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 10"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 11"));
     QCOMPARE(lesson->nextButton()->text(), QStringLiteral("Fi&nish"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));

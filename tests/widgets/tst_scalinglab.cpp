@@ -377,13 +377,14 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QSignalSpy changed(&panel, &LessonPanel::stepChanged);
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
-    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 10"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 11"));
     QVERIFY(!panel.backButton()->isEnabled());
-    const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,         LessonPanel::Stage::Scale,
-                                        LessonPanel::Stage::Softmax,        LessonPanel::Stage::Context,
-                                        LessonPanel::Stage::DkExperiment,   LessonPanel::Stage::HeadQueries,
-                                        LessonPanel::Stage::HeadKeysValues, LessonPanel::Stage::HeadsAttend,
-                                        LessonPanel::Stage::HeadsConcat,    LessonPanel::Stage::ModelHeads};
+    const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,       LessonPanel::Stage::Scale,
+                                        LessonPanel::Stage::Softmax,      LessonPanel::Stage::Context,
+                                        LessonPanel::Stage::DkExperiment, LessonPanel::Stage::LearningMatters,
+                                        LessonPanel::Stage::HeadQueries,  LessonPanel::Stage::HeadKeysValues,
+                                        LessonPanel::Stage::HeadsAttend,  LessonPanel::Stage::HeadsConcat,
+                                        LessonPanel::Stage::ModelHeads};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
         QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
@@ -400,10 +401,10 @@ void TestScalingLabGui::lessonWalksEveryStage()
     }
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
-    QCOMPARE(panel.stepIndicator(), QString("Step 10 of 10"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 11 of 11"));
     QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(panel.step(), 9);
+    QCOMPARE(panel.step(), 10);
     // The d_k experiment, the last single-head step, reads the live comparison.
     panel.setStep(4);
 

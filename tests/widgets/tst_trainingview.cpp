@@ -133,7 +133,7 @@ void TestTrainingView::pauseStepAndReset()
     QVERIFY(shown.wait(kHangGuardMs));
     view.startButton()->click();  // pause
     QVERIFY(waitStopped(view));
-    QVERIFY(view.startButton()->text().contains(QStringLiteral("Start")));
+    QVERIFY(view.startButton()->text().contains(QStringLiteral("Play")));
     const int paused = view.snapshot()->stepsDone;
     QVERIFY(paused > 0 && paused < settings.steps);
     QCOMPARE(view.plot(TrainingView::AccuracyPlot)->graph(0)->dataCount(), paused);
