@@ -8,6 +8,7 @@
 // literal '&'.
 
 #include "mainwindow.h"
+#include "trainingview.h"
 #include "session.h"
 
 #include "exportdialog.h"
@@ -154,6 +155,16 @@ void TestViewMenus::everyViewExports()
         heads.outputProjection = true;
         w.session()->setHeadsConfig(heads);
         QCOMPARE(w.session()->headCount(), 3);
+    }
+    // The training lab's plots draw steps taken (before the first, there is nothing to show).
+    if (ExportView(view) >= ExportView::TrainingLoss && ExportView(view) <= ExportView::TrainingSaturated) {
+        auto* training = w.findChild<TrainingView*>();
+        QVERIFY(training);
+        for (int i = 0; i < 3; ++i) {
+            QSignalSpy shown(training, &TrainingView::snapshotShown);
+            training->step();
+            QVERIFY(shown.wait(20000));
+        }
     }
     ViewExportController* exports = w.viewExports();
     const ExportOptions options = exports->defaultOptions();
