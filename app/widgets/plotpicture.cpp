@@ -12,6 +12,22 @@
 
 namespace attnlab {
 
+attn::Expected<std::vector<OutputFile>> plotPictureFiles(const std::vector<PlotPictureSource>& plots,
+                                                         const QStringList& formats, const QSize& size)
+{
+    std::vector<OutputFile> files;
+    for (const PlotPictureSource& source : plots) {
+        for (const QString& f : formats) {
+            attn::Expected<QByteArray> bytes = plotPictureBytes(source.plot, f, size, source.title);
+            if (!bytes)
+                return bytes.error();
+            files.push_back(bytesFile(source.stem + '.' + f.toStdString(), std::move(bytes).value()));
+        }
+        source.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return files;
+}
+
 attn::Status checkPlotPictures(const QStringList& formats, const QSize& size)
 {
     for (const QString& f : formats)

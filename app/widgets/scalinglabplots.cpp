@@ -360,19 +360,10 @@ attn::Expected<std::vector<OutputFile>> ScalingLabPlots::imageFiles(const QStrin
         if (recolour)
             applyColours(shown);
     });
-    std::vector<OutputFile> files;
-    for (int i = 0; i < kPlotCount; ++i) {
-        QCustomPlot* p = plots_[i];
-        const std::string stem = fileStem(Plot(i)).toStdString();
-        for (const QString& f : formats) {
-            attn::Expected<QByteArray> bytes = plotPictureBytes(p, f, size, titles_[i]->text());
-            if (!bytes)
-                return bytes.error();
-            files.push_back(bytesFile(stem + '.' + f.toStdString(), std::move(bytes).value()));
-        }
-        p->replot(QCustomPlot::rpQueuedReplot);
-    }
-    return files;
+    std::vector<PlotPictureSource> sources;
+    for (int i = 0; i < kPlotCount; ++i)
+        sources.push_back({plots_[i], fileStem(Plot(i)).toStdString(), titles_[i]->text()});
+    return plotPictureFiles(sources, formats, size);
 }
 
 }  // namespace attnlab

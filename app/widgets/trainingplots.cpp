@@ -343,19 +343,11 @@ attn::Expected<std::vector<OutputFile>> TrainingPlots::imageFiles(const QStringL
         for (int i = 0; i < kPlotCount; ++i)
             plots_[std::size_t(i)]->legend->setVisible(i == LossPlot);
     });
-    std::vector<OutputFile> files;
-    for (int i = 0; i < kPlotCount; ++i) {
-        QCustomPlot* p = plots_[std::size_t(i)];
-        const std::string stem = fileStem(Plot(i)).toStdString();
-        for (const QString& f : formats) {
-            attn::Expected<QByteArray> bytes = plotPictureBytes(p, f, size, titles_[std::size_t(i)]->text());
-            if (!bytes)
-                return bytes.error();
-            files.push_back(bytesFile(stem + '.' + f.toStdString(), std::move(bytes).value()));
-        }
-        p->replot(QCustomPlot::rpQueuedReplot);
-    }
-    return files;
+    std::vector<PlotPictureSource> sources;
+    for (int i = 0; i < kPlotCount; ++i)
+        sources.push_back(
+            {plots_[std::size_t(i)], fileStem(Plot(i)).toStdString(), titles_[std::size_t(i)]->text()});
+    return plotPictureFiles(sources, formats, size);
 }
 
 }  // namespace attnlab
