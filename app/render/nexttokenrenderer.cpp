@@ -86,11 +86,15 @@ QString NextTokenRenderer::shortCaptionText() const
     return tr("Top %1: %2").arg(entries_.size()).arg(softmaxText(temperature_));
 }
 
-QString NextTokenRenderer::noteText() const
+QString NextTokenRenderer::noteText(int shown) const
 {
     if (entries_.empty())
         return {};
-    return tr("bar length ∝ probability (the longest: %1)").arg(percentText(entries_.front().probability));
+    const QString note =
+        tr("bar length ∝ probability (the longest: %1)").arg(percentText(entries_.front().probability));
+    if (shown >= int(entries_.size()))
+        return note;
+    return tr("the first %1 of %2 (a taller panel shows all); %3").arg(shown).arg(entries_.size()).arg(note);
 }
 
 const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) const
@@ -127,8 +131,11 @@ const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) co
     valueWidth = std::min(valueWidth, room);
     const int top = l.caption.bottom() + 1 + pad;
     const int bottom = l.note.top() - pad;
-    const int rowHeight = n > 0 ? std::min(2 * line, std::max(1, (bottom - top) / n)) : 0;
-    for (int i = 0; i < n; ++i) {
+    // Every entry where each gets a line of text, else the first ones that do:
+    // rows thinner than the text overprinted each other.
+    const int shown = n > 0 && (bottom - top) / n < line ? std::clamp((bottom - top) / line, 1, n) : n;
+    const int rowHeight = shown > 0 ? std::min(2 * line, std::max(1, (bottom - top) / shown)) : 0;
+    for (int i = 0; i < shown; ++i) {
         const QRect row(pad, top + i * rowHeight, size.width() - 2 * pad, rowHeight);
         l.rows.push_back(row);
         l.labels.emplace_back(row.left(), row.top(), labelWidth - pad, row.height());
@@ -140,7 +147,7 @@ const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) co
         l.values.emplace_back(barLeft + barWidth + pad, row.top(), valueWidth - pad, row.height());
     }
     // The note right under the bars (it was kept room for at the bottom).
-    if (n > 0)
+    if (shown > 0)
         l.note.moveTop(std::min(l.note.top(), l.rows.back().bottom() + 1 + pad));
     layout_ = l;
     layoutValid_ = true;
@@ -149,9 +156,10 @@ const NextTokenRenderer::Layout& NextTokenRenderer::layout(const QSize& size) co
 
 QRect NextTokenRenderer::barRect(const QSize& size, int i) const
 {
-    if (i < 0 || i >= int(entries_.size()))
+    const Layout& l = layout(size);
+    if (i < 0 || i >= int(l.bars.size()))
         return {};
-    const QRect full = layout(size).bars[std::size_t(i)];
+    const QRect full = l.bars[std::size_t(i)];
     const double largest = entries_.front().probability;
     const double share =
         largest > 0.0 ? std::clamp(entries_[std::size_t(i)].probability / largest, 0.0, 1.0) : 0.0;
@@ -188,7 +196,7 @@ void NextTokenRenderer::paint(QPainter& painter, const QSize& size, const Heatma
                      HeatmapLabelPainter::elided(boldFm, l.captionShort ? shortCaptionText() : captionText(),
                                                  l.caption.width()));
     painter.setFont(font_);
-    for (int i = 0; i < int(entries_.size()); ++i) {
+    for (int i = 0; i < int(l.rows.size()); ++i) {
         const Entry& e = entries_[std::size_t(i)];
         const QRect& label = l.labels[std::size_t(i)];
         painter.setPen(style.text);
@@ -202,7 +210,7 @@ void NextTokenRenderer::paint(QPainter& painter, const QSize& size, const Heatma
     }
     painter.setPen(style.frame);
     painter.drawText(l.note, Qt::AlignLeft | Qt::AlignVCenter,
-                     HeatmapLabelPainter::elided(fm, noteText(), l.note.width()));
+                     HeatmapLabelPainter::elided(fm, noteText(int(l.rows.size())), l.note.width()));
     painter.restore();
 }
 

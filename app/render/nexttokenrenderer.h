@@ -49,7 +49,7 @@ public:
         bool captionShort = false;  // "Top 10: softmax(…)" where the whole caption does not fit
         ValueDetail detail = ValueDetail::Full;
         QRect note;               // the bars' scale, below the bars
-        std::vector<QRect> rows;  // one per entry
+        std::vector<QRect> rows;  // one per entry shown: all, or the first that get a line of text each
         std::vector<QRect> labels;
         std::vector<QRect> bars;    // the full length each bar could take
         std::vector<QRect> values;  // the percent, id and logit
@@ -77,7 +77,7 @@ public:
     QString captionHead() const;       // "Next token after “␣new”, top 10"
     QString shortCaptionText() const;  // "Top 10: softmax(logits / T), T = 1.0"
 
-    QString noteText() const;
+    QString noteText(int shown) const;  // `shown` of the entries have rows
 
     const Layout& layout(const QSize& size) const;  // cached
     // The drawn bar of entry i (its length the probability over the first's).

@@ -21,6 +21,7 @@ private slots:
     void barsProportionalToProbabilities();
     void temperatureInTheCaption();
     void valuesFitTheWidth();
+    void rowsGetALineEach();
     void percentText_data();
     void percentText();
 };
@@ -121,6 +122,39 @@ void TestNextTokenRenderer::valuesFitTheWidth()
     QCOMPARE(NextTokenRenderer::valueText(e, Detail::PercentId), QStringLiteral("25.0 % · id 42"));
     QCOMPARE(NextTokenRenderer::valueText(e, Detail::Percent), QStringLiteral("25.0 %"));
     QCOMPARE(NextTokenRenderer::valueText(e, Detail::Full), NextTokenRenderer::valueText(e));
+}
+
+// A panel too short for ten rows of text shows the first ones that get a
+// line each (at 1024 x 700 with a notice bar the rows were 8 pixels for
+// 12-pixel text and overprinted) and says how many of the ten it shows.
+void TestNextTokenRenderer::rowsGetALineEach()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    NextTokenRenderer panel;
+    QFont font;
+    font.setPixelSize(12);
+    panel.setFont(font);
+    panel.setPrediction(run.result->top, topLabels(run), 1.0, run.tokens.back());
+    const QFontMetrics fm(font);
+    QCOMPARE(int(panel.layout(QSize(390, 300)).rows.size()), 10);
+    QCOMPARE(panel.noteText(10).contains(QStringLiteral("of 10")), false);
+    const QSize size(390, 120);
+    const NextTokenRenderer::Layout& l = panel.layout(size);
+    const int shown = int(l.rows.size());
+    QVERIFY2(shown >= 1 && shown < 10, qPrintable(QString::number(shown)));
+    QCOMPARE(int(l.bars.size()), shown);
+    for (int i = 0; i < shown; ++i) {
+        QVERIFY(l.rows[std::size_t(i)].height() >= fm.height());
+        if (i > 0)
+            QVERIFY(l.rows[std::size_t(i)].top() > l.rows[std::size_t(i - 1)].bottom());
+        QCOMPARE(panel.entryAt(size, l.rows[std::size_t(i)].center()), i);
+    }
+    QVERIFY(l.rows.back().bottom() < l.note.top());
+    QVERIFY(panel.barRect(size, shown).isNull());
+    QVERIFY(panel.noteText(shown).startsWith(QStringLiteral("the first %1 of 10").arg(shown)));
+    QImage image(size, QImage::Format_RGB32);
+    QPainter painter(&image);
+    panel.paint(painter, size, HeatmapStyle(), Qt::blue);
 }
 
 void TestNextTokenRenderer::temperatureInTheCaption()
