@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
-//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward] [training-lab]
+//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward] [gpt2-typing] [training-lab]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -18,6 +18,7 @@
 
 #ifdef ATTNLAB_BENCH_GUI
 #include "export_bench.h"
+#include "gpt2typing_bench.h"
 #include "interaction_bench.h"
 #include "multihead_window_bench.h"
 #include "process_bench.h"
@@ -54,7 +55,7 @@ int main(int argc, char** argv)
     };
 #ifdef ATTNLAB_BENCH_GUI
     const bool gui = wanted("interaction") || wanted("multihead-window") || wanted("startup")
-                     || wanted("export") || wanted("memory");
+                     || wanted("export") || wanted("memory") || wanted("gpt2-typing");
     std::unique_ptr<QApplication> app;
     if (gui) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -95,6 +96,8 @@ int main(int argc, char** argv)
                                        : quick        ? std::vector<int>{128}
                                                       : std::vector<int>{512, 2048},
                                        512, 8, quick ? 6 : 20);
+    if (wanted("gpt2-typing"))
+        bench::runGpt2TypingBench(ATTNLAB_SOURCE_DIR "/tests/data/gpt2/tiny-gpt2", quick ? 8 : 30);
     if (wanted("export"))
         bench::runExportBench(16);
     if (wanted("startup"))

@@ -16,6 +16,7 @@
 #include "benchutil.h"
 #include "gpt2checkpoint.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -133,6 +134,21 @@ double sumOf(const attn::FloatTensor& t)
 
 }  // namespace
 
+qint64 writeGpt2SmallFolder(const QString& folder)
+{
+    const qint64 layers = 12, e = 768, heads = 12, vocab = 50257, positions = 1024;
+    const QJsonObject config{
+        {"model_type", "gpt2"}, {"n_layer", layers},          {"n_head", heads},
+        {"n_embd", e},          {"n_positions", positions},   {"n_ctx", positions},
+        {"vocab_size", vocab},  {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
+    QFile configFile(QDir(folder).filePath(QStringLiteral("config.json")));
+    if (!configFile.open(QIODevice::WriteOnly) || configFile.write(QJsonDocument(config).toJson()) <= 0)
+        return 0;
+    configFile.close();
+    return writeCheckpoint(QDir(folder).filePath(QStringLiteral("model.safetensors")),
+                           gpt2SmallShapes(layers, e, vocab, positions));
+}
+
 void runGpt2OpenBench()
 {
     QTemporaryDir dir;
@@ -140,19 +156,13 @@ void runGpt2OpenBench()
         std::fprintf(stderr, "gpt2-open: no temporary folder\n");
         return;
     }
-    const qint64 layers = 12, e = 768, heads = 12, vocab = 50257, positions = 1024;
-    const QJsonObject config{
-        {"model_type", "gpt2"}, {"n_layer", layers},          {"n_head", heads},
-        {"n_embd", e},          {"n_positions", positions},   {"n_ctx", positions},
-        {"vocab_size", vocab},  {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
-    QFile configFile(dir.filePath(QStringLiteral("config.json")));
-    if (!configFile.open(QIODevice::WriteOnly) || configFile.write(QJsonDocument(config).toJson()) <= 0) {
-        std::fprintf(stderr, "gpt2-open: cannot write config.json\n");
+    const qint64 e = 768;
+    const qint64 parameters = writeGpt2SmallFolder(dir.path());
+    if (parameters == 0) {
+        std::fprintf(stderr, "gpt2-open: cannot write the checkpoint\n");
         return;
     }
-    configFile.close();
     const QString modelPath = dir.filePath(QStringLiteral("model.safetensors"));
-    const qint64 parameters = writeCheckpoint(modelPath, gpt2SmallShapes(layers, e, vocab, positions));
     const double fileMb = double(QFile(modelPath).size()) / 1e6;
 
     // The first open, from a small process: the resident sizes.
