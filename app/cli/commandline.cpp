@@ -456,6 +456,10 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error =
             UsageError{CommandLine::tr("--caption labels the pictures of --model DIR --export-dir OUT "
                                        "--format png, svg or pdf")};
+    if (!error && !wantsModel(parser) && parser.isSet(QStringLiteral("--temperature")))
+        error =
+            UsageError{CommandLine::tr("--temperature divides the next-token logits of a GPT-2 model: "
+                                       "give it with --model DIR")};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<QString> folder = modelWindowFolder(parser);
         if (!folder) {

@@ -58,6 +58,7 @@ void Gpt2Session::openModel(const QString& folder)
                 model_ = std::make_shared<const Gpt2Model>(std::move(shared->value()));
                 emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
                 divisors_ = attn::Gpt2Divisors::standard(config());
+                modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
                 layer_ = 0;
                 head_ = 0;
                 result_.reset();
@@ -227,12 +228,8 @@ double Gpt2Session::selectedDivisor() const
 
 attn::ScaleMode Gpt2Session::selectedScaleMode() const
 {
-    const double d = selectedDivisor();
-    if (model_ && d == std::sqrt(double(config().headDim())))
-        return attn::ScaleMode::SqrtDk;
-    if (d == 1.0)
-        return attn::ScaleMode::None;
-    return attn::ScaleMode::Custom;
+    const std::size_t at = std::size_t(layer_) * std::size_t(divisors_.nHead) + std::size_t(head_);
+    return at < modes_.size() ? modes_[at] : attn::ScaleMode::SqrtDk;
 }
 
 attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, Gpt2Scope scope)
@@ -246,6 +243,10 @@ attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, G
     if (!set)
         return set;
     divisors_ = std::move(edited);
+    for (int l = 0; l < divisors_.nLayer; ++l)
+        for (int h = 0; h < divisors_.nHead; ++h)
+            if ((layer < 0 || l == layer) && (head < 0 || h == head))
+                modes_[std::size_t(l) * std::size_t(divisors_.nHead) + std::size_t(h)] = mode;
     if (!tokens_.empty())
         request();
     return attn::okStatus();
@@ -256,6 +257,7 @@ void Gpt2Session::resetScale()
     if (!model_)
         return;
     divisors_ = attn::Gpt2Divisors::standard(config());
+    modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     if (!tokens_.empty())
         request();
 }

@@ -94,7 +94,8 @@ public:
     // The divisor table the next pass uses (sqrt(head_dim) everywhere
     // after opening a model).
     const attn::Gpt2Divisors& divisors() const { return divisors_; }
-    // The selected head's divisor, and which mode it is.
+    // The selected head's divisor, and the mode it was set with (a custom
+    // divisor equal to sqrt(head_dim) stays "custom", as the export says).
     double selectedDivisor() const;
     attn::ScaleMode selectedScaleMode() const;
     // Sets `mode` (customDivisor with ScaleMode::Custom) on `scope` and
@@ -143,6 +144,7 @@ private:
     std::vector<Gpt2Token> resultTokens_;
     std::vector<attn::Gpt2TopToken> next_;
     attn::Gpt2Divisors divisors_;
+    std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
     double temperature_ = 1.0;
     int layer_ = 0;
     int head_ = 0;

@@ -89,8 +89,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     scope_->addItem(tr("this head"), int(Gpt2Scope::ThisHead));
     scope_->setAccessibleName(tr("Where the scale applies"));
     scope_->setToolTip(
-        tr("Where the next choice of divisor applies: every layer, the selected head's layer "
-           "or the selected head alone. Choose the divisor after the scope."));
+        tr("Where the divisor applies: every layer, the selected head's layer or the selected "
+           "head alone. Choosing a scope applies the divisor shown there at once; “Reset to √d_k” "
+           "undoes every change."));
     temperature_ = new QDoubleSpinBox(this);
     temperature_->setObjectName(QStringLiteral("modelTemperatureBox"));
     temperature_->setRange(0.05, 100.0);
@@ -185,6 +186,7 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     connect(lastRow_, &QTableWidget::cellClicked, this,
             [this](int row, int) { rankBy(row == rankKey_ ? -1 : row); });
     connect(scale_, &QComboBox::activated, this, &ModelPanel::applyScale);
+    connect(scope_, &QComboBox::activated, this, &ModelPanel::applyScale);
     connect(divisor_, &QDoubleSpinBox::editingFinished, this, [this] {
         if (scale_->currentData().toInt() == int(attn::ScaleMode::Custom))
             applyScale();

@@ -336,6 +336,12 @@ void TestModelCommand::pictures()
     QCOMPARE(alone.exitCode, 2);
     QVERIFY2(alone.err.contains("--caption labels the pictures of --model DIR"), alone.err.constData());
     QVERIFY(!QFileInfo::exists(captioned.filePath(QStringLiteral("other"))));
+    // --temperature is the model's next-token softmax; without a model it is refused, not ignored.
+    const Run lone =
+        runApp({"--temperature", "2", "--export-dir", captioned.filePath(QStringLiteral("hot"))});
+    QCOMPARE(lone.exitCode, 2);
+    QVERIFY2(lone.err.contains("--temperature divides the next-token logits"), lone.err.constData());
+    QVERIFY(!QFileInfo::exists(captioned.filePath(QStringLiteral("hot"))));
 }
 
 using Mutation = std::function<bool(const QDir&)>;

@@ -214,6 +214,19 @@ void TestGpt2Session::whatIfOneHead()
     QVERIFY(!session.setScale(attn::ScaleMode::Custom, 0.0, attnlab::Gpt2Scope::ThisHead).ok());
     QCOMPARE(session.divisors().at(1, 2), 1.0);
     QVERIFY(!session.isComputing());
+
+    // A custom divisor equal to sqrt(head_dim) (2 here) is still the custom
+    // one the user chose, not "as trained": the panel keeps its divisor box.
+    QVERIFY(session.setScale(attn::ScaleMode::Custom, 2.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session.divisors().at(1, 2), 2.0);
+    QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::Custom);
+    session.selectHead(1, 1);
+    QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::SqrtDk);
+    session.resetScale();
+    session.selectHead(1, 2);
+    QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::SqrtDk);
+    QVERIFY(changed.wait(10000));
 }
 
 void TestGpt2Session::whatIfEveryLayer()

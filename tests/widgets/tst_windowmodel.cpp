@@ -253,6 +253,34 @@ void TestWindowModel::whatIfNoneOnTheHead()
     QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 2.0);
+
+    // A custom divisor equal to sqrt(head_dim) (2 on this model, 8 on GPT-2
+    // small) stays the custom choice: its box stays editable.
+    const int custom = panel->scaleBox()->findData(int(attn::ScaleMode::Custom));
+    panel->divisorBox()->setValue(2.0);
+    panel->scaleBox()->setCurrentIndex(custom);
+    emit panel->scaleBox()->activated(custom);
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session->divisors().at(1, 3), 2.0);
+    QCOMPARE(panel->scaleBox()->currentIndex(), custom);
+    QVERIFY(panel->divisorBox()->isEnabled());
+    // Choosing another scope applies the divisor shown on it at once.
+    panel->divisorBox()->setValue(3.0);
+    emit panel->divisorBox()->editingFinished();
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session->divisors().at(1, 3), 3.0);
+    QCOMPARE(session->divisors().at(0, 0), 2.0);
+    const int every = panel->scopeBox()->findData(int(Gpt2Scope::AllLayers));
+    panel->scopeBox()->setCurrentIndex(every);
+    emit panel->scopeBox()->activated(every);
+    QVERIFY(changed.wait(10000));
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h)
+            QCOMPARE(session->divisors().at(l, h), 3.0);
+    QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session->divisors().at(0, 0), 2.0);
+    QCOMPARE(panel->scaleBox()->currentData().toInt(), int(attn::ScaleMode::SqrtDk));
 }
 
 void TestWindowModel::badFolderKeepsTheWindow()
