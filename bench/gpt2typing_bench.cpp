@@ -86,7 +86,8 @@ bool waitFor(const std::function<bool()>& done, int timeoutMs)
 // A key typed into the field as the keyboard would: press and release.
 void typeKey(QLineEdit* field, QChar c)
 {
-    const int key = c == QLatin1Char(' ') ? int(Qt::Key_Space) : int(Qt::Key_A) + (c.toLower().unicode() - 'a');
+    const int key =
+        c == QLatin1Char(' ') ? int(Qt::Key_Space) : int(Qt::Key_A) + (c.toLower().unicode() - 'a');
     QKeyEvent press(QEvent::KeyPress, key, Qt::NoModifier, QString(c));
     QKeyEvent release(QEvent::KeyRelease, key, Qt::NoModifier, QString(c));
     QApplication::sendEvent(field, &press);

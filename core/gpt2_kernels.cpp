@@ -50,12 +50,11 @@ constexpr int kDepthBlock = 256;  // kc: a panel of kc x 8 doubles (16 KiB) stay
 constexpr int kColumnBlock = 64;  // nc: a block of B converted at a time (kc x nc, 128 KiB)
 constexpr int kTileGroup = 16;    // row tiles per pass over a block's panels (96 rows, 192 KiB of A)
 
-// The lines of a block of B (rows x width floats, ldb apart) asked for in
-// order, one every `every` steps of the tiles' inner loop, so that the block
-// comes from memory while the one before it is multiplied. Its rows are read
-// whole (as far as `width` goes): runs of a page or more, where blocks a few
-// lines wide, one per row and a page apart, came at half the rate, and the
-// processor's few outstanding misses make a burst of requests stall.
+// The lines of a block of B (rows x width floats, ldb apart: 256 x 64, four
+// lines a row) asked for in order, one every `every` steps of the tiles'
+// inner loop, so that the block comes from memory while the one before it
+// is multiplied. Spread over the loop, not in a burst: the processor's few
+// outstanding misses make a burst of requests stall.
 class Prefetcher {
 public:
     void start(const float* block, std::ptrdiff_t ldb, int rows, int width, long steps)

@@ -42,10 +42,10 @@ struct WeightsAhead {
 };
 
 // C (rows, cols) = A B for A packed by packRows and B (depth, cols) float
-// row-major (ldb), C double row-major (ldc). B is read in strips of 256
-// whole rows (as far as cols goes), each prefetched while the one before
-// it is multiplied: a call over every column of a weight reads it in runs
-// of a row, the fastest way here.
+// row-major (ldb), C double row-major (ldc). B is read in blocks of 256
+// rows x 64 columns (a strip of 256 rows, left to right, then the next
+// strip), each block prefetched while the one before it is multiplied, and
+// `ahead`'s first block during the last.
 void productFloatWeights(const PackedRows& A, const float* B, std::ptrdiff_t ldb, int cols, double* C,
                          std::ptrdiff_t ldc, const WeightsAhead& ahead);
 

@@ -61,8 +61,7 @@ QString ModelPicturesExporter::modelName(const QString& folder, const std::strin
 
 QString ModelPicturesExporter::modelPrefix() const
 {
-    const QString name = options_.modelName.isEmpty() ? tr("GPT-2") : options_.modelName;
-    return options_.randomWeights ? tr("%1 (random weights)").arg(name) : name;
+    return options_.modelName.isEmpty() ? tr("GPT-2") : options_.modelName;
 }
 
 QString ModelPicturesExporter::modelViewTitle() const

@@ -31,11 +31,11 @@ class QPainter;
 namespace attnlab {
 
 struct ModelPictureOptions {
-    QString modelName;           // "gpt2", "tiny-gpt2": the titles'
-    QString sentence;            // the titles' (cut to 200 characters)
-    bool randomWeights = false;  // every title says "random weights"
+    QString modelName;  // "gpt2", "tiny-gpt2": the titles'
+    QString sentence;   // the titles' (cut to 200 characters)
     // A third line under the title and the sentence, in every picture: the
-    // caller's label ("random weights: its heads mean nothing"); none when empty.
+    // caller's label ("random weights: its heads mean nothing", as --caption
+    // gives it); none when empty.
     QString caption;
     int headViewLayer = -1;      // 0-based; -1: the last layer
     bool everyLayer = false;     // head_view_layer<N> for each layer N = 1.., not one head_view
