@@ -22,6 +22,7 @@
 // matrices are then drawn from the seed.
 
 #include "attention.h"
+#include "consoleio.h"
 #include "labfile.h"
 #include "model.h"
 
@@ -47,9 +48,6 @@ struct CommandLineOutcome {
     // tab opens (its readers accepted it); empty otherwise.
     std::string modelFolder;
 };
-
-inline constexpr int kExitRuntimeError = 1;
-inline constexpr int kExitUsageError = 2;
 
 class CommandLineParser;
 

@@ -23,6 +23,12 @@ void printError(const QString& message)
     printLine(stderr, QStringLiteral("attention-lab: ") + line);
 }
 
+int fail(int code, const QString& message)
+{
+    printError(message);
+    return code;
+}
+
 QString localPath(const std::string& path)
 {
     return QString::fromLocal8Bit(path.c_str());

@@ -2,7 +2,8 @@
 #pragma once
 // The command line's console: a line to stdout or stderr, an error as exactly
 // one line "attention-lab: ...", and a path given on the command line (local
-// 8-bit, as argv holds it).
+// 8-bit, as argv holds it), and the exit codes every run of the command line
+// ends with.
 
 #include <QString>
 
@@ -11,10 +12,16 @@
 
 namespace attnlab {
 
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntimeError = 1;  // the run failed: a file not written, a model not read
+inline constexpr int kExitUsageError = 2;    // the arguments were wrong; nothing was done
+
 // `text` and a newline, flushed at once.
 void printLine(std::FILE* stream, const QString& text);
 // "attention-lab: " and the message on stderr, its line breaks made spaces.
 void printError(const QString& message);
+// printError(message), then `code`: `return fail(kExitUsageError, ...)`.
+int fail(int code, const QString& message);
 QString localPath(const std::string& path);
 
 // The command line's runs (no window) print their own lines only: Qt's

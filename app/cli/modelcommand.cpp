@@ -32,9 +32,6 @@ struct CommandLine {
     Q_DECLARE_TR_FUNCTIONS(CommandLine)
 };
 
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
-
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
@@ -198,12 +195,12 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     const QString directory = localPath(*input.exportDir);
     if (const std::optional<QString> link = linkInTheWay(directory)) {
         printError(*link);
-        return kExitRuntime;
+        return kExitRuntimeError;
     }
     const attn::Expected<ModelStart> start = modelStart(parser, input);
     if (!start) {
         printError(QString::fromStdString(start.error().message));
-        return kExitUsage;
+        return kExitUsageError;
     }
     const ExportFormats formats =
         input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
@@ -217,14 +214,14 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
                               parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
         if (!pictures) {
             printError(QString::fromStdString(pictures.error().message));
-            return kExitRuntime;
+            return kExitRuntimeError;
         }
         for (OutputFile& file : pictures.value())
             files.push_back(std::move(file));
     }
     if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
         printError(QString::fromStdString(written.error().message));
-        return kExitRuntime;
+        return kExitRuntimeError;
     }
     printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
                           .arg(QDir::toNativeSeparators(directory)));

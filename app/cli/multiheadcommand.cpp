@@ -32,9 +32,6 @@ struct CommandLine {
     Q_DECLARE_TR_FUNCTIONS(CommandLine)
 };
 
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
-
 const char* const kMultiHeadOptions[] = {"--heads", "--head-layout", "--output-projection", "--mha-state"};
 
 struct Request {
@@ -265,18 +262,18 @@ int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
             printError(
                 CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
                     .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
-            return kExitRuntime;
+            return kExitRuntimeError;
         }
         attn::Expected<OutputFileSet> labSet = labFileSet(path, *lab);
         if (!labSet) {
             printError(text(labSet.error().message));
-            return kExitRuntime;
+            return kExitRuntimeError;
         }
         sets.push_back(std::move(labSet).value());
     }
     if (const attn::Status written = writeFileSetsAtomically(sets); !written) {
         printError(text(written.error().message));
-        return kExitRuntime;
+        return kExitRuntimeError;
     }
     if (exportDir)
         printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
@@ -311,7 +308,7 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
         error = checkRequest(request, in, &layout);
     if (error) {
         printError(error->message);
-        return kExitUsage;
+        return kExitUsageError;
     }
     std::optional<QCoreApplication> app;
     if (!QCoreApplication::instance())
@@ -320,13 +317,13 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
     if (in.exportDir) {
         if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir))) {
             printError(*link);
-            return kExitRuntime;
+            return kExitRuntimeError;
         }
     }
     const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot) {
         printError(text(snapshot.error().message));
-        return kExitUsage;
+        return kExitUsageError;
     }
     const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
     return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
@@ -353,12 +350,12 @@ int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& expor
 {
     if (std::optional<UsageError> error = checkFormats(formats)) {
         printError(error->message);
-        return kExitUsage;
+        return kExitUsageError;
     }
     const attn::Expected<MultiHeadSnapshot> snapshot = computeLabMultiHeadSnapshot(lab);
     if (!snapshot) {
         printError(text(snapshot.error().message));
-        return kExitRuntime;
+        return kExitRuntimeError;
     }
     return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
 }

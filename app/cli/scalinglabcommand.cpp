@@ -33,16 +33,6 @@ struct ScalingLabCommand {
     Q_DECLARE_TR_FUNCTIONS(ScalingLabCommand)
 };
 
-constexpr int kExitOk = 0;
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
-
-int fail(int code, const QString& message)
-{
-    printError(message);
-    return code;
-}
-
 QString helpText()
 {
     const attn::ScalingLabConfig defaults;
@@ -286,19 +276,19 @@ int runScalingLabCommand(const CommandLineParser& parser)
 {
     Request request;
     if (const auto error = read(parser, &request))
-        return fail(kExitUsage, *error);
+        return fail(kExitUsageError, *error);
     if (request.help) {
         printLine(stdout, helpText());
         return kExitOk;
     }
     if (!request.exportDir)
-        return fail(kExitUsage, ScalingLabCommand::tr("--scaling-lab needs --export-dir DIR "
-                                                      "(see attention-lab --scaling-lab --help)"));
+        return fail(kExitUsageError, ScalingLabCommand::tr("--scaling-lab needs --export-dir DIR "
+                                                           "(see attention-lab --scaling-lab --help)"));
     if (const attn::Status valid = attn::validateScalingLabConfig(request.config); !valid)
-        return fail(kExitUsage, QString::fromStdString(valid.error().message));
+        return fail(kExitUsageError, QString::fromStdString(valid.error().message));
 
     if (const std::optional<QString> link = linkInTheWay(*request.exportDir))
-        return fail(kExitRuntime, *link);
+        return fail(kExitRuntimeError, *link);
 
     attn::ScalingLabConfig& config = request.config;
     const int budget = attn::scalingLabBudgetSamples(config.nKeys);
@@ -316,7 +306,7 @@ int runScalingLabCommand(const CommandLineParser& parser)
         progress = progressPrinter(config);
     const auto run = attn::runScalingLab(config, nullptr, progress);
     if (!run.ok())
-        return fail(kExitRuntime, QString::fromStdString(run.error().message));
+        return fail(kExitRuntimeError, QString::fromStdString(run.error().message));
     const attn::ScalingLabCurves curves = run.value();
 
     std::vector<OutputFile> files;
@@ -331,17 +321,17 @@ int runScalingLabCommand(const CommandLineParser& parser)
         // Drawn by the window's d_k lab view, which main() registered with
         // the GUI application the plots need.
         if (!plotter())
-            return fail(kExitRuntime,
+            return fail(kExitRuntimeError,
                         ScalingLabCommand::tr("the plots need the window's views; none were drawn"));
         auto images = plotter()(curves, request.formats.images);
         if (!images.ok())
-            return fail(kExitRuntime, QString::fromStdString(images.error().message));
+            return fail(kExitRuntimeError, QString::fromStdString(images.error().message));
         for (OutputFile& f : images.value())
             files.push_back(std::move(f));
     }
     const attn::Status written = writeFilesAtomically(*request.exportDir, files);
     if (!written)
-        return fail(kExitRuntime, QString::fromStdString(written.error().message));
+        return fail(kExitRuntimeError, QString::fromStdString(written.error().message));
     return kExitOk;
 }
 

@@ -28,16 +28,6 @@ struct TrainingLabCommand {
     Q_DECLARE_TR_FUNCTIONS(TrainingLabCommand)
 };
 
-constexpr int kExitOk = 0;
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
-
-int fail(int code, const QString& message)
-{
-    printError(message);
-    return code;
-}
-
 QString number(double x)
 {
     return QString::number(x, 'g', 12);
@@ -228,23 +218,24 @@ int runTrainingLabCommand(const CommandLineParser& parser)
 {
     Request request;
     if (const auto error = read(parser, &request))
-        return fail(kExitUsage, *error);
+        return fail(kExitUsageError, *error);
     if (request.help) {
         printLine(stdout, helpText());
         return kExitOk;
     }
     if (!request.exportDir)
-        return fail(kExitUsage, TrainingLabCommand::tr("--training-lab needs --export-dir DIR "
-                                                       "(see attention-lab --training-lab --help)"));
+        return fail(kExitUsageError, TrainingLabCommand::tr("--training-lab needs --export-dir DIR "
+                                                            "(see attention-lab --training-lab --help)"));
     if (const attn::Status valid = attn::validateTrainingSettings(request.settings); !valid)
-        return fail(kExitUsage, QString::fromStdString(valid.error().message));
+        return fail(kExitUsageError, QString::fromStdString(valid.error().message));
     const QStringList& images = request.formats.images;
     if (!images.isEmpty() && !plotter())
-        return fail(kExitUsage, TrainingLabCommand::tr("--format %1: this build draws no training plots; "
-                                                       "give --format json,csv")
-                                    .arg(images.join(QLatin1Char(','))));
+        return fail(kExitUsageError,
+                    TrainingLabCommand::tr("--format %1: this build draws no training plots; "
+                                           "give --format json,csv")
+                        .arg(images.join(QLatin1Char(','))));
     if (const std::optional<QString> link = linkInTheWay(*request.exportDir))
-        return fail(kExitRuntime, *link);
+        return fail(kExitRuntimeError, *link);
 
     attn::TrainingLab lab(request.settings);
     lab.run();
@@ -261,13 +252,13 @@ int runTrainingLabCommand(const CommandLineParser& parser)
         // the GUI application the plots need.
         auto pictures = plotter()(lab, images);
         if (!pictures.ok())
-            return fail(kExitRuntime, QString::fromStdString(pictures.error().message));
+            return fail(kExitRuntimeError, QString::fromStdString(pictures.error().message));
         for (OutputFile& f : pictures.value())
             files.push_back(std::move(f));
     }
     const attn::Status written = writeFilesAtomically(*request.exportDir, files);
     if (!written)
-        return fail(kExitRuntime, QString::fromStdString(written.error().message));
+        return fail(kExitRuntimeError, QString::fromStdString(written.error().message));
     return kExitOk;
 }
 

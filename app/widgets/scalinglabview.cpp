@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scalinglabview.h"
 
+#include "plotgrid.h"
+
 #include <qcustomplot.h>
 
 #include <QAbstractScrollArea>
@@ -167,12 +169,7 @@ void ScalingLabView::arrangePlots(int columns)
     if (columns == columns_)
         return;
     columns_ = columns;
-    for (QCustomPlot* p : plots_->plots())
-        grid_->removeWidget(p);
-    for (int i = 0; i < kPlotCount; ++i)
-        grid_->addWidget(plots_->plot(i), i / columns, i % columns);
-    for (int c = 0; c < kPlotCount; ++c)
-        grid_->setColumnStretch(c, c < columns ? 1 : 0);
+    placePlotsInGrid(grid_, plots_->plots(), columns);
 }
 
 void ScalingLabView::reflow()

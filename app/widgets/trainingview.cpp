@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainingview.h"
 
+#include "plotgrid.h"
 #include "trainingexport.h"
 #include "trainingprobesview.h"
 
@@ -451,12 +452,7 @@ void TrainingView::arrangePlots(int columns)
     if (columns == columns_)
         return;
     columns_ = columns;
-    for (QCustomPlot* p : plots_->plots())
-        grid_->removeWidget(p);
-    for (int i = 0; i < kPlotCount; ++i)
-        grid_->addWidget(plots_->plot(i), i / columns, i % columns);
-    for (int c = 0; c < 3; ++c)
-        grid_->setColumnStretch(c, c < columns ? 1 : 0);
+    placePlotsInGrid(grid_, plots_->plots(), columns);
 }
 
 void TrainingView::resizeEvent(QResizeEvent* event)
