@@ -7,6 +7,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QScopeGuard>
 #include <QWidget>
 
@@ -226,11 +227,28 @@ void TrainingPlots::applyColours(const QPalette& pal)
     targetLine_->setPen(target);
 }
 
+void TrainingPlots::fitTitles(int width)
+{
+    titleWidth_ = width;
+    for (int i = 0; i < kPlotCount; ++i) {
+        QCPTextElement* t = titles_[std::size_t(i)];
+        const QString whole = tr("%1 · d_k = %2").arg(title(Plot(i))).arg(dK_);
+        // The element's own margins and a few pixels either side.
+        const bool fits = QFontMetrics(t->font()).horizontalAdvance(whole) + 16 <= width;
+        t->setText(fits ? whole : title(Plot(i)));
+    }
+}
+
+QString TrainingPlots::titleText(int which) const
+{
+    return titles_[std::size_t(which)]->text();
+}
+
 void TrainingPlots::setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys,
                               int dK)
 {
-    for (int i = 0; i < kPlotCount; ++i)
-        titles_[std::size_t(i)]->setText(tr("%1 · d_k = %2").arg(title(Plot(i))).arg(dK));
+    dK_ = dK;
+    fitTitles(titleWidth_);
     const bool runsChanged =
         curves.size() != curves_.size()
         || !std::equal(curves.begin(), curves.end(), curves_.begin(), [](const auto& a, const auto& b) {
@@ -337,7 +355,10 @@ attn::Expected<std::vector<OutputFile>> TrainingPlots::imageFiles(const QStringL
         applyColours(light);
     for (QCustomPlot* p : plots_)
         p->legend->setVisible(true);
+    const int shownWidth = titleWidth_;
+    fitTitles(1 << 20);
     const auto restore = qScopeGuard([&] {
+        fitTitles(shownWidth);
         if (recolour)
             applyColours(shown);
         for (int i = 0; i < kPlotCount; ++i)

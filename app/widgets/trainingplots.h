@@ -41,12 +41,17 @@ public:
 
     // The curves of every run up to the steps done, on an axis of `steps`;
     // the entropy's axis goes to ln(nKeys). Replots (queued).
-    // The titles name dK.
+    // The titles name dK (where they fit: see fitTitles).
     void setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys, int dK);
     void setLossLogScale(bool log);
     bool lossLogScale() const { return logLoss_; }
     void setLossTarget(double target);  // the dashed line on the loss plot
     void applyColours(const QPalette& palette);
+    // Each title as "TITLE · d_k = N" where that fits `width` pixels (a
+    // plot's width in the view), else TITLE alone, so that no title is cut
+    // at the plots' sides; the pictures always have the whole title.
+    void fitTitles(int width);
+    QString titleText(int which) const;  // as shown
 
     // "training_loss", "training_accuracy", "training_grad_norm",
     // "training_max_weight", "training_entropy", "training_saturated_wrong".
@@ -72,6 +77,8 @@ private:
     QCPItemStraightLine* targetLine_ = nullptr;
     std::vector<attn::TrainingRunCurves> curves_;
     bool logLoss_ = false;
+    int dK_ = 0;
+    int titleWidth_ = 1 << 20;  // fitTitles' width
     double lossTarget_ = 0.5;
     QPalette palette_;
 };

@@ -460,6 +460,8 @@ void TrainingView::resizeEvent(QResizeEvent* event)
     QWidget::resizeEvent(event);
     const int threeAcross = 3 * TrainingPlots::minimumPlotSize().width() + 2 * kGridSpacing + 24;
     arrangePlots(width() >= threeAcross ? 3 : 2);
+    // A column's width, less the grid's spacing and margins (about).
+    plots_->fitTitles((width() - 24 - (columns_ - 1) * kGridSpacing) / columns_);
 }
 
 void TrainingView::changeEvent(QEvent* event)

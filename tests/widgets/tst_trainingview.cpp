@@ -11,6 +11,7 @@
 #include "guitest.h"
 #include "session.h"
 #include "training_lab.h"
+#include "trainingplots.h"
 #include "trainingprobesview.h"
 #include "trainingview.h"
 #include "viewexportcontroller.h"
@@ -289,6 +290,27 @@ void TestTrainingView::windowHasTheTab()
     view->showSettings(settings);
     view->startButton()->click();
     QVERIFY(waitStopped(*view));
+    // At 1024 x 700 no plot's title is wider than its plot (the longer ones
+    // drop their "· d_k = 40"); on a wide window every title names d_k.
+    const auto titleOf = [](QCustomPlot* p) {
+        return qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+    };
+    QCoreApplication::processEvents();
+    for (int i = 0; i < TrainingPlots::kPlotCount; ++i) {
+        QCPTextElement* title = titleOf(view->plot(TrainingView::Plot(i)));
+        QVERIFY(title);
+        QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(title->text())
+                     <= view->plot(TrainingView::Plot(i))->width(),
+                 qPrintable(title->text()));
+    }
+    window.resize(1920, 1080);
+    QTRY_VERIFY(
+        titleOf(view->plot(TrainingView::GradientPlot))->text().endsWith(QStringLiteral("· d_k = 40")));
+    for (int i = 0; i < TrainingPlots::kPlotCount; ++i)
+        QVERIFY2(titleOf(view->plot(TrainingView::Plot(i)))->text().endsWith(QStringLiteral("· d_k = 40")),
+                 qPrintable(titleOf(view->plot(TrainingView::Plot(i)))->text()));
+    window.resize(1024, 700);
+    QTRY_VERIFY(!titleOf(view->plot(TrainingView::GradientPlot))->text().contains(QStringLiteral("d_k")));
     // Pictures through the window's export machinery, and the numbers.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("loss.svg"));
