@@ -17,7 +17,6 @@
 #include <QTemporaryDir>
 
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,7 +28,7 @@ namespace {
 class ModelWatch : public QObject {
 public:
     ModelWatch(attnlab::Gpt2Session* session, QWidget* grid, QLineEdit* field)
-        : session_(session), grid_(grid), field_(field)
+        : session_(session), field_(field)
     {
         grid->installEventFilter(this);
         QObject::connect(session, &attnlab::Gpt2Session::resultChanged, this, [this] {
@@ -58,30 +57,10 @@ protected:
 
 private:
     attnlab::Gpt2Session* session_;
-    QWidget* grid_;
     QLineEdit* field_;
     bool delivered_ = false;
     bool painted_ = false;
 };
-
-bool waitFor(const std::function<bool()>& done, int timeoutMs)
-{
-    QEventLoop loop;
-    QTimer poll;
-    poll.setTimerType(Qt::PreciseTimer);
-    poll.setInterval(1);
-    bool ok = false;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (done()) {
-            ok = true;
-            loop.quit();
-        }
-    });
-    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-    poll.start();
-    loop.exec();
-    return ok;
-}
 
 // A key typed into the field as the keyboard would: press and release.
 void typeKey(QLineEdit* field, QChar c)
@@ -94,10 +73,31 @@ void typeKey(QLineEdit* field, QChar c)
     QApplication::sendEvent(field, &release);
 }
 
-bool copyFile(const QString& from, const QString& to)
+// The steps' figures: from each step's mark (what `step` returns) to its
+// pass shown, and the GUI thread's longest absence over all of them.
+struct Steps {
+    std::vector<double> shownMs;
+    double maxBlockMs = 0;
+    int timeouts = 0;
+};
+
+template <typename Step>
+Steps measureSteps(ModelWatch& watch, int count, Step step)
 {
-    QFile::remove(to);
-    return QFile::copy(from, to);
+    Steps out;
+    Heartbeat heartbeat;
+    for (int i = 0; i < count; ++i) {
+        watch.arm();
+        heartbeat.start();
+        const Clock::time_point mark = step(i);
+        if (waitUntil([&] { return watch.done(); }, 30000))
+            out.shownMs.push_back(msSince(mark));
+        else
+            ++out.timeouts;
+        out.maxBlockMs = std::max(out.maxBlockMs, heartbeat.stop());
+        settle(30);
+    }
+    return out;
 }
 
 }  // namespace
@@ -106,10 +106,10 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
 {
     QTemporaryDir dir;
     if (!dir.isValid() || writeGpt2SmallFolder(dir.path()) == 0
-        || !copyFile(QDir(QString::fromUtf8(tokenizerFolder)).filePath(QStringLiteral("vocab.json")),
-                     dir.filePath(QStringLiteral("vocab.json")))
-        || !copyFile(QDir(QString::fromUtf8(tokenizerFolder)).filePath(QStringLiteral("merges.txt")),
-                     dir.filePath(QStringLiteral("merges.txt")))) {
+        || !QFile::copy(QDir(QString::fromUtf8(tokenizerFolder)).filePath(QStringLiteral("vocab.json")),
+                        dir.filePath(QStringLiteral("vocab.json")))
+        || !QFile::copy(QDir(QString::fromUtf8(tokenizerFolder)).filePath(QStringLiteral("merges.txt")),
+                        dir.filePath(QStringLiteral("merges.txt")))) {
         std::fprintf(stderr, "gpt2-typing: cannot write the checkpoint folder\n");
         return;
     }
@@ -126,7 +126,7 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         return;
     }
     models->openModel(dir.path());
-    if (!waitFor([&] { return session->hasModel() && !session->isLoading(); }, 120000)) {
+    if (!waitUntil([&] { return session->hasModel() && !session->isLoading(); }, 120000)) {
         std::fprintf(stderr, "gpt2-typing: the model did not open\n");
         return;
     }
@@ -139,7 +139,7 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
             text += " word";
         watch.arm();
         field->setText(QString::fromStdString(text));
-        if (!waitFor([&] { return watch.done(); }, 120000)) {
+        if (!waitUntil([&] { return watch.done(); }, 120000)) {
             std::printf("{\"case\":\"gpt2_typing_key\",\"n\":%d,\"error\":\"setup timed out\"}\n", words);
             continue;
         }
@@ -157,56 +157,36 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         const Timing engine = bench::measure([&] { (void)attn::runGpt2(weights, ids, options); }, 3, 0.5, 10);
         const int n = int(ids.size());
 
-        // One key at a time: " x", then a backspace-free alternation that
-        // keeps the length near n (each key is a new piece or a longer one).
+        // Keys typed at the sentence's end, a space and the letters in turn:
+        // each makes a new piece or a longer one.
         const QString keys = QStringLiteral(" abcdefghijklmnopqrstuvwxyz");
-        std::vector<double> shown;
-        double maxBlock = 0;
-        int timeouts = 0;
-        Heartbeat heartbeat;
-        for (int i = 0; i < runs; ++i) {
-            watch.arm();
-            heartbeat.start();
+        const Steps one = measureSteps(watch, runs, [&](int i) {
             const Clock::time_point t0 = Clock::now();
             typeKey(field, keys[i % keys.size()]);
-            if (waitFor([&] { return watch.done(); }, 30000))
-                shown.push_back(msSince(t0));
-            else
-                ++timeouts;
-            maxBlock = std::max(maxBlock, heartbeat.stop());
-            settle(30);
-        }
-        const std::string tail = "\"engine_ms\":" + std::to_string(engine.medianMs)
-                                 + ",\"target_gui_block_ms\":50,\"max_gui_block_ms\":";
-        printCase("gpt2_typing_key", n, 768, summarise(shown),
-                  tail + std::to_string(maxBlock) + ",\"timeouts\":" + std::to_string(timeouts));
-
-        // Bursts of keys 40 ms apart: each supersedes the pass in flight.
-        std::vector<double> lastShown;
-        double burstBlock = 0;
-        int burstTimeouts = 0;
+            return t0;
+        });
+        // Bursts of 8 keys 40 ms apart: each supersedes the pass in flight;
+        // timed from the last key.
         const int cancelledBefore = session->cancelledPasses();
-        for (int b = 0; b < std::max(3, runs / 4); ++b) {
-            watch.arm();
-            heartbeat.start();
+        const Steps bursts = measureSteps(watch, std::max(3, runs / 4), [&](int b) {
             Clock::time_point last;
             for (int k = 0; k < 8; ++k) {
+                if (k > 0)
+                    settle(40);
                 typeKey(field, keys[(b + k) % keys.size()]);
                 last = Clock::now();
-                if (k + 1 < 8)
-                    settle(40);
             }
-            if (waitFor([&] { return watch.done(); }, 30000))
-                lastShown.push_back(msSince(last));
-            else
-                ++burstTimeouts;
-            burstBlock = std::max(burstBlock, heartbeat.stop());
-            settle(30);
-        }
-        printCase("gpt2_typing_burst", n, 768, summarise(lastShown),
-                  tail + std::to_string(burstBlock) + ",\"timeouts\":" + std::to_string(burstTimeouts)
-                      + ",\"interval_ms\":40,\"cancelled_passes\":"
-                      + std::to_string(session->cancelledPasses() - cancelledBefore));
+            return last;
+        });
+        const int cancelled = session->cancelledPasses() - cancelledBefore;
+        const auto figures = [&](const Steps& steps) {
+            return "\"engine_ms\":" + std::to_string(engine.medianMs)
+                   + ",\"target_gui_block_ms\":50,\"max_gui_block_ms\":" + std::to_string(steps.maxBlockMs)
+                   + ",\"timeouts\":" + std::to_string(steps.timeouts);
+        };
+        printCase("gpt2_typing_key", n, 768, summarise(one.shownMs), figures(one));
+        printCase("gpt2_typing_burst", n, 768, summarise(bursts.shownMs),
+                  figures(bursts) + ",\"interval_ms\":40,\"cancelled_passes\":" + std::to_string(cancelled));
     }
 }
 

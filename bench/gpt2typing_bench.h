@@ -7,9 +7,9 @@ namespace bench {
 // temporary folder, with the tokenizer files of tests/data/gpt2/tiny-gpt2):
 //   gpt2_typing_key: one key at a time, each waited for until the Model tab
 //     shows its pass; median and p95 from the key to the grid painted.
-//   gpt2_typing_burst: keys every `intervalMs` (faster than a pass), so that
-//     each key supersedes the pass in flight; the time from the last key to
-//     its pass shown.
+//   gpt2_typing_burst: bursts of 8 keys 40 ms apart (faster than a pass), so
+//     that each key supersedes the pass in flight; the time from the last key
+//     to its pass shown.
 // Both report max_gui_block_ms, the GUI thread's longest absence from its
 // event loop over the steps (target 50), and engine_ms, the pass alone
 // (attn::runGpt2 on the same tokens with the window's options) in the same

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -143,10 +144,10 @@ private:
     QSet<QObject*> painted_;
 };
 
-// Runs the event loop until `watch` is done (checked every millisecond, so
+// Runs the event loop until `done()` holds (checked every millisecond, so
 // after any paint in progress has finished) or `timeoutMs` passes. Returns
 // false on timeout.
-inline bool waitShown(const PaintWatch& watch, int timeoutMs)
+inline bool waitUntil(const std::function<bool()>& done, int timeoutMs)
 {
     QEventLoop loop;
     // A 1 ms poll, not a zero timer: a zero timer would keep the GUI thread
@@ -154,17 +155,23 @@ inline bool waitShown(const PaintWatch& watch, int timeoutMs)
     QTimer poll;
     poll.setTimerType(Qt::PreciseTimer);
     poll.setInterval(1);
-    bool shown = false;
+    bool ok = false;
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (watch.done()) {
-            shown = true;
+        if (done()) {
+            ok = true;
             loop.quit();
         }
     });
     QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
     poll.start();
     loop.exec();
-    return shown;
+    return ok;
+}
+
+// Until `watch` is done.
+inline bool waitShown(const PaintWatch& watch, int timeoutMs)
+{
+    return waitUntil([&] { return watch.done(); }, timeoutMs);
 }
 
 inline void settle(int ms)

@@ -239,11 +239,6 @@ void TrainingPlots::fitTitles(int width)
     }
 }
 
-QString TrainingPlots::titleText(int which) const
-{
-    return titles_[std::size_t(which)]->text();
-}
-
 void TrainingPlots::setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys,
                               int dK)
 {
@@ -356,7 +351,7 @@ attn::Expected<std::vector<OutputFile>> TrainingPlots::imageFiles(const QStringL
     for (QCustomPlot* p : plots_)
         p->legend->setVisible(true);
     const int shownWidth = titleWidth_;
-    fitTitles(1 << 20);
+    fitTitles(kAnyWidth);
     const auto restore = qScopeGuard([&] {
         fitTitles(shownWidth);
         if (recolour)

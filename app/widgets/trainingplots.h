@@ -51,7 +51,6 @@ public:
     // plot's width in the view), else TITLE alone, so that no title is cut
     // at the plots' sides; the pictures always have the whole title.
     void fitTitles(int width);
-    QString titleText(int which) const;  // as shown
 
     // "training_loss", "training_accuracy", "training_grad_norm",
     // "training_max_weight", "training_entropy", "training_saturated_wrong".
@@ -78,7 +77,8 @@ private:
     std::vector<attn::TrainingRunCurves> curves_;
     bool logLoss_ = false;
     int dK_ = 0;
-    int titleWidth_ = 1 << 20;  // fitTitles' width
+    static constexpr int kAnyWidth = 1 << 20;  // every title whole
+    int titleWidth_ = kAnyWidth;               // fitTitles' width
     double lossTarget_ = 0.5;
     QPalette palette_;
 };
