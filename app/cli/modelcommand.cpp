@@ -193,15 +193,11 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);
     const QString directory = localPath(*input.exportDir);
-    if (const std::optional<QString> link = linkInTheWay(directory)) {
-        printError(*link);
-        return kExitRuntimeError;
-    }
+    if (const std::optional<QString> link = linkInTheWay(directory))
+        return fail(kExitRuntimeError, *link);
     const attn::Expected<ModelStart> start = modelStart(parser, input);
-    if (!start) {
-        printError(QString::fromStdString(start.error().message));
-        return kExitUsageError;
-    }
+    if (!start)
+        return fail(kExitUsageError, QString::fromStdString(start.error().message));
     const ExportFormats formats =
         input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
     std::vector<OutputFile> files;
@@ -212,20 +208,16 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
             modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")),
                               parser.value(QStringLiteral("--caption")), formats,
                               parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
-        if (!pictures) {
-            printError(QString::fromStdString(pictures.error().message));
-            return kExitRuntimeError;
-        }
+        if (!pictures)
+            return fail(kExitRuntimeError, QString::fromStdString(pictures.error().message));
         for (OutputFile& file : pictures.value())
             files.push_back(std::move(file));
     }
-    if (const attn::Status written = writeFilesAtomically(directory, files); !written) {
-        printError(QString::fromStdString(written.error().message));
-        return kExitRuntimeError;
-    }
+    if (const attn::Status written = writeFilesAtomically(directory, files); !written)
+        return fail(kExitRuntimeError, QString::fromStdString(written.error().message));
     printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
                           .arg(QDir::toNativeSeparators(directory)));
-    return 0;
+    return kExitOk;
 }
 
 }  // namespace attnlab

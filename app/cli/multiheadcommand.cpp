@@ -258,23 +258,18 @@ int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
     if (savePath && lab) {
         const QString path = localPath(*savePath);
         const QDir parent = QFileInfo(path).absoluteDir();
-        if (!parent.exists()) {
-            printError(
+        if (!parent.exists())
+            return fail(
+                kExitRuntimeError,
                 CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
                     .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
-            return kExitRuntimeError;
-        }
         attn::Expected<OutputFileSet> labSet = labFileSet(path, *lab);
-        if (!labSet) {
-            printError(text(labSet.error().message));
-            return kExitRuntimeError;
-        }
+        if (!labSet)
+            return fail(kExitRuntimeError, text(labSet.error().message));
         sets.push_back(std::move(labSet).value());
     }
-    if (const attn::Status written = writeFileSetsAtomically(sets); !written) {
-        printError(text(written.error().message));
-        return kExitRuntimeError;
-    }
+    if (const attn::Status written = writeFileSetsAtomically(sets); !written)
+        return fail(kExitRuntimeError, text(written.error().message));
     if (exportDir)
         printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
                               .arg(QDir::toNativeSeparators(localPath(*exportDir))));
@@ -306,25 +301,19 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
     std::optional<UsageError> error = readRequest(parser, &request);
     if (!error)
         error = checkRequest(request, in, &layout);
-    if (error) {
-        printError(error->message);
-        return kExitUsageError;
-    }
+    if (error)
+        return fail(kExitUsageError, error->message);
     std::optional<QCoreApplication> app;
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);
     // A link where the directory is to be made: said before any work.
     if (in.exportDir) {
-        if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir))) {
-            printError(*link);
-            return kExitRuntimeError;
-        }
+        if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir)))
+            return fail(kExitRuntimeError, *link);
     }
     const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
-    if (!snapshot) {
-        printError(text(snapshot.error().message));
-        return kExitUsageError;
-    }
+    if (!snapshot)
+        return fail(kExitUsageError, text(snapshot.error().message));
     const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
     return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
                         in.savePath);
@@ -348,15 +337,11 @@ attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, cons
 int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,
                     const std::optional<std::string>& formats, const std::optional<std::string>& savePath)
 {
-    if (std::optional<UsageError> error = checkFormats(formats)) {
-        printError(error->message);
-        return kExitUsageError;
-    }
+    if (std::optional<UsageError> error = checkFormats(formats))
+        return fail(kExitUsageError, error->message);
     const attn::Expected<MultiHeadSnapshot> snapshot = computeLabMultiHeadSnapshot(lab);
-    if (!snapshot) {
-        printError(text(snapshot.error().message));
-        return kExitRuntimeError;
-    }
+    if (!snapshot)
+        return fail(kExitRuntimeError, text(snapshot.error().message));
     return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
 }
 
