@@ -62,14 +62,18 @@ QSize ModelGridView::sizeHint() const
     return QSize(std::max(1, heads()) * 90 + 4 * line, std::max(1, layers()) * 90 + 3 * line);
 }
 
+void ModelGridView::setPlaceholder(const QString& text)
+{
+    placeholder_ = text;
+    update();
+}
+
 void ModelGridView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     if (tileCount() == 0) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
-                         tr("File > Open model… reads a Hugging Face GPT-2 folder; its attention for "
-                            "the sentence shows here, one map per layer and head."));
+        painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
         return;
     }
     renderer_.paint(painter, size(), HeatmapStyle::fromPalette(palette(), true),

@@ -35,6 +35,10 @@ public:
     int layers() const { return renderer_.layerCount(); }
     int heads() const { return renderer_.headCount(); }
     int tileCount() const { return layers() * heads(); }
+    // What the view says while it has no maps: how to open a model, until
+    // one is open.
+    void setPlaceholder(const QString& text);
+    QString placeholder() const { return placeholder_; }
 
     // At the widget's size, for tests.
     QRect tileRect(int layer, int head) const { return renderer_.tileRect(size(), layer, head); }
@@ -59,6 +63,7 @@ protected:
 
 private:
     ModelGridRenderer renderer_;
+    QString placeholder_;
 };
 
 }  // namespace attnlab

@@ -68,6 +68,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
 
     grid_ = new ModelGridView(this);
     grid_->setObjectName(QStringLiteral("modelGrid"));
+    grid_->setPlaceholder(
+        tr("File > Open model… reads a Hugging Face GPT-2 folder; its attention for "
+           "the sentence shows here, one map per layer and head."));
 
     scale_ = new QComboBox(this);
     scale_->setObjectName(QStringLiteral("modelScaleBox"));
@@ -215,6 +218,9 @@ void ModelPanel::showModel()
     showMessage(QString());
     summary_->setText(tr("%1 — %2").arg(session_->modelFolder(), session_->modelSummary()));
     grid_->setResult(nullptr, {});
+    grid_->setPlaceholder(
+        tr("The sentence's maps show here, one per layer and head, once the model "
+           "has read it; the line above says what keeps a sentence out."));
     showSelection();
 }
 

@@ -208,13 +208,17 @@ void TestWindowModel::whatIfNoneOnTheHead()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     Gpt2Session* session = window->models()->session();
+    ModelPanel* panel = window->models()->panel();
+    // The empty grid tells how to open a model until one is open, then why it has no maps.
+    QVERIFY(panel->grid()->placeholder().contains(QStringLiteral("File > Open model")));
     QSignalSpy opened(session, &Gpt2Session::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
+    QVERIFY(!panel->grid()->placeholder().contains(QStringLiteral("File > Open model")));
+    QVERIFY(panel->grid()->placeholder().contains(QStringLiteral("the line above")));
     const QJsonObject c = lessonCase();
     QVERIFY(typeSentence(*window, c["sentence"].toString()));
     const auto before = session->result();
-    ModelPanel* panel = window->models()->panel();
     QTest::mouseClick(panel->grid(), Qt::LeftButton, {}, panel->grid()->tileRect(1, 3).center());
 
     QSignalSpy changed(session, &Gpt2Session::resultChanged);
