@@ -176,6 +176,28 @@ Expected<double> scaleDivisor(const AttentionOptions& options, int dK)
     return Error{"Unknown scale mode."};
 }
 
+Status validateEmbeddingEntries(long long tokens, long long dModel)
+{
+    if (tokens * dModel <= kMaxMatrixEntries)
+        return okStatus();
+    return Error{"X of " + std::to_string(tokens) + " tokens at d_model " + std::to_string(dModel)
+                 + " would hold " + std::to_string(tokens * dModel) + " entries; at most "
+                 + std::to_string(kMaxMatrixEntries) + " are allowed, so at d_model " + std::to_string(dModel)
+                 + " at most " + std::to_string(kMaxMatrixEntries / dModel) + " tokens."};
+}
+
+Status validateWeightEntries(long long dModel, long long dK, long long dV)
+{
+    const long long entries = dModel * (2 * dK + dV);
+    if (entries <= kMaxHeadWeightEntries)
+        return okStatus();
+    return Error{"W_q, W_k and W_v at d_model " + std::to_string(dModel) + ", d_k " + std::to_string(dK)
+                 + ", d_v " + std::to_string(dV) + " would hold " + std::to_string(entries)
+                 + " entries together; at most " + std::to_string(kMaxHeadWeightEntries)
+                 + " are allowed, so at d_model " + std::to_string(dModel) + " 2 d_k + d_v is at most "
+                 + std::to_string(kMaxHeadWeightEntries / dModel) + "."};
+}
+
 Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv)
 {
     const Eigen::Index n = X.rows();
@@ -204,6 +226,10 @@ Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const
     if (Wq.cols() != Wk.cols())
         return Error{"W_q " + shapeText(Wq) + " and W_k " + shapeText(Wk)
                      + " must have the same d_k so that q . k is defined."};
+    if (Status s = validateEmbeddingEntries(n, d); !s)
+        return s;
+    if (Status s = validateWeightEntries(d, Wq.cols(), Wv.cols()); !s)
+        return s;
     if (Status s = checkEntries("X", X); !s)
         return s;
     if (Status s = checkEntries("W_q", Wq); !s)

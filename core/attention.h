@@ -67,10 +67,11 @@ struct AttentionResult {
 };
 
 // The custom divisor's range (the parameter panel's too). The floor keeps
-// every intermediate finite: entries within kMaxInputMagnitude at d_model,
-// d_k <= 1024 bound |q . k| by 1024 * (1024 * 1e60)^2 < 1.1e129, so a scaled
-// score is below 1.1e132 and the sum of the n^2 squares the statistics take
-// stays below 2e271. A divisor of 1e-307 would give inf and NaN weights.
+// every intermediate finite: entries within kMaxInputMagnitude at d_model
+// <= 2048, d_k <= 1024 bound |q . k| by 1024 * (2048 * 1e60)^2 < 4.3e129, so
+// a scaled score is below 4.3e132 and the sum of the n^2 squares the
+// statistics take stays below 1.6e7 * 1.9e265 < 3.1e272 (n <= 4096). A
+// divisor of 1e-307 would give inf and NaN weights.
 inline constexpr double kMinCustomDivisor = 1e-3;
 inline constexpr double kMaxCustomDivisor = 1e6;
 
@@ -81,8 +82,16 @@ Status validateCustomDivisor(double divisor);
 // [kMinCustomDivisor, kMaxCustomDivisor].
 Expected<double> scaleDivisor(const AttentionOptions& options, int dK);
 
-// Shapes agree, sizes within limits, every entry finite and within
-// kMaxInputMagnitude; the error names the matrix and the cell (1-based).
+// The entry budgets of size_limits.h, for sizes already within their own
+// limits: X's n x d_model entries at most kMaxMatrixEntries, and W_q, W_k,
+// W_v's d_model (2 d_k + d_v) together at most kMaxHeadWeightEntries. The
+// error names the sizes and what fits at this d_model.
+Status validateEmbeddingEntries(long long tokens, long long dModel);
+Status validateWeightEntries(long long dModel, long long dK, long long dV);
+
+// Shapes agree, sizes within limits and the entry budgets, every entry finite
+// and within kMaxInputMagnitude; the error names the matrix and the cell
+// (1-based).
 Status validateInputs(const Matrix& X, const Matrix& Wq, const Matrix& Wk, const Matrix& Wv);
 
 Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model.h"
 
+#include "attention.h"
 #include "size_limits.h"
 #include "torch_random.h"
 
@@ -161,7 +162,9 @@ Status validateDimensions(int dModel, int dK, int dV)
         return s;
     if (Status s = check("d_k", dK, kMaxDHead); !s)
         return s;
-    return check("d_v", dV, kMaxDHead);
+    if (Status s = check("d_v", dV, kMaxDHead); !s)
+        return s;
+    return validateWeightEntries(dModel, dK, dV);
 }
 
 Weights drawWeights(const ModelConfig& c)
@@ -227,6 +230,8 @@ Expected<Model> buildModel(const ModelConfig& config)
     Expected<Tokenization> tokens = tokenizeFor(config);
     if (!tokens)
         return tokens.error();
+    if (Status s = validateEmbeddingEntries(tokens->tokens.size(), config.dModel); !s)
+        return s.error();
     Model model;
     model.tokenization = std::move(tokens).value();
     model.X = drawEmbeddings(config, model.tokenization);

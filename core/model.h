@@ -54,7 +54,8 @@ struct Model {
     Matrix Wv;  // (d_model, d_v)
 };
 
-// Each dimension within 1..its limit, or an error naming it.
+// Each dimension within 1..its limit and W_q, W_k, W_v within their entry
+// budget (validateWeightEntries), or an error naming it.
 Status validateDimensions(int dModel, int dK, int dV);
 
 Expected<Model> buildModel(const ModelConfig& config);

@@ -172,6 +172,11 @@ Status validateSplitHeads(int embedDim, int heads)
 {
     if (Status s = validateHeadCount(heads); !s)
         return s;
+    static_assert(3LL * 1024 * 1024 == kMaxHeadWeightEntries);
+    if (3LL * embedDim * embedDim > kMaxHeadWeightEntries)
+        return Error{"In the split layout in_proj_weight (3E x E) may hold at most "
+                     + std::to_string(kMaxHeadWeightEntries)
+                     + " entries, so E (d_model) is at most 1024; got " + std::to_string(embedDim) + "."};
     if (embedDim % heads != 0)
         return Error{"In the split layout h must divide d_model (embed_dim E); " + std::to_string(heads)
                      + " heads do not divide E = " + std::to_string(embedDim) + "."};
@@ -184,6 +189,8 @@ Status validateSplitParameters(const Matrix& X, const SplitHeads& p)
     if (e < 1 || e > kMaxDModel)
         return Error{"X has " + std::to_string(e) + " columns (embed_dim E); between 1 and "
                      + std::to_string(kMaxDModel) + " are allowed."};
+    if (Status s = validateEmbeddingEntries(X.rows(), e); !s)
+        return s;
     if (Status s = validateSplitHeads(int(e), p.heads); !s)
         return s;
     const auto bad = [e](const char* key, Eigen::Index rows, Eigen::Index cols, const std::string& want) {

@@ -113,7 +113,8 @@ struct MultiHeadResult {
 
 // h within 1..kMaxHeads, or an error saying so.
 Status validateHeadCount(int heads);
-// E divisible by h (and h valid); the error says which head sizes divide E.
+// E divisible by h (and h valid), and in_proj_weight (3E x E) within
+// kMaxHeadWeightEntries (E <= 1024); the error says which head sizes divide E.
 Status validateSplitHeads(int embedDim, int heads);
 // Every shape of `params` against X (n, E); the error names the parameter
 // by its state_dict key and gives the expected shape.

@@ -7,14 +7,19 @@
 namespace attn {
 
 inline constexpr int kMaxTokens = 4096;            // tokens in one sentence or matrix
-inline constexpr int kMaxDModel = 1024;            // embedding width d_model
+inline constexpr int kMaxDModel = 2048;            // embedding width d_model
 inline constexpr int kMaxDHead = 1024;             // d_k and d_v
 inline constexpr int kMaxSentenceBytes = 1 << 20;  // 1 MiB of UTF-8 text
 inline constexpr int kLegibleTokens = 32;          // lesson size: cell values printed
 
-// The largest matrix the engine accepts, X at its limits: 4096 x 1024 entries.
-// A file holding one matrix (.npy, CSV) is refused above this many entries.
-inline constexpr long long kMaxMatrixEntries = 1LL * kMaxTokens * kMaxDModel;
+// The largest matrix the engine accepts: 4096 x 1024 entries, X of 4096
+// tokens 1024 wide or of 2048 tokens 2048 wide. d_model goes to 2048 so that
+// a head of GPT-2 XL (n_embd 1600, with the bias column 1601) can be borrowed
+// into the pipeline; X's entries stay within this budget, so a lab file and
+// the n x n maps keep the sizes below. A file holding one matrix (.npy, CSV)
+// is refused above this many entries.
+inline constexpr long long kMaxMatrixEntries = 4LL << 20;
+static_assert(kMaxMatrixEntries == 1LL * kMaxTokens * 1024);
 
 // The largest CSV file holding one matrix: 32 bytes a number, as for the lab
 // file below, and 4 MiB for the header and the row labels (a sentence's
@@ -22,9 +27,11 @@ inline constexpr long long kMaxMatrixEntries = 1LL * kMaxTokens * kMaxDModel;
 inline constexpr long long kMaxMatrixCsvBytes = 32 * kMaxMatrixEntries + (4LL << 20);
 static_assert(kMaxMatrixCsvBytes == 132LL << 20);
 
-// The multi-head weights together (every head's W_q, W_k, W_v; W_o on its
-// own) may hold what one head at the limits holds: 3 * 1024 * 1024 entries.
-inline constexpr long long kMaxHeadWeightEntries = 3LL * kMaxDModel * kMaxDHead;
+// W_q, W_k and W_v together may hold 3 * 1024 * 1024 entries: d_model
+// (2 d_k + d_v) <= 3,145,728, so d_k = d_v = 1024 at d_model 1024, or 512 at
+// d_model 2048. The multi-head weights together (every head's W_q, W_k, W_v;
+// W_o on its own) may hold as many.
+inline constexpr long long kMaxHeadWeightEntries = 3LL << 20;
 
 // The largest lab file the limits allow. It holds X (kMaxMatrixEntries),
 // W_q, W_k, W_v (at most kMaxHeadWeightEntries together) and, for a

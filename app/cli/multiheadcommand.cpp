@@ -189,7 +189,7 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
         if (entries > attn::kMaxHeadWeightEntries)
             return attn::Error{
                 CommandLine::tr("--heads %1 with d_model %2, d_k %3 and d_v %4 needs %5 weight "
-                                "entries; at most %6 (one head at the limits) are allowed")
+                                "entries; at most %6 are allowed")
                     .arg(h)
                     .arg(e)
                     .arg(config.dK)

@@ -103,7 +103,7 @@ attn::Status validateIndependent(const LabState& s)
                            + std::to_string(dModel) + ", d_k " + std::to_string(dK) + " and d_v "
                            + std::to_string(dV) + " need " + std::to_string(entries)
                            + " weight entries; at most " + std::to_string(attn::kMaxHeadWeightEntries)
-                           + " (one head at the limits) are allowed"};
+                           + " are allowed"};
     for (int i = 0; i < h; ++i) {
         const attn::HeadWeights& w = p.heads[std::size_t(i)];
         for (const auto& [key, m, cols, what] :

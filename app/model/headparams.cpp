@@ -12,10 +12,6 @@ namespace attnlab {
 
 namespace {
 
-// The heads' weights together may hold what one head at the limits holds
-// (as the command line allows).
-constexpr long long kMaxWeightEntries = 3LL * attn::kMaxDModel * attn::kMaxDHead;
-
 // Row offset of W_q (0), W_k (1) or W_v (2) of `head` in in_proj_weight.
 int splitRow(const attn::SplitHeads& split, int head, int which)
 {
@@ -53,11 +49,11 @@ attn::Expected<attn::MultiHeadParams> drawMultiHead(const attn::ModelConfig& con
         return p;
     }
     const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
-    if (entries > kMaxWeightEntries)
+    if (entries > attn::kMaxHeadWeightEntries)
         return attn::Error{std::to_string(h) + " heads with d_model " + std::to_string(e) + ", d_k "
                            + std::to_string(config.dK) + " and d_v " + std::to_string(config.dV) + " need "
                            + std::to_string(entries) + " weight entries; at most "
-                           + std::to_string(kMaxWeightEntries) + " (one head at the limits) are allowed."};
+                           + std::to_string(attn::kMaxHeadWeightEntries) + " are allowed."};
     p.independent.heads = attn::drawIndependentHeads(config, h);
     if (heads.outputProjection)
         p.independent.Wo = attn::drawOutputProjection(config, h);

@@ -27,6 +27,10 @@ attn::Status Session::setBorrowedState(const LabState& state)
                                .arg(n)
                                .arg(attn::kMaxTokens)
                                .toStdString()};
+    if (const attn::Status entries = attn::validateEmbeddingEntries(n, c.dModel); !entries)
+        return attn::Error{tr("%1 does not fit the pipeline: %2")
+                               .arg(what, QString::fromStdString(entries.error().message))
+                               .toStdString()};
     const std::pair<const attn::Matrix*, std::pair<int, int>> shapes[] = {{&state.X, {n, c.dModel}},
                                                                           {&state.Wq, {c.dModel, c.dK}},
                                                                           {&state.Wk, {c.dModel, c.dK}},

@@ -90,7 +90,7 @@ void TestHostileArguments::refused_data()
             << dk.arg(QString::fromUtf8(value));
     QTest::newRow("d_model overflows 64 bits")
         << QStringList{"--d-model", "18446744073709551617", "--export-dir", "out"} << 2
-        << "--d-model must be a whole number from 1 to 1024, not '18446744073709551617'";
+        << "--d-model must be a whole number from 1 to 2048, not '18446744073709551617'";
     QTest::newRow("d_v wraps a 32-bit int to 8")
         << QStringList{"--d-v", "4294967304", "--export-dir", "out"} << 2
         << "--d-v must be a whole number from 1 to 1024, not '4294967304'";

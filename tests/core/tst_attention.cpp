@@ -325,6 +325,18 @@ void TestAttention::validationErrors_data()
                                << "X has 0 rows";
     QTest::newRow("too many tokens") << "many-x"
                                      << "4096";
+    QTest::newRow("too wide") << "wide-x"
+                              << "X has 2049 columns (d_model); between 1 and 2048 are allowed.";
+    // 2049 x 2048 = 4,196,352 > 4096 x 1024 (2048 x 2048 is accepted below).
+    QTest::newRow("X over its entries")
+        << "entries-x"
+        << "X of 2049 tokens at d_model 2048 would hold 4196352 entries; at most "
+           "4194304 are allowed, so at d_model 2048 at most 2048 tokens.";
+    // 2048 (2 x 512 + 513) = 3,147,776 > 3 x 1024^2.
+    QTest::newRow("weights over their entries")
+        << "entries-w"
+        << "W_q, W_k and W_v at d_model 2048, d_k 512, d_v 513 would hold 3147776 entries together; at most "
+           "3145728 are allowed, so at d_model 2048 2 d_k + d_v is at most 1536.";
 }
 
 void TestAttention::validationErrors()
@@ -348,6 +360,17 @@ void TestAttention::validationErrors()
         x = attn::Matrix(0, 4);
     if (which == "many-x")
         x = attn::Matrix::Ones(4097, 4);
+    if (which == "wide-x" || which == "entries-x" || which == "entries-w") {
+        const int d = which == "wide-x" ? 2049 : 2048;
+        x = attn::Matrix::Zero(which == "entries-x" ? 2049 : 2, d);
+        wq = wk = attn::Matrix::Zero(d, which == "entries-w" ? 512 : 4);
+        wv = attn::Matrix::Zero(d, which == "entries-w" ? 513 : 4);
+        if (which == "entries-x") {  // one token fewer fits
+            QVERIFY(attn::validateInputs(x.topRows(2048), wq, wk, wv));
+        } else if (which == "entries-w") {  // one column of W_v fewer fits
+            QVERIFY(attn::validateInputs(x, wq, wk, wv.leftCols(512)));
+        }
+    }
     const auto r = attn::computeAttention(x, wq, wk, wv, {});
     QVERIFY(!r.ok());
     QVERIFY2(QString::fromStdString(r.error().message).contains(mentions), r.error().message.c_str());

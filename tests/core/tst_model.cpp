@@ -271,7 +271,12 @@ void TestModel::dimensionLimits_data()
     QTest::newRow("d_model 0") << 0 << 4 << 4 << "d_model";
     QTest::newRow("d_k negative") << 4 << -3 << 4 << "d_k";
     QTest::newRow("d_v huge") << 4 << 4 << 100000 << "d_v";
-    QTest::newRow("d_model over limit") << 1025 << 4 << 4 << "1024";
+    QTest::newRow("d_model over limit") << 2049 << 4 << 4 << "between 1 and 2048; got 2049";
+    // d_model (2 d_k + d_v) <= 3 * 1024^2: at d_model 2048, 2 d_k + d_v <= 1536.
+    QTest::newRow("weights over their budget")
+        << 2048 << 512 << 513
+        << "would hold 3147776 entries together; at most 3145728 are allowed, so at d_model "
+           "2048 2 d_k + d_v is at most 1536.";
 }
 
 void TestModel::dimensionLimits()

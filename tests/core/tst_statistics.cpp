@@ -265,7 +265,12 @@ QTEST_APPLESS_MAIN(TestStatistics)
 // rounding): rows 0 and 2 split their weight between keys 0 and 2.
 void TestStatistics::extremeInputsAtTheDivisorFloorStayFinite()
 {
-    const int n = 3, d = attn::kMaxDModel, dK = attn::kMaxDHead, dV = 2;
+    // The widest X with the largest d_k its weight budget leaves:
+    // d_model 2048, 2 d_k + d_v <= 1536, so d_k = 767 beside d_v = 2 (d_k
+    // d_model^2 is largest there, the bound of kMinCustomDivisor's comment).
+    const int n = 3, d = attn::kMaxDModel, dV = 2;
+    const int dK = int((attn::kMaxHeadWeightEntries / d - dV) / 2);
+    QCOMPARE(dK, 767);
     const double big = attn::kMaxInputMagnitude;
     attn::Matrix X(n, d), Wq(d, dK), Wk(d, dK), Wv(d, dV);
     for (int i = 0; i < n; ++i)

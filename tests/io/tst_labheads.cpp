@@ -515,7 +515,7 @@ void TestLabHeads::badStates_data()
                s.multiHead.independent.heads.resize(64);
            })
         << "\"heads\".\"count\": 64 heads of d_model 1024, d_k 24 and d_v 24 need 4718592 weight entries; at "
-           "most 3145728 (one head at the limits) are allowed";
+           "most 3145728 are allowed";
     QTest::newRow("score maps over 2^27 entries") << ind << StateEdit([](attnlab::LabState& s) {
         std::string sentence = "w";
         for (int i = 1; i < 1500; ++i)

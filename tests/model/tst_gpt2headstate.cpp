@@ -9,7 +9,9 @@
 // and is counted; a redraw goes back to the lab's own parameters; a new
 // sentence followed waits for the model's pass and merges with it into one
 // step; no model, a pass in flight or a head out of range are refused with
-// the session unchanged; a borrowed lab is refused by the lab file.
+// the session unchanged; a borrowed lab is refused by the lab file. A head
+// of GPT-2 XL's width (n_embd 1600, X 1601 wide) fits the pipeline and its
+// scores equal a plain loop; an X over the entry budget is refused by name.
 
 #include "gpt2cases.h"
 #include "gpt2headstate.h"
@@ -80,6 +82,7 @@ private slots:
     void newSentenceWithoutFollowerLeaves();
     void whatIfDivisorIsTheLabsScale();
     void refusals();
+    void gpt2XlWidthFits();
 };
 
 void TestGpt2HeadState::equalsTheModelsHead()
@@ -348,6 +351,95 @@ void TestGpt2HeadState::refusals()
     QVERIFY(!lab.setMatrix(MatrixId::Wq, attn::Matrix::Zero(17, 3)));
     QVERIFY(lab.isBorrowed());
     QCOMPARE(lab.config().dK, 4);
+}
+
+namespace {
+
+// A borrowed head as gpt2HeadState makes it: X = [rows | 1] (n, e + 1) and
+// W_q, W_k, W_v (e + 1, hd), of deterministic values in [-1, 1].
+LabState wideHead(const Session& lab, int n, int e, int hd)
+{
+    auto original = std::make_shared<attn::Model>();
+    for (int i = 0; i < n; ++i) {
+        original->tokenization.tokens.push_back("t" + std::to_string(i));
+        original->tokenization.ids.push_back(i);
+    }
+    const auto value = [](long long k) { return std::sin(0.37 * double(k) + 0.11); };
+    original->X.resize(n, e + 1);
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c <= e; ++c)
+            original->X(i, c) = c == e ? 1.0 : value(1LL * i * e + c);
+    attn::Matrix* w[] = {&original->Wq, &original->Wk, &original->Wv};
+    for (int m = 0; m < 3; ++m) {
+        w[m]->resize(e + 1, hd);
+        for (int r = 0; r <= e; ++r)
+            for (int c = 0; c < hd; ++c)
+                (*w[m])(r, c) = value(7919LL * (m + 1) + 1LL * r * hd + c) / 8;
+    }
+    LabState s;
+    s.borrowed.model = QStringLiteral("gpt2-xl");
+    s.borrowed.layer = 0;
+    s.borrowed.head = 0;
+    s.borrowed.ownConfig = lab.config();
+    s.borrowed.ownOptions = lab.options();
+    s.borrowed.ownHeads = lab.headsConfig();
+    s.config = lab.config();
+    s.config.dModel = e + 1;
+    s.config.dK = s.config.dV = hd;
+    s.options.causal = true;
+    s.X = original->X;
+    s.Wq = original->Wq;
+    s.Wk = original->Wk;
+    s.Wv = original->Wv;
+    s.borrowed.original = std::move(original);
+    return s;
+}
+
+}  // namespace
+
+void TestGpt2HeadState::gpt2XlWidthFits()
+{
+    Session lab;
+    const int n = 6, e = 1600, hd = 64;
+    const LabState xl = wideHead(lab, n, e, hd);
+    const attn::Status set = lab.setState(xl);
+    QVERIFY2(set, set ? "" : set.error().message.c_str());
+    QVERIFY(lab.isBorrowed());
+    QCOMPARE(lab.config().dModel, 1601);
+    // Raw scores by a plain loop: q_i . k_j with q = x W_q, k = x W_k.
+    const attn::Matrix& X = xl.X;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j <= i; ++j) {
+            double s = 0;
+            for (int c = 0; c < hd; ++c) {
+                double q = 0, k = 0;
+                for (int r = 0; r <= e; ++r) {
+                    q += X(i, r) * xl.Wq(r, c);
+                    k += X(j, r) * xl.Wk(r, c);
+                }
+                s += q * k;
+            }
+            QVERIFY2(std::abs(lab.result().scores(i, j) - s) <= 1e-12 * std::max(1.0, std::abs(s)),
+                     qPrintable(QStringLiteral("score (%1, %2): %3 against %4")
+                                    .arg(i)
+                                    .arg(j)
+                                    .arg(lab.result().scores(i, j), 0, 'g', 17)
+                                    .arg(s, 0, 'g', 17)));
+        }
+        QVERIFY(std::abs(lab.weightSum(i) - 1.0) <= 1e-12);
+    }
+    QCOMPARE(lab.result().divisor, 8.0);
+
+    // 2620 tokens at 1601: 4,194,620 entries, over 4096 x 1024 = 4,194,304.
+    Session other;
+    const attn::Status tooMany = other.setState(wideHead(other, 2620, e, hd));
+    QVERIFY(!tooMany);
+    QCOMPARE(
+        QString::fromStdString(tooMany.error().message),
+        QStringLiteral("GPT-2 layer 1, head 1 does not fit the pipeline: X of 2620 tokens at d_model 1601 "
+                       "would hold 4194620 entries; at most 4194304 are allowed, so at d_model 1601 at "
+                       "most 2619 tokens."));
+    QVERIFY(!other.isBorrowed());
 }
 
 QTEST_GUILESS_MAIN(TestGpt2HeadState)
