@@ -11,6 +11,7 @@
 #include "numberdelegate.h"
 #include "presentation.h"
 #include "session.h"
+#include "textwidths.h"
 
 #include <QEvent>
 #include <QHBoxLayout>
@@ -291,9 +292,10 @@ void FocusPanel::sizeKeyColumn()
     bold.setBold(true);
     widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(tr("sum")));
     const QStringList tokens = session_->tokens();  // the key column's plain words
+    TextWidths widths(table_->font());
     for (int j = 0; j < tokens.size(); ++j)
-        widest = std::max(
-            widest, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(j + 1).arg(displayLabel(tokens[j]))));
+        widest =
+            std::max(widest, widths.advance(QStringLiteral("%1 %2").arg(j + 1).arg(displayLabel(tokens[j]))));
     table_->horizontalHeader()->resizeSection(0, std::min(widest, fm.averageCharWidth() * 30) + pad);
 }
 

@@ -12,7 +12,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QScrollArea>
+#include <QTextBrowser>
+#include <QTextCharFormat>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -58,10 +61,17 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     message_->setWordWrap(true);
     message_->setStyleSheet(QStringLiteral("color: #b3261e;"));
     message_->hide();
-    tokens_ = new QLabel(this);
+    // A text view, not a word-wrapped label in a scroll area: the label laid
+    // its whole text out again for every size its layout asked about (about
+    // 40 ms a key at 256 tokens); the view lays it out once, at its width.
+    tokens_ = new QTextBrowser(this);
     tokens_->setObjectName(QStringLiteral("modelTokens"));
-    tokens_->setWordWrap(true);
-    tokens_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    tokens_->setFrameShape(QFrame::NoFrame);
+    tokens_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tokens_->setFocusPolicy(Qt::ClickFocus);
+    tokens_->viewport()->setAutoFillBackground(false);
+    tokens_->document()->setDocumentMargin(0);
+    tokens_->document()->setUndoRedoEnabled(false);
     tokens_->setToolTip(
         tr("The sentence as GPT-2's byte-level BPE splits it: each piece and its "
            "vocabulary id; ␣ is a leading space."));
@@ -167,15 +177,8 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     layout->addWidget(message_);
     // About two lines of pieces, scrolled beyond: a long sentence's list
     // otherwise took the height of the grid and the next-token bars.
-    auto* tokensScroll = new QScrollArea(this);
-    tokensScroll->setObjectName(QStringLiteral("modelTokensScroll"));
-    tokensScroll->setWidget(tokens_);
-    tokensScroll->setWidgetResizable(true);
-    tokensScroll->setFrameShape(QFrame::NoFrame);
-    tokensScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    tokensScroll->setMaximumHeight(5 * tokens_->fontMetrics().lineSpacing() / 2
-                                   + 4);  // lines with subscripted ids
-    layout->addWidget(tokensScroll);
+    tokens_->setFixedHeight(5 * tokens_->fontMetrics().lineSpacing() / 2 + 4);  // lines with subscripted ids
+    layout->addWidget(tokens_);
     layout->addLayout(whatIf);
     layout->addWidget(lesson_);
     layout->addLayout(body, 1);
@@ -226,11 +229,31 @@ void ModelPanel::showModel()
 
 void ModelPanel::showTokens()
 {
-    QStringList pieces;
-    for (const Gpt2Token& t : session_->resultTokens())
-        pieces << QStringLiteral("%1 <sub>%2</sub>").arg(t.display.toHtmlEscaped()).arg(t.id);
-    tokens_->setText(tr("%n GPT-2 token(s): ", nullptr, int(session_->resultTokens().size()))
-                     + pieces.join(QStringLiteral(" · ")));
+    // Written with a cursor in one edit block (one layout), not as HTML to
+    // parse; nothing is done when the pieces are those shown.
+    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    QList<QPair<QString, int>> pieces;
+    pieces.reserve(qsizetype(tokens.size()));
+    for (const Gpt2Token& t : tokens)
+        pieces.append({t.display, t.id});
+    if (pieces == shownPieces_ && !tokens_->document()->isEmpty())
+        return;
+    shownPieces_ = pieces;
+    QTextDocument* doc = tokens_->document();
+    doc->clear();
+    QTextCursor cursor(doc);
+    QTextCharFormat plain;
+    QTextCharFormat id;
+    id.setVerticalAlignment(QTextCharFormat::AlignSubScript);
+    cursor.beginEditBlock();
+    cursor.insertText(tr("%n GPT-2 token(s): ", nullptr, int(tokens.size())), plain);
+    for (qsizetype i = 0; i < pieces.size(); ++i) {
+        if (i > 0)
+            cursor.insertText(QStringLiteral(" · "), plain);
+        cursor.insertText(pieces[i].first + QLatin1Char(' '), plain);
+        cursor.insertText(QString::number(pieces[i].second), id);
+    }
+    cursor.endEditBlock();
 }
 
 void ModelPanel::showResult()

@@ -9,6 +9,9 @@
 // applies, the temperature). It shows what the session computed and hands
 // every change to it.
 
+#include <QList>
+#include <QPair>
+#include <QString>
 #include <QWidget>
 
 class QComboBox;
@@ -16,6 +19,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QTableWidget;
+class QTextBrowser;
 
 namespace attnlab {
 
@@ -30,7 +34,7 @@ public:
 
     ModelGridView* grid() const { return grid_; }
     QLabel* summaryLabel() const { return summary_; }
-    QLabel* tokensLabel() const { return tokens_; }
+    QTextBrowser* tokensView() const { return tokens_; }
     QLabel* messageLabel() const { return message_; }
     QLabel* headCaption() const { return headCaption_; }
     // The lesson's line when the sentence has "␣cinema" or "␣watch": the
@@ -71,7 +75,8 @@ private:
 
     Gpt2Session* session_;
     QLabel* summary_;
-    QLabel* tokens_;
+    QTextBrowser* tokens_;
+    QList<QPair<QString, int>> shownPieces_;  // (display, id) of the pieces tokens_ shows
     QLabel* message_;
     ModelGridView* grid_;
     QLabel* headCaption_;

@@ -6,6 +6,7 @@
 #include "presentation.h"
 #include "session.h"
 #include "statisticstablemodel.h"
+#include "textwidths.h"
 
 #include <QFormLayout>
 #include <QHeaderView>
@@ -108,10 +109,11 @@ void StatisticsPanel::sizeColumns()
     int widestQuery = 0;
     int widestToken = 0;
     const QStringList labels = session_->tokenLabels();  // the "to key" column's
+    TextWidths texts(table_->font());
     for (int i = 0; i < sizedFor_.size(); ++i) {
-        const int w = fm.horizontalAdvance(displayLabel(sizedFor_[i]));
-        widestToken = std::max(widestToken, fm.horizontalAdvance(labels.value(i)));
-        widestQuery = std::max(widestQuery, w + fm.horizontalAdvance(QStringLiteral("%1 ").arg(i + 1)));
+        const int w = texts.advance(displayLabel(sizedFor_[i]));
+        widestToken = std::max(widestToken, texts.advance(labels.value(i)));
+        widestQuery = std::max(widestQuery, w + texts.advance(QStringLiteral("%1 ").arg(i + 1)));
     }
     QHeaderView* header = table_->horizontalHeader();
     const int widths[StatisticsTableModel::kColumns] = {

@@ -3,11 +3,12 @@
 
 #include "displaylabel.h"
 #include "focusframe.h"
-#include "heatmaplabelpainter.h"
+#include "textwidths.h"
 
 #include <QEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
@@ -58,16 +59,16 @@ void TokenStrip::relayout()
     labels_.clear();
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.8);
-    const QFontMetrics fm(font());
-    const QFontMetrics fmSmall(small);
-    const int height = fm.height() + fmSmall.height() + 2 * kPadY;
+    TextWidths widths(font());
+    TextWidths smallWidths(small);
+    const QFontMetrics& fm = widths.metrics();
+    const int height = fm.height() + smallWidths.metrics().height() + 2 * kPadY;
     const int maxTextWidth = kMaxChipEms * fm.horizontalAdvance(QLatin1Char('M'));
     int x = kMargin;
     for (int i = 0; i < tokens_.size(); ++i) {
         const QString idText = tr("id %1").arg(i < ids_.size() ? ids_[i] : -1);
-        labels_.append(HeatmapLabelPainter::elidedLabel(fm, tokens_[i], maxTextWidth));
-        const int width =
-            std::max(fm.horizontalAdvance(labels_.back()), fmSmall.horizontalAdvance(idText)) + 2 * kPadX;
+        labels_.append(widths.elided(displayLabel(tokens_[i]), maxTextWidth));
+        const int width = std::max(widths.advance(labels_.back()), smallWidths.advance(idText)) + 2 * kPadX;
         rects_.append(QRect(x, kMargin, width, height));
         x += width + kGap;
     }
@@ -102,14 +103,19 @@ QSize TokenStrip::minimumSizeHint() const
     return sizeHint();
 }
 
-void TokenStrip::paintEvent(QPaintEvent*)
+void TokenStrip::paintEvent(QPaintEvent* event)
 {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.8);
     const QFontMetrics fm(font());
+    // Only the chips in view: a long sentence's strip scrolls, and drawing
+    // its 256 chips' text on every paint took about 8 ms.
+    const QRect exposed = event->rect().adjusted(-3, -3, 3, 3);  // the focus pen's width
     for (int i = 0; i < rects_.size(); ++i) {
+        if (!rects_[i].intersects(exposed))
+            continue;
         const QRectF r = QRectF(rects_[i]).adjusted(0.5, 0.5, -0.5, -0.5);
         QPainterPath path;
         path.addRoundedRect(r, 5, 5);

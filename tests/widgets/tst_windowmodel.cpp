@@ -31,6 +31,9 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QtTest>
 
 #include <cmath>
@@ -108,9 +111,15 @@ void TestWindowModel::openTypeAndClick()
     QVERIFY(typeSentence(*window, c["sentence"].toString()));
     const QJsonArray ids = c["token_ids"].toArray();
     QCOMPARE(session->result()->tokens(), int(ids.size()));
-    // The pieces with their ids, the leading space marked.
-    QVERIFY2(panel->tokensLabel()->text().contains(QStringLiteral("␣cinema <sub>22041</sub>")),
-             qPrintable(panel->tokensLabel()->text()));
+    // The pieces with their ids, the leading space marked, each id subscripted.
+    QTextDocument* pieces = panel->tokensView()->document();
+    QVERIFY2(pieces->toPlainText().contains(QStringLiteral("␣cinema 22041")),
+             qPrintable(pieces->toPlainText()));
+    QTextCursor id = pieces->find(QStringLiteral("22041"));
+    QVERIFY(!id.isNull());
+    QCOMPARE(id.charFormat().verticalAlignment(), QTextCharFormat::AlignSubScript);
+    QCOMPARE(pieces->find(QStringLiteral("␣cinema")).charFormat().verticalAlignment(),
+             QTextCharFormat::AlignNormal);
 
     ModelGridView* grid = panel->grid();
     QCOMPARE(grid->layers(), 2);
