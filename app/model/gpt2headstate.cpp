@@ -85,22 +85,28 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
     original->Wk = sliceWithBias(block.attnWeight, block.attnBias, e + head * hd, hd);
     original->Wv = sliceWithBias(block.attnWeight, block.attnBias, 2 * e + head * hd, hd);
 
+    return borrowedHeadState(std::move(original), QDir(gpt2.modelFolder()).dirName(), layer, head,
+                             result->divisors.at(layer, head), gpt2.sentence().toStdString(), lab);
+}
+
+LabState borrowedHeadState(std::shared_ptr<const attn::Model> original, const QString& model, int layer,
+                           int head, double divisor, const std::string& sentence, const Session& lab)
+{
     LabState s;
     const BorrowedHead& was = lab.borrowed();
-    s.borrowed.model = QDir(gpt2.modelFolder()).dirName();
+    s.borrowed.model = model;
     s.borrowed.layer = layer;
     s.borrowed.head = head;
     s.borrowed.ownConfig = was.active() ? was.ownConfig : lab.config();
     s.borrowed.ownOptions = was.active() ? was.ownOptions : lab.options();
     s.borrowed.ownHeads = was.active() ? was.ownHeads : lab.headsConfig();
     s.config = s.borrowed.ownConfig;
-    s.config.sentence = gpt2.sentence().toStdString();
-    s.config.dModel = e + 1;
-    s.config.dK = hd;
-    s.config.dV = hd;
+    s.config.sentence = sentence;
+    s.config.dModel = int(original->X.cols());
+    s.config.dK = int(original->Wq.cols());
+    s.config.dV = int(original->Wv.cols());
     s.options.causal = true;
-    const double divisor = result->divisors.at(layer, head);
-    if (divisor == std::sqrt(double(hd))) {
+    if (divisor == std::sqrt(double(s.config.dK))) {
         s.options.scale = attn::ScaleMode::SqrtDk;
     } else if (divisor == 1.0) {
         s.options.scale = attn::ScaleMode::None;

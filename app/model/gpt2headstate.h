@@ -14,6 +14,11 @@
 #include "expected.h"
 #include "labfile.h"
 
+#include <QString>
+
+#include <memory>
+#include <string>
+
 namespace attnlab {
 
 class Gpt2Session;
@@ -25,5 +30,14 @@ class Session;
 // lab's own parameters to go back to are `lab`'s (or those it kept when
 // it already shows a borrowed head).
 attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int head, const Session& lab);
+
+// What gpt2HeadState returns, from the head's matrices as the model gives
+// them (`original`: GPT-2's pieces, X, W_q, W_k, W_v, shaped as above):
+// d_model, d_k and d_v from their shapes, the causal mask on, scale mode
+// from `divisor` (sqrt(d_k), 1, else custom), layer `layer`, head `head`
+// of the model folder named `model`, the sentence the model read. Nothing
+// is checked here; Session::setState checks what it is given.
+LabState borrowedHeadState(std::shared_ptr<const attn::Model> original, const QString& model, int layer,
+                           int head, double divisor, const std::string& sentence, const Session& lab);
 
 }  // namespace attnlab

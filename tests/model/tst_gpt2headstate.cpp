@@ -355,8 +355,9 @@ void TestGpt2HeadState::refusals()
 
 namespace {
 
-// A borrowed head as gpt2HeadState makes it: X = [rows | 1] (n, e + 1) and
-// W_q, W_k, W_v (e + 1, hd), of deterministic values in [-1, 1].
+// A borrowed head as gpt2HeadState makes it (borrowedHeadState): X =
+// [rows | 1] (n, e + 1) and W_q, W_k, W_v (e + 1, hd), of deterministic
+// values in [-1, 1].
 LabState wideHead(const Session& lab, int n, int e, int hd)
 {
     auto original = std::make_shared<attn::Model>();
@@ -376,23 +377,8 @@ LabState wideHead(const Session& lab, int n, int e, int hd)
             for (int c = 0; c < hd; ++c)
                 (*w[m])(r, c) = value(7919LL * (m + 1) + 1LL * r * hd + c) / 8;
     }
-    LabState s;
-    s.borrowed.model = QStringLiteral("gpt2-xl");
-    s.borrowed.layer = 0;
-    s.borrowed.head = 0;
-    s.borrowed.ownConfig = lab.config();
-    s.borrowed.ownOptions = lab.options();
-    s.borrowed.ownHeads = lab.headsConfig();
-    s.config = lab.config();
-    s.config.dModel = e + 1;
-    s.config.dK = s.config.dV = hd;
-    s.options.causal = true;
-    s.X = original->X;
-    s.Wq = original->Wq;
-    s.Wk = original->Wk;
-    s.Wv = original->Wv;
-    s.borrowed.original = std::move(original);
-    return s;
+    return borrowedHeadState(std::move(original), QStringLiteral("gpt2-xl"), 0, 0, std::sqrt(double(hd)),
+                             std::string(), lab);
 }
 
 }  // namespace
