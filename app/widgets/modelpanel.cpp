@@ -48,6 +48,30 @@ QTableWidgetItem* numberItem(double value, int decimals)
     return item;
 }
 
+// A piece and its subscripted id, as showTokens writes them.
+void writePiece(QTextCursor& cursor, const QString& text, int id)
+{
+    QTextCharFormat sub;
+    sub.setVerticalAlignment(QTextCharFormat::AlignSubScript);
+    cursor.insertText(text + QLatin1Char(' '), QTextCharFormat());
+    cursor.insertText(QString::number(id), sub);
+}
+
+// The height of `lines` lines of pieces in `font`, as the view lays them out.
+int linesOfPieces(const QFont& font, int lines)
+{
+    QTextDocument probe;
+    probe.setDefaultFont(font);
+    probe.setDocumentMargin(0);
+    QTextCursor cursor(&probe);
+    for (int i = 0; i < lines; ++i) {
+        if (i > 0)
+            cursor.insertBlock();
+        writePiece(cursor, QStringLiteral("␣Jg"), 22041);
+    }
+    return int(std::ceil(probe.size().height()));
+}
+
 }  // namespace
 
 ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent), session_(session)
@@ -175,9 +199,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     top->addWidget(show_);
     layout->addLayout(top);
     layout->addWidget(message_);
-    // About two lines of pieces, scrolled beyond: a long sentence's list
+    // Two whole lines of pieces, scrolled beyond: a long sentence's list
     // otherwise took the height of the grid and the next-token bars.
-    tokens_->setFixedHeight(5 * tokens_->fontMetrics().lineSpacing() / 2 + 4);  // lines with subscripted ids
+    tokens_->setFixedHeight(linesOfPieces(tokens_->document()->defaultFont(), 2));
     layout->addWidget(tokens_);
     layout->addLayout(whatIf);
     layout->addWidget(lesson_);
@@ -242,16 +266,13 @@ void ModelPanel::showTokens()
     QTextDocument* doc = tokens_->document();
     doc->clear();
     QTextCursor cursor(doc);
-    QTextCharFormat plain;
-    QTextCharFormat id;
-    id.setVerticalAlignment(QTextCharFormat::AlignSubScript);
+    const QTextCharFormat plain;
     cursor.beginEditBlock();
     cursor.insertText(tr("%n GPT-2 token(s): ", nullptr, int(tokens.size())), plain);
     for (qsizetype i = 0; i < pieces.size(); ++i) {
         if (i > 0)
             cursor.insertText(QStringLiteral(" · "), plain);
-        cursor.insertText(pieces[i].first + QLatin1Char(' '), plain);
-        cursor.insertText(QString::number(pieces[i].second), id);
+        writePiece(cursor, pieces[i].first, pieces[i].second);
     }
     cursor.endEditBlock();
 }
