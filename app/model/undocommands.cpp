@@ -67,19 +67,25 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
                                              && sameMatrix(a.lab.Wv, b.lab.Wv));
 }
 
-bool snapshotMatches(const LabSnapshot& s, const Session& session)
+bool sameParameters(const LabSnapshot& s, const Session& session)
 {
     const LabState& lab = s.lab;
     const attn::ModelConfig& x = lab.config;
     const attn::ModelConfig& y = session.config();
     const attn::AttentionOptions& o = lab.options;
     const attn::AttentionOptions& p = session.options();
-    const bool stale = !session.problem().isEmpty();
-    if (s.stale != stale || x.sentence != y.sentence || x.tokenizer != y.tokenizer || x.seed != y.seed
-        || x.dModel != y.dModel || x.dK != y.dK || x.dV != y.dV || x.init != y.init || o.scale != p.scale
-        || o.customDivisor != p.customDivisor || o.causal != p.causal || lab.heads != session.headsConfig()
-        || !lab.borrowed.sameHead(session.borrowed()))
+    return s.stale == !session.problem().isEmpty() && x.sentence == y.sentence && x.tokenizer == y.tokenizer
+           && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
+           && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
+           && lab.heads == session.headsConfig() && lab.borrowed.sameHead(session.borrowed());
+}
+
+bool snapshotMatches(const LabSnapshot& s, const Session& session)
+{
+    if (!sameParameters(s, session))
         return false;
+    const LabState& lab = s.lab;
+    const bool stale = s.stale;
     const bool drawnNow = !stale && session.editedCells() == 0 && !session.isBorrowed();
     if (s.drawn || drawnNow) {
         if (s.drawn && drawnNow)
@@ -154,9 +160,23 @@ CellCommand::CellCommand(const QString& text, const CellEdit& edit,
 {
 }
 
+CellCommand::CellCommand(const QString& text, const CellEdit& edit,
+                         std::function<void(const CellEdit&, double)> apply, LabSnapshot drawn,
+                         std::function<void(const LabSnapshot&)> restore)
+    : QUndoCommand(text),
+      edit_(edit),
+      apply_(std::move(apply)),
+      drawn_(std::move(drawn)),
+      restore_(std::move(restore))
+{
+}
+
 void CellCommand::undo()
 {
-    apply_(edit_, edit_.before);
+    if (restore_)
+        restore_(drawn_);
+    else
+        apply_(edit_, edit_.before);
     done_ = false;
 }
 

@@ -39,6 +39,10 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b);
 // the parameters, and the matrices unless both are the seed's draw.
 bool snapshotMatches(const LabSnapshot& s, const Session& session);
 
+// Whether the session's parameters (config, options, heads, the borrowed
+// head, a problem or not) are those of `s`; its matrices are not looked at.
+bool sameParameters(const LabSnapshot& s, const Session& session);
+
 // `lab` with the cell of `edit` set to `value` (every head's parameters and
 // the selected head's copy in W_q, W_k, W_v).
 void setLabCell(LabState* lab, const CellEdit& edit, double value);
@@ -76,14 +80,22 @@ class CellCommand : public QUndoCommand {
 public:
     CellCommand(const QString& text, const CellEdit& edit,
                 std::function<void(const CellEdit&, double)> apply);
+    // The first cell typed over the seed's draw: undo restores `drawn` (a
+    // snapshot that keeps no matrices) through `restore`, so that afterwards
+    // no cell counts as edited, as after undoing a snapshot step.
+    CellCommand(const QString& text, const CellEdit& edit, std::function<void(const CellEdit&, double)> apply,
+                LabSnapshot drawn, std::function<void(const LabSnapshot&)> restore);
     void undo() override;
     void redo() override;
     const CellEdit& edit() const { return edit_; }
+    bool fromDraw() const { return bool(restore_); }
 
 private:
     CellEdit edit_;
     std::function<void(const CellEdit&, double)> apply_;
-    bool done_ = true;  // pushed after the change was made
+    LabSnapshot drawn_;
+    std::function<void(const LabSnapshot&)> restore_;  // empty unless from the draw
+    bool done_ = true;                                 // pushed after the change was made
 };
 
 }  // namespace attnlab

@@ -133,12 +133,38 @@ void UndoRecorder::record()
 
 void UndoRecorder::cellEdited(const CellEdit& edit)
 {
-    // last_ is the session before the edit, unless a change is still to be
-    // recorded (then record() makes one step of both) or last_ keeps no
-    // matrices (the seed's draw: record() copies the lab once).
     const LabState& lab = last_.lab;
     const bool heads = lab.heads.multiHead();
-    if (last_.drawn || last_.stale || lab.heads != session_->headsConfig())
+    auto stepText = [&] {
+        if (!nextText_.isEmpty())
+            return nextText_;
+        QString text =
+            tr("Edit %1(%2, %3)").arg(Session::matrixName(edit.which)).arg(edit.row + 1).arg(edit.col + 1);
+        if (edit.which != MatrixId::X && heads)
+            text += tr(" of head %1").arg(edit.head + 1);
+        return text;
+    };
+    // The first cell over the seed's draw: last_ keeps no matrices, so the
+    // step's "before" is that snapshot and undo draws it again; the lab is
+    // copied once, as the recorder's own from now on (record() would draw
+    // the seed's matrices only to find the one cell that differs).
+    if (last_.drawn) {
+        if (applying_ || session_->editedCells() != 1 || session_->isRedrawing() || session_->awaitsBorrow()
+            || !sameParameters(last_, *session_))
+            return;  // record() makes the step (or apply() takes the state)
+        LabSnapshot drawn = std::move(last_);
+        last_ = current();
+        ++run_;
+        const QString text = stepText();
+        nextText_.clear();
+        stack_->push(new CellCommand(
+            text, edit, [this](const CellEdit& e, double value) { applyCell(e, value); }, std::move(drawn),
+            [this](const LabSnapshot& s) { apply(s); }));
+        return;
+    }
+    // last_ is the session before the edit, unless a change is still to be
+    // recorded (then record() makes one step of both).
+    if (last_.stale || lab.heads != session_->headsConfig())
         return;
     double was = 0.0;
     if (edit.which != MatrixId::X && heads) {
@@ -160,12 +186,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
     if (applying_)
         return;
     ++run_;
-    QString text =
-        tr("Edit %1(%2, %3)").arg(Session::matrixName(edit.which)).arg(edit.row + 1).arg(edit.col + 1);
-    if (edit.which != MatrixId::X && heads)
-        text += tr(" of head %1").arg(edit.head + 1);
-    if (!nextText_.isEmpty())
-        text = nextText_;
+    const QString text = stepText();
     nextText_.clear();
     stack_->push(
         new CellCommand(text, edit, [this](const CellEdit& e, double value) { applyCell(e, value); }));

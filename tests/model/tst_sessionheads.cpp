@@ -230,9 +230,15 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     split.layout = attn::HeadLayout::Split;
     session.setHeadsConfig(split);
     QCOMPARE(stack.count(), 1);
-    QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 0.5));  // from the seed's draw: a snapshot step
+    const double drawnX = session.model().X(0, 0);
+    QVERIFY(drawnX != 0.5);
+    QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 0.5));  // from the seed's draw
     QCOMPARE(stack.count(), 2);
-    QVERIFY(!dynamic_cast<const CellCommand*>(stack.command(1)));
+    const auto* fromDraw = dynamic_cast<const CellCommand*>(stack.command(1));
+    QVERIFY(fromDraw);
+    QVERIFY(fromDraw->fromDraw());
+    QCOMPARE(fromDraw->text(), QStringLiteral("Edit X(1, 1)"));
+    QVERIFY(!recorder.current().drawn);
     session.selectHead(2);
     const attn::Matrix inProj = session.multiHeadParams().split.inProjWeight;
     const double k = session.matrix(MatrixId::Wk)(3, 1);
@@ -273,6 +279,23 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
     QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
     QCOMPARE(session.model().X(0, 0), 0.5);
+
+    // Undoing the first cell goes back to the seed's draw: no cell counts as
+    // edited, as after a snapshot step; redo types it again.
+    stack.undo();
+    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), k);
+    stack.undo();
+    QCOMPARE(stack.index(), 1);
+    QCOMPARE(session.model().X(0, 0), drawnX);
+    QCOMPARE(session.editedCells(), 0);
+    QVERIFY(recorder.current().drawn);
+    QCOMPARE(session.headCount(), 4);
+    QCOMPARE(session.selectedHead(), 1);
+    stack.redo();
+    QCOMPARE(session.model().X(0, 0), 0.5);
+    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.selectedHead(), 1);
+    QCOMPARE(stack.count(), 4);
 }
 
 // A seed step computed by the worker (320 tokens, 2 heads of 32) with a
