@@ -12,6 +12,9 @@
 #include <QPainter>
 #include <QTest>
 
+#include <cmath>
+#include <limits>
+
 using namespace attnlab;
 
 class TestHeatmapRenderer : public QObject {
@@ -21,6 +24,8 @@ private slots:
     void weightsKeepTwoSignificantDigits();
     void tooNarrowForAnyNumber();
     void captionInTheTextColour();
+    void largeImageColouredOnTwoThreads_data();
+    void largeImageColouredOnTwoThreads();
 };
 
 namespace {
@@ -143,6 +148,51 @@ void TestHeatmapRenderer::captionInTheTextColour()
         }
     QVERIFY2(dark > 20, qPrintable(QString::number(dark)));
     QCOMPARE(light, 0);  // nothing lighter than the background
+}
+
+void TestHeatmapRenderer::largeImageColouredOnTwoThreads_data()
+{
+    QTest::addColumn<int>("scale");
+    QTest::addColumn<int>("rows");
+    QTest::newRow("linear, 400 rows") << int(MapScale::Linear) << 400;
+    QTest::newRow("per row, 400 rows") << int(MapScale::PerRow) << 400;
+    QTest::newRow("log, 401 rows") << int(MapScale::Log) << 401;  // an odd split
+    QTest::newRow("linear, under the two-thread size") << int(MapScale::Linear) << 100;
+}
+
+// A map of more than 65,536 cells is coloured in two halves of its rows at
+// once: every pixel is still its own cell's colour (cellColor, one cell at
+// a time), masked and NaN cells grey, the per-row scale each row's own.
+void TestHeatmapRenderer::largeImageColouredOnTwoThreads()
+{
+    QFETCH(int, scale);
+    QFETCH(int, rows);
+    const int cols = 400;
+    attn::Matrix m(rows, cols);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            m(r, c) = 1e-3 + (1.0 + std::sin(0.37 * r + 0.11 * c)) * (1.0 + r % 7);
+    m(3, 5) = -std::numeric_limits<double>::infinity();  // masked
+    m(rows - 1, cols - 1) = -std::numeric_limits<double>::infinity();
+    m(rows / 2, 7) = std::numeric_limits<double>::quiet_NaN();
+    HeatmapRenderer map;
+    map.setCells(matrixCells(m), {}, {});
+    map.setColorMap(MapColors::Sequential);
+    map.setRange(0.0, 16.0);
+    map.setColorScale(MapScale(scale), 1e-2);
+    QImage image(cols, rows, QImage::Format_RGB32);
+    image.fill(Qt::black);
+    {
+        QPainter painter(&image);
+        map.paintCellImage(painter, QRect(0, 0, cols, rows));
+    }
+    int wrong = 0;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            wrong += image.pixel(c, r) != map.cellColor(r, c).rgb();
+    QCOMPARE(wrong, 0);
+    QCOMPARE(image.pixel(5, 3), QColor(0xda, 0xda, 0xda).rgb());
+    QCOMPARE(image.pixel(7, rows / 2), QColor(0xda, 0xda, 0xda).rgb());
 }
 
 QTEST_MAIN(TestHeatmapRenderer)
