@@ -11,6 +11,7 @@
 #include "commandlineparser.h"
 #include "consoleio.h"
 #include "guimain.h"
+#include "heapreuse.h"
 #include "kernels.h"
 #include "runtimedir.h"
 #include "scalinglabcommand.h"
@@ -37,6 +38,7 @@ int usageError(const QString& message)
 
 int main(int argc, char** argv)
 {
+    attnlab::keepFreedBuffersForReuse();  // before the first large buffer
     // Before any application, so that headless runs print no Qt warning.
     attnlab::ensureRuntimeDir();
     attnlab::CommandLineParser parser;

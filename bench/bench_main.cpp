@@ -19,6 +19,7 @@
 #ifdef ATTNLAB_BENCH_GUI
 #include "export_bench.h"
 #include "gpt2typing_bench.h"
+#include "heapreuse.h"
 #include "interaction_bench.h"
 #include "multihead_window_bench.h"
 #include "process_bench.h"
@@ -35,6 +36,9 @@
 
 int main(int argc, char** argv)
 {
+#ifdef ATTNLAB_BENCH_GUI
+    attnlab::keepFreedBuffersForReuse();  // as the application does
+#endif
     bool quick = false;
     std::vector<int> sizes;  // --n=16,2048: the interaction case's token counts
     std::vector<std::string> groups;

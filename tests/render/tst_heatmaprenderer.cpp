@@ -157,10 +157,10 @@ void TestHeatmapRenderer::largeImageColouredOnTwoThreads_data()
     QTest::newRow("linear, 400 rows") << int(MapScale::Linear) << 400;
     QTest::newRow("per row, 400 rows") << int(MapScale::PerRow) << 400;
     QTest::newRow("log, 401 rows") << int(MapScale::Log) << 401;  // an odd split
-    QTest::newRow("linear, under the two-thread size") << int(MapScale::Linear) << 100;
+    QTest::newRow("linear, under the two-thread size") << int(MapScale::Linear) << 30;
 }
 
-// A map of more than 65,536 cells is coloured in two halves of its rows at
+// A map of more than 16,384 cells is coloured in two halves of its rows at
 // once: every pixel is still its own cell's colour (cellColor, one cell at
 // a time), masked and NaN cells grey, the per-row scale each row's own.
 void TestHeatmapRenderer::largeImageColouredOnTwoThreads()
