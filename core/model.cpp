@@ -7,8 +7,13 @@
 
 #include <cmath>
 #include <mutex>
+#include <algorithm>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace attn {
@@ -33,17 +38,45 @@ std::uint64_t fnv1a(const std::string& text)
     return h;
 }
 
+// body(first, last) over [0, count), shared among up to four threads when
+// each would draw at least kMinDraws numbers of `perItem` per item. Each
+// item is drawn from its own generator, so the numbers do not depend on the
+// threads. A thread that cannot be started leaves its items to this one.
+template <typename Body>
+void shareDraws(int count, int perItem, const Body& body)
+{
+    constexpr std::size_t kMinDraws = 1 << 13;  // about 0.1 ms of normals; a thread starts in 0.05
+    const std::size_t work = std::size_t(std::max(count, 0)) * std::size_t(std::max(perItem, 0));
+    const int threads = int(
+        std::min<std::size_t>({std::size_t(std::clamp(std::thread::hardware_concurrency(), 1u, 4u)),
+                               std::max<std::size_t>(work / kMinDraws, 1), std::size_t(std::max(count, 1))}));
+    std::vector<std::thread> pool;
+    int started = 1;
+    try {
+        for (; started < threads; ++started)
+            pool.emplace_back(body, count * started / threads, count * (started + 1) / threads);
+    } catch (const std::system_error&) {
+        // The items of the threads not started are drawn below.
+    }
+    body(0, count / threads);
+    body(count * started / threads, count);
+    for (std::thread& t : pool)
+        t.join();
+}
+
 // Column j of a (d_model, width) weight matrix of the stable modes, drawn
 // from its own stream so that it does not depend on the width.
 void drawStableColumns(std::uint64_t seed, std::uint64_t which, int dModel, double scale, int firstColumn,
                        Matrix* w)
 {
-    for (int j = firstColumn; j < w->cols(); ++j) {
-        TorchGenerator gen(mix(mix(seed ^ (which << 56)) + std::uint64_t(j)));
-        const std::vector<float> column = gen.normal(std::size_t(dModel));
-        for (int i = 0; i < dModel; ++i)
-            (*w)(i, j) = double(column[i]) * scale;
-    }
+    shareDraws(int(w->cols()) - firstColumn, dModel, [&](int from, int to) {
+        for (int j = firstColumn + from; j < firstColumn + to; ++j) {
+            TorchGenerator gen(mix(mix(seed ^ (which << 56)) + std::uint64_t(j)));
+            const std::vector<float> column = gen.normal(std::size_t(dModel));
+            for (int i = 0; i < dModel; ++i)
+                (*w)(i, j) = double(column[std::size_t(i)]) * scale;
+        }
+    });
 }
 
 // Seeding a generator per column or token costs more than drawing from it.
@@ -70,8 +103,9 @@ public:
         return e.columns.leftCols(width);
     }
 
-    // Row of X for `token` (unit normal entries from the token's stream).
-    void tokenRow(std::uint64_t seed, int dModel, const std::string& token, double* out)
+    // X's rows for `tokens` (unit normal entries from each token's stream),
+    // the tokens not yet drawn drawn at once.
+    void tokenRows(std::uint64_t seed, int dModel, const std::vector<std::string>& tokens, Matrix* x)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (rowSeed_ != seed || rowDModel_ != dModel || rows_.size() > kMaxCachedTokens) {
@@ -79,13 +113,25 @@ public:
             rowSeed_ = seed;
             rowDModel_ = dModel;
         }
-        auto it = rows_.find(token);
-        if (it == rows_.end()) {
-            TorchGenerator gen(mix(seed ^ fnv1a(token)));
-            it = rows_.emplace(token, gen.normal(std::size_t(dModel))).first;
+        std::vector<const std::string*> missing;
+        std::unordered_set<std::string_view> asked;
+        for (const std::string& token : tokens)
+            if (rows_.find(token) == rows_.end() && asked.insert(token).second)
+                missing.push_back(&token);
+        std::vector<std::vector<float>> drawn(missing.size());
+        shareDraws(int(missing.size()), dModel, [&](int from, int to) {
+            for (int k = from; k < to; ++k) {
+                TorchGenerator gen(mix(seed ^ fnv1a(*missing[std::size_t(k)])));
+                drawn[std::size_t(k)] = gen.normal(std::size_t(dModel));
+            }
+        });
+        for (std::size_t k = 0; k < missing.size(); ++k)
+            rows_.emplace(*missing[k], std::move(drawn[k]));
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const std::vector<float>& row = rows_.find(tokens[i])->second;
+            for (int j = 0; j < dModel; ++j)
+                (*x)(Eigen::Index(i), j) = row[std::size_t(j)];
         }
-        for (int j = 0; j < dModel; ++j)
-            out[j] = it->second[std::size_t(j)];
     }
 
 private:
@@ -210,8 +256,7 @@ Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)
             x.row(i) = table.row(t.ids[i]);
         return x;
     }
-    for (int i = 0; i < n; ++i)
-        drawCache().tokenRow(c.seed, c.dModel, t.tokens[i], x.data() + i * x.cols());
+    drawCache().tokenRows(c.seed, c.dModel, t.tokens, &x);
     return x;
 }
 

@@ -29,6 +29,7 @@ private slots:
     void stableModesNumberByFirstAppearance_data();
     void stableModesNumberByFirstAppearance();
     void redrawsReuseEarlierDrawsExactly();
+    void sharedDrawsEqualOneAtATime();
     void dimensionLimits_data();
     void dimensionLimits();
 
@@ -260,6 +261,41 @@ void TestModel::redrawsReuseEarlierDrawsExactly()
     QVERIFY(testdata::maxAbsDiff(narrow.Wq, fresh8.Wq.topRows(8)) > 0.0);
     QVERIFY(testdata::maxAbsDiff(narrow.X, fresh8.X.leftCols(8)) > 0.0);
     QVERIFY(testdata::maxAbsDiff(fresh8.Wq, attn::buildModel(other).value().Wq.leftCols(8)) > 0.1);
+}
+
+// Large draws are shared among threads (each column of a weight, each
+// token's row of X, from its own generator): the numbers are those drawn
+// one at a time, as the cache draws a column or token added later.
+void TestModel::sharedDrawsEqualOneAtATime()
+{
+    attn::ModelConfig c;
+    c.init = attn::InitMode::UnitVariance;
+    c.dModel = 1024;
+    c.dK = 64;
+    c.seed = 11;
+    QStringList words;
+    for (int i = 0; i < 100; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    c.sentence = words.join(QLatin1Char(' ')).toStdString();
+    attn::ModelConfig other = c;
+    other.seed = 12;
+    auto evict = [&] { QVERIFY(attn::buildModel(other).ok()); };
+
+    evict();
+    const attn::Model whole = attn::buildModel(c).value();  // 64 columns, 100 rows of 1024 at once
+    QCOMPARE(whole.X.rows(), 100);
+    evict();
+    attn::Matrix columns;
+    for (int width = 1; width <= c.dK; ++width)
+        columns = attn::drawStableWeight(c, 1, width);  // one new column each time
+    QCOMPARE(testdata::maxAbsDiff(columns, whole.Wq), 0.0);
+    for (int i = 0; i < 100; ++i) {
+        attn::ModelConfig one = c;
+        one.sentence = words[i].toStdString();
+        const attn::Model alone = attn::buildModel(one).value();  // that token's row alone
+        QCOMPARE(testdata::maxAbsDiff(alone.X, whole.X.row(i)), 0.0);
+    }
+    QVERIFY(testdata::maxAbsDiff(whole.X.row(0), whole.X.row(1)) > 0.1);
 }
 
 void TestModel::dimensionLimits_data()
