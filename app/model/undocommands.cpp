@@ -118,8 +118,9 @@ void setLabCell(LabState* lab, const CellEdit& edit, double value)
     (*target)(edit.row, edit.col) = value;
 }
 
-SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId,
-                                 int run, std::function<void(const LabSnapshot&)> apply)
+SnapshotCommand::SnapshotCommand(const QString& text, std::shared_ptr<const LabSnapshot> before,
+                                 std::shared_ptr<const LabSnapshot> after, MergeId mergeId, int run,
+                                 std::function<void(const LabSnapshot&)> apply)
     : QUndoCommand(text),
       before_(std::move(before)),
       after_(std::move(after)),
@@ -131,7 +132,7 @@ SnapshotCommand::SnapshotCommand(const QString& text, LabSnapshot before, LabSna
 
 void SnapshotCommand::undo()
 {
-    apply_(before_);
+    apply_(*before_);
     done_ = false;
 }
 
@@ -139,7 +140,7 @@ void SnapshotCommand::redo()
 {
     if (done_)
         return;  // the first push: the session already shows `after`
-    apply_(after_);
+    apply_(*after_);
     done_ = true;
 }
 
@@ -150,7 +151,7 @@ bool SnapshotCommand::mergeWith(const QUndoCommand* other)
         return false;
     after_ = next->after_;
     setText(next->text());  // "d_k = 64", not the first value of the drag
-    setObsolete(sameSnapshot(before_, after_));
+    setObsolete(sameSnapshot(*before_, *after_));
     return true;
 }
 

@@ -18,6 +18,7 @@
 #include <QUndoCommand>
 
 #include <functional>
+#include <memory>
 
 namespace attnlab {
 
@@ -54,7 +55,8 @@ public:
     // `apply` restores a snapshot; the change itself has already happened, so
     // the first redo() does nothing. `run` groups commands that may merge (0
     // never merges).
-    SnapshotCommand(const QString& text, LabSnapshot before, LabSnapshot after, MergeId mergeId, int run,
+    SnapshotCommand(const QString& text, std::shared_ptr<const LabSnapshot> before,
+                    std::shared_ptr<const LabSnapshot> after, MergeId mergeId, int run,
                     std::function<void(const LabSnapshot&)> apply);
 
     void undo() override;
@@ -62,12 +64,14 @@ public:
     int id() const override { return mergeId_; }
     bool mergeWith(const QUndoCommand* other) override;
 
-    const LabSnapshot& before() const { return before_; }
-    const LabSnapshot& after() const { return after_; }
+    const LabSnapshot& before() const { return *before_; }
+    const LabSnapshot& after() const { return *after_; }
 
 private:
-    LabSnapshot before_;
-    LabSnapshot after_;
+    // Shared, never changed: the recorder holds the newest step's `after`
+    // and a merge takes the next step's without a copy.
+    std::shared_ptr<const LabSnapshot> before_;
+    std::shared_ptr<const LabSnapshot> after_;
     MergeId mergeId_;
     int run_;
     std::function<void(const LabSnapshot&)> apply_;

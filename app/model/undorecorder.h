@@ -20,6 +20,7 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 class QUndoStack;
 
@@ -64,7 +65,9 @@ private:
 
     Session* session_;
     QUndoStack* stack_;
-    LabSnapshot last_;
+    // The session as last recorded: shared with the step that made it (a
+    // step's snapshots never change), copied before a typed cell changes it.
+    std::shared_ptr<LabSnapshot> last_;
     QString nextText_;
     bool applying_ = false;
     bool pendingRedraw_ = false;  // a change waits for its redraw to be recorded

@@ -39,6 +39,7 @@ private slots:
     void splitRefusesAnIndivisibleH();
     void undoCoversHeadsAndEdits();
     void cellStepsKeepTheirHead();
+    void stepsKeepTheirSnapshots();
     void redrawInFlightIsOneStep();
     void stateRoundTrip();
     void largeWorkInTheWorker();
@@ -296,6 +297,49 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(session.editedCells(), 1);
     QCOMPARE(session.selectedHead(), 1);
     QCOMPARE(stack.count(), 4);
+}
+
+// A snapshot step and the recorder share the lab it recorded; a cell typed
+// afterwards changes the recorder's copy only, so undoing both and redoing
+// the step gives the lab as the step left it, and redoing the cell again.
+void TestSessionHeads::stepsKeepTheirSnapshots()
+{
+    Session session;
+    QUndoStack stack;
+    UndoRecorder recorder(&session, &stack);
+    session.setHeadCount(3);
+    session.selectHead(1);
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 1, 2, 4.0));  // the lab holds matrices now
+    session.setCausal(!session.options().causal);             // a snapshot step of the whole lab
+    const int afterStep = stack.count();
+    const double x = session.model().X(1, 1);
+    QVERIFY(session.setMatrixCell(MatrixId::X, 1, 1, -3.0));
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 0, 5.0));
+    QCOMPARE(stack.count(), afterStep + 2);
+    // The step's own snapshot is as the step left it.
+    const auto* step = dynamic_cast<const SnapshotCommand*>(stack.command(afterStep - 1));
+    QVERIFY(step);
+    QCOMPARE(step->text(), QStringLiteral("Causal mask on"));
+    QCOMPARE(step->after().lab.X(1, 1), x);
+    QCOMPARE(step->after().lab.multiHead.head(1).Wq(1, 2), 4.0);
+    QVERIFY(step->after().lab.multiHead.head(1).Wq(0, 0) != 5.0);
+    stack.undo();
+    stack.undo();
+    stack.undo();  // the mask step
+    QCOMPARE(session.model().X(1, 1), x);
+    stack.redo();  // the mask step: its lab, without the cells typed after it
+    QCOMPARE(session.model().X(1, 1), x);
+    QVERIFY(session.multiHeadParams().head(1).Wq(0, 0) != 5.0);
+    QCOMPARE(session.multiHeadParams().head(1).Wq(1, 2), 4.0);
+    stack.redo();
+    stack.redo();
+    QCOMPARE(session.model().X(1, 1), -3.0);
+    QCOMPARE(session.multiHeadParams().head(1).Wq(0, 0), 5.0);
+    // A step after the cells starts from them.
+    session.setCausal(!session.options().causal);
+    stack.undo();
+    QCOMPARE(session.model().X(1, 1), -3.0);
+    QCOMPARE(session.multiHeadParams().head(1).Wq(0, 0), 5.0);
 }
 
 // A seed step computed by the worker (320 tokens, 2 heads of 32) with a
