@@ -34,7 +34,9 @@ AttentionWorker::~AttentionWorker()
 
 int AttentionWorker::threads()
 {
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+    static const int cores =
+        int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));  // reads sysfs: once
+    return cores;
 }
 
 void AttentionWorker::dropWaiting()

@@ -6,6 +6,7 @@
 
 #include "attention.h"
 #include "cellsource.h"
+#include "twohalves.h"
 
 #include <algorithm>
 #include <limits>
@@ -97,11 +98,13 @@ public:
             fresh->rowAt = rowAt;
             fresh->colAt = colAt;
             fresh->scores.resize(rowAt.size() * w);
-            for (std::size_t y = 0; y < rowAt.size(); ++y) {
-                const double* row = r.scores.data() + std::size_t(rowAt[y]) * r.scores.cols();
-                for (std::size_t x = 0; x < w; ++x)
-                    fresh->scores[y * w + x] = row[colAt[x]];
-            }
+            inTwoHalves(rowAt.size(), w, [&](std::size_t first, std::size_t last) {
+                for (std::size_t y = first; y < last; ++y) {
+                    const double* row = r.scores.data() + std::size_t(rowAt[y]) * r.scores.cols();
+                    for (std::size_t x = 0; x < w; ++x)
+                        fresh->scores[y * w + x] = row[colAt[x]];
+                }
+            });
             grid = fresh;
         }
         const double* scores = grid->scores.data();
@@ -109,22 +112,27 @@ public:
             std::copy(grid->weights.begin(), grid->weights.end(), out);
             return;
         }
-        for (std::size_t y = 0; y < rowAt.size(); ++y) {
-            const int i = rowAt[y];
-            const int keys = r.keys(i);
-            for (std::size_t x = 0; x < w; ++x) {
-                const int j = colAt[x];
-                const double s = scores[y * w + x];
-                double v = s;
-                if (map_ == ResultMap::Scaled)
-                    v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
-                else if (map_ == ResultMap::Weights)
-                    v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j,
-                                                            keys, r.softmaxKernel)
-                                 : 0.0;
-                *out++ = v;
+        // The weights' exponentials (or the scaled scores), two halves of
+        // the rows at once.
+        inTwoHalves(rowAt.size(), w, [&](std::size_t first, std::size_t last) {
+            double* o = out + first * w;
+            for (std::size_t y = first; y < last; ++y) {
+                const int i = rowAt[y];
+                const int keys = r.keys(i);
+                for (std::size_t x = 0; x < w; ++x) {
+                    const int j = colAt[x];
+                    const double s = scores[y * w + x];
+                    double v = s;
+                    if (map_ == ResultMap::Scaled)
+                        v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
+                    else if (map_ == ResultMap::Weights)
+                        v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j,
+                                                                keys, r.softmaxKernel)
+                                     : 0.0;
+                    *o++ = v;
+                }
             }
-        }
+        });
     }
 
 private:

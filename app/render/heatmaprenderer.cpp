@@ -4,6 +4,7 @@
 #include "colormap.h"
 #include "displaylabel.h"
 #include "numbertext.h"
+#include "twohalves.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -11,8 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <system_error>
-#include <thread>
 
 namespace attnlab {
 
@@ -356,29 +355,15 @@ void HeatmapRenderer::ensureCellImage(int width, int height) const
             rowMax[std::size_t(y)] = rowMaxAt(rowAt[std::size_t(y)]);
     uchar* bits = cellImage_.bits();
     const qsizetype stride = cellImage_.bytesPerLine();
-    auto colour = [&](int first, int last) {
-        const double* v = values.data() + std::size_t(first) * std::size_t(width);
-        for (int y = first; y < last; ++y) {
-            auto* line = reinterpret_cast<QRgb*>(bits + y * stride);
-            const double m = rowMax[std::size_t(y)];
+    inTwoHalves(std::size_t(height), std::size_t(width), [&](std::size_t first, std::size_t last) {
+        const double* v = values.data() + first * std::size_t(width);
+        for (std::size_t y = first; y < last; ++y) {
+            auto* line = reinterpret_cast<QRgb*>(bits + qsizetype(y) * stride);
+            const double m = rowMax[y];
             for (int x = 0; x < width; ++x, ++v)
                 line[x] = std::isnan(*v) || isMasked(*v) ? colormap::kMasked : scale_.rgb(*v, m);
         }
-    };
-    constexpr std::size_t kTwoThreadPixels = 1 << 14;  // about 0.2 ms of colours; a thread starts in 0.05
-    std::thread helper;
-    int split = height;  // rows [split, height) go to the helper
-    if (values.size() >= kTwoThreadPixels && height > 1 && std::thread::hardware_concurrency() > 1) {
-        try {
-            helper = std::thread(colour, height / 2, height);
-            split = height / 2;
-        } catch (const std::system_error&) {
-            // No thread to be had: every row is coloured here.
-        }
-    }
-    colour(0, split);
-    if (helper.joinable())
-        helper.join();
+    });
     cellImageStale_ = false;
 }
 
