@@ -2,16 +2,15 @@
 #include "model.h"
 
 #include "attention.h"
+#include "parallel.h"
 #include "size_limits.h"
 #include "torch_random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
-#include <algorithm>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -38,30 +37,16 @@ std::uint64_t fnv1a(const std::string& text)
     return h;
 }
 
-// body(first, last) over [0, count), shared among up to four threads when
-// each would draw at least kMinDraws numbers of `perItem` per item. Each
-// item is drawn from its own generator, so the numbers do not depend on the
-// threads. A thread that cannot be started leaves its items to this one.
+// body(first, last) over [0, count) items of `perItem` numbers each, shared
+// among up to four threads from 8,192 numbers a thread (about 0.1 ms of
+// normals). Each item is drawn from its own generator, so the numbers do
+// not depend on the threads.
 template <typename Body>
 void shareDraws(int count, int perItem, const Body& body)
 {
-    constexpr std::size_t kMinDraws = 1 << 13;  // about 0.1 ms of normals; a thread starts in 0.05
-    const std::size_t work = std::size_t(std::max(count, 0)) * std::size_t(std::max(perItem, 0));
-    const int threads = int(
-        std::min<std::size_t>({std::size_t(std::clamp(std::thread::hardware_concurrency(), 1u, 4u)),
-                               std::max<std::size_t>(work / kMinDraws, 1), std::size_t(std::max(count, 1))}));
-    std::vector<std::thread> pool;
-    int started = 1;
-    try {
-        for (; started < threads; ++started)
-            pool.emplace_back(body, count * started / threads, count * (started + 1) / threads);
-    } catch (const std::system_error&) {
-        // The items of the threads not started are drawn below.
-    }
-    body(0, count / threads);
-    body(count * started / threads, count);
-    for (std::thread& t : pool)
-        t.join();
+    constexpr std::size_t kMinDraws = 1 << 13;
+    shareRanges(std::size_t(std::max(count, 0)), std::size_t(std::max(perItem, 0)), kMinDraws, 4,
+                [&body](std::size_t first, std::size_t last) { body(int(first), int(last)); });
 }
 
 // Column j of a (d_model, width) weight matrix of the stable modes, drawn

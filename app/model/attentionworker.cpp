@@ -2,6 +2,7 @@
 #include "attentionworker.h"
 
 #include "headparams.h"
+#include "parallel.h"
 #include "presampler.h"
 #include "reaper.h"
 #include "resultpool.h"
@@ -34,9 +35,7 @@ AttentionWorker::~AttentionWorker()
 
 int AttentionWorker::threads()
 {
-    static const int cores =
-        int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));  // reads sysfs: once
-    return cores;
+    return std::min(attn::hardwareCores(), 4);
 }
 
 void AttentionWorker::dropWaiting()

@@ -57,14 +57,12 @@ int differingHeadEntries(const attn::MultiHeadParams& value, const attn::MultiHe
         }
         return n;
     }
-    if (value.layout == attn::HeadLayout::Independent && drawn.layout == attn::HeadLayout::Independent) {
-        const attn::HeadWeights& w = value.independent.heads[std::size_t(i)];
-        const attn::HeadWeights& d = drawn.independent.heads[std::size_t(i)];
+    auto count = [](const attn::HeadWeights& w, const attn::HeadWeights& d) {
         return countDiffering(w.Wq, d.Wq) + countDiffering(w.Wk, d.Wk) + countDiffering(w.Wv, d.Wv);
-    }
-    const attn::HeadWeights w = value.head(i);
-    const attn::HeadWeights d = drawn.head(i);
-    return countDiffering(w.Wq, d.Wq) + countDiffering(w.Wk, d.Wk) + countDiffering(w.Wv, d.Wv);
+    };
+    if (value.layout == attn::HeadLayout::Independent && drawn.layout == attn::HeadLayout::Independent)
+        return count(value.independent.heads[std::size_t(i)], drawn.independent.heads[std::size_t(i)]);
+    return count(value.head(i), drawn.head(i));  // layouts differ: copied out to compare
 }
 
 }  // namespace

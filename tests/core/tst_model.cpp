@@ -5,10 +5,12 @@
 
 #include "attention.h"
 #include "model.h"
+#include "parallel.h"
 #include "testdata.h"
 
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 
 class TestModel : public QObject {
@@ -30,6 +32,7 @@ private slots:
     void stableModesNumberByFirstAppearance();
     void redrawsReuseEarlierDrawsExactly();
     void sharedDrawsEqualOneAtATime();
+    void sharedRangesCoverEachItemOnce();
     void dimensionLimits_data();
     void dimensionLimits();
 
@@ -296,6 +299,37 @@ void TestModel::sharedDrawsEqualOneAtATime()
         QCOMPARE(testdata::maxAbsDiff(alone.X, whole.X.row(i)), 0.0);
     }
     QVERIFY(testdata::maxAbsDiff(whole.X.row(0), whole.X.row(1)) > 0.1);
+}
+
+// attn::shareRanges, which shares the draws: every item in exactly one
+// range, the ranges in order, the whole count here when the work is small.
+void TestModel::sharedRangesCoverEachItemOnce()
+{
+    for (const std::size_t count : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000)}) {
+        std::vector<std::atomic<int>> seen(count);
+        std::atomic<int> calls{0};
+        std::atomic<bool> outside{false};  // checked here: QVERIFY belongs to this thread
+        attn::shareRanges(count, 100, 1, 4, [&](std::size_t first, std::size_t last) {
+            ++calls;
+            if (first > last || last > count)
+                outside = true;
+            for (std::size_t i = first; i < last && i < count; ++i)
+                ++seen[i];
+        });
+        QVERIFY(!outside);
+        for (std::size_t i = 0; i < count; ++i)
+            QCOMPARE(seen[i].load(), 1);
+        QVERIFY(calls.load() >= 1);
+        QVERIFY(calls.load() <= std::max(1, std::min(4, attn::hardwareCores())));
+    }
+    int calls = 0;
+    std::size_t covered = 0;
+    attn::shareRanges(1000, 8, 1 << 13, 4, [&](std::size_t first, std::size_t last) {
+        ++calls;  // 8,000 numbers: under one thread's share
+        covered += last - first;
+    });
+    QCOMPARE(calls, 1);
+    QCOMPARE(covered, std::size_t(1000));
 }
 
 void TestModel::dimensionLimits_data()
