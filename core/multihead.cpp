@@ -385,6 +385,49 @@ Status recomputeHeadsInto(const Matrix& X, const SplitHeads& p, const std::vecto
     return okStatus();
 }
 
+bool headAloneExact(HeadLayout layout)
+{
+    return layout == HeadLayout::Independent || kernels::available();
+}
+
+RowVector splitHeadBias(const SplitHeads& p, int i)
+{
+    const Eigen::Index e = p.embedDim(), hd = p.headDim();
+    RowVector b(3 * hd);
+    for (Eigen::Index block = 0; block < 3; ++block)
+        b.segment(block * hd, hd) = p.inProjBias.segment(block * e + i * hd, hd);
+    return b;
+}
+
+Status computeHeadAlone(const Matrix& X, HeadLayout layout, const HeadWeights& w, const RowVector* inBias,
+                        const AttentionOptions& options, AttentionResult* head, AttentionStats* stats,
+                        int threads, const std::atomic<bool>* cancel)
+{
+    if (Status s = validateInputs(X, w.Wq, w.Wk, w.Wv); !s)
+        return s;
+    if (layout == HeadLayout::Split) {
+        const Eigen::Index hd = w.Wq.cols();
+        if (w.Wk.cols() != hd || w.Wv.cols() != hd || !inBias || inBias->size() != 3 * hd)
+            return Error{"A split head needs W_q, W_k and W_v of one width and 3 x head_dim bias entries."};
+        // As the packed product's column blocks: X (rows of in_proj_weight)^T + bias.
+        const Matrix* weights[3] = {&w.Wq, &w.Wk, &w.Wv};
+        Matrix* outs[3] = {&head->Q, &head->K, &head->V};
+        for (int b = 0; b < 3; ++b) {
+            projectTransposedRows(X, weights[b]->transpose(), outs[b], threads);
+            outs[b]->rowwise() += inBias->segment(b * hd, hd);
+        }
+    } else {
+        projectInto(X, w.Wq, &head->Q);
+        projectInto(X, w.Wk, &head->K);
+        projectInto(X, w.Wv, &head->V);
+    }
+    return runWithStatistics(
+        [&](const WeightRowVisitor& visit) {
+            return computeAttentionFromProjections(options, head, visit, threads, cancel);
+        },
+        int(X.rows()), *head, stats);
+}
+
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
                                            const AttentionOptions& options)
 {

@@ -151,6 +151,24 @@ Status recomputeHeadsInto(const Matrix& X, const SplitHeads& params, const std::
                           const AttentionOptions& options, MultiHeadResult* result, int threads = 1,
                           const std::atomic<bool>* cancel = nullptr, unsigned parts = kHeadAllParts);
 
+// One head's pass on its own, ahead of the others (a window shows the
+// head it has selected first): its Q, K and V from X and `weights`, then
+// its maps and statistics. Split layout: the weights are the head's blocks
+// of in_proj_weight transposed (SplitHeads::head) and `inBias` its q, k
+// and v segments of in_proj_bias (3 head_dim entries; splitHeadBias),
+// projected as the packed product projects them; independent layout:
+// Q = X W_q as the whole pass does, `inBias` null. Where headAloneExact
+// holds, the numbers are those of the whole pass's head bit for bit.
+Status computeHeadAlone(const Matrix& X, HeadLayout layout, const HeadWeights& weights,
+                        const RowVector* inBias, const AttentionOptions& options, AttentionResult* head,
+                        AttentionStats* stats, int threads = 1, const std::atomic<bool>* cancel = nullptr);
+// Always for the independent layout; for the split one with the kernels
+// (without them the packed product is blocked by size, see
+// recomputeHeadsInto).
+bool headAloneExact(HeadLayout layout);
+// Head i's q, k and v segments of in_proj_bias, (3 head_dim).
+RowVector splitHeadBias(const SplitHeads& params, int i);
+
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const IndependentHeads& params,
                                            const AttentionOptions& options);
 Expected<MultiHeadResult> computeMultiHead(const Matrix& X, const SplitHeads& params,

@@ -78,16 +78,20 @@ std::vector<HeadWeights> drawIndependentHeads(const ModelConfig& c, int heads)
         }
         return out;
     }
-    Weights single = drawWeights(c);
-    out[0] = HeadWeights{std::move(single.Wq), std::move(single.Wk), std::move(single.Wv)};
-    for (int i = 1; i < heads; ++i) {
-        HeadWeights& w = out[std::size_t(i)];
-        const int stream = 3 * (i + 1) - 2;
-        w.Wq = drawStableWeight(c, stream, c.dK);
-        w.Wk = drawStableWeight(c, stream + 1, c.dK);
-        w.Wv = drawStableWeight(c, stream + 2, c.dV);
-    }
+    for (int i = 0; i < heads; ++i)
+        out[std::size_t(i)] = drawIndependentHead(c, i);
     return out;
+}
+
+HeadWeights drawIndependentHead(const ModelConfig& c, int i)
+{
+    if (i == 0 || c.init == InitMode::Article) {
+        Weights single = drawWeights(c);
+        return HeadWeights{std::move(single.Wq), std::move(single.Wk), std::move(single.Wv)};
+    }
+    const int stream = 3 * (i + 1) - 2;
+    return HeadWeights{drawStableWeight(c, stream, c.dK), drawStableWeight(c, stream + 1, c.dK),
+                       drawStableWeight(c, stream + 2, c.dV)};
 }
 
 Matrix drawOutputProjection(const ModelConfig& c, int heads)

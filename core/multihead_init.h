@@ -35,6 +35,10 @@
 namespace attn {
 
 std::vector<HeadWeights> drawIndependentHeads(const ModelConfig& config, int heads);
+// Head i (0-based) of drawIndependentHeads in the stable modes, drawn alone
+// from its own streams. (The Article mode's heads share one stream; there
+// it gives the single head, drawWeights.)
+HeadWeights drawIndependentHead(const ModelConfig& config, int i);
 Matrix drawOutputProjection(const ModelConfig& config, int heads);
 SplitHeads drawTorchMha(std::uint64_t seed, int embedDim, int heads, bool biased = false);
 SplitHeads packSplitHeads(const std::vector<HeadWeights>& heads);

@@ -241,6 +241,9 @@ private slots:
     void threadsDoNotChangeTheNumbers();
     void recomputedHeadsAreTheWholePass_data();
     void recomputedHeadsAreTheWholePass();
+    void headAloneIsTheWholePassHead_data();
+    void headAloneIsTheWholePassHead();
+    void headDrawnAloneIsTheHeadsDraw();
     void badInput_data();
     void badInput();
 };
@@ -741,6 +744,100 @@ void TestMultiHead::recomputedHeadsAreTheWholePass()
     // The weights change with W_q or W_k, and only then (one token's weight is 1 whatever they are).
     if (n > 1)
         QCOMPARE(same(kept.weightsAverage, averageBefore), parts == attn::kHeadValue);
+}
+
+void TestMultiHead::headAloneIsTheWholePassHead_data()
+{
+    QTest::addColumn<bool>("split");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("e");
+    QTest::addColumn<int>("h");
+    QTest::addColumn<int>("head");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("split, biased, first head") << true << 6 << 16 << 4 << 0 << false << 1;
+    QTest::newRow("split causal, 2 threads") << true << 37 << 24 << 3 << 2 << true << 2;
+    QTest::newRow("split 300 tokens, panels") << true << 300 << 40 << 8 << 5 << false << 2;
+    QTest::newRow("split one token") << true << 1 << 8 << 2 << 1 << false << 1;
+    QTest::newRow("independent") << false << 29 << 19 << 3 << 1 << false << 1;
+    QTest::newRow("independent causal, 2 threads") << false << 270 << 13 << 5 << 4 << true << 2;
+}
+
+// One head computed alone, before the others (the window shows it first),
+// is the whole pass's head: bit for bit where headAloneExact says so.
+void TestMultiHead::headAloneIsTheWholePassHead()
+{
+    QFETCH(bool, split);
+    QFETCH(int, n);
+    QFETCH(int, e);
+    QFETCH(int, h);
+    QFETCH(int, head);
+    QFETCH(bool, causal);
+    QFETCH(int, threads);
+    std::mt19937 rng(uint32_t(n * 17 + e));
+    const attn::Matrix X = randomMatrix(rng, n, e);
+    attn::AttentionOptions options;
+    options.causal = causal;
+    const attn::SplitHeads sp = attn::drawTorchMha(9, e, h, true);
+    attn::IndependentHeads ind;
+    for (int i = 0; i < h; ++i)
+        ind.heads.push_back(
+            {randomMatrix(rng, e, 7, 0.5), randomMatrix(rng, e, 7, 0.5), randomMatrix(rng, e, 4)});
+    attn::MultiHeadResult whole;
+    QVERIFY(split ? attn::computeMultiHeadInto(X, sp, options, &whole, threads)
+                  : attn::computeMultiHeadInto(X, ind, options, &whole, threads));
+    const attn::HeadLayout layout = split ? attn::HeadLayout::Split : attn::HeadLayout::Independent;
+    const attn::HeadWeights w = split ? sp.head(head) : ind.heads[std::size_t(head)];
+    const attn::RowVector bias = attn::splitHeadBias(sp, head);
+    attn::AttentionResult alone;
+    attn::AttentionStats stats;
+    QVERIFY(attn::computeHeadAlone(X, layout, w, split ? &bias : nullptr, options, &alone, &stats, threads));
+    const attn::AttentionResult& b = whole.heads[std::size_t(head)];
+    const bool exact = attn::headAloneExact(layout);
+    const auto same = [exact](const attn::Matrix& x, const attn::Matrix& y) {
+        if (x.rows() != y.rows() || x.cols() != y.cols())
+            return false;
+        if (!exact)
+            return x.size() == 0 || (x - y).cwiseAbs().maxCoeff() <= 1e-12 * (1 + y.cwiseAbs().maxCoeff());
+        return x.size() == 0 || std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0;
+    };
+    QVERIFY(same(alone.Q, b.Q) && same(alone.K, b.K) && same(alone.V, b.V));
+    QVERIFY(same(alone.scores, b.scores));
+    QVERIFY(same(alone.weightsMatrix(), b.weightsMatrix()));
+    QVERIFY(same(alone.context, b.context));
+    const attn::AttentionStats& want = whole.stats[std::size_t(head)];
+    if (exact) {
+        QCOMPARE(stats.meanEntropyNats, want.meanEntropyNats);
+        QCOMPARE(stats.rawVariance, want.rawVariance);
+        QCOMPARE(stats.meanJacobianNorm, want.meanJacobianNorm);
+    }
+    // A bias that does not fit the head is refused with a message.
+    const attn::RowVector short_ = bias.head(bias.size() - 1);
+    if (split)
+        QVERIFY(!attn::computeHeadAlone(X, layout, w, &short_, options, &alone, &stats));
+}
+
+// Each head drawn on its own (the window draws the selected head first) is
+// that head of the whole draw, in the stable modes.
+void TestMultiHead::headDrawnAloneIsTheHeadsDraw()
+{
+    for (const attn::InitMode mode : {attn::InitMode::UnitVariance, attn::InitMode::StandardNormal}) {
+        attn::ModelConfig c;
+        c.init = mode;
+        c.seed = 77;
+        c.dModel = 12;
+        c.dK = 5;
+        c.dV = 3;
+        const std::vector<attn::HeadWeights> all = attn::drawIndependentHeads(c, 4);
+        for (int i = 0; i < 4; ++i) {
+            const attn::HeadWeights one = attn::drawIndependentHead(c, i);
+            const attn::HeadWeights& want = all[std::size_t(i)];
+            QCOMPARE(one.Wq.rows(), 12);
+            QVERIFY(one.Wq == want.Wq && one.Wk == want.Wk && one.Wv == want.Wv);
+        }
+        // Another head's streams give other numbers.
+        QVERIFY(attn::drawIndependentHead(c, 0).Wq != all[1].Wq);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestMultiHead)
