@@ -91,6 +91,15 @@ public:
             deliveredAt_ = Clock::now();
             painted_.clear();
         });
+        // The selected head ahead of the rest (Session::preview): its maps
+        // show it; the head grid waits for the whole result.
+        QObject::connect(window->session(), &attnlab::Session::previewChanged, this, [this] {
+            if (!window_->session()->preview())
+                return;
+            delivered_ = true;
+            previewedAt_ = Clock::now();
+            painted_.clear();
+        });
     }
 
     void arm()
@@ -118,6 +127,24 @@ public:
         return true;
     }
 
+    // What the visible maps show is the newest request's: done(), or its
+    // preview is out, no visible map waits for the other heads (the grid
+    // does; the Heads tab's concatenation never paints the preview, so
+    // there shown() waits for done()) and every visible map painted it.
+    bool shown() const
+    {
+        if (done())
+            return true;
+        const attnlab::Session* s = window_->session();
+        if (!delivered_ || !s->isComputing() || !s->preview() || s->preview()->Q.cols() != s->config().dK)
+            return false;
+        for (QWidget* map : visible_) {
+            if (qobject_cast<attnlab::HeadGridView*>(map) || !painted_.contains(map))
+                return false;
+        }
+        return true;
+    }
+
     int visibleMaps() const { return int(visible_.size()); }
     // From arm() to the last result's resultChanged (connected after the
     // window's own slots, so after the views took the result in): the rest
@@ -140,7 +167,7 @@ private:
     QList<QWidget*> maps_;     // the heatmaps and the head grid
     QList<QWidget*> visible_;  // at arm()
     bool delivered_ = false;
-    Clock::time_point armedAt_, deliveredAt_;
+    Clock::time_point armedAt_, deliveredAt_, previewedAt_;
     QSet<QObject*> painted_;
 };
 

@@ -16,6 +16,7 @@ AttentionWorker::AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* pare
 {
     qRegisterMetaType<std::shared_ptr<AttentionWorker::Outcome>>();
     qRegisterMetaType<std::shared_ptr<AttentionWorker::LabOutcome>>();
+    qRegisterMetaType<std::shared_ptr<const attn::AttentionResult>>();
 }
 
 AttentionWorker::~AttentionWorker()
@@ -202,7 +203,12 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
     outcome->redraw = job.redraw;
     outcome->keep = job.keep;
     if (job.heads.multiHead()) {
-        computeHeads(job, outcome.get(), threads(), &stop_);
+        const quint64 generation = job.generation;
+        computeHeads(
+            job, outcome.get(), threads(), &stop_,
+            [this, generation](int head, const std::shared_ptr<const attn::AttentionResult>& result) {
+                emit previewed(generation, head, result);
+            });
         return outcome;
     }
     if (job.redraw) {
@@ -241,8 +247,65 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
     return outcome;
 }
 
-void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop)
+std::shared_ptr<const attn::AttentionResult> AttentionWorker::previewHead(const Job& job, int* head,
+                                                                          int threads,
+                                                                          const std::atomic<bool>* stop)
 {
+    const attn::HeadLayout layout = job.heads.layout;
+    const bool split = layout == attn::HeadLayout::Split;
+    if (!attn::headAloneExact(layout))
+        return {};
+    auto result = std::make_shared<attn::AttentionResult>();
+    attn::AttentionStats stats;
+    if (job.redraw) {
+        if (!headDrawsAlone(job.config, job.heads))
+            return {};
+        attn::Expected<attn::Model> built = attn::buildModel(job.config);
+        if (!built)
+            return {};
+        *head = std::clamp(job.selectedHead, 0, job.heads.heads - 1);
+        attn::Expected<attn::HeadWeights> drawn = drawHeadAlone(job.config, job.heads, *head);
+        if (!drawn)
+            return {};
+        attn::Model& m = built.value();
+        m.Wq = std::move(drawn->Wq);
+        m.Wk = std::move(drawn->Wk);
+        m.Wv = std::move(drawn->Wv);
+        if (job.keep) {
+            KeptReport report;
+            keepUserCells(job.model, job.cells, &m, &report);
+        }
+        // The draw's split biases are zero, added as the whole pass adds them.
+        const attn::RowVector bias = attn::RowVector::Zero(3 * m.Wq.cols());
+        if (!attn::computeHeadAlone(m.X, layout, attn::HeadWeights{m.Wq, m.Wk, m.Wv}, split ? &bias : nullptr,
+                                    job.options, result.get(), &stats, threads, stop))
+            return {};
+        return result;
+    }
+    const int h = job.params.headCount();
+    if (h < 1)
+        return {};
+    *head = std::clamp(job.selectedHead, 0, h - 1);
+    const attn::RowVector bias = split ? attn::splitHeadBias(job.params.split, *head) : attn::RowVector();
+    if (!attn::computeHeadAlone(job.model.X, layout, job.params.head(*head), split ? &bias : nullptr,
+                                job.options, result.get(), &stats, threads, stop))
+        return {};
+    return result;
+}
+
+void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop,
+                                   const PreviewSink& preview)
+{
+    if (job.preview && preview) {
+        outcome->preview = previewHead(job, &outcome->previewHead, threads, stop);
+        if (outcome->preview && !(stop && *stop)) {
+            preview(outcome->previewHead, outcome->preview);
+            // The rest on a core fewer: the GUI thread paints the preview
+            // meanwhile (at n = 512 on two cores this made the shown step
+            // faster and the whole one no slower, see the window bench).
+            threads = std::max(1, threads - 1);
+        }
+    }
     if (job.redraw) {
         attn::Expected<attn::Model> built = attn::buildModel(job.config);
         if (!built) {

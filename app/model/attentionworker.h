@@ -31,6 +31,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -66,6 +67,9 @@ public:
         std::vector<int> recomputeHeads;
         unsigned recomputeParts = attn::kHeadAllParts;  // which of their W_q, W_k, W_v changed
         std::shared_ptr<const attn::MultiHeadResult> base;
+        // Multi-head: the selected head's pass alone first, sent ahead of
+        // the rest by previewed() (see previewHead).
+        bool preview = false;
     };
     struct Outcome {
         quint64 generation = 0;
@@ -88,11 +92,27 @@ public:
         int selectedHead = 0;  // the head `result` is, within the heads
         attn::MultiHeadParams params;
         attn::MultiHeadParams drawnParams;
+        // The head previewed() sent ahead (the same numbers as that head of
+        // `multi`, bit for bit), or null.
+        std::shared_ptr<const attn::AttentionResult> preview;
+        int previewHead = 0;
     };
 
     // A multi-head job done on the calling thread (the worker's own, or the
     // session's for lesson sizes): `stop` as the worker's restart flag.
-    static void computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop);
+    // `preview`, when set and job.preview asks for it, is given the
+    // selected head's pass alone before the rest is computed.
+    using PreviewSink = std::function<void(int head, const std::shared_ptr<const attn::AttentionResult>&)>;
+    static void computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop,
+                             const PreviewSink& preview = {});
+    // The selected head's pass alone, from its own draw for a redraw (the
+    // same X, the same weights and kept cells as the whole draw gives it)
+    // or from the job's parameters: null where that head alone would not
+    // be the whole pass's head bit for bit (attn::headAloneExact), where it
+    // cannot be drawn alone (the Article and torch-mha draws are one
+    // stream) or where it fails (the whole pass then says why).
+    static std::shared_ptr<const attn::AttentionResult> previewHead(const Job& job, int* head, int threads,
+                                                                    const std::atomic<bool>* stop);
 
     // One d_k lab run, and what it gave.
     struct LabJob {
@@ -126,6 +146,9 @@ public:
 signals:
     // From the worker's thread; connect it queued.
     void finished(std::shared_ptr<attnlab::AttentionWorker::Outcome> outcome);
+    // From the worker's thread, queued: a multi-head request's selected
+    // head, ahead of its finished() (which always follows).
+    void previewed(quint64 generation, int head, std::shared_ptr<const attn::AttentionResult> result);
     // From the worker's thread, queued too. Progress of one lab request:
     // rising (a restart after an attention job reports nothing until it
     // passes what was reported) and ending at the total.

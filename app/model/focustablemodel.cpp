@@ -18,7 +18,7 @@ FocusTableModel::FocusTableModel(Session* session, QObject* parent)
 
 void FocusTableModel::show(int query)
 {
-    const int rows = session_->result().tokens() + 1;
+    const int rows = session_->shownResult()->tokens() + 1;
     if (rows != rows_) {
         beginResetModel();
         rows_ = rows;
@@ -49,7 +49,8 @@ int FocusTableModel::columnCount(const QModelIndex& parent) const
 
 QVariant FocusTableModel::data(const QModelIndex& index, int role) const
 {
-    const attn::AttentionResult& r = session_->result();
+    const std::shared_ptr<const attn::AttentionResult> shown = session_->shownResult();
+    const attn::AttentionResult& r = *shown;
     const int n = r.tokens();
     const int j = index.row();
     const int i = query_;

@@ -60,6 +60,31 @@ attn::Expected<attn::MultiHeadParams> drawMultiHead(const attn::ModelConfig& con
     return p;
 }
 
+bool headDrawsAlone(const attn::ModelConfig& config, const attn::HeadsConfig& heads)
+{
+    return config.init != attn::InitMode::Article
+           && !(heads.layout == attn::HeadLayout::Split && heads.torchInit);
+}
+
+attn::Expected<attn::HeadWeights> drawHeadAlone(const attn::ModelConfig& config,
+                                                const attn::HeadsConfig& heads, int i)
+{
+    if (attn::Status s = attn::validateHeadCount(heads.heads); !s)
+        return s.error();
+    if (i < 0 || i >= heads.heads || !headDrawsAlone(config, heads))
+        return attn::Error{"Head " + std::to_string(i + 1) + " cannot be drawn alone."};
+    attn::ModelConfig c = config;
+    if (heads.layout == attn::HeadLayout::Split) {
+        if (attn::Status s = attn::validateSplitHeads(config.dModel, heads.heads); !s)
+            return s.error();
+        c.dK = c.dV = config.dModel / heads.heads;
+    } else if (1LL * heads.heads * config.dModel * (2LL * config.dK + config.dV)
+               > attn::kMaxHeadWeightEntries) {
+        return attn::Error{"Too many weight entries."};  // drawMultiHead says how many
+    }
+    return attn::drawIndependentHead(c, i);
+}
+
 void setHeadWeights(attn::MultiHeadParams* params, int head, const attn::HeadWeights& weights)
 {
     if (params->layout == attn::HeadLayout::Independent) {

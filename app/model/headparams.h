@@ -30,6 +30,14 @@ attn::ModelConfig headsModelConfig(const attn::ModelConfig& config, const attn::
 attn::Expected<attn::MultiHeadParams> drawMultiHead(const attn::ModelConfig& config,
                                                     const attn::HeadsConfig& heads);
 
+// Whether drawMultiHead's head can be drawn alone (drawHeadAlone): in the
+// stable modes, not the Article mode's or torch-mha's single stream.
+bool headDrawsAlone(const attn::ModelConfig& config, const attn::HeadsConfig& heads);
+// Head i of drawMultiHead(config, heads), drawn alone where headDrawsAlone
+// holds; refused as drawMultiHead refuses.
+attn::Expected<attn::HeadWeights> drawHeadAlone(const attn::ModelConfig& config,
+                                                const attn::HeadsConfig& heads, int i);
+
 // Head `head`'s weights replaced by `weights` (the shapes of head(head)).
 void setHeadWeights(attn::MultiHeadParams* params, int head, const attn::HeadWeights& weights);
 

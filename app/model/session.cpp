@@ -21,7 +21,14 @@ Session::Session(QObject* parent)
       worker_(std::make_unique<AttentionWorker>(resultPool_)),
       scalingLab_(std::make_unique<ScalingLabRun>(worker_.get()))
 {
+    // First of resultChanged's slots: a result in, its preview is done with
+    // before any view looks.
+    connect(this, &Session::resultChanged, this, [this] {
+        preview_.reset();
+        previewSamples_.reset();
+    });
     connect(worker_.get(), &AttentionWorker::finished, this, &Session::deliver, Qt::QueuedConnection);
+    connect(worker_.get(), &AttentionWorker::previewed, this, &Session::deliverPreview, Qt::QueuedConnection);
     redraw(false);
 }
 
@@ -51,6 +58,12 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, b
     if (multiHead()) {
         job->heads = heads_;
         job->selectedHead = selectedHead_;
+        // A preview needs the tokens the maps label it with.
+        job->preview =
+            previewWanted_
+            && (!redraw
+                || (config_.sentence == modelConfig_.sentence && config_.tokenizer == modelConfig_.tokenizer
+                    && !modelStale_ && !isBorrowed()));
         if (!redraw)
             job->params = multiHead_;
         if (headsOnly && !redraw) {
@@ -98,6 +111,36 @@ void Session::supersede()
     if (computing_)
         worker_->cancel();
     computing_ = false;
+}
+
+void Session::deliverPreview(quint64 generation, int head,
+                             const std::shared_ptr<const attn::AttentionResult>& result)
+{
+    // For the request in flight and the head still selected, over the same tokens.
+    if (generation != generation_ || !computing_ || !multiResult_ || head != selectedHead_
+        || result->tokens() != tokenCount())
+        return;
+    preview_ = result;
+    previewSamples_.reset();
+    emit previewChanged();
+}
+
+void Session::dropPreview()
+{
+    if (!preview_)
+        return;
+    preview_.reset();
+    previewSamples_.reset();
+    emit previewChanged();
+}
+
+std::shared_ptr<ResultSampleCache> Session::shownSampleCache() const
+{
+    if (!preview_)
+        return sampleCache();
+    if (!previewSamples_)
+        previewSamples_ = std::make_shared<ResultSampleCache>();
+    return previewSamples_;
 }
 
 void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
@@ -231,11 +274,12 @@ int Session::vocabularySize() const
 
 double Session::weightSum(int query) const
 {
-    const int n = result_->tokens();
+    const std::shared_ptr<const attn::AttentionResult> shown = shownResult();
+    const int n = shown->tokens();
     if (query < 0 || query >= n)
         return 0.0;
     Eigen::VectorXd row(n);
-    result_->weightsRow(query, row.data());
+    shown->weightsRow(query, row.data());
     return row.sum();
 }
 
@@ -444,6 +488,8 @@ void Session::setProblem(const QString& problem)
     if (problem == problem_)
         return;
     problem_ = problem;
+    if (!problem_.isEmpty())
+        dropPreview();  // the request it previewed gives no result
     emit problemChanged();
 }
 

@@ -134,7 +134,7 @@ public:
     // Cells that are the user's (typed or imported), not the seed's draw.
     int editedCells() const { return editedCells_; }
     const UserCells& userCells() const { return userCells_; }
-    // Sum of one query's attention weights (1 up to rounding; 0 if fully masked).
+    // Sum of one query's attention weights in shownResult() (1 up to rounding; 0 if fully masked).
     double weightSum(int query) const;
 
     void setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
@@ -190,6 +190,27 @@ public:
     int headCount() const { return multiResult_ ? multiResult_->headCount() : 1; }
     int selectedHead() const { return selectedHead_; }  // 0-based
     void selectHead(int head);
+    // A multi-head request in the worker computes the selected head alone
+    // first (the same numbers, bit for bit, as that head of the whole pass:
+    // attn::headAloneExact) and the session holds it here until the rest
+    // comes: the views of that head (the pipeline's maps, the focus panel)
+    // show it (shownResult) while the other heads, the average, the concat
+    // and the output, the statistics and the matrix tables are still the
+    // previous result's. Null when no
+    // preview is out; after resultChanged it is null again. None comes for
+    // a new sentence (the tokens are still the previous ones) or a draw
+    // that is one stream (Article, torch-mha).
+    std::shared_ptr<const attn::AttentionResult> preview() const { return preview_; }
+    // What a view of the selected head's maps shows: preview(), else sharedResult().
+    std::shared_ptr<const attn::AttentionResult> shownResult() const { return preview_ ? preview_ : result_; }
+    // The cache those maps sample shownResult() into (sampleCache() for result_).
+    std::shared_ptr<ResultSampleCache> shownSampleCache() const;
+    // Whether requests send the selected head ahead (on by default). The
+    // head alone is computed twice and the rest runs on a core fewer, so a
+    // window whose shown views all wait for every head (the Heads tab)
+    // turns it off.
+    void setPreviewWanted(bool wanted) { previewWanted_ = wanted; }
+    bool previewWanted() const { return previewWanted_; }
     // Every head's result, or null for the single head.
     std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return multiResult_; }
     // Every head's parameters (of the current result); empty for the single head.
@@ -233,6 +254,9 @@ signals:
     // A request's result will never show: a newer request, an edit or a
     // state superseded it. Once per superseded request given to the worker.
     void resultDropped();
+    // preview() changed: the maps show shownResult() (after resultChanged
+    // it is null again, with no signal of its own).
+    void previewChanged();
     void problemChanged();  // problem() changed
     void editRefused(const QString& message);
     void headSelected(int head);  // selectedHead() changed (result() too)
@@ -279,6 +303,9 @@ private:
     QList<QSize> sampleSizes() const;               // where the next result is sampled
     void supersede();                               // drops the request in flight, if any
     void deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome);  // GUI thread
+    void deliverPreview(quint64 generation, int head,
+                        const std::shared_ptr<const attn::AttentionResult>& result);
+    void dropPreview();  // back to result_ on the maps
     // Tokens, user cells, problem cleared; returns the notice to emit once
     // the result is out (see matrixNotice).
     QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
@@ -315,16 +342,19 @@ private:
     attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
     std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
     int selectedHead_ = 0;
-    std::vector<int> staleHeads_;  // heads edited since multiResult_ was computed
-    unsigned staleParts_ = 0;      // attn::HeadParts: which of their W_q, W_k, W_v
-    bool computingHeadsOnly_ = false;
-    int otherEdits_ = 0;  // otherHeadsEdits() when the head was last shown  // the request in flight
-                          // recomputes staleHeads_ alone
+    std::vector<int> staleHeads_;      // heads edited since multiResult_ was computed
+    unsigned staleParts_ = 0;          // attn::HeadParts: which of their W_q, W_k, W_v
+    bool computingHeadsOnly_ = false;  // the request in flight recomputes staleHeads_ alone
+    int otherEdits_ = 0;               // otherHeadsEdits() when the head was last shown
     attn::Model model_;
     attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
     UserCells userCells_;                     // of model_
     std::shared_ptr<ResultPool> resultPool_;  // before result_: results go back to it
     std::shared_ptr<const attn::AttentionResult> result_;
+    // The request in flight's selected head, ahead of the rest (see preview()).
+    std::shared_ptr<const attn::AttentionResult> preview_;
+    mutable std::shared_ptr<ResultSampleCache> previewSamples_;  // the maps' samples of preview_
+    bool previewWanted_ = true;
     attn::AttentionStats stats_;
     // Of result_; null until computed (see sharedComparison).
     mutable std::shared_ptr<const attn::ScalingComparison> comparison_;

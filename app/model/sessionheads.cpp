@@ -229,6 +229,13 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
     // Without a redraw only the heads edited meanwhile changed, and they are
     // the head shown (an edit of another head selects it first).
     showHead(head, outcome.redraw || head != wanted);
+    if (outcome.preview && head == outcome.previewHead) {
+        // The same numbers as the multi's head: the maps that show the
+        // preview already keep it, and their samples of it.
+        result_ = std::move(outcome.preview);
+        if (preview_ == result_)
+            drawnSamples_ = previewSamples_;
+    }
     if (head == outcome.selectedHead && outcome.comparison)
         comparison_ = std::move(outcome.comparison);
     return notice;

@@ -173,6 +173,7 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
 
     stylePlot();
     connect(session_, &Session::resultChanged, this, &FocusPanel::refresh);
+    connect(session_, &Session::previewChanged, this, &FocusPanel::refresh);
     refresh();
 }
 
@@ -196,7 +197,9 @@ QVector<double> FocusPanel::weightBarValues() const
 
 void FocusPanel::refresh()
 {
-    const attn::AttentionResult& r = session_->result();
+    // The selected head's newest numbers, as the maps show them.
+    const std::shared_ptr<const attn::AttentionResult> shown = session_->shownResult();
+    const attn::AttentionResult& r = *shown;
     // Repeated words carry their position ("to#4") in the labels.
     const QStringList tokens = session_->tokenLabels();
     const int n = r.tokens();
@@ -397,7 +400,7 @@ void FocusPanel::resizeEvent(QResizeEvent* event)
     QWidget::resizeEvent(event);
     updateTicks();
     // A wider or narrower plot holds more or fewer bars.
-    const int n = session_->result().tokens();
+    const int n = session_->shownResult()->tokens();
     if (n > 0 && focusBarGroup(n, barsThatFit()) != barGroup_)
         refresh();
 }

@@ -213,6 +213,14 @@ void MainWindow::createHeadsView()
     connect(pipeline_, &PipelineView::weightsScaleModeChanged, heads_, &HeadsPanel::setWeightsScaleMode);
     lessons_->setHeadsPanel(heads_);
     connect(lessons_, &LessonController::focusQueryRequested, this, &MainWindow::setFocusQuery);
+    // The Heads tab shows every head: a head sent ahead would only slow it.
+    // (The focus panel beside it then waits for the whole result too.)
+    auto wantPreview = [this] {
+        QWidget* page = pipeline_->tabs()->currentWidget();
+        session_->setPreviewWanted(!page || !(page == heads_ || page->isAncestorOf(heads_)));
+    };
+    connect(pipeline_->tabs(), &QTabWidget::currentChanged, this, wantPreview);
+    wantPreview();
     show();
 }
 

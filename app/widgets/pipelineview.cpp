@@ -154,6 +154,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
         setWeightsScaleMode(WeightsScaleMode(weightsScaleBox_->itemData(index).toInt()));
     });
     connect(session_, &Session::resultChanged, this, &PipelineView::refresh);
+    connect(session_, &Session::previewChanged, this, &PipelineView::refresh);
     refresh();
 }
 
@@ -196,7 +197,7 @@ QMenu* PipelineView::createWeightsScaleMenu(QWidget* parent)
 
 WeightsScale PipelineView::weightsScale() const
 {
-    return chooseWeightsScale(weightsScaleMode_, session_->result().tokens());
+    return chooseWeightsScale(weightsScaleMode_, session_->shownResult()->tokens());
 }
 
 QList<HeatmapView*> PipelineView::maps() const
@@ -330,7 +331,7 @@ void PipelineView::setFocusQuery(int query)
 
 void PipelineView::applyRanges()
 {
-    const ScoreRanges ranges = ScoreRanges::of(session_->result(), independentRanges());
+    const ScoreRanges ranges = ScoreRanges::of(*session_->shownResult(), independentRanges());
     raw_->setDecimals(ranges.rawDecimals);
     scaled_->setDecimals(ranges.scaledDecimals);
     raw_->setRange(-ranges.raw, ranges.raw);
@@ -339,7 +340,10 @@ void PipelineView::applyRanges()
 
 void PipelineView::refresh()
 {
-    const attn::AttentionResult& r = session_->result();
+    // The selected head's newest numbers: a preview of the request in
+    // flight (Session::preview) or the result.
+    const std::shared_ptr<const attn::AttentionResult> shared = session_->shownResult();
+    const attn::AttentionResult& r = *shared;
     const QStringList tokens = session_->tokenLabels();
     const QString divisor = divisorText(*session_);
     const int dK = int(r.Q.cols());
@@ -349,15 +353,20 @@ void PipelineView::refresh()
     scaled_->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
     weights_->setTitle(tr("Weights A (rows sum to 1)"));
     // The maps read the session's result itself (no n x n copies).
-    const std::shared_ptr<const attn::AttentionResult> shared = session_->sharedResult();
     // The worker's samples of this result where it took them, so that the
     // maps read no scattered cells and take no exponentials here.
     // The maps sample into the session's cache: the worker samples the next
     // result at the same pictures.
-    samples_ = session_->sampleCache();
-    raw_->setCells(resultCells(shared, ResultMap::Scores, samples_), tokens, tokens);
-    scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples_), tokens, tokens);
-    weights_->setCells(resultCells(shared, ResultMap::Weights, samples_), tokens, tokens);
+    const std::shared_ptr<ResultSampleCache> samples = session_->shownSampleCache();
+    // The result that follows a preview is that preview: its maps stand.
+    if (shared != shown_ || samples != samples_ || tokens != shownTokens_) {
+        shown_ = shared;
+        shownTokens_ = tokens;
+        samples_ = samples;
+        raw_->setCells(resultCells(shared, ResultMap::Scores, samples_), tokens, tokens);
+        scaled_->setCells(resultCells(shared, ResultMap::Scaled, samples_), tokens, tokens);
+        weights_->setCells(resultCells(shared, ResultMap::Weights, samples_), tokens, tokens);
+    }
     weights_->setRange(0.0, 1.0);
     applyWeightsScale(weights_, weightsScale());
     applyRanges();

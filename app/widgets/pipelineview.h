@@ -25,6 +25,10 @@ class QLabel;
 class QMenu;
 class QTabWidget;
 
+namespace attn {
+struct AttentionResult;
+}
+
 namespace attnlab {
 
 class HeatmapView;
@@ -90,6 +94,8 @@ private:
     Session* session_;
     // The three maps' samples of the current result (shared among them).
     std::shared_ptr<ResultSampleCache> samples_;
+    std::shared_ptr<const attn::AttentionResult> shown_;  // the result the maps read
+    QStringList shownTokens_;
     QTabWidget* tabs_;
     HeatmapView* raw_;
     HeatmapView* scaled_;

@@ -3,7 +3,8 @@
 // session (against raschka_self_attention.json's multi_head_derived), a head
 // selected as the session's head without computing, an edit of one head,
 // the split layout's d_k = E / h, undo and a lab's state, and large work in
-// the worker giving the numbers the engine gives on its own.
+// the worker giving the numbers the engine gives on its own, its selected
+// head sent ahead of the rest (Session::preview) with the same numbers.
 #include "session.h"
 #include "undocommands.h"
 #include "undorecorder.h"
@@ -27,6 +28,12 @@ bool same(const attn::Matrix& a, const attn::Matrix& b)
     return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
 }
 
+bool sameHead(const attn::AttentionResult& a, const attn::AttentionResult& b)
+{
+    return same(a.Q, b.Q) && same(a.K, b.K) && same(a.V, b.V) && same(a.scores, b.scores)
+           && same(a.weightsMatrix(), b.weightsMatrix()) && same(a.context, b.context);
+}
+
 }  // namespace
 
 class TestSessionHeads : public QObject {
@@ -43,6 +50,7 @@ private slots:
     void redrawInFlightIsOneStep();
     void stateRoundTrip();
     void largeWorkInTheWorker();
+    void theSelectedHeadComesFirst();
     void oneHeadAgainIsTheSingleHead();
 };
 
@@ -444,7 +452,8 @@ void TestSessionHeads::largeWorkInTheWorker()
     QCOMPARE(session.matrix(MatrixId::Wk)(3, 1), 0.25);
     const attn::HeadWeights w = session.multiHeadParams().head(5);
     QCOMPARE(w.Wk(3, 1), 0.25);
-    QCOMPARE(&session.result(), &session.multiHeadResult()->heads[5]);
+    // The head shown is head 5 (the preview sent ahead of it, or head 5 itself).
+    QVERIFY(sameHead(session.result(), session.multiHeadResult()->heads[5]));
     // Two heads edited while the first edit computes: head 6's alone,
     // superseded by heads 6 and 3 over the same result. The numbers are
     // the whole pass's over the edited parameters, bit for bit.
@@ -464,6 +473,117 @@ void TestSessionHeads::largeWorkInTheWorker()
     for (int i = 0; i < 8; ++i)
         QVERIFY(same(shown->heads[std::size_t(i)].scores, whole->heads[std::size_t(i)].scores));
     QCOMPARE(session.editedCells(), 3);
+}
+
+namespace {
+
+// What one step of a large session showed: the preview (if one came before
+// the result) and the order of the two signals.
+struct StepSeen {
+    std::shared_ptr<const attn::AttentionResult> preview;
+    QStringList order;
+};
+
+// Connected for as long as `context` lives.
+void watchStep(Session* session, StepSeen* seen, QObject* context)
+{
+    QObject::connect(session, &Session::previewChanged, context, [session, seen] {
+        seen->order.append(session->preview() ? QStringLiteral("preview") : QStringLiteral("dropped"));
+        if (session->preview()) {
+            seen->preview = session->preview();
+            // What the maps read meanwhile.
+            QCOMPARE(session->shownResult(), session->preview());
+            QVERIFY(session->isComputing());
+        }
+    });
+    QObject::connect(session, &Session::resultChanged, context, [session, seen] {
+        seen->order.append(QStringLiteral("result"));
+        QVERIFY(!session->preview());
+    });
+}
+
+}  // namespace
+
+void TestSessionHeads::theSelectedHeadComesFirst()
+{
+    if (!attn::headAloneExact(attn::HeadLayout::Split))
+        QSKIP("The split layout's head alone is not bit for bit the pass's head without the AVX2 kernels.");
+    Session session;
+    attn::ModelConfig config;
+    std::string sentence;
+    for (int i = 0; i < 600; ++i)
+        sentence += (i ? " t" : "t") + std::to_string(i);
+    config.sentence = sentence;
+    config.init = attn::InitMode::UnitVariance;
+    config.dModel = 64;
+    attn::HeadsConfig heads;
+    heads.heads = 8;
+    heads.layout = attn::HeadLayout::Split;
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.setParameters(config, {}, heads);
+    QVERIFY(results.wait(60000));
+    session.selectHead(5);
+    QVERIFY(session.setMatrixCell(MatrixId::X, 2, 2, 0.5));  // a user's cell the seed step keeps
+    QVERIFY(results.wait(60000));
+
+    // A cell of the selected head: that head alone first, then the whole pass.
+    {
+        StepSeen seen;
+        QObject context;
+        watchStep(&session, &seen, &context);
+        QVERIFY(session.setMatrixCell(MatrixId::Wq, 3, 1, 0.25));
+        QVERIFY(results.wait(60000));
+        QCOMPARE(seen.order, QStringList({"preview", "result"}));
+        QVERIFY(seen.preview);
+        // The result's head is the preview itself, and its numbers are the
+        // engine's whole pass's head 5 over the edited weights.
+        QCOMPARE(&session.result(), seen.preview.get());
+        QCOMPARE(session.shownResult(), session.sharedResult());
+        const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
+            session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+        QVERIFY(whole.ok());
+        QCOMPARE(session.multiHeadParams().head(5).Wq(3, 1), 0.25);
+        QVERIFY(sameHead(*seen.preview, whole->heads[5]));
+        QVERIFY(sameHead(session.multiHeadResult()->heads[5], whole->heads[5]));
+    }
+    // Not wanted (the Heads tab): the whole pass alone.
+    {
+        StepSeen seen;
+        QObject context;
+        watchStep(&session, &seen, &context);
+        session.setPreviewWanted(false);
+        QVERIFY(session.setMatrixCell(MatrixId::Wq, 3, 2, -0.25));
+        QVERIFY(results.wait(60000));
+        QCOMPARE(seen.order, QStringList({"result"}));
+        session.setPreviewWanted(true);
+    }
+    // A seed step: X and head 5 drawn alone, with the user's cells laid back.
+    {
+        StepSeen seen;
+        QObject context;
+        watchStep(&session, &seen, &context);
+        session.setSeed(session.config().seed + 1);
+        QVERIFY(results.wait(60000));
+        QCOMPARE(seen.order, QStringList({"preview", "result"}));
+        QCOMPARE(session.matrix(MatrixId::X)(2, 2), 0.5);
+        QCOMPARE(session.multiHeadParams().head(5).Wq(3, 1), 0.25);
+        const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
+            session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+        QVERIFY(whole.ok());
+        QVERIFY(sameHead(*seen.preview, whole->heads[5]));
+        QCOMPARE(&session.result(), seen.preview.get());
+    }
+    // The Article's draw is one stream: no head alone, so no preview.
+    {
+        StepSeen seen;
+        QObject context;
+        watchStep(&session, &seen, &context);
+        attn::ModelConfig article = session.config();
+        article.init = attn::InitMode::Article;
+        session.setParameters(article, session.options(), session.headsConfig());
+        QVERIFY(results.wait(60000));
+        QCOMPARE(seen.order, QStringList({"result"}));
+    }
 }
 
 void TestSessionHeads::oneHeadAgainIsTheSingleHead()

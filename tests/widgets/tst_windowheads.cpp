@@ -2,7 +2,10 @@
 // Multi-head attention in the window: the heads row of the parameter panel
 // drives the session; the Heads tab shows every head; a click on a head's
 // tile makes it the head of the pipeline, the matrix editors and the focus
-// panel; the split layout's d_k follows d_model / h; undo takes it back.
+// panel; the split layout's d_k follows d_model / h; undo takes it back;
+// at sizes the worker computes, the pipeline's maps and the focus panel
+// show the selected head before the other heads are done.
+#include "focuspanel.h"
 #include "guitest.h"
 #include "headgridview.h"
 #include "headscontrols.h"
@@ -37,6 +40,7 @@ private slots:
     void importModuleState_data();
     void importModuleState();
     void badModuleStateKeepsTheLab();
+    void theShownHeadFirst();
 
 private:
     QTemporaryDir settingsDir_;
@@ -61,13 +65,16 @@ void TestWindowHeads::threeHeadsAndAClick()
     QCOMPARE(controls->selectedHeadSpin()->maximum(), 3);
     QVERIFY(controls->note()->text().contains(QStringLiteral("concat 3 × 28 = 84")));
 
-    // The Heads tab: every head, the session's result.
+    // The Heads tab: every head, the session's result (and no head sent
+    // ahead of the others, which that tab would only wait longer for).
     auto* panel = guitest::find<HeadsPanel>(*window, QStringLiteral("headsPanel"));
     auto* tabs = window->findChild<PipelineView*>(QStringLiteral("pipelineView"))->tabs();
+    QVERIFY(session->previewWanted());
     for (int i = 0; i < tabs->count(); ++i)
         if (tabs->widget(i)->isAncestorOf(panel) || tabs->widget(i) == panel)
             tabs->setCurrentIndex(i);
     QTRY_VERIFY(panel->isVisible());
+    QVERIFY(!session->previewWanted());
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
     HeadGridView* grid = panel->grid();
     QCOMPARE(grid->headCount(), 3);
@@ -254,6 +261,55 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
     QCOMPARE(session->headCount(), 3);
     QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Independent);
     QCOMPARE(testdata::maxAbsDiff(session->model().X, before.X), 0.0);
+}
+
+void TestWindowHeads::theShownHeadFirst()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Session* session = window->session();
+    attn::ModelConfig config;
+    std::string sentence;
+    for (int i = 0; i < 600; ++i)
+        sentence += (i ? " t" : "t") + std::to_string(i);
+    config.sentence = sentence;
+    config.init = attn::InitMode::UnitVariance;
+    config.dModel = 64;
+    attn::HeadsConfig heads;
+    heads.heads = 8;
+    heads.layout = attn::HeadLayout::Split;
+    QSignalSpy results(session, &Session::resultChanged);
+    session->setParameters(config, {}, heads);
+    QVERIFY(results.wait(60000));
+    session->selectHead(3);
+    QVERIFY(session->previewWanted());  // the pipeline tab is shown
+
+    // Connected after the window's views: when the preview comes, they show it.
+    auto* weights = guitest::find<HeatmapView>(*window, QStringLiteral("weightsMap"));
+    auto* q = guitest::find<HeatmapView>(*window, QStringLiteral("focusQueryVector"));
+    const int focused = guitest::find<FocusPanel>(*window, QStringLiteral("focusPanel"))->query();
+    std::shared_ptr<const attn::AttentionResult> preview;
+    bool mapsShowedIt = false;
+    connect(session, &Session::previewChanged, this, [&] {
+        if (!session->preview())
+            return;
+        preview = session->preview();
+        const attn::Matrix w = preview->weightsMatrix();
+        mapsShowedIt = session->isComputing() && weights->value(5, 7) == w(5, 7)
+                       && weights->value(599, 0) == w(599, 0) && q->value(0, 2) == preview->Q(focused, 2);
+    });
+    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    QVERIFY(editor->setData(editor->index(0, 2), QStringLiteral("2.5"), Qt::EditRole));
+    QVERIFY(results.wait(60000));
+    disconnect(session, &Session::previewChanged, this, nullptr);
+    QVERIFY(preview);
+    QVERIFY(mapsShowedIt);
+    QCOMPARE(session->multiHeadParams().head(3).Wq(0, 2), 2.5);
+    // The result's head 3 is that preview, and the maps still show it.
+    QCOMPARE(session->sharedResult(), preview);
+    const attn::Matrix w = session->multiHeadResult()->heads[3].weightsMatrix();
+    QCOMPARE(weights->value(5, 7), w(5, 7));
+    QVERIFY((preview->weightsMatrix().array() == w.array()).all());
 }
 
 QTEST_MAIN(TestWindowHeads)
