@@ -115,9 +115,16 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     }
     plot_->yAxis2->setVisible(true);
     plot_->yAxis2->setRange(0.0, 1.0);
-    // The axis labels name the bars in their colours; a legend would cover them.
-    plot_->yAxis->setLabel(tr("q · k (red)"));
-    plot_->yAxis2->setLabel(tr("weight (blue)"));
+    // The axis labels name the bars in their colours (fitAxisLabels); a
+    // legend would cover them. Their lengths do not move the axis rectangle
+    // (only their line heights do), so fitting them after each layout
+    // settles at once.
+    // The same holds for the keys' tick labels, whose number follows the
+    // rectangle's width.
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+        fitAxisLabels();
+        updateTicks();
+    });
 
     tableModel_ = new FocusTableModel(session_, this);
     table_ = new QTableView(this);
@@ -245,11 +252,13 @@ void FocusPanel::refresh()
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
-    plot_->xAxis->setLabel(group == 1 ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
-                                      : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of "
-                                           "%2 keys)")
-                                            .arg(i + 1)
-                                            .arg(group));
+    xLabel_ =
+        group == 1
+            ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
+            : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)").arg(i + 1).arg(group);
+    xLabelShort_ = group == 1 ? tr("2. q_%1 · k_j, 3. weights").arg(i + 1)
+                              : tr("2. q_%1 · k_j, 3. weights (max of %2)").arg(i + 1).arg(group);
+    fitAxisLabels();
     const double range = symmetricRange(r.scores.row(i));
     plot_->yAxis->setRange(-range * 1.05, range * 1.05);
     plot_->yAxis2->setRange(-1.05, 1.05);
@@ -373,6 +382,32 @@ void FocusPanel::stylePlot()
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void FocusPanel::fitAxisLabels()
+{
+    const QFontMetrics fm(plot_->xAxis->labelFont());
+    // Before the first layout the axis rectangle is about three quarters of
+    // the plot each way.
+    // A label is centred on its side of the axis rectangle and clipped by
+    // the plot's edges: its room is twice the nearer edge's distance from
+    // that centre.
+    const QRect rect = plot_->axisRect()->rect();
+    const QPoint centre = rect.isEmpty() ? plot_->rect().center() : rect.center();
+    const int width = 2 * std::min(centre.x(), plot_->width() - centre.x()) - fm.averageCharWidth();
+    const int height = 2 * std::min(centre.y(), plot_->height() - centre.y()) - fm.averageCharWidth();
+    const auto pick = [&fm](const QString& full, const QString& brief, int room) {
+        return fm.horizontalAdvance(full) <= room ? full : brief;
+    };
+    const QString x = pick(xLabel_, xLabelShort_, width);
+    const QString left = pick(tr("q · k (red)"), tr("q·k"), height);
+    const QString right = pick(tr("weight (blue)"), tr("a_ij"), height);
+    if (x == plot_->xAxis->label() && left == plot_->yAxis->label() && right == plot_->yAxis2->label())
+        return;
+    plot_->xAxis->setLabel(x);
+    plot_->yAxis->setLabel(left);
+    plot_->yAxis2->setLabel(right);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void FocusPanel::updateTickRotation()
 {
     // Key tokens lie flat while they fit side by side in the axis rectangle
@@ -381,24 +416,31 @@ void FocusPanel::updateTickRotation()
     int labelsWidth = 0;
     for (const QString& label : keyLabels_)
         labelsWidth += fm.horizontalAdvance(label) + 2 * fm.averageCharWidth();
-    const double rotation = labelsWidth > plot_->width() * 3 / 4 ? 60 : 0;
+    const double rotation = labelsWidth > axisWidth() ? 60 : 0;
     if (plot_->xAxis->tickLabelRotation() != rotation) {
         plot_->xAxis->setTickLabelRotation(rotation);
         plot_->replot(QCustomPlot::rpQueuedReplot);
     }
 }
 
+int FocusPanel::axisWidth() const
+{
+    // About three quarters of the plot before its first layout; in a narrow
+    // plot the axes' numbers take more.
+    const int laidOut = plot_->axisRect()->width();
+    return laidOut > 0 ? laidOut : plot_->width() * 3 / 4;
+}
+
 int FocusPanel::barsThatFit() const
 {
-    // The axis rectangle is about three quarters of the plot before its first layout.
-    const int width = plot_->axisRect()->width() > 0 ? plot_->axisRect()->width() : plot_->width() * 3 / 4;
-    return std::clamp(width / kPixelsPerKey, 16, kMaxFocusBars);
+    return std::clamp(axisWidth() / kPixelsPerKey, 16, kMaxFocusBars);
 }
 
 void FocusPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     updateTicks();
+    fitAxisLabels();
     // A wider or narrower plot holds more or fewer bars.
     const int n = session_->shownResult()->tokens();
     if (n > 0 && focusBarGroup(n, barsThatFit()) != barGroup_)
@@ -413,7 +455,7 @@ void FocusPanel::updateTicks()
     // out.
     const int n = tickTokens_.size();
     const QFontMetrics fm(plot_->xAxis->tickLabelFont());
-    const int fitting = std::max(2, int(plot_->width() * 0.75 / (1.5 * fm.height())));
+    const int fitting = std::max(2, int(axisWidth() / (1.5 * fm.height())));
     const int maxTicks = std::min(kMaxKeyTicks, fitting);
     const int step = n > maxTicks ? (n + maxTicks - 1) / maxTicks : 1;
     QVector<double> tickKeys;

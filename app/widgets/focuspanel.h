@@ -49,6 +49,10 @@ private:
     void refresh();
     void stylePlot();
     void updateTickRotation();
+    // Each axis's label in full where it fits in the plot, else in short
+    // (the plot's edges clip a longer one).
+    void fitAxisLabels();
+    int axisWidth() const;    // the axis rectangle's, or an estimate before the first layout
     int barsThatFit() const;  // bars across the plot's width, at most kMaxFocusBars
     void updateTicks();       // the labelled keys, for the tokens and the plot's width
     // w: the query's weights (n values).
@@ -69,6 +73,8 @@ private:
     QCPBars* scoreBars_;
     QCPBars* weightBars_;
     int barGroup_ = 1;  // keys per bar in the plot now
+    // The x axis's label for the focused query and its bars: {full, short}.
+    QString xLabel_, xLabelShort_;
     QTableView* table_;
     FocusTableModel* tableModel_;
     FocusSortModel* sortModel_;

@@ -172,6 +172,33 @@ void TestScreens::shortWindowKeepsTheMapRows()
                             .arg(plotRect.height())
                             .arg(focusScroll->viewport()->width())
                             .arg(focusScroll->viewport()->height())));
+    // Its axis labels, centred on the axis rectangle's sides, are inside the
+    // plot (its edges clip them), and its key labels are no closer than
+    // their line height: at 1024x700 the rectangle is about 60 pixels wide.
+    auto* focusPlot = qobject_cast<QCustomPlot*>(plot);
+    QVERIFY(focusPlot);
+    QTRY_VERIFY(focusPlot->axisRect()->width() > 0);
+    QCPAxisRect* rect = focusPlot->axisRect();
+    const QFontMetrics labelMetrics(focusPlot->xAxis->labelFont());
+    const QPoint centre = rect->rect().center();
+    const int xLabel = labelMetrics.horizontalAdvance(focusPlot->xAxis->label());
+    QVERIFY2(centre.x() - xLabel / 2 >= 0 && centre.x() + xLabel / 2 <= focusPlot->width(),
+             qPrintable(focusPlot->xAxis->label()));
+    for (QCPAxis* axis : {focusPlot->yAxis, focusPlot->yAxis2}) {
+        const int yLabel = labelMetrics.horizontalAdvance(axis->label());
+        QVERIFY2(centre.y() - yLabel / 2 >= 0 && centre.y() + yLabel / 2 <= focusPlot->height(),
+                 qPrintable(axis->label()));
+    }
+    const auto ticker = focusPlot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    const QList<double> keys = ticker->ticks().keys();
+    QVERIFY(!keys.isEmpty());
+    const QFontMetrics tickMetrics(focusPlot->xAxis->tickLabelFont());
+    for (int t = 1; t < keys.size(); ++t) {
+        const double apart =
+            focusPlot->xAxis->coordToPixel(keys[t]) - focusPlot->xAxis->coordToPixel(keys[t - 1]);
+        QVERIFY2(apart >= tickMetrics.height(), qPrintable(QStringLiteral("%1 px apart").arg(apart)));
+    }
 }
 
 // QT_SCALE_FACTOR is read once per process: the 1280x720 case again in a
