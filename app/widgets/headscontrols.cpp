@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "headscontrols.h"
 
+#include "elidedlabel.h"
 #include "multihead.h"
 #include "session.h"
 
@@ -60,7 +61,7 @@ HeadsControls::HeadsControls(Session* session, QWidget* parent) : QWidget(parent
            "show, and whose W_q, W_k, W_v the matrix editors edit. Clicking a head in the "
            "Heads tab chooses it too."));
 
-    note_ = new QLabel(this);
+    note_ = new ElidedLabel(this);
     note_->setObjectName(QStringLiteral("headsNote"));
     note_->setAccessibleName(tr("Heads note"));
     note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);

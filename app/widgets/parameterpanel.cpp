@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "parameterpanel.h"
 
+#include "elidedlabel.h"
 #include "dksteps.h"
 #include "headscontrols.h"
 #include "scaling_lab.h"
@@ -140,11 +141,11 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     regenerate_->setAccessibleName(tr("Regenerate from seed"));
     regenerate_->setToolTip(tr("Redraw X, W_q, W_k and W_v from the seed, dropping hand edits (Ctrl+R)."));
 
-    initNote_ = new QLabel(this);
+    initNote_ = new ElidedLabel(this);
     initNote_->setObjectName(QStringLiteral("initNoteLabel"));
     initNote_->setAccessibleName(tr("Initialisation note"));
     initNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Cut off on a narrow window rather than widening it; the tooltip explains.
+    // Ends in "…" on a narrow window rather than widening it; the tooltip explains.
     initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     initNote_->setMinimumWidth(80);
 

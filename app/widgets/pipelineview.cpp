@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pipelineview.h"
 
+#include "elidedlabel.h"
 #include "heatmapview.h"
 #include "presentation.h"
 #include "resultcells.h"
@@ -67,7 +68,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
         tr("Each row is exponentiated and divided by its sum: the weights of "
            "one query are positive and sum to 1."));
 
-    formula_ = new QLabel(this);
+    formula_ = new ElidedLabel(this);
     formula_->setObjectName(QStringLiteral("formulaLabel"));
     // One line: a word-wrapped label would make the scroll area below size
     // the page by its preferred height instead of its minimum.
