@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Model configurations the asynchronous suites share: sentences of any
-// length with a distinct word per position.
+// length with a distinct word per position, and a multi-head session large
+// enough for the worker.
 
 #include "model.h"
+#include "multihead.h"
 
 #include <string>
 
@@ -29,6 +31,23 @@ inline attn::ModelConfig largeConfig(int tokens)
     config.dV = 64;
     config.init = attn::InitMode::UnitVariance;
     return config;
+}
+
+// 600 tokens, d_model 64 in 8 split heads (head_dim 8), unit-variance
+// weights: multi-head work the session gives its worker.
+struct SplitHeads {
+    attn::ModelConfig config;
+    attn::HeadsConfig heads;
+};
+inline SplitHeads largeSplitHeads()
+{
+    SplitHeads s;
+    s.config.sentence = numberedSentence(600);
+    s.config.init = attn::InitMode::UnitVariance;
+    s.config.dModel = 64;
+    s.heads.heads = 8;
+    s.heads.layout = attn::HeadLayout::Split;
+    return s;
 }
 
 }  // namespace testconfigs

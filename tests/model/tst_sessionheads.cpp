@@ -13,6 +13,7 @@
 #include "model.h"
 #include "multihead.h"
 #include "multihead_init.h"
+#include "testconfigs.h"
 #include "testdata.h"
 
 #include <QSignalSpy>
@@ -422,16 +423,7 @@ void TestSessionHeads::stateRoundTrip()
 void TestSessionHeads::largeWorkInTheWorker()
 {
     Session session;
-    attn::ModelConfig config;
-    std::string sentence;
-    for (int i = 0; i < 600; ++i)
-        sentence += (i ? " t" : "t") + std::to_string(i);
-    config.sentence = sentence;
-    config.init = attn::InitMode::UnitVariance;
-    config.dModel = 64;
-    attn::HeadsConfig heads;
-    heads.heads = 8;
-    heads.layout = attn::HeadLayout::Split;
+    const auto [config, heads] = testconfigs::largeSplitHeads();
     QSignalSpy results(&session, &Session::resultChanged);
     session.setParameters(config, {}, heads);
     QVERIFY(session.isComputing());
@@ -509,16 +501,7 @@ void TestSessionHeads::theSelectedHeadComesFirst()
     if (!attn::headAloneExact(attn::HeadLayout::Split))
         QSKIP("The split layout's head alone is not bit for bit the pass's head without the AVX2 kernels.");
     Session session;
-    attn::ModelConfig config;
-    std::string sentence;
-    for (int i = 0; i < 600; ++i)
-        sentence += (i ? " t" : "t") + std::to_string(i);
-    config.sentence = sentence;
-    config.init = attn::InitMode::UnitVariance;
-    config.dModel = 64;
-    attn::HeadsConfig heads;
-    heads.heads = 8;
-    heads.layout = attn::HeadLayout::Split;
+    const auto [config, heads] = testconfigs::largeSplitHeads();
     QSignalSpy results(&session, &Session::resultChanged);
     session.setParameters(config, {}, heads);
     QVERIFY(results.wait(60000));

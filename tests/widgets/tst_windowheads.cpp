@@ -17,6 +17,7 @@
 #include "parameterpanel.h"
 #include "pipelineview.h"
 #include "session.h"
+#include "testconfigs.h"
 #include "testdata.h"
 
 #include <QCheckBox>
@@ -268,16 +269,7 @@ void TestWindowHeads::theShownHeadFirst()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     Session* session = window->session();
-    attn::ModelConfig config;
-    std::string sentence;
-    for (int i = 0; i < 600; ++i)
-        sentence += (i ? " t" : "t") + std::to_string(i);
-    config.sentence = sentence;
-    config.init = attn::InitMode::UnitVariance;
-    config.dModel = 64;
-    attn::HeadsConfig heads;
-    heads.heads = 8;
-    heads.layout = attn::HeadLayout::Split;
+    const auto [config, heads] = testconfigs::largeSplitHeads();
     QSignalSpy results(session, &Session::resultChanged);
     session->setParameters(config, {}, heads);
     QVERIFY(results.wait(60000));
