@@ -196,6 +196,13 @@ void AttentionWorker::computeLab(std::unique_ptr<LabJob> job)
     emit labFinished(outcome);
 }
 
+void AttentionWorker::previewShown(quint64 generation)
+{
+    quint64 seen = previewShown_.load();
+    while (seen < generation && !previewShown_.compare_exchange_weak(seen, generation)) {
+    }
+}
+
 std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
 {
     auto outcome = std::make_shared<Outcome>();
@@ -208,6 +215,13 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
             job, outcome.get(), threads(), &stop_,
             [this, generation](int head, const std::shared_ptr<const attn::AttentionResult>& result) {
                 emit previewed(generation, head, result);
+                // The GUI thread paints it on the cores the rest would take:
+                // the rest waits for that (a wait is cheaper than sharing
+                // the cores, see the window bench).
+                const auto until = std::chrono::steady_clock::now() + kPreviewPaintWait;
+                while (previewShown_.load() < generation && !stop_.load()
+                       && std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
             });
         return outcome;
     }
@@ -298,13 +312,8 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
 {
     if (job.preview && preview) {
         outcome->preview = previewHead(job, &outcome->previewHead, threads, stop);
-        if (outcome->preview && !(stop && *stop)) {
+        if (outcome->preview && !(stop && *stop))
             preview(outcome->previewHead, outcome->preview);
-            // The rest on a core fewer: the GUI thread paints the preview
-            // meanwhile (at n = 512 on two cores this made the shown step
-            // faster and the whole one no slower, see the window bench).
-            threads = std::max(1, threads - 1);
-        }
     }
     if (job.redraw) {
         attn::Expected<attn::Model> built = attn::buildModel(job.config);

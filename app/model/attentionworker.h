@@ -143,6 +143,12 @@ public:
     // Threads for a large computation: the cores there are, up to 4.
     static int threads();
 
+    // Any thread: the views have taken and painted request `generation`'s
+    // preview (or will not), so the rest of its pass may have every core.
+    // Until then, or kPreviewPaintWait, the worker waits after previewed().
+    void previewShown(quint64 generation);
+    static constexpr std::chrono::milliseconds kPreviewPaintWait{60};
+
 signals:
     // From the worker's thread; connect it queued.
     void finished(std::shared_ptr<attnlab::AttentionWorker::Outcome> outcome);
@@ -171,8 +177,9 @@ private:
     std::unique_ptr<Job> job_;  // waiting, not yet taken
     bool running_ = false;      // a job is being computed
     bool abort_ = false;
-    std::atomic<bool> stop_{false};   // restart or abort: read by the engine
-    std::unique_ptr<LabJob> labJob_;  // waiting: new, or stopped for an attention job
+    std::atomic<bool> stop_{false};         // restart or abort: read by the engine
+    std::atomic<quint64> previewShown_{0};  // previewShown's last generation
+    std::unique_ptr<LabJob> labJob_;        // waiting: new, or stopped for an attention job
     bool labRunning_ = false;
     bool labSuperseded_ = false;        // the lab job in flight was replaced or cancelled
     std::atomic<bool> labStop_{false};  // superseded, preempted or abort: read by the lab

@@ -9,10 +9,24 @@
 #include "resultpool.h"
 #include "scalinglabrun.h"
 
+#include <QCoreApplication>
+#include <QEvent>
+
 #include <algorithm>
 #include <utility>
 
 namespace attnlab {
+
+namespace {
+
+// Session::deliverPreview's note to itself that the views painted a preview.
+struct PreviewPaintedEvent : QEvent {
+    static constexpr QEvent::Type kType = QEvent::Type(QEvent::User + 1);
+    explicit PreviewPaintedEvent(quint64 g) : QEvent(kType), generation(g) {}
+    quint64 generation;
+};
+
+}  // namespace
 
 Session::Session(QObject* parent)
     : QObject(parent),
@@ -118,11 +132,23 @@ void Session::deliverPreview(quint64 generation, int head,
 {
     // For the request in flight and the head still selected, over the same tokens.
     if (generation != generation_ || !computing_ || !multiResult_ || head != selectedHead_
-        || result->tokens() != tokenCount())
+        || result->tokens() != tokenCount()) {
+        worker_->previewShown(generation);  // nothing to paint
         return;
+    }
     preview_ = result;
     previewSamples_.reset();
     emit previewChanged();
+    // Posted after the views' paint requests, at their low priority, so
+    // delivered after they painted.
+    QCoreApplication::postEvent(this, new PreviewPaintedEvent(generation), Qt::LowEventPriority);
+}
+
+void Session::customEvent(QEvent* event)
+{
+    if (event->type() == PreviewPaintedEvent::kType)
+        worker_->previewShown(static_cast<PreviewPaintedEvent*>(event)->generation);
+    QObject::customEvent(event);
 }
 
 void Session::dropPreview()

@@ -206,7 +206,7 @@ public:
     // The cache those maps sample shownResult() into (sampleCache() for result_).
     std::shared_ptr<ResultSampleCache> shownSampleCache() const;
     // Whether requests send the selected head ahead (on by default). The
-    // head alone is computed twice and the rest runs on a core fewer, so a
+    // head alone is computed twice and the rest waits for its paint, so a
     // window whose shown views all wait for every head (the Heads tab)
     // turns it off.
     void setPreviewWanted(bool wanted) { previewWanted_ = wanted; }
@@ -266,6 +266,10 @@ signals:
     // What a change did with the user's cells, for the window to show (see
     // describeKept); empty when nothing of the user's is left to speak of.
     void matrixNotice(const QString& text);
+
+protected:
+    // The preview's paint acknowledged to the worker (see deliverPreview).
+    void customEvent(QEvent* event) override;
 
 private:
     // One model parameter: a change redraws every matrix from the seed.
