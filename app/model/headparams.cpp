@@ -18,6 +18,23 @@ int splitRow(const attn::SplitHeads& split, int head, int which)
     return which * split.embedDim() + head * split.headDim();
 }
 
+// Why drawMultiHead(config, heads) refuses, if it does.
+attn::Status validateDraw(const attn::ModelConfig& config, const attn::HeadsConfig& heads)
+{
+    if (attn::Status s = attn::validateHeadCount(heads.heads); !s)
+        return s;
+    const int h = heads.heads, e = config.dModel;
+    if (heads.layout == attn::HeadLayout::Split)
+        return attn::validateSplitHeads(e, h);
+    const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
+    if (entries > attn::kMaxHeadWeightEntries)
+        return attn::Error{std::to_string(h) + " heads with d_model " + std::to_string(e) + ", d_k "
+                           + std::to_string(config.dK) + " and d_v " + std::to_string(config.dV) + " need "
+                           + std::to_string(entries) + " weight entries; at most "
+                           + std::to_string(attn::kMaxHeadWeightEntries) + " are allowed."};
+    return attn::okStatus();
+}
+
 }  // namespace
 
 attn::ModelConfig headsModelConfig(const attn::ModelConfig& config, const attn::HeadsConfig& heads)
@@ -31,29 +48,17 @@ attn::ModelConfig headsModelConfig(const attn::ModelConfig& config, const attn::
 attn::Expected<attn::MultiHeadParams> drawMultiHead(const attn::ModelConfig& config,
                                                     const attn::HeadsConfig& heads)
 {
-    if (attn::Status s = attn::validateHeadCount(heads.heads); !s)
+    if (attn::Status s = validateDraw(config, heads); !s)
         return s.error();
     attn::MultiHeadParams p;
     p.layout = heads.layout;
-    const int h = heads.heads, e = config.dModel;
+    const int h = heads.heads;
     if (heads.layout == attn::HeadLayout::Split) {
-        if (attn::Status s = attn::validateSplitHeads(e, h); !s)
-            return s.error();
-        if (heads.torchInit) {
-            p.split = attn::drawTorchMha(config.seed, e, h);
-        } else {
-            attn::ModelConfig c = config;
-            c.dK = c.dV = e / h;
-            p.split = attn::packSplitHeads(attn::drawIndependentHeads(c, h));
-        }
+        p.split = heads.torchInit
+                      ? attn::drawTorchMha(config.seed, config.dModel, h)
+                      : attn::packSplitHeads(attn::drawIndependentHeads(headsModelConfig(config, heads), h));
         return p;
     }
-    const long long entries = 1LL * h * e * (2LL * config.dK + config.dV);
-    if (entries > attn::kMaxHeadWeightEntries)
-        return attn::Error{std::to_string(h) + " heads with d_model " + std::to_string(e) + ", d_k "
-                           + std::to_string(config.dK) + " and d_v " + std::to_string(config.dV) + " need "
-                           + std::to_string(entries) + " weight entries; at most "
-                           + std::to_string(attn::kMaxHeadWeightEntries) + " are allowed."};
     p.independent.heads = attn::drawIndependentHeads(config, h);
     if (heads.outputProjection)
         p.independent.Wo = attn::drawOutputProjection(config, h);
@@ -69,20 +74,11 @@ bool headDrawsAlone(const attn::ModelConfig& config, const attn::HeadsConfig& he
 attn::Expected<attn::HeadWeights> drawHeadAlone(const attn::ModelConfig& config,
                                                 const attn::HeadsConfig& heads, int i)
 {
-    if (attn::Status s = attn::validateHeadCount(heads.heads); !s)
+    if (attn::Status s = validateDraw(config, heads); !s)
         return s.error();
     if (i < 0 || i >= heads.heads || !headDrawsAlone(config, heads))
         return attn::Error{"Head " + std::to_string(i + 1) + " cannot be drawn alone."};
-    attn::ModelConfig c = config;
-    if (heads.layout == attn::HeadLayout::Split) {
-        if (attn::Status s = attn::validateSplitHeads(config.dModel, heads.heads); !s)
-            return s.error();
-        c.dK = c.dV = config.dModel / heads.heads;
-    } else if (1LL * heads.heads * config.dModel * (2LL * config.dK + config.dV)
-               > attn::kMaxHeadWeightEntries) {
-        return attn::Error{"Too many weight entries."};  // drawMultiHead says how many
-    }
-    return attn::drawIndependentHead(c, i);
+    return attn::drawIndependentHead(headsModelConfig(config, heads), i);
 }
 
 void setHeadWeights(attn::MultiHeadParams* params, int head, const attn::HeadWeights& weights)
