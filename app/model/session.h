@@ -196,10 +196,10 @@ public:
     // comes: the views of that head (the pipeline's maps, the focus panel)
     // show it (shownResult) while the other heads, the average, the concat
     // and the output, the statistics and the matrix tables are still the
-    // previous result's. Null when no
-    // preview is out; after resultChanged it is null again. None comes for
-    // a new sentence (the tokens are still the previous ones) or a draw
-    // that is one stream (Article, torch-mha).
+    // previous result's. Null when no preview is out; after resultChanged
+    // it is null again. None comes for a new sentence (the tokens are still
+    // the previous ones), a draw that is one stream (Article, torch-mha) or
+    // while it is not wanted (setPreviewWanted).
     std::shared_ptr<const attn::AttentionResult> preview() const { return preview_; }
     // What a view of the selected head's maps shows: preview(), else sharedResult().
     std::shared_ptr<const attn::AttentionResult> shownResult() const { return preview_ ? preview_ : result_; }

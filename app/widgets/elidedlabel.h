@@ -12,7 +12,7 @@ class ElidedLabel : public QLabel {
     Q_OBJECT
 public:
     explicit ElidedLabel(QWidget* parent = nullptr);
-    // Whether the last paint left part of the text out.
+    // Whether the text is wider than the label, so that it is painted elided.
     bool elided() const;
 
 protected:
