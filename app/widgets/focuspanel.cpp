@@ -117,10 +117,8 @@ FocusPanel::FocusPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     plot_->yAxis2->setRange(0.0, 1.0);
     // The axis labels name the bars in their colours (fitAxisLabels); a
     // legend would cover them. Their lengths do not move the axis rectangle
-    // (only their line heights do), so fitting them after each layout
-    // settles at once.
-    // The same holds for the keys' tick labels, whose number follows the
-    // rectangle's width.
+    // (only their line heights do), so fitting them, and the number of key
+    // labels that follows its width, after each layout settles at once.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
         fitAxisLabels();
         updateTicks();
@@ -252,12 +250,14 @@ void FocusPanel::refresh()
         sizeKeyColumn();
     }
     plot_->xAxis->setRange(0.4, n + 0.6);
-    xLabel_ =
-        group == 1
-            ? tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1)
-            : tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)").arg(i + 1).arg(group);
-    xLabelShort_ = group == 1 ? tr("2. q_%1 · k_j, 3. weights").arg(i + 1)
-                              : tr("2. q_%1 · k_j, 3. weights (max of %2)").arg(i + 1).arg(group);
+    if (group == 1)
+        xLabels_ = {tr("2. q_%1 · k_j for every key, 3. the weights").arg(i + 1),
+                    tr("2. q_%1 · k_j, 3. weights").arg(i + 1), tr("q·k, weights")};
+    else
+        xLabels_ = {
+            tr("2. q_%1 · k_j, 3. the weights (each bar: the largest of %2 keys)").arg(i + 1).arg(group),
+            tr("2. q_%1 · k_j, 3. weights (max of %2)").arg(i + 1).arg(group),
+            tr("q·k, weights (max of %1)").arg(group)};
     fitAxisLabels();
     const double range = symmetricRange(r.scores.row(i));
     plot_->yAxis->setRange(-range * 1.05, range * 1.05);
@@ -385,21 +385,24 @@ void FocusPanel::stylePlot()
 void FocusPanel::fitAxisLabels()
 {
     const QFontMetrics fm(plot_->xAxis->labelFont());
-    // Before the first layout the axis rectangle is about three quarters of
-    // the plot each way.
-    // A label is centred on its side of the axis rectangle and clipped by
-    // the plot's edges: its room is twice the nearer edge's distance from
-    // that centre.
+    // A label is centred on its side of the axis rectangle (before the
+    // first layout, on the plot's centre) and clipped by the plot's edges:
+    // its room is twice the nearer edge's distance from that centre.
     const QRect rect = plot_->axisRect()->rect();
     const QPoint centre = rect.isEmpty() ? plot_->rect().center() : rect.center();
     const int width = 2 * std::min(centre.x(), plot_->width() - centre.x()) - fm.averageCharWidth();
     const int height = 2 * std::min(centre.y(), plot_->height() - centre.y()) - fm.averageCharWidth();
-    const auto pick = [&fm](const QString& full, const QString& brief, int room) {
-        return fm.horizontalAdvance(full) <= room ? full : brief;
+    // The first that fits, else the shortest (the last).
+    const auto pick = [&fm](const QStringList& forms, int room) {
+        for (const QString& form : forms) {
+            if (fm.horizontalAdvance(form) <= room)
+                return form;
+        }
+        return forms.back();
     };
-    const QString x = pick(xLabel_, xLabelShort_, width);
-    const QString left = pick(tr("q · k (red)"), tr("q·k"), height);
-    const QString right = pick(tr("weight (blue)"), tr("a_ij"), height);
+    const QString x = pick(xLabels_, width);
+    const QString left = pick({tr("q · k (red)"), tr("q·k")}, height);
+    const QString right = pick({tr("weight (blue)"), tr("a_ij")}, height);
     if (x == plot_->xAxis->label() && left == plot_->yAxis->label() && right == plot_->yAxis2->label())
         return;
     plot_->xAxis->setLabel(x);

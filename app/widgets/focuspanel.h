@@ -73,8 +73,8 @@ private:
     QCPBars* scoreBars_;
     QCPBars* weightBars_;
     int barGroup_ = 1;  // keys per bar in the plot now
-    // The x axis's label for the focused query and its bars: {full, short}.
-    QString xLabel_, xLabelShort_;
+    // The x axis's label for the focused query and its bars, longest first.
+    QStringList xLabels_;
     QTableView* table_;
     FocusTableModel* tableModel_;
     FocusSortModel* sortModel_;

@@ -12,6 +12,8 @@
 #include "pipelineview.h"
 #include "presentationmode.h"
 #include "scalinglabview.h"
+#include "session.h"
+#include "testconfigs.h"
 #include "themecontroller.h"
 #include "guitest.h"
 
@@ -185,29 +187,41 @@ void TestScreens::shortWindowKeepsTheMapRows()
     // Its axis labels, centred on the axis rectangle's sides, are inside the
     // plot (its edges clip them), and its key labels are no closer than
     // their line height: at 1024x700 the rectangle is about 60 pixels wide.
-    auto* focusPlot = qobject_cast<QCustomPlot*>(plot);
-    QVERIFY(focusPlot);
-    QTRY_VERIFY(focusPlot->axisRect()->width() > 0);
-    QCPAxisRect* rect = focusPlot->axisRect();
-    const QFontMetrics labelMetrics(focusPlot->xAxis->labelFont());
-    const QPoint centre = rect->rect().center();
-    const int xLabel = labelMetrics.horizontalAdvance(focusPlot->xAxis->label());
-    QVERIFY2(centre.x() - xLabel / 2 >= 0 && centre.x() + xLabel / 2 <= focusPlot->width(),
-             qPrintable(focusPlot->xAxis->label()));
-    for (QCPAxis* axis : {focusPlot->yAxis, focusPlot->yAxis2}) {
-        const int yLabel = labelMetrics.horizontalAdvance(axis->label());
-        QVERIFY2(centre.y() - yLabel / 2 >= 0 && centre.y() + yLabel / 2 <= focusPlot->height(),
-                 qPrintable(axis->label()));
-    }
-    const auto ticker = focusPlot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
-    QVERIFY(ticker);
-    const QList<double> keys = ticker->ticks().keys();
-    QVERIFY(!keys.isEmpty());
-    const QFontMetrics tickMetrics(focusPlot->xAxis->tickLabelFont());
-    for (int t = 1; t < keys.size(); ++t) {
-        const double apart =
-            focusPlot->xAxis->coordToPixel(keys[t]) - focusPlot->xAxis->coordToPixel(keys[t - 1]);
-        QVERIFY2(apart >= tickMetrics.height(), qPrintable(QStringLiteral("%1 px apart").arg(apart)));
+    // The same with 300 keys, whose bars stand for several keys each.
+    for (const int tokens : {0, 300}) {
+        if (tokens > 0) {
+            attn::ModelConfig config = shown->session()->config();
+            config.sentence = testconfigs::numberedSentence(tokens);
+            QSignalSpy results(shown->session(), &Session::resultChanged);
+            shown->session()->setParameters(config, shown->session()->options(),
+                                            shown->session()->headsConfig());
+            QVERIFY(results.count() > 0 || results.wait(30000));
+            QTest::qWait(50);
+        }
+        auto* focusPlot = qobject_cast<QCustomPlot*>(plot);
+        QVERIFY(focusPlot);
+        QTRY_VERIFY(focusPlot->axisRect()->width() > 0);
+        QCPAxisRect* rect = focusPlot->axisRect();
+        const QFontMetrics labelMetrics(focusPlot->xAxis->labelFont());
+        const QPoint centre = rect->rect().center();
+        const int xLabel = labelMetrics.horizontalAdvance(focusPlot->xAxis->label());
+        QVERIFY2(centre.x() - xLabel / 2 >= 0 && centre.x() + xLabel / 2 <= focusPlot->width(),
+                 qPrintable(focusPlot->xAxis->label()));
+        for (QCPAxis* axis : {focusPlot->yAxis, focusPlot->yAxis2}) {
+            const int yLabel = labelMetrics.horizontalAdvance(axis->label());
+            QVERIFY2(centre.y() - yLabel / 2 >= 0 && centre.y() + yLabel / 2 <= focusPlot->height(),
+                     qPrintable(axis->label()));
+        }
+        const auto ticker = focusPlot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(ticker);
+        const QList<double> keys = ticker->ticks().keys();
+        QVERIFY(!keys.isEmpty());
+        const QFontMetrics tickMetrics(focusPlot->xAxis->tickLabelFont());
+        for (int t = 1; t < keys.size(); ++t) {
+            const double apart =
+                focusPlot->xAxis->coordToPixel(keys[t]) - focusPlot->xAxis->coordToPixel(keys[t - 1]);
+            QVERIFY2(apart >= tickMetrics.height(), qPrintable(QStringLiteral("%1 px apart").arg(apart)));
+        }
     }
 }
 
