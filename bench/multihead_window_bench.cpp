@@ -4,6 +4,7 @@
 #include "attentionworker.h"
 #include "benchutil.h"
 #include "headspanel.h"
+#include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "multihead.h"
 #include "parameterpanel.h"
@@ -12,6 +13,8 @@
 
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QFileInfo>
+#include <QTemporaryDir>
 
 #include <string>
 
@@ -73,6 +76,48 @@ Steps measure(PaintWatch& watch, int runs, Step step)
     out.complete = summarise(completeMs);
     out.callMs = summarise(callMs).medianMs;
     return out;
+}
+
+// The autosave of the lab just edited: autosave() as the timer called it
+// until 2026-12-03 (its whole time blocks the GUI thread: the baseline),
+// against the timer's autosaveInBackground, whose GUI-thread part is the
+// state's copy (median_ms/p95_ms: the longest the GUI thread went
+// unanswered until the file was written; target 50 ms).
+void measureAutosave(attnlab::MainWindow* window, int n, int d)
+{
+    attnlab::LabDocument* doc = window->document();
+    if (!doc->isModified()) {
+        std::printf("{\"case\":\"mh_window_autosave\",\"n\":%d,\"error\":\"the lab is not modified\"}\n", n);
+        return;
+    }
+    QTemporaryDir folder;
+    doc->setAutosaveFolder(folder.path());
+    std::vector<double> syncMs, blockMs, writtenMs;
+    Heartbeat heartbeat;
+    int failures = 0;
+    for (int i = 0; i < 5; ++i) {
+        Clock::time_point t0 = Clock::now();
+        failures += !doc->autosave();
+        syncMs.push_back(msSince(t0));
+        settle(30);
+        heartbeat.start();
+        t0 = Clock::now();
+        doc->autosaveInBackground();
+        const bool done = waitUntil([doc] { return !doc->autosaveInFlight(); }, 30000);
+        writtenMs.push_back(msSince(t0));
+        blockMs.push_back(heartbeat.stop());
+        failures += !done;
+        settle(30);
+    }
+    const Timing sync = summarise(syncMs);
+    printCase("mh_window_autosave", n, d, summarise(blockMs),
+              "\"heads\":" + std::to_string(window->session()->headCount())
+                  + ",\"target_ms\":50,\"baseline_sync_median_ms\":" + std::to_string(sync.medianMs)
+                  + ",\"baseline_sync_p95_ms\":" + std::to_string(sync.p95Ms)
+                  + ",\"written_median_ms\":" + std::to_string(summarise(writtenMs).medianMs)
+                  + ",\"failures\":" + std::to_string(failures)
+                  + ",\"bytes\":" + std::to_string(QFileInfo(doc->autosavePath()).size()));
+    doc->closeCleanly();
 }
 
 }  // namespace
@@ -139,6 +184,7 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
         }
         tabs->setCurrentIndex(0);
         settle(100);
+        measureAutosave(&window, n, d);
     }
 }
 

@@ -36,7 +36,7 @@ LabDocument::LabDocument(Session* session, UndoRecorder* recorder, QObject* pare
     setAutosaveFolder(data.filePath(QStringLiteral("autosave")));
     legacyAutosave_ = data.filePath(QStringLiteral("autosave.attnlab"));
     autosaveTimer_->setInterval(60 * 1000);
-    connect(autosaveTimer_, &QTimer::timeout, this, [this] { autosave(); });
+    connect(autosaveTimer_, &QTimer::timeout, this, &LabDocument::autosaveInBackground);
     autosaveTimer_->start();
     connect(stack_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
@@ -150,6 +150,7 @@ attn::Status LabDocument::saveAs(const QString& path)
     setFilePath(QFileInfo(path).absoluteFilePath());
     stack_->setClean();
     addRecentFile(filePath_);
+    waitForAutosave();  // which would write the file again
     QFile::remove(autosavePath_);
     return attn::okStatus();
 }
@@ -211,6 +212,7 @@ void LabDocument::setAutosaveInterval(int ms)
 
 void LabDocument::setAutosaveFolder(const QString& folder)
 {
+    waitForAutosave();
     autosaveLock_.reset();
     autosaveFolder_ = folder;
     autosavePath_ = QDir(folder).filePath(
@@ -219,8 +221,40 @@ void LabDocument::setAutosaveFolder(const QString& folder)
     legacyAutosave_.clear();
 }
 
+attn::Status LabDocument::prepareAutosave()
+{
+    if (!QDir().mkpath(autosaveFolder_))
+        return attn::Error{
+            tr("cannot create the folder '%1'").arg(QDir::toNativeSeparators(autosaveFolder_)).toStdString()};
+    if (!autosaveLock_) {
+        autosaveLock_ = std::make_unique<QLockFile>(autosavePath_ + QLatin1String(kLockSuffix));
+        autosaveLock_->setStaleLockTime(0);  // stale only once this process is gone
+        autosaveLock_->tryLock(0);
+    }
+    return attn::okStatus();
+}
+
+void LabDocument::reportAutosave(const attn::Status& written)
+{
+    if (!written && !autosaveFailing_)
+        emit autosaveFailed(tr("The lab could not be saved automatically (%1); save it yourself to keep "
+                               "your changes.")
+                                .arg(QString::fromStdString(written.error().message)));
+    autosaveFailing_ = !written;
+}
+
+void LabDocument::waitForAutosave()
+{
+    if (!pendingWrite_.valid())
+        return;
+    const attn::Status written = pendingWrite_.get();
+    reportAutosave(written);  // its queued report finds nothing in flight and says nothing
+    emit autosaveWritten(bool(written));
+}
+
 attn::Status LabDocument::autosave()
 {
+    waitForAutosave();
     if (!isModified()) {
         QFile::remove(autosavePath_);
         return attn::okStatus();
@@ -228,24 +262,41 @@ attn::Status LabDocument::autosave()
     attn::Expected<LabState> state = currentState();
     if (!state)
         return state.error();  // keep the last good autosave
-    attn::Status written = attn::okStatus();
-    if (!QDir().mkpath(autosaveFolder_)) {
-        written = attn::Error{
-            tr("cannot create the folder '%1'").arg(QDir::toNativeSeparators(autosaveFolder_)).toStdString()};
-    } else {
-        if (!autosaveLock_) {
-            autosaveLock_ = std::make_unique<QLockFile>(autosavePath_ + QLatin1String(kLockSuffix));
-            autosaveLock_->setStaleLockTime(0);  // stale only once this process is gone
-            autosaveLock_->tryLock(0);
-        }
+    attn::Status written = prepareAutosave();
+    if (written)
         written = saveLabFile(autosavePath_, state.value());
-    }
-    if (!written && !autosaveFailing_)
-        emit autosaveFailed(tr("The lab could not be saved automatically (%1); save it yourself to keep "
-                               "your changes.")
-                                .arg(QString::fromStdString(written.error().message)));
-    autosaveFailing_ = !written;
+    reportAutosave(written);
     return written;
+}
+
+void LabDocument::autosaveInBackground()
+{
+    if (pendingWrite_.valid())
+        return;  // the next tick writes what changed meanwhile
+    if (!isModified()) {
+        QFile::remove(autosavePath_);
+        return;
+    }
+    attn::Expected<LabState> state = currentState();
+    if (!state)
+        return;  // keep the last good autosave
+    if (attn::Status prepared = prepareAutosave(); !prepared) {
+        reportAutosave(prepared);
+        emit autosaveWritten(false);
+        return;
+    }
+    // The state is a copy (matrices and implicitly shared Qt values), the
+    // thread's own; its report comes back through this object's event
+    // queue, and is dropped with the object (whose end waits for the write).
+    pendingWrite_ =
+        std::async(std::launch::async, [this, path = autosavePath_, lab = std::move(state.value())] {
+            attn::Status written = saveLabFile(path, lab);
+            // (Delivered at most moments after this function returns, so the
+            // wait there is short; a save or close may have taken it already.)
+            QMetaObject::invokeMethod(
+                this, [this] { waitForAutosave(); }, Qt::QueuedConnection);
+            return written;
+        });
 }
 
 bool LabDocument::hasAutosave() const
@@ -317,6 +368,7 @@ LabDocument::Recovery LabDocument::offerRecovery()
 void LabDocument::closeCleanly()
 {
     autosaveTimer_->stop();
+    waitForAutosave();
     QFile::remove(autosavePath_);
     autosaveLock_.reset();
 }

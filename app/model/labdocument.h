@@ -15,6 +15,10 @@
 // window's live autosave is never offered, and never removed. An autosave
 // that cannot be read is kept (renamed "….damaged") and the user is told
 // where; a write that fails is told once (autosaveFailed) until one works.
+// The timer's autosave takes the state on the GUI thread and writes it on a
+// thread of its own (a large lab's text takes a few hundred milliseconds to
+// format); whatever touches the file next (a save, a close, autosave())
+// waits for that write first.
 //
 // The questions (unsaved changes, recovery, where to save) go through
 // replaceable functions, so that tests answer them without modal dialogs;
@@ -29,6 +33,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <future>
 #include <memory>
 
 class QLockFile;
@@ -101,6 +106,11 @@ public:
     void setAutosaveInterval(int ms);
     // Writes the autosave now if the lab is modified, else removes it.
     attn::Status autosave();
+    // The timer's autosave: the same, the state taken here and written on
+    // the autosave thread; skipped while a write is still in flight.
+    // autosaveWritten() tells when it is on disk (or why not).
+    void autosaveInBackground();
+    bool autosaveInFlight() const { return pendingWrite_.valid(); }
     bool hasAutosave() const;  // this window's own
     // The autosaves of runs that ended without closing (no live lock),
     // newest first.
@@ -126,11 +136,17 @@ signals:
     void labLoaded();
     // An autosave could not be written; said once until a write succeeds.
     void autosaveFailed(const QString& message);
+    // A background autosave ended: written, or the reason it was not.
+    void autosaveWritten(bool ok);
 
 private:
     void setFilePath(const QString& path);
     void addRecentFile(const QString& path);
     attn::Status applyState(const LabState& state);
+    // The folder and this window's lock, for a write to autosavePath_.
+    attn::Status prepareAutosave();
+    void reportAutosave(const attn::Status& written);
+    void waitForAutosave();  // the background write in flight, if any, ended
 
     Session* session_;
     UndoRecorder* recorder_;
@@ -147,6 +163,7 @@ private:
     UnsavedPrompt unsavedPrompt_;
     RecoveryPrompt recoveryPrompt_;
     SavePathPrompt savePathPrompt_;
+    std::future<attn::Status> pendingWrite_;  // last: waited for first
 };
 
 }  // namespace attnlab

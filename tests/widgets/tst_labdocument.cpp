@@ -119,6 +119,7 @@ private slots:
     void twoWindowsKeepTheirOwnAutosave();
     void damagedAutosaveIsKept();
     void autosaveFailureIsToldOnce();
+    void timerAutosaveWritesOnItsOwnThread();
     void cleanCloseLeavesNoAutosave();
     void recentFiles();
     void presets_data();
@@ -462,6 +463,59 @@ void TestLabDocument::autosaveFailureIsToldOnce()
     w.document()->setAutosaveFolder(blocked + "/autosave");
     QVERIFY(!w.document()->autosave());
     QCOMPARE(told.count(), 2);
+}
+
+// The timer's autosave: the state as it was when taken, written on the
+// autosave thread while the window goes on; one write at a time; a close
+// or a save waits for it (so no file comes back after them); a failure is
+// told as a synchronous one is.
+void TestLabDocument::timerAutosaveWritesOnItsOwnThread()
+{
+    MainWindow w;
+    LabDocument* doc = w.document();
+    doc->setAutosaveInterval(3600 * 1000);  // only the calls below
+    doc->setAutosaveFolder(path(QStringLiteral("autosave-thread")));
+    QSignalSpy written(doc, &LabDocument::autosaveWritten);
+    makeChanges(w);
+    const LabState taken = w.session()->state();
+    doc->autosaveInBackground();
+    QVERIFY(doc->autosaveInFlight());
+    w.session()->setSeed(77);     // after the state was taken: not in this write
+    doc->autosaveInBackground();  // skipped: one write is in flight
+    QTRY_COMPARE(written.count(), 1);
+    QCOMPARE(written.first().first().toBool(), true);
+    QVERIFY(!doc->autosaveInFlight());
+    attn::Expected<LabState> read = readLabFile(doc->autosavePath());
+    QVERIFY2(read, read ? "" : read.error().message.c_str());
+    QCOMPARE(read->config.seed, taken.config.seed);
+    QCOMPARE(read->config.sentence, taken.config.sentence);
+    QCOMPARE(read->X, taken.X);
+    QCOMPARE(read->Wk, taken.Wk);
+    QTest::qWait(50);
+    QCOMPARE(written.count(), 1);  // the second call wrote nothing
+
+    // The next write has the newer seed; a clean close right after it
+    // waits for it, and then removes the file.
+    doc->autosaveInBackground();
+    QVERIFY(doc->autosaveInFlight());
+    doc->closeCleanly();
+    QVERIFY(!doc->autosaveInFlight());
+    QCOMPARE(written.count(), 2);
+    QTest::qWait(50);
+    QVERIFY(!QFileInfo::exists(doc->autosavePath()));
+
+    // A folder that cannot be made: said once, as autosave() says it.
+    const QString blocked = path(QStringLiteral("not-a-folder-2"));
+    QFile file(blocked);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    QSignalSpy told(doc, &LabDocument::autosaveFailed);
+    doc->setAutosaveFolder(blocked + "/autosave");
+    doc->autosaveInBackground();
+    doc->autosaveInBackground();
+    QCOMPARE(told.count(), 1);
+    QCOMPARE(written.count(), 4);
+    QCOMPARE(written.last().first().toBool(), false);
 }
 
 void TestLabDocument::cleanCloseLeavesNoAutosave()
