@@ -108,7 +108,8 @@ public:
     attn::Status autosave();
     // The timer's autosave: the same, the state taken here and written on
     // the autosave thread; skipped while a write is still in flight.
-    // autosaveWritten() tells when it is on disk (or why not).
+    // autosaveWritten() tells when it ended, and whether the file is on
+    // disk (a failure is told by autosaveFailed, once, as autosave() tells it).
     void autosaveInBackground();
     bool autosaveInFlight() const { return pendingWrite_.valid(); }
     bool hasAutosave() const;  // this window's own
@@ -136,7 +137,7 @@ signals:
     void labLoaded();
     // An autosave could not be written; said once until a write succeeds.
     void autosaveFailed(const QString& message);
-    // A background autosave ended: written, or the reason it was not.
+    // A background autosave ended; `ok`: the file was written.
     void autosaveWritten(bool ok);
 
 private:
