@@ -2,10 +2,12 @@
 #include "multihead.h"
 
 #include "kernels.h"
+#include "parallel.h"
 #include "size_limits.h"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
@@ -158,6 +160,26 @@ HeadWeights SplitHeads::head(int i) const
     w.Wk = inProjWeight.middleRows(e + i * hd, hd).transpose();
     w.Wv = inProjWeight.middleRows(2 * e + i * hd, hd).transpose();
     return w;
+}
+
+MultiHeadResult copyMultiHeadResult(const MultiHeadResult& base, int threads)
+{
+    MultiHeadResult r;
+    r.layout = base.layout;
+    r.stats = base.stats;
+    r.heads.resize(base.heads.size());
+    const std::size_t h = base.heads.size();
+    Matrix* const to[] = {&r.weightsAverage, &r.concat, &r.output, &r.inProjection};
+    const Matrix* const from[] = {&base.weightsAverage, &base.concat, &base.output, &base.inProjection};
+    shareRanges(h + std::size(to), 1, 1, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            if (i < h)
+                r.heads[i] = base.heads[i];
+            else
+                *to[i - h] = *from[i - h];
+        }
+    });
+    return r;
 }
 
 Status validateHeadCount(int heads)

@@ -111,6 +111,11 @@ struct MultiHeadResult {
     bool hasOutput() const { return output.size() > 0; }
 };
 
+// A copy of `r`, its heads and matrices copied on `threads` at once (a
+// field added above is copied there too): at n = 512, h = 8 the 40 MB took
+// 9 ms on one thread, most of it the new pages' faults.
+MultiHeadResult copyMultiHeadResult(const MultiHeadResult& r, int threads);
+
 // h within 1..kMaxHeads, or an error saying so.
 Status validateHeadCount(int heads);
 // E divisible by h (and h valid), and in_proj_weight (3E x E) within

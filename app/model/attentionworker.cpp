@@ -348,7 +348,8 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
     const int h = outcome->params.headCount();
     const int n = int(outcome->model.X.rows());
     const bool update = !job.redraw && job.base && !job.recomputeHeads.empty();
-    attn::MultiHeadResult start = update ? *job.base : attn::MultiHeadResult();
+    attn::MultiHeadResult start =
+        update ? attn::copyMultiHeadResult(*job.base, threads) : attn::MultiHeadResult();
     outcome->multi = shareLarge(std::move(start), multiHeadBytes(h, n));
     const attn::Status status =
         update ? recomputeHeads(outcome->model.X, outcome->params, job.recomputeHeads, job.options,
@@ -359,6 +360,10 @@ void AttentionWorker::computeHeads(Job& job, Outcome* outcome, int threads, cons
         outcome->error = QString::fromStdString(status.error().message);
         outcome->multi.reset();
         return;
+    }
+    if (update) {
+        outcome->recomputedHeads = job.recomputeHeads;
+        outcome->base = job.base.get();
     }
     const int selected = std::clamp(job.selectedHead, 0, h - 1);
     outcome->selectedHead = selected;

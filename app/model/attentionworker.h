@@ -96,6 +96,11 @@ public:
         // `multi`, bit for bit), or null.
         std::shared_ptr<const attn::AttentionResult> preview;
         int previewHead = 0;
+        // A recompute of some heads over job.base: those heads, and the
+        // base whose other heads `multi` holds again unchanged; else empty
+        // and null.
+        std::vector<int> recomputedHeads;
+        const attn::MultiHeadResult* base = nullptr;
     };
 
     // A multi-head job done on the calling thread (the worker's own, or the

@@ -213,6 +213,12 @@ public:
     bool previewWanted() const { return previewWanted_; }
     // Every head's result, or null for the single head.
     std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return multiResult_; }
+    // The heads whose numbers differ between `shown` and multiHeadResult()
+    // when the latter replaced `shown` by recomputing those heads alone (an
+    // edit of one head's weights): a view of `shown` redraws only them.
+    // None when `shown` is multiHeadResult(); nullopt otherwise: take every
+    // head as changed.
+    std::optional<std::vector<int>> headsChangedSince(const attn::MultiHeadResult* shown) const;
     // Every head's parameters (of the current result); empty for the single head.
     const attn::MultiHeadParams& multiHeadParams() const { return multiHead_; }
     void setHeadsConfig(const attn::HeadsConfig& heads);
@@ -346,6 +352,12 @@ private:
     attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
     std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
     int selectedHead_ = 0;
+    // The last heads-only update: the result it replaced, the one it made
+    // (weak: an address freed and taken again never matches), and the
+    // heads it recomputed.
+    std::weak_ptr<const attn::MultiHeadResult> headsReplaced_;
+    std::weak_ptr<const attn::MultiHeadResult> headsReplacing_;
+    std::vector<int> headsRecomputed_;
     std::vector<int> staleHeads_;      // heads edited since multiResult_ was computed
     unsigned staleParts_ = 0;          // attn::HeadParts: which of their W_q, W_k, W_v
     bool computingHeadsOnly_ = false;  // the request in flight recomputes staleHeads_ alone

@@ -208,12 +208,27 @@ QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool h
     return QString();
 }
 
+std::optional<std::vector<int>> Session::headsChangedSince(const attn::MultiHeadResult* shown) const
+{
+    if (shown && shown == multiResult_.get())
+        return std::vector<int>();  // the same result (another head selected)
+    if (!shown || !multiResult_ || shown != headsReplaced_.lock().get()
+        || multiResult_ != headsReplacing_.lock())
+        return std::nullopt;
+    return headsRecomputed_;
+}
+
 QString Session::installHeads(AttentionWorker::Outcome& outcome)
 {
     const int wanted = selectedHead_;
     staleHeads_.clear();
     staleParts_ = 0;  // the newest request's result: every edit is in it
+    std::shared_ptr<const attn::MultiHeadResult> replaced = std::move(multiResult_);
     multiResult_ = std::move(outcome.multi);
+    const bool update = !outcome.redraw && outcome.base && outcome.base == replaced.get();
+    headsReplaced_ = update ? replaced : nullptr;
+    headsReplacing_ = update ? multiResult_ : nullptr;
+    headsRecomputed_ = update ? std::move(outcome.recomputedHeads) : std::vector<int>();
     multiHead_ = std::move(outcome.params);
     if (outcome.redraw)
         drawnHeads_ = std::move(outcome.drawnParams);

@@ -38,18 +38,28 @@ void HeadGridRenderer::setFont(const QFont& font)
 }
 
 void HeadGridRenderer::setResult(std::shared_ptr<const attn::MultiHeadResult> result,
-                                 const QStringList& tokenLabels)
+                                 const QStringList& tokenLabels, const std::vector<int>* changedHeads)
 {
+    std::vector<bool> keep;
+    if (changedHeads && result && result_ && result->headCount() == headCount()
+        && int(maps_.size()) == tileCount() && result->layout == result_->layout && tokenLabels == tokens_
+        && (headCount() == 0 || result->heads.front().tokens() == tokens())) {
+        keep.assign(std::size_t(headCount()), true);
+        for (int head : *changedHeads)
+            if (head >= 0 && head < headCount())
+                keep[std::size_t(head)] = false;
+    }
     result_ = std::move(result);
     tokens_ = tokenLabels;
-    caches_.clear();
+    caches_.resize(std::size_t(headCount()));
     for (int i = 0; i < headCount(); ++i)
-        caches_.push_back(std::make_shared<ResultSampleCache>());
+        if (keep.empty() || !keep[std::size_t(i)])
+            caches_[std::size_t(i)] = std::make_shared<ResultSampleCache>();
     if (selected_ >= headCount())
         selected_ = -1;
     if (cursor_ >= tileCount())
         cursor_ = -1;
-    rebuildMaps();
+    rebuildMaps(keep);
 }
 
 void HeadGridRenderer::setKind(HeadMapKind kind)
@@ -93,25 +103,38 @@ int HeadGridRenderer::tokens() const
     return headCount() > 0 ? result_->heads.front().tokens() : 0;
 }
 
-void HeadGridRenderer::rebuildMaps()
+std::shared_ptr<const CellSource> HeadGridRenderer::headCells(int head) const
+{
+    // Aliasing: the head's result lives as long as the multi-head result.
+    std::shared_ptr<const attn::AttentionResult> h(result_, &result_->heads[std::size_t(head)]);
+    return resultCells(std::move(h), resultMap(kind_), caches_[std::size_t(head)]);
+}
+
+void HeadGridRenderer::rebuildMaps(const std::vector<bool>& keep)
 {
     layoutValid_ = false;
+    std::vector<std::unique_ptr<HeatmapRenderer>> kept = std::move(maps_);
     maps_.clear();
     if (!result_ || headCount() == 0)
         return;
     // The heads share one colour range, so that the tiles compare: the
     // largest of the heads' own ranges (as the pipeline's maps take theirs).
+    // (The weights' scale is the same for every result of these tokens.)
     double range = 0.0;
-    for (const attn::AttentionResult& head : result_->heads)
-        range = std::max(range, kind_ == HeadMapKind::Scaled ? scaledScoreRange(head) : scoreRange(head));
+    if (kind_ != HeadMapKind::Weights)
+        for (const attn::AttentionResult& head : result_->heads)
+            range = std::max(range, kind_ == HeadMapKind::Scaled ? scaledScoreRange(head) : scoreRange(head));
+    const bool reuse = !keep.empty() && kept.size() == std::size_t(tileCount()) && range == headRange_;
+    headRange_ = range;
     const WeightsScale weights = chooseWeightsScale(weightsMode_, tokens());
     for (int i = 0; i < headCount(); ++i) {
+        if (reuse && keep[std::size_t(i)] && kept[std::size_t(i)]->setSameCells(headCells(i))) {
+            maps_.push_back(std::move(kept[std::size_t(i)]));
+            continue;
+        }
         auto map = std::make_unique<HeatmapRenderer>();
         map->setFont(font_);
-        // Aliasing: the head's result lives as long as the multi-head result.
-        std::shared_ptr<const attn::AttentionResult> head(result_, &result_->heads[std::size_t(i)]);
-        map->setCells(resultCells(std::move(head), resultMap(kind_), caches_[std::size_t(i)]), tokens_,
-                      tokens_);
+        map->setCells(headCells(i), tokens_, tokens_);
         if (kind_ == HeadMapKind::Weights) {
             setWeightsColors(*map, weights);
         } else {

@@ -44,7 +44,12 @@ public:
     void setFont(const QFont& font);
     const QFont& font() const { return font_; }
     // Null: no tiles. tokenLabels name the rows and columns in tooltips.
-    void setResult(std::shared_ptr<const attn::MultiHeadResult> result, const QStringList& tokenLabels);
+    // `changedHeads`, when given, says that `result` holds the current
+    // result's numbers but for those heads (Session::headsChangedSince):
+    // the other heads' tiles keep their pictures, and only the changed
+    // ones and the average are drawn again.
+    void setResult(std::shared_ptr<const attn::MultiHeadResult> result, const QStringList& tokenLabels,
+                   const std::vector<int>* changedHeads = nullptr);
     const std::shared_ptr<const attn::MultiHeadResult>& result() const { return result_; }
     const QStringList& tokenLabels() const { return tokens_; }
     void setKind(HeadMapKind kind);
@@ -87,7 +92,10 @@ public:
                const QColor& highlight) const;
 
 private:
-    void rebuildMaps();
+    // Every tile anew, or (`keep`) the maps of the heads marked true rebound
+    // to result_ with their pictures.
+    void rebuildMaps(const std::vector<bool>& keep = {});
+    std::shared_ptr<const CellSource> headCells(int head) const;
     void paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const;
 
     QFont font_;
@@ -101,6 +109,7 @@ private:
     // through one cache per head, shared by the three kinds.
     std::vector<std::unique_ptr<HeatmapRenderer>> maps_;
     std::vector<std::shared_ptr<ResultSampleCache>> caches_;
+    double headRange_ = 0.0;  // the heads' shared range of the score kinds
     mutable HeadGridLayout layoutCache_;
     mutable bool layoutValid_ = false;
 };

@@ -101,6 +101,14 @@ void HeatmapRenderer::setCells(std::shared_ptr<const CellSource> cells, const QS
     invalidate(true);
 }
 
+bool HeatmapRenderer::setSameCells(std::shared_ptr<const CellSource> cells)
+{
+    if (!cells || cells->rows() != rowCount() || cells->cols() != columnCount())
+        return false;
+    cells_ = std::move(cells);
+    return true;
+}
+
 void HeatmapRenderer::setRange(double lo, double hi)
 {
     if (!std::isfinite(lo) || !std::isfinite(hi))

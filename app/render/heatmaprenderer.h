@@ -51,6 +51,10 @@ public:
     // Missing labels are numbered from 0, extra ones are ignored.
     void setCells(std::shared_ptr<const CellSource> cells, const QStringList& rowLabels,
                   const QStringList& colLabels);
+    // The same numbers from another owner (a result that kept them): the
+    // labels and every cache stay. False, and nothing changes, when the
+    // shape differs.
+    bool setSameCells(std::shared_ptr<const CellSource> cells);
     const CellSource& cells() const { return *cells_; }
     int rowCount() const { return cells_->rows(); }
     int columnCount() const { return cells_->cols(); }

@@ -29,9 +29,10 @@ HeadGridView::HeadGridView(QWidget* parent) : QWidget(parent)
 HeadGridView::~HeadGridView() = default;
 
 void HeadGridView::setResult(std::shared_ptr<const attn::MultiHeadResult> result,
-                             const QStringList& tokenLabels, int selectedHead)
+                             const QStringList& tokenLabels, int selectedHead,
+                             const std::vector<int>* changedHeads)
 {
-    renderer_.setResult(std::move(result), tokenLabels);
+    renderer_.setResult(std::move(result), tokenLabels, changedHeads);
     renderer_.setSelectedHead(selectedHead);
     if (renderer_.cursorTile() < 0 && hasFocus())
         renderer_.setCursorTile(std::max(0, renderer_.selectedHead()));

@@ -23,8 +23,9 @@ public:
     ~HeadGridView() override;
 
     // Null: no tiles. selectedHead is 0-based (-1: none outlined).
+    // changedHeads: see HeadGridRenderer::setResult.
     void setResult(std::shared_ptr<const attn::MultiHeadResult> result, const QStringList& tokenLabels,
-                   int selectedHead);
+                   int selectedHead, const std::vector<int>* changedHeads = nullptr);
     std::shared_ptr<const attn::MultiHeadResult> result() const { return renderer_.result(); }
     QStringList tokenLabels() const { return renderer_.tokenLabels(); }
     void setSelectedHead(int head);

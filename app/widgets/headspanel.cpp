@@ -111,21 +111,47 @@ HeadsPanel::HeadsPanel(QWidget* parent) : QWidget(parent)
 }
 
 void HeadsPanel::setResult(std::shared_ptr<const attn::MultiHeadResult> result,
-                           const QStringList& tokenLabels, int selectedHead)
+                           const QStringList& tokenLabels, int selectedHead,
+                           const std::vector<int>* changedHeads)
 {
     result_ = std::move(result);
     tokens_ = tokenLabels;
-    grid_->setResult(result_, tokens_, selectedHead);
+    if (window()->isVisible() && !isVisible()) {
+        if (!stale_) {
+            // What they show would keep the old result's maps alive beside the new.
+            grid_->setResult(nullptr, {}, -1);
+            concat_->setData(attn::Matrix(), {}, {});
+            output_->setData(attn::Matrix(), {}, {});
+        }
+        stale_ = true;
+        staleHead_ = selectedHead;
+        return;
+    }
+    stale_ = false;
+    grid_->setResult(result_, tokens_, selectedHead, changedHeads);
     refreshMaps();
+}
+
+void HeadsPanel::showEvent(QShowEvent* event)
+{
+    if (stale_) {
+        stale_ = false;
+        grid_->setResult(result_, tokens_, staleHead_);
+        refreshMaps();
+    }
+    QWidget::showEvent(event);
 }
 
 void HeadsPanel::setSelectedHead(int head)
 {
+    staleHead_ = head;
     grid_->setSelectedHead(head);
 }
 
 int HeadsPanel::selectedHead() const
 {
+    if (stale_)
+        return result_ && staleHead_ >= 0 && staleHead_ < result_->headCount() ? staleHead_ : -1;
     return grid_->selectedHead();
 }
 

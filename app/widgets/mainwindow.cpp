@@ -4,6 +4,7 @@
 #include "documentcontroller.h"
 #include "exportactions.h"
 #include "focuspanel.h"
+#include "headgridview.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "inputpanel.h"
@@ -205,7 +206,11 @@ void MainWindow::createHeadsView()
     heads_->setObjectName(QStringLiteral("headsPanel"));
     pipeline_->addPage(heads_, tr("Heads"));
     auto show = [this] {
-        heads_->setResult(session_->multiHeadResult(), session_->tokenLabels(), session_->selectedHead());
+        // After an edit of one head's weights only that head's tile is drawn again.
+        const std::optional<std::vector<int>> changed =
+            session_->headsChangedSince(heads_->grid()->result().get());
+        heads_->setResult(session_->multiHeadResult(), session_->tokenLabels(), session_->selectedHead(),
+                          changed ? &*changed : nullptr);
     };
     connect(session_, &Session::resultChanged, heads_, show);
     connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);

@@ -578,6 +578,22 @@ void TestMultiHead::threadsDoNotChangeTheNumbers()
     QCOMPARE(testdata::maxAbsDiff(one.weightsAverage, three.weightsAverage), 0.0);
     QCOMPARE(testdata::maxAbsDiff(one.output, three.output), 0.0);
     QCOMPARE(one.stats[5].meanEntropyNats, three.stats[5].meanEntropyNats);
+    // A copy on any number of threads is the result, field by field.
+    for (const int threads : {1, 2, 5}) {
+        const attn::MultiHeadResult copy = attn::copyMultiHeadResult(one, threads);
+        QCOMPARE(copy.layout, one.layout);
+        QCOMPARE(copy.headCount(), 6);
+        for (int h = 0; h < 6; ++h) {
+            const attn::AttentionResult& a = copy.heads[std::size_t(h)];
+            const attn::AttentionResult& b = one.heads[std::size_t(h)];
+            QVERIFY(a.Q == b.Q && a.K == b.K && a.V == b.V && a.scores == b.scores && a.context == b.context);
+            QVERIFY(a.weightsMatrix() == b.weightsMatrix());
+            QCOMPARE(copy.stats[std::size_t(h)].meanEntropyNats, one.stats[std::size_t(h)].meanEntropyNats);
+        }
+        QVERIFY(copy.weightsAverage == one.weightsAverage && copy.concat == one.concat);
+        QVERIFY(copy.output == one.output && copy.inProjection == one.inProjection);
+        QVERIFY(copy.inProjection.size() > 0);
+    }
     // A cancelled pass says so.
     const std::atomic<bool> cancel{true};
     QVERIFY(attn::isCancelled(attn::computeMultiHeadInto(X, p, {}, &three, 1, &cancel)));

@@ -132,6 +132,9 @@ void TestSessionHeads::editingTheSelectedHead()
     QVERIFY(alone.ok());
     QVERIFY(same(after->heads[1].weightsMatrix(), alone->weightsMatrix()));
     QVERIFY(!same(after->heads[1].weightsMatrix(), before->heads[1].weightsMatrix()));
+    // What the views redraw: head 1 alone, against the result it replaced only.
+    QCOMPARE(session.headsChangedSince(before.get()), std::optional<std::vector<int>>(std::vector<int>{1}));
+    QVERIFY(!session.headsChangedSince(nullptr));
     // Another head selected: its own weights; the edit still counts.
     session.selectHead(0);
     QVERIFY(session.matrix(MatrixId::Wk)(2, 5) != 0.75);
@@ -140,6 +143,7 @@ void TestSessionHeads::editingTheSelectedHead()
     // An X edit reaches every head.
     QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 2.0));
     QCOMPARE(session.editedCells(), 2);
+    QVERIFY(!session.headsChangedSince(after.get()));  // every head changed
     for (int i = 0; i < 3; ++i)
         QCOMPARE(session.multiHeadResult()->heads[std::size_t(i)].Q(0, 0),
                  (session.matrix(MatrixId::X).row(0) * session.multiHeadParams().head(i).Wq.col(0))(0, 0));
@@ -437,9 +441,18 @@ void TestSessionHeads::largeWorkInTheWorker()
     QVERIFY(same(session.multiHeadResult()->output, alone->output));
     // A cell edit at this size is the worker's too.
     session.selectHead(5);
+    const auto beforeEdit = session.multiHeadResult();
+    QCOMPARE(session.headsChangedSince(beforeEdit.get()),
+             std::optional<std::vector<int>>(std::vector<int>()));
     QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, 0.25));
     QVERIFY(session.isComputing());
     QVERIFY(results.wait(60000));
+    // The views redraw head 5, whose numbers are new, and keep the others'.
+    QCOMPARE(session.headsChangedSince(beforeEdit.get()),
+             std::optional<std::vector<int>>(std::vector<int>{5}));
+    for (int i : {0, 1, 2, 3, 4, 6, 7})
+        QVERIFY(
+            sameHead(session.multiHeadResult()->heads[std::size_t(i)], beforeEdit->heads[std::size_t(i)]));
     QCOMPARE(session.selectedHead(), 5);
     QCOMPARE(session.matrix(MatrixId::Wk)(3, 1), 0.25);
     const attn::HeadWeights w = session.multiHeadParams().head(5);
@@ -465,6 +478,11 @@ void TestSessionHeads::largeWorkInTheWorker()
     for (int i = 0; i < 8; ++i)
         QVERIFY(same(shown->heads[std::size_t(i)].scores, whole->heads[std::size_t(i)].scores));
     QCOMPARE(session.editedCells(), 3);
+    // A seed step draws every head again.
+    session.setSeed(session.config().seed + 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
+    QVERIFY(session.multiHeadResult() != shown);
+    QVERIFY(!session.headsChangedSince(shown.get()));
 }
 
 namespace {

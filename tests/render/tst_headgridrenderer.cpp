@@ -3,13 +3,16 @@
 // picture and apart, at every head count and size; each tile showing its own
 // head's numbers in the colour map's colours (checked against the colour
 // map itself at the cells' centres), the average the engine's, and a map of
-// hundreds of tokens sampled at the tile's pixels.
+// hundreds of tokens sampled at the tile's pixels; after an edit of one
+// head, the other heads' tiles kept and the picture a fresh grid's.
 
 #include "cellsource.h"
 #include "colormap.h"
 #include "headgridlayout.h"
 #include "headgridrenderer.h"
 #include "headresults.h"
+#include "model.h"
+#include "multihead_init.h"
 
 #include <QGuiApplication>
 #include <QImage>
@@ -31,6 +34,7 @@ private slots:
     void tilesShowRawAndScaledScores();
     void largeMapsAreSampled();
     void captionsShortenToFit();
+    void unchangedHeadsKeepTheirTiles();
 };
 
 namespace {
@@ -242,4 +246,69 @@ void TestHeadGridRenderer::captionsShortenToFit()
 }
 
 QTEST_MAIN(TestHeadGridRenderer)
+void TestHeadGridRenderer::unchangedHeadsKeepTheirTiles()
+{
+    // The article's three heads, then head 1's W_q edited and that head
+    // alone computed again over a copy (as the session's worker does).
+    const attn::ModelConfig config;
+    const attn::Expected<attn::Model> model = attn::buildModel(config);
+    QVERIFY(model.ok());
+    attn::IndependentHeads params;
+    params.heads = attn::drawIndependentHeads(config, 3);
+    attn::Expected<attn::MultiHeadResult> first = attn::computeMultiHead(model->X, params, {});
+    QVERIFY(first.ok());
+    auto before = std::make_shared<const attn::MultiHeadResult>(first.value());
+    params.heads[1].Wq(0, 0) += 1.5;
+    params.heads[1].Wq(2, 1) -= 2.0;
+    attn::MultiHeadResult edited = *before;
+    QVERIFY(attn::recomputeHeadsInto(model->X, params, {1}, {}, &edited));
+    auto after = std::make_shared<const attn::MultiHeadResult>(std::move(edited));
+    QVERIFY(after->heads[1].weightsMatrix() != before->heads[1].weightsMatrix());
+    const QStringList tokens = headresults::tokenLabels(*model);
+    const QSize size(700, 500);
+
+    for (const HeadMapKind kind : {HeadMapKind::Weights, HeadMapKind::Scores, HeadMapKind::Scaled}) {
+        HeadGridRenderer grid;
+        grid.setKind(kind);
+        grid.setResult(before, tokens);
+        picture(grid, size);  // every tile's picture made
+        std::vector<const HeatmapRenderer*> tiles;
+        for (int t = 0; t < grid.tileCount(); ++t)
+            tiles.push_back(&grid.tileMap(t));
+        const std::vector<int> changed{1};
+        grid.setResult(after, tokens, &changed);
+        HeadGridRenderer fresh;
+        fresh.setKind(kind);
+        fresh.setResult(after, tokens);
+        // The picture is the fresh grid's, pixel for pixel, and the numbers its.
+        QCOMPARE(picture(grid, size), picture(fresh, size));
+        for (int t = 0; t < 4; ++t)
+            QCOMPARE(grid.value(t, 3, 2), fresh.value(t, 3, 2));
+        QVERIFY(&grid.tileMap(1) != tiles[1]);
+        QVERIFY(&grid.tileMap(3) != tiles[3]);  // the average changed too
+        // Heads 0 and 2 kept their maps where their colours stay: always
+        // for the weights, for the scores while the heads' shared range does.
+        if (kind == HeadMapKind::Weights) {
+            QVERIFY(&grid.tileMap(0) == tiles[0]);
+            QVERIFY(&grid.tileMap(2) == tiles[2]);
+        }
+    }
+
+    // The kept tiles are the old pictures: told wrongly that no head
+    // changed, the grid still shows head 1 as it was.
+    HeadGridRenderer grid;
+    grid.setResult(before, tokens);
+    const QImage old = picture(grid, size);
+    const std::vector<int> none;
+    grid.setResult(after, tokens, &none);
+    const QImage image = picture(grid, size);
+    const QRect head1 = grid.layout(size).tiles[1].map;
+    const QRect head0 = grid.layout(size).tiles[0].map;
+    QCOMPARE(image.copy(head1), old.copy(head1));
+    QCOMPARE(image.copy(head0), old.copy(head0));
+    HeadGridRenderer fresh;
+    fresh.setResult(after, tokens);
+    QVERIFY(picture(fresh, size).copy(head1) != old.copy(head1));
+}
+
 #include "tst_headgridrenderer.moc"

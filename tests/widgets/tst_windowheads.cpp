@@ -71,6 +71,10 @@ void TestWindowHeads::threeHeadsAndAClick()
     auto* panel = guitest::find<HeadsPanel>(*window, QStringLiteral("headsPanel"));
     auto* tabs = window->findChild<PipelineView*>(QStringLiteral("pipelineView"))->tabs();
     QVERIFY(session->previewWanted());
+    // Hidden, the panel keeps the result for later and its grid holds none.
+    QVERIFY(!panel->isVisible());
+    QCOMPARE(panel->result().get(), session->multiHeadResult().get());
+    QVERIFY(!panel->grid()->result());
     for (int i = 0; i < tabs->count(); ++i)
         if (tabs->widget(i)->isAncestorOf(panel) || tabs->widget(i) == panel)
             tabs->setCurrentIndex(i);
@@ -78,6 +82,7 @@ void TestWindowHeads::threeHeadsAndAClick()
     QVERIFY(!session->previewWanted());
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
     HeadGridView* grid = panel->grid();
+    QCOMPARE(grid->result().get(), session->multiHeadResult().get());
     QCOMPARE(grid->headCount(), 3);
 
     // A click on head 3's tile: the session's head, everywhere.
@@ -99,6 +104,18 @@ void TestWindowHeads::threeHeadsAndAClick()
     QCOMPARE(session->selectedHead(), 0);
     QCOMPARE(grid->selectedHead(), 0);
     QVERIFY(std::abs(weights->value(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) < 1e-6);
+
+    // An edit of head 1's W_q: its tile and the average are drawn again,
+    // heads 2 and 3 keep theirs.
+    const HeatmapRenderer* head2 = &grid->renderer().tileMap(1);
+    const HeatmapRenderer* head1 = &grid->renderer().tileMap(0);
+    QVERIFY(editor->setData(editor->index(0, 0), 2.5, Qt::EditRole));
+    QTRY_COMPARE(grid->result().get(), session->multiHeadResult().get());
+    QCOMPARE(&grid->renderer().tileMap(1), head2);
+    QVERIFY(&grid->renderer().tileMap(0) != head1);
+    const attn::Matrix w0 = session->multiHeadResult()->heads[0].weightsMatrix();
+    QCOMPARE(grid->renderer().value(0, 1, 4), w0(1, 4));
+    QVERIFY(std::abs(w0(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) > 1e-6);
 }
 
 void TestWindowHeads::splitLayoutInThePanel()
