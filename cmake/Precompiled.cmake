@@ -13,8 +13,3 @@ function(attnlab_precompile target)
     target_precompile_headers(${target} PRIVATE ${ARGN})
   endif()
 endfunction()
-
-# The tests' headers (tests/CMakeLists.txt builds them once per folder and
-# set of libraries). Eigen only where the libraries bring it: a test of the
-# executable alone has none.
-set(ATTNLAB_TEST_PCH_HEADERS "<QtTest>" "<algorithm>" "<cmath>" "<memory>" "<string>" "<vector>")

@@ -42,7 +42,7 @@ void HeadGridRenderer::setResult(std::shared_ptr<const attn::MultiHeadResult> re
 {
     std::vector<bool> keep;
     if (changedHeads && result && result_ && result->headCount() == headCount()
-        && int(maps_.size()) == tileCount() && result->layout == result_->layout && tokenLabels == tokens_
+        && result->layout == result_->layout && tokenLabels == tokens_
         && (headCount() == 0 || result->heads.front().tokens() == tokens())) {
         keep.assign(std::size_t(headCount()), true);
         for (int head : *changedHeads)

@@ -18,6 +18,8 @@ namespace headresults {
 struct Run {
     std::shared_ptr<const attn::MultiHeadResult> result;
     QStringList tokens;
+    attn::Matrix X;                 // what the heads ran over
+    attn::IndependentHeads params;  // the heads they ran with
 };
 
 inline QStringList tokenLabels(const attn::Model& model)
@@ -42,7 +44,8 @@ inline Run run(const attn::ModelConfig& config, int heads, bool outputProjection
     attn::Expected<attn::MultiHeadResult> r = attn::computeMultiHead(model->X, params, options);
     if (!r.ok())
         qFatal("computeMultiHead: %s", r.error().message.c_str());
-    return {std::make_shared<const attn::MultiHeadResult>(std::move(r).value()), tokenLabels(*model)};
+    return {std::make_shared<const attn::MultiHeadResult>(std::move(r).value()), tokenLabels(*model),
+            model->X, std::move(params)};
 }
 
 // The article's sentence and h heads (h = 3 is its multi-head example).

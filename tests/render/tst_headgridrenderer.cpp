@@ -11,8 +11,6 @@
 #include "headgridlayout.h"
 #include "headgridrenderer.h"
 #include "headresults.h"
-#include "model.h"
-#include "multihead_init.h"
 
 #include <QGuiApplication>
 #include <QImage>
@@ -245,26 +243,19 @@ void TestHeadGridRenderer::captionsShortenToFit()
     QCOMPARE(grid.tileName(3), QStringLiteral("average of 3 heads"));
 }
 
-QTEST_MAIN(TestHeadGridRenderer)
 void TestHeadGridRenderer::unchangedHeadsKeepTheirTiles()
 {
     // The article's three heads, then head 1's W_q edited and that head
     // alone computed again over a copy (as the session's worker does).
-    const attn::ModelConfig config;
-    const attn::Expected<attn::Model> model = attn::buildModel(config);
-    QVERIFY(model.ok());
-    attn::IndependentHeads params;
-    params.heads = attn::drawIndependentHeads(config, 3);
-    attn::Expected<attn::MultiHeadResult> first = attn::computeMultiHead(model->X, params, {});
-    QVERIFY(first.ok());
-    auto before = std::make_shared<const attn::MultiHeadResult>(first.value());
-    params.heads[1].Wq(0, 0) += 1.5;
-    params.heads[1].Wq(2, 1) -= 2.0;
+    headresults::Run run = headresults::article(3);
+    const std::shared_ptr<const attn::MultiHeadResult> before = run.result;
+    run.params.heads[1].Wq(0, 0) += 1.5;
+    run.params.heads[1].Wq(2, 1) -= 2.0;
     attn::MultiHeadResult edited = *before;
-    QVERIFY(attn::recomputeHeadsInto(model->X, params, {1}, {}, &edited));
+    QVERIFY(attn::recomputeHeadsInto(run.X, run.params, {1}, {}, &edited));
     auto after = std::make_shared<const attn::MultiHeadResult>(std::move(edited));
     QVERIFY(after->heads[1].weightsMatrix() != before->heads[1].weightsMatrix());
-    const QStringList tokens = headresults::tokenLabels(*model);
+    const QStringList& tokens = run.tokens;
     const QSize size(700, 500);
 
     for (const HeadMapKind kind : {HeadMapKind::Weights, HeadMapKind::Scores, HeadMapKind::Scaled}) {
@@ -311,4 +302,5 @@ void TestHeadGridRenderer::unchangedHeadsKeepTheirTiles()
     QVERIFY(picture(fresh, size).copy(head1) != old.copy(head1));
 }
 
+QTEST_MAIN(TestHeadGridRenderer)
 #include "tst_headgridrenderer.moc"
