@@ -66,26 +66,35 @@ void drawStableColumns(std::uint64_t seed, std::uint64_t which, int dModel, doub
 
 // Seeding a generator per column or token costs more than drawing from it.
 // A d_k or d_v slider step redraws the same columns again (and a sentence
-// edit the same tokens), so the widest draw per matrix and the rows per
-// token are kept for the last seed, d_model and scale, and only what is new
-// is drawn. The numbers are those of a fresh draw either way.
+// edit the same tokens), and a seed stepped back and forth (comparing two
+// draws) redraws the same seeds, so the widest draw of every stream and the
+// rows per token are kept for the last few seeds, d_model and scale, within
+// a memory budget, and only what is new is drawn. The numbers are those of a
+// fresh draw either way.
 class DrawCache {
 public:
     Matrix stableWeights(std::uint64_t seed, std::uint64_t which, int dModel, int width, double scale)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        Entry& e = weights_[which % 4];
-        if (e.seed != seed || e.dModel != dModel || e.scale != scale) {
-            e = Entry{seed, dModel, scale, Matrix(dModel, 0)};
+        ++clock_;
+        auto it = std::find_if(weights_.begin(), weights_.end(), [&](const Entry& e) {
+            return e.seed == seed && e.which == which && e.dModel == dModel && e.scale == scale;
+        });
+        if (it == weights_.end()) {
+            weights_.push_back(Entry{seed, which, dModel, scale, Matrix(dModel, 0), 0});
+            it = weights_.end() - 1;
         }
-        if (e.columns.cols() < width) {
-            const int have = int(e.columns.cols());
+        it->used = clock_;
+        if (it->columns.cols() < width) {
+            const int have = int(it->columns.cols());
             Matrix wider(dModel, width);
-            wider.leftCols(have) = e.columns;
+            wider.leftCols(have) = it->columns;
             drawStableColumns(seed, which, dModel, scale, have, &wider);
-            e.columns = std::move(wider);
+            it->columns = std::move(wider);
         }
-        return e.columns.leftCols(width);
+        Matrix out = it->columns.leftCols(width);
+        evictWeights();
+        return out;
     }
 
     // X's rows for `tokens` (unit normal entries from each token's stream),
@@ -93,15 +102,25 @@ public:
     void tokenRows(std::uint64_t seed, int dModel, const std::vector<std::string>& tokens, Matrix* x)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        if (rowSeed_ != seed || rowDModel_ != dModel || rows_.size() > kMaxCachedTokens) {
-            rows_.clear();
-            rowSeed_ = seed;
-            rowDModel_ = dModel;
+        ++clock_;
+        auto set = std::find_if(rowSets_.begin(), rowSets_.end(),
+                                [&](const RowSet& r) { return r.seed == seed && r.dModel == dModel; });
+        if (set == rowSets_.end()) {
+            if (rowSets_.size() >= kRowSeeds)
+                rowSets_.erase(
+                    std::min_element(rowSets_.begin(), rowSets_.end(),
+                                     [](const RowSet& a, const RowSet& b) { return a.used < b.used; }));
+            rowSets_.push_back(RowSet{seed, dModel, {}, 0});
+            set = rowSets_.end() - 1;
         }
+        set->used = clock_;
+        auto& rows = set->rows;
+        if (rows.size() > kMaxCachedTokens)
+            rows.clear();
         std::vector<const std::string*> missing;
         std::unordered_set<std::string_view> asked;
         for (const std::string& token : tokens)
-            if (rows_.find(token) == rows_.end() && asked.insert(token).second)
+            if (rows.find(token) == rows.end() && asked.insert(token).second)
                 missing.push_back(&token);
         std::vector<std::vector<float>> drawn(missing.size());
         shareDraws(int(missing.size()), dModel, [&](int from, int to) {
@@ -111,27 +130,60 @@ public:
             }
         });
         for (std::size_t k = 0; k < missing.size(); ++k)
-            rows_.emplace(*missing[k], std::move(drawn[k]));
+            rows.emplace(*missing[k], std::move(drawn[k]));
         for (std::size_t i = 0; i < tokens.size(); ++i) {
-            const std::vector<float>& row = rows_.find(tokens[i])->second;
+            const std::vector<float>& row = rows.find(tokens[i])->second;
             for (int j = 0; j < dModel; ++j)
                 (*x)(Eigen::Index(i), j) = row[std::size_t(j)];
         }
     }
 
+    void clear()
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        weights_.clear();
+        rowSets_.clear();
+    }
+
 private:
+    // The weights kept: 64 MB, e.g. ten seeds of 8 heads' W_q, W_k and W_v
+    // at d_model 512 (6.3 MB a seed); the one just used is always kept.
+    static constexpr std::size_t kMaxWeightBytes = std::size_t(64) << 20;
+    static constexpr std::size_t kRowSeeds = 4;
     static constexpr std::size_t kMaxCachedTokens = 1 << 16;
     struct Entry {
         std::uint64_t seed = 0;
+        std::uint64_t which = 0;
         int dModel = -1;
         double scale = 0.0;
         Matrix columns;
+        std::uint64_t used = 0;  // clock_ when last asked for
     };
+    struct RowSet {
+        std::uint64_t seed = 0;
+        int dModel = -1;
+        std::unordered_map<std::string, std::vector<float>> rows;
+        std::uint64_t used = 0;
+    };
+
+    // The least recently used weights go until the rest fit the budget.
+    void evictWeights()
+    {
+        auto bytes = [this] {
+            std::size_t total = 0;
+            for (const Entry& e : weights_)
+                total += std::size_t(e.columns.size()) * sizeof(double);
+            return total;
+        };
+        while (weights_.size() > 1 && bytes() > kMaxWeightBytes)
+            weights_.erase(std::min_element(weights_.begin(), weights_.end(),
+                                            [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+    }
+
     std::mutex mutex_;
-    Entry weights_[4];
-    std::uint64_t rowSeed_ = 0;
-    int rowDModel_ = -1;
-    std::unordered_map<std::string, std::vector<float>> rows_;
+    std::uint64_t clock_ = 0;
+    std::vector<Entry> weights_;
+    std::vector<RowSet> rowSets_;
 };
 
 DrawCache& drawCache()
@@ -222,11 +274,12 @@ Weights drawWeights(const ModelConfig& c)
 Matrix drawStableWeight(const ModelConfig& c, int which, int width)
 {
     const double scale = c.init == InitMode::UnitVariance ? 1.0 / std::sqrt(double(c.dModel)) : 1.0;
-    if (which >= 1 && which <= 3)
-        return drawCache().stableWeights(c.seed, std::uint64_t(which), c.dModel, width, scale);
-    Matrix w(c.dModel, width);
-    drawStableColumns(c.seed, std::uint64_t(which), c.dModel, scale, 0, &w);
-    return w;
+    return drawCache().stableWeights(c.seed, std::uint64_t(which), c.dModel, width, scale);
+}
+
+void clearDrawCache()
+{
+    drawCache().clear();
 }
 
 Matrix drawEmbeddings(const ModelConfig& c, const Tokenization& t)

@@ -76,6 +76,10 @@ Weights drawWeights(const ModelConfig& config);
 // drawWeights' W_q, W_k, W_v): column j depends only on (seed, which, j,
 // d_model). Not for the Article mode.
 Matrix drawStableWeight(const ModelConfig& config, int which, int width);
+// The stable modes keep their draws of the last few seeds (a slice or an
+// extension of a kept draw equals a fresh draw); this drops them, for a
+// test that must compare with a fresh draw.
+void clearDrawCache();
 // X for the given tokenization (rows in sentence order).
 Matrix drawEmbeddings(const ModelConfig& config, const Tokenization& tokens);
 

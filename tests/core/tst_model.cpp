@@ -31,6 +31,7 @@ private slots:
     void stableModesNumberByFirstAppearance_data();
     void stableModesNumberByFirstAppearance();
     void redrawsReuseEarlierDrawsExactly();
+    void alternatingSeedsReuseTheirDrawsExactly();
     void sharedDrawsEqualOneAtATime();
     void sharedRangesCoverEachItemOnce();
     void dimensionLimits_data();
@@ -232,16 +233,16 @@ void TestModel::embeddingsFollowTokens()
 void TestModel::redrawsReuseEarlierDrawsExactly()
 {
     // buildModel keeps the widest weight draw and the token rows of the last
-    // seed; whether a number comes from that cache (a slice, an extension)
-    // or from a fresh draw must not show. A draw under another seed evicts
-    // the cache, so each comparison below is against a fresh draw.
+    // few seeds; whether a number comes from that cache (a slice, an
+    // extension) or from a fresh draw must not show. evict() empties the
+    // cache, so each comparison below is against a fresh draw.
     attn::ModelConfig c;
     c.init = attn::InitMode::UnitVariance;
     c.sentence = "the cat sat on the mat";
     c.seed = 7;
     attn::ModelConfig other = c;
     other.seed = 8;
-    auto evict = [&] { QVERIFY(attn::buildModel(other).ok()); };
+    auto evict = [] { attn::clearDrawCache(); };
 
     evict();
     c.dK = 8;
@@ -266,6 +267,54 @@ void TestModel::redrawsReuseEarlierDrawsExactly()
     QVERIFY(testdata::maxAbsDiff(fresh8.Wq, attn::buildModel(other).value().Wq.leftCols(8)) > 0.1);
 }
 
+// A seed stepped back and forth finds its draws kept (every stream, the
+// heads' too, and the token rows), interleaved with other seeds' draws and
+// widths: the same numbers as a fresh draw of each.
+void TestModel::alternatingSeedsReuseTheirDrawsExactly()
+{
+    attn::ModelConfig c;
+    c.init = attn::InitMode::UnitVariance;
+    c.sentence = "the cat sat on the mat";
+    c.dModel = 16;
+    c.dK = 4;
+    auto draw = [&](std::uint64_t seed, int which, int width) {
+        attn::ModelConfig s = c;
+        s.seed = seed;
+        return attn::drawStableWeight(s, which, width);
+    };
+    auto embed = [&](std::uint64_t seed) {
+        attn::ModelConfig s = c;
+        s.seed = seed;
+        return attn::buildModel(s).value().X;
+    };
+    std::vector<attn::Matrix> fresh, freshX;
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        for (int which = 1; which <= 24; ++which) {
+            attn::clearDrawCache();
+            fresh.push_back(draw(seed, which, 6));
+        }
+        attn::clearDrawCache();
+        freshX.push_back(embed(seed));
+    }
+    attn::clearDrawCache();
+    for (int round = 0; round < 3; ++round) {
+        for (std::uint64_t seed : {1u, 2u, 3u, 2u}) {
+            const int s = int(seed) - 1;
+            for (int which = 1; which <= 24; ++which) {
+                // Narrower, then wider than the first draw: a slice, then an extension.
+                const int width = round == 0 ? 3 : 6;
+                const attn::Matrix w = draw(seed, which, width);
+                QCOMPARE(testdata::maxAbsDiff(w, fresh[std::size_t(s * 24 + which - 1)].leftCols(width)),
+                         0.0);
+            }
+            QCOMPARE(testdata::maxAbsDiff(embed(seed), freshX[std::size_t(s)]), 0.0);
+        }
+    }
+    QVERIFY(testdata::maxAbsDiff(fresh[0], fresh[24]) > 0.1);  // seeds 1 and 2 differ
+    QVERIFY(testdata::maxAbsDiff(fresh[0], fresh[1]) > 0.1);   // streams 1 and 2 differ
+    QVERIFY(testdata::maxAbsDiff(freshX[0], freshX[1]) > 0.1);
+}
+
 // Large draws are shared among threads (each column of a weight, each
 // token's row of X, from its own generator): the numbers are those drawn
 // one at a time, as the cache draws a column or token added later.
@@ -280,9 +329,7 @@ void TestModel::sharedDrawsEqualOneAtATime()
     for (int i = 0; i < 100; ++i)
         words << QStringLiteral("w%1").arg(i);
     c.sentence = words.join(QLatin1Char(' ')).toStdString();
-    attn::ModelConfig other = c;
-    other.seed = 12;
-    auto evict = [&] { QVERIFY(attn::buildModel(other).ok()); };
+    auto evict = [] { attn::clearDrawCache(); };
 
     evict();
     const attn::Model whole = attn::buildModel(c).value();  // 64 columns, 100 rows of 1024 at once
