@@ -93,7 +93,8 @@ public:
             it->columns = std::move(wider);
         }
         Matrix out = it->columns.leftCols(width);
-        evictWeights();
+        evictLeastRecent(&weights_, weights_.size(),
+                         [](const Entry& e) { return std::size_t(e.columns.size()) * sizeof(double); });
         return out;
     }
 
@@ -106,10 +107,6 @@ public:
         auto set = std::find_if(rowSets_.begin(), rowSets_.end(),
                                 [&](const RowSet& r) { return r.seed == seed && r.dModel == dModel; });
         if (set == rowSets_.end()) {
-            if (rowSets_.size() >= kRowSeeds)
-                rowSets_.erase(
-                    std::min_element(rowSets_.begin(), rowSets_.end(),
-                                     [](const RowSet& a, const RowSet& b) { return a.used < b.used; }));
             rowSets_.push_back(RowSet{seed, dModel, {}, 0});
             set = rowSets_.end() - 1;
         }
@@ -136,6 +133,9 @@ public:
             for (int j = 0; j < dModel; ++j)
                 (*x)(Eigen::Index(i), j) = row[std::size_t(j)];
         }
+        evictLeastRecent(&rowSets_, kRowSeeds, [](const RowSet& r) {
+            return r.rows.size() * std::size_t(r.dModel) * sizeof(float);
+        });
     }
 
     void clear()
@@ -146,9 +146,11 @@ public:
     }
 
 private:
-    // The weights kept: 64 MB, e.g. ten seeds of 8 heads' W_q, W_k and W_v
-    // at d_model 512 (6.3 MB a seed); the one just used is always kept.
-    static constexpr std::size_t kMaxWeightBytes = std::size_t(64) << 20;
+    // At most 64 MB of weights (e.g. ten seeds of 8 heads' W_q, W_k and W_v
+    // at d_model 512, 6.3 MB a seed) and 64 MB of token rows of up to four
+    // seeds, except that the draw just used stays whatever its size, as the
+    // one seed's cache kept it before.
+    static constexpr std::size_t kMaxBytes = std::size_t(64) << 20;
     static constexpr std::size_t kRowSeeds = 4;
     static constexpr std::size_t kMaxCachedTokens = 1 << 16;
     struct Entry {
@@ -166,18 +168,20 @@ private:
         std::uint64_t used = 0;
     };
 
-    // The least recently used weights go until the rest fit the budget.
-    void evictWeights()
+    // Drops the least recently used of `entries` until at most `count` are
+    // left and their bytes fit kMaxBytes; the most recent one always stays.
+    template <typename T, typename Bytes>
+    static void evictLeastRecent(std::vector<T>* entries, std::size_t count, const Bytes& bytes)
     {
-        auto bytes = [this] {
-            std::size_t total = 0;
-            for (const Entry& e : weights_)
-                total += std::size_t(e.columns.size()) * sizeof(double);
-            return total;
+        auto total = [&] {
+            std::size_t sum = 0;
+            for (const T& e : *entries)
+                sum += bytes(e);
+            return sum;
         };
-        while (weights_.size() > 1 && bytes() > kMaxWeightBytes)
-            weights_.erase(std::min_element(weights_.begin(), weights_.end(),
-                                            [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+        while (entries->size() > 1 && (entries->size() > count || total() > kMaxBytes))
+            entries->erase(std::min_element(entries->begin(), entries->end(),
+                                            [](const T& a, const T& b) { return a.used < b.used; }));
     }
 
     std::mutex mutex_;
