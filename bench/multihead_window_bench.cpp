@@ -12,11 +12,13 @@
 #include "windowwatch.h"
 
 #include <QSpinBox>
+#include <QStyle>
 #include <QTabWidget>
 #include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <string>
+#include <tuple>
 
 namespace bench {
 
@@ -46,9 +48,11 @@ struct Steps {
     int timeouts = 0;
 };
 
-// `step` done `runs` times, each until shown, the event loop idle in between.
+// `step` done `runs` times, each until shown, the event loop idle in
+// between: 30 ms, or with `paceMs` until that long after the step began
+// (at once if it took longer).
 template <typename Step>
-Steps measure(PaintWatch& watch, int runs, Step step)
+Steps measure(PaintWatch& watch, int runs, Step step, int paceMs = 0)
 {
     Steps out;
     std::vector<double> ms, completeMs, callMs;
@@ -70,7 +74,7 @@ Steps measure(PaintWatch& watch, int runs, Step step)
         } else {
             ++out.timeouts;
         }
-        settle(30);
+        settle(paceMs > 0 ? std::max(1, int(paceMs - msSince(t0))) : 30);
     }
     out.timing = summarise(ms);
     out.complete = summarise(completeMs);
@@ -168,10 +172,29 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
             const Steps edit = measure(watch, sizeRuns, [&](int i) {
                 wq->setData(wq->index(i % 7, i % 5), QString::number(i % 2 ? value : -value), Qt::EditRole);
             });
-            const Steps step =
-                measure(watch, sizeRuns, [&](int i) { seed->setValue(seed->value() + (i % 2 ? -1 : 1)); });
-            for (const auto& [name, s] : {std::pair<const char*, const Steps&>{"mh_window_cell_edit", edit},
-                                          {"mh_window_seed_step", step}})
+            // The seed stepped up as the spin box's arrow steps it, held
+            // down: a step every SH_SpinBox_ClickAutoRepeatRate (or as soon
+            // as the last is complete). Baseline: the same steps without the
+            // session's look-ahead. With it, the first step of a run is
+            // never looked ahead: it is measured alone (first_step_ms), the
+            // rest as the case.
+            const int pace = seed->style()->styleHint(QStyle::SH_SpinBox_ClickAutoRepeatRate, nullptr, seed);
+            const auto stepUp = [&](int) { seed->stepBy(1); };
+            session->setLookAheadWanted(false);
+            const Steps cold = measure(watch, sizeRuns, stepUp, pace);
+            session->setLookAheadWanted(true);
+            const Steps first = measure(watch, 1, stepUp, pace);
+            const int takenBefore = session->lookAheadsTaken();
+            const Steps step = measure(watch, sizeRuns, stepUp, pace);
+            const int taken = session->lookAheadsTaken() - takenBefore;
+            const std::string stepExtra = ",\"pace_ms\":" + std::to_string(pace)
+                                          + ",\"baseline_median_ms\":" + std::to_string(cold.timing.medianMs)
+                                          + ",\"baseline_p95_ms\":" + std::to_string(cold.timing.p95Ms)
+                                          + ",\"first_step_ms\":" + std::to_string(first.timing.medianMs)
+                                          + ",\"looked_ahead\":" + std::to_string(taken);
+            for (const auto& [name, s, extra] :
+                 {std::tuple<const char*, const Steps&, std::string>{"mh_window_cell_edit", edit, ""},
+                  {"mh_window_seed_step", step, stepExtra}})
                 printCase(name, n, d, s.timing,
                           "\"heads\":" + std::to_string(heads) + ",\"view\":\"" + view
                               + "\",\"engine_ms\":" + std::to_string(engine.medianMs)
@@ -180,7 +203,7 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
                               + ",\"complete_p95_ms\":" + std::to_string(s.complete.p95Ms)
                               + ",\"max_gui_block_ms\":" + std::to_string(s.maxBlock) + ",\"call_ms\":"
                               + std::to_string(s.callMs) + ",\"timeouts\":" + std::to_string(s.timeouts)
-                              + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()));
+                              + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()) + extra);
         }
         tabs->setCurrentIndex(0);
         settle(100);

@@ -8,6 +8,7 @@
 #include "resultpool.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace attnlab {
 
@@ -50,11 +51,149 @@ void AttentionWorker::dropWaiting()
     emit finished(dropped);
 }
 
+namespace {
+
+// Bit for bit, so that -0 and 0 differ as their results may.
+bool sameBits(const attn::Matrix& a, const attn::Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+           && (a.size() == 0 || std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0);
+}
+
+bool sameModel(const attn::Model& a, const attn::Model& b)
+{
+    return a.tokenization.tokens == b.tokenization.tokens && a.tokenization.ids == b.tokenization.ids
+           && a.tokenization.vocab == b.tokenization.vocab && sameBits(a.X, b.X) && sameBits(a.Wq, b.Wq)
+           && sameBits(a.Wk, b.Wk) && sameBits(a.Wv, b.Wv);
+}
+
+bool sameCells(const UserCells& a, const UserCells& b)
+{
+    for (int i = 0; i < 4; ++i) {
+        const CellMask& x = a.mask[i];
+        const CellMask& y = b.mask[i];
+        if (x.rows() != y.rows() || x.cols() != y.cols() || (x.size() > 0 && !(x == y).all()))
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool AttentionWorker::sameWork(const Job& a, const Job& b)
+{
+    const attn::ModelConfig& c = a.config;
+    const attn::ModelConfig& d = b.config;
+    const bool sameConfig = c.sentence == d.sentence && c.tokenizer == d.tokenizer && c.seed == d.seed
+                            && c.dModel == d.dModel && c.dK == d.dK && c.dV == d.dV && c.init == d.init;
+    const bool sameOptions =
+        a.options.scale == b.options.scale && a.options.causal == b.options.causal
+        && std::memcmp(&a.options.customDivisor, &b.options.customDivisor, sizeof(double)) == 0;
+    // A redraw reads the model only for the user's cells it keeps; the
+    // heads' pass samples nothing for the maps (the single head's does).
+    const bool sameSamples = a.heads.multiHead() || a.sampleSizes == b.sampleSizes;
+    return a.redraw && b.redraw && sameConfig && sameOptions && a.keep == b.keep
+           && a.comparison == b.comparison && sameSamples && a.heads == b.heads
+           && a.selectedHead == b.selectedHead && a.recomputeHeads.empty() && b.recomputeHeads.empty()
+           && !a.base && !b.base && (!a.keep || (sameCells(a.cells, b.cells) && sameModel(a.model, b.model)));
+}
+
+bool AttentionWorker::takeLookAhead(const Job& job)
+{
+    if (!aheadWork_ || !sameWork(*aheadWork_, job))
+        return false;
+    if (aheadDone_) {
+        std::shared_ptr<Outcome> outcome = std::move(aheadDone_);
+        aheadWork_.reset();
+        outcome->generation = job.generation;
+        ++aheadTaken_;
+        emit finished(outcome);
+        return true;
+    }
+    // In flight it would come without the head a preview sends ahead.
+    if (!aheadRunning_ || stop_ || job.preview)
+        return false;  // not started, being stopped, or the preview is sooner
+    if (aheadTakenBy_ != 0) {
+        // An earlier request took it: the same work asked again supersedes it.
+        auto dropped = std::make_shared<Outcome>();
+        dropped->generation = aheadTakenBy_;
+        dropped->cancelled = true;
+        emit finished(dropped);
+    }
+    aheadTakenBy_ = job.generation;
+    ++aheadTaken_;
+    return true;
+}
+
+void AttentionWorker::stopLookAhead()
+{
+    ahead_.reset();
+    aheadDone_.reset();
+    if (!aheadRunning_)
+        aheadWork_.reset();
+    else if (aheadTakenBy_ == 0)
+        stop_ = true;  // it ends within a panel and is dropped (finishLookAhead)
+}
+
+void AttentionWorker::lookAhead(std::unique_ptr<Job> job)
+{
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopLookAhead();
+        ahead_ = std::move(job);
+        if (!thread_.joinable())
+            thread_ = std::thread([this] { run(); });
+    }
+    wake_.notify_one();
+}
+
+bool AttentionWorker::lookAheadReady()
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return aheadDone_ != nullptr;
+}
+
+void AttentionWorker::dropLookAhead()
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopLookAhead();
+}
+
+void AttentionWorker::finishLookAhead(std::shared_ptr<Outcome> outcome)
+{
+    std::shared_ptr<Outcome> answer;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        aheadRunning_ = false;
+        lastAttention_ = std::chrono::steady_clock::now();
+        if (aheadTakenBy_ != 0) {
+            if (stop_) {
+                answer = std::make_shared<Outcome>();
+                answer->cancelled = true;
+            } else {
+                answer = std::move(outcome);
+            }
+            answer->generation = aheadTakenBy_;
+            aheadTakenBy_ = 0;
+            aheadWork_.reset();
+        } else if (stop_ || abort_) {
+            aheadWork_.reset();
+        } else {
+            aheadDone_ = std::move(outcome);  // a failure too: the request would fail alike
+        }
+    }
+    if (answer)
+        emit finished(answer);
+}
+
 void AttentionWorker::request(std::unique_ptr<Job> job)
 {
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         dropWaiting();
+        if (takeLookAhead(*job))
+            return;
+        stopLookAhead();
         job_ = std::move(job);
         if (running_)
             stop_ = true;  // restart
@@ -116,23 +255,32 @@ void AttentionWorker::run()
     for (;;) {
         std::unique_ptr<Job> job;
         std::unique_ptr<LabJob> lab;
+        bool ahead = false;
         {
             std::unique_lock<std::mutex> lock(mutex_);
             running_ = false;
             for (;;) {
-                wake_.wait(lock, [this] { return abort_ || job_ || labJob_; });
-                if (abort_ || job_)
+                wake_.wait(lock, [this] { return abort_ || job_ || ahead_ || labJob_; });
+                if (abort_ || job_ || ahead_)
                     break;
                 // Only a lab job waits: after a pause of the maps' work.
                 const auto start = lastAttention_ + kLabQuiet;
                 if (std::chrono::steady_clock::now() >= start)
                     break;
-                wake_.wait_until(lock, start, [this] { return abort_ || job_ || !labJob_; });
+                wake_.wait_until(lock, start, [this] { return abort_ || job_ || ahead_ || !labJob_; });
             }
             if (abort_)
                 return;
             if (job_) {
                 job = std::move(job_);
+                running_ = true;
+                stop_ = false;
+            } else if (ahead_) {
+                job = std::move(ahead_);
+                aheadWork_ = std::make_unique<Job>(*job);  // compute() moves the model out
+                aheadRunning_ = true;
+                aheadTakenBy_ = 0;
+                ahead = true;
                 running_ = true;
                 stop_ = false;
             } else {
@@ -146,7 +294,11 @@ void AttentionWorker::run()
             computeLab(std::move(lab));
             continue;
         }
-        std::shared_ptr<Outcome> outcome = compute(*job);
+        std::shared_ptr<Outcome> outcome = compute(*job, threads());
+        if (ahead) {
+            finishLookAhead(std::move(outcome));
+            continue;
+        }
         if (stop_) {
             auto dropped = std::make_shared<Outcome>();
             dropped->generation = job->generation;
@@ -203,7 +355,7 @@ void AttentionWorker::previewShown(quint64 generation)
     }
 }
 
-std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
+std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job, int threads)
 {
     auto outcome = std::make_shared<Outcome>();
     outcome->generation = job.generation;
@@ -212,7 +364,7 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
     if (job.heads.multiHead()) {
         const quint64 generation = job.generation;
         computeHeads(
-            job, outcome.get(), threads(), &stop_,
+            job, outcome.get(), threads, &stop_,
             [this, generation](int head, const std::shared_ptr<const attn::AttentionResult>& result) {
                 emit previewed(generation, head, result);
                 // The GUI thread paints it on the cores the rest would take:
@@ -247,9 +399,8 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job)
     if (presampler.cache())
         sample = [&presampler](int i, const attn::WeightRow& row) { presampler.visit(i, row); };
     // Every core: the GUI thread waits for the result anyway.
-    const attn::Status status =
-        attn::computeAttentionWithStatistics(m.X, m.Wq, m.Wk, m.Wv, job.options, outcome->result.get(),
-                                             &outcome->stats, threads(), sample, &stop_);
+    const attn::Status status = attn::computeAttentionWithStatistics(
+        m.X, m.Wq, m.Wk, m.Wv, job.options, outcome->result.get(), &outcome->stats, threads, sample, &stop_);
     outcome->samples = presampler.cache();
     if (!status) {
         outcome->error = QString::fromStdString(status.error().message);

@@ -14,6 +14,13 @@
 // again once the attention work is done, so the lab never delays the maps.
 // A newer lab request supersedes an older one; each gives exactly one
 // labFinished() signal, likewise.
+//
+// A third lane looks ahead: a request the session expects next (after a
+// seed step, the seed one step further), computed while no request waits
+// and kept. A request for the same work (sameWork) takes it, finished or
+// still in flight (unless the request sends a head ahead: that head comes
+// sooner from a pass of its own), instead of computing it again; any other
+// request drops it. A request it does not answer stops it within a panel.
 
 #include "attention.h"
 #include "labfile.h"
@@ -145,6 +152,23 @@ public:
     void requestLab(std::unique_ptr<LabJob> job);
     void cancelLab();
 
+    // Hands over a look-ahead (a redraw: see sameWork), replacing the one
+    // waiting, in flight or kept; it gives no signal of its own. Run after
+    // every request, before the lab lane.
+    void lookAhead(std::unique_ptr<Job> job);
+    // Drops the look-ahead waiting, in flight (unless a request took it)
+    // or kept.
+    void dropLookAhead();
+    // Requests answered by a look-ahead so far; whether one is kept, done.
+    int lookAheadsTaken() const { return aheadTaken_.load(); }
+    bool lookAheadReady();
+    // Whether two redraw requests compute the same numbers: all they carry
+    // but the generation, the preview (a request taking a look-ahead gets
+    // no preview, only the whole result sooner) and, for the heads, the
+    // sample sizes (their pass samples nothing). False for anything but two
+    // redraws.
+    static bool sameWork(const Job& a, const Job& b);
+
     // Threads for a large computation: the cores there are, up to 4.
     static int threads();
 
@@ -168,12 +192,20 @@ signals:
 
 private:
     void run();
-    std::shared_ptr<Outcome> compute(Job& job);
+    std::shared_ptr<Outcome> compute(Job& job, int threads);
     // Runs `job`; puts it back to wait when an attention request stopped it.
     void computeLab(std::unique_ptr<LabJob> job);
     // The waiting job, if any, answered as cancelled. Under mutex_.
     void dropWaiting();
     void dropWaitingLab();
+    // Takes the look-ahead for `job` if it computes the same: answers at
+    // once with the kept outcome, or marks the one in flight as job's.
+    // Under mutex_.
+    bool takeLookAhead(const Job& job);
+    void stopLookAhead();  // drops it unless a request took it; under mutex_
+    // After a look-ahead's computation: keeps it, or answers the request
+    // that took it.
+    void finishLookAhead(std::shared_ptr<Outcome> outcome);
 
     std::shared_ptr<ResultPool> pool_;
     std::thread thread_;
@@ -184,7 +216,16 @@ private:
     bool abort_ = false;
     std::atomic<bool> stop_{false};         // restart or abort: read by the engine
     std::atomic<quint64> previewShown_{0};  // previewShown's last generation
-    std::unique_ptr<LabJob> labJob_;        // waiting: new, or stopped for an attention job
+    // The look-ahead lane, under mutex_: waiting; in flight or kept, a copy
+    // of the job it computes (what requests are compared with); its outcome
+    // once kept; the request that took it in flight (0: none).
+    std::unique_ptr<Job> ahead_;
+    std::unique_ptr<Job> aheadWork_;
+    bool aheadRunning_ = false;
+    std::shared_ptr<Outcome> aheadDone_;
+    quint64 aheadTakenBy_ = 0;
+    std::atomic<int> aheadTaken_{0};
+    std::unique_ptr<LabJob> labJob_;  // waiting: new, or stopped for an attention job
     bool labRunning_ = false;
     bool labSuperseded_ = false;        // the lab job in flight was replaced or cancelled
     std::atomic<bool> labStop_{false};  // superseded, preempted or abort: read by the lab

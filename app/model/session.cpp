@@ -13,6 +13,7 @@
 #include <QEvent>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace attnlab {
@@ -23,6 +24,14 @@ namespace {
 struct PreviewPaintedEvent : QEvent {
     static constexpr QEvent::Type kType = QEvent::Type(QEvent::User + 1);
     explicit PreviewPaintedEvent(quint64 g) : QEvent(kType), generation(g) {}
+    quint64 generation;
+};
+
+// Session::deliver's note to itself that the views painted a seed step's
+// result: time to look one step further.
+struct SeedStepPaintedEvent : QEvent {
+    static constexpr QEvent::Type kType = QEvent::Type(QEvent::User + 2);
+    explicit SeedStepPaintedEvent(quint64 g) : QEvent(kType), generation(g) {}
     quint64 generation;
 };
 
@@ -121,6 +130,7 @@ std::shared_ptr<ResultSampleCache> Session::sampleCache() const
 
 void Session::supersede()
 {
+    worker_->dropLookAhead();
     ++generation_;
     if (computing_)
         worker_->cancel();
@@ -148,7 +158,28 @@ void Session::customEvent(QEvent* event)
 {
     if (event->type() == PreviewPaintedEvent::kType)
         worker_->previewShown(static_cast<PreviewPaintedEvent*>(event)->generation);
+    else if (event->type() == SeedStepPaintedEvent::kType)
+        lookAhead(static_cast<SeedStepPaintedEvent*>(event)->generation);
     QObject::customEvent(event);
+}
+
+void Session::setLookAheadWanted(bool wanted)
+{
+    lookAheadWanted_ = wanted;
+    if (!wanted)
+        worker_->dropLookAhead();
+}
+
+void Session::lookAhead(quint64 generation)
+{
+    // Nothing changed since that result, which is the session's.
+    if (!lookAheadWanted_ || generation != generation_ || computing_ || !multiResult_ || !problem_.isEmpty()
+        || isBorrowed() || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
+        return;
+    std::unique_ptr<AttentionWorker::Job> job = makeJob(true, true);
+    job->config.seed = seedAhead_;
+    job->preview = false;
+    worker_->lookAhead(std::move(job));
 }
 
 void Session::dropPreview()
@@ -187,6 +218,12 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
         if (outcome->redraw)
             emit modelRedrawn();
         emit resultChanged();
+        // The next seed step's work, once the views have painted this one
+        // (posted after their paint requests, at their priority): started
+        // while they take it, it slowed their paint more than it gained.
+        if (outcome->generation == seedStepGeneration_ && lookAheadWanted_)
+            QCoreApplication::postEvent(this, new SeedStepPaintedEvent(outcome->generation),
+                                        Qt::LowEventPriority);
         if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
             emit matrixNotice(notice);
         return;
@@ -357,7 +394,14 @@ void Session::setTokenizer(attn::TokenizerMode mode)
 
 void Session::setSeed(quint64 seed)
 {
+    const std::uint64_t from = config_.seed;
     changeConfig(&attn::ModelConfig::seed, std::uint64_t(seed));
+    const bool up = seed == from + 1 && seed != std::numeric_limits<std::uint64_t>::max();
+    const bool down = seed + 1 == from && seed != 0;
+    if ((up || down) && computing_ && computingRedraw_) {
+        seedStepGeneration_ = generation_;
+        seedAhead_ = up ? seed + 1 : seed - 1;
+    }
 }
 
 void Session::setInit(attn::InitMode mode)

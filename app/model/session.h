@@ -38,6 +38,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -211,6 +213,22 @@ public:
     // turns it off.
     void setPreviewWanted(bool wanted) { previewWanted_ = wanted; }
     bool previewWanted() const { return previewWanted_; }
+    // After a seed step by one (setSeed to the seed above or below) whose
+    // heads were computed in the worker, the worker computes the next step
+    // in the same direction once the views have painted this one (a
+    // look-ahead, see AttentionWorker::lookAhead), so that stepping on
+    // shows at the cost of a paint. It is taken only by a request for the very same work
+    // (AttentionWorker::sameWork); any other change drops it. Not for a
+    // result over kLookAheadBytes (an extra result held), a borrowed head
+    // or the single head. On by default; the bench turns it off for its
+    // baseline.
+    void setLookAheadWanted(bool wanted);
+    bool lookAheadWanted() const { return lookAheadWanted_; }
+    static constexpr std::size_t kLookAheadBytes = std::size_t(128) << 20;
+    // Requests the worker answered from a look-ahead so far; whether one is
+    // done and kept.
+    int lookAheadsTaken() const { return worker_->lookAheadsTaken(); }
+    bool lookAheadReady() const { return worker_->lookAheadReady(); }
     // Every head's result, or null for the single head.
     std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return multiResult_; }
     // The heads whose numbers differ between `shown` and multiHeadResult()
@@ -315,7 +333,8 @@ private:
     void deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome);  // GUI thread
     void deliverPreview(quint64 generation, int head,
                         const std::shared_ptr<const attn::AttentionResult>& result);
-    void dropPreview();  // back to result_ on the maps
+    void dropPreview();                  // back to result_ on the maps
+    void lookAhead(quint64 generation);  // the seed after generation's result, if wanted
     // Tokens, user cells, problem cleared; returns the notice to emit once
     // the result is out (see matrixNotice).
     QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
@@ -371,6 +390,11 @@ private:
     std::shared_ptr<const attn::AttentionResult> preview_;
     mutable std::shared_ptr<ResultSampleCache> previewSamples_;  // the maps' samples of preview_
     bool previewWanted_ = true;
+    bool lookAheadWanted_ = true;
+    // The seed step request in flight (its generation, 0: none) and the seed
+    // one step further, looked ahead once its result is painted.
+    quint64 seedStepGeneration_ = 0;
+    std::uint64_t seedAhead_ = 0;
     attn::AttentionStats stats_;
     // Of result_; null until computed (see sharedComparison).
     mutable std::shared_ptr<const attn::ScalingComparison> comparison_;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Session with thousands of tokens: the work runs in the worker thread, the
 // delivered numbers are the engine's, a newer request supersedes older ones
-// and edits apply to the requested parameters. Nothing here measures time;
+// and edits apply to the requested parameters; a look-ahead is taken only
+// by a request for the same work. Nothing here measures time;
 // the timeouts only stop a hung test.
 
 #include "session.h"
+
+#include "attentionworker.h"
 
 #include "cellsource.h"
 #include "resultcells.h"
@@ -55,6 +58,7 @@ private slots:
     void setStateDropsTheComputationInFlight();
     void workerSamplesWhereTheMapsDraw();
     void everySupersededRequestIsDropped();
+    void sameWorkComparesAllARedrawReads();
 };
 
 void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
@@ -324,6 +328,75 @@ void TestAsync::everySupersededRequestIsDropped()
     session->setDK(80);
     QVERIFY(session->isComputing());
     session.reset();  // aborts the computation in flight and joins the worker
+}
+
+// A look-ahead is taken only by a request for the same work: every field a
+// redraw reads counts (a kept cell's value to the bit), the generation and
+// the preview do not.
+void TestAsync::sameWorkComparesAllARedrawReads()
+{
+    AttentionWorker::Job a;
+    a.redraw = true;
+    a.keep = true;
+    a.config = largeConfig(600);
+    a.heads.heads = 8;
+    a.heads.layout = attn::HeadLayout::Split;
+    attn::Expected<attn::Model> model = attn::buildModel(a.config);
+    QVERIFY(model.ok());
+    a.model = model.value();
+    a.cells = UserCells::none(a.model);
+    a.cells.mask[0](2, 2) = true;
+    a.model.X(2, 2) = 0.0;
+    a.sampleSizes = {QSize(300, 300)};
+    AttentionWorker::Job b = a;
+    b.generation = 7;
+    b.preview = true;
+    QVERIFY(AttentionWorker::sameWork(a, b));
+    using Change = std::function<void(AttentionWorker::Job&)>;
+    const std::vector<std::pair<const char*, Change>> changes = {
+        {"seed", [](AttentionWorker::Job& j) { ++j.config.seed; }},
+        {"sentence", [](AttentionWorker::Job& j) { j.config.sentence += " more"; }},
+        {"tokenizer", [](AttentionWorker::Job& j) { j.config.tokenizer = attn::TokenizerMode::Punctuation; }},
+        {"d_model", [](AttentionWorker::Job& j) { j.config.dModel += 8; }},
+        {"d_k", [](AttentionWorker::Job& j) { ++j.config.dK; }},
+        {"d_v", [](AttentionWorker::Job& j) { ++j.config.dV; }},
+        {"init", [](AttentionWorker::Job& j) { j.config.init = attn::InitMode::StandardNormal; }},
+        {"scale", [](AttentionWorker::Job& j) { j.options.scale = attn::ScaleMode::None; }},
+        {"divisor", [](AttentionWorker::Job& j) { j.options.customDivisor = 2.0; }},
+        {"causal", [](AttentionWorker::Job& j) { j.options.causal = true; }},
+        {"keep", [](AttentionWorker::Job& j) { j.keep = false; }},
+        {"comparison", [](AttentionWorker::Job& j) { j.comparison = true; }},
+        {"heads", [](AttentionWorker::Job& j) { j.heads.heads = 4; }},
+        {"layout", [](AttentionWorker::Job& j) { j.heads.layout = attn::HeadLayout::Independent; }},
+        {"selected head", [](AttentionWorker::Job& j) { j.selectedHead = 3; }},
+        {"kept cell -0", [](AttentionWorker::Job& j) { j.model.X(2, 2) = -0.0; }},
+        {"a W cell", [](AttentionWorker::Job& j) { j.model.Wq(0, 1) += 1e-9; }},
+        {"cells", [](AttentionWorker::Job& j) { j.cells.mask[1](0, 0) = true; }},
+        {"tokens", [](AttentionWorker::Job& j) { j.model.tokenization.ids[0] += 1; }},
+        {"a recompute", [](AttentionWorker::Job& j) { j.redraw = false; }},
+    };
+    for (const auto& [name, change] : changes) {
+        AttentionWorker::Job c = a;
+        change(c);
+        if (AttentionWorker::sameWork(a, c) || AttentionWorker::sameWork(c, a))
+            QFAIL(qPrintable(QStringLiteral("the same work despite another %1").arg(QLatin1String(name))));
+    }
+    // The single head's pass samples for the maps, the heads' does not.
+    AttentionWorker::Job single = a;
+    single.heads = attn::HeadsConfig();
+    AttentionWorker::Job resampled = single;
+    resampled.sampleSizes = {QSize(300, 299)};
+    QVERIFY(!AttentionWorker::sameWork(single, resampled));
+    resampled = a;
+    resampled.sampleSizes.clear();
+    QVERIFY(AttentionWorker::sameWork(a, resampled));
+    // Without kept cells the model is not read.
+    AttentionWorker::Job fresh = a;
+    fresh.keep = false;
+    AttentionWorker::Job other = fresh;
+    other.model = attn::Model();
+    other.cells = UserCells();
+    QVERIFY(AttentionWorker::sameWork(fresh, other));
 }
 
 QTEST_MAIN(TestAsync)

@@ -4,7 +4,8 @@
 // selected as the session's head without computing, an edit of one head,
 // the split layout's d_k = E / h, undo and a lab's state, and large work in
 // the worker giving the numbers the engine gives on its own, its selected
-// head sent ahead of the rest (Session::preview) with the same numbers.
+// head sent ahead of the rest (Session::preview) with the same numbers, and
+// a seed step looked ahead (the next step's numbers those of a fresh draw).
 #include "session.h"
 #include "undocommands.h"
 #include "undorecorder.h"
@@ -53,6 +54,7 @@ private slots:
     void largeWorkInTheWorker();
     void theSelectedHeadComesFirst();
     void oneHeadAgainIsTheSingleHead();
+    void aSeedStepLooksOneStepAhead();
 };
 
 void TestSessionHeads::articleHeadsThroughTheSession()
@@ -600,6 +602,103 @@ void TestSessionHeads::oneHeadAgainIsTheSingleHead()
     const attn::Expected<attn::Model> model = attn::buildModel(session.config());
     QVERIFY(same(session.matrix(MatrixId::Wq), model->Wq));
     QVERIFY(session.state().multiHead.headCount() == 0);
+}
+
+namespace {
+
+// The session's lab is the seed's fresh draw for its config with the
+// user's cells of X laid over it, and shows the engine's whole pass over it.
+void checkDrawnWithCells(const Session& session, const std::vector<std::pair<int, double>>& diagonal)
+{
+    attn::Expected<attn::Model> model = attn::buildModel(session.config());
+    QVERIFY(model.ok());
+    for (const auto& [i, value] : diagonal)
+        model->X(i, i) = value;
+    QVERIFY(same(session.matrix(MatrixId::X), model->X));
+    const attn::SplitHeads split = attn::packSplitHeads(attn::drawIndependentHeads(session.config(), 8));
+    QVERIFY(same(session.multiHeadParams().split.inProjWeight, split.inProjWeight));
+    QVERIFY(same(session.multiHeadParams().split.outProjWeight, split.outProjWeight));
+    const attn::Expected<attn::MultiHeadResult> whole =
+        attn::computeMultiHead(model->X, split, session.options());
+    QVERIFY(whole.ok());
+    const auto shown = session.multiHeadResult();
+    QVERIFY(same(shown->output, whole->output));
+    QVERIFY(same(shown->weightsAverage, whole->weightsAverage));
+    for (int i = 0; i < 8; ++i)
+        QVERIFY(sameHead(shown->heads[std::size_t(i)], whole->heads[std::size_t(i)]));
+}
+
+}  // namespace
+
+// After a seed step by one the worker computes the next step ahead; the
+// next step takes it, with the numbers of a fresh draw of that seed (the
+// user's cells laid over it); anything else changed drops it.
+void TestSessionHeads::aSeedStepLooksOneStepAhead()
+{
+    Session session;
+    const auto [config, heads] = testconfigs::largeSplitHeads();
+    QSignalSpy results(&session, &Session::resultChanged);
+    session.setParameters(config, {}, heads);
+    QVERIFY(results.wait(60000));
+    QVERIFY(session.setMatrixCell(MatrixId::X, 2, 2, 0.5));
+    QVERIFY(results.wait(60000));
+    const std::uint64_t seed = session.config().seed;
+    // A seed set, not stepped: nothing is looked ahead.
+    session.setSeed(seed + 5);
+    QVERIFY(results.wait(60000));
+    QTest::qWait(300);
+    QVERIFY(!session.lookAheadReady());
+    session.setSeed(seed);
+    QVERIFY(results.wait(60000));
+
+    // Up: seed + 1, then seed + 2 from the look-ahead.
+    session.setSeed(seed + 1);
+    QVERIFY(results.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    const int taken = session.lookAheadsTaken();
+    session.setSeed(seed + 2);
+    QVERIFY(results.wait(60000));
+    QCOMPARE(session.lookAheadsTaken(), taken + 1);
+    QCOMPARE(session.config().seed, seed + 2);
+    checkDrawnWithCells(session, {{2, 0.5}});
+
+    // Another cell typed meanwhile: the look-ahead of seed + 3 is dropped
+    // and the step draws with both cells.
+    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    QVERIFY(session.setMatrixCell(MatrixId::X, 3, 3, -0.25));
+    QVERIFY(!session.lookAheadReady());
+    QVERIFY(results.wait(60000));
+    session.setSeed(seed + 3);
+    QVERIFY(results.wait(60000));
+    QCOMPARE(session.lookAheadsTaken(), taken + 1);
+    checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
+
+    // Down: the look-ahead follows the step's direction.
+    session.setSeed(seed + 2);
+    QVERIFY(results.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    session.setSeed(seed + 1);
+    QVERIFY(results.wait(60000));
+    QCOMPARE(session.lookAheadsTaken(), taken + 2);
+    QCOMPARE(session.config().seed, seed + 1);
+    checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
+
+    // Stepped again at once, the look-ahead taken in flight (or not yet
+    // started): that seed's numbers all the same, and no request dropped.
+    QSignalSpy dropped(&session, &Session::resultDropped);
+    session.setSeed(seed);
+    QVERIFY(results.wait(60000));
+    QCoreApplication::processEvents();  // the paint's note: the look-ahead starts
+    session.setSeed(seed - 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
+    QCOMPARE(session.config().seed, seed - 1);
+    QCOMPARE(dropped.count(), 0);
+    checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
+
+    // Turned off, none is kept.
+    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    session.setLookAheadWanted(false);
+    QVERIFY(!session.lookAheadReady());
 }
 
 QTEST_MAIN(TestSessionHeads)
