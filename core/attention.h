@@ -25,6 +25,11 @@ struct AttentionOptions {
     ScaleMode scale = ScaleMode::SqrtDk;
     double customDivisor = 1.0;  // used with ScaleMode::Custom
     bool causal = false;
+    bool operator==(const AttentionOptions& o) const
+    {
+        return scale == o.scale && customDivisor == o.customDivisor && causal == o.causal;
+    }
+    bool operator!=(const AttentionOptions& o) const { return !(*this == o); }
 };
 
 // Largest magnitude accepted in X and the weights: keeps every score finite

@@ -44,6 +44,12 @@ struct ModelConfig {
     int dK = 24;
     int dV = 28;
     InitMode init = InitMode::Article;
+    bool operator==(const ModelConfig& o) const
+    {
+        return sentence == o.sentence && tokenizer == o.tokenizer && seed == o.seed && dModel == o.dModel
+               && dK == o.dK && dV == o.dV && init == o.init;
+    }
+    bool operator!=(const ModelConfig& o) const { return !(*this == o); }
 };
 
 struct Model {

@@ -8,7 +8,6 @@
 #include "resultpool.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace attnlab {
 
@@ -53,18 +52,11 @@ void AttentionWorker::dropWaiting()
 
 namespace {
 
-// Bit for bit, so that -0 and 0 differ as their results may.
-bool sameBits(const attn::Matrix& a, const attn::Matrix& b)
-{
-    return a.rows() == b.rows() && a.cols() == b.cols()
-           && (a.size() == 0 || std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0);
-}
-
 bool sameModel(const attn::Model& a, const attn::Model& b)
 {
     return a.tokenization.tokens == b.tokenization.tokens && a.tokenization.ids == b.tokenization.ids
-           && a.tokenization.vocab == b.tokenization.vocab && sameBits(a.X, b.X) && sameBits(a.Wq, b.Wq)
-           && sameBits(a.Wk, b.Wk) && sameBits(a.Wv, b.Wv);
+           && a.tokenization.vocab == b.tokenization.vocab && attn::sameBits(a.X, b.X)
+           && attn::sameBits(a.Wq, b.Wq) && attn::sameBits(a.Wk, b.Wk) && attn::sameBits(a.Wv, b.Wv);
 }
 
 bool sameCells(const UserCells& a, const UserCells& b)
@@ -82,17 +74,10 @@ bool sameCells(const UserCells& a, const UserCells& b)
 
 bool AttentionWorker::sameWork(const Job& a, const Job& b)
 {
-    const attn::ModelConfig& c = a.config;
-    const attn::ModelConfig& d = b.config;
-    const bool sameConfig = c.sentence == d.sentence && c.tokenizer == d.tokenizer && c.seed == d.seed
-                            && c.dModel == d.dModel && c.dK == d.dK && c.dV == d.dV && c.init == d.init;
-    const bool sameOptions =
-        a.options.scale == b.options.scale && a.options.causal == b.options.causal
-        && std::memcmp(&a.options.customDivisor, &b.options.customDivisor, sizeof(double)) == 0;
     // A redraw reads the model only for the user's cells it keeps; the
     // heads' pass samples nothing for the maps (the single head's does).
     const bool sameSamples = a.heads.multiHead() || a.sampleSizes == b.sampleSizes;
-    return a.redraw && b.redraw && sameConfig && sameOptions && a.keep == b.keep
+    return a.redraw && b.redraw && a.config == b.config && a.options == b.options && a.keep == b.keep
            && a.comparison == b.comparison && sameSamples && a.heads == b.heads
            && a.selectedHead == b.selectedHead && a.recomputeHeads.empty() && b.recomputeHeads.empty()
            && !a.base && !b.base && (!a.keep || (sameCells(a.cells, b.cells) && sameModel(a.model, b.model)));

@@ -3,47 +3,28 @@
 
 #include "headparams.h"
 
-#include <cstring>
 #include <utility>
 
 namespace attnlab {
 
 namespace {
 
-// Bit for bit (a lab's matrices hold no NaN; -0 and +0 differ, as they
-// would in a saved file). memcmp reads 11 MB in about a millisecond where
-// Eigen's (a.array() == b.array()).all() took 20 ms, a scalar loop.
-bool sameData(const double* a, const double* b, Eigen::Index size)
-{
-    return size == 0 || std::memcmp(a, b, std::size_t(size) * sizeof(double)) == 0;
-}
-
-bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
-{
-    return a.rows() == b.rows() && a.cols() == b.cols() && sameData(a.data(), b.data(), a.size());
-}
-
-bool sameVector(const attn::RowVector& a, const attn::RowVector& b)
-{
-    return a.size() == b.size() && sameData(a.data(), b.data(), a.size());
-}
-
 bool sameHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
 {
     if (a.layout != b.layout)
         return false;
     if (a.layout == attn::HeadLayout::Split)
-        return a.split.heads == b.split.heads && sameMatrix(a.split.inProjWeight, b.split.inProjWeight)
-               && sameVector(a.split.inProjBias, b.split.inProjBias)
-               && sameMatrix(a.split.outProjWeight, b.split.outProjWeight)
-               && sameVector(a.split.outProjBias, b.split.outProjBias);
+        return a.split.heads == b.split.heads && attn::sameBits(a.split.inProjWeight, b.split.inProjWeight)
+               && attn::sameBits(a.split.inProjBias, b.split.inProjBias)
+               && attn::sameBits(a.split.outProjWeight, b.split.outProjWeight)
+               && attn::sameBits(a.split.outProjBias, b.split.outProjBias);
     if (a.independent.heads.size() != b.independent.heads.size()
-        || !sameMatrix(a.independent.Wo, b.independent.Wo))
+        || !attn::sameBits(a.independent.Wo, b.independent.Wo))
         return false;
     for (std::size_t i = 0; i < a.independent.heads.size(); ++i) {
         const attn::HeadWeights& x = a.independent.heads[i];
         const attn::HeadWeights& y = b.independent.heads[i];
-        if (!sameMatrix(x.Wq, y.Wq) || !sameMatrix(x.Wk, y.Wk) || !sameMatrix(x.Wv, y.Wv))
+        if (!attn::sameBits(x.Wq, y.Wq) || !attn::sameBits(x.Wk, y.Wk) || !attn::sameBits(x.Wv, y.Wv))
             return false;
     }
     return true;
@@ -53,31 +34,21 @@ bool sameHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
 
 bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
 {
-    const attn::ModelConfig& x = a.lab.config;
-    const attn::ModelConfig& y = b.lab.config;
-    const attn::AttentionOptions& o = a.lab.options;
-    const attn::AttentionOptions& p = b.lab.options;
-    return a.stale == b.stale && a.drawn == b.drawn && x.sentence == y.sentence && x.tokenizer == y.tokenizer
-           && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
-           && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
-           && a.lab.heads == b.lab.heads && a.lab.borrowed.sameHead(b.lab.borrowed)
-           && sameMatrix(a.lab.X, b.lab.X)
-           && (a.lab.heads.multiHead() ? sameHeads(a.lab.multiHead, b.lab.multiHead)
-                                       : sameMatrix(a.lab.Wq, b.lab.Wq) && sameMatrix(a.lab.Wk, b.lab.Wk)
-                                             && sameMatrix(a.lab.Wv, b.lab.Wv));
+    return a.stale == b.stale && a.drawn == b.drawn && a.lab.config == b.lab.config
+           && a.lab.options == b.lab.options && a.lab.heads == b.lab.heads
+           && a.lab.borrowed.sameHead(b.lab.borrowed) && attn::sameBits(a.lab.X, b.lab.X)
+           && (a.lab.heads.multiHead()
+                   ? sameHeads(a.lab.multiHead, b.lab.multiHead)
+                   : attn::sameBits(a.lab.Wq, b.lab.Wq) && attn::sameBits(a.lab.Wk, b.lab.Wk)
+                         && attn::sameBits(a.lab.Wv, b.lab.Wv));
 }
 
 bool sameParameters(const LabSnapshot& s, const Session& session)
 {
     const LabState& lab = s.lab;
-    const attn::ModelConfig& x = lab.config;
-    const attn::ModelConfig& y = session.config();
-    const attn::AttentionOptions& o = lab.options;
-    const attn::AttentionOptions& p = session.options();
-    return s.stale == !session.problem().isEmpty() && x.sentence == y.sentence && x.tokenizer == y.tokenizer
-           && x.seed == y.seed && x.dModel == y.dModel && x.dK == y.dK && x.dV == y.dV && x.init == y.init
-           && o.scale == p.scale && o.customDivisor == p.customDivisor && o.causal == p.causal
-           && lab.heads == session.headsConfig() && lab.borrowed.sameHead(session.borrowed());
+    return s.stale == !session.problem().isEmpty() && lab.config == session.config()
+           && lab.options == session.options() && lab.heads == session.headsConfig()
+           && lab.borrowed.sameHead(session.borrowed());
 }
 
 bool snapshotMatches(const LabSnapshot& s, const Session& session)
@@ -94,11 +65,11 @@ bool snapshotMatches(const LabSnapshot& s, const Session& session)
             return false;  // cells of the session's are the user's
     }
     const attn::Model& m = session.model();
-    if (!sameMatrix(lab.X, m.X))
+    if (!attn::sameBits(lab.X, m.X))
         return false;
     if (lab.heads.multiHead())
         return sameHeads(lab.multiHead, session.multiHeadParams());
-    return sameMatrix(lab.Wq, m.Wq) && sameMatrix(lab.Wk, m.Wk) && sameMatrix(lab.Wv, m.Wv);
+    return attn::sameBits(lab.Wq, m.Wq) && attn::sameBits(lab.Wk, m.Wk) && attn::sameBits(lab.Wv, m.Wv);
 }
 
 void setLabCell(LabState* lab, const CellEdit& edit, double value)

@@ -320,14 +320,10 @@ namespace {
 // back to the lab from before loses nothing of the user's.
 bool stillTheLessonsLab(const Session& session)
 {
-    const attn::ModelConfig& c = session.config();
-    const attn::ModelConfig a;
     const attn::AttentionOptions& o = session.options();
     const attn::AttentionOptions d;
-    return c.sentence == a.sentence && c.tokenizer == a.tokenizer && c.seed == a.seed && c.init == a.init
-           && c.dModel == a.dModel && c.dK == a.dK && c.dV == a.dV && o.scale == d.scale
-           && o.causal == d.causal && session.editedCells() == 0
-           && session.headsConfig().layout == attn::HeadLayout::Independent;
+    return session.config() == attn::ModelConfig() && o.scale == d.scale && o.causal == d.causal
+           && session.editedCells() == 0 && session.headsConfig().layout == attn::HeadLayout::Independent;
 }
 
 }  // namespace
