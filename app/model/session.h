@@ -63,6 +63,18 @@ struct CellEdit {
     double after = 0.0;
 };
 
+// One cell of a lab and its value: of X, or of head `head`'s W_q, W_k or
+// W_v (0 with one head).
+struct LabCell {
+    MatrixId which = MatrixId::X;
+    int head = 0;
+    int row = 0;
+    int col = 0;
+    double value = 0.0;
+};
+// The same cell with the same value, bit for bit (-0 is not 0).
+bool sameCell(const LabCell& a, const LabCell& b);
+
 class Session : public QObject {
     Q_OBJECT
 public:
@@ -136,6 +148,15 @@ public:
     // Cells that are the user's (typed or imported), not the seed's draw.
     int editedCells() const { return editedCells_; }
     const UserCells& userCells() const { return userCells_; }
+    // The matrices as the seed's draw with the user's cells laid over it:
+    // when they are exactly the draw of config() and headsConfig() but for
+    // these editedCells() cells, the cells (X's, then W_q's, W_k's and
+    // W_v's head by head, each row by row); nullopt otherwise (a problem, a
+    // borrowed head, a redraw in flight, a lab whose other parameters, such
+    // as an imported module's biases, are not the draw's). Read in place:
+    // the matrices are not copied. An undo step keeps these instead of the
+    // matrices (LabSnapshot) and draws the seed again to go back.
+    std::optional<std::vector<LabCell>> cellsOverDraw() const;
     // Sum of one query's attention weights in shownResult() (1 up to rounding; 0 if fully masked).
     double weightSum(int query) const;
 
@@ -371,6 +392,9 @@ private:
     attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
     std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
     int selectedHead_ = 0;
+    // drawnHeads_ is drawMultiHead(modelConfig_, heads_), not multiHead_
+    // standing in for a draw that was refused.
+    bool headsDrawn_ = false;
     // The last heads-only update: the result it replaced, the one it made
     // (weak: an address freed and taken again never matches), and the
     // heads it recomputed.

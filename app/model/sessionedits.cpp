@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 namespace attnlab {
@@ -31,7 +32,39 @@ const attn::Matrix& modelMatrix(const attn::Model& m, MatrixId which)
     return m.X;
 }
 
+// The cells of `mask` with their values in `m`, row by row, appended to `cells`.
+void appendCells(const CellMask& mask, const attn::Matrix& m, MatrixId which, int head,
+                 std::vector<LabCell>* cells)
+{
+    if (!mask.any())
+        return;
+    for (Eigen::Index r = 0; r < mask.rows(); ++r)
+        for (Eigen::Index c = 0; c < mask.cols(); ++c)
+            if (mask(r, c))
+                cells->push_back(LabCell{which, head, int(r), int(c), m(r, c)});
+}
+
+// Whatever of `a` is not a head's W_q, W_k or W_v (the split layout's biases
+// and out_proj, the independent heads' W_o) is `b`'s, bit for bit, and the
+// heads are as many and of the same layout.
+bool sameBesidesHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
+{
+    if (a.layout != b.layout || a.headCount() != b.headCount())
+        return false;
+    if (a.layout == attn::HeadLayout::Split)
+        return attn::sameBits(a.split.inProjBias, b.split.inProjBias)
+               && attn::sameBits(a.split.outProjWeight, b.split.outProjWeight)
+               && attn::sameBits(a.split.outProjBias, b.split.outProjBias);
+    return attn::sameBits(a.independent.Wo, b.independent.Wo);
+}
+
 }  // namespace
+
+bool sameCell(const LabCell& a, const LabCell& b)
+{
+    return a.which == b.which && a.head == b.head && a.row == b.row && a.col == b.col
+           && std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
+}
 
 attn::Expected<double> Session::parseValue(const QString& text)
 {
@@ -151,6 +184,56 @@ LabState Session::state() const
         s.selectedHead = selectedHead_;
     }
     return s;
+}
+
+std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
+{
+    if (!problem_.isEmpty() || borrowed_.active())
+        return std::nullopt;
+    if (isRedrawing())  // the draw of config() is coming, with the cells kept
+        return editedCells_ == 0 ? std::optional<std::vector<LabCell>>(std::vector<LabCell>()) : std::nullopt;
+    if (!hasResult_ || modelStale_ || !(modelConfig_ == config_))
+        return std::nullopt;
+    std::vector<LabCell> cells;
+    cells.reserve(std::size_t(editedCells_));
+    appendCells(userCells_.mask[0], model_.X, MatrixId::X, 0, &cells);
+    if (!multiHead()) {
+        for (int which = 1; which < 4; ++which)
+            appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), 0, &cells);
+        return cells;
+    }
+    if (!headsDrawn_ || !sameBesidesHeads(multiHead_, drawnHeads_))
+        return std::nullopt;
+    // The head shown by its cells; the others (edited before it was chosen)
+    // by what differs from their draw.
+    const int h = multiHead_.headCount();
+    std::vector<attn::HeadWeights> others(otherEdits_ > 0 ? std::size_t(h) : 0);
+    std::vector<attn::HeadWeights> drawn(others.size());
+    for (std::size_t i = 0; i < others.size(); ++i) {
+        if (int(i) == selectedHead_)
+            continue;
+        others[i] = multiHead_.head(int(i));
+        drawn[i] = drawnHeads_.head(int(i));
+    }
+    const auto part = [](const attn::HeadWeights& w, int which) -> const attn::Matrix& {
+        return which == 1 ? w.Wq : which == 2 ? w.Wk : w.Wv;
+    };
+    for (int which = 1; which < 4; ++which) {
+        for (int head = 0; head < h; ++head) {
+            if (head == selectedHead_) {
+                appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), head, &cells);
+                continue;
+            }
+            if (others.empty())
+                continue;
+            const attn::Matrix& w = part(others[std::size_t(head)], which);
+            const attn::Matrix& d = part(drawn[std::size_t(head)], which);
+            if (w.rows() != d.rows() || w.cols() != d.cols())
+                return std::nullopt;
+            appendCells(w.array() != d.array(), w, MatrixId(which), head, &cells);
+        }
+    }
+    return cells;
 }
 
 attn::Status Session::setState(const LabState& state)

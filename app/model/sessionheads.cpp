@@ -165,6 +165,7 @@ void Session::clearHeads()
     multiResult_.reset();
     multiHead_ = attn::MultiHeadParams();
     drawnHeads_ = attn::MultiHeadParams();
+    headsDrawn_ = false;
     selectedHead_ = 0;
 }
 
@@ -230,8 +231,10 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
     headsReplacing_ = update ? multiResult_ : nullptr;
     headsRecomputed_ = update ? std::move(outcome.recomputedHeads) : std::vector<int>();
     multiHead_ = std::move(outcome.params);
-    if (outcome.redraw)
+    if (outcome.redraw) {
         drawnHeads_ = std::move(outcome.drawnParams);
+        headsDrawn_ = true;
+    }
     hasResult_ = true;
     QString notice;
     if (outcome.redraw)
@@ -308,6 +311,7 @@ attn::Status Session::setHeadsState(const LabState& state)
     m.X = state.X;
     model_ = std::move(m);
     multiHead_ = std::move(params);
+    headsDrawn_ = bool(drawn);
     drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
     multiResult_ = std::move(multi);
     staleHeads_.clear();

@@ -3,6 +3,8 @@
 
 #include "headparams.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace attnlab {
@@ -30,13 +32,60 @@ bool sameHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
     return true;
 }
 
+bool sameCells(const std::vector<LabCell>& a, const std::vector<LabCell>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), sameCell);
+}
+
 }  // namespace
+
+attn::Expected<LabState> snapshotLab(const LabSnapshot& s)
+{
+    if (!s.drawn)
+        return s.lab;
+    LabState lab = s.lab;
+    attn::Expected<attn::Model> m = attn::buildModel(lab.config);
+    if (!m)
+        return m.error();
+    lab.X = std::move(m->X);
+    if (lab.heads.multiHead()) {
+        attn::Expected<attn::MultiHeadParams> heads = drawMultiHead(lab.config, lab.heads);
+        if (!heads)
+            return heads.error();
+        lab.multiHead = std::move(heads.value());
+        lab.selectedHead = std::clamp(lab.selectedHead, 0, lab.multiHead.headCount() - 1);
+        attn::HeadWeights w = lab.multiHead.head(lab.selectedHead);
+        lab.Wq = std::move(w.Wq);
+        lab.Wk = std::move(w.Wk);
+        lab.Wv = std::move(w.Wv);
+    } else {
+        lab.Wq = std::move(m->Wq);
+        lab.Wk = std::move(m->Wk);
+        lab.Wv = std::move(m->Wv);
+    }
+    for (const LabCell& c : s.cells) {
+        const attn::Matrix& target = c.which == MatrixId::X    ? lab.X
+                                     : c.which == MatrixId::Wq ? lab.Wq
+                                     : c.which == MatrixId::Wk ? lab.Wk
+                                                               : lab.Wv;
+        // Every head's W_q (W_k, W_v) has the shape of the selected head's.
+        if (c.row < 0 || c.col < 0 || c.row >= target.rows() || c.col >= target.cols() || c.head < 0
+            || (lab.heads.multiHead() && c.head >= lab.multiHead.headCount()))
+            return attn::Error{"An undo step's cell lies outside its lab's matrices."};
+        setLabCell(&lab, CellEdit{c.which, c.head, c.row, c.col, 0.0, c.value}, c.value);
+    }
+    return lab;
+}
 
 bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
 {
-    return a.stale == b.stale && a.drawn == b.drawn && a.lab.config == b.lab.config
-           && a.lab.options == b.lab.options && a.lab.heads == b.lab.heads
-           && a.lab.borrowed.sameHead(b.lab.borrowed) && attn::sameBits(a.lab.X, b.lab.X)
+    if (a.stale != b.stale || a.drawn != b.drawn || !(a.lab.config == b.lab.config)
+        || !(a.lab.options == b.lab.options) || a.lab.heads != b.lab.heads
+        || !a.lab.borrowed.sameHead(b.lab.borrowed))
+        return false;
+    if (a.drawn)
+        return sameCells(a.cells, b.cells);
+    return attn::sameBits(a.lab.X, b.lab.X)
            && (a.lab.heads.multiHead()
                    ? sameHeads(a.lab.multiHead, b.lab.multiHead)
                    : attn::sameBits(a.lab.Wq, b.lab.Wq) && attn::sameBits(a.lab.Wk, b.lab.Wk)
@@ -56,13 +105,11 @@ bool snapshotMatches(const LabSnapshot& s, const Session& session)
     if (!sameParameters(s, session))
         return false;
     const LabState& lab = s.lab;
-    const bool stale = s.stale;
-    const bool drawnNow = !stale && session.editedCells() == 0 && !session.isBorrowed();
-    if (s.drawn || drawnNow) {
-        if (s.drawn && drawnNow)
-            return true;
-        if (s.drawn)
-            return false;  // cells of the session's are the user's
+    if (s.drawn) {
+        if (session.editedCells() != int(s.cells.size()))
+            return false;
+        const std::optional<std::vector<LabCell>> cells = session.cellsOverDraw();
+        return cells && sameCells(*cells, s.cells);
     }
     const attn::Model& m = session.model();
     if (!attn::sameBits(lab.X, m.X))

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace attnlab {
 
@@ -28,11 +29,20 @@ struct LabSnapshot {
     LabState lab;  // view and warnings unused
     bool stale = false;
     int editedCells = 0;  // cells that differ from the seed's draw
-    // The matrices are the seed's draw for lab.config and are not kept (a
-    // d_k step at thousands of tokens would otherwise copy X twice into the
-    // history); undoing to it draws them again.
+    // The matrices are the seed's draw for lab.config and lab.heads with
+    // `cells` (Session::cellsOverDraw) laid over it, and are not kept: a d_k
+    // step at thousands of tokens would otherwise copy X twice into the
+    // history, and a seed step of an edited lab of 512 tokens and 8 heads
+    // of d_model 512 its 11 MB. Undoing to it draws them again (snapshotLab).
     bool drawn = false;
+    std::vector<LabCell> cells;  // with `drawn`: the user's, in cellsOverDraw's order
 };
+
+// The lab `s` holds: for a snapshot of the draw, lab.config and lab.heads
+// drawn from the seed again with its cells laid over the draw (W_q, W_k,
+// W_v are head lab.selectedHead's), else s.lab as it is. Refused as the
+// draw is.
+attn::Expected<LabState> snapshotLab(const LabSnapshot& s);
 
 bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b);
 

@@ -8,6 +8,9 @@
 
 #include <QUndoStack>
 
+#include <algorithm>
+#include <optional>
+
 namespace attnlab {
 
 UndoRecorder::UndoRecorder(Session* session, QUndoStack* stack, QObject* parent)
@@ -29,8 +32,21 @@ LabSnapshot UndoRecorder::current() const
     LabSnapshot s;
     s.stale = !session_->problem().isEmpty();
     s.editedCells = session_->editedCells();
-    if (s.editedCells == 0 && !s.stale && !session_->isBorrowed()) {
+    // The user's cells over the draw while they are fewer than a quarter of
+    // the lab's entries (a cell takes three entries' room): a whole matrix
+    // imported is kept as it is.
+    const auto entries = [this] {
+        std::size_t n = 0;
+        for (MatrixId m : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
+            n += std::size_t(session_->matrix(m).size());
+        return n;
+    };
+    std::optional<std::vector<LabCell>> cells;
+    if (!s.stale && std::size_t(s.editedCells) <= entries() / 4)
+        cells = session_->cellsOverDraw();
+    if (cells) {
         s.drawn = true;
+        s.cells = std::move(*cells);
         s.lab.config = session_->config();
         s.lab.options = session_->options();
         s.lab.heads = session_->headsConfig();
@@ -77,15 +93,24 @@ void UndoRecorder::apply(const LabSnapshot& snapshot)
     applying_ = true;
     // The head shown stays the user's choice, not the history's.
     const int head = session_->selectedHead();
+    // The seed's draw alone is redrawn by the parameters (in the worker
+    // when large); with the user's cells it is drawn here and set whole.
     LabState lab = snapshot.lab;
-    if (lab.heads.multiHead() && !snapshot.drawn && head < lab.multiHead.headCount()) {
+    bool matrices = !snapshot.stale && !(snapshot.drawn && snapshot.cells.empty());
+    if (matrices && snapshot.drawn) {
+        attn::Expected<LabState> made = snapshotLab(snapshot);
+        matrices = bool(made);
+        if (made)
+            lab = std::move(made.value());
+    }
+    if (lab.heads.multiHead() && matrices && head < lab.multiHead.headCount()) {
         lab.selectedHead = head;
         attn::HeadWeights w = lab.multiHead.head(head);
         lab.Wq = std::move(w.Wq);
         lab.Wk = std::move(w.Wk);
         lab.Wv = std::move(w.Wv);
     }
-    if (snapshot.stale || snapshot.drawn || !session_->setState(lab))
+    if (!matrices || !session_->setState(lab))
         session_->setParameters(lab.config, lab.options, lab.heads);
     session_->selectHead(head);
     applying_ = false;
@@ -144,22 +169,34 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
             text += tr(" of head %1").arg(edit.head + 1);
         return text;
     };
-    // The first cell over the seed's draw: last_ keeps no matrices, so the
-    // step's "before" is that snapshot and undo draws it again; the lab is
-    // copied once, as the recorder's own from now on (record() would draw
-    // the seed's matrices only to find the one cell that differs).
+    // last_ keeps no matrices but the user's cells over the seed's draw: it
+    // is the session before the edit when the cell was the user's with the
+    // value before, or one more cell is the user's now; the recorder's
+    // snapshot is then the session's again (cells, not a copy of the lab).
+    // Over the draw alone (the first cell), the step's "before" is that
+    // snapshot: undo draws it again, and no cell counts as edited.
     if (last_->drawn) {
-        if (applying_ || session_->editedCells() != 1 || session_->isRedrawing() || session_->awaitsBorrow()
+        if (applying_ || session_->isRedrawing() || session_->awaitsBorrow()
             || !sameParameters(*last_, *session_))
-            return;                  // record() makes the step (or apply() takes the state)
-        LabSnapshot drawn = *last_;  // no matrices: small
+            return;  // record() makes the step (or apply() takes the state)
+        const auto had = std::find_if(last_->cells.begin(), last_->cells.end(), [&](const LabCell& c) {
+            return c.which == edit.which && c.row == edit.row && c.col == edit.col
+                   && (c.which == MatrixId::X || c.head == edit.head);
+        });
+        const bool wasUsers = had != last_->cells.end();
+        if (wasUsers ? had->value != edit.before : session_->editedCells() != last_->editedCells + 1)
+            return;
+        std::shared_ptr<const LabSnapshot> before = std::move(last_);
         last_ = std::make_shared<LabSnapshot>(current());
         ++run_;
         const QString text = stepText();
         nextText_.clear();
-        stack_->push(new CellCommand(
-            text, edit, [this](const CellEdit& e, double value) { applyCell(e, value); }, std::move(drawn),
-            [this](const LabSnapshot& s) { apply(s); }));
+        const auto set = [this](const CellEdit& e, double value) { applyCell(e, value); };
+        if (before->cells.empty())
+            stack_->push(
+                new CellCommand(text, edit, set, *before, [this](const LabSnapshot& s) { apply(s); }));
+        else
+            stack_->push(new CellCommand(text, edit, set));
         return;
     }
     // last_ is the session before the edit, unless a change is still to be
@@ -261,43 +298,30 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
     if (before.editedCells > 0 && after.editedCells == 0)
         return tr("Regenerate from the seed");
 
-    // A snapshot of the seed's draw keeps no matrices: draw them to compare.
-    // With several heads, both sides show the head selected after the change.
-    // A snapshot's matrices are read where they are; only a seed's draw and
-    // a head's weights (d_model x d_k) are made here.
+    // A snapshot of the seed's draw keeps no matrices: draw them (with its
+    // cells) to compare. With several heads, both sides show the head
+    // selected after the change. A snapshot's matrices are read where they
+    // are; only a seed's draw and a head's weights (d_model x d_k) are made
+    // here.
     const int head = after.lab.selectedHead;
     struct Shown {
-        attn::Matrix X, Wq, Wk, Wv;  // made: drawn, or a head's
+        LabState drawn;           // made: the snapshot's draw
+        attn::Matrix Wq, Wk, Wv;  // made: a head's
         const attn::Matrix* m[4] = {nullptr, nullptr, nullptr, nullptr};
     };
     auto shown = [head](const LabSnapshot& s, Shown* out) {
-        const LabState& lab = s.lab;
-        out->m[0] = &lab.X;
-        out->m[1] = &lab.Wq;
-        out->m[2] = &lab.Wk;
-        out->m[3] = &lab.Wv;
-        attn::MultiHeadParams drawnHeads;
-        const attn::MultiHeadParams* heads = &lab.multiHead;
+        const LabState* lab = &s.lab;
         if (s.drawn) {
-            if (attn::Expected<attn::Model> m = attn::buildModel(lab.config)) {
-                out->X = std::move(m->X);
-                out->Wq = std::move(m->Wq);
-                out->Wk = std::move(m->Wk);
-                out->Wv = std::move(m->Wv);
-            }
-            out->m[0] = &out->X;
-            out->m[1] = &out->Wq;
-            out->m[2] = &out->Wk;
-            out->m[3] = &out->Wv;
-            if (lab.heads.multiHead()) {
-                attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(lab.config, lab.heads);
-                if (drawn)
-                    drawnHeads = std::move(drawn.value());
-                heads = &drawnHeads;
-            }
+            if (attn::Expected<LabState> made = snapshotLab(s))
+                out->drawn = std::move(made.value());
+            lab = &out->drawn;
         }
-        if (lab.heads.multiHead() && head < heads->headCount()) {
-            attn::HeadWeights w = heads->head(head);
+        out->m[0] = &lab->X;
+        out->m[1] = &lab->Wq;
+        out->m[2] = &lab->Wk;
+        out->m[3] = &lab->Wv;
+        if (lab->heads.multiHead() && head < lab->multiHead.headCount()) {
+            attn::HeadWeights w = lab->multiHead.head(head);
             out->Wq = std::move(w.Wq);
             out->Wk = std::move(w.Wk);
             out->Wv = std::move(w.Wv);

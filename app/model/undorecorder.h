@@ -9,6 +9,12 @@
 // CellCommand, and the recorder's copy of the session takes the one cell;
 // nothing is copied or compared at the cell's size of the lab.
 //
+// While the lab is the seed's draw with a few of the user's cells (up to a
+// quarter of its entries: Session::cellsOverDraw), a snapshot keeps those
+// cells instead of the matrices, so a seed step of an edited lab adds a few
+// bytes to the history, not a copy of the lab (11 MB at 512 tokens and 8
+// heads of d_model 512); undoing to it draws the seed again.
+//
 // One step per gesture: changes between beginGesture() and endGesture() (a
 // slider held down) merge into one command, and so does a run of sentence
 // edits (typing) until breakMerge() (the field lost focus), an undo, a redo
@@ -66,7 +72,8 @@ private:
     Session* session_;
     QUndoStack* stack_;
     // The session as last recorded: shared with the step that made it (a
-    // step's snapshots never change), copied before a typed cell changes it.
+    // step's snapshots never change), copied before a typed cell changes it
+    // (or, when it keeps cells over the draw, made again from the session).
     std::shared_ptr<LabSnapshot> last_;
     QString nextText_;
     bool applying_ = false;

@@ -254,7 +254,10 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QVERIFY(fromDraw);
     QVERIFY(fromDraw->fromDraw());
     QCOMPARE(fromDraw->text(), QStringLiteral("Edit X(1, 1)"));
-    QVERIFY(!recorder.current().drawn);
+    // The recorder keeps the cell over the draw, not the matrices.
+    QVERIFY(recorder.current().drawn);
+    QCOMPARE(int(recorder.current().cells.size()), 1);
+    QCOMPARE(recorder.current().cells[0].value, 0.5);
     session.selectHead(2);
     const attn::Matrix inProj = session.multiHeadParams().split.inProjWeight;
     const double k = session.matrix(MatrixId::Wk)(3, 1);
@@ -305,6 +308,7 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(session.model().X(0, 0), drawnX);
     QCOMPARE(session.editedCells(), 0);
     QVERIFY(recorder.current().drawn);
+    QVERIFY(recorder.current().cells.empty());
     QCOMPARE(session.headCount(), 4);
     QCOMPARE(session.selectedHead(), 1);
     stack.redo();
@@ -317,6 +321,7 @@ void TestSessionHeads::cellStepsKeepTheirHead()
 // A snapshot step and the recorder share the lab it recorded; a cell typed
 // afterwards changes the recorder's copy only, so undoing both and redoing
 // the step gives the lab as the step left it, and redoing the cell again.
+// (A lab whose W_v was imported whole: its snapshots hold the matrices.)
 void TestSessionHeads::stepsKeepTheirSnapshots()
 {
     Session session;
@@ -324,8 +329,10 @@ void TestSessionHeads::stepsKeepTheirSnapshots()
     UndoRecorder recorder(&session, &stack);
     session.setHeadCount(3);
     session.selectHead(1);
-    QVERIFY(session.setMatrixCell(MatrixId::Wq, 1, 2, 4.0));  // the lab holds matrices now
-    session.setCausal(!session.options().causal);             // a snapshot step of the whole lab
+    QVERIFY(session.setMatrix(MatrixId::Wv, attn::Matrix(session.matrix(MatrixId::Wv).array() + 0.5)));
+    QVERIFY(session.setMatrixCell(MatrixId::Wq, 1, 2, 4.0));
+    QVERIFY(!recorder.current().drawn);            // the lab holds matrices now
+    session.setCausal(!session.options().causal);  // a snapshot step of the whole lab
     const int afterStep = stack.count();
     const double x = session.model().X(1, 1);
     QVERIFY(session.setMatrixCell(MatrixId::X, 1, 1, -3.0));
