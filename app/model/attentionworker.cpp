@@ -126,6 +126,11 @@ void AttentionWorker::lookAhead(std::unique_ptr<Job> job)
         const std::lock_guard<std::mutex> lock(mutex_);
         stopLookAhead();
         ahead_ = std::move(job);
+        // The d_k lab yields to it as to a request (and starts again after):
+        // after a step's paint the lab lane may have started in the pause
+        // before it, and the step after would find nothing looked ahead.
+        if (labRunning_)
+            labStop_ = true;
         if (!thread_.joinable())
             thread_ = std::thread([this] { run(); });
     }

@@ -154,7 +154,8 @@ public:
 
     // Hands over a look-ahead (a redraw: see sameWork), replacing the one
     // waiting, in flight or kept; it gives no signal of its own. Run after
-    // every request, before the lab lane.
+    // every request, before the lab lane: a lab job in flight stops for it
+    // as for a request, and starts again once the maps' work pauses.
     void lookAhead(std::unique_ptr<Job> job);
     // Drops the look-ahead waiting, in flight (unless a request took it)
     // or kept.

@@ -191,6 +191,7 @@ private slots:
     void newerLabRequestCancelsTheOlder();
     void newerComputeDropsTheOlder();
     void attentionPreemptsTheLab();
+    void aLookAheadPreemptsTheLab();
     void labWaitsForAPauseOfTheMaps();
     void sessionMapsComeFirstAndTheLabStillEnds();
     void setCurvesSupersedesAndSetsTheConfig();
@@ -352,6 +353,48 @@ void TestScalingLabRun::attentionPreemptsTheLab()
     QVERIFY(expected);
     QVERIFY(sameMatrix(attention.attention->result->weightsMatrix(), expected->weightsMatrix()));
     QVERIFY(sameMatrix(attention.attention->result->context, expected->context));
+}
+
+// A look-ahead (the next seed step's work, computed while the window is
+// idle) preempts a lab job as a request does: it is ready before the lab
+// ends, the lab then starts again and ends with its curves, and a request
+// for the same work takes the look-ahead.
+void TestScalingLabRun::aLookAheadPreemptsTheLab()
+{
+    AttentionWorker worker(std::make_shared<ResultPool>());
+    Recorder recorder(&worker);
+    const attn::ScalingLabConfig lab = mediumConfig();
+    worker.requestLab(labJob(7, lab));
+    QVERIFY(recorder.waitFor(Event::LabProgress, 1));
+    const auto job = [](quint64 generation) {
+        auto j = std::make_unique<AttentionWorker::Job>();
+        j->generation = generation;
+        j->redraw = true;
+        j->config = largeConfig(1024);
+        return j;
+    };
+    worker.lookAhead(job(1));
+    QElapsedTimer waited;
+    waited.start();
+    while (!worker.lookAheadReady() && waited.elapsed() < kHangGuardMs)
+        QTest::qWait(1);
+    QVERIFY(worker.lookAheadReady());
+    QCOMPARE(recorder.count(Event::LabFinished), 0);  // the lab stopped for it
+    worker.request(job(2));
+    QCOMPARE(worker.lookAheadsTaken(), 1);
+    QVERIFY(recorder.waitFor(Event::AttentionFinished, 1));
+    QVERIFY(recorder.waitFor(Event::LabFinished, 1));
+    for (const Event& e : recorder.events) {
+        if (e.kind == Event::AttentionFinished) {
+            QCOMPARE(e.generation, quint64(2));
+            QVERIFY(e.attention->error.isEmpty());
+        } else if (e.kind == Event::LabFinished) {
+            QVERIFY(!e.lab->cancelled);
+            QVERIFY(sameCurves(e.lab->curves, direct(lab)));
+        }
+    }
+    QString why;
+    QVERIFY2(risesToTotal(recorder.events, 7, lab.samples, &why), qPrintable(why));
 }
 
 void TestScalingLabRun::labWaitsForAPauseOfTheMaps()
