@@ -173,25 +173,29 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
                 wq->setData(wq->index(i % 7, i % 5), QString::number(i % 2 ? value : -value), Qt::EditRole);
             });
             // The seed stepped up as the spin box's arrow steps it, held
-            // down: a step every SH_SpinBox_ClickAutoRepeatRate (or as soon
-            // as the last is complete). Baseline: the same steps without the
-            // session's look-ahead. With it, the first step of a run is
-            // never looked ahead: it is measured alone (first_step_ms), the
-            // rest as the case.
-            const int pace = seed->style()->styleHint(QStyle::SH_SpinBox_ClickAutoRepeatRate, nullptr, seed);
+            // down: one step, the next SH_SpinBox_ClickAutoRepeatThreshold
+            // later, then one every SH_SpinBox_ClickAutoRepeatRate (or as
+            // soon as the last is complete). Baseline: the same steps
+            // without the session's look-ahead. With it, the first step of
+            // a run is never looked ahead: it is measured alone
+            // (first_step_ms), the rest as the case.
+            const QStyle* style = seed->style();
+            const int pace = style->styleHint(QStyle::SH_SpinBox_ClickAutoRepeatRate, nullptr, seed);
+            const int threshold =
+                style->styleHint(QStyle::SH_SpinBox_ClickAutoRepeatThreshold, nullptr, seed);
             const auto stepUp = [&](int) { seed->stepBy(1); };
             session->setLookAheadWanted(false);
             const Steps cold = measure(watch, sizeRuns, stepUp, pace);
             session->setLookAheadWanted(true);
-            const Steps first = measure(watch, 1, stepUp, pace);
+            const Steps first = measure(watch, 1, stepUp, threshold);
             const int takenBefore = session->lookAheadsTaken();
             const Steps step = measure(watch, sizeRuns, stepUp, pace);
             const int taken = session->lookAheadsTaken() - takenBefore;
-            const std::string stepExtra = ",\"pace_ms\":" + std::to_string(pace)
-                                          + ",\"baseline_median_ms\":" + std::to_string(cold.timing.medianMs)
-                                          + ",\"baseline_p95_ms\":" + std::to_string(cold.timing.p95Ms)
-                                          + ",\"first_step_ms\":" + std::to_string(first.timing.medianMs)
-                                          + ",\"looked_ahead\":" + std::to_string(taken);
+            const std::string stepExtra =
+                ",\"pace_ms\":" + std::to_string(pace) + ",\"threshold_ms\":" + std::to_string(threshold)
+                + ",\"baseline_median_ms\":" + std::to_string(cold.timing.medianMs)
+                + ",\"baseline_p95_ms\":" + std::to_string(cold.timing.p95Ms) + ",\"first_step_ms\":"
+                + std::to_string(first.timing.medianMs) + ",\"looked_ahead\":" + std::to_string(taken);
             for (const auto& [name, s, extra] :
                  {std::tuple<const char*, const Steps&, std::string>{"mh_window_cell_edit", edit, ""},
                   {"mh_window_seed_step", step, stepExtra}})
