@@ -44,17 +44,54 @@ void appendCells(const CellMask& mask, const attn::Matrix& m, MatrixId which, in
                 cells->push_back(LabCell{which, head, int(r), int(c), m(r, c)});
 }
 
+// Head `head`'s entries of W_q, W_k or W_v (`which`) where `value` differs
+// from `drawn` (of the same layout and shapes), row by row, appended to
+// `cells`; read in place (in the split layout W(r, c) is in_proj_weight's
+// (block + head * head_dim + c, r)).
+void appendDifferences(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int head,
+                       MatrixId which, std::vector<LabCell>* cells)
+{
+    const auto append = [&](const auto& w, const auto& d, bool transposed) {
+        const Eigen::Index rows = transposed ? w.cols() : w.rows(), cols = transposed ? w.rows() : w.cols();
+        for (Eigen::Index r = 0; r < rows; ++r)
+            for (Eigen::Index c = 0; c < cols; ++c) {
+                const double x = transposed ? w(c, r) : w(r, c);
+                if (x != (transposed ? d(c, r) : d(r, c)))
+                    cells->push_back(LabCell{which, head, int(r), int(c), x});
+            }
+    };
+    const int part = int(which) - 1;
+    if (value.layout == attn::HeadLayout::Split) {
+        const Eigen::Index hd = value.split.headDim();
+        const Eigen::Index first = part * value.split.embedDim() + head * hd;
+        append(value.split.inProjWeight.middleRows(first, hd), drawn.split.inProjWeight.middleRows(first, hd),
+               true);
+        return;
+    }
+    const attn::HeadWeights& w = value.independent.heads[std::size_t(head)];
+    const attn::HeadWeights& d = drawn.independent.heads[std::size_t(head)];
+    append(part == 0 ? w.Wq : part == 1 ? w.Wk : w.Wv, part == 0 ? d.Wq : part == 1 ? d.Wk : d.Wv, false);
+}
+
 // Whatever of `a` is not a head's W_q, W_k or W_v (the split layout's biases
 // and out_proj, the independent heads' W_o) is `b`'s, bit for bit, and the
-// heads are as many and of the same layout.
+// heads are as many, of the same layout and shapes.
 bool sameBesidesHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
 {
     if (a.layout != b.layout || a.headCount() != b.headCount())
         return false;
     if (a.layout == attn::HeadLayout::Split)
-        return attn::sameBits(a.split.inProjBias, b.split.inProjBias)
+        return a.split.inProjWeight.rows() == b.split.inProjWeight.rows()
+               && a.split.inProjWeight.cols() == b.split.inProjWeight.cols()
+               && attn::sameBits(a.split.inProjBias, b.split.inProjBias)
                && attn::sameBits(a.split.outProjWeight, b.split.outProjWeight)
                && attn::sameBits(a.split.outProjBias, b.split.outProjBias);
+    for (int i = 0; i < a.headCount(); ++i) {
+        const attn::HeadWeights& x = a.independent.heads[std::size_t(i)];
+        const attn::HeadWeights& y = b.independent.heads[std::size_t(i)];
+        if (x.Wq.rows() != y.Wq.rows() || x.Wq.cols() != y.Wq.cols() || x.Wv.cols() != y.Wv.cols())
+            return false;
+    }
     return attn::sameBits(a.independent.Wo, b.independent.Wo);
 }
 
@@ -206,33 +243,13 @@ std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
         return std::nullopt;
     // The head shown by its cells; the others (edited before it was chosen)
     // by what differs from their draw.
-    const int h = multiHead_.headCount();
-    std::vector<attn::HeadWeights> others(otherEdits_ > 0 ? std::size_t(h) : 0);
-    std::vector<attn::HeadWeights> drawn(others.size());
-    for (std::size_t i = 0; i < others.size(); ++i) {
-        if (int(i) == selectedHead_)
-            continue;
-        others[i] = multiHead_.head(int(i));
-        drawn[i] = drawnHeads_.head(int(i));
-    }
-    const auto part = [](const attn::HeadWeights& w, int which) -> const attn::Matrix& {
-        return which == 1 ? w.Wq : which == 2 ? w.Wk : w.Wv;
-    };
-    for (int which = 1; which < 4; ++which) {
-        for (int head = 0; head < h; ++head) {
-            if (head == selectedHead_) {
+    for (int which = 1; which < 4; ++which)
+        for (int head = 0; head < multiHead_.headCount(); ++head) {
+            if (head == selectedHead_)
                 appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), head, &cells);
-                continue;
-            }
-            if (others.empty())
-                continue;
-            const attn::Matrix& w = part(others[std::size_t(head)], which);
-            const attn::Matrix& d = part(drawn[std::size_t(head)], which);
-            if (w.rows() != d.rows() || w.cols() != d.cols())
-                return std::nullopt;
-            appendCells(w.array() != d.array(), w, MatrixId(which), head, &cells);
+            else if (otherEdits_ > 0)
+                appendDifferences(multiHead_, drawnHeads_, head, MatrixId(which), &cells);
         }
-    }
     return cells;
 }
 

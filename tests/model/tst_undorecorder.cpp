@@ -85,26 +85,31 @@ private slots:
 void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack_data()
 {
     QTest::addColumn<attn::HeadsConfig>("heads");
-    QTest::newRow("one head") << attn::HeadsConfig();
+    QTest::addColumn<int>("init");  // attn::InitMode
+    const int unitVariance = int(attn::InitMode::UnitVariance);
+    QTest::newRow("one head") << attn::HeadsConfig() << unitVariance;
+    QTest::newRow("one head, article") << attn::HeadsConfig() << int(attn::InitMode::Article);
     attn::HeadsConfig independent;
     independent.heads = 3;
     independent.outputProjection = true;
-    QTest::newRow("3 independent heads, W_o") << independent;
+    QTest::newRow("3 independent heads, W_o") << independent << unitVariance;
+    QTest::newRow("3 independent heads, W_o, article") << independent << int(attn::InitMode::Article);
     attn::HeadsConfig split;
     split.heads = 4;
     split.layout = attn::HeadLayout::Split;
-    QTest::newRow("4 split heads") << split;
+    QTest::newRow("4 split heads") << split << unitVariance;
     split.torchInit = true;
-    QTest::newRow("4 split heads, torch-mha") << split;
+    QTest::newRow("4 split heads, torch-mha") << split << unitVariance;
 }
 
 void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
 {
     QFETCH(attn::HeadsConfig, heads);
+    QFETCH(int, init);
     Session session;
     attn::ModelConfig config;
     config.sentence = testconfigs::numberedSentence(12);
-    config.init = attn::InitMode::UnitVariance;
+    config.init = attn::InitMode(init);
     config.dModel = 16;
     config.dK = config.dV = 4;
     session.setParameters(config, attn::AttentionOptions(), heads);
