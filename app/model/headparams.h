@@ -47,6 +47,47 @@ void setHeadCell(attn::MultiHeadParams* params, int head, int which, int row, in
 // That cell's value, false when it has none.
 bool headCell(const attn::MultiHeadParams& params, int head, int which, int row, int col, double* value);
 
+// Calls visit(part, row, col, entry) for each entry of head `head`'s W_q
+// (part 0), W_k (1) or W_v (2), of the parts in `parts` (attn::HeadParts),
+// where `value` differs from `drawn`, in a fixed order: read in place where
+// both have one layout (in the split layout W(r, c) is in_proj_weight's
+// (part E + head head_dim + c, r), visited in that matrix's order), else
+// copied out. A part whose shapes differ is not visited.
+template <typename Visit>
+void visitHeadDifferences(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int head,
+                          unsigned parts, Visit&& visit)
+{
+    const auto each = [&](int part, const auto& w, const auto& d, bool transposed) {
+        if ((parts & (1u << part)) == 0 || w.rows() != d.rows() || w.cols() != d.cols())
+            return;
+        for (Eigen::Index i = 0; i < w.rows(); ++i)
+            for (Eigen::Index j = 0; j < w.cols(); ++j)
+                if (w(i, j) != d(i, j))
+                    transposed ? visit(part, int(j), int(i), w(i, j)) : visit(part, int(i), int(j), w(i, j));
+    };
+    if (value.layout == attn::HeadLayout::Split && drawn.layout == attn::HeadLayout::Split) {
+        const attn::SplitHeads& a = value.split;
+        const attn::SplitHeads& b = drawn.split;
+        if (a.embedDim() != b.embedDim() || a.headDim() != b.headDim())
+            return;
+        const Eigen::Index e = a.embedDim(), hd = a.headDim();
+        for (int part = 0; part < 3; ++part) {
+            const Eigen::Index first = part * e + head * hd;
+            each(part, a.inProjWeight.middleRows(first, hd), b.inProjWeight.middleRows(first, hd), true);
+        }
+        return;
+    }
+    const auto three = [&](const attn::HeadWeights& w, const attn::HeadWeights& d) {
+        each(0, w.Wq, d.Wq, false);
+        each(1, w.Wk, d.Wk, false);
+        each(2, w.Wv, d.Wv, false);
+    };
+    if (value.layout == attn::HeadLayout::Independent && drawn.layout == attn::HeadLayout::Independent)
+        three(value.independent.heads[std::size_t(head)], drawn.independent.heads[std::size_t(head)]);
+    else
+        three(value.head(head), drawn.head(head));  // layouts differ: copied out to compare
+}
+
 // The pass of params' layout.
 attn::Status computeHeads(const attn::Matrix& X, const attn::MultiHeadParams& params,
                           const attn::AttentionOptions& options, attn::MultiHeadResult* result, int threads,

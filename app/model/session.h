@@ -150,8 +150,8 @@ public:
     const UserCells& userCells() const { return userCells_; }
     // The matrices as the seed's draw with the user's cells laid over it:
     // when they are exactly the draw of config() and headsConfig() but for
-    // these editedCells() cells, the cells (X's, then W_q's, W_k's and
-    // W_v's head by head, each row by row); nullopt otherwise (a problem, a
+    // these editedCells() cells, the cells (X's, then each head's W_q's,
+    // W_k's and W_v's, in a fixed order); nullopt otherwise (a problem, a
     // borrowed head, a redraw in flight, a lab whose other parameters, such
     // as an imported module's biases, are not the draw's). Read in place:
     // the matrices are not copied. An undo step keeps these instead of the

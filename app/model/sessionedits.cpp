@@ -44,35 +44,6 @@ void appendCells(const CellMask& mask, const attn::Matrix& m, MatrixId which, in
                 cells->push_back(LabCell{which, head, int(r), int(c), m(r, c)});
 }
 
-// Head `head`'s entries of W_q, W_k or W_v (`which`) where `value` differs
-// from `drawn` (of the same layout and shapes), row by row, appended to
-// `cells`; read in place (in the split layout W(r, c) is in_proj_weight's
-// (block + head * head_dim + c, r)).
-void appendDifferences(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int head,
-                       MatrixId which, std::vector<LabCell>* cells)
-{
-    const auto append = [&](const auto& w, const auto& d, bool transposed) {
-        const Eigen::Index rows = transposed ? w.cols() : w.rows(), cols = transposed ? w.rows() : w.cols();
-        for (Eigen::Index r = 0; r < rows; ++r)
-            for (Eigen::Index c = 0; c < cols; ++c) {
-                const double x = transposed ? w(c, r) : w(r, c);
-                if (x != (transposed ? d(c, r) : d(r, c)))
-                    cells->push_back(LabCell{which, head, int(r), int(c), x});
-            }
-    };
-    const int part = int(which) - 1;
-    if (value.layout == attn::HeadLayout::Split) {
-        const Eigen::Index hd = value.split.headDim();
-        const Eigen::Index first = part * value.split.embedDim() + head * hd;
-        append(value.split.inProjWeight.middleRows(first, hd), drawn.split.inProjWeight.middleRows(first, hd),
-               true);
-        return;
-    }
-    const attn::HeadWeights& w = value.independent.heads[std::size_t(head)];
-    const attn::HeadWeights& d = drawn.independent.heads[std::size_t(head)];
-    append(part == 0 ? w.Wq : part == 1 ? w.Wk : w.Wv, part == 0 ? d.Wq : part == 1 ? d.Wk : d.Wv, false);
-}
-
 // Whatever of `a` is not a head's W_q, W_k or W_v (the split layout's biases
 // and out_proj, the independent heads' W_o) is `b`'s, bit for bit, and the
 // heads are as many, of the same layout and shapes.
@@ -243,13 +214,17 @@ std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
         return std::nullopt;
     // The head shown by its cells; the others (edited before it was chosen)
     // by what differs from their draw.
-    for (int which = 1; which < 4; ++which)
-        for (int head = 0; head < multiHead_.headCount(); ++head) {
-            if (head == selectedHead_)
+    for (int head = 0; head < multiHead_.headCount(); ++head) {
+        if (head == selectedHead_) {
+            for (int which = 1; which < 4; ++which)
                 appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), head, &cells);
-            else if (otherEdits_ > 0)
-                appendDifferences(multiHead_, drawnHeads_, head, MatrixId(which), &cells);
+        } else if (otherEdits_ > 0) {
+            visitHeadDifferences(multiHead_, drawnHeads_, head, attn::kHeadAllParts,
+                                 [&](int part, int row, int col, double value) {
+                                     cells.push_back(LabCell{MatrixId(part + 1), head, row, col, value});
+                                 });
         }
+    }
     return cells;
 }
 

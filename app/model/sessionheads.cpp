@@ -24,45 +24,14 @@ CellMask differing(const attn::Matrix& value, const attn::Matrix& drawn)
     return value.array() != drawn.array();
 }
 
-// Entries of two blocks of the same shape that differ; none when the shapes
-// differ (as differing() marks none).
-template <typename A, typename B>
-int countDiffering(const A& value, const B& drawn)
-{
-    if (value.rows() != drawn.rows() || value.cols() != drawn.cols())
-        return 0;
-    int n = 0;
-    for (Eigen::Index r = 0; r < value.rows(); ++r)
-        for (Eigen::Index c = 0; c < value.cols(); ++c)
-            n += value(r, c) != drawn(r, c);
-    return n;
-}
-
 // Head i's entries of W_q, W_k and W_v that differ between `value` and
-// `drawn`, read where they are: in the split layout the rows of
-// in_proj_weight that head(i) would copy out transposed (a seed step at
-// d_model 512 and 8 heads copied 14 such blocks out to compare them).
+// `drawn`, read where they are (a seed step at d_model 512 and 8 heads
+// copied 14 such blocks out to compare them).
 int differingHeadEntries(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int i)
 {
-    if (value.layout == attn::HeadLayout::Split && drawn.layout == attn::HeadLayout::Split) {
-        const attn::SplitHeads& a = value.split;
-        const attn::SplitHeads& b = drawn.split;
-        if (a.embedDim() != b.embedDim() || a.headDim() != b.headDim())
-            return 0;
-        const Eigen::Index e = a.embedDim(), hd = a.headDim();
-        int n = 0;
-        for (Eigen::Index block = 0; block < 3; ++block) {
-            const Eigen::Index first = block * e + i * hd;
-            n += countDiffering(a.inProjWeight.middleRows(first, hd), b.inProjWeight.middleRows(first, hd));
-        }
-        return n;
-    }
-    auto count = [](const attn::HeadWeights& w, const attn::HeadWeights& d) {
-        return countDiffering(w.Wq, d.Wq) + countDiffering(w.Wk, d.Wk) + countDiffering(w.Wv, d.Wv);
-    };
-    if (value.layout == attn::HeadLayout::Independent && drawn.layout == attn::HeadLayout::Independent)
-        return count(value.independent.heads[std::size_t(i)], drawn.independent.heads[std::size_t(i)]);
-    return count(value.head(i), drawn.head(i));  // layouts differ: copied out to compare
+    int n = 0;
+    visitHeadDifferences(value, drawn, i, attn::kHeadAllParts, [&n](int, int, int, double) { ++n; });
+    return n;
 }
 
 }  // namespace
