@@ -25,8 +25,8 @@ CellMask differing(const attn::Matrix& value, const attn::Matrix& drawn)
 }
 
 // Head i's entries of W_q, W_k and W_v that differ between `value` and
-// `drawn`, read where they are (a seed step at d_model 512 and 8 heads
-// copied 14 such blocks out to compare them).
+// `drawn`, read where they are (visitHeadDifferences): copying the blocks
+// out, a seed step at d_model 512 and 8 heads copied 14 of them.
 int differingHeadEntries(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int i)
 {
     int n = 0;
