@@ -127,7 +127,7 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
     for (std::thread& t : pool)
         t.join();
     if (cancelled.load())
-        return Error{kCancelledMessage};
+        return cancelledError(kCancelledMessage);
     r->maxAbsScore = r->maxAbsKeptScore = 0.0;
     for (const Extremes& e : extremes) {
         r->maxAbsScore = std::max(r->maxAbsScore, e.all);
@@ -137,11 +137,6 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
 }
 
 }  // namespace
-
-bool isCancelled(const Status& status)
-{
-    return !status && status.error().message == kCancelledMessage;
-}
 
 const char* scaleModeName(ScaleMode mode)
 {

@@ -122,9 +122,9 @@ struct WeightRow {
 // for distinct rows.
 using WeightRowVisitor = std::function<void(int query, const WeightRow& row)>;
 
-// What a computation stopped by its cancel flag returns.
+// The message of a computation stopped by its cancel flag (its kind is
+// ErrorKind::Cancelled: isCancelled, expected.h).
 inline constexpr const char* kCancelledMessage = "The computation was cancelled.";
-bool isCancelled(const Status& status);
 
 // Recomputes into an existing result, reusing its storage (the interactive
 // path). Same checks as computeAttention. `threads` > 1 shares the query

@@ -9,9 +9,25 @@
 
 namespace attn {
 
+// What kind of failure an Error reports, for callers that act on it (a
+// superseded request drops a Cancelled result without a word; every other
+// kind is shown). The message is for the user and is never compared.
+enum class ErrorKind {
+    Invalid,    // an input, a file or a setting that cannot be used
+    Cancelled,  // stopped by its cancel flag: a newer request took over
+};
+
 struct Error {
     std::string message;  // one sentence a user can read: what, where, which limit
+    ErrorKind kind = ErrorKind::Invalid;
 };
+
+// A computation stopped by its cancel flag, with the message a user would
+// read if it were ever shown.
+inline Error cancelledError(std::string message)
+{
+    return Error{std::move(message), ErrorKind::Cancelled};
+}
 
 template <typename T>
 class Expected {
@@ -41,6 +57,13 @@ using Status = Expected<Ok>;
 inline Status okStatus()
 {
     return Ok{};
+}
+
+// True for a value that failed with ErrorKind::Cancelled.
+template <typename T>
+bool isCancelled(const Expected<T>& value)
+{
+    return !value && value.error().kind == ErrorKind::Cancelled;
 }
 
 }  // namespace attn

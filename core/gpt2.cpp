@@ -333,7 +333,7 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
     Matrix projected;  // (n, E)
     for (int l = 0; l < c.nLayer; ++l) {
         if (isCancelled(options))
-            return Error{kGpt2Cancelled};
+            return cancelledError(kGpt2Cancelled);
         const Gpt2Block& b = w.blocks[std::size_t(l)];
         Gpt2Layer& layer = r.layers[std::size_t(l)];
         layer.ln1 = gpt2LayerNorm(h, b.ln1Weight, b.ln1Bias, c.layerNormEpsilon);
@@ -349,7 +349,7 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
                 concat.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
         if (isCancelled(options))
-            return Error{kGpt2Cancelled};
+            return cancelledError(kGpt2Cancelled);
         for (int i = 0; i < c.nHead; ++i)
             if (!headStatus[std::size_t(i)])
                 return Error{"Layer " + std::to_string(l) + ", head " + std::to_string(i) + ": "
@@ -373,7 +373,7 @@ Expected<Gpt2Result> runGpt2(const Gpt2Weights& w, const std::vector<int>& token
             "numbers)."};
 
     if (isCancelled(options))
-        return Error{kGpt2Cancelled};
+        return cancelledError(kGpt2Cancelled);
     // logits = h lm_head^T: lm_head (vocab, E) row-major, its rows read in place.
     const int v = c.vocabSize;
     const Matrix hidden = options.allLogits ? r.finalHidden : Matrix(r.finalHidden.bottomRows(1));

@@ -135,7 +135,7 @@ Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config, const s
     const int progressStep = std::max(1, config.samples / 100);
     for (int s = 0; s < config.samples; ++s) {
         if (cancel && cancel->load(std::memory_order_relaxed))
-            return Error{"The d_k lab was cancelled."};
+            return cancelledError("The d_k lab was cancelled.");
         if (progress && s > 0 && s % progressStep == 0)
             progress(s, config.samples);
         LabNormalStream rng(config.seed, std::uint64_t(s));

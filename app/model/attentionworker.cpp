@@ -322,7 +322,7 @@ void AttentionWorker::computeLab(std::unique_ptr<LabJob> job)
             return;
         if (labSuperseded_) {
             outcome->cancelled = true;
-        } else if (!curves && labStop_) {
+        } else if (attn::isCancelled(curves)) {
             // An attention request stopped it (a newer lab request would have
             // superseded it, so none waits): again once that work is done.
             labJob_ = std::move(job);

@@ -466,10 +466,10 @@ void Session::redrawNow(bool keep)
     supersede();  // a computation in flight
     if (multiHead()) {
         QString notice;
-        const QString failure = computeHeadsNow(true, keep, &notice);
-        if (!failure.isEmpty()) {
+        const attn::Status computed = computeHeadsNow(true, keep, &notice);
+        if (!computed) {
             modelStale_ = true;
-            setProblem(failure);
+            setProblem(problemOf(computed));
             return;
         }
         emit modelRedrawn();
@@ -487,10 +487,10 @@ void Session::redrawNow(bool keep)
     attn::Model& m = built.value();
     KeptReport report;
     UserCells cells = keep ? keepUserCells(model_, userCells_, &m, &report) : UserCells::none(m);
-    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
-    if (!failure.isEmpty()) {
+    const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!computed) {
         modelStale_ = true;
-        setProblem(failure);
+        setProblem(problemOf(computed));
         return;
     }
     const QString notice = installModel(std::move(m), config_, std::move(cells), report);
@@ -521,15 +521,15 @@ void Session::recomputeNow()
         redraw();
         return;
     }
-    const QString failure = multiHead() ? computeHeadsNow(false, false, nullptr)
-                                        : computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
-    setProblem(failure);
-    if (failure.isEmpty())
+    const attn::Status computed = multiHead() ? computeHeadsNow(false, false, nullptr)
+                                              : computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    setProblem(problemOf(computed));
+    if (computed)
         emit resultChanged();
 }
 
-QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
-                             const attn::Matrix& Wv)
+attn::Status Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
+                                  const attn::Matrix& Wv)
 {
     // A new object each time: views may still hold the previous one.
     auto result = resultPool_->take(X.rows());
@@ -539,7 +539,7 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
         attn::computeAttentionWithStatistics(X, Wq, Wk, Wv, options_, result.get(), &stats,
                                              isLargeWork(int(X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
-        return QString::fromStdString(status.error().message);
+        return status;
     clearHeads();
     result_ = std::move(result);
     presampled_.reset();
@@ -550,7 +550,12 @@ QString Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, cons
         comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
                                                                 2 * ResultPool::mapBytes(X.rows()));
     hasResult_ = true;
-    return QString();
+    return attn::okStatus();
+}
+
+QString Session::problemOf(const attn::Status& status)
+{
+    return status ? QString() : QString::fromStdString(status.error().message);
 }
 
 void Session::setProblem(const QString& problem)

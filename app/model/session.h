@@ -244,7 +244,6 @@ public:
     // or the single head. On by default; the bench turns it off for its
     // baseline.
     void setLookAheadWanted(bool wanted);
-    bool lookAheadWanted() const { return lookAheadWanted_; }
     static constexpr std::size_t kLookAheadBytes = std::size_t(128) << 20;
     // Requests the worker answered from a look-ahead so far; whether one is
     // done and kept.
@@ -280,7 +279,6 @@ public:
     // waits (awaitsBorrow()) for the window to borrow the same layer and
     // head of the model's pass over it, or to release it.
     void setFollowsModel(bool on) { followsModel_ = on; }
-    bool followsModel() const { return followsModel_; }
     bool awaitsBorrow() const { return awaitingBorrow_; }
     // The lab's own parameters again (with the current sentence), drawn from
     // the seed; nothing happens when no head is borrowed.
@@ -360,15 +358,17 @@ private:
     // the result is out (see matrixNotice).
     QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
                          const KeptReport& report);
-    // Attention into result_ and stats_; the error message, empty on success.
+    // Attention into result_ and stats_, or the engine's error.
     // Emits nothing, so that callers finish updating before views look.
-    QString computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
-                        const attn::Matrix& Wv);
+    attn::Status computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
+                             const attn::Matrix& Wv);
     void setProblem(const QString& problem);
     // The multi-head part (sessionheads.cpp): a job for the heads, done
     // here for lesson sizes; an outcome taken in (here or from the worker);
     // the selected head's weights, result and user cells made the session's.
-    QString computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly = false);
+    attn::Status computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly = false);
+    // The problem to show for `status`: its message, or none when it is ok.
+    static QString problemOf(const attn::Status& status);
     QString installHeads(AttentionWorker::Outcome& outcome);
     // countOthers false: the other heads' parameters are as they were when
     // the head shown was last chosen, so otherEdits_ stands.

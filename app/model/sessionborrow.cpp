@@ -55,10 +55,9 @@ attn::Status Session::setBorrowedState(const LabState& state)
     m.Wv = state.Wv;
     const attn::AttentionOptions oldOptions = options_;
     options_ = state.options;
-    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
-    if (!failure.isEmpty()) {
+    if (const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv); !computed) {
         options_ = oldOptions;
-        return attn::Error{failure.toStdString()};
+        return computed;
     }
     config_ = c;
     modelConfig_ = c;

@@ -144,11 +144,11 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
-    const QString failure = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
-    if (!failure.isEmpty()) {
+    const attn::Status computed = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    if (!computed) {
         target(row, col) = old;
-        emit editRefused(failure);
-        return attn::Error{failure.toStdString()};
+        emit editRefused(problemOf(computed));
+        return computed;
     }
     userCells_.mask[int(which)](row, col) = true;
     if (borrowed_.active())  // back to the model's number: no longer the user's
@@ -304,11 +304,11 @@ attn::Status Session::setState(const LabState& state)
     }
     const attn::AttentionOptions oldOptions = options_;
     options_ = state.options;
-    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
-    if (!failure.isEmpty()) {
+    const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    if (!computed) {
         options_ = oldOptions;
         restoreComputation();
-        return attn::Error{failure.toStdString()};
+        return computed;
     }
     if (wasComputing)
         worker_->cancel();
@@ -401,9 +401,8 @@ attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values
     KeptReport report;
     UserCells kept = keepUserCells(from, cells, &built.value(), &report);
     const attn::Model& m = built.value();
-    const QString failure = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
-    if (!failure.isEmpty())
-        return attn::Error{failure.toStdString()};
+    if (const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv); !computed)
+        return computed;
     const attn::ModelConfig before = config_;
     config_ = config;
     const QString keptNotice = installModel(std::move(built.value()), config, std::move(kept), report);

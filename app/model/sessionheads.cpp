@@ -155,13 +155,13 @@ void Session::recomputeHeads()
         return;
     }
     supersede();
-    const QString failure = computeHeadsNow(false, false, nullptr, true);
-    setProblem(failure);
-    if (failure.isEmpty())
+    const attn::Status computed = computeHeadsNow(false, false, nullptr, true);
+    setProblem(problemOf(computed));
+    if (computed)
         emit resultChanged();
 }
 
-QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly)
+attn::Status Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly)
 {
     std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep, headsOnly);
     AttentionWorker::Outcome outcome;
@@ -171,11 +171,11 @@ QString Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool h
     AttentionWorker::computeHeads(*job, &outcome, isLargeWork(tokenCount()) ? AttentionWorker::threads() : 1,
                                   nullptr);
     if (!outcome.error.isEmpty())
-        return outcome.error;
+        return attn::Error{outcome.error.toStdString()};
     const QString said = installHeads(outcome);
     if (notice)
         *notice = said;
-    return QString();
+    return attn::okStatus();
 }
 
 std::optional<std::vector<int>> Session::headsChangedSince(const attn::MultiHeadResult* shown) const

@@ -627,11 +627,13 @@ void TestGpt2::cancelFlag()
         QVERIFY(!stopped.ok());
         QCOMPARE(QString::fromStdString(stopped.error().message), QStringLiteral("cancelled"));
         QCOMPARE(stopped.error().message, std::string(attn::kGpt2Cancelled));
+        QVERIFY(attn::isCancelled(stopped));  // told by its kind, not its words
     }
     // Bad input is still told as such, before any layer runs.
     const auto bad = attn::runGpt2(w, {}, options);
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("no tokens")));
+    QVERIFY(!attn::isCancelled(bad));
 }
 
 void TestGpt2::divisorTable()

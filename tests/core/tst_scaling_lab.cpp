@@ -459,6 +459,11 @@ void TestScalingLab::cancelStopsTheRun()
     const auto run = attn::runScalingLab(attn::ScalingLabConfig{}, &cancel);
     QVERIFY(!run.ok());
     QVERIFY(QString::fromStdString(run.error().message).contains("cancelled"));
+    QVERIFY(attn::isCancelled(run));
+    // Bad settings are not a cancellation, with the flag set or not.
+    attn::ScalingLabConfig bad;
+    bad.nKeys = 0;
+    QVERIFY(!attn::isCancelled(attn::runScalingLab(bad, &cancel)));
 }
 
 void TestScalingLab::samplesWithinTheBudget()
