@@ -62,8 +62,7 @@ int main(int argc, char** argv)
             return attnlab::runScalingLabCommand(parser);
         }
         QApplication app(appArgc, appArgv);
-        attnlab::registerScalingLabPlotter();
-        return attnlab::runScalingLabCommand(parser);
+        return attnlab::runScalingLabCommand(parser, attnlab::scalingLabPlotter());
     }
 
     if (parser.isTrainingLab()) {
@@ -71,10 +70,9 @@ int main(int argc, char** argv)
             QCoreApplication app(appArgc, appArgv);
             return attnlab::runTrainingLabCommand(parser);
         }
-        // The plots are the Training tab's (setTrainingLabPlotter).
+        // The plots are the Training tab's.
         QApplication app(appArgc, appArgv);
-        attnlab::registerTrainingLabPlotter();
-        return attnlab::runTrainingLabCommand(parser);
+        return attnlab::runTrainingLabCommand(parser, attnlab::trainingLabPlotter());
     }
 
     if (parser.isHeadless() && parser.asksForPictures()) {

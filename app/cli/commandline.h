@@ -25,28 +25,17 @@
 #include "consoleio.h"
 #include "labfile.h"
 #include "model.h"
+#include "windowstart.h"
 
 #include <QString>
 
 namespace attnlab {
 
-struct CommandLineOutcome {
-    bool exitNow = false;  // help, version, headless run, or bad arguments
+// Whether to stop now (help, version, a headless run, bad arguments) and
+// with which status; otherwise the window starts from the WindowStart part.
+struct CommandLineOutcome : WindowStart {
+    bool exitNow = false;
     int exitCode = 0;
-    bool haveConfig = false;  // the user gave model options for the window
-    attn::ModelConfig config;
-    attn::AttentionOptions options;
-    // --open or matrix files: the whole state, matrices included (config and
-    // options above are set to lab.config and lab.options, haveConfig true).
-    // lab.warnings holds what the reader of an opened file warned about.
-    bool haveLab = false;
-    LabState lab;
-    // The file the lab came from (--open FILE or a bare FILE.attnlab, as a
-    // double-click passes it), so that Save writes back to it; empty otherwise.
-    std::string labPath;
-    // --model DIR without --export-dir: the GPT-2 folder the window's Model
-    // tab opens (its readers accepted it); empty otherwise.
-    std::string modelFolder;
 };
 
 class CommandLineParser;

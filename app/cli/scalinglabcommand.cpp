@@ -125,18 +125,7 @@ std::optional<QString> read(const CommandLineParser& parser, Request* request)
     return std::nullopt;
 }
 
-ScalingLabPlotter& plotter()
-{
-    static ScalingLabPlotter registered;
-    return registered;
-}
-
 }  // namespace
-
-void setScalingLabPlotter(ScalingLabPlotter p)
-{
-    plotter() = std::move(p);
-}
 
 bool scalingLabWantsPlots(const CommandLineParser& parser)
 {
@@ -272,7 +261,7 @@ void writeScalingLabCsv(std::ostream& out, const attn::ScalingLabCurves& curves)
     out << text;
 }
 
-int runScalingLabCommand(const CommandLineParser& parser)
+int runScalingLabCommand(const CommandLineParser& parser, const ScalingLabPlotter& plotter)
 {
     Request request;
     if (const auto error = read(parser, &request))
@@ -318,12 +307,12 @@ int runScalingLabCommand(const CommandLineParser& parser)
             {"scaling_lab.csv", [&curves](std::ostream& out) { writeScalingLabCsv(out, curves); }});
 
     if (!request.formats.images.isEmpty()) {
-        // Drawn by the window's d_k lab view, which main() registered with
-        // the GUI application the plots need.
-        if (!plotter())
+        // Drawn by the window's d_k lab view, which main() passed with the
+        // GUI application the plots need.
+        if (!plotter)
             return fail(kExitRuntimeError,
                         ScalingLabCommand::tr("the plots need the window's views; none were drawn"));
-        auto images = plotter()(curves, request.formats.images);
+        auto images = plotter(curves, request.formats.images);
         if (!images.ok())
             return fail(kExitRuntimeError, QString::fromStdString(images.error().message));
         for (OutputFile& f : images.value())

@@ -14,6 +14,7 @@
 // the rest of the command line: 0, 1 (files not written), 2 (bad options),
 // with one line on stderr starting "attention-lab: ".
 
+#include "labplotters.h"
 #include "scaling_lab.h"
 #include "stagedwrite.h"
 
@@ -28,15 +29,12 @@ namespace attnlab {
 class CommandLineParser;
 
 // The lab as the command line asks (CommandLineParser::isScalingLab()).
-int runScalingLabCommand(const CommandLineParser& parser);
+// The plots are drawn by `plotter` (the window's d_k lab view, which this
+// library may not include: main() passes it once it has made the GUI
+// application, when scalingLabWantsPlots says so). Without one a run asking
+// for plots fails with a message.
+int runScalingLabCommand(const CommandLineParser& parser, const ScalingLabPlotter& plotter = {});
 
-// The plots are drawn by the window's d_k lab view (QCustomPlot, a widget),
-// which this library may not include: main() registers a plotter, once it
-// has made the GUI application, when scalingLabWantsPlots says so. Without
-// one a run asking for plots fails with a message.
-using ScalingLabPlotter = std::function<attn::Expected<std::vector<OutputFile>>(
-    const attn::ScalingLabCurves& curves, const QStringList& formats)>;
-void setScalingLabPlotter(ScalingLabPlotter plotter);
 bool scalingLabWantsPlots(const CommandLineParser& parser);
 
 struct ScalingLabFormats {

@@ -187,23 +187,7 @@ std::optional<QString> read(const CommandLineParser& parser, Request* request)
     return std::nullopt;
 }
 
-TrainingLabPlotter& plotter()
-{
-    static TrainingLabPlotter registered;
-    return registered;
-}
-
 }  // namespace
-
-void setTrainingLabPlotter(TrainingLabPlotter p)
-{
-    plotter() = std::move(p);
-}
-
-bool hasTrainingLabPlotter()
-{
-    return bool(plotter());
-}
 
 bool trainingLabWantsPlots(const CommandLineParser& parser)
 {
@@ -214,7 +198,7 @@ bool trainingLabWantsPlots(const CommandLineParser& parser)
     return parsed.ok() && !parsed.value().images.isEmpty();
 }
 
-int runTrainingLabCommand(const CommandLineParser& parser)
+int runTrainingLabCommand(const CommandLineParser& parser, const TrainingLabPlotter& plotter)
 {
     Request request;
     if (const auto error = read(parser, &request))
@@ -229,7 +213,7 @@ int runTrainingLabCommand(const CommandLineParser& parser)
     if (const attn::Status valid = attn::validateTrainingSettings(request.settings); !valid)
         return fail(kExitUsageError, QString::fromStdString(valid.error().message));
     const QStringList& images = request.formats.images;
-    if (!images.isEmpty() && !plotter())
+    if (!images.isEmpty() && !plotter)
         return fail(kExitUsageError,
                     TrainingLabCommand::tr("--format %1: this build draws no training plots; "
                                            "give --format json,csv")
@@ -248,9 +232,9 @@ int runTrainingLabCommand(const CommandLineParser& parser)
         files.push_back(
             bytesFile("training_lab.csv", QByteArray::fromStdString(trainingLabCsv(lab.curves()))));
     if (!images.isEmpty()) {
-        // Drawn by the window's Training tab, which main() registered with
-        // the GUI application the plots need.
-        auto pictures = plotter()(lab, images);
+        // Drawn by the window's Training tab, which main() passed with the
+        // GUI application the plots need.
+        auto pictures = plotter(lab, images);
         if (!pictures.ok())
             return fail(kExitRuntimeError, QString::fromStdString(pictures.error().message));
         for (OutputFile& f : pictures.value())

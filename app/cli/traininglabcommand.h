@@ -14,6 +14,7 @@
 // 2 (bad options), with one line on stderr starting "attention-lab: ".
 
 #include "expected.h"
+#include "labplotters.h"
 #include "stagedwrite.h"
 #include "training_lab.h"
 
@@ -27,18 +28,13 @@ namespace attnlab {
 class CommandLineParser;
 
 // The lab as the command line asks (CommandLineParser::isTrainingLab()).
-int runTrainingLabCommand(const CommandLineParser& parser);
+// The plots are drawn by `plotter` (the window's Training tab, which this
+// library may not include: main() passes it once it has made the GUI
+// application, when trainingLabWantsPlots says so). It gets the finished
+// lab (settings, curves, probes) and the formats. Without one, a run asking
+// for plots is refused (exit 2) before anything is trained or written.
+int runTrainingLabCommand(const CommandLineParser& parser, const TrainingLabPlotter& plotter = {});
 
-// The plots are drawn by the window's Training tab (QCustomPlot, widgets),
-// which this library may not include: main() registers a plotter, once it
-// has made the GUI application, when trainingLabWantsPlots says so. It gets
-// the finished lab (settings, curves, probes) and the formats ("png",
-// "svg", "pdf"). Without one, a run asking for plots is refused (exit 2)
-// before anything is trained or written.
-using TrainingLabPlotter = std::function<attn::Expected<std::vector<OutputFile>>(const attn::TrainingLab& lab,
-                                                                                 const QStringList& formats)>;
-void setTrainingLabPlotter(TrainingLabPlotter plotter);
-bool hasTrainingLabPlotter();
 bool trainingLabWantsPlots(const CommandLineParser& parser);
 
 }  // namespace attnlab

@@ -187,7 +187,7 @@ void DocumentController::addPresetMenu(QMenu* file)
     }
 }
 
-void DocumentController::startDocument(const CommandLineOutcome& start)
+void DocumentController::startDocument(const WindowStart& start)
 {
     if (start.haveLab) {
         const attn::Status loaded =

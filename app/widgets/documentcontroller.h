@@ -7,7 +7,7 @@
 // name and the modified mark. Each gesture ends in message() for the status
 // bar.
 
-#include "commandline.h"
+#include "windowstart.h"
 #include "expected.h"
 #include "session.h"
 
@@ -44,7 +44,7 @@ public:
     void connectUndoGestures(QWidget* root, QLineEdit* sentence);
 
     // The command line's lab, or a new untitled one.
-    void startDocument(const CommandLineOutcome& start);
+    void startDocument(const WindowStart& start);
     void offerRecovery();
 
     // Each asks about unsaved changes first; false when cancelled or failed.

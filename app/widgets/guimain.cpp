@@ -54,7 +54,7 @@ private:
 
 }  // namespace
 
-int runGui(int argc, char** argv, const CommandLineOutcome& start, const GuiBenchSwitches& bench)
+int runGui(int argc, char** argv, const WindowStart& start, const GuiBenchSwitches& bench)
 {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AttentionLab"));

@@ -2,7 +2,7 @@
 #pragma once
 // Starts the Qt Widgets application (QApplication, main window, event loop).
 
-#include "commandline.h"
+#include "windowstart.h"
 
 #include <QString>
 
@@ -16,6 +16,6 @@ struct GuiBenchSwitches {
     QString screenshot;
 };
 
-int runGui(int argc, char** argv, const CommandLineOutcome& start, const GuiBenchSwitches& bench = {});
+int runGui(int argc, char** argv, const WindowStart& start, const GuiBenchSwitches& bench = {});
 
 }  // namespace attnlab

@@ -57,7 +57,6 @@ public:
     QAction* lessonModeAction() const;
     QAction* scalingDemoAction() const { return scalingDemo_; }
     DkSweep* dkSweep() const { return sweep_; }
-    LessonTraining* lessonTraining() const { return training_; }
 
     // The sweep's frames: the pipeline figure of `exporter`.
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);

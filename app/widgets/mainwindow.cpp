@@ -353,7 +353,7 @@ WindowSettings MainWindow::settings() const
     return WindowSettings(const_cast<MainWindow*>(this), session_, pipeline_, theme_);
 }
 
-void MainWindow::restoreSettings(const CommandLineOutcome& start)
+void MainWindow::restoreSettings(const WindowStart& start)
 {
     settings().restore(start);
     documents_->startDocument(start);

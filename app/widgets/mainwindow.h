@@ -10,7 +10,7 @@
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
-#include "commandline.h"
+#include "windowstart.h"
 #include "lessonpanel.h"
 #include "session.h"
 #include "viewexporter.h"
@@ -59,7 +59,7 @@ public:
     // The start state: the command line's parameters if it gave any, else the
     // parameters saved by the last run, else the article example. Restores
     // the saved window layout.
-    void restoreSettings(const CommandLineOutcome& start = CommandLineOutcome());
+    void restoreSettings(const WindowStart& start = WindowStart());
     void saveSettings() const;
 
     Session* session() const { return session_; }

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scalinglabplotter.h"
 
-#include "scalinglabcommand.h"
 #include "scalinglabview.h"
 
 namespace attnlab {
 
-void registerScalingLabPlotter()
+ScalingLabPlotter scalingLabPlotter()
 {
-    setScalingLabPlotter([](const attn::ScalingLabCurves& curves, const QStringList& formats) {
+    return [](const attn::ScalingLabCurves& curves, const QStringList& formats) {
         ScalingLabView view;
         view.setCurves(curves);
         return view.imageFiles(formats, ScalingLabView::defaultImageSize());
-    });
+    };
 }
 
 }  // namespace attnlab

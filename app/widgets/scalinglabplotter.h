@@ -2,12 +2,13 @@
 #pragma once
 // The d_k lab command's plots (attention-lab --scaling-lab ... --format png):
 // drawn by ScalingLabView, whose QCustomPlot is a widget that app/cli may not
-// include. registerScalingLabPlotter() hands that drawing to the command
-// (setScalingLabPlotter in scalinglabcommand.h); main() calls it once the
+// include. main() hands this plotter to runScalingLabCommand once the
 // QApplication exists.
+
+#include "labplotters.h"
 
 namespace attnlab {
 
-void registerScalingLabPlotter();
+ScalingLabPlotter scalingLabPlotter();
 
 }  // namespace attnlab

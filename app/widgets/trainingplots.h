@@ -44,7 +44,6 @@ public:
     // The titles name dK (where they fit: see fitTitles).
     void setCurves(const std::vector<attn::TrainingRunCurves>& curves, int steps, int nKeys, int dK);
     void setLossLogScale(bool log);
-    bool lossLogScale() const { return logLoss_; }
     void setLossTarget(double target);  // the dashed line on the loss plot
     void applyColours(const QPalette& palette);
     // Each title as "TITLE · d_k = N" where that fits `width` pixels (a

@@ -2,7 +2,6 @@
 #include "trainingplotter.h"
 
 #include "scalinglabplots.h"
-#include "traininglabcommand.h"
 #include "trainingplots.h"
 #include "trainingview.h"
 
@@ -10,15 +9,15 @@
 
 namespace attnlab {
 
-void registerTrainingLabPlotter()
+TrainingLabPlotter trainingLabPlotter()
 {
-    setTrainingLabPlotter([](const attn::TrainingLab& lab, const QStringList& formats) {
+    return [](const attn::TrainingLab& lab, const QStringList& formats) {
         QWidget host;
         host.setPalette(ScalingLabPlots::exportPalette());
         TrainingPlots plots(&host);
         plots.setCurves(lab.curves(), lab.settings().steps, lab.settings().task.nKeys, lab.settings().dK);
         return plots.imageFiles(formats, TrainingView::defaultImageSize(), host.palette());
-    });
+    };
 }
 
 }  // namespace attnlab

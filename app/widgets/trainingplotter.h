@@ -2,12 +2,13 @@
 #pragma once
 // The training lab command's plots (attention-lab --training-lab ... --format
 // png): drawn by the Training tab's TrainingPlots, which app/cli may not
-// include. registerTrainingLabPlotter() hands that drawing to the command
-// (setTrainingLabPlotter in traininglabcommand.h); main() calls it once the
+// include. main() hands this plotter to runTrainingLabCommand once the
 // QApplication exists.
+
+#include "labplotters.h"
 
 namespace attnlab {
 
-void registerTrainingLabPlotter();
+TrainingLabPlotter trainingLabPlotter();
 
 }  // namespace attnlab

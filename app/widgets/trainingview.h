@@ -84,7 +84,6 @@ public:
     QLineEdit* learningRateEdit() const { return lrEdit_; }
     QSpinBox* batchSpin() const { return batchSpin_; }
     QSpinBox* dkSpin() const { return dkSpin_; }
-    QCheckBox* logLossBox() const { return logLoss_; }
 
     static QString fileStem(Plot which) { return TrainingPlots::fileStem(which); }
     // Each plot as STEM.png/svg/pdf (light colours), `size` in logical pixels.

@@ -22,7 +22,7 @@ WindowSettings::WindowSettings(QMainWindow* window, Session* session, PipelineVi
 {
 }
 
-void WindowSettings::restore(const CommandLineOutcome& start) const
+void WindowSettings::restore(const WindowStart& start) const
 {
     QSettings settings;
     attn::ModelConfig config;

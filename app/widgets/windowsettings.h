@@ -4,7 +4,7 @@
 // choices (colour ranges, weights scale, theme), the window's geometry and
 // its docks; and the docks' default sizes for a window with no saved state.
 
-#include "commandline.h"
+#include "windowstart.h"
 
 class QMainWindow;
 
@@ -20,7 +20,7 @@ public:
 
     // The command line's parameters if it gave any, else the saved ones, else
     // the article example; then the view choices and the layout.
-    void restore(const CommandLineOutcome& start) const;
+    void restore(const WindowStart& start) const;
     void save() const;
     // The next start is the article example (after Discard at quit).
     static void forgetParameters();

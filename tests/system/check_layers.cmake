@@ -16,7 +16,7 @@ set(uses_io core)
 set(uses_model core io)
 set(uses_render core io model)
 set(uses_cli core io model render)
-set(uses_widgets core io model render cli)
+set(uses_widgets core io model render)
 set(uses_main core io model render cli widgets)
 # The Qt modules each may include.
 set(qt_core "")

@@ -8,6 +8,8 @@
 
 #include "mainwindow.h"
 
+#include "commandline.h"
+
 #include "attention.h"
 #include "labdocument.h"
 #include "labfile.h"
@@ -633,7 +635,7 @@ void TestLabDocument::commandLineLabStartsTheWindow()
     }
     attn::Expected<LabState> read = readLabFile(file);
     QVERIFY(read.ok());
-    CommandLineOutcome start;
+    WindowStart start;
     start.haveConfig = true;
     start.config = read.value().config;
     start.options = read.value().options;

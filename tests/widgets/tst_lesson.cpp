@@ -8,7 +8,6 @@
 
 #include "mainwindow.h"
 
-#include "commandline.h"
 #include "presets.h"
 #include "lessonpanel.h"
 #include "parameterpanel.h"

@@ -580,7 +580,7 @@ void TestMainWindow::commandLineParametersWin()
         saved.session()->setDK(10);
         saved.saveSettings();
     }
-    CommandLineOutcome start;
+    WindowStart start;
     start.haveConfig = true;
     start.config.sentence = "from the command line";
     start.config.dK = 3;
