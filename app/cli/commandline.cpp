@@ -461,14 +461,15 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
             UsageError{CommandLine::tr("--temperature divides the next-token logits of a GPT-2 model: "
                                        "give it with --model DIR")};
     if (!error && wantsModel(parser) && !request.exportDir) {
-        attn::Expected<QString> folder = modelWindowFolder(parser);
-        if (!folder) {
-            printError(QString::fromStdString(folder.error().message));
+        attn::Expected<std::shared_ptr<const Gpt2Model>> model = modelWindowFolder(parser);
+        if (!model) {
+            printError(QString::fromStdString(model.error().message));
             outcome.exitNow = true;
             outcome.exitCode = kExitUsageError;
             return outcome;
         }
-        outcome.modelFolder = folder->toStdString();
+        outcome.model = model.value();
+        outcome.modelFolder = outcome.model->folder.toStdString();
         if (request.presetLab && !request.presetOverridden) {
             // The preset's lab in the window; the model follows its sentence.
             outcome.haveLab = true;

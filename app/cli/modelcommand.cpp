@@ -166,7 +166,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     return start;
 }
 
-attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser)
+attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser)
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
@@ -179,12 +179,13 @@ attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser)
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
         return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
-    const attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
-    return QFileInfo(folder).absoluteFilePath();
+    model->folder = QFileInfo(folder).absoluteFilePath();
+    return std::shared_ptr<const Gpt2Model>(std::make_shared<Gpt2Model>(std::move(model.value())));
 }
 
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv)

@@ -25,6 +25,7 @@
 
 #include <QString>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -57,13 +58,14 @@ struct ModelStart {
 // to print (exit 2).
 attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const ModelCommandInput& input);
 
-// --model DIR without --export-dir: the folder the window's Model tab
-// opens (its readers run once here, so that a folder they refuse exits 2
-// with their one line as the export does). --sentence, if given, is the
+// --model DIR without --export-dir: the model the window's Model tab
+// shows, read here once (folder made absolute), so that a folder its readers
+// refuse exits 2 with their one line as the export does and the window does
+// not read it again. --sentence, if given, is the
 // window's sentence; --preset NAME opens that lab beside the model (which
 // reads its sentence); --scale, --temperature and --format belong to the
 // export (the Model tab has its own what-if controls) and are refused.
-attn::Expected<QString> modelWindowFolder(const CommandLineParser& parser);
+attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser);
 
 // The whole --model run with --export-dir; the exit status (0 written, 1 not
 // written, 2 bad input).

@@ -19,9 +19,10 @@
 namespace attnlab {
 
 struct BorrowedHead {
-    QString model;   // the model folder's name
-    int layer = -1;  // 0-based; -1: the lab's own matrices
-    int head = -1;   // 0-based
+    QString model;     // the model folder's name, for the user
+    QString identity;  // which model (Gpt2Model::identity), for comparisons
+    int layer = -1;    // 0-based; -1: the lab's own matrices
+    int head = -1;     // 0-based
     // The head as the model gives it: GPT-2's pieces (display text and
     // vocabulary ids) and X, W_q, W_k, W_v; cells that differ are the user's.
     std::shared_ptr<const attn::Model> original;
@@ -34,7 +35,7 @@ struct BorrowedHead {
     bool active() const { return layer >= 0 && original != nullptr; }
     bool sameHead(const BorrowedHead& o) const
     {
-        return layer == o.layer && head == o.head && model == o.model && original == o.original;
+        return layer == o.layer && head == o.head && identity == o.identity && original == o.original;
     }
 };
 

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gpt2folder.h"
 
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
 #include <string>
 #include <utility>
 
@@ -22,7 +28,32 @@ attn::Expected<Gpt2Model> readGpt2Model(const QString& folder)
     model.checkpoint = std::move(checkpoint).value();
     model.tokenizer = std::move(tokenizer).value();
     model.folder = folder;
+    model.identity = gpt2FolderIdentity(folder);
     return model;
+}
+
+QString gpt2FolderIdentity(const QString& folder)
+{
+    const QDir dir(folder);
+    QCryptographicHash digest(QCryptographicHash::Sha256);
+    constexpr qint64 kHeaderBytes = qint64(1) << 20;
+    for (const char* name : {"config.json", "vocab.json", "merges.txt", "model.safetensors"}) {
+        const QString path = dir.filePath(QLatin1String(name));
+        QFile file(path);
+        digest.addData(QByteArray(name));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;  // the readers said so already, or will
+        const bool checkpoint = path.endsWith(QLatin1String(".safetensors"));
+        digest.addData(file.read(checkpoint ? kHeaderBytes : file.size()));
+        if (checkpoint) {
+            const QFileInfo info(path);
+            digest.addData(QByteArray::number(info.size()));
+            digest.addData(QByteArray::number(info.lastModified().toMSecsSinceEpoch()));
+        }
+    }
+    const QString canonical = QFileInfo(folder).canonicalFilePath();
+    return (canonical.isEmpty() ? QFileInfo(folder).absoluteFilePath() : canonical) + QLatin1Char('#')
+           + QString::fromLatin1(digest.result().toHex().left(32));
 }
 
 }  // namespace attnlab

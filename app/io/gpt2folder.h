@@ -19,7 +19,16 @@ struct Gpt2Model {
     Gpt2Checkpoint checkpoint;  // weights, config and stored dtype
     Gpt2Tokenizer tokenizer;
     QString folder;  // as given
+    // Which model this is, whatever the folder is called: its canonical path
+    // and a digest of its files (config.json, vocab.json and merges.txt
+    // whole; model.safetensors' first MiB, which holds its header, with its
+    // size and modification time). Two folders of one name differ; a
+    // checkpoint copied over the old one differs from it.
+    QString identity;
 };
+
+// The identity of FOLDER's files as they are now (Gpt2Model::identity).
+QString gpt2FolderIdentity(const QString& folder);
 
 // FOLDER's four files. Errors are the readers' one-line messages (they
 // name the file, the tensor or line, and the problem), or "vocab.json has N

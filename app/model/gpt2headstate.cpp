@@ -85,8 +85,10 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
     original->Wk = sliceWithBias(block.attnWeight, block.attnBias, e + head * hd, hd);
     original->Wv = sliceWithBias(block.attnWeight, block.attnBias, 2 * e + head * hd, hd);
 
-    return borrowedHeadState(std::move(original), QDir(gpt2.modelFolder()).dirName(), layer, head,
-                             result->divisors.at(layer, head), gpt2.sentence().toStdString(), lab);
+    LabState state = borrowedHeadState(std::move(original), QDir(gpt2.modelFolder()).dirName(), layer, head,
+                                       result->divisors.at(layer, head), gpt2.sentence().toStdString(), lab);
+    state.borrowed.identity = gpt2.model()->identity;
+    return state;
 }
 
 LabState borrowedHeadState(std::shared_ptr<const attn::Model> original, const QString& model, int layer,

@@ -55,21 +55,43 @@ void Gpt2Session::openModel(const QString& folder)
                     emit loadFailed(fromStd(shared->error().message));
                     return;
                 }
-                model_ = std::make_shared<const Gpt2Model>(std::move(shared->value()));
-                emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
-                divisors_ = attn::Gpt2Divisors::standard(config());
-                modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
-                layer_ = 0;
-                head_ = 0;
-                result_.reset();
-                resultTokens_.clear();
-                next_.clear();
-                emit modelOpened();
-                emit selectionChanged(layer_, head_);
-                retokenize();
+                installModel(std::make_shared<const Gpt2Model>(std::move(shared->value())));
             },
             Qt::QueuedConnection);
     });
+}
+
+void Gpt2Session::adoptModel(std::shared_ptr<const Gpt2Model> model)
+{
+    const quint64 generation = ++loadGeneration_;
+    loading_ = true;
+    // Queued, as a read's outcome is, so that the window sees the same order
+    // of signals whichever way the folder came.
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, model = std::move(model)]() mutable {
+            if (generation != loadGeneration_)
+                return;
+            loading_ = false;
+            installModel(std::move(model));
+        },
+        Qt::QueuedConnection);
+}
+
+void Gpt2Session::installModel(std::shared_ptr<const Gpt2Model> model)
+{
+    model_ = std::move(model);
+    emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
+    divisors_ = attn::Gpt2Divisors::standard(config());
+    modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
+    layer_ = 0;
+    head_ = 0;
+    result_.reset();
+    resultTokens_.clear();
+    next_.clear();
+    emit modelOpened();
+    emit selectionChanged(layer_, head_);
+    retokenize();
 }
 
 QString Gpt2Session::modelSummary() const
@@ -147,7 +169,7 @@ void Gpt2Session::request()
         attn::Gpt2Options run = options;
         run.cancel = &superseded;
         outcome->result = attn::runGpt2(model->checkpoint.weights, ids, run);
-        outcome->cancelled = !outcome->result && superseded.load();
+        outcome->cancelled = attn::isCancelled(outcome->result);
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     });

@@ -49,6 +49,9 @@ public:
 
     // Starts reading FOLDER (superseding a read in flight).
     void openModel(const QString& folder);
+    // Shows a folder already read (the command line's --model DIR, which
+    // read and checked it once): as openModel without reading it again.
+    void adoptModel(std::shared_ptr<const Gpt2Model> model);
     bool isLoading() const { return loading_; }
     bool hasModel() const { return model_ != nullptr; }
     // The model shown, or null.
@@ -136,6 +139,7 @@ private:
     void setProblem(const QString& problem);
     void setComputing(bool computing);
     void retokenize();
+    void installModel(std::shared_ptr<const Gpt2Model> model);
 
     std::shared_ptr<const Gpt2Model> model_;
     QString sentence_;

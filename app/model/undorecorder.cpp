@@ -258,7 +258,7 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
     const BorrowedHead& was = before.lab.borrowed;
     const BorrowedHead& now = after.lab.borrowed;
     if (now.active()
-        && (!was.active() || was.layer != now.layer || was.head != now.head || was.model != now.model))
+        && (!was.active() || was.layer != now.layer || was.head != now.head || was.identity != now.identity))
         return tr("Show GPT-2 layer %1, head %2").arg(now.layer + 1).arg(now.head + 1);
     QStringList changes;
     if (a.sentence != b.sentence)

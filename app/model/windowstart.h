@@ -6,9 +6,11 @@
 // that neither includes the other: main() hands one to the other.
 
 #include "attention.h"
+#include "gpt2folder.h"
 #include "labfile.h"
 #include "model.h"
 
+#include <memory>
 #include <string>
 
 namespace attnlab {
@@ -26,8 +28,11 @@ struct WindowStart {
     // double-click passes it), so that Save writes back to it; empty otherwise.
     std::string labPath;
     // --model DIR without --export-dir: the model folder the window's Model
-    // tab opens (its readers accepted it); empty otherwise.
+    // tab shows (absolute), and the model the command line read from it
+    // (its readers accepted it), so that the window does not read it again;
+    // empty otherwise.
     std::string modelFolder;
+    std::shared_ptr<const Gpt2Model> model;
 };
 
 }  // namespace attnlab

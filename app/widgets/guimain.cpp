@@ -64,7 +64,9 @@ int runGui(int argc, char** argv, const WindowStart& start, const GuiBenchSwitch
     QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.attentionlab.AttentionLab")));
     MainWindow window;
     window.restoreSettings(start);
-    if (!start.modelFolder.empty())
+    if (start.model)
+        window.models()->showModel(start.model);
+    else if (!start.modelFolder.empty())
         window.models()->openModel(QString::fromStdString(start.modelFolder));
     FirstPaintExit firstPaintExit(&window, bench.screenshot);
     if (bench.exitAfterFirstPaint)

@@ -12,7 +12,6 @@
 #include "pipelineview.h"
 
 #include <QAction>
-#include <QDir>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -110,7 +109,9 @@ void ModelController::followModel()
     const BorrowedHead& shown = lab_->borrowed();
     const bool awaits = lab_->awaitsBorrow();
     // The user's edits of the head, or a head of another model (undo), stay.
-    if (!awaits && (lab_->editedCells() > 0 || shown.model != QDir(session_->modelFolder()).dirName()))
+    if (!awaits
+        && (lab_->editedCells() > 0 || !session_->hasModel()
+            || shown.identity != session_->model()->identity))
         return;
     if (session_->sentence().toStdString() != lab_->config().sentence)
         return;  // the pass of another sentence than the lab's
@@ -147,6 +148,11 @@ void ModelController::chooseModel()
 void ModelController::openModel(const QString& folder)
 {
     session_->openModel(folder);
+}
+
+void ModelController::showModel(std::shared_ptr<const Gpt2Model> model)
+{
+    session_->adoptModel(std::move(model));
 }
 
 }  // namespace attnlab

@@ -9,8 +9,12 @@
 // pass of the model (a new sentence, a what-if divisor) shows the same
 // layer and head of it, unless the user has edited its cells.
 
+#include "gpt2folder.h"
+
 #include <QObject>
 #include <QString>
+
+#include <memory>
 
 class QLineEdit;
 class QMainWindow;
@@ -46,6 +50,8 @@ public:
     void addFileActions(QMenu* file);
     // Starts reading `folder`; the Model tab is shown once it is open.
     void openModel(const QString& folder);
+    // A folder the command line has read already.
+    void showModel(std::shared_ptr<const Gpt2Model> model);
     void chooseModel();
     // Head (layer, head) of the model's pass into the lab session; a refusal
     // goes to the Model tab's message line. `showPipeline` makes the

@@ -510,6 +510,11 @@ void TestCommandLine::windowGetsAModel()
     const attnlab::CommandLineOutcome outcome = attnlab::handleCommandLine(args.argc(), args.argv());
     QVERIFY(!outcome.exitNow);
     QCOMPARE(QString::fromStdString(outcome.modelFolder), QFileInfo(folder).absoluteFilePath());
+    // Read once, here: the window shows this model and reads nothing again.
+    QVERIFY(outcome.model);
+    QCOMPARE(outcome.model->folder, QFileInfo(folder).absoluteFilePath());
+    QCOMPARE(outcome.model->identity, attnlab::gpt2FolderIdentity(folder));
+    QCOMPARE(outcome.model->checkpoint.weights.config.nLayer, 2);
     QVERIFY(outcome.haveConfig);
     QCOMPARE(outcome.config.sentence, std::string("Jane is going"));
 

@@ -6,6 +6,7 @@
 // make a GPT-2 is refused with its message.
 
 #include "gpt2checkpoint.h"
+#include "gpt2folder.h"
 #include "safetensors.h"
 
 #include <QDir>
@@ -180,6 +181,7 @@ private slots:
     void refused();
     void mappingKeptOnlyForF32();
     void missingFiles();
+    void identityIsPathAndContents();
 };
 
 void TestGpt2Checkpoint::referenceF32()
@@ -439,6 +441,44 @@ void TestGpt2Checkpoint::missingFiles()
     const auto bad = attnlab::readGpt2Checkpoint(dir.path());
     QCOMPARE(QString::fromStdString(bad.error().message),
              "model.safetensors: truncated: 2 bytes, too short for the 8-byte header length");
+}
+
+// A model is known by its canonical path and its files, not its folder's
+// name: two copies called gpt2 differ, a link to one is that one, and a
+// checkpoint copied over it (a new modification time or other bytes) is
+// another model.
+void TestGpt2Checkpoint::identityIsPathAndContents()
+{
+    QTemporaryDir root;
+    const QDir source(kData + "tiny-gpt2");
+    for (const char* place : {"a/gpt2", "b/gpt2"}) {
+        QVERIFY(QDir(root.path()).mkpath(QLatin1String(place)));
+        for (const QString& name : source.entryList(QDir::Files))
+            QVERIFY(QFile::copy(source.filePath(name), root.filePath(QLatin1String(place)) + '/' + name));
+    }
+    const QString a = root.filePath("a/gpt2"), b = root.filePath("b/gpt2");
+    const auto readA = attnlab::readGpt2Model(a);
+    QVERIFY2(readA.ok(), readA.ok() ? "" : readA.error().message.c_str());
+    QCOMPARE(readA->identity, attnlab::gpt2FolderIdentity(a));
+    QVERIFY(readA->identity.startsWith(QFileInfo(a).canonicalFilePath() + '#'));
+    QCOMPARE(attnlab::gpt2FolderIdentity(a), attnlab::gpt2FolderIdentity(a));
+    QVERIFY(attnlab::gpt2FolderIdentity(a) != attnlab::gpt2FolderIdentity(b));
+    QVERIFY(QFile::link(a, root.filePath("link")));
+    QCOMPARE(attnlab::gpt2FolderIdentity(root.filePath("link")), attnlab::gpt2FolderIdentity(a));
+
+    const QString before = attnlab::gpt2FolderIdentity(a);
+    QFile checkpoint(a + "/model.safetensors");
+    QVERIFY(checkpoint.open(QIODevice::ReadWrite));
+    QVERIFY(checkpoint.setFileTime(checkpoint.fileTime(QFileDevice::FileModificationTime).addSecs(-60),
+                                   QFileDevice::FileModificationTime));
+    checkpoint.close();
+    const QString touched = attnlab::gpt2FolderIdentity(a);
+    QVERIFY(touched != before);
+    QFile config(a + "/config.json");
+    QVERIFY(config.open(QIODevice::Append));
+    QVERIFY(config.write("\n") == 1);
+    config.close();
+    QVERIFY(attnlab::gpt2FolderIdentity(a) != touched);
 }
 
 QTEST_APPLESS_MAIN(TestGpt2Checkpoint)

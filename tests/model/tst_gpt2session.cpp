@@ -10,6 +10,8 @@
 #include "gpt2session.h"
 #include "testdata.h"
 
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -84,6 +86,7 @@ class TestGpt2Session : public QObject {
 private slots:
     void reference_data();
     void reference();
+    void adoptedModelIsNotReadAgain();
     void whatIfOneHead();
     void whatIfEveryLayer();
     void supersededNeverShows();
@@ -167,6 +170,44 @@ void TestGpt2Session::reference()
         const double logit = e["logit"].toDouble();
         QVERIFY(std::abs(session.nextTokens()[std::size_t(i)].logit - logit) <= 1e-4 * std::abs(logit));
     }
+}
+
+// A model read already (the command line's --model DIR) is shown as it is:
+// the session holds that very object, reads no file (the folder is gone),
+// and its pass is the pass of a model opened from the folder, bit for bit.
+void TestGpt2Session::adoptedModelIsNotReadAgain()
+{
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("tiny-gpt2"));
+    QVERIFY(QDir().mkpath(copy));
+    const QDir source(folder(QStringLiteral("tiny-gpt2")));
+    for (const QString& name : source.entryList(QDir::Files))
+        QVERIFY(QFile::copy(source.filePath(name), copy + '/' + name));
+    attn::Expected<attnlab::Gpt2Model> read = attnlab::readGpt2Model(copy);
+    QVERIFY(read.ok());
+    auto model = std::make_shared<const attnlab::Gpt2Model>(std::move(read.value()));
+    QVERIFY(QDir(copy).removeRecursively());
+
+    Gpt2Session adopted;
+    QSignalSpy opened(&adopted, &Gpt2Session::modelOpened);
+    adopted.adoptModel(model);
+    QVERIFY(adopted.isLoading());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(!adopted.isLoading());
+    QCOMPARE(adopted.model().get(), model.get());
+    QCOMPARE(adopted.modelFolder(), copy);
+    const QString sentence = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
+    QVERIFY(setSentence(adopted, sentence));
+
+    Gpt2Session opening;
+    QVERIFY(open(opening, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(opening, sentence));
+    QCOMPARE(adopted.result()->tokenIds, opening.result()->tokenIds);
+    for (int l = 0; l < adopted.config().nLayer; ++l)
+        for (int h = 0; h < adopted.config().nHead; ++h)
+            QVERIFY(attn::sameBits(adopted.head(l, h)->weightsMatrix(), opening.head(l, h)->weightsMatrix()));
+    QVERIFY(attn::sameBits(attn::Matrix(adopted.result()->lastLogits),
+                           attn::Matrix(opening.result()->lastLogits)));
 }
 
 void TestGpt2Session::whatIfOneHead()
