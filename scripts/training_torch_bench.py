@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The training lab's bench case in PyTorch, for the README's comparison.
+"""The training lab's bench case in PyTorch, compared in docs/performance.md.
 
 The same work as `attention-lab-bench training-lab`: the lab's task at its
 defaults with d_k 256 (n 32 keys, d_model 64, C 16 classes, beta 5, batch 64,

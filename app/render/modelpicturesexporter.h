@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Pictures of a GPT-2 result for slides, print and the README: the model
+// Pictures of a GPT-2 result for slides, print and the manual: the model
 // view (the layers x heads grid, ModelGridRenderer), the head view of one
 // layer (HeadLinesRenderer) and the next-token panel (NextTokenRenderer),
 // each with a title naming the model and the sentence, and "random

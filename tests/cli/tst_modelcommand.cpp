@@ -321,7 +321,7 @@ void TestModelCommand::pictures()
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("tiny-gpt2 (scale none: raw scores): attention weights"));
 
-    // --caption: a line under every picture's title (the README's picture says "random weights").
+    // --caption: a line under every picture's title (the manual's picture says "random weights").
     QTemporaryDir captioned;
     QVERIFY(captioned.isValid());
     run = exportModel(model, QStringLiteral("Jane"), captioned,

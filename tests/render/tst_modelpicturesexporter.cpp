@@ -145,7 +145,7 @@ void TestModelPicturesExporter::svgHoldsTheTexts()
 void TestModelPicturesExporter::titlesNameTheModelOnly()
 {
     // The pictures claim nothing about the weights: that is the caption's
-    // to say (--caption; the README's picture of the tiny checkpoint).
+    // to say (--caption; docs/manual.md's picture of the tiny checkpoint).
     const tinygpt2::Run run = tinygpt2::run();
     const ModelPicturesExporter exporter(run.result, run.tokens, topLabels(run), lessonOptions());
     const auto svg = exporter.files(ImageFormat::Svg);
