@@ -3,7 +3,7 @@
 //
 // With --exit-after-first-paint (a hidden option) the window prints
 // "ATTNLAB_FIRST_PAINT_NS=<steady clock ns>" once it has painted with a result
-// and quits (app/widgets/guimain.cpp). std::chrono::steady_clock is
+// and quits (app/widgets/window/guimain.cpp). std::chrono::steady_clock is
 // CLOCK_MONOTONIC on Linux, shared by both processes, so the difference to the
 // parent's clock just before spawning is the start-up time, exec included.
 

@@ -8,7 +8,7 @@ scripts/deps.sh
 # -O1 -g1: line tables are all a sanitizer's report needs, and on this
 # project's Eigen- and Qt-heavy sources they compile in about 60% of the
 # time of RelWithDebInfo's -O2 -g (measured on tst_windowheads.cpp,
-# core/multihead.cpp and app/model/session.cpp); CI has a time limit.
+# core/multihead.cpp and app/model/lab/session.cpp); CI has a time limit.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DATTNLAB_BUILD_BENCH=OFF >/dev/null
