@@ -25,12 +25,15 @@
 //     Gpt2DecoderModel).
 //     runDecoderPass holds everything the families share: the checks of
 //     the ids and options, the order of the steps, the attention of each
-//     head (attention.h, causal), the hooks, what is kept, the cancel flag
-//     and the top tokens; recomputeHead and readOut likewise.
-//   - app/io: the reader of its folder (config.json, the tensors, the
-//     tokenizer) into those weights.
-//   - one registration: the family's model_type and reader in the list the
-//     app opens folders with.
+//     head (attention.h, causal; a sliding window would be added there,
+//     for every family), the hooks, what is kept, the cancel flag and the
+//     top tokens; recomputeHead and readOut likewise.
+//   - app/io: the reader of its folder (config.json and the tensors) into
+//     those weights, and its tokenizer (text to ids and the pieces shown:
+//     Qt text, so app/io's; the core takes and gives ids only).
+//   - one registration: the family's model_type and reader in app/io's
+//     list of the folders it opens (GPT-2 alone is read today, by
+//     gpt2folder.h; the list comes with the app reading through here).
 // Nothing else changes: the views read DecoderConfig and DecoderResult.
 
 #include "attention.h"

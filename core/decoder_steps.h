@@ -36,8 +36,10 @@ public:
     virtual Matrix beginLayer(int layer, const Matrix& h) = 0;
 
     // Head `head`'s result->Q, K (n, head_dim) and V (n, head_dim) from what
-    // beginLayer made, ready for the attention (any rotation applied).
-    // Called from several threads at once for distinct heads.
+    // beginLayer made, ready for the attention (any rotation applied; with
+    // grouped-query attention K and V are those of the key/value head
+    // DecoderConfig::kvHeadOf(head)). Called from several threads at once
+    // for distinct heads.
     virtual void headInputs(int layer, int head, AttentionResult* result) const = 0;
 
     // The same from a kept attention input alone (DecoderModel::head): bit
