@@ -2,7 +2,9 @@
 #pragma once
 // GPT-2's forward pass (Radford et al. 2019; Hugging Face's GPT2LMHeadModel)
 // over the weights of gpt2_weights.h, with every head's attention kept for
-// display (tests/data/gpt2/*/reference.json `forward` states the same):
+// display (tests/data/gpt2/*/reference.json `forward` states the same), as
+// the first family of decoder_model.h (Gpt2DecoderModel; runGpt2 is the
+// same pass over weights not yet checked):
 //
 //   h = wte[ids] + wpe[0..n-1]                                     (n, E)
 //   per block:  a = LN1(h);  qkv = a c_attn.W + c_attn.b           (n, 3E)
@@ -33,115 +35,63 @@
 // (a margin of three on the weights) and ran slower here than the kernels.
 
 #include "attention.h"
+#include "decoder_model.h"
 #include "expected.h"
 #include "gpt2_weights.h"
 #include "matrix.h"
 
-#include <Eigen/Core>
-
-#include <atomic>
+#include <memory>
 #include <vector>
 
 namespace attn {
 
-// The score divisor of every (layer, head): the what-if controls (scale
-// mode for every layer, one layer or one head) are edits of this table.
-struct Gpt2Divisors {
-    int nLayer = 0;
-    int nHead = 0;
-    std::vector<double> values;  // layer-major: values[layer * nHead + head]
-
-    // sqrt(head_dim) everywhere, as GPT-2 was trained.
-    static Gpt2Divisors standard(const Gpt2Config& config);
-    double at(int layer, int head) const { return values[std::size_t(layer) * nHead + head]; }
-    bool empty() const { return values.empty(); }
-
-    // Sets the divisor `mode` names (sqrt(head_dim), 1, or customDivisor) on
-    // every layer (layer = -1) or one, every head (head = -1) or one. An
-    // error for a layer or head out of range or a custom divisor outside
-    // [kMinCustomDivisor, kMaxCustomDivisor]; the table is unchanged then.
-    Status set(ScaleMode mode, double customDivisor, int headDim, int layer = -1, int head = -1);
-};
-
-struct Gpt2Options {
-    Gpt2Divisors divisors;     // empty: Gpt2Divisors::standard
-    double temperature = 1.0;  // next-token probabilities = softmax(logits / temperature)
-    int topK = 10;             // entries in Gpt2Result::top
-    // Keep every head's AttentionResult (Q, K, V, raw scores, context and
-    // the softmax's row scales; scaled and weights are read from them bit
-    // for bit). Cost per head: 8 n^2 bytes of scores and 32 n hd bytes of
-    // Q, K, V, context; GPT-2 small (144 heads, hd 64) at n = 32 about
-    // 10 MiB, at n = 1024 about 1.4 GiB. Without it only the per-layer
-    // LayerNorm outputs stay (8 n E bytes a layer, 72 MiB at n = 1024 for
-    // GPT-2 small) and gpt2Head recomputes a head on demand.
-    bool keepMaps = true;
-    // Every position's logits (8 n vocab bytes: 411 MB at n = 1024 for
-    // GPT-2's 50257), not only the last one's.
-    bool allLogits = false;
-    // Each block's output h (8 n E bytes a layer).
-    bool keepHidden = false;
-    // The heads of a layer and the products' column blocks are shared among
-    // this many threads (the calling one included); the numbers do not
-    // depend on it.
-    int threads = 1;
-    // A stop flag another thread may set (a newer request superseding this
-    // pass): checked before each layer, each head and the logits, the pass
-    // then ends with the error kGpt2Cancelled. Null, or never set: the pass
-    // runs to its end, its numbers untouched by the checks.
-    const std::atomic<bool>* cancel = nullptr;
-};
+// GPT-2's names for the types of decoder_model.h, which were GPT-2's alone
+// before the interface: the divisor table (Gpt2Divisors::standard takes a
+// Gpt2Config, which converts), the options, the result and its parts.
+using Gpt2Divisors = HeadDivisors;
+using Gpt2Options = DecoderRunOptions;
+using Gpt2TopToken = TopToken;
+using Gpt2Layer = DecoderLayer;  // attentionInput is LN1(h)
+using Gpt2Result = DecoderResult;
 
 // The message of a pass stopped by Gpt2Options::cancel.
-inline constexpr char kGpt2Cancelled[] = "cancelled";
-
-// Largest and smallest temperature accepted (the custom divisor's range).
-inline constexpr double kMinTemperature = kMinCustomDivisor;
-inline constexpr double kMaxTemperature = kMaxCustomDivisor;
-
-struct Gpt2TopToken {
-    int id = 0;
-    double logit = 0.0;
-    double probability = 0.0;  // softmax(logits / temperature) over the whole vocabulary
-};
-
-struct Gpt2Layer {
-    Matrix ln1;                          // (n, E) LN1(h), exactly what c_attn multiplied
-    std::vector<AttentionResult> heads;  // n_head of them with keepMaps, else empty
-    Matrix hidden;                       // (n, E) h after the block, with keepHidden
-};
-
-struct Gpt2Result {
-    std::vector<int> tokenIds;
-    Gpt2Divisors divisors;  // the table the pass used
-    double temperature = 1.0;
-    std::vector<Gpt2Layer> layers;  // n_layer
-    Matrix finalHidden;             // (n, E) LN_f(h)
-    RowVector lastLogits;           // (vocab) the last position's logits
-    Matrix logits;                  // (n, vocab) with allLogits, else empty
-    std::vector<Gpt2TopToken> top;  // the topK largest logits, largest first (ties: smaller id)
-
-    int tokens() const { return int(tokenIds.size()); }
-};
+inline constexpr const char* kGpt2Cancelled = kDecoderCancelled;
 
 // Shapes of every tensor against the config (E divisible by n_head, n_layer
 // blocks, no missing tensor); the error names the tensor and both shapes.
 Status validateGpt2Weights(const Gpt2Weights& weights);
 
-// The pass. Errors: invalid weights, no tokens, more than n_positions, an
-// id outside the vocabulary, a divisor table of another shape or with a
-// divisor out of range, a temperature out of range, topK < 1.
+// The pass (runDecoderPass over GPT-2's steps, as Gpt2DecoderModel::run).
+// Errors: invalid weights, then those of DecoderModel::run.
 Expected<Gpt2Result> runGpt2(const Gpt2Weights& weights, const std::vector<int>& tokenIds,
                              const Gpt2Options& options = {});
 
-// Head `head` of layer `layer` computed again from result.layers[layer].ln1
-// with the same products, bias additions and attention pass: bit for bit
-// the AttentionResult the pass kept (or would have kept), as long as the
-// product path (kernels::available()) has not changed in between.
+// Head `head` of layer `layer` computed again from
+// result.layers[layer].attentionInput with the same products, bias
+// additions and attention pass: bit for bit the AttentionResult the pass
+// kept (or would have kept), as long as the product path
+// (kernels::available()) has not changed in between.
 Expected<AttentionResult> gpt2Head(const Gpt2Weights& weights, const Gpt2Result& result, int layer, int head);
 
-// The largest `k` of `logits`, largest first, with softmax(logits /
-// temperature) probabilities (double, over every entry).
-std::vector<Gpt2TopToken> topTokens(const RowVector& logits, int k, double temperature);
+// GPT-2 as a DecoderModel: its weights, checked once, and the pass above.
+class Gpt2DecoderModel final : public DecoderModel {
+public:
+    // An error from validateGpt2Weights, else the model; it keeps the
+    // weights (and their storage) alive.
+    static Expected<std::unique_ptr<Gpt2DecoderModel>> create(Gpt2Weights weights);
+
+    const DecoderConfig& config() const override { return config_; }
+    const Gpt2Weights& weights() const { return weights_; }
+
+protected:
+    std::unique_ptr<DecoderSteps> steps(int threads) const override;
+
+private:
+    explicit Gpt2DecoderModel(Gpt2Weights weights);
+
+    Gpt2Weights weights_;
+    DecoderConfig config_;
+};
 
 // The pieces, exposed for tests and the views.
 // LN(x) row by row, (x - mean) / sqrt(biased var + eps) * w + b.

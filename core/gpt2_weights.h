@@ -8,6 +8,8 @@
 // Conv1D weights are stored (in, out) and used without a transpose:
 // y = x W + b.
 
+#include "decoder_config.h"
+
 #include <Eigen/Core>
 
 #include <memory>
@@ -24,6 +26,23 @@ struct Gpt2Config {
     double layerNormEpsilon = 1e-5;
 
     int headDim() const { return nHead > 0 ? nEmbd / nHead : 0; }
+
+    // As every family's pass reads it: one key/value head per head, the
+    // contexts E wide. Implicit, so that a GPT-2 config is taken where a
+    // DecoderConfig is (HeadDivisors::standard).
+    operator DecoderConfig() const
+    {
+        DecoderConfig c;
+        c.family = "gpt2";
+        c.layers = nLayer;
+        c.heads = nHead;
+        c.kvHeads = nHead;
+        c.headDim = headDim();
+        c.width = nEmbd;
+        c.vocabSize = vocabSize;
+        c.maxPositions = nPositions;
+        return c;
+    }
 };
 
 // One stored tensor: `rows` x `cols` floats, row-major. A vector is one row.

@@ -5,6 +5,7 @@
 // that the result does not depend on how many threads there are.
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <system_error>
 #include <thread>
@@ -44,6 +45,32 @@ void shareRanges(std::size_t count, std::size_t perItem, std::size_t minWork, in
     body(std::size_t(0), count / t);
     if (started < t)
         body(count * started / t, count);
+    for (std::thread& p : pool)
+        p.join();
+}
+
+// f(i) for i in [0, count), the items handed out one at a time to
+// `threads` threads (the calling one included, at most one per item), for
+// items of uneven cost (a layer's heads, the products' column blocks).
+template <typename F>
+void forEachIndex(int count, int threads, const F& f)
+{
+    const int t = std::clamp(threads, 1, std::max(count, 1));
+    if (t == 1) {
+        for (int i = 0; i < count; ++i)
+            f(i);
+        return;
+    }
+    std::atomic<int> next{0};
+    const auto work = [&] {
+        for (int i = next++; i < count; i = next++)
+            f(i);
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(std::size_t(t - 1));
+    for (int k = 1; k < t; ++k)
+        pool.emplace_back(work);
+    work();
     for (std::thread& p : pool)
         p.join();
 }

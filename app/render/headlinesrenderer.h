@@ -29,8 +29,9 @@
 class QPainter;
 
 namespace attn {
-struct Gpt2Result;
-}
+struct DecoderResult;
+using Gpt2Result = DecoderResult;
+}  // namespace attn
 
 namespace attnlab {
 

@@ -23,8 +23,9 @@
 class QPainter;
 
 namespace attn {
-struct Gpt2TopToken;
-}
+struct TopToken;
+using Gpt2TopToken = TopToken;
+}  // namespace attn
 
 namespace attnlab {
 

@@ -66,7 +66,7 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
                                .arg(attn::kMaxDHead)
                                .arg(hd)
                                .toStdString()};
-    const attn::Matrix& ln1 = result->layers[std::size_t(layer)].ln1;
+    const attn::Matrix& ln1 = result->layers[std::size_t(layer)].attentionInput;
     const std::vector<Gpt2Token>& tokens = gpt2.resultTokens();
     const int n = int(ln1.rows());
     if (int(tokens.size()) != n)

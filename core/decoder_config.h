@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The shape of a decoder-only transformer as every family's pass and every
+// view reads it (decoder_model.h). A family's own config (Gpt2Config) holds
+// what only its pass needs, such as its norm's epsilon, and converts to
+// this one. Plain C++: no Eigen, so that the readers' headers stay light.
+
+#include <string>
+
+namespace attn {
+
+struct DecoderConfig {
+    std::string family;    // Hugging Face's model_type: "gpt2"
+    int layers = 0;        // blocks
+    int heads = 0;         // query heads per layer
+    int kvHeads = 0;       // key/value heads per layer: `heads` (GPT-2), or fewer with
+                           // grouped-query attention, each shared by heads / kvHeads query heads
+    int headDim = 0;       // q, k and v width of each head
+    int width = 0;         // E, the residual stream's (hidden_size, n_embd)
+    int vocabSize = 0;     // logits per position
+    int maxPositions = 0;  // the longest sentence the model takes, in tokens
+
+    // The key/value head query head `head` reads (heads a multiple of
+    // kvHeads): with 8 heads and 2 kvHeads, heads 0-3 read 0 and 4-7 read 1.
+    int kvHeadOf(int head) const { return head / (heads / kvHeads); }
+    // The width of the heads' contexts side by side, the output
+    // projection's input: E for GPT-2, not always with an explicit head_dim.
+    int contextWidth() const { return heads * headDim; }
+};
+
+}  // namespace attn
