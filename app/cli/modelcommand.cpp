@@ -155,7 +155,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                                      "(n_positions in config.json)")
                          .arg(ids.size())
                          .arg(config.nPositions));
-    attn::Expected<attn::Gpt2Result> result = attn::runGpt2(model->checkpoint.weights, ids, options);
+    attn::Expected<attn::Gpt2Result> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
 

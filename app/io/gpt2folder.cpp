@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gpt2folder.h"
 
+#include "gpt2.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
@@ -24,7 +26,12 @@ attn::Expected<Gpt2Model> readGpt2Model(const QString& folder)
     if (tokenizer->vocabSize() != configVocab)
         return attn::Error{"vocab.json has " + std::to_string(tokenizer->vocabSize())
                            + " tokens but config.json's vocab_size is " + std::to_string(configVocab)};
+    attn::Expected<std::unique_ptr<attn::Gpt2DecoderModel>> decoder =
+        attn::Gpt2DecoderModel::create(checkpoint->weights);
+    if (!decoder)
+        return decoder.error();
     Gpt2Model model;
+    model.decoder = std::move(decoder).value();
     model.checkpoint = std::move(checkpoint).value();
     model.tokenizer = std::move(tokenizer).value();
     model.folder = folder;

@@ -7,16 +7,23 @@
 // through this one function, so both refuse the same folders with the same
 // messages.
 
+#include "decoder_model.h"
 #include "expected.h"
 #include "gpt2checkpoint.h"
 #include "gpt2tokenizer.h"
 
 #include <QString>
 
+#include <memory>
+
 namespace attnlab {
 
 struct Gpt2Model {
     Gpt2Checkpoint checkpoint;  // weights, config and stored dtype
+    // The pass over those weights, through the models' one interface
+    // (attn::DecoderModel; GPT-2's is attn::Gpt2DecoderModel). It shares
+    // the checkpoint's storage.
+    std::shared_ptr<const attn::DecoderModel> decoder;
     Gpt2Tokenizer tokenizer;
     QString folder;  // as given
     // Which model this is, whatever the folder is called: its canonical path

@@ -168,7 +168,7 @@ void Gpt2Session::request()
         outcome->tokens = tokens;
         attn::Gpt2Options run = options;
         run.cancel = &superseded;
-        outcome->result = attn::runGpt2(model->checkpoint.weights, ids, run);
+        outcome->result = model->decoder->run(ids, run);
         outcome->cancelled = attn::isCancelled(outcome->result);
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);

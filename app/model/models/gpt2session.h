@@ -9,7 +9,7 @@
 // with the readers' one-line message; a failed open keeps the previous
 // model). setSentence()
 // tokenises at once on the calling thread (GPT-2's BPE, cached per piece)
-// and hands the pass (attn::runGpt2, every head's maps kept) to a second
+// and hands the pass (attn::DecoderModel::run, every head's maps kept) to a second
 // worker thread; the what-if edits (setScale, resetScale) do the same. A
 // newer request supersedes an older one: the older pass is dropped before
 // it starts or, if it is running, stopped between layers
