@@ -375,6 +375,7 @@ void Session::setSentence(const QString& sentence)
     if (utf8 == config_.sentence)
         return;
     config_.sentence = utf8;
+    emit sentenceChanged();
     if (borrowed_.active() && followsModel_) {
         // The head stays on display until the model's pass over the new
         // sentence is borrowed in its place (or released).

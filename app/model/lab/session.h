@@ -292,8 +292,11 @@ public:
 
 signals:
     void parametersChanged();  // config() or options() changed
-    void modelRedrawn();       // the matrices were replaced; their shapes may differ
-    void resultChanged();      // result(), stats() and the matrices are current
+    // setSentence took a new sentence, before the lab redraws for it (and
+    // parametersChanged follows): a model reading the sentence starts first.
+    void sentenceChanged();
+    void modelRedrawn();   // the matrices were replaced; their shapes may differ
+    void resultChanged();  // result(), stats() and the matrices are current
     // A request's result will never show: a newer request, an edit or a
     // state superseded it. Once per superseded request given to the worker.
     void resultDropped();

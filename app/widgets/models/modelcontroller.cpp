@@ -7,13 +7,13 @@
 #include "gpt2session.h"
 #include "headlinesview.h"
 #include "modelexports.h"
+#include "modelfollower.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QProgressBar>
@@ -21,8 +21,7 @@
 
 namespace attnlab {
 
-ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence,
-                                 Session* session)
+ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Session* session)
     : QObject(window), window_(window), pipeline_(pipeline), session_(new Gpt2Session(this)), lab_(session)
 {
     panel_ = new ModelPanel(session_);
@@ -65,22 +64,11 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, QL
         emit message(tr("The model was not opened: %1").arg(text), 15000);
     });
     connect(session_, &Gpt2Session::modelOpened, this, [this] { pipeline_->showPage(panel_); });
-    session_->setSentence(sentence->text());
-    connect(sentence, &QLineEdit::textChanged, session_, &Gpt2Session::setSentence);
-    lab_->setFollowsModel(true);
+    follower_ = new ModelFollower(session_, lab_, this);
     connect(panel_->grid(), &ModelGridView::headShown, this,
             [this](int layer, int head) { showHead(layer, head, false); });
     connect(panel_, &ModelPanel::showInPipeline, this,
             [this] { showHead(session_->selectedLayer(), session_->selectedHead(), true); });
-    connect(session_, &Gpt2Session::resultChanged, this, &ModelController::followModel);
-    // A sentence the model refuses (empty, too long) keeps the head on
-    // display, waiting, as the lab keeps its last good model; the Model tab
-    // says why.
-    connect(session, &Session::parametersChanged, session_, [this, session] {
-        const QString text = QString::fromStdString(session->config().sentence);
-        if (text != session_->sentence())
-            session_->setSentence(text);
-    });
 }
 
 bool ModelController::showHead(int layer, int head, bool showPipeline)
@@ -100,32 +88,6 @@ bool ModelController::showHead(int layer, int head, bool showPipeline)
                          .arg(head + 1),
                      5000);
     return true;
-}
-
-void ModelController::followModel()
-{
-    if (!lab_->isBorrowed() || session_->isComputing())
-        return;
-    const BorrowedHead& shown = lab_->borrowed();
-    const bool awaits = lab_->awaitsBorrow();
-    // The user's edits of the head, or a head of another model (undo), stay.
-    if (!awaits
-        && (lab_->editedCells() > 0 || !session_->hasModel()
-            || shown.identity != session_->model()->identity))
-        return;
-    if (session_->sentence().toStdString() != lab_->config().sentence)
-        return;  // the pass of another sentence than the lab's
-    const attn::Expected<LabState> state = gpt2HeadState(*session_, shown.layer, shown.head, *lab_);
-    if (!state) {
-        if (awaits)
-            lab_->releaseBorrowed();
-        return;
-    }
-    const attn::AttentionOptions& o = lab_->options();
-    if (!awaits && state->options.scale == o.scale && state->options.customDivisor == o.customDivisor
-        && state->options.causal == o.causal && state->X == lab_->matrix(MatrixId::X))
-        return;  // nothing new for this head (a temperature, another head's divisor)
-    lab_->setState(*state);
 }
 
 void ModelController::addFileActions(QMenu* file)

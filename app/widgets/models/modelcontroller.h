@@ -16,7 +16,6 @@
 
 #include <memory>
 
-class QLineEdit;
 class QMainWindow;
 class QMenu;
 class QProgressBar;
@@ -26,6 +25,7 @@ namespace attnlab {
 class Gpt2Session;
 class HeadLinesView;
 class ModelExports;
+class ModelFollower;
 class ModelPanel;
 class PipelineView;
 
@@ -34,10 +34,9 @@ class Session;
 class ModelController : public QObject {
     Q_OBJECT
 public:
-    // The model follows the sentence field as it is typed and `session`'s
-    // sentence when it is set otherwise (a lab opened, a preset, the command
-    // line, undo: the field then changes without telling).
-    ModelController(QMainWindow* window, PipelineView* pipeline, QLineEdit* sentence, Session* session);
+    // The model follows `session`'s sentence and the borrowed head follows
+    // the model's passes (ModelFollower).
+    ModelController(QMainWindow* window, PipelineView* pipeline, Session* session);
 
     Gpt2Session* session() const { return session_; }
     ModelPanel* panel() const { return panel_; }
@@ -62,11 +61,11 @@ signals:
     void message(const QString& text, int timeout);
 
 private:
-    void followModel();  // a new pass: the borrowed head follows it
     QMainWindow* window_;
     PipelineView* pipeline_;
     Gpt2Session* session_;
     Session* lab_;
+    ModelFollower* follower_;
     ModelPanel* panel_;
     HeadLinesView* lines_;
     QProgressBar* progress_;

@@ -105,7 +105,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createDocks();
     createScalingLabViews();
     createHeadsView();
-    models_ = new ModelController(this, pipeline_, input_->sentenceEdit(), session_);
+    models_ = new ModelController(this, pipeline_, session_);
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
     lessons_->setModel(models_->session(), models_->panel());
     exports_ = new ExportActions(

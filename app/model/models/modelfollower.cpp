@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelfollower.h"
+
+#include "borrowedhead.h"
+#include "gpt2headstate.h"
+#include "gpt2session.h"
+#include "session.h"
+
+namespace attnlab {
+
+ModelFollower::ModelFollower(Gpt2Session* model, Session* lab, QObject* parent)
+    : QObject(parent), model_(model), lab_(lab)
+{
+    lab_->setFollowsModel(true);
+    followSentence();
+    // Typed: before the lab redraws, so that the model's pass starts first.
+    connect(lab_, &Session::sentenceChanged, this, &ModelFollower::followSentence);
+    // Any other change of the lab's parameters (a lab opened, undo, a preset).
+    connect(lab_, &Session::parametersChanged, this, &ModelFollower::followSentence);
+    connect(model_, &Gpt2Session::resultChanged, this, &ModelFollower::followPass);
+}
+
+void ModelFollower::followSentence()
+{
+    // A sentence the model refuses (empty, too long) keeps the borrowed head
+    // on display, waiting, as the lab keeps its last good model; the Model
+    // tab says why.
+    const QString text = QString::fromStdString(lab_->config().sentence);
+    if (text != model_->sentence())
+        model_->setSentence(text);
+}
+
+void ModelFollower::followPass()
+{
+    if (!lab_->isBorrowed() || model_->isComputing())
+        return;
+    const BorrowedHead& shown = lab_->borrowed();
+    const bool awaits = lab_->awaitsBorrow();
+    // The user's edits of the head, or a head of another model (undo), stay.
+    if (!awaits
+        && (lab_->editedCells() > 0 || !model_->hasModel() || shown.identity != model_->model()->identity))
+        return;
+    if (model_->sentence().toStdString() != lab_->config().sentence)
+        return;  // the pass of another sentence than the lab's
+    const attn::Expected<LabState> state = gpt2HeadState(*model_, shown.layer, shown.head, *lab_);
+    if (!state) {
+        if (awaits)
+            lab_->releaseBorrowed();
+        return;
+    }
+    const attn::AttentionOptions& o = lab_->options();
+    if (!awaits && state->options.scale == o.scale && state->options.customDivisor == o.customDivisor
+        && state->options.causal == o.causal && state->X == lab_->matrix(MatrixId::X))
+        return;  // nothing new for this head (a temperature, another head's divisor)
+    lab_->setState(*state);
+}
+
+}  // namespace attnlab

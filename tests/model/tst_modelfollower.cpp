@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The opened model follows the lab (ModelFollower, app/model): the lab's
+// Session owns the sentence and the model reads it, when typed (before the
+// lab redraws), set by a state and at the start; a borrowed head follows
+// each new pass of the model to the same layer and head, equal to
+// gpt2HeadState of that pass; an edited head, or a pass over another
+// sentence, is left as it is.
+
+#include "gpt2headstate.h"
+#include "gpt2session.h"
+#include "modelfollower.h"
+#include "session.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace attnlab;
+
+namespace {
+
+const QString kTiny = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+
+// Waits for the model's pass over its current sentence to show.
+bool passShown(Gpt2Session& model)
+{
+    QSignalSpy changed(&model, &Gpt2Session::resultChanged);
+    return (model.result() && !model.isComputing()) || (changed.wait(10000) && !model.isComputing());
+}
+
+}  // namespace
+
+class TestModelFollower : public QObject {
+    Q_OBJECT
+private slots:
+    void theModelReadsTheLabsSentence();
+    void aBorrowedHeadFollowsThePasses();
+    void anEditedHeadStays();
+};
+
+void TestModelFollower::theModelReadsTheLabsSentence()
+{
+    Session lab;
+    lab.setSentence(QStringLiteral("Jane is going"));
+    Gpt2Session model;
+    ModelFollower follower(&model, &lab);
+    QCOMPARE(model.sentence(), QStringLiteral("Jane is going"));
+
+    // Typed: the model has the sentence as the lab is told (sentenceChanged
+    // comes before parametersChanged and the lab's redraw).
+    QString seenFirst;
+    connect(&lab, &Session::sentenceChanged, &lab, [&] { seenFirst = model.sentence(); });
+    lab.setSentence(QStringLiteral("Jane is going to the cinema"));
+    QCOMPARE(seenFirst, QStringLiteral("Jane is going to the cinema"));
+    QCOMPARE(model.sentence(), QStringLiteral("Jane is going to the cinema"));
+
+    // A sentence given to the model alone is the lab's again at the lab's
+    // next change of parameters.
+    model.setSentence(QStringLiteral("something else"));
+    lab.setSeed(lab.config().seed + 1);
+    QCOMPARE(model.sentence(), QStringLiteral("Jane is going to the cinema"));
+}
+
+void TestModelFollower::aBorrowedHeadFollowsThePasses()
+{
+    Session lab;
+    lab.setSentence(QStringLiteral("Jane is going to the cinema"));
+    Gpt2Session model;
+    ModelFollower follower(&model, &lab);
+    QSignalSpy opened(&model, &Gpt2Session::modelOpened);
+    model.openModel(kTiny);
+    QVERIFY(opened.wait(10000));
+    QVERIFY(passShown(model));
+    attn::Expected<LabState> first = gpt2HeadState(model, 1, 2, lab);
+    QVERIFY(first.ok());
+    QVERIFY(lab.setState(first.value()).ok());
+    QVERIFY(lab.isBorrowed());
+
+    // A new sentence: the lab keeps the head, waiting, then shows the same
+    // layer and head of the model's pass over it.
+    lab.setSentence(QStringLiteral("Jane is going to the cinema to watch"));
+    QVERIFY(lab.awaitsBorrow());
+    QVERIFY(QTest::qWaitFor([&] { return !lab.awaitsBorrow(); }, 10000));
+    QVERIFY(lab.isBorrowed());
+    QCOMPARE(lab.borrowed().layer, 1);
+    QCOMPARE(lab.borrowed().head, 2);
+    QCOMPARE(lab.borrowed().identity, model.model()->identity);
+    const attn::Expected<LabState> now = gpt2HeadState(model, 1, 2, lab);
+    QVERIFY(now.ok());
+    QVERIFY(attn::sameBits(lab.matrix(MatrixId::X), now->X));
+    QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), now->Wq));
+    QCOMPARE(int(lab.matrix(MatrixId::X).rows()), int(model.resultTokens().size()));
+}
+
+void TestModelFollower::anEditedHeadStays()
+{
+    Session lab;
+    lab.setSentence(QStringLiteral("Jane is going to the cinema"));
+    Gpt2Session model;
+    ModelFollower follower(&model, &lab);
+    QSignalSpy opened(&model, &Gpt2Session::modelOpened);
+    model.openModel(kTiny);
+    QVERIFY(opened.wait(10000));
+    QVERIFY(passShown(model));
+    attn::Expected<LabState> first = gpt2HeadState(model, 0, 1, lab);
+    QVERIFY(first.ok());
+    QVERIFY(lab.setState(first.value()).ok());
+    QVERIFY(lab.setMatrixCell(MatrixId::Wq, 0, 0, 0.5).ok());
+    QCOMPARE(lab.editedCells(), 1);
+    const attn::Matrix edited = lab.matrix(MatrixId::Wq);
+
+    // A what-if divisor makes a new pass over the same sentence: the edited
+    // head is the user's and stays.
+    QSignalSpy changed(&model, &Gpt2Session::resultChanged);
+    model.setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::AllLayers);
+    QVERIFY(changed.wait(10000));
+    QVERIFY(lab.isBorrowed());
+    QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), edited));
+    QCOMPARE(lab.options().scale, first->options.scale);
+}
+
+QTEST_MAIN(TestModelFollower)
+#include "tst_modelfollower.moc"
