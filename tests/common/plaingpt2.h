@@ -15,6 +15,14 @@
 #include <random>
 #include <vector>
 
+// In a Qt Test slot: fails, naming `what` and both numbers, when `diff`
+// is over `tolerance`.
+#define VERIFY_WITHIN(diff, tolerance, what) \
+    QVERIFY2(                                \
+        (diff) <= (tolerance),               \
+        qPrintable(                          \
+            QStringLiteral("%1: max |diff| %2 > %3").arg(QStringLiteral(what)).arg(diff).arg(tolerance)))
+
 namespace plaingpt2 {
 
 // Weights owned by their `storage`, as a reader's are.

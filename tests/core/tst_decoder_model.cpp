@@ -25,12 +25,6 @@ namespace {
 
 using namespace plaingpt2;
 
-#define VERIFY_WITHIN(diff, tolerance, what) \
-    QVERIFY2(                                \
-        (diff) <= (tolerance),               \
-        qPrintable(                          \
-            QStringLiteral("%1: max |diff| %2 > %3").arg(QStringLiteral(what)).arg(diff).arg(tolerance)))
-
 // The plain loop and the pass are both float64 over the same float32
 // weights and differ by the order of the sums (about 1e-15 here).
 constexpr double kPlainTolerance = 1e-9;

@@ -19,12 +19,6 @@ namespace {
 
 using namespace plaingpt2;
 
-#define VERIFY_WITHIN(diff, tolerance, what) \
-    QVERIFY2(                                \
-        (diff) <= (tolerance),               \
-        qPrintable(                          \
-            QStringLiteral("%1: max |diff| %2 > %3").arg(QStringLiteral(what)).arg(diff).arg(tolerance)))
-
 // Both passes are float64 over the same float32 weights: they differ by
 // the order of the sums, 4e-15 in the cases below.
 constexpr double kMapTolerance = 1e-12;

@@ -27,6 +27,26 @@ bool passShown(Gpt2Session& model)
     return (model.result() && !model.isComputing()) || (changed.wait(10000) && !model.isComputing());
 }
 
+// A lab on the cinema sentence showing head (layer, head) of tiny-gpt2's
+// pass over it, the model following the lab.
+struct Borrowed {
+    Session lab;
+    Gpt2Session model;
+    ModelFollower follower{&model, &lab};
+    attn::Expected<LabState> first = attn::Error{"not borrowed"};
+
+    bool borrow(int layer, int head)
+    {
+        lab.setSentence(QStringLiteral("Jane is going to the cinema"));
+        QSignalSpy opened(&model, &Gpt2Session::modelOpened);
+        model.openModel(kTiny);
+        if (!opened.wait(10000) || !passShown(model))
+            return false;
+        first = gpt2HeadState(model, layer, head, lab);
+        return first.ok() && lab.setState(first.value()).ok() && lab.isBorrowed();
+    }
+};
+
 }  // namespace
 
 class TestModelFollower : public QObject {
@@ -62,18 +82,10 @@ void TestModelFollower::theModelReadsTheLabsSentence()
 
 void TestModelFollower::aBorrowedHeadFollowsThePasses()
 {
-    Session lab;
-    lab.setSentence(QStringLiteral("Jane is going to the cinema"));
-    Gpt2Session model;
-    ModelFollower follower(&model, &lab);
-    QSignalSpy opened(&model, &Gpt2Session::modelOpened);
-    model.openModel(kTiny);
-    QVERIFY(opened.wait(10000));
-    QVERIFY(passShown(model));
-    attn::Expected<LabState> first = gpt2HeadState(model, 1, 2, lab);
-    QVERIFY(first.ok());
-    QVERIFY(lab.setState(first.value()).ok());
-    QVERIFY(lab.isBorrowed());
+    Borrowed b;
+    QVERIFY(b.borrow(1, 2));
+    Session& lab = b.lab;
+    Gpt2Session& model = b.model;
 
     // A new sentence: the lab keeps the head, waiting, then shows the same
     // layer and head of the model's pass over it.
@@ -93,17 +105,10 @@ void TestModelFollower::aBorrowedHeadFollowsThePasses()
 
 void TestModelFollower::anEditedHeadStays()
 {
-    Session lab;
-    lab.setSentence(QStringLiteral("Jane is going to the cinema"));
-    Gpt2Session model;
-    ModelFollower follower(&model, &lab);
-    QSignalSpy opened(&model, &Gpt2Session::modelOpened);
-    model.openModel(kTiny);
-    QVERIFY(opened.wait(10000));
-    QVERIFY(passShown(model));
-    attn::Expected<LabState> first = gpt2HeadState(model, 0, 1, lab);
-    QVERIFY(first.ok());
-    QVERIFY(lab.setState(first.value()).ok());
+    Borrowed b;
+    QVERIFY(b.borrow(0, 1));
+    Session& lab = b.lab;
+    Gpt2Session& model = b.model;
     QVERIFY(lab.setMatrixCell(MatrixId::Wq, 0, 0, 0.5).ok());
     QCOMPARE(lab.editedCells(), 1);
     const attn::Matrix edited = lab.matrix(MatrixId::Wq);
@@ -115,7 +120,7 @@ void TestModelFollower::anEditedHeadStays()
     QVERIFY(changed.wait(10000));
     QVERIFY(lab.isBorrowed());
     QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), edited));
-    QCOMPARE(lab.options().scale, first->options.scale);
+    QCOMPARE(lab.options().scale, b.first->options.scale);
 }
 
 QTEST_MAIN(TestModelFollower)
