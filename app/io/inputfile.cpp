@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ std::string byteSizeText(long long bytes)
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
-attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what)
+attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what,
+                                         const std::atomic<bool>* stop)
 {
     const std::string name = QFileInfo(path).fileName().toStdString();
     const std::string tooLarge =
@@ -92,8 +94,12 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
                            + ", not a file; only regular files and pipes can be read"};
     if (!pipe && info.st_size > cap)
         return attn::Error{name + ": " + sizeText(info.st_size) + tooLarge};
+    // With a stop flag a pipe stays non-blocking: a read with no bytes yet
+    // says so (EAGAIN) and the flag is looked at; EOF (no writer) is 0 as
+    // before.
+    const bool waitable = pipe && stop;
     const int flags = ::fcntl(fd.get(), F_GETFL);
-    if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+    if (flags < 0 || (!waitable && ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0))
         return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};
 
     // Chunks up to cap + 1 bytes: one byte past the cap proves it is passed.
@@ -112,6 +118,14 @@ attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std
         const ssize_t got = ::read(fd.get(), bytes.data() + size, std::size_t(want));
         if (got < 0 && errno == EINTR)
             continue;
+        if (got < 0 && waitable && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // A writer that has not written yet: wait a little, or give up.
+            if (stop->load())
+                return attn::cancelledError(name + ": the read was stopped");
+            pollfd ready{fd.get(), POLLIN, 0};
+            ::poll(&ready, 1, kStopPollMs);
+            continue;
+        }
         if (got < 0)
             return attn::Error{"cannot read '" + path.toStdString() + "': " + std::strerror(errno)};
         if (got == 0)

@@ -12,12 +12,19 @@
 // else is refused unread: a device (/dev/zero never ends, a terminal waits
 // for typing), a socket, a folder; no matrix or lab comes from one. A Qt
 // resource (":/presets/...") is read through QFile, by its size.
+//
+// A pipe's read can wait for its writer as long as the writer keeps it open
+// without writing. Given a `stop` flag (a scheduler job's, scheduler.h), the
+// read waits in short polls and gives up within kStopPollMs of the flag being
+// set, with an ErrorKind::Cancelled error: so the lane reading it can be
+// superseded or joined without waiting for the writer.
 
 #include "expected.h"
 
 #include <QByteArray>
 #include <QString>
 
+#include <atomic>
 #include <string_view>
 
 namespace attnlab {
@@ -26,7 +33,11 @@ namespace attnlab {
 // message when the cap is hit ("a lab file": "big.attnlab: 300 MiB is larger
 // than any lab file can be (at most 432 MiB)"). Other messages start with the
 // file name too, except "cannot open '<path>': <reason>".
-attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what);
+attn::Expected<QByteArray> readInputFile(const QString& path, long long cap, std::string_view what,
+                                         const std::atomic<bool>* stop = nullptr);
+
+// How often a pipe's read given a stop flag looks at it while no byte comes.
+inline constexpr int kStopPollMs = 25;
 
 // "240 MiB", "12 KiB", "500 bytes": a cap in words.
 std::string byteSizeText(long long bytes);

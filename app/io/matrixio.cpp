@@ -240,21 +240,24 @@ attn::Status checkInputEntries(const attn::Matrix& m, bool npy, int offset)
 
 }  // namespace
 
-attn::Expected<attn::Matrix> readMatrixFile(const QString& path)
+attn::Expected<attn::Matrix> readMatrixFile(const QString& path, const std::atomic<bool>* stop)
 {
     const std::string name = QFileInfo(path).fileName().toStdString();
     const auto named = [&name](const std::string& message) {
         return attn::Error{message.rfind(name + ": ", 0) == 0 ? message : name + ": " + message};
     };
     if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) != 0) {
-        attn::Expected<attn::Matrix> m = readNpyFile(path);
+        attn::Expected<attn::Matrix> m = readNpyFile(path, stop);
         if (!m)
             return m.error();
         if (const attn::Status fine = checkInputEntries(m.value(), true, 1); !fine)
             return named(fine.error().message);
         return m;
     }
-    const attn::Expected<QByteArray> bytes = readInputFile(path, attn::kMaxMatrixCsvBytes, "CSV matrix");
+    const attn::Expected<QByteArray> bytes =
+        readInputFile(path, attn::kMaxMatrixCsvBytes, "CSV matrix", stop);
+    if (attn::isCancelled(bytes))
+        return bytes.error();
     if (!bytes)
         return named(bytes.error().message);
     attn::Expected<LabelledMatrix> table =

@@ -13,6 +13,7 @@
 
 #include <QString>
 
+#include <atomic>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -60,7 +61,8 @@ attn::Expected<LabelledMatrix> readMatrixCsv(std::string_view text);
 // (a CSV file at most attn::kMaxMatrixCsvBytes). As an input of the engine:
 // every entry finite and within attn::kMaxInputMagnitude, else refused here,
 // naming the file's own row and column (a CSV's header row and label column
-// counted). Errors start with the file name.
-attn::Expected<attn::Matrix> readMatrixFile(const QString& path);
+// counted). Errors start with the file name. Given `stop`, a pipe's read
+// gives up once it is set (see readInputFile), with ErrorKind::Cancelled.
+attn::Expected<attn::Matrix> readMatrixFile(const QString& path, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace attnlab

@@ -286,9 +286,9 @@ attn::Expected<attn::Matrix> parseNpy(std::string_view bytes, std::string_view n
     return decodeData(header.value(), bytes.data() + header->dataOffset, name);
 }
 
-attn::Expected<attn::Matrix> readNpyFile(const QString& path)
+attn::Expected<attn::Matrix> readNpyFile(const QString& path, const std::atomic<bool>* stop)
 {
-    const attn::Expected<QByteArray> bytes = readInputFile(path, kMaxNpyFileBytes, ".npy matrix");
+    const attn::Expected<QByteArray> bytes = readInputFile(path, kMaxNpyFileBytes, ".npy matrix", stop);
     if (!bytes)
         return bytes.error();
     return parseNpy(std::string_view(bytes->constData(), std::size_t(bytes->size())),

@@ -35,6 +35,7 @@
 
 #include <QString>
 
+#include <atomic>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -51,7 +52,8 @@ attn::Expected<attn::Matrix> parseNpy(std::string_view bytes, std::string_view n
 // array needs (about 32 MiB), so a huge file, /dev/zero or an endless pipe is
 // refused without holding more; a pipe is read like a file. Then parseNpy.
 // Messages name the file by its file name.
-attn::Expected<attn::Matrix> readNpyFile(const QString& path);
+// `stop` as for readInputFile.
+attn::Expected<attn::Matrix> readNpyFile(const QString& path, const std::atomic<bool>* stop = nullptr);
 
 // float64 little-endian, C order; non-finite entries are written as they are.
 void writeNpy(std::ostream& out, const attn::Matrix& m);

@@ -2,7 +2,9 @@
 // readInputFile, the readers' one way in: the cap holds for regular files (by
 // size), pipes and FIFOs (while reading), a FIFO with no writer returns at
 // once, devices and folders are refused unread; and the readers that use it
-// (.npy, CSV, lab) read a pipe like a file.
+// (.npy, CSV, lab) read a pipe like a file. Given a stop flag (a scheduler
+// job's), a pipe's read still reads, and gives up once the flag is set while
+// a writer holds the pipe without writing.
 
 #include "inputfile.h"
 #include "labfile.h"
@@ -12,6 +14,10 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -90,6 +96,84 @@ private slots:
         QVERIFY(!read);
         QCOMPARE(read.error().message,
                  std::string("X.npy: nothing came through the pipe (no program was writing to it)"));
+    }
+
+    // A writer that holds the FIFO open and never writes: without a flag the
+    // read would wait for it forever; with one it ends, Cancelled by its
+    // kind, soon after the flag is set (and not before).
+    void stopFlagEndsAWaitingPipeRead()
+    {
+        for (const char* file : {"X.npy", "X.csv"}) {
+            QTemporaryDir dir;
+            const QString path = dir.filePath(QString::fromLatin1(file));
+            const QByteArray name = QFile::encodeName(path);
+            QVERIFY(::mkfifo(name.constData(), 0600) == 0);
+            const int writer = ::open(name.constData(), O_RDWR);  // a writer that does not write
+            QVERIFY(writer >= 0);
+            std::atomic<bool> stop{false};
+            const auto start = std::chrono::steady_clock::now();
+            std::thread setter([&stop] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                stop = true;
+            });
+            const auto read = attnlab::readMatrixFile(path, &stop);
+            const auto took = std::chrono::steady_clock::now() - start;
+            setter.join();
+            ::close(writer);
+            QVERIFY(!read);
+            QVERIFY2(attn::isCancelled(read), read.error().message.c_str());
+            QVERIFY(took >= std::chrono::milliseconds(100));
+            QVERIFY(took < std::chrono::seconds(5));
+        }
+    }
+
+    // With a flag that is never set a pipe reads as without one: bytes that
+    // come late, bytes already there, and no writer at all.
+    void pipeReadWithAStopFlag()
+    {
+        attn::Matrix m(2, 3);
+        m << 1.0, -2.5, 0.125, 3e-5, 7.0, -0.0;
+        const std::string npy = attnlab::npyBytes(m);
+        const std::atomic<bool> stop{false};
+        {
+            QTemporaryDir dir;
+            const QString path = dir.filePath("X.npy");
+            const QByteArray name = QFile::encodeName(path);
+            QVERIFY(::mkfifo(name.constData(), 0600) == 0);
+            const int writer = ::open(name.constData(), O_RDWR);
+            QVERIFY(writer >= 0);
+            bool written = false;
+            std::thread late([writer, &npy, &written] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(60));
+                written = ::write(writer, npy.data(), npy.size()) == ssize_t(npy.size());
+                ::close(writer);
+            });
+            const auto read = attnlab::readMatrixFile(path, &stop);
+            late.join();
+            QVERIFY(written);
+            QVERIFY2(read, read ? "" : read.error().message.c_str());
+            QVERIFY(read.value() == m);
+        }
+        {
+            QTemporaryDir dir;
+            const QString path = dir.filePath("X.npy");
+            const int keep = fifoHolding(path, QByteArray(npy.data(), qsizetype(npy.size())));
+            QVERIFY(keep >= 0);
+            const auto read = attnlab::readMatrixFile(path, &stop);
+            ::close(keep);
+            QVERIFY2(read, read ? "" : read.error().message.c_str());
+            QVERIFY(read.value() == m);
+        }
+        {
+            QTemporaryDir dir;
+            const QString path = dir.filePath("X.npy");
+            QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0);
+            const auto read = attnlab::readMatrixFile(path, &stop);
+            QVERIFY(!read);
+            QVERIFY(!attn::isCancelled(read));
+            QCOMPARE(read.error().message,
+                     std::string("X.npy: nothing came through the pipe (no program was writing to it)"));
+        }
     }
 
     // /dev/zero has size 0 and never ends; a terminal waits for typing.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The import dialog reads its path only once the path stops changing, never
-// blocks the window on a FIFO (read on a thread of its own, the window kept
-// responsive), and says "Fits" only for what the import then takes, naming
-// the CSV's own row and column when it refuses.
+// blocks the window on a FIFO (read on the dialog's own lane, the window
+// kept responsive, the read stopped and joined when the dialog goes), and says "Fits" only for what the
+// import then takes, naming the CSV's own row and column when it refuses.
 
 #include "guitest.h"
 #include "importdialog.h"
@@ -17,6 +17,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <chrono>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -49,6 +51,7 @@ private slots:
     void typedPathReadOnceSettled();
     void fifoWithoutWriterDoesNotBlock();
     void fifoReadOffTheGuiThread();
+    void closedWhileReadingStopsTheRead();
     void refusalNamesTheCsvCell();
 };
 
@@ -131,6 +134,35 @@ void TestImportDialog::fifoReadOffTheGuiThread()
     const attn::Expected<attn::Matrix> read = dialog.matrix();
     QVERIFY(read);
     QVERIFY(read.value() == X);
+}
+
+// The read used to run on a detached thread that outlived the dialog while
+// the writer kept silent. Now the dialog's end stops the read (it polls its
+// stop flag) and joins its lane at once, the writer still silent; a newer
+// path stops a read waiting for an older one likewise.
+void TestImportDialog::closedWhileReadingStopsTheRead()
+{
+    MainWindow window;
+    QTemporaryDir dir;
+    const QByteArray first = QFile::encodeName(dir.filePath(QStringLiteral("A.npy")));
+    const QByteArray second = QFile::encodeName(dir.filePath(QStringLiteral("B.npy")));
+    QVERIFY(::mkfifo(first.constData(), 0600) == 0);
+    QVERIFY(::mkfifo(second.constData(), 0600) == 0);
+    const int writerA = ::open(first.constData(), O_RDWR);  // writers that never write
+    const int writerB = ::open(second.constData(), O_RDWR);
+    QVERIFY(writerA >= 0 && writerB >= 0);
+    auto* dialog = new ImportDialog(window.session(), &window);
+    dialog->setPath(QFile::decodeName(first));
+    QVERIFY(dialog->reading());
+    dialog->setPath(QFile::decodeName(second));  // stops A's read, reads B
+    QVERIFY(dialog->reading());
+    QTest::qWait(50);
+    const auto start = std::chrono::steady_clock::now();
+    delete dialog;
+    const auto took = std::chrono::steady_clock::now() - start;
+    QVERIFY2(took < std::chrono::seconds(2), "the dialog waited for a silent writer");
+    ::close(writerA);
+    ::close(writerB);
 }
 
 // Once "Fits" and then refused by the import as "X row 1, column 2": the

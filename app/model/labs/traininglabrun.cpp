@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "traininglabrun.h"
 
-#include "latestjobthread.h"
+#include "scheduler.h"
 
 #include <QMetaObject>
 
@@ -23,7 +23,9 @@ struct TrainingLabRun::Control {
 };
 
 TrainingLabRun::TrainingLabRun(QObject* parent)
-    : QObject(parent), control_(std::make_shared<Control>()), thread_(std::make_unique<LatestJobThread>())
+    : QObject(parent),
+      control_(std::make_shared<Control>()),
+      thread_(std::make_unique<JobLane>(JobLane::Policy::Latest, "training"))
 {
     pending_ = settings_;
     reset();
@@ -151,7 +153,7 @@ void TrainingLabRun::postJob()
     const std::shared_ptr<Control> control = control_;
     const std::shared_ptr<attn::TrainingLab> lab = lab_;
     // A newer job is posted only once this one has left its loop, or after a
-    // reset, which the generation tells; the superseded flag adds nothing.
+    // reset, which the generation tells; the stop flag adds nothing.
     thread_->post([this, control, lab, generation](const std::atomic<bool>&) {
         const auto publish = [&](std::shared_ptr<const TrainingSnapshot> snapshot) {
             std::lock_guard<std::mutex> lock(control->mutex);

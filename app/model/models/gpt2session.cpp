@@ -2,7 +2,7 @@
 #include "gpt2session.h"
 
 #include "attentionworker.h"
-#include "latestjobthread.h"
+#include "scheduler.h"
 
 #include <QMetaObject>
 
@@ -29,8 +29,8 @@ struct Gpt2Session::Outcome {
 
 Gpt2Session::Gpt2Session(QObject* parent)
     : QObject(parent),
-      loader_(std::make_unique<LatestJobThread>()),
-      runner_(std::make_unique<LatestJobThread>())
+      loader_(std::make_unique<JobLane>(JobLane::Policy::Latest, "gpt2-load")),
+      runner_(std::make_unique<JobLane>(JobLane::Policy::Latest, "gpt2-run"))
 {
 }
 

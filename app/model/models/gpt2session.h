@@ -36,7 +36,7 @@
 
 namespace attnlab {
 
-class LatestJobThread;
+class JobLane;
 
 // Where a what-if scale applies, from the selected (layer, head).
 enum class Gpt2Scope { AllLayers, ThisLayer, ThisHead };
@@ -161,8 +161,10 @@ private:
     int cancelled_ = 0;
     std::function<void()> passHook_;
     // Last: joined first on destruction, while the rest is still alive.
-    std::unique_ptr<LatestJobThread> loader_;
-    std::unique_ptr<LatestJobThread> runner_;
+    // Latest lanes (scheduler.h): a newer read or pass replaces a waiting
+    // one and stops the one in flight.
+    std::unique_ptr<JobLane> loader_;
+    std::unique_ptr<JobLane> runner_;
 };
 
 }  // namespace attnlab

@@ -3,43 +3,38 @@
 // Frees large blocks off the caller's thread. Returning a large block to the
 // system takes longer than drawing the new result, so the last owner (usually
 // a map on the GUI thread letting go of the previous result) hands it to one
-// long-lived thread instead. That thread is joined at exit, after freeing
-// what is queued; a block handed over after that is freed at once.
+// long-lived thread instead: a Queue lane of the scheduler (scheduler.h), so
+// blocks are freed in the order handed over. The lane is joined at exit,
+// after freeing what is queued; a block handed over after that is freed at
+// once, on the caller's thread.
 
-#include <condition_variable>
-#include <deque>
+#include "scheduler.h"
+
+#include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
+#include <utility>
 
 namespace attnlab {
 
 class Reaper {
 public:
     Reaper();
-    ~Reaper();  // frees what is queued, then joins the thread
+    ~Reaper() = default;  // frees what is queued, then joins the lane's thread
     Reaper(const Reaper&) = delete;
     Reaper& operator=(const Reaper&) = delete;
 
     // The process's reaper, destroyed (and joined) at exit.
     static Reaper& instance();
 
-    // Runs `free` on the reaper's thread, soon.
+    // Runs `free` on the reaper's thread, soon (at shutdown too: a free
+    // never skips its work).
     void dispose(std::function<void()> free);
     // Returns once everything handed over before the call has been freed.
-    void drain();
+    void drain() { lane_.drain(); }
 
 private:
-    void run();
-
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable idle_;
-    std::deque<std::function<void()>> queue_;
-    bool busy_ = false;
-    bool stopping_ = false;
-    std::thread thread_;
+    JobLane lane_;
 };
 
 // From this size on, results and comparisons are freed by the reaper.

@@ -3,10 +3,10 @@
 
 #include "matrixio.h"
 #include "npy.h"
+#include "scheduler.h"
 #include "size_limits.h"
 
 #include <QCheckBox>
-#include <QCoreApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -16,12 +16,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <thread>
 
 namespace attnlab {
 
@@ -125,6 +122,8 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(pa
     check();
     resize(560, sizeHint().height());
 }
+
+ImportDialog::~ImportDialog() = default;
 
 QString ImportDialog::expectedShape(const Session& session, MatrixId which)
 {
@@ -260,22 +259,22 @@ void ImportDialog::readPath()
         check();
         return;
     }
-    // A FIFO may wait for its writer: read on a thread of its own, which
-    // outlives the dialog if need be and then reports to nobody.
+    // A FIFO may wait for its writer: read on the dialog's lane. Posting
+    // stops a read still waiting for an older path; the dialog's end stops
+    // this one. The report is queued to the dialog, which is whole until the
+    // lane is joined (a report queued then is dropped with the dialog).
     reading_ = true;
     check();
-    QPointer<ImportDialog> self(this);
-    std::thread([self, generation, path] {
-        attn::Expected<attn::Matrix> read = readMatrixFile(path);
-        if (QCoreApplication* app = QCoreApplication::instance())
-            QMetaObject::invokeMethod(
-                app,
-                [self, generation, read = std::move(read)] {
-                    if (self)
-                        self->readFinished(generation, read);
-                },
-                Qt::QueuedConnection);
-    }).detach();
+    if (!reader_)
+        reader_ = std::make_unique<JobLane>(JobLane::Policy::Latest, "import-read");
+    reader_->post([this, generation, path](const std::atomic<bool>& stop) {
+        attn::Expected<attn::Matrix> read = readMatrixFile(path, &stop);
+        if (stop.load())
+            return;  // a newer path, or the dialog is closing: nobody waits for it
+        QMetaObject::invokeMethod(
+            this, [this, generation, read = std::move(read)] { readFinished(generation, read); },
+            Qt::QueuedConnection);
+    });
 }
 
 void ImportDialog::readFinished(quint64 generation, const attn::Expected<attn::Matrix>& read)

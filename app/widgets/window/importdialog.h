@@ -10,8 +10,11 @@
 // The file is read when its path stops changing (300 ms after the last
 // keystroke, at once when set by Browse or setPath), and only a regular file
 // is read on the GUI thread (bounded by the readers' caps). Anything else (a
-// FIFO that may wait for its writer) is read on a thread of its own while the
-// dialog says so, so no path can freeze the window. The verdict (and what OK
+// FIFO that may wait for its writer) is read on the dialog's reading lane (a
+// Latest JobLane, scheduler.h) while the dialog says so, so no path can
+// freeze the window. A newer path or the dialog's end sets the read's stop
+// flag, which the read looks at while it waits for bytes, so the lane is
+// joined with the dialog and never outlives it. The verdict (and what OK
 // imports: matrix()) is the very check importMatrix applies.
 
 #include "expected.h"
@@ -20,6 +23,7 @@
 
 #include <QDialog>
 
+#include <memory>
 #include <optional>
 
 class QCheckBox;
@@ -31,10 +35,13 @@ class QTimer;
 
 namespace attnlab {
 
+class JobLane;
+
 class ImportDialog : public QDialog {
     Q_OBJECT
 public:
     explicit ImportDialog(const Session* session, QWidget* parent = nullptr);
+    ~ImportDialog() override;  // stops a read under way and joins its lane
 
     // The file read (by its suffix: .csv is a table, anything else .npy),
     // transposed if asked, and checked against the session's shapes.
@@ -78,6 +85,9 @@ private:
     std::optional<attn::Expected<attn::Matrix>> read_;  // the file at path() as read
     quint64 generation_ = 0;                            // of the read under way or done
     bool reading_ = false;
+    // Made on the first path that is not a regular file. Last: joined first,
+    // while the rest of the dialog is still whole.
+    std::unique_ptr<JobLane> reader_;
 };
 
 }  // namespace attnlab
