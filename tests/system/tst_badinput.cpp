@@ -553,7 +553,7 @@ void TestBadInput::badInput()
         if (target == "dk") {
             s->setDK(int(v));
             // The widget cannot even be set there.
-            QSpinBox* spin = w.parameterPanel()->dKSpinBox();
+            QSpinBox* spin = guitest::find<QSpinBox>(w, QStringLiteral("dKSpin"));
             QVERIFY(spin->value() >= 1 && spin->value() <= attn::kMaxDHead);
         } else if (target == "dmodel") {
             s->setDModel(int(v));

@@ -126,7 +126,7 @@ void TestMonkey::randomEvents()
     QLineEdit* sentence = w.inputPanel()->sentenceEdit();
     ParameterPanel* params = w.parameterPanel();
     QSlider* dKSlider = params->dKSlider();
-    QSpinBox* dK = params->dKSpinBox();
+    QSpinBox* dK = guitest::find<QSpinBox>(w, QStringLiteral("dKSpin"));
     auto* dModel = w.findChild<QSpinBox*>(QStringLiteral("dModelSpin"));
     auto* dV = w.findChild<QSpinBox*>(QStringLiteral("dVSpin"));
     auto* seed = w.findChild<QSpinBox*>(QStringLiteral("seedSpin"));
@@ -134,7 +134,7 @@ void TestMonkey::randomEvents()
     auto* divisor = w.findChild<QDoubleSpinBox*>(QStringLiteral("divisorSpin"));
     auto* causal = w.findChild<QCheckBox*>(QStringLiteral("causalCheck"));
     auto* tokenizer = w.findChild<QComboBox*>(QStringLiteral("tokenizerCombo"));
-    QComboBox* init = params->initCombo();
+    QComboBox* init = guitest::find<QComboBox>(w, QStringLiteral("initCombo"));
     QTabWidget* tabs = w.pipelineView()->tabs();
     QVERIFY(dModel && dV && seed && scale && divisor && causal && tokenizer && init && tabs);
     const QList<MatrixId> matrices{MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};

@@ -72,7 +72,7 @@ void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
     MainWindow window;
     window.restoreSettings();
     QSlider* slider = window.parameterPanel()->dKSlider();
-    window.parameterPanel()->dKSpinBox()->setValue(1);
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1);
     std::vector<int> keys{window.session()->resultDK()};
     while (window.session()->resultDK() < 1024) {
         QTest::keyClick(slider, Qt::Key_Right);
@@ -108,7 +108,7 @@ void TestDkSweep::playButtonSweepsEveryView()
     bool viewsAgree = true;
     connect(sweep, &DkSweep::stepped, this, [&](int, int dK) {
         shown.push_back(window.session()->resultDK());
-        viewsAgree = viewsAgree && window.parameterPanel()->dKSpinBox()->value() == dK
+        viewsAgree = viewsAgree && find<QSpinBox>(window, QStringLiteral("dKSpin"))->value() == dK
                      && window.parameterPanel()->dKSlider()->value() == attn::sliderPositionFromDk(dK)
                      && window.scalingCompareView()->comparison().dK == dK;
     });
@@ -165,7 +165,7 @@ void TestDkSweep::playButtonStops()
     finished.clear();
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
     QTRY_VERIFY(sweep->step() >= 3);
-    window.parameterPanel()->dKSpinBox()->setValue(77);
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(77);
     QCOMPARE(finished.size(), 1);
     QVERIFY(!sweep->isRunning());
     QTRY_COMPARE(window.session()->resultDK(), 77);

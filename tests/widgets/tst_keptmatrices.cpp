@@ -276,7 +276,7 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
     QVERIFY(same(session->matrix(MatrixId::X), X));
 
     // d_k 24 -> 32 in the spin box, typed.
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QSpinBox* dK = guitest::find<QSpinBox>(window, QStringLiteral("dKSpin"));
     dK->setFocus();
     dK->selectAll();
     QTest::keyClicks(dK, QStringLiteral("32"));
@@ -334,7 +334,7 @@ void TestKeptMatrices::noticeBarShowsACutUntilDismissed()
     QVERIFY(!notice->isVisible());
     const attn::Matrix Wq = userMatrix(16, 24);
     QVERIFY(window.importMatrix(MatrixId::Wq, writeNpyFile(dir, QStringLiteral("wq.npy"), Wq), false));
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QSpinBox* dK = guitest::find<QSpinBox>(window, QStringLiteral("dKSpin"));
     dK->setValue(20);
     QVERIFY(notice->isVisible());
     QVERIFY2(notice->text().contains(QStringLiteral("W_q keeps 320 of your 384 cells; 64 no longer fit")),

@@ -455,7 +455,7 @@ void TestKeyboard::pageKeysDoubleAndHalveDk()
     target->setFocus(Qt::TabFocusReason);
     QTest::keyClick(target, Qt::Key(key));
     QCOMPARE(s->config().dK, expected);
-    QCOMPARE(window.parameterPanel()->dKSpinBox()->value(), expected);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), expected);
     // And back the other way.
     QTest::keyClick(target, key == Qt::Key_PageUp ? Qt::Key_PageDown : Qt::Key_PageUp);
     QCOMPARE(s->config().dK, ParameterPanel::pageStepDk(expected, key != Qt::Key_PageUp));

@@ -116,7 +116,8 @@ void TestLesson::experimentSwitchesToUnitVariance()
     }
     QCOMPARE(lesson->stage(), LessonPanel::Stage::DkExperiment);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(window.parameterPanel()->initCombo()->currentData().toInt(), int(attn::InitMode::UnitVariance));
+    QCOMPARE(find<QComboBox>(window, QStringLiteral("initCombo"))->currentData().toInt(),
+             int(attn::InitMode::UnitVariance));
     // Said in the panel, not only in the status bar.
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("switched to the unit-variance")));
@@ -180,7 +181,7 @@ void TestLesson::statementsHoldAtEveryDk()
     const QString step2 = lesson->explanation(1);
     QVERIFY(step2.contains(QStringLiteral("the sum has variance d_k")));
 
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QSpinBox* dK = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     auto* live = find<QLabel>(*lesson, QStringLiteral("lessonLiveText"));
     attn::ScalingComparison first;
     const QLocale locale;
@@ -240,7 +241,7 @@ void TestLesson::articleWeightsWouldContradictTheLesson()
     // what the lesson says.
     MainWindow window;
     window.restoreSettings();
-    window.parameterPanel()->dKSpinBox()->setValue(1024);
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1024);
     const attn::ScalingComparison& c = window.session()->scalingComparison();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(std::abs(c.meanMaxRaw - c.meanMaxScaled) < 0.05);
@@ -260,7 +261,7 @@ void TestLesson::histogramFollowsDk()
     QCOMPARE(view, window.scalingCompareView()->histogramView());
     double previousRatio = 0;
     for (int d : {1, 16, 256, 1024}) {
-        window.parameterPanel()->dKSpinBox()->setValue(d);
+        find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(d);
         const attn::ScoreHistogram expected = attn::scoreHistogram(window.session()->result());
         QVERIFY(sameHistogram(view->histogram(), expected));
         QCOMPARE(view->histogram().dK, d);

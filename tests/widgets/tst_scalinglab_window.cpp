@@ -132,7 +132,7 @@ void TestScalingLabWindow::sliderReachesOneAnd1024()
 {
     MainWindow window;
     QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
     QCOMPARE(spin->value(), 1);
@@ -163,7 +163,7 @@ void TestScalingLabWindow::sliderPositionsGiveTheirDk()
 {
     MainWindow window;
     QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     int previous = 0;
     for (int position = slider->minimum(); position <= slider->maximum(); position += 3) {
         slider->setValue(position);
@@ -180,7 +180,7 @@ void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
 {
     MainWindow window;
     QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
     const std::vector<int> grid = attn::defaultScalingLabDks();
@@ -213,7 +213,7 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
 {
     MainWindow window;
     QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     QCOMPARE(spin->minimum(), 1);
     QCOMPARE(spin->maximum(), 1024);
     // 1000 and 1001 share no slider position; the spin box sets them exactly
@@ -272,7 +272,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     QFETCH(int, position);
     QFETCH(bool, causal);
     MainWindow window;
-    auto* initCombo = window.parameterPanel()->initCombo();
+    auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
     initCombo->setCurrentIndex(initCombo->findData(init));
     find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(causal);
     window.parameterPanel()->dKSlider()->setValue(position);
@@ -459,16 +459,18 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
 {
     MainWindow window;
     ParameterPanel* parameters = window.parameterPanel();
+    auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
+    auto* initNote = find<QLabel>(window, QStringLiteral("initNoteLabel"));
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Article")));
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Article")));
     QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::Article);
     window.parameterPanel()->dKSlider()->setValue(attn::kDkSliderPositions);  // d_k 1024
 
     window.scalingDemoAction()->trigger();
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(parameters->initCombo()->currentData().toInt(), int(attn::InitMode::UnitVariance));
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Unit variance")));
-    QVERIFY(parameters->initNote()->text().contains(QStringLiteral("variance ≈ 1")));
+    QCOMPARE(initCombo->currentData().toInt(), int(attn::InitMode::UnitVariance));
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Unit variance")));
+    QVERIFY(initNote->text().contains(QStringLiteral("variance ≈ 1")));
     QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::UnitVariance);
     QVERIFY(window.scalingCompareView()->initText().contains(QStringLiteral("unit variance")));
     QCOMPARE(window.pipelineView()->currentPage(), window.scalingCompareView());
@@ -485,9 +487,8 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
 
     // The button in the parameter panel does the same.
     window.pipelineView()->tabs()->setCurrentIndex(0);
-    parameters->initCombo()->setCurrentIndex(
-        parameters->initCombo()->findData(int(attn::InitMode::StandardNormal)));
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Standard normal")));
+    initCombo->setCurrentIndex(initCombo->findData(int(attn::InitMode::StandardNormal)));
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Standard normal")));
     QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::StandardNormal);
     QTest::mouseClick(parameters->scalingDemoButton(), Qt::LeftButton);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);

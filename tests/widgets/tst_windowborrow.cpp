@@ -117,7 +117,7 @@ void TestWindowBorrow::clickShowsTheHead()
         window->noticeBar()->text().startsWith(QStringLiteral(
             "GPT-2 layer 2, head 3 of tiny-gpt2 — X is layer 2's LayerNorm output with a column of ones")),
         qPrintable(window->noticeBar()->text()));
-    QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), 4);
+    QCOMPARE(guitest::find<QSpinBox>(*window, QStringLiteral("dKSpin"))->value(), 4);
     QVERIFY(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel")));
     QCOMPARE(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel"))->text(),
              QStringLiteral("GPT-2's trained weights, not a draw from the seed."));

@@ -8,13 +8,11 @@
 #include "focuspanel.h"
 #include "guitest.h"
 #include "headgridview.h"
-#include "headscontrols.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "matrixtablemodel.h"
 #include "mhastatefiles.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "session.h"
 #include "testconfigs.h"
@@ -29,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using guitest::find;
 using namespace attnlab;
 
 class TestWindowHeads : public QObject {
@@ -58,13 +57,15 @@ void TestWindowHeads::threeHeadsAndAClick()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
     Session* session = window->session();
-    HeadsControls* controls = window->parameterPanel()->headsControls();
-    QVERIFY(!controls->selectedHeadSpin()->isEnabled());
-    controls->headsSpin()->setValue(3);
+    auto* selected = find<QSpinBox>(*window, QStringLiteral("selectedHeadSpin"));
+    QVERIFY(!selected->isEnabled());
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
     QCOMPARE(session->headCount(), 3);
-    QVERIFY(controls->selectedHeadSpin()->isEnabled());
-    QCOMPARE(controls->selectedHeadSpin()->maximum(), 3);
-    QVERIFY(controls->note()->text().contains(QStringLiteral("concat 3 × 28 = 84")));
+    QVERIFY(selected->isEnabled());
+    QCOMPARE(selected->maximum(), 3);
+    QVERIFY(find<QLabel>(*window, QStringLiteral("headsNote"))
+                ->text()
+                .contains(QStringLiteral("concat 3 × 28 = 84")));
 
     // The Heads tab: every head, the session's result (and no head sent
     // ahead of the others, which that tab would only wait longer for).
@@ -88,7 +89,7 @@ void TestWindowHeads::threeHeadsAndAClick()
     // A click on head 3's tile: the session's head, everywhere.
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
     QCOMPARE(session->selectedHead(), 2);
-    QCOMPARE(controls->selectedHeadSpin()->value(), 3);
+    QCOMPARE(selected->value(), 3);
     QCOMPARE(grid->selectedHead(), 2);
     const attn::Matrix wq = testdata::toMatrix(mh["multihead_W_query"].toArray()[2]).transpose();
     MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
@@ -100,7 +101,7 @@ void TestWindowHeads::threeHeadsAndAClick()
             QVERIFY(std::abs(weights->value(i, j) - ref(i, j)) < 1e-6);
 
     // The spin box picks a head too.
-    controls->selectedHeadSpin()->setValue(1);
+    selected->setValue(1);
     QCOMPARE(session->selectedHead(), 0);
     QCOMPARE(grid->selectedHead(), 0);
     QVERIFY(std::abs(weights->value(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) < 1e-6);
@@ -123,30 +124,33 @@ void TestWindowHeads::splitLayoutInThePanel()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     Session* session = window->session();
-    ParameterPanel* parameters = window->parameterPanel();
-    HeadsControls* controls = parameters->headsControls();
-    controls->headsSpin()->setValue(4);
-    controls->layoutCombo()->setCurrentIndex(controls->layoutCombo()->findData(int(attn::HeadLayout::Split)));
+    auto* dK = find<QSpinBox>(*window, QStringLiteral("dKSpin"));
+    auto* heads = find<QSpinBox>(*window, QStringLiteral("headsSpin"));
+    auto* layout = find<QComboBox>(*window, QStringLiteral("headLayoutCombo"));
+    auto* outputProjection = find<QCheckBox>(*window, QStringLiteral("outputProjectionCheck"));
+    auto* torchInit = find<QCheckBox>(*window, QStringLiteral("torchInitCheck"));
+    auto* note = find<QLabel>(*window, QStringLiteral("headsNote"));
+    heads->setValue(4);
+    layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Split)));
     QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
     QVERIFY(session->problem().isEmpty());
-    QCOMPARE(parameters->dKSpinBox()->value(), 4);
-    QVERIFY(!parameters->dKSpinBox()->isEnabled());
-    QVERIFY(controls->outputProjectionCheck()->isChecked());
-    QVERIFY(!controls->outputProjectionCheck()->isEnabled());
-    QVERIFY(controls->torchInitCheck()->isVisible());
-    QVERIFY(controls->note()->text().contains(QStringLiteral("16 / 4 = 4")));
+    QCOMPARE(dK->value(), 4);
+    QVERIFY(!dK->isEnabled());
+    QVERIFY(outputProjection->isChecked());
+    QVERIFY(!outputProjection->isEnabled());
+    QVERIFY(torchInit->isVisible());
+    QVERIFY(note->text().contains(QStringLiteral("16 / 4 = 4")));
     // h = 3 does not divide 16: said, and the last good lab stays.
-    controls->headsSpin()->setValue(3);
-    QVERIFY(controls->note()->text().contains(QStringLiteral("does not divide")));
+    heads->setValue(3);
+    QVERIFY(note->text().contains(QStringLiteral("does not divide")));
     QCOMPARE(session->headCount(), 4);
-    controls->headsSpin()->setValue(2);
-    QCOMPARE(parameters->dKSpinBox()->value(), 8);
+    heads->setValue(2);
+    QCOMPARE(dK->value(), 8);
     QCOMPARE(session->resultDK(), 8);
     // Back to independent heads: d_k is the user's again.
-    controls->layoutCombo()->setCurrentIndex(
-        controls->layoutCombo()->findData(int(attn::HeadLayout::Independent)));
-    QVERIFY(parameters->dKSpinBox()->isEnabled());
-    QVERIFY(!controls->torchInitCheck()->isVisible());
+    layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Independent)));
+    QVERIFY(dK->isEnabled());
+    QVERIFY(!torchInit->isVisible());
 }
 
 void TestWindowHeads::undoTheHeads()
@@ -154,16 +158,17 @@ void TestWindowHeads::undoTheHeads()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
     Session* session = window->session();
-    HeadsControls* controls = window->parameterPanel()->headsControls();
-    controls->headsSpin()->setValue(3);
-    controls->outputProjectionCheck()->setChecked(true);
+    auto* heads = find<QSpinBox>(*window, QStringLiteral("headsSpin"));
+    auto* outputProjection = find<QCheckBox>(*window, QStringLiteral("outputProjectionCheck"));
+    heads->setValue(3);
+    outputProjection->setChecked(true);
     QVERIFY(session->multiHeadResult()->hasOutput());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
     QVERIFY(!session->headsConfig().outputProjection);
-    QVERIFY(!controls->outputProjectionCheck()->isChecked());
+    QVERIFY(!outputProjection->isChecked());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(session->headCount(), 1);
-    QCOMPARE(controls->headsSpin()->value(), 1);
+    QCOMPARE(heads->value(), 1);
     QVERIFY(!session->multiHeadResult());
 }
 
@@ -180,7 +185,7 @@ bool prepareCase(MainWindow* window, const QJsonObject& c, const QString& dir)
     session->setParameters(config, options, session->headsConfig());
     if (!session->problem().isEmpty())
         return false;
-    window->parameterPanel()->headsControls()->headsSpin()->setValue(c["h"].toInt());
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(c["h"].toInt());
     return QDir(dir).mkdir("state") && mhatest::writeCaseState(c, dir)
            && window->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
 }
@@ -216,7 +221,7 @@ void TestWindowHeads::importModuleState()
     const int h = c["h"].toInt();
     QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
     QCOMPARE(session->headCount(), h);
-    QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), c["E"].toInt() / h);
+    QCOMPARE(find<QSpinBox>(*window, QStringLiteral("dKSpin"))->value(), c["E"].toInt() / h);
     const attn::MultiHeadResult& r = *session->multiHeadResult();
     const QJsonObject f = c["float64"].toObject();
     QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(c["attn_output"])) < 1e-5);
@@ -269,7 +274,7 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
             .endsWith(QStringLiteral("out_proj.bias.npy is missing; expected shape (32,) = (E,) for E = 32")),
         imported.error().message.c_str());
     // h = 3 cannot split E = 32.
-    window->parameterPanel()->headsControls()->headsSpin()->setValue(3);
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
     QCOMPARE(session->headCount(), 3);
     imported = window->importMhaState(state);
     QVERIFY(!imported.ok());
