@@ -199,7 +199,8 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
     PipelineView* pipeline = window_->pipelineView();
     QCOMPARE(session->headCount(), 3);
     QCOMPARE(pipeline->highlightedMap(), pipeline->keyMap());
-    QVERIFY(pipeline->keyMap()->isVisible() && pipeline->valueMap()->isVisible());
+    QVERIFY(pipeline->keyMap()->isVisible()
+            && guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->isVisible());
     QVERIFY(lesson->liveText().contains(QStringLiteral("Keys 3 × 6 × 24, values 3 × 6 × 28")));
     for (int i : {0, 1, 2}) {
         QTest::mouseClick(lesson->headButton(i), Qt::LeftButton);
@@ -211,7 +212,9 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
         QVERIFY(testdata::maxAbsDiff(session->result().V, values) < 1e-5);
         // The tab's maps are the chosen head's.
         QVERIFY(testdata::maxAbsDiff(pipeline->keyMap()->values(), keys) < 1e-5);
-        QVERIFY(testdata::maxAbsDiff(pipeline->valueMap()->values(), values) < 1e-5);
+        QVERIFY(testdata::maxAbsDiff(
+                    guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->values(), values)
+                < 1e-5);
         QVERIFY(testdata::maxAbsDiff(pipeline->queryMap()->values(), slice(mh, "queries", i)) < 1e-5);
         const QString live = lesson->liveLabel()->text();
         QVERIFY(live.contains(QStringLiteral("Head %1 shown").arg(i + 1)));
@@ -310,7 +313,9 @@ void TestLessonHeads::concatenationAndOutputProjection()
             largest = std::max(largest, std::abs(sum - multi->output(r, c)));
         }
     QVERIFY(largest < 1e-12);
-    QCOMPARE(testdata::maxAbsDiff(panel->concatView()->values(), concat), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(guitest::find<HeatmapView>(*panel, QStringLiteral("concatMap"))->values(),
+                                  concat),
+             0.0);
     QCOMPARE(testdata::maxAbsDiff(panel->outputView()->values(), multi->output), 0.0);
     const QString live = lesson->liveLabel()->text();
     for (const char* s : {"concat: 6 × 84 (3 heads × d_v 28)", "W_o: 84 × 16", "output = concat W_o: 6 × 16"})

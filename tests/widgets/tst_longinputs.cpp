@@ -257,7 +257,7 @@ void TestLongInputs::focusTableSortsByEveryColumn()
     FocusPanel focus(&session);
     focus.resize(1000, 400);
     focus.setQuery(7);
-    QTableView* table = focus.table();
+    QTableView* table = guitest::find<QTableView>(focus, QStringLiteral("focusTable"));
     QAbstractItemModel* model = table->model();
     const int n = session.result().tokens();
     QCOMPARE(model->rowCount(), n + 1);

@@ -369,7 +369,7 @@ void TestMainWindow::clickingARowFocusesThatQuery()
                         r.context.row(3)),
              0.0);
     // The table walks through every stage and shows the sum of the weights.
-    const QAbstractItemModel* table = focus->table()->model();
+    const QAbstractItemModel* table = find<QTableView>(*focus, QStringLiteral("focusTable"))->model();
     auto text = [table](int row, int col) { return table->index(row, col).data().toString(); };
     QCOMPARE(table->rowCount(), 7);
     QCOMPARE(text(4, 0), QStringLiteral("5 dessert"));
@@ -414,7 +414,7 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     QVERIFY2(mix.endsWith(
                  QStringLiteral("(4 more keys with %1 of the weight)").arg(QString::number(rest, 'f', 3))),
              qPrintable(mix));
-    const QAbstractItemModel* table = window.focusPanel()->table()->model();
+    const QAbstractItemModel* table = find<QTableView>(window, QStringLiteral("focusTable"))->model();
     QCOMPARE(table->rowCount(), 13);
     QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
     QCOMPARE(table->index(11, 3).data().toString(), formatForDisplay(r.weights(q, 11)));

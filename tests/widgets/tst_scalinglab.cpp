@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "csv.h"
+#include "guitest.h"
 #include "heatmapview.h"
 #include "lessonpanel.h"
 #include "model.h"
@@ -326,11 +327,13 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
     ScalingCompareView view;
     view.setData(std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*rs)), tokens);
 
-    QVERIFY((view.unscaledView()->values().array() == ru->weightsMatrix().array()).all());
-    QVERIFY((view.scaledView()->values().array() == rs->weightsMatrix().array()).all());
-    QCOMPARE(view.unscaledView()->rowLabels(), tokens);
-    QCOMPARE(view.scaledView()->columnLabels(), tokens);
-    QCOMPARE(view.unscaledView()->colorMap(), attnlab::HeatmapView::ColorMap::Sequential);
+    auto* unscaledMap = guitest::find<attnlab::HeatmapView>(view, QStringLiteral("unscaledWeightsMap"));
+    auto* scaledMap = guitest::find<attnlab::HeatmapView>(view, QStringLiteral("scaledWeightsMap"));
+    QVERIFY((unscaledMap->values().array() == ru->weightsMatrix().array()).all());
+    QVERIFY((scaledMap->values().array() == rs->weightsMatrix().array()).all());
+    QCOMPARE(unscaledMap->rowLabels(), tokens);
+    QCOMPARE(scaledMap->columnLabels(), tokens);
+    QCOMPARE(unscaledMap->colorMap(), attnlab::HeatmapView::ColorMap::Sequential);
 
     using V = ScalingCompareView;
     const double expected[V::kReadoutCount][2] = {
@@ -339,7 +342,7 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
         {su.meanEntropyNats, ss.meanEntropyNats},
         {su.meanJacobianNorm, ss.meanJacobianNorm},
     };
-    QTableWidget* table = view.readoutTable();
+    QTableWidget* table = guitest::find<QTableWidget>(view, QStringLiteral("scalingCompareTable"));
     for (int r = 0; r < V::kReadoutCount; ++r)
         for (int s = 0; s < 2; ++s) {
             const double shown = table->item(r, s)->data(Qt::UserRole).toDouble();

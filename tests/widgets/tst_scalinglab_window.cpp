@@ -302,13 +302,18 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
         QCOMPARE(view->readoutValue(row.readout, S::Unscaled), row.unscaled);
         QCOMPARE(view->readoutValue(row.readout, S::Scaled), row.scaled);
         for (int side = 0; side < 2; ++side) {
-            QTableWidgetItem* item = view->readoutTable()->item(int(row.readout), side);
+            QTableWidgetItem* item = find<QTableWidget>(*view, QStringLiteral("scalingCompareTable"))
+                                         ->item(int(row.readout), side);
             QCOMPARE(item->data(Qt::UserRole).toDouble(), side == 0 ? row.unscaled : row.scaled);
             QCOMPARE(item->text(), view->readoutText(row.readout, S(side)));
         }
     }
-    QCOMPARE(maxAbsDiff(view->unscaledView()->values(), want.weightsUnscaled), 0.0);
-    QCOMPARE(maxAbsDiff(view->scaledView()->values(), want.weightsScaled), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("unscaledWeightsMap"))->values(),
+                        want.weightsUnscaled),
+             0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("scaledWeightsMap"))->values(),
+                        want.weightsScaled),
+             0.0);
 
     // With ÷ √d_k the scaled side is what the session's own statistics say.
     QVERIFY(nearlyEqual(want.varRaw, stats.rawVariance));
@@ -449,7 +454,9 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
     config.dK = 256;
     const attn::ScalingComparison want = attn::compareScaling(engine(config));
     QCOMPARE(view->comparison().varRaw, want.varRaw);
-    QCOMPARE(maxAbsDiff(view->scaledView()->values(), want.weightsScaled), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("scaledWeightsMap"))->values(),
+                        want.weightsScaled),
+             0.0);
     // While shown it follows every result.
     window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
     QCOMPARE(view->comparison().dK, 8);

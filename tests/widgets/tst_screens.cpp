@@ -321,7 +321,7 @@ void TestScreens::leavingPresentationRestoresTheWidth()
     const QRect geometry = window.geometry();
     auto* panel = window.findChild<FocusPanel*>();
     QVERIFY(panel);
-    QHeaderView* header = panel->table()->horizontalHeader();
+    QHeaderView* header = guitest::find<QTableView>(*panel, QStringLiteral("focusTable"))->horizontalHeader();
     QList<int> columns;
     for (int c = 0; c < header->count(); ++c)
         columns << header->sectionSize(c);

@@ -219,8 +219,9 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
         targets.append({maps[i], ExportView(int(ExportView::RawScores) + i)});
     targets.append({find<QWidget>(w, QStringLiteral("pipelinePage")), ExportView::Pipeline});
     // A child of the comparison view: the menu is the view's.
-    targets.append({w.scalingCompareView()->scaledView(), ExportView::ScalingComparison});
-    targets.append({w.scalingCompareView()->unscaledView(), ExportView::ScalingComparison});
+    targets.append({find<HeatmapView>(w, QStringLiteral("scaledWeightsMap")), ExportView::ScalingComparison});
+    targets.append(
+        {find<HeatmapView>(w, QStringLiteral("unscaledWeightsMap")), ExportView::ScalingComparison});
     targets.append({w.scalingCompareView()->histogramView(), ExportView::ScoreHistogram});
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
         targets.append({w.scalingLabView()->plot(ScalingLabView::Plot(i)),
