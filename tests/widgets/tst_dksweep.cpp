@@ -192,7 +192,7 @@ void TestDkSweep::recordsNumberedFrames()
     });
     QSignalSpy finished(sweep, &DkSweep::finished);
     QSignalSpy message(button, &DkSweepButton::message);
-    button->recordAction()->trigger();
+    find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
     QVERIFY(sweep->isRecording());
     QVERIFY(finished.wait(300000));
     QCOMPARE(finished.first().first().toBool(), true);
@@ -214,7 +214,7 @@ void TestDkSweep::recordsNumberedFrames()
     QVERIFY(message.last().first().toString().contains(QString::number(n)));
 
     // Frames already there are not replaced without asking.
-    button->recordAction()->trigger();
+    find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
     QCOMPARE(asked, 1);
     QVERIFY(!sweep->isRunning());
 }

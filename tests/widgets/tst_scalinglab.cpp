@@ -29,6 +29,7 @@
 #include <QPainter>
 #include <QProcess>
 #include <QScrollArea>
+#include <QProgressBar>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QSignalSpy>
@@ -154,7 +155,7 @@ void TestScalingLabGui::plotsShowTheCurves()
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
     view.setCurves(c);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(view.keysSpinBox()->value(), 5);
+    QCOMPARE(guitest::find<QSpinBox>(view, QStringLiteral("keysPerQuerySpin"))->value(), 5);
     const std::vector<double>* raw[] = {&c.varRaw, &c.maxWeightRaw, &c.entropyRaw, &c.gradNormRaw};
     const std::vector<double>* scaled[] = {&c.varScaled, &c.maxWeightScaled, &c.entropyScaled,
                                            &c.gradNormScaled};
@@ -271,7 +272,7 @@ void TestScalingLabGui::keysSpinBoxRecomputes()
     ScalingLabView view;
     view.setCurves(smallCurves(6, 50));
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
-    view.keysSpinBox()->setValue(64);
+    guitest::find<QSpinBox>(view, QStringLiteral("keysPerQuerySpin"))->setValue(64);
     QVERIFY(changed.wait(30000));
     QCOMPARE(view.curves().nKeys, 64);
     // 64 keys: the samples shrink to keep the run within the work bound.
@@ -605,20 +606,21 @@ void TestScalingLabGui::progressWhileComputing()
 {
     ScalingLabView view;  // not shown: it would start its own computation
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
-    QVERIFY(view.progressBar()->isHidden());
+    auto* progress = guitest::find<QProgressBar>(view, QStringLiteral("scalingLabProgress"));
+    QVERIFY(progress->isHidden());
     attn::ScalingLabConfig config;
     config.samples = 3000;
     view.compute(config);
-    QVERIFY(!view.progressBar()->isHidden());
-    QCOMPARE(view.progressBar()->value(), 0);
+    QVERIFY(!progress->isHidden());
+    QCOMPARE(progress->value(), 0);
     // Part way: the bar has moved and the curves are not there yet.
-    QTRY_VERIFY_WITH_TIMEOUT(view.progressBar()->value() > 0 || changed.count() > 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 0 || changed.count() > 0, 30000);
     if (changed.count() == 0) {
-        QVERIFY(view.progressBar()->value() <= 100);
+        QVERIFY(progress->value() <= 100);
         QVERIFY(view.isComputing());
     }
     QVERIFY(changed.count() > 0 || changed.wait(60000));
-    QVERIFY(view.progressBar()->isHidden());
+    QVERIFY(progress->isHidden());
     QCOMPARE(view.curves().samples, 3000);
 }
 

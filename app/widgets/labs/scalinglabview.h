@@ -83,10 +83,7 @@ public:
 
     QCustomPlot* plot(Plot which) const { return plots_->plot(which); }
     QCPItemStraightLine* marker(Plot which) const { return plots_->marker(which); }
-    QSpinBox* keysSpinBox() const { return keysSpin_; }
     int plotColumns() const { return columns_; }  // 2 (two by two) or 4 (one row)
-    // Shown while computing, in percent of the samples done.
-    QProgressBar* progressBar() const { return progress_; }
 
     // The grid index whose d_k is nearest to dK on the log axis (-1 without
     // curves), and the hover text of one plot at a grid index.
