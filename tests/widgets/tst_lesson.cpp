@@ -42,7 +42,7 @@ void openLessonAtExperiment(MainWindow& window)
     window.lessonModeAction()->trigger();
     LessonPanel* lesson = window.lessonPanel();
     while (lesson->stage() != LessonPanel::Stage::DkExperiment)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
 }
 
 bool sameHistogram(const attn::ScoreHistogram& a, const attn::ScoreHistogram& b)
@@ -104,7 +104,7 @@ void TestLesson::experimentSwitchesToUnitVariance()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     LessonPanel* lesson = window.lessonPanel();
-    QLabel* notice = lesson->initNoticeLabel();
+    QLabel* notice = find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"));
     const int steps = window.undoStack()->count();
 
     window.lessonModeAction()->trigger();
@@ -112,7 +112,7 @@ void TestLesson::experimentSwitchesToUnitVariance()
     for (int s = 0; s < 4; ++s) {
         QCOMPARE(window.session()->config().init, attn::InitMode::Article);
         QVERIFY(!notice->isVisible());
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     }
     QCOMPARE(lesson->stage(), LessonPanel::Stage::DkExperiment);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
@@ -130,7 +130,7 @@ void TestLesson::experimentSwitchesToUnitVariance()
     QVERIFY(notice->text().contains(QStringLiteral("not on unit-variance ones")));
     QVERIFY(!notice->text().contains(QStringLiteral("switched")));
     // Leaving the experiment hides the notice.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QVERIFY(!notice->isVisible());
 }
 
@@ -146,7 +146,7 @@ void TestLesson::experimentKeepsTheUsersMatrices()
     openLessonAtExperiment(window);
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
-    QLabel* notice = window.lessonPanel()->initNoticeLabel();
+    QLabel* notice = find<QLabel>(window, QStringLiteral("lessonInitNotice"));
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("current matrices")));
 }

@@ -52,7 +52,8 @@ void stepTo(MainWindow& window, Stage stage)
         window.lessonModeAction()->trigger();
     LessonPanel* lesson = window.lessonPanel();
     while (lesson->stage() != stage)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
 }
 
 // Every number written with four decimals in `text`, in order.
@@ -70,8 +71,11 @@ QList<double> numbersIn(const QString& text)
 bool fitsTheDock(LessonPanel* lesson)
 {
     QTest::qWait(20);
-    return !lesson->bodyScroll()->verticalScrollBar()->isVisible() && lesson->nextButton()->isVisible()
-           && lesson->backButton()->isVisible();
+    return !guitest::find<QScrollArea>(*lesson, QStringLiteral("lessonBodyScroll"))
+                ->verticalScrollBar()
+                ->isVisible()
+           && guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->isVisible()
+           && guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton"))->isVisible();
 }
 
 }  // namespace
@@ -121,11 +125,13 @@ void TestLessonHeads::stepsAfterTheExperiment()
     QVERIFY(!LessonPanel::isMultiHead(Stage::LearningMatters));
     LessonPanel* lesson = window_->lessonPanel();
     stepTo(*window_, Stage::DkExperiment);
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("&Next"));
     QCOMPARE(window_->session()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 11"));
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("&Next"));
     // The model step after them is the last (tst_lessonmodel).
     QVERIFY(!LessonPanel::isMultiHead(Stage::ModelHeads));
     QCOMPARE(LessonPanel::stageOfStep(10), Stage::ModelHeads);
@@ -162,14 +168,15 @@ void TestLessonHeads::queriesOfEachHead()
     const attn::Matrix query2 = testdata::toMatrix(mh["multihead_query_2"]);
     QCOMPARE(query2.rows(), 3);
     QCOMPARE(query2.cols(), 24);
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     QCOMPARE(live, lesson->liveText());
-    QVERIFY(lesson->liveLabel()->isVisible());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isVisible());
     for (const char* s : {"3 × 24 × 16", "3 × 28 × 16", "3 × 16 × 6", "query_2 (3 × 24)"})
         QVERIFY2(live.contains(QString::fromUtf8(s)), s);
     const QList<double> shown = numbersIn(live);
     QCOMPARE(shown.size(), 3 * 2);
-    const QStringList tipLines = lesson->liveLabel()->toolTip().split(QLatin1Char('\n'));
+    const QStringList tipLines =
+        guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->toolTip().split(QLatin1Char('\n'));
     QCOMPARE(tipLines.size(), 3);
     for (int i = 0; i < 3; ++i) {
         const attn::RowVector q = session->multiHeadResult()->heads[std::size_t(i)].Q.row(1);
@@ -184,9 +191,10 @@ void TestLessonHeads::queriesOfEachHead()
     }
     // One button per head, the session's checked.
     for (int i = 0; i < 3; ++i)
-        QVERIFY(lesson->headButton(i)->isVisible());
-    QVERIFY(!lesson->headButton(3)->isVisible());
-    QVERIFY(lesson->headButton(0)->isChecked());
+        QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1))
+                    ->isVisible());
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton4"))->isVisible());
+    QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isChecked());
     QVERIFY(fitsTheDock(lesson));
 }
 
@@ -203,9 +211,12 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
             && guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->isVisible());
     QVERIFY(lesson->liveText().contains(QStringLiteral("Keys 3 × 6 × 24, values 3 × 6 × 28")));
     for (int i : {0, 1, 2}) {
-        QTest::mouseClick(lesson->headButton(i), Qt::LeftButton);
+        QTest::mouseClick(
+            guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1)),
+            Qt::LeftButton);
         QCOMPARE(session->selectedHead(), i);
-        QVERIFY(lesson->headButton(i)->isChecked());
+        QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1))
+                    ->isChecked());
         const attn::Matrix keys = slice(mh, "keys", i);
         const attn::Matrix values = slice(mh, "values", i);
         QVERIFY(testdata::maxAbsDiff(session->result().K, keys) < 1e-5);
@@ -216,7 +227,7 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
                     guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->values(), values)
                 < 1e-5);
         QVERIFY(testdata::maxAbsDiff(pipeline->queryMap()->values(), slice(mh, "queries", i)) < 1e-5);
-        const QString live = lesson->liveLabel()->text();
+        const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
         QVERIFY(live.contains(QStringLiteral("Head %1 shown").arg(i + 1)));
         const QList<double> shown = numbersIn(live);
         QCOMPARE(shown.size(), 6);
@@ -243,7 +254,7 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     QCOMPARE(panel->grid()->headCount(), 3);
     QCOMPARE(panel->grid()->tileCount(), 4);  // and the average
     const QStringList tokens = session->tokenLabels();
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     attn::Matrix average = attn::Matrix::Zero(6, 6);
     QStringList favourites;
     for (int i = 0; i < 3; ++i) {
@@ -273,8 +284,8 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     HeadGridView* grid = panel->grid();
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
     QCOMPARE(session->selectedHead(), 2);
-    QVERIFY(lesson->headButton(2)->isChecked());
-    QVERIFY(!lesson->headButton(0)->isChecked());
+    QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton3"))->isChecked());
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isChecked());
 }
 
 void TestLessonHeads::concatenationAndOutputProjection()
@@ -317,7 +328,7 @@ void TestLessonHeads::concatenationAndOutputProjection()
                                   concat),
              0.0);
     QCOMPARE(testdata::maxAbsDiff(panel->outputView()->values(), multi->output), 0.0);
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     for (const char* s : {"concat: 6 × 84 (3 heads × d_v 28)", "W_o: 84 × 16", "output = concat W_o: 6 × 16"})
         QVERIFY2(live.contains(QString::fromUtf8(s)), qPrintable(live));
     QVERIFY(fitsTheDock(lesson));
@@ -344,21 +355,28 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     LessonPanel* lesson = window_->lessonPanel();
     stepTo(*window_, Stage::DkExperiment);
     const LabState experiment = session->state();
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
     stepTo(*window_, Stage::HeadsConcat);
     QCOMPARE(session->headCount(), 3);
     // Back within the heads' steps: still three.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
     const int steps = window_->undoStack()->count();
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::LearningMatters);
     QCOMPARE(session->headCount(), 1);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
@@ -367,12 +385,15 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(session->matrix(MatrixId::Wq), experiment.Wq);
     QCOMPARE(session->matrix(MatrixId::X), experiment.X);
     QCOMPARE(window_->undoStack()->count(), steps + 1);
-    QVERIFY(lesson->initNoticeLabel()->isVisible());
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
-    QVERIFY(!lesson->headButton(0)->isVisible());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))->isVisible());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isVisible());
     QCOMPARE(window_->pipelineView()->currentPage(), static_cast<QWidget*>(window_->scalingCompareView()));
     // The earlier steps show one head too.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(session->headCount(), 1);
     // Undo brings the heads back; Next sets them again.
     window_->undoStack()->undo();
@@ -391,7 +412,8 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     // Finish on the last step (the model's, after the heads) closes the
     // lesson, and the lab has one head again.
     stepTo(*window_, Stage::ModelHeads);
-    QTest::mouseClick(window_->lessonPanel()->nextButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*window_, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
     QVERIFY(!window_->lessonModeAction()->isChecked());
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
@@ -425,14 +447,17 @@ void TestLessonHeads::theUsersChangesStayWithOneHead()
     QCOMPARE(session->tokenCount(), 6);
     QVERIFY(lesson->liveText().contains(QStringLiteral("Head 1 shown")));
     while (lesson->stage() != Stage::DkExperiment)
-        QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                          Qt::LeftButton);
     // One head, the sentence kept (not the lab from before the heads).
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
     QCOMPARE(QString::fromStdString(session->config().sentence), QStringLiteral("the cat sat on the mat"));
     // ... and the experiment switching to unit variance, as it does.
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
 }
 
 QTEST_MAIN(TestLessonHeads)

@@ -118,7 +118,8 @@ void stepTo(MainWindow& window, Stage stage)
         window.lessonModeAction()->trigger();
     LessonPanel* lesson = window.lessonPanel();
     while (lesson->stage() != stage)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
 }
 
 }  // namespace
@@ -178,9 +179,11 @@ void TestLessonModel::lessonStepGivesTheBlank()
     stepTo(*window, Stage::HeadsConcat);
     const int undoSteps = window->undoStack()->count();
     LessonPanel* lesson = window->lessonPanel();
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 11"));
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("Fi&nish"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("Fi&nish"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));
     QCOMPARE(window->pipelineView()->currentPage(), window->models()->panel());
@@ -189,8 +192,8 @@ void TestLessonModel::lessonStepGivesTheBlank()
     const Independent expected = independent(blank);
     QCOMPARE(expected.last, QStringLiteral("␣new"));
     const QString live = lesson->liveText();
-    QVERIFY(lesson->liveLabel()->isVisible());
-    QCOMPARE(lesson->liveLabel()->text(), live);
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isVisible());
+    QCOMPARE(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text(), live);
     QVERIFY2(live.contains(QStringLiteral("the last “␣new”")), qPrintable(live));
     QVERIFY2(live.contains(QStringLiteral("on “␣cinema”: ") + expected.cinema.join(QStringLiteral(", "))),
              qPrintable(live));
@@ -218,7 +221,8 @@ void TestLessonModel::lessonStepWithoutAModel()
     const QString before = window->models()->session()->sentence();
     const int undoSteps = window->undoStack()->count();
     LessonPanel* lesson = window->lessonPanel();
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::ModelHeads);
     QVERIFY(!lesson->modelOpen());
     const QString text = lesson->explanation(lesson->step());
@@ -226,7 +230,7 @@ void TestLessonModel::lessonStepWithoutAModel()
     QVERIFY(text.contains(QStringLiteral("README")));
     QVERIFY(text.contains(QStringLiteral("gpt2, distilgpt2 or gpt2-medium")));
     QVERIFY(lesson->liveText().isEmpty());
-    QVERIFY(lesson->liveLabel()->isHidden());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isHidden());
     // Without a model the sentence stays: the one new undo step is the lesson's heads leaving.
     QCOMPARE(window->models()->session()->sentence(), before);
     QCOMPARE(window->undoStack()->count(), undoSteps + 1);

@@ -144,7 +144,7 @@ void TestLessonTraining::lessonRunsBothLabs()
     const QString text = LessonTraining::text(*training->small(), *training->large());
     QCOMPARE(finished.first().first().toString(), text);
     QCOMPARE(lesson->learningText(), text);
-    QCOMPARE(lesson->liveLabel()->text(), text);
+    QCOMPARE(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text(), text);
     QVERIFY(text.contains(QStringLiteral("in %1 steps").arg(large.scaledSteps)));
 
     // Leaving the step mid-run stops the lab.

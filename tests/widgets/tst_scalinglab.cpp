@@ -382,7 +382,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
     QCOMPARE(panel.stepIndicator(), QString("Step 1 of 11"));
-    QVERIFY(!panel.backButton()->isEnabled());
+    QVERIFY(!guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton"))->isEnabled());
     const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,       LessonPanel::Stage::Scale,
                                         LessonPanel::Stage::Softmax,      LessonPanel::Stage::Context,
                                         LessonPanel::Stage::DkExperiment, LessonPanel::Stage::LearningMatters,
@@ -391,7 +391,8 @@ void TestScalingLabGui::lessonWalksEveryStage()
                                         LessonPanel::Stage::ModelHeads};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
-        QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
         QCOMPARE(panel.step(), s);
         QCOMPARE(changed.count(), s);
         QCOMPARE(changed.last().at(0).toInt(), s);
@@ -406,7 +407,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
     QCOMPARE(panel.stepIndicator(), QString("Step 11 of 11"));
-    QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
     QCOMPARE(panel.step(), 10);
     // The d_k experiment, the last single-head step, reads the live comparison.
@@ -420,7 +421,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QVERIFY(panel.liveText().contains("512"));
     QVERIFY(panel.liveText().contains(QLocale().toString(0.97, 'f', 2)));
 
-    QTest::mouseClick(panel.backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QCOMPARE(changed.last().at(1).value<LessonPanel::Stage>(), LessonPanel::Stage::Context);
     const int before = changed.count();
     panel.setStep(3);  // no change, no signal

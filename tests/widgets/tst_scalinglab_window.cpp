@@ -392,7 +392,7 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
             QCOMPARE(frame->objectName(), map->objectName() + QStringLiteral("Frame"));
             QCOMPARE(leftBorderColour(frame) == highlight, map == steps[s].map);
         }
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     }
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(pipeline->highlightedMap(), nullptr);
@@ -406,14 +406,14 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     QVERIFY(window.session()->resultDK() > before);
     QVERIFY(lesson->liveText().contains(QString::number(window.session()->resultDK())));
 
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QCOMPARE(pipeline->highlightedMap(), pipeline->contextMap());
     QVERIFY(!parameters->isDkHighlighted());
     QVERIFY(leftBorderColour(find<QFrame>(window, QStringLiteral("dKFrame"))) != highlight);
 
     // Finish (on the last step, after the multi-head ones) closes the lesson and its highlights.
     lesson->setStep(LessonPanel::kStepCount - 1);
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QVERIFY(!dock->isVisible());
     QVERIFY(!mode->isChecked());
     QCOMPARE(pipeline->highlightedMap(), nullptr);
