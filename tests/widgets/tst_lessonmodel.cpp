@@ -152,7 +152,7 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
     QVERIFY(opened.wait(10000));
     // The article's sentence has neither piece: no line.
     QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
-    QVERIFY(panel->lessonLabel()->isHidden());
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->isHidden());
 
     QVERIFY(window->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
     const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new film");
@@ -161,8 +161,8 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
     QCOMPARE(expected.last, QStringLiteral("␣film"));
     QCOMPARE(expected.cinema.size(), 3);
     QCOMPARE(expected.watch.size(), 3);
-    QVERIFY(!panel->lessonLabel()->isHidden());
-    QCOMPARE(panel->lessonLabel()->text(),
+    QVERIFY(!guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->isHidden());
+    QCOMPARE(guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->text(),
              QStringLiteral("Largest weights from the last token “␣film” → “␣cinema”: %1 · → “␣watch”: %2")
                  .arg(expected.cinemaShort.join(QStringLiteral(", ")),
                       expected.watchShort.join(QStringLiteral(", "))));

@@ -320,14 +320,18 @@ void TestModelExports::rightClickMenus()
     const struct {
         QWidget* widget;
         ExportView view;
-    } targets[] = {{models->panel()->grid(), ExportView::ModelGrid},
-                   {models->headLines(), ExportView::ModelHeadView},
-                   {models->panel()->nextTokenView(), ExportView::ModelNextToken}};
+    } targets[] = {
+        {models->panel()->grid(), ExportView::ModelGrid},
+        {guitest::find<HeadLinesView>(*w, QStringLiteral("modelHeadLines")), ExportView::ModelHeadView},
+        {models->panel()->nextTokenView(), ExportView::ModelNextToken}};
     const int selectedLayer = w.session()->selectedLayer();
     const int selectedHead = w.session()->selectedHead();
     for (const auto& t : targets) {
-        w->pipelineView()->showPage(t.widget == static_cast<QWidget*>(models->headLines()) ? t.widget
-                                                                                           : models->panel());
+        w->pipelineView()->showPage(t.widget
+                                            == static_cast<QWidget*>(guitest::find<HeadLinesView>(
+                                                *w, QStringLiteral("modelHeadLines")))
+                                        ? t.widget
+                                        : models->panel());
         QApplication::processEvents();
         QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(30, 30),
                                 t.widget->mapToGlobal(QPoint(30, 30)));

@@ -128,7 +128,7 @@ void TestWindowBorrow::clickShowsTheHead()
     QCOMPARE(window->matrixModel(MatrixId::Wq)->headerData(16, Qt::Vertical, Qt::DisplayRole).toString(),
              QStringLiteral("bias"));
 
-    QPushButton* show = panel->showButton();
+    QPushButton* show = guitest::find<QPushButton>(*panel, QStringLiteral("modelShowButton"));
     QCOMPARE(show->text(), QStringLiteral("Show layer 2 head 3 in the pipeline"));
     QVERIFY(show->isEnabled());
     show->click();
