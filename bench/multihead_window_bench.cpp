@@ -8,7 +8,6 @@
 #include "matrixtablemodel.h"
 #include "multihead.h"
 #include "parameterpanel.h"
-#include "pipelineview.h"
 #include "windowwatch.h"
 
 #include <QSpinBox>
@@ -133,9 +132,9 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
     window.show();
     settle(200);
     attnlab::Session* session = window.session();
-    attnlab::MatrixTableModel* wq = window.matrixModel(attnlab::MatrixId::Wq);
+    auto* wq = window.findChild<attnlab::MatrixTableModel*>(QStringLiteral("matrixModelWq"));
     QSpinBox* seed = window.findChild<QSpinBox*>(QStringLiteral("seedSpin"));
-    QTabWidget* tabs = window.pipelineView()->tabs();
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("mapsTabs"));
     auto* headsPanel = window.findChild<attnlab::HeadsPanel*>(QStringLiteral("headsPanel"));
     for (int n : sizes) {
         attn::ModelConfig config;

@@ -12,12 +12,10 @@
 #include "mainwindow.h"
 
 #include "heatmapview.h"
-#include "inputpanel.h"
 #include "labdocument.h"
 #include "labfile.h"
 #include "matrixtablemodel.h"
 #include "npy.h"
-#include "parameterpanel.h"
 #include "size_limits.h"
 #include "guitest.h"
 
@@ -513,7 +511,7 @@ void TestBadInput::badInput()
                : name == "Wv" ? MatrixId::Wv
                               : MatrixId::X;
     };
-    QLineEdit* sentence = w.inputPanel()->sentenceEdit();
+    QLineEdit* sentence = guitest::find<QLineEdit>(w, QStringLiteral("sentenceEdit"));
     if (entry == "import") {
         const QString which = target.section('.', 0, 0);
         const QString path = scratch.filePath(which + "." + target.section('.', 1));
@@ -546,7 +544,7 @@ void TestBadInput::badInput()
         QCOMPARE(s->config().sentence, input.toStdString());
         ok = s->problem().isEmpty();
     } else if (entry == "cell") {
-        MatrixTableModel* m = w.matrixModel(matrixOf(target));
+        auto* m = guitest::find<MatrixTableModel>(w, QStringLiteral("matrixModel") + target);
         ok = m->setData(m->index(1, 2), QString::fromUtf8(input));
     } else if (entry == "setter") {
         const double v = QString::fromUtf8(input).toDouble();

@@ -11,7 +11,6 @@
 #include "mainwindow.h"
 
 #include "heatmapview.h"
-#include "inputpanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "parameterpanel.h"
@@ -123,8 +122,8 @@ void TestMonkey::randomEvents()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
 
     Session* s = w.session();
-    QLineEdit* sentence = w.inputPanel()->sentenceEdit();
-    ParameterPanel* params = w.parameterPanel();
+    QLineEdit* sentence = guitest::find<QLineEdit>(w, QStringLiteral("sentenceEdit"));
+    ParameterPanel* params = guitest::find<ParameterPanel>(w, QStringLiteral("parameterPanel"));
     QSlider* dKSlider = params->dKSlider();
     QSpinBox* dK = guitest::find<QSpinBox>(w, QStringLiteral("dKSpin"));
     auto* dModel = w.findChild<QSpinBox*>(QStringLiteral("dModelSpin"));
@@ -135,9 +134,11 @@ void TestMonkey::randomEvents()
     auto* causal = w.findChild<QCheckBox*>(QStringLiteral("causalCheck"));
     auto* tokenizer = w.findChild<QComboBox*>(QStringLiteral("tokenizerCombo"));
     QComboBox* init = guitest::find<QComboBox>(w, QStringLiteral("initCombo"));
-    QTabWidget* tabs = w.pipelineView()->tabs();
+    QTabWidget* tabs = guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"));
     QVERIFY(dModel && dV && seed && scale && divisor && causal && tokenizer && init && tabs);
-    const QList<MatrixId> matrices{MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
+    QList<MatrixTableModel*> matrices;
+    for (const char* name : {"matrixModelX", "matrixModelWq", "matrixModelWk", "matrixModelWv"})
+        matrices.append(guitest::find<MatrixTableModel>(w, QLatin1String(name)));
 
     std::mt19937 rng(20261129);
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -218,7 +219,7 @@ void TestMonkey::randomEvents()
         case 9: init->setCurrentIndex(uniform(0, init->count() - 1)); break;
         case 10:
         case 11: {  // a matrix cell, random text
-            MatrixTableModel* m = w.matrixModel(matrices.at(uniform(0, 3)));
+            MatrixTableModel* m = matrices.at(uniform(0, 3));
             if (m->rowCount() > 0 && m->columnCount() > 0) {
                 const QModelIndex index =
                     m->index(uniform(0, m->rowCount() - 1), uniform(0, m->columnCount() - 1));
@@ -244,7 +245,7 @@ void TestMonkey::randomEvents()
             break;
         }
         case 13: {  // arrow keys move the focused query
-            QWidget* target = w.pipelineView();
+            QWidget* target = guitest::find<PipelineView>(w, QStringLiteral("pipelineView"));
             QTest::keyClick(target, uniform(0, 1) ? Qt::Key_Up : Qt::Key_Down);
             break;
         }

@@ -8,7 +8,6 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
-#include "parameterpanel.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
 #include "session.h"
@@ -71,7 +70,7 @@ void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
     // The slider's steps: what the Right arrow key visits from 1 to 1024.
     MainWindow window;
     window.restoreSettings();
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1);
     std::vector<int> keys{window.session()->resultDK()};
     while (window.session()->resultDK() < 1024) {
@@ -108,9 +107,10 @@ void TestDkSweep::playButtonSweepsEveryView()
     bool viewsAgree = true;
     connect(sweep, &DkSweep::stepped, this, [&](int, int dK) {
         shown.push_back(window.session()->resultDK());
-        viewsAgree = viewsAgree && find<QSpinBox>(window, QStringLiteral("dKSpin"))->value() == dK
-                     && window.parameterPanel()->dKSlider()->value() == attn::sliderPositionFromDk(dK)
-                     && window.scalingCompareView()->comparison().dK == dK;
+        viewsAgree =
+            viewsAgree && find<QSpinBox>(window, QStringLiteral("dKSpin"))->value() == dK
+            && find<QSlider>(window, QStringLiteral("dKSlider"))->value() == attn::sliderPositionFromDk(dK)
+            && find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"))->comparison().dK == dK;
     });
     QSignalSpy finished(sweep, &DkSweep::finished);
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));

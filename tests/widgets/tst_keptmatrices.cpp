@@ -11,7 +11,6 @@
 #include "model.h"
 #include "noticebar.h"
 #include "npy.h"
-#include "parameterpanel.h"
 #include "session.h"
 
 #include <QDialogButtonBox>

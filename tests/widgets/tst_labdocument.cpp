@@ -100,8 +100,8 @@ void makeChanges(MainWindow& w)
     QVERIFY(s->setMatrixCell(MatrixId::Wk, 7, 4, 1e-300));
     QVERIFY(s->setMatrixCell(MatrixId::Wv, 0, 2, 0.1 + 0.2));
     w.setFocusQuery(3);
-    w.pipelineView()->setIndependentRanges(true);
-    w.pipelineView()->tabs()->setCurrentIndex(1);
+    guitest::find<PipelineView>(w, QStringLiteral("pipelineView"))->setIndependentRanges(true);
+    guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"))->setCurrentIndex(1);
 }
 
 }  // namespace
@@ -179,8 +179,8 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     QVERIFY(std::signbit(w.session()->matrix(MatrixId::X)(2, 3)));
     QCOMPARE(w.session()->tokens(), QStringList({"the", "quick", "brown", "fox", "jumps"}));
     QCOMPARE(w.focusQuery(), 3);
-    QVERIFY(w.pipelineView()->independentRanges());
-    QCOMPARE(w.pipelineView()->tabs()->currentIndex(), 1);
+    QVERIFY(guitest::find<PipelineView>(w, QStringLiteral("pipelineView"))->independentRanges());
+    QCOMPARE(guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"))->currentIndex(), 1);
     QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
     QVERIFY(!w.document()->isModified());
     QVERIFY(!w.undoStack()->canUndo());

@@ -10,7 +10,6 @@
 
 #include "presets.h"
 #include "lessonpanel.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
@@ -199,7 +198,7 @@ void TestLesson::statementsHoldAtEveryDk()
                      && live->text().contains(locale.toString(c.meanMaxScaled, 'f', 2))
                      && live->text().contains(locale.toString(c.meanEntropyScaled, 'f', 2)),
                  at);
-        ScalingCompareView* compare = window.scalingCompareView();
+        ScalingCompareView* compare = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
         QCOMPARE(compare->readoutValue(ScalingCompareView::MeanMaxWeight, ScalingCompareView::Unscaled),
                  c.meanMaxRaw);
         QCOMPARE(compare->readoutValue(ScalingCompareView::MeanEntropy, ScalingCompareView::Scaled),
@@ -258,7 +257,7 @@ void TestLesson::histogramFollowsDk()
     window.startScalingDemo();  // unit variance, the scaled vs unscaled tab
     ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
     QVERIFY(view->isVisible());
-    QCOMPARE(view, window.scalingCompareView()->histogramView());
+    QCOMPARE(view, find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"))->histogramView());
     double previousRatio = 0;
     for (int d : {1, 16, 256, 1024}) {
         find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(d);
@@ -301,13 +300,13 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     window.session()->setParameters(config, window.session()->options());
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isComputing(), 60000);
     QCOMPARE(window.session()->tokenCount(), 3000);
-    const attn::ScoreHistogram& h = window.scalingCompareView()->histogramView()->histogram();
-    QTRY_COMPARE(window.scalingCompareView()->histogramView()->histogram().totalPairs, 3000LL * 3000);
+    ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
+    const attn::ScoreHistogram& h = view->histogram();
+    QTRY_COMPARE(view->histogram().totalPairs, 3000LL * 3000);
     QVERIFY(h.sampled());
     QVERIFY(h.pairs <= attn::kScoreHistogramMaxPairs);
     QVERIFY(h.pairs > attn::kScoreHistogramMaxPairs / 2);
-    QVERIFY(window.scalingCompareView()->histogramView()->titleText().contains(
-        QStringLiteral("one query in %1").arg(h.rowStride)));
+    QVERIFY(view->titleText().contains(QStringLiteral("one query in %1").arg(h.rowStride)));
 }
 
 void TestLesson::histogramExports()

@@ -161,7 +161,8 @@ void TestLessonHeads::queriesOfEachHead()
     QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
              QStringLiteral("Three heads for the lesson"));
     QCOMPARE(window_->focusQuery(), LessonPanel::kArticleQuery);
-    QCOMPARE(window_->pipelineView()->highlightedMap(), window_->pipelineView()->queryMap());
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
+             guitest::find<HeatmapView>(*window_, QStringLiteral("queryMap")));
 
     // The panel shows the session's heads: their queries of x_2.
     QCOMPARE(lesson->heads().get(), session->multiHeadResult().get());
@@ -204,7 +205,7 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadKeysValues);
     LessonPanel* lesson = window_->lessonPanel();
-    PipelineView* pipeline = window_->pipelineView();
+    PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
     QCOMPARE(session->headCount(), 3);
     QCOMPARE(pipeline->highlightedMap(), pipeline->keyMap());
     QVERIFY(pipeline->keyMap()->isVisible()
@@ -246,9 +247,10 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     stepTo(*window_, Stage::HeadsAttend);
     LessonPanel* lesson = window_->lessonPanel();
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
-    QCOMPARE(window_->pipelineView()->currentPage(), panel);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QVERIFY(panel->isVisible());
-    QCOMPARE(window_->pipelineView()->highlightedMap(), nullptr);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
+             nullptr);
     QCOMPARE(panel->kind(), HeadMapKind::Weights);
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
     QCOMPARE(panel->grid()->headCount(), 3);
@@ -301,7 +303,7 @@ void TestLessonHeads::concatenationAndOutputProjection()
     QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
              QStringLiteral("Output projection W_o for the lesson"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
-    QCOMPARE(window_->pipelineView()->currentPage(), panel);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QTRY_VERIFY(panel->outputView()->isVisible());
 
     const std::shared_ptr<const attn::MultiHeadResult> multi = session->multiHeadResult();
@@ -390,7 +392,9 @@ void TestLessonHeads::steppingBackRestoresOneHead()
                 ->text()
                 .contains(QStringLiteral("switched to the unit-variance")));
     QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isVisible());
-    QCOMPARE(window_->pipelineView()->currentPage(), static_cast<QWidget*>(window_->scalingCompareView()));
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(),
+             static_cast<QWidget*>(
+                 guitest::find<ScalingCompareView>(*window_, QStringLiteral("scalingCompareView"))));
     // The earlier steps show one head too.
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);

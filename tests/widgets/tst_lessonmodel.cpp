@@ -186,7 +186,8 @@ void TestLessonModel::lessonStepGivesTheBlank()
              QStringLiteral("Fi&nish"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));
-    QCOMPARE(window->pipelineView()->currentPage(), window->models()->panel());
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),
+             window->models()->panel());
     QVERIFY(lesson->explanation(lesson->step()).contains(blank));
 
     const Independent expected = independent(blank);

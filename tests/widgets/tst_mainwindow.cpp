@@ -11,7 +11,6 @@
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "presentation.h"
 #include "scaling_lab.h"
@@ -357,7 +356,7 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QVERIFY(!cell.isEmpty());
     QTest::mouseClick(weights, Qt::LeftButton, {}, cell.center());
     QCOMPARE(window.focusQuery(), 3);
-    FocusPanel* focus = window.focusPanel();
+    FocusPanel* focus = find<FocusPanel>(window, QStringLiteral("focusPanel"));
     QCOMPARE(focus->query(), 3);
     const attn::AttentionResult r = engine({}).result;
     QCOMPARE(focus->scoreBarValues(), rowOf(r.scores, 3));
@@ -438,10 +437,10 @@ void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    MatrixTableModel* wq = window.matrixModel(MatrixId::Wq);
+    MatrixTableModel* wq = find<MatrixTableModel>(window, QStringLiteral("matrixModelWq"));
     auto* dock = find<QDockWidget>(window, QStringLiteral("matricesDock"));
     QTRY_VERIFY(!wq->isLive());  // tabbed behind the focused query
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(8));
     QCOMPARE(window.session()->resultDK(), 8);
     QCOMPARE(wq->columnCount(), 24);  // as last announced to the view
 
@@ -468,7 +467,8 @@ void TestMainWindow::arrowKeysMoveTheFocus()
     QTest::keyClick(weights, Qt::Key_Down);
     QTest::keyClick(weights, Qt::Key_Down);
     QCOMPARE(window.focusQuery(), 4);
-    QCOMPARE(window.focusPanel()->scoreBarValues(), rowOf(engine({}).result.scores, 4));
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->scoreBarValues(),
+             rowOf(engine({}).result.scores, 4));
     for (int i = 0; i < 10; ++i)
         QTest::keyClick(weights, Qt::Key_Up);
     QCOMPARE(window.focusQuery(), 0);  // stops at the first query
@@ -481,7 +481,7 @@ void TestMainWindow::arrowKeysMoveTheFocus()
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("two words"));
     QCOMPARE(window.focusQuery(), 1);
-    QCOMPARE(window.focusPanel()->scoreBarValues().size(), 2);
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->scoreBarValues().size(), 2);
     QTest::keyClicks(edit, QStringLiteral(" and three more"));
     QCOMPARE(window.focusQuery(), 4);
     QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"more\""));
@@ -537,7 +537,7 @@ void TestMainWindow::renderedMapsAreNotBlank()
         const int colours = distinctColours(shot.copy(pixels));
         QVERIFY2(colours >= 20, qPrintable(QStringLiteral("%1: %2 colours").arg(name).arg(colours)));
     }
-    auto* plot = window.focusPanel()->plot();
+    auto* plot = find<QCustomPlot>(window, QStringLiteral("focusPlot"));
     QVERIFY(plot->isVisible());
     const QRect plotArea(plot->mapTo(&window, QPoint(0, 0)) * dpr, plot->size() * dpr);
     QVERIFY(distinctColours(shot.copy(plotArea)) >= 6);
@@ -553,7 +553,7 @@ void TestMainWindow::settingsRememberLastParameters()
         window.session()->setSeed(99);
         window.session()->setCausal(true);
         window.session()->setInit(attn::InitMode::UnitVariance);
-        window.pipelineView()->setIndependentRanges(true);
+        find<PipelineView>(window, QStringLiteral("pipelineView"))->setIndependentRanges(true);
         window.close();  // saves
     }
     MainWindow window;
@@ -564,7 +564,7 @@ void TestMainWindow::settingsRememberLastParameters()
     QCOMPARE(c.seed, std::uint64_t(99));
     QCOMPARE(c.init, attn::InitMode::UnitVariance);
     QVERIFY(window.session()->options().causal);
-    QVERIFY(window.pipelineView()->independentRanges());
+    QVERIFY(find<PipelineView>(window, QStringLiteral("pipelineView"))->independentRanges());
     QCOMPARE(find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->text(), QStringLiteral("a b a"));
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 10);
     QVERIFY(find<QCheckBox>(window, QStringLiteral("causalCheck"))->isChecked());

@@ -327,11 +327,12 @@ void TestModelExports::rightClickMenus()
     const int selectedLayer = w.session()->selectedLayer();
     const int selectedHead = w.session()->selectedHead();
     for (const auto& t : targets) {
-        w->pipelineView()->showPage(t.widget
-                                            == static_cast<QWidget*>(guitest::find<HeadLinesView>(
-                                                *w, QStringLiteral("modelHeadLines")))
-                                        ? t.widget
-                                        : models->panel());
+        guitest::find<PipelineView>(*w, QStringLiteral("pipelineView"))
+            ->showPage(t.widget
+                               == static_cast<QWidget*>(
+                                   guitest::find<HeadLinesView>(*w, QStringLiteral("modelHeadLines")))
+                           ? t.widget
+                           : models->panel());
         QApplication::processEvents();
         QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(30, 30),
                                 t.widget->mapToGlobal(QPoint(30, 30)));

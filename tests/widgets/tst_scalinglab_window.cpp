@@ -131,7 +131,7 @@ void TestScalingLabWindow::init()
 void TestScalingLabWindow::sliderReachesOneAnd1024()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
@@ -162,7 +162,7 @@ void TestScalingLabWindow::sliderReachesOneAnd1024()
 void TestScalingLabWindow::sliderPositionsGiveTheirDk()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     int previous = 0;
     for (int position = slider->minimum(); position <= slider->maximum(); position += 3) {
@@ -179,7 +179,7 @@ void TestScalingLabWindow::sliderPositionsGiveTheirDk()
 void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
@@ -212,7 +212,7 @@ void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
 void TestScalingLabWindow::spinBoxTakesEveryInteger()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     QCOMPARE(spin->minimum(), 1);
     QCOMPARE(spin->maximum(), 1024);
@@ -223,7 +223,7 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
         QCOMPARE(window.session()->resultDK(), dK);
         QCOMPARE(spin->value(), dK);
         QCOMPARE(slider->value(), attn::sliderPositionFromDk(dK));
-        QCOMPARE(window.scalingLabView()->currentDk(), dK);
+        QCOMPARE(find<ScalingLabView>(window, QStringLiteral("scalingLabView"))->currentDk(), dK);
     }
     spin->setFocus();
     spin->setValue(7);
@@ -234,8 +234,8 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
 void TestScalingLabWindow::sliderMovesTheLabMarker()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    ScalingLabView* lab = window.scalingLabView();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    ScalingLabView* lab = find<ScalingLabView>(window, QStringLiteral("scalingLabView"));
     QCOMPARE(lab->currentDk(), 24);  // the article example
     slider->setFocus();
     const Qt::Key keys[] = {Qt::Key_Right, Qt::Key_Right, Qt::Key_PageUp, Qt::Key_End,
@@ -275,7 +275,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
     initCombo->setCurrentIndex(initCombo->findData(init));
     find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(causal);
-    window.parameterPanel()->dKSlider()->setValue(position);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(position);
 
     attn::ModelConfig config;
     config.init = attn::InitMode(init);
@@ -286,7 +286,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     const attn::ScalingComparison want = attn::compareScaling(result);
     const attn::AttentionStats stats = attn::computeStatistics(result);
 
-    ScalingCompareView* view = window.scalingCompareView();
+    ScalingCompareView* view = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
     QCOMPARE(view->comparison().dK, config.dK);
     QCOMPARE(view->initMode(), attn::InitMode(init));
     using R = ScalingCompareView::Readout;
@@ -337,9 +337,9 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     window.show();
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
-    PipelineView* pipeline = window.pipelineView();
+    PipelineView* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
     LessonPanel* lesson = window.lessonPanel();
-    ParameterPanel* parameters = window.parameterPanel();
+    ParameterPanel* parameters = find<ParameterPanel>(window, QStringLiteral("parameterPanel"));
     auto* dock = find<QDockWidget>(window, QStringLiteral("lessonDock"));
     QAction* mode = window.lessonModeAction();
     QVERIFY(!dock->isVisible());
@@ -396,7 +396,7 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     }
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(pipeline->highlightedMap(), nullptr);
-    QCOMPARE(pipeline->currentPage(), window.scalingCompareView());
+    QCOMPARE(pipeline->currentPage(), find<ScalingCompareView>(window, QStringLiteral("scalingCompareView")));
     QVERIFY(parameters->isDkHighlighted());
     QCOMPARE(leftBorderColour(find<QFrame>(window, QStringLiteral("dKFrame"))), highlight);
     QVERIFY(parameters->dKSlider()->hasFocus());
@@ -439,14 +439,14 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    ScalingCompareView* view = window.scalingCompareView();
+    ScalingCompareView* view = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
     QVERIFY(!view->isVisible());
     QVERIFY(!window.session()->comparisonWanted());
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(256));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(256));
     QCOMPARE(window.session()->resultDK(), 256);
     QVERIFY(view->comparison().dK != 256);  // skipped while hidden
 
-    window.pipelineView()->showPage(view);
+    find<PipelineView>(window, QStringLiteral("pipelineView"))->showPage(view);
     QVERIFY(view->isVisible());
     QCOMPARE(view->comparison().dK, 256);
     QVERIFY(window.session()->comparisonWanted());
@@ -458,29 +458,31 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
                         want.weightsScaled),
              0.0);
     // While shown it follows every result.
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(8));
     QCOMPARE(view->comparison().dK, 8);
 }
 
 void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
 {
     MainWindow window;
-    ParameterPanel* parameters = window.parameterPanel();
+    ParameterPanel* parameters = find<ParameterPanel>(window, QStringLiteral("parameterPanel"));
+    auto* compare = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
+    auto* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
     auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
     auto* initNote = find<QLabel>(window, QStringLiteral("initNoteLabel"));
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(initNote->text().startsWith(QStringLiteral("Article")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::Article);
-    window.parameterPanel()->dKSlider()->setValue(attn::kDkSliderPositions);  // d_k 1024
+    QCOMPARE(compare->initMode(), attn::InitMode::Article);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);  // d_k 1024
 
     window.scalingDemoAction()->trigger();
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(initCombo->currentData().toInt(), int(attn::InitMode::UnitVariance));
     QVERIFY(initNote->text().startsWith(QStringLiteral("Unit variance")));
     QVERIFY(initNote->text().contains(QStringLiteral("variance ≈ 1")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::UnitVariance);
-    QVERIFY(window.scalingCompareView()->initText().contains(QStringLiteral("unit variance")));
-    QCOMPARE(window.pipelineView()->currentPage(), window.scalingCompareView());
+    QCOMPARE(compare->initMode(), attn::InitMode::UnitVariance);
+    QVERIFY(compare->initText().contains(QStringLiteral("unit variance")));
+    QCOMPARE(pipeline->currentPage(), compare);
     // The rest of the parameters are kept.
     QCOMPARE(window.session()->resultDK(), 1024);
     QCOMPARE(window.session()->config().seed, 123u);
@@ -489,17 +491,17 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     config.init = attn::InitMode::UnitVariance;
     config.dK = 1024;
     const attn::ScalingComparison want = attn::compareScaling(engine(config));
-    QCOMPARE(window.scalingCompareView()->comparison().varRaw, want.varRaw);
-    QCOMPARE(window.scalingCompareView()->comparison().meanMaxRaw, want.meanMaxRaw);
+    QCOMPARE(compare->comparison().varRaw, want.varRaw);
+    QCOMPARE(compare->comparison().meanMaxRaw, want.meanMaxRaw);
 
     // The button in the parameter panel does the same.
-    window.pipelineView()->tabs()->setCurrentIndex(0);
+    pipeline->tabs()->setCurrentIndex(0);
     initCombo->setCurrentIndex(initCombo->findData(int(attn::InitMode::StandardNormal)));
     QVERIFY(initNote->text().startsWith(QStringLiteral("Standard normal")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::StandardNormal);
+    QCOMPARE(compare->initMode(), attn::InitMode::StandardNormal);
     QTest::mouseClick(parameters->scalingDemoButton(), Qt::LeftButton);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(window.pipelineView()->currentPage(), window.scalingCompareView());
+    QCOMPARE(pipeline->currentPage(), compare);
 }
 
 void TestScalingLabWindow::labTabComputesWhenFirstShown()
@@ -508,20 +510,20 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    ScalingLabView* lab = window.scalingLabView();
+    ScalingLabView* lab = find<ScalingLabView>(window, QStringLiteral("scalingLabView"));
     QVERIFY(!lab->hasCurves());
     QVERIFY(!lab->isComputing());  // not on the first page
 
     QSignalSpy done(lab, &ScalingLabView::curvesChanged);
-    window.pipelineView()->showPage(lab);
-    QCOMPARE(window.pipelineView()->currentPage(), lab);
+    find<PipelineView>(window, QStringLiteral("pipelineView"))->showPage(lab);
+    QCOMPARE(find<PipelineView>(window, QStringLiteral("pipelineView"))->currentPage(), lab);
     QVERIFY(lab->isComputing() || lab->hasCurves());
     QVERIFY(done.count() > 0 || done.wait(120000));
     QVERIFY(lab->hasCurves());
     QCOMPARE(lab->curves().dK, attn::defaultScalingLabDks());
     QCOMPARE(lab->marker(ScalingLabView::VariancePlot)->point1->coords().x(), 24.0);
 
-    window.parameterPanel()->dKSlider()->setValue(attn::kDkSliderPositions);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);
     QCOMPARE(lab->currentDk(), 1024);
     QCOMPARE(lab->marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
     // Moving d_k does not rerun the lab.
@@ -532,7 +534,7 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
 void TestScalingLabWindow::labRunsInTheSessionsWorker()
 {
     auto* window = new MainWindow;
-    ScalingLabView* lab = window->scalingLabView();
+    ScalingLabView* lab = find<ScalingLabView>(*window, QStringLiteral("scalingLabView"));
     QCOMPARE(lab->run(), window->session()->scalingLab());
     // Large maps requested while the lab computes: both arrive, the lab's
     // curves those of the engine.

@@ -277,7 +277,7 @@ void TestTrainingView::windowHasTheTab()
     window.resize(1024, 700);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    TrainingView* view = window.trainingView();
+    TrainingView* view = find<TrainingView>(window, QStringLiteral("trainingView"));
     QVERIFY(view);
     auto* tabs = guitest::find<QTabWidget>(window, QStringLiteral("mapsTabs"));
     int index = -1;

@@ -7,7 +7,6 @@
 #include "mainwindow.h"
 
 #include "attention.h"
-#include "inputpanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
@@ -97,7 +96,7 @@ void TestUndo::cellEditIsOneStep()
     QUndoStack* stack = window.undoStack();
     const LabState before = window.session()->state();
     QCOMPARE(stack->count(), 0);
-    MatrixTableModel* wk = window.matrixModel(MatrixId::Wk);
+    MatrixTableModel* wk = guitest::find<MatrixTableModel>(window, QStringLiteral("matrixModelWk"));
     QVERIFY(wk->setData(wk->index(2, 5), QStringLiteral("1.25")));
     QCOMPARE(window.session()->matrix(MatrixId::Wk)(2, 5), 1.25);
     LabState after = window.session()->state();
@@ -123,7 +122,7 @@ void TestUndo::typingTheSentenceIsOneStep()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QUndoStack* stack = window.undoStack();
     const LabState before = window.session()->state();
-    QLineEdit* edit = window.inputPanel()->sentenceEdit();
+    QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     edit->setFocus();
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("the cat sat"));

@@ -214,7 +214,7 @@ void TestViewExport::exportAllViews()
     // Before the d_k lab's curves exist, its plots are left out; after,
     // every view is written, the widget-drawn ones too.
     const QString before = dir_.filePath(QStringLiteral("before"));
-    QVERIFY(!w.scalingLabView()->hasCurves());
+    QVERIFY(!guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->hasCurves());
     QVERIFY(w.exportAllViews(before, QSize(500, 400)));
     QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 1) * 3);
 
@@ -222,7 +222,8 @@ void TestViewExport::exportAllViews()
     config.nKeys = 5;
     config.samples = 40;
     config.seed = 99;
-    w.scalingLabView()->setCurves(attn::runScalingLab(config).value());
+    guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))
+        ->setCurves(attn::runScalingLab(config).value());
     const QString out = dir_.filePath(QStringLiteral("all"));
     QVERIFY(w.exportAllViews(out, QSize(500, 400)));
     const QStringList files = QDir(out).entryList(QDir::Files);

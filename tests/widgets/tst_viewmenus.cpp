@@ -12,12 +12,10 @@
 #include "session.h"
 
 #include "exportdialog.h"
-#include "focuspanel.h"
 #include "heatmapview.h"
 #include "matrixio.h"
 #include "numberformat.h"
 #include "pipelineview.h"
-#include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
@@ -146,7 +144,7 @@ void TestViewMenus::everyViewExports()
     QFETCH(int, view);
     MainWindow w;
     w.resize(1400, 900);
-    w.scalingLabView()->setCurves(smallCurves());
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
     // The heads' views draw several heads (with one, there is nothing to show).
     if (ExportView(view) == ExportView::HeadGrid || ExportView(view) == ExportView::HeadAverage
         || ExportView(view) == ExportView::HeadConcat || ExportView(view) == ExportView::HeadOutput) {
@@ -207,8 +205,8 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
     w.resize(1400, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.scalingLabView()->setCurves(smallCurves());
-    PipelineView* p = w.pipelineView();
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
+    PipelineView* p = find<PipelineView>(w, QStringLiteral("pipelineView"));
     struct Target {
         QWidget* widget;
         ExportView view;
@@ -222,11 +220,13 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
     targets.append({find<HeatmapView>(w, QStringLiteral("scaledWeightsMap")), ExportView::ScalingComparison});
     targets.append(
         {find<HeatmapView>(w, QStringLiteral("unscaledWeightsMap")), ExportView::ScalingComparison});
-    targets.append({w.scalingCompareView()->histogramView(), ExportView::ScoreHistogram});
+    targets.append(
+        {find<ScoreHistogramView>(w, QStringLiteral("scoreHistogramView")), ExportView::ScoreHistogram});
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
-        targets.append({w.scalingLabView()->plot(ScalingLabView::Plot(i)),
-                        ExportView(int(ExportView::LabVariance) + i)});
-    targets.append({w.focusPanel()->plot(), ExportView::FocusedQuery});
+        targets.append(
+            {find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->plot(ScalingLabView::Plot(i)),
+             ExportView(int(ExportView::LabVariance) + i)});
+    targets.append({find<QCustomPlot>(w, QStringLiteral("focusPlot")), ExportView::FocusedQuery});
 
     for (const Target& t : targets) {
         p->showPage(t.widget);
@@ -256,7 +256,7 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
 void TestViewMenus::optionsChangeThePicture()
 {
     MainWindow w;
-    w.scalingLabView()->setCurves(smallCurves());
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
     ViewExportController* exports = w.viewExports();
     const QSize size(600, 500);
     const auto picture = [&](ExportView view, const ExportOptions& o) {
@@ -375,7 +375,7 @@ void TestViewMenus::numbersReadBackExactly()
 
     // A lab plot: one row per d_k.
     const attn::ScalingLabCurves curves = smallCurves();
-    w.scalingLabView()->setCurves(curves);
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(curves);
     const attn::Expected<std::string> entropy = exports->numbers(ExportView::LabEntropy);
     QVERIFY(entropy);
     const attn::Expected<std::vector<CsvRow>> lab = parseCsv(entropy.value());

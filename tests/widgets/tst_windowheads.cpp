@@ -92,7 +92,7 @@ void TestWindowHeads::threeHeadsAndAClick()
     QCOMPARE(selected->value(), 3);
     QCOMPARE(grid->selectedHead(), 2);
     const attn::Matrix wq = testdata::toMatrix(mh["multihead_W_query"].toArray()[2]).transpose();
-    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    MatrixTableModel* editor = find<MatrixTableModel>(*window, QStringLiteral("matrixModelWq"));
     QCOMPARE(editor->data(editor->index(3, 5), Qt::EditRole).toDouble(), wq(3, 5));
     auto* weights = guitest::find<HeatmapView>(*window, QStringLiteral("weightsMap"));
     const attn::Matrix ref = testdata::toMatrix(mh["weights"].toArray()[2]);
@@ -312,7 +312,7 @@ void TestWindowHeads::theShownHeadFirst()
         mapsShowedIt = session->isComputing() && weights->value(5, 7) == w(5, 7)
                        && weights->value(599, 0) == w(599, 0) && q->value(0, 2) == preview->Q(focused, 2);
     });
-    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    MatrixTableModel* editor = find<MatrixTableModel>(*window, QStringLiteral("matrixModelWq"));
     QVERIFY(editor->setData(editor->index(0, 2), QStringLiteral("2.5"), Qt::EditRole));
     QVERIFY(results.wait(60000));
     disconnect(session, &Session::previewChanged, this, nullptr);

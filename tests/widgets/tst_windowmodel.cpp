@@ -104,7 +104,7 @@ void TestWindowModel::openTypeAndClick()
     // The Model tab comes forward once the model is open.
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
-    QCOMPARE(window->pipelineView()->currentPage(), panel);
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(), panel);
     QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelSummary"))
                 ->text()
                 .contains(QStringLiteral("2 layers × 4 heads")));

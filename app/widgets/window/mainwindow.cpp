@@ -314,11 +314,6 @@ void MainWindow::showMessage(const QString& text, int timeout) const
     statusBar()->showMessage(text, timeout);
 }
 
-MatrixTableModel* MainWindow::matrixModel(MatrixId which) const
-{
-    return matrices_->model(which);
-}
-
 void MainWindow::setFocusQuery(int query)
 {
     const int n = session_->tokenCount();

@@ -39,7 +39,6 @@ class UndoRecorder;
 class ViewExportController;
 class InputPanel;
 class HeadsPanel;
-class MatrixTableModel;
 class NoticeBar;
 class ParameterPanel;
 class PipelineView;
@@ -63,12 +62,6 @@ public:
     void saveSettings() const;
 
     Session* session() const { return session_; }
-    PipelineView* pipelineView() const { return pipeline_; }
-    FocusPanel* focusPanel() const { return focus_; }
-    InputPanel* inputPanel() const { return input_; }
-    // What a change did with the user's matrices (kept, grown, cut).
-    NoticeBar* noticeBar() const { return notice_; }
-    MatrixTableModel* matrixModel(MatrixId which) const;
 
     int focusQuery() const { return focusQuery_; }
     // Clamped to the tokens. The choice is kept while the sentence is too
@@ -76,15 +69,10 @@ public:
     void setFocusQuery(int query);
     void resetToArticleExample();
 
-    // The d_k lab: the unscaled vs scaled tab, the lab plots' tab, lesson
-    // mode (a dock, View > Lesson mode) and the scaling demo.
-    ParameterPanel* parameterPanel() const { return parameters_; }
-    ScalingCompareView* scalingCompareView() const { return compare_; }
-    ScalingLabView* scalingLabView() const { return lab_; }
-    TrainingView* trainingView() const { return training_; }  // the Training tab
     // View > Presentation mode (F11) and View > Theme.
     PresentationMode* presentationMode() const { return presentation_; }
     ThemeController* themeController() const { return theme_; }
+    // Lesson mode (a dock, View > Lesson mode) and the scaling demo.
     LessonPanel* lessonPanel() const;
     QAction* lessonModeAction() const;
     QAction* scalingDemoAction() const;
