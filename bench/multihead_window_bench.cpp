@@ -3,6 +3,7 @@
 
 #include "attentionworker.h"
 #include "benchutil.h"
+#include "documentcontroller.h"
 #include "headspanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
@@ -88,7 +89,7 @@ Steps measure(PaintWatch& watch, int runs, Step step, int paceMs = 0)
 // unanswered until the file was written; target 50 ms).
 void measureAutosave(attnlab::MainWindow* window, int n, int d)
 {
-    attnlab::LabDocument* doc = window->document();
+    attnlab::LabDocument* doc = window->documents()->document();
     if (!doc->isModified()) {
         std::printf("{\"case\":\"mh_window_autosave\",\"n\":%d,\"error\":\"the lab is not modified\"}\n", n);
         return;

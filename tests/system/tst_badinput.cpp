@@ -11,6 +11,8 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
+#include "exportactions.h"
 #include "heatmapview.h"
 #include "labdocument.h"
 #include "labfile.h"
@@ -487,9 +489,10 @@ void TestBadInput::badInput()
     }
 
     MainWindow w;
-    w.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
-    w.document()->setRecoveryPrompt([](const QDateTime&) { return false; });
-    w.document()->setSavePathPrompt([] { return QString(); });
+    w.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    w.documents()->document()->setRecoveryPrompt([](const QDateTime&) { return false; });
+    w.documents()->document()->setSavePathPrompt([] { return QString(); });
     Session* s = w.session();
     if (target == QLatin1String("divisor"))
         s->setScaleMode(attn::ScaleMode::Custom);
@@ -519,14 +522,14 @@ void TestBadInput::badInput()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(input);
         f.close();
-        ok = statusOf(w.importMatrix(matrixOf(which), path, false));
+        ok = statusOf(w.documents()->importMatrix(matrixOf(which), path, false));
     } else if (entry == "open") {
         const QString path = scratch.filePath("in.attnlab");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(input);
         f.close();
-        ok = w.openLab(path);
+        ok = w.documents()->openLab(path);
     } else if (entry == "sentence") {
         s->setSentence(QString::fromUtf8(input));
         ok = s->problem().isEmpty();
@@ -564,11 +567,11 @@ void TestBadInput::badInput()
     } else if (entry == "export") {
         const QString below = file + "/sub";
         if (target == "all")
-            ok = statusOf(w.exportAllViews(below));
+            ok = statusOf(w.exports()->exportAllViews(below));
         else if (target == "view")
-            ok = statusOf(w.exportView(ExportView::Pipeline, below + "/p.png", QSize(400, 300)));
+            ok = statusOf(w.exports()->exportView(ExportView::Pipeline, below + "/p.png", QSize(400, 300)));
         else
-            ok = statusOf(w.exportNumbers(below, ExportFormats()));
+            ok = statusOf(w.exports()->exportNumbers(below, ExportFormats()));
         QVERIFY(QFileInfo(file).isFile());
         QVERIFY(!QFileInfo::exists(below));
     } else {

@@ -10,6 +10,7 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
 #include "heatmapview.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
@@ -113,10 +114,11 @@ void TestMonkey::randomEvents()
 {
     MainWindow w;
     // Nothing may block on a question.
-    w.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
-    w.document()->setRecoveryPrompt([](const QDateTime&) { return false; });
-    w.document()->setSavePathPrompt([] { return QString(); });
-    w.document()->setAutosaveFolder(dir_.filePath(QStringLiteral("autosave")));
+    w.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    w.documents()->document()->setRecoveryPrompt([](const QDateTime&) { return false; });
+    w.documents()->document()->setSavePathPrompt([] { return QString(); });
+    w.documents()->document()->setAutosaveFolder(dir_.filePath(QStringLiteral("autosave")));
     w.resize(1024, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -249,8 +251,8 @@ void TestMonkey::randomEvents()
             QTest::keyClick(target, uniform(0, 1) ? Qt::Key_Up : Qt::Key_Down);
             break;
         }
-        case 14: w.undoStack()->undo(); break;
-        case 15: w.undoStack()->redo(); break;
+        case 14: w.documents()->undoStack()->undo(); break;
+        case 15: w.documents()->undoStack()->redo(); break;
         case 16: tabs->setCurrentIndex(uniform(0, tabs->count() - 1)); break;
         default:
             if (uniform(0, 9) == 0)
@@ -283,8 +285,8 @@ void TestMonkey::randomEvents()
     qInfo(
         "sent %d random events (kind:count %s); undo stack %d steps; final sentence has %d "
         "tokens, d_model %d, d_k %d, d_v %d",
-        sent, qPrintable(perKind.join(' ')), w.undoStack()->count(), s->tokenCount(), s->config().dModel,
-        s->config().dK, s->config().dV);
+        sent, qPrintable(perKind.join(' ')), w.documents()->undoStack()->count(), s->tokenCount(),
+        s->config().dModel, s->config().dK, s->config().dV);
     QCOMPARE(sent, kEvents);
 }
 

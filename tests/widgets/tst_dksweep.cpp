@@ -8,6 +8,9 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
+#include "documentcontroller.h"
+#include "exportactions.h"
+#include "lessoncontroller.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
 #include "session.h"
@@ -95,12 +98,12 @@ void TestDkSweep::playButtonSweepsEveryView()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();
-    DkSweep* sweep = window.dkSweep();
+    window.lessons()->startScalingDemo();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QVERIFY(button->isVisible());
-    const int steps = window.undoStack()->count();
+    const int steps = window.documents()->undoStack()->count();
     const int startDk = window.session()->resultDK();
 
     std::vector<int> shown;
@@ -124,8 +127,8 @@ void TestDkSweep::playButtonSweepsEveryView()
     QCOMPARE(button->text(), QStringLiteral("▶ Play"));
     QCOMPARE(window.session()->resultDK(), 1);
     // One undo step for the whole sweep, back to where it started.
-    QCOMPARE(window.undoStack()->count(), steps + 1);
-    window.undoStack()->undo();
+    QCOMPARE(window.documents()->undoStack()->count(), steps + 1);
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->resultDK(), startDk);
 }
 
@@ -135,7 +138,7 @@ void TestDkSweep::playButtonStops()
     window.restoreSettings();
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(20);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QSignalSpy stepped(sweep, &DkSweep::stepped);
@@ -176,11 +179,12 @@ void TestDkSweep::recordsNumberedFrames()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     // The window's own frames (the pipeline figure), at a small size for speed.
     sweep->setFrameSource([&window] {
-        return window.makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png, QSize(360, 160));
+        return window.exports()->makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
+                                                            QSize(360, 160));
     });
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QTemporaryDir frames;
@@ -223,7 +227,7 @@ void TestDkSweep::recordingRefusesAMissingFolder()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     QTemporaryDir dir;
     const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
     const attn::Status started = sweep->startRecording(missing);
@@ -237,7 +241,7 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     int asked = -1;
@@ -265,7 +269,7 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
     QVERIFY(finished.wait(120000));
     QCOMPARE(window.session()->resultDK(), 1);
     // Undo of the sweep brings the user's cells back.
-    window.undoStack()->undo();
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->resultDK(), 24);
     QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
 }

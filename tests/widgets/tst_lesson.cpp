@@ -8,6 +8,9 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
+#include "exportactions.h"
+#include "lessoncontroller.h"
 #include "presets.h"
 #include "lessonpanel.h"
 #include "pipelineview.h"
@@ -38,8 +41,8 @@ namespace {
 
 void openLessonAtExperiment(MainWindow& window)
 {
-    window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != LessonPanel::Stage::DkExperiment)
         QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
 }
@@ -87,9 +90,9 @@ void TestLesson::startAndArticlePresetStayTheArticles()
     window.restoreSettings();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QCOMPARE(window.session()->config().seed, std::uint64_t(123));
-    QVERIFY(window.openPreset(presetPath(QStringLiteral("article"))));
+    QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("article"))));
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QVERIFY(window.openPreset(presetPath(QStringLiteral("cinema"))));
+    QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("cinema"))));
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(QString::fromStdString(window.session()->config().sentence),
              QStringLiteral("Jane is going to the cinema to watch a new film"));
@@ -102,11 +105,11 @@ void TestLesson::experimentSwitchesToUnitVariance()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    LessonPanel* lesson = window.lessonPanel();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     QLabel* notice = find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"));
-    const int steps = window.undoStack()->count();
+    const int steps = window.documents()->undoStack()->count();
 
-    window.lessonModeAction()->trigger();
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
     // The first four steps are about any weights: nothing switched yet.
     for (int s = 0; s < 4; ++s) {
         QCOMPARE(window.session()->config().init, attn::InitMode::Article);
@@ -120,10 +123,10 @@ void TestLesson::experimentSwitchesToUnitVariance()
     // Said in the panel, not only in the status bar.
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("switched to the unit-variance")));
-    QCOMPARE(window.undoStack()->count(), steps + 1);
+    QCOMPARE(window.documents()->undoStack()->count(), steps + 1);
 
     // Undo brings the article's weights back, and the panel stops claiming.
-    window.undoStack()->undo();
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("not on unit-variance ones")));
@@ -166,9 +169,9 @@ void TestLesson::statementsHoldAtEveryDk()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     if (!preset.isEmpty())
-        QVERIFY(window.openPreset(presetPath(preset)));
+        QVERIFY(window.documents()->openPreset(presetPath(preset)));
     openLessonAtExperiment(window);
-    LessonPanel* lesson = window.lessonPanel();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     const QString text = lesson->explanation(LessonPanel::stepOf(LessonPanel::Stage::DkExperiment));
     // The statements checked below.
@@ -254,7 +257,7 @@ void TestLesson::histogramFollowsDk()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();  // unit variance, the scaled vs unscaled tab
+    window.lessons()->startScalingDemo();  // unit variance, the scaled vs unscaled tab
     ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
     QVERIFY(view->isVisible());
     QCOMPARE(view, find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"))->histogramView());
@@ -290,7 +293,7 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();
+    window.lessons()->startScalingDemo();
     QStringList words;
     for (int i = 0; i < 3000; ++i)
         words << QStringLiteral("w%1").arg(i % 97);
@@ -318,7 +321,7 @@ void TestLesson::histogramExports()
     QTemporaryDir dir;
     for (const char* suffix : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("h.") + QLatin1String(suffix));
-        QVERIFY(window.exportView(ExportView::ScoreHistogram, path, QSize(640, 420)).ok());
+        QVERIFY(window.exports()->exportView(ExportView::ScoreHistogram, path, QSize(640, 420)).ok());
         QVERIFY(QFileInfo(path).size() > 500);
     }
     const QImage png(dir.filePath(QStringLiteral("h.png")));

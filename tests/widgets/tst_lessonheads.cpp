@@ -6,6 +6,7 @@
 // shows, the concatenation and W_o. Stepping back before them or leaving the
 // lesson puts back the lab of the earlier steps, one head.
 #include "guitest.h"
+#include "documentcontroller.h"
 #include "headgridview.h"
 #include "headspanel.h"
 #include "heatmapview.h"
@@ -48,9 +49,9 @@ attn::Matrix slice(const QJsonObject& mh, const char* key, int head)
 // Lesson mode opened and Next clicked up to `stage`.
 void stepTo(MainWindow& window, Stage stage)
 {
-    if (!window.lessonModeAction()->isChecked())
-        window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    if (!guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->isChecked())
+        guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != stage)
         QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                           Qt::LeftButton);
@@ -123,7 +124,7 @@ void TestLessonHeads::stepsAfterTheExperiment()
     }
     QVERIFY(!LessonPanel::isMultiHead(Stage::DkExperiment));
     QVERIFY(!LessonPanel::isMultiHead(Stage::LearningMatters));
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("&Next"));
@@ -141,9 +142,9 @@ void TestLessonHeads::queriesOfEachHead()
 {
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
-    const int undoSteps = window_->undoStack()->count();
+    const int undoSteps = window_->documents()->undoStack()->count();
     stepTo(*window_, Stage::HeadQueries);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
 
     // The article's set-up, from the unit variance of the experiment.
     QCOMPARE(session->headCount(), 3);
@@ -157,8 +158,8 @@ void TestLessonHeads::queriesOfEachHead()
     QCOMPARE(c.dK, 24);
     QCOMPARE(c.dV, 28);
     // The experiment's unit variance and the heads: two steps, each undoable.
-    QCOMPARE(window_->undoStack()->count(), undoSteps + 2);
-    QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
+    QCOMPARE(window_->documents()->undoStack()->count(), undoSteps + 2);
+    QCOMPARE(window_->documents()->undoStack()->text(window_->documents()->undoStack()->count() - 1),
              QStringLiteral("Three heads for the lesson"));
     QCOMPARE(window_->focusQuery(), LessonPanel::kArticleQuery);
     QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
@@ -204,7 +205,7 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadKeysValues);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
     QCOMPARE(session->headCount(), 3);
     QCOMPARE(pipeline->highlightedMap(), pipeline->keyMap());
@@ -245,7 +246,7 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsAttend);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
     QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QVERIFY(panel->isVisible());
@@ -297,10 +298,10 @@ void TestLessonHeads::concatenationAndOutputProjection()
     stepTo(*window_, Stage::HeadsAttend);
     QVERIFY(!session->headsConfig().outputProjection);
     stepTo(*window_, Stage::HeadsConcat);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     QVERIFY(session->headsConfig().outputProjection);
     QCOMPARE(session->headCount(), 3);
-    QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
+    QCOMPARE(window_->documents()->undoStack()->text(window_->documents()->undoStack()->count() - 1),
              QStringLiteral("Output projection W_o for the lesson"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
     QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
@@ -354,7 +355,7 @@ void TestLessonHeads::concatenationAndOutputProjection()
 void TestLessonHeads::steppingBackRestoresOneHead()
 {
     Session* session = window_->session();
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
     const LabState experiment = session->state();
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
@@ -372,7 +373,7 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(lesson->stage(), Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
-    const int steps = window_->undoStack()->count();
+    const int steps = window_->documents()->undoStack()->count();
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::LearningMatters);
@@ -386,7 +387,7 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(session->matrix(MatrixId::Wq), experiment.Wq);
     QCOMPARE(session->matrix(MatrixId::X), experiment.X);
-    QCOMPARE(window_->undoStack()->count(), steps + 1);
+    QCOMPARE(window_->documents()->undoStack()->count(), steps + 1);
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))->isVisible());
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
                 ->text()
@@ -400,9 +401,9 @@ void TestLessonHeads::steppingBackRestoresOneHead()
                       Qt::LeftButton);
     QCOMPARE(session->headCount(), 1);
     // Undo brings the heads back; Next sets them again.
-    window_->undoStack()->undo();
+    window_->documents()->undoStack()->undo();
     QCOMPARE(session->headCount(), 3);
-    window_->undoStack()->redo();
+    window_->documents()->undoStack()->redo();
     QCOMPARE(session->headCount(), 1);
     stepTo(*window_, Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
@@ -418,24 +419,24 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     stepTo(*window_, Stage::ModelHeads);
     QTest::mouseClick(guitest::find<QPushButton>(*window_, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
-    QVERIFY(!window_->lessonModeAction()->isChecked());
+    QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
     // Edit > Undo keeps the heads for whoever wants to go on with them.
-    window_->undoStack()->undo();
+    window_->documents()->undoStack()->undo();
     QCOMPARE(session->headCount(), 3);
     QVERIFY(session->headsConfig().outputProjection);
     // Opened again, the lesson starts over; heads it did not set are the
     // user's and stay (the single-head steps show the head selected).
-    window_->lessonModeAction()->trigger();
-    QCOMPARE(window_->lessonPanel()->step(), 0);
+    guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
+    QCOMPARE(guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"))->step(), 0);
     QCOMPARE(session->headCount(), 3);
     stepTo(*window_, Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
     QVERIFY(!session->headsConfig().outputProjection);
     // Leaving puts back the lab from before the multi-head steps: those heads, with W_o.
-    window_->lessonModeAction()->trigger();
+    guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
     QCOMPARE(session->headCount(), 3);
     QVERIFY(session->headsConfig().outputProjection);
 }
@@ -443,7 +444,7 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
 void TestLessonHeads::theUsersChangesStayWithOneHead()
 {
     Session* session = window_->session();
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::HeadKeysValues);
     // The student tries a sentence of their own on the heads.
     session->setSentence(QStringLiteral("the cat sat on the mat"));

@@ -7,6 +7,7 @@
 // undo step) and names the same heads and runGpt2's top next tokens; with
 // no model open it says where a GPT-2 folder comes from.
 #include "cinemalesson.h"
+#include "documentcontroller.h"
 #include "gpt2.h"
 #include "gpt2checkpoint.h"
 #include "gpt2session.h"
@@ -114,9 +115,9 @@ bool waitForSentence(Gpt2Session* session, const QString& sentence)
 
 void stepTo(MainWindow& window, Stage stage)
 {
-    if (!window.lessonModeAction()->isChecked())
-        window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    if (!guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->isChecked())
+        guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != stage)
         QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                           Qt::LeftButton);
@@ -154,7 +155,7 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
     QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
     QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->isHidden());
 
-    QVERIFY(window->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
+    QVERIFY(window->documents()->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
     const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new film");
     QVERIFY(waitForSentence(session, sentence));
     const Independent expected = independent(sentence);
@@ -177,8 +178,8 @@ void TestLessonModel::lessonStepGivesTheBlank()
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     stepTo(*window, Stage::HeadsConcat);
-    const int undoSteps = window->undoStack()->count();
-    LessonPanel* lesson = window->lessonPanel();
+    const int undoSteps = window->documents()->undoStack()->count();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 11"));
@@ -208,9 +209,10 @@ void TestLessonModel::lessonStepGivesTheBlank()
     QVERIFY(live.contains(QStringLiteral("random weights ranks random heads")));
 
     // One undo step (after leaving the lesson's heads), and undo gives the sentence back.
-    QCOMPARE(window->undoStack()->count(), undoSteps + 2);
-    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("The lesson's sentence for the model"));
-    window->undoStack()->undo();
+    QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 2);
+    QCOMPARE(window->documents()->undoStack()->undoText(),
+             QStringLiteral("The lesson's sentence for the model"));
+    window->documents()->undoStack()->undo();
     QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
 }
 
@@ -220,8 +222,8 @@ void TestLessonModel::lessonStepWithoutAModel()
     QVERIFY(window);
     stepTo(*window, Stage::HeadsConcat);
     const QString before = window->models()->session()->sentence();
-    const int undoSteps = window->undoStack()->count();
-    LessonPanel* lesson = window->lessonPanel();
+    const int undoSteps = window->documents()->undoStack()->count();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::ModelHeads);
@@ -234,8 +236,9 @@ void TestLessonModel::lessonStepWithoutAModel()
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isHidden());
     // Without a model the sentence stays: the one new undo step is the lesson's heads leaving.
     QCOMPARE(window->models()->session()->sentence(), before);
-    QCOMPARE(window->undoStack()->count(), undoSteps + 1);
-    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("One head again after the lesson's heads"));
+    QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 1);
+    QCOMPARE(window->documents()->undoStack()->undoText(),
+             QStringLiteral("One head again after the lesson's heads"));
 }
 
 QTEST_MAIN(TestLessonModel)

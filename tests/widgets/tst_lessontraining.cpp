@@ -109,8 +109,8 @@ void TestLessonTraining::lessonRunsBothLabs()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
-    LessonPanel* lesson = window->lessonPanel();
-    window->lessonModeAction()->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    guitest::find<QAction>(*window, QStringLiteral("lessonModeAction"))->trigger();
     QTRY_VERIFY(lesson->isVisible());
     LessonTraining* training = window->findChild<LessonTraining*>();
     QVERIFY(training);

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 
 #include "attention.h"
+#include "documentcontroller.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
 #include "labdocument.h"
@@ -596,7 +597,8 @@ void TestMainWindow::resetToArticleExample()
     window.session()->setSentence(QStringLiteral("something else"));
     window.session()->setDModel(3);
     window.session()->setCausal(true);
-    window.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    window.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
     find<QAction>(window, QStringLiteral("resetAction"))->trigger();
     compareMaps(window, engine({}));
     QCOMPARE(window.focusQuery(), 1);

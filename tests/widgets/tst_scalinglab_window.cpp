@@ -326,8 +326,10 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     QVERIFY(nearlyEqual(want.varRaw / want.varScaled, double(config.dK), 1e-9));
 
     // Lesson mode's live line reads the same comparison.
-    window.lessonPanel()->setStep(int(LessonPanel::Stage::DkExperiment));
-    QVERIFY(window.lessonPanel()->liveText().contains(QString::number(config.dK)));
+    find<LessonPanel>(window, QStringLiteral("lessonPanel"))->setStep(int(LessonPanel::Stage::DkExperiment));
+    QVERIFY(find<LessonPanel>(window, QStringLiteral("lessonPanel"))
+                ->liveText()
+                .contains(QString::number(config.dK)));
 }
 
 void TestScalingLabWindow::lessonStepsHighlightTheirView()
@@ -338,10 +340,10 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
     PipelineView* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
-    LessonPanel* lesson = window.lessonPanel();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     ParameterPanel* parameters = find<ParameterPanel>(window, QStringLiteral("parameterPanel"));
     auto* dock = find<QDockWidget>(window, QStringLiteral("lessonDock"));
-    QAction* mode = window.lessonModeAction();
+    QAction* mode = find<QAction>(window, QStringLiteral("lessonModeAction"));
     QVERIFY(!dock->isVisible());
     QVERIFY(!mode->isChecked());
     QCOMPARE(mode->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
@@ -475,7 +477,7 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     QCOMPARE(compare->initMode(), attn::InitMode::Article);
     find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);  // d_k 1024
 
-    window.scalingDemoAction()->trigger();
+    find<QAction>(window, QStringLiteral("scalingDemoAction"))->trigger();
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(initCombo->currentData().toInt(), int(attn::InitMode::UnitVariance));
     QVERIFY(initNote->text().startsWith(QStringLiteral("Unit variance")));

@@ -8,6 +8,7 @@
 
 #include "mainwindow.h"
 
+#include "exportactions.h"
 #include "guitest.h"
 #include "session.h"
 #include "training_lab.h"
@@ -320,15 +321,15 @@ void TestTrainingView::windowHasTheTab()
     // Pictures through the window's export machinery, and the numbers.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("loss.svg"));
-    QVERIFY(window.exportView(ExportView::TrainingLoss, file, QSize(600, 400)));
+    QVERIFY(window.exports()->exportView(ExportView::TrainingLoss, file, QSize(600, 400)));
     QVERIFY(QFile(file).size() > 1000);
     const QString png = dir.filePath(QStringLiteral("entropy.png"));
-    QVERIFY(window.exportView(ExportView::TrainingEntropy, png, QSize(600, 400)));
+    QVERIFY(window.exports()->exportView(ExportView::TrainingEntropy, png, QSize(600, 400)));
     QCOMPARE(QImage(png).size(), QSize(600, 400));
-    const auto numbers = window.viewExports()->numbers(ExportView::TrainingGradient);
+    const auto numbers = window.exports()->controller()->numbers(ExportView::TrainingGradient);
     QVERIFY(numbers.ok());
     QVERIFY(numbers->rfind("step,grad_norm_q_sqrt-dk,grad_norm_q_none,grad_norm_k_sqrt-dk", 0) == 0);
-    QVERIFY(window.exportAllViews(dir.filePath(QStringLiteral("all"))));
+    QVERIFY(window.exports()->exportAllViews(dir.filePath(QStringLiteral("all"))));
     for (const char* name : {"training_loss.png", "training_saturated_wrong.pdf", "training_grad_norm.svg"})
         QVERIFY2(QFile::exists(dir.filePath(QStringLiteral("all/") + QLatin1String(name))), name);
 }

@@ -8,6 +8,7 @@
 // literal '&'.
 
 #include "mainwindow.h"
+#include "exportactions.h"
 #include "trainingview.h"
 #include "session.h"
 
@@ -117,7 +118,7 @@ void TestViewMenus::init()
 void TestViewMenus::everyViewIsOffered()
 {
     MainWindow w;
-    const QList<ExportView> views = w.viewExports()->views();
+    const QList<ExportView> views = w.exports()->controller()->views();
     for (ExportView v :
          {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights, ExportView::Queries,
           ExportView::Keys, ExportView::Values, ExportView::Context, ExportView::ScoreHistogram,
@@ -127,7 +128,7 @@ void TestViewMenus::everyViewIsOffered()
     // Each once, each with its own file name.
     QSet<QString> stems;
     for (ExportView v : views)
-        stems.insert(w.viewExports()->stem(v));
+        stems.insert(w.exports()->controller()->stem(v));
     QCOMPARE(stems.size(), views.size());
 }
 
@@ -135,7 +136,7 @@ void TestViewMenus::everyViewExports_data()
 {
     QTest::addColumn<int>("view");
     MainWindow w;
-    for (ExportView v : w.viewExports()->views())
+    for (ExportView v : w.exports()->controller()->views())
         QTest::newRow(qPrintable(ViewExporter::fileStem(v))) << int(v);
 }
 
@@ -164,7 +165,7 @@ void TestViewMenus::everyViewExports()
             QVERIFY(shown.wait(20000));
         }
     }
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const ExportOptions options = exports->defaultOptions();
     const QSize size(640, 420);
     const attn::Expected<QByteArray> png =
@@ -257,7 +258,7 @@ void TestViewMenus::optionsChangeThePicture()
 {
     MainWindow w;
     find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const QSize size(600, 500);
     const auto picture = [&](ExportView view, const ExportOptions& o) {
         return exports->image(view, size, 1.0, o);
@@ -294,7 +295,7 @@ void TestViewMenus::optionsChangeThePicture()
 void TestViewMenus::dialogExportsAndRemembers()
 {
     MainWindow w;
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const QString path = dir_.filePath(QStringLiteral("entropy_plot"));
     exports->setSavePathPrompt([&](const QString&, const QString& suggested, const QString&) {
         if (!suggested.endsWith(QLatin1String("scaling_lab_entropy.svg")))
@@ -342,7 +343,7 @@ void TestViewMenus::numbersReadBackExactly()
 {
     MainWindow w;
     w.setFocusQuery(3);
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const attn::AttentionResult& r = w.session()->result();
     // A map: the labelled matrix, read back to the same doubles.
     const attn::Expected<std::string> weights = exports->numbers(ExportView::Weights);
@@ -423,8 +424,8 @@ void TestViewMenus::noLiteralAmpersandInLabels()
         QVERIFY2(!hasMnemonic(a->statusTip()), qPrintable(a->text() + QStringLiteral(": ") + a->statusTip()));
         QVERIFY2(!hasMnemonic(a->toolTip()), qPrintable(a->text() + QStringLiteral(": ") + a->toolTip()));
     }
-    for (ExportView v : w.viewExports()->views()) {
-        std::unique_ptr<QMenu> menu(w.viewExports()->createMenu(v, &w));
+    for (ExportView v : w.exports()->controller()->views()) {
+        std::unique_ptr<QMenu> menu(w.exports()->controller()->createMenu(v, &w));
         QVERIFY2(!hasMnemonic(menu->title()), qPrintable(menu->title()));
         for (QAction* a : menu->actions())
             QVERIFY2(!hasMnemonic(a->statusTip()), qPrintable(a->statusTip()));

@@ -8,6 +8,7 @@
 // head; a new sentence typed follows the model in one undo step; undo
 // back to the lab's own matrices.
 #include "gpt2session.h"
+#include "documentcontroller.h"
 #include "guitest.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
@@ -91,7 +92,7 @@ void TestWindowBorrow::clickShowsTheHead()
     ModelController* models = window->models();
     Gpt2Session* gpt2 = models->session();
     Session* lab = window->session();
-    QUndoStack* stack = window->undoRecorder()->stack();
+    QUndoStack* stack = window->documents()->recorder()->stack();
     QSignalSpy opened(gpt2, &Gpt2Session::modelOpened);
     models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
     QVERIFY(opened.wait(10000));

@@ -6,6 +6,7 @@
 // at sizes the worker computes, the pipeline's maps and the focus panel
 // show the selected head before the other heads are done.
 #include "focuspanel.h"
+#include "documentcontroller.h"
 #include "guitest.h"
 #include "headgridview.h"
 #include "headspanel.h"
@@ -187,7 +188,7 @@ bool prepareCase(MainWindow* window, const QJsonObject& c, const QString& dir)
         return false;
     find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(c["h"].toInt());
     return QDir(dir).mkdir("state") && mhatest::writeCaseState(c, dir)
-           && window->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
+           && window->documents()->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
 }
 
 void TestWindowHeads::importModuleState_data()
@@ -215,7 +216,7 @@ void TestWindowHeads::importModuleState()
     const attn::Matrix x = session->model().X;
     QCOMPARE(testdata::maxAbsDiff(x, testdata::toMatrix(c["x"])), 0.0);
 
-    const attn::Status imported = window->importMhaState(dir.filePath("state"));
+    const attn::Status imported = window->documents()->importMhaState(dir.filePath("state"));
     QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
     QTRY_VERIFY(session->multiHeadResult());
     const int h = c["h"].toInt();
@@ -260,14 +261,14 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
     const QString state = dir.filePath("state");
     QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy",
                                   testdata::toMatrix(c["in_proj_weight"]).transpose()));
-    attn::Status imported = window->importMhaState(state);
+    attn::Status imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QCOMPARE(QString::fromStdString(imported.error().message),
              QStringLiteral("state: in_proj_weight.npy has shape (32, 96) but (96, 32) = (3E, E) for E = 32 "
                             "was expected"));
     QVERIFY(QFile::remove(state + "/out_proj.bias.npy"));
     QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"])));
-    imported = window->importMhaState(state);
+    imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QVERIFY2(
         QString::fromStdString(imported.error().message)
@@ -276,7 +277,7 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
     // h = 3 cannot split E = 32.
     find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
     QCOMPARE(session->headCount(), 3);
-    imported = window->importMhaState(state);
+    imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QVERIFY2(QString::fromStdString(imported.error().message)
                  .contains(QStringLiteral("3 heads do not divide E = 32")),
