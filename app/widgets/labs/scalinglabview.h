@@ -97,8 +97,6 @@ public:
     // STEM.svg and/or STEM.pdf, `size` in logical pixels. Formats: "png",
     // "svg", "pdf"; an unknown one is an error.
     attn::Expected<std::vector<OutputFile>> imageFiles(const QStringList& formats, const QSize& size) const;
-    // Writes imageFiles into `directory`, all or nothing.
-    attn::Status exportImages(const QString& directory, const QStringList& formats, const QSize& size) const;
     static QSize defaultImageSize() { return QSize(820, 560); }
     // The colours of exported pictures (light, for slides and print), the
     // window's theme aside; the plots on screen follow palette().
