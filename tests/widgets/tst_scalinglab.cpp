@@ -188,7 +188,8 @@ void TestScalingLabGui::markerFollowsCurrentDk()
         view.setCurrentDk(d);
         QCOMPARE(view.currentDk(), d);
         for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
-            QCPItemStraightLine* m = view.marker(ScalingLabView::Plot(p));
+            QCPItemStraightLine* m = guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::Plot(p)),
+                                                                        QStringLiteral("dkMarker"));
             QCOMPARE(m->point1->coords().x(), double(d));
             QCOMPARE(m->point2->coords().x(), double(d));
             // Vertical, at the pixel of d on the log axis.
@@ -204,7 +205,11 @@ void TestScalingLabGui::markerFollowsCurrentDk()
     QVERIFY(std::abs(plot->xAxis->coordToPixel(1024) - plot->xAxis->coordToPixel(1) - 10 * octave) < 1e-6);
     view.setCurrentDk(5000);
     QCOMPARE(view.currentDk(), 1024);
-    QCOMPARE(view.marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
+    QCOMPARE(guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::GradientPlot),
+                                                QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             1024.0);
 }
 
 void TestScalingLabGui::hoverShowsValuesAtNearestDk()
@@ -661,7 +666,9 @@ void TestScalingLabGui::markerOnlyWithCurrentDk()
     view.setCurves(smallCurves(5, 40));
     QVERIFY(!view.isMarkerShown());
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
-        QVERIFY(!view.marker(ScalingLabView::Plot(i))->visible());
+        QVERIFY(!guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::Plot(i)),
+                                                    QStringLiteral("dkMarker"))
+                     ->visible());
     const auto files = view.imageFiles({"svg"}, QSize(640, 480));
     QVERIFY(files.ok());
     for (const OutputFile& f : files.value()) {
@@ -672,7 +679,9 @@ void TestScalingLabGui::markerOnlyWithCurrentDk()
     }
     view.setCurrentDk(64);
     QVERIFY(view.isMarkerShown());
-    QVERIFY(view.marker(ScalingLabView::GradientPlot)->visible());
+    QVERIFY(guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::GradientPlot),
+                                               QStringLiteral("dkMarker"))
+                ->visible());
 }
 
 void TestScalingLabGui::plotsReflowAndScroll()

@@ -245,7 +245,8 @@ void TestScalingLabWindow::sliderMovesTheLabMarker()
         const int dK = window.session()->resultDK();
         QCOMPARE(lab->currentDk(), dK);
         for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
-            QCPItemStraightLine* marker = lab->marker(ScalingLabView::Plot(p));
+            QCPItemStraightLine* marker =
+                find<QCPItemStraightLine>(*lab->plot(ScalingLabView::Plot(p)), QStringLiteral("dkMarker"));
             QCOMPARE(marker->point1->coords().x(), double(dK));
             QCOMPARE(marker->point2->coords().x(), double(dK));
         }
@@ -523,11 +524,17 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
     QVERIFY(done.count() > 0 || done.wait(120000));
     QVERIFY(lab->hasCurves());
     QCOMPARE(lab->curves().dK, attn::defaultScalingLabDks());
-    QCOMPARE(lab->marker(ScalingLabView::VariancePlot)->point1->coords().x(), 24.0);
+    QCOMPARE(find<QCPItemStraightLine>(*lab->plot(ScalingLabView::VariancePlot), QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             24.0);
 
     find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);
     QCOMPARE(lab->currentDk(), 1024);
-    QCOMPARE(lab->marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
+    QCOMPARE(find<QCPItemStraightLine>(*lab->plot(ScalingLabView::GradientPlot), QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             1024.0);
     // Moving d_k does not rerun the lab.
     QVERIFY(!lab->isComputing());
     QCOMPARE(done.count(), 1);

@@ -32,7 +32,6 @@
 #include <vector>
 
 class QCustomPlot;
-class QCPItemStraightLine;
 class QGridLayout;
 class QLabel;
 class QProgressBar;
@@ -75,14 +74,14 @@ public:
     void prefetch();
     const attn::ScalingLabConfig& config() const;
 
-    // The vertical marker on every plot, shown once a d_k is set (the
-    // command line's plots, which follow no window, have none).
+    // The vertical marker on every plot (its child "dkMarker"), shown once
+    // a d_k is set (the command line's plots, which follow no window, have
+    // none).
     void setCurrentDk(int dK);
     int currentDk() const { return currentDk_; }
     bool isMarkerShown() const { return markerShown_; }
 
     QCustomPlot* plot(Plot which) const { return plots_->plot(which); }
-    QCPItemStraightLine* marker(Plot which) const { return plots_->marker(which); }
     int plotColumns() const { return columns_; }  // 2 (two by two) or 4 (one row)
 
     // The grid index whose d_k is nearest to dK on the log axis (-1 without
