@@ -14,7 +14,6 @@
 #include "windowwatch.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
-#include "parameterpanel.h"
 #include "session.h"
 
 #include <QAbstractSlider>
@@ -40,7 +39,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
     window.show();
     settle(200);
     attnlab::Session* session = window.session();
-    QSlider* slider = window.parameterPanel()->dKSlider();
+    auto* slider = window.findChild<QSlider*>(QStringLiteral("dKSlider"));
 
     for (int n : sizes) {
         attn::ModelConfig config;

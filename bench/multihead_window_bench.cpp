@@ -3,12 +3,12 @@
 
 #include "attentionworker.h"
 #include "benchutil.h"
+#include "documentcontroller.h"
 #include "headspanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "multihead.h"
 #include "parameterpanel.h"
-#include "pipelineview.h"
 #include "windowwatch.h"
 
 #include <QSpinBox>
@@ -89,7 +89,7 @@ Steps measure(PaintWatch& watch, int runs, Step step, int paceMs = 0)
 // unanswered until the file was written; target 50 ms).
 void measureAutosave(attnlab::MainWindow* window, int n, int d)
 {
-    attnlab::LabDocument* doc = window->document();
+    attnlab::LabDocument* doc = window->documents()->document();
     if (!doc->isModified()) {
         std::printf("{\"case\":\"mh_window_autosave\",\"n\":%d,\"error\":\"the lab is not modified\"}\n", n);
         return;
@@ -133,9 +133,9 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
     window.show();
     settle(200);
     attnlab::Session* session = window.session();
-    attnlab::MatrixTableModel* wq = window.matrixModel(attnlab::MatrixId::Wq);
+    auto* wq = window.findChild<attnlab::MatrixTableModel*>(QStringLiteral("matrixModelWq"));
     QSpinBox* seed = window.findChild<QSpinBox*>(QStringLiteral("seedSpin"));
-    QTabWidget* tabs = window.pipelineView()->tabs();
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("mapsTabs"));
     auto* headsPanel = window.findChild<attnlab::HeadsPanel*>(QStringLiteral("headsPanel"));
     for (int n : sizes) {
         attn::ModelConfig config;

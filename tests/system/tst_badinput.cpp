@@ -11,13 +11,13 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
+#include "exportactions.h"
 #include "heatmapview.h"
-#include "inputpanel.h"
 #include "labdocument.h"
 #include "labfile.h"
 #include "matrixtablemodel.h"
 #include "npy.h"
-#include "parameterpanel.h"
 #include "size_limits.h"
 #include "guitest.h"
 
@@ -489,9 +489,10 @@ void TestBadInput::badInput()
     }
 
     MainWindow w;
-    w.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
-    w.document()->setRecoveryPrompt([](const QDateTime&) { return false; });
-    w.document()->setSavePathPrompt([] { return QString(); });
+    w.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    w.documents()->document()->setRecoveryPrompt([](const QDateTime&) { return false; });
+    w.documents()->document()->setSavePathPrompt([] { return QString(); });
     Session* s = w.session();
     if (target == QLatin1String("divisor"))
         s->setScaleMode(attn::ScaleMode::Custom);
@@ -513,7 +514,7 @@ void TestBadInput::badInput()
                : name == "Wv" ? MatrixId::Wv
                               : MatrixId::X;
     };
-    QLineEdit* sentence = w.inputPanel()->sentenceEdit();
+    QLineEdit* sentence = guitest::find<QLineEdit>(w, QStringLiteral("sentenceEdit"));
     if (entry == "import") {
         const QString which = target.section('.', 0, 0);
         const QString path = scratch.filePath(which + "." + target.section('.', 1));
@@ -521,14 +522,14 @@ void TestBadInput::badInput()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(input);
         f.close();
-        ok = statusOf(w.importMatrix(matrixOf(which), path, false));
+        ok = statusOf(w.documents()->importMatrix(matrixOf(which), path, false));
     } else if (entry == "open") {
         const QString path = scratch.filePath("in.attnlab");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(input);
         f.close();
-        ok = w.openLab(path);
+        ok = w.documents()->openLab(path);
     } else if (entry == "sentence") {
         s->setSentence(QString::fromUtf8(input));
         ok = s->problem().isEmpty();
@@ -546,14 +547,14 @@ void TestBadInput::badInput()
         QCOMPARE(s->config().sentence, input.toStdString());
         ok = s->problem().isEmpty();
     } else if (entry == "cell") {
-        MatrixTableModel* m = w.matrixModel(matrixOf(target));
+        auto* m = guitest::find<MatrixTableModel>(w, QStringLiteral("matrixModel") + target);
         ok = m->setData(m->index(1, 2), QString::fromUtf8(input));
     } else if (entry == "setter") {
         const double v = QString::fromUtf8(input).toDouble();
         if (target == "dk") {
             s->setDK(int(v));
             // The widget cannot even be set there.
-            QSpinBox* spin = w.parameterPanel()->dKSpinBox();
+            QSpinBox* spin = guitest::find<QSpinBox>(w, QStringLiteral("dKSpin"));
             QVERIFY(spin->value() >= 1 && spin->value() <= attn::kMaxDHead);
         } else if (target == "dmodel") {
             s->setDModel(int(v));
@@ -566,11 +567,11 @@ void TestBadInput::badInput()
     } else if (entry == "export") {
         const QString below = file + "/sub";
         if (target == "all")
-            ok = statusOf(w.exportAllViews(below));
+            ok = statusOf(w.exports()->exportAllViews(below));
         else if (target == "view")
-            ok = statusOf(w.exportView(ExportView::Pipeline, below + "/p.png", QSize(400, 300)));
+            ok = statusOf(w.exports()->exportView(ExportView::Pipeline, below + "/p.png", QSize(400, 300)));
         else
-            ok = statusOf(w.exportNumbers(below, ExportFormats()));
+            ok = statusOf(w.exports()->exportNumbers(below, ExportFormats()));
         QVERIFY(QFileInfo(file).isFile());
         QVERIFY(!QFileInfo::exists(below));
     } else {

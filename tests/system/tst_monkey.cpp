@@ -10,8 +10,8 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
 #include "heatmapview.h"
-#include "inputpanel.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "parameterpanel.h"
@@ -114,19 +114,20 @@ void TestMonkey::randomEvents()
 {
     MainWindow w;
     // Nothing may block on a question.
-    w.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
-    w.document()->setRecoveryPrompt([](const QDateTime&) { return false; });
-    w.document()->setSavePathPrompt([] { return QString(); });
-    w.document()->setAutosaveFolder(dir_.filePath(QStringLiteral("autosave")));
+    w.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    w.documents()->document()->setRecoveryPrompt([](const QDateTime&) { return false; });
+    w.documents()->document()->setSavePathPrompt([] { return QString(); });
+    w.documents()->document()->setAutosaveFolder(dir_.filePath(QStringLiteral("autosave")));
     w.resize(1024, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
 
     Session* s = w.session();
-    QLineEdit* sentence = w.inputPanel()->sentenceEdit();
-    ParameterPanel* params = w.parameterPanel();
+    QLineEdit* sentence = guitest::find<QLineEdit>(w, QStringLiteral("sentenceEdit"));
+    ParameterPanel* params = guitest::find<ParameterPanel>(w, QStringLiteral("parameterPanel"));
     QSlider* dKSlider = params->dKSlider();
-    QSpinBox* dK = params->dKSpinBox();
+    QSpinBox* dK = guitest::find<QSpinBox>(w, QStringLiteral("dKSpin"));
     auto* dModel = w.findChild<QSpinBox*>(QStringLiteral("dModelSpin"));
     auto* dV = w.findChild<QSpinBox*>(QStringLiteral("dVSpin"));
     auto* seed = w.findChild<QSpinBox*>(QStringLiteral("seedSpin"));
@@ -134,10 +135,12 @@ void TestMonkey::randomEvents()
     auto* divisor = w.findChild<QDoubleSpinBox*>(QStringLiteral("divisorSpin"));
     auto* causal = w.findChild<QCheckBox*>(QStringLiteral("causalCheck"));
     auto* tokenizer = w.findChild<QComboBox*>(QStringLiteral("tokenizerCombo"));
-    QComboBox* init = params->initCombo();
-    QTabWidget* tabs = w.pipelineView()->tabs();
+    QComboBox* init = guitest::find<QComboBox>(w, QStringLiteral("initCombo"));
+    QTabWidget* tabs = guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"));
     QVERIFY(dModel && dV && seed && scale && divisor && causal && tokenizer && init && tabs);
-    const QList<MatrixId> matrices{MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
+    QList<MatrixTableModel*> matrices;
+    for (const char* name : {"matrixModelX", "matrixModelWq", "matrixModelWk", "matrixModelWv"})
+        matrices.append(guitest::find<MatrixTableModel>(w, QLatin1String(name)));
 
     std::mt19937 rng(20261129);
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -218,7 +221,7 @@ void TestMonkey::randomEvents()
         case 9: init->setCurrentIndex(uniform(0, init->count() - 1)); break;
         case 10:
         case 11: {  // a matrix cell, random text
-            MatrixTableModel* m = w.matrixModel(matrices.at(uniform(0, 3)));
+            MatrixTableModel* m = matrices.at(uniform(0, 3));
             if (m->rowCount() > 0 && m->columnCount() > 0) {
                 const QModelIndex index =
                     m->index(uniform(0, m->rowCount() - 1), uniform(0, m->columnCount() - 1));
@@ -244,12 +247,12 @@ void TestMonkey::randomEvents()
             break;
         }
         case 13: {  // arrow keys move the focused query
-            QWidget* target = w.pipelineView();
+            QWidget* target = guitest::find<PipelineView>(w, QStringLiteral("pipelineView"));
             QTest::keyClick(target, uniform(0, 1) ? Qt::Key_Up : Qt::Key_Down);
             break;
         }
-        case 14: w.undoStack()->undo(); break;
-        case 15: w.undoStack()->redo(); break;
+        case 14: w.documents()->undoStack()->undo(); break;
+        case 15: w.documents()->undoStack()->redo(); break;
         case 16: tabs->setCurrentIndex(uniform(0, tabs->count() - 1)); break;
         default:
             if (uniform(0, 9) == 0)
@@ -282,8 +285,8 @@ void TestMonkey::randomEvents()
     qInfo(
         "sent %d random events (kind:count %s); undo stack %d steps; final sentence has %d "
         "tokens, d_model %d, d_k %d, d_v %d",
-        sent, qPrintable(perKind.join(' ')), w.undoStack()->count(), s->tokenCount(), s->config().dModel,
-        s->config().dK, s->config().dV);
+        sent, qPrintable(perKind.join(' ')), w.documents()->undoStack()->count(), s->tokenCount(),
+        s->config().dModel, s->config().dK, s->config().dV);
     QCOMPARE(sent, kEvents);
 }
 

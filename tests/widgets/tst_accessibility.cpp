@@ -172,7 +172,7 @@ void TestAccessibility::arrowKeysMoveTheFocusedQueryFromTheKeyboard()
 
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Down);
     QCOMPARE(window.focusQuery(), 2);
-    QCOMPARE(window.focusPanel()->query(), 2);
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->query(), 2);
     QCOMPARE(weights->focusRow(), 2);
     attn::Expected<attn::Model> model = attn::buildModel(attn::ModelConfig());
     QVERIFY(model);
@@ -182,7 +182,7 @@ void TestAccessibility::arrowKeysMoveTheFocusedQueryFromTheKeyboard()
     QVector<double> row;
     for (int j = 0; j < r.value().scores.cols(); ++j)
         row.append(r.value().scores(2, j));
-    QCOMPARE(window.focusPanel()->scoreBarValues(), row);
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->scoreBarValues(), row);
 
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);

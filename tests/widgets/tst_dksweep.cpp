@@ -8,7 +8,9 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
-#include "parameterpanel.h"
+#include "documentcontroller.h"
+#include "exportactions.h"
+#include "lessoncontroller.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
 #include "session.h"
@@ -71,8 +73,8 @@ void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
     // The slider's steps: what the Right arrow key visits from 1 to 1024.
     MainWindow window;
     window.restoreSettings();
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    window.parameterPanel()->dKSpinBox()->setValue(1);
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1);
     std::vector<int> keys{window.session()->resultDK()};
     while (window.session()->resultDK() < 1024) {
         QTest::keyClick(slider, Qt::Key_Right);
@@ -96,21 +98,22 @@ void TestDkSweep::playButtonSweepsEveryView()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();
-    DkSweep* sweep = window.dkSweep();
+    window.lessons()->startScalingDemo();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QVERIFY(button->isVisible());
-    const int steps = window.undoStack()->count();
+    const int steps = window.documents()->undoStack()->count();
     const int startDk = window.session()->resultDK();
 
     std::vector<int> shown;
     bool viewsAgree = true;
     connect(sweep, &DkSweep::stepped, this, [&](int, int dK) {
         shown.push_back(window.session()->resultDK());
-        viewsAgree = viewsAgree && window.parameterPanel()->dKSpinBox()->value() == dK
-                     && window.parameterPanel()->dKSlider()->value() == attn::sliderPositionFromDk(dK)
-                     && window.scalingCompareView()->comparison().dK == dK;
+        viewsAgree =
+            viewsAgree && find<QSpinBox>(window, QStringLiteral("dKSpin"))->value() == dK
+            && find<QSlider>(window, QStringLiteral("dKSlider"))->value() == attn::sliderPositionFromDk(dK)
+            && find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"))->comparison().dK == dK;
     });
     QSignalSpy finished(sweep, &DkSweep::finished);
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
@@ -124,8 +127,8 @@ void TestDkSweep::playButtonSweepsEveryView()
     QCOMPARE(button->text(), QStringLiteral("▶ Play"));
     QCOMPARE(window.session()->resultDK(), 1);
     // One undo step for the whole sweep, back to where it started.
-    QCOMPARE(window.undoStack()->count(), steps + 1);
-    window.undoStack()->undo();
+    QCOMPARE(window.documents()->undoStack()->count(), steps + 1);
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->resultDK(), startDk);
 }
 
@@ -135,7 +138,7 @@ void TestDkSweep::playButtonStops()
     window.restoreSettings();
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(20);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QSignalSpy stepped(sweep, &DkSweep::stepped);
@@ -165,7 +168,7 @@ void TestDkSweep::playButtonStops()
     finished.clear();
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
     QTRY_VERIFY(sweep->step() >= 3);
-    window.parameterPanel()->dKSpinBox()->setValue(77);
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(77);
     QCOMPARE(finished.size(), 1);
     QVERIFY(!sweep->isRunning());
     QTRY_COMPARE(window.session()->resultDK(), 77);
@@ -176,11 +179,12 @@ void TestDkSweep::recordsNumberedFrames()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     // The window's own frames (the pipeline figure), at a small size for speed.
     sweep->setFrameSource([&window] {
-        return window.makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png, QSize(360, 160));
+        return window.exports()->makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
+                                                            QSize(360, 160));
     });
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QTemporaryDir frames;
@@ -192,7 +196,7 @@ void TestDkSweep::recordsNumberedFrames()
     });
     QSignalSpy finished(sweep, &DkSweep::finished);
     QSignalSpy message(button, &DkSweepButton::message);
-    button->recordAction()->trigger();
+    find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
     QVERIFY(sweep->isRecording());
     QVERIFY(finished.wait(300000));
     QCOMPARE(finished.first().first().toBool(), true);
@@ -214,7 +218,7 @@ void TestDkSweep::recordsNumberedFrames()
     QVERIFY(message.last().first().toString().contains(QString::number(n)));
 
     // Frames already there are not replaced without asking.
-    button->recordAction()->trigger();
+    find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
     QCOMPARE(asked, 1);
     QVERIFY(!sweep->isRunning());
 }
@@ -223,7 +227,7 @@ void TestDkSweep::recordingRefusesAMissingFolder()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     QTemporaryDir dir;
     const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
     const attn::Status started = sweep->startRecording(missing);
@@ -237,7 +241,7 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
 {
     MainWindow window;
     window.restoreSettings();
-    DkSweep* sweep = window.dkSweep();
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     int asked = -1;
@@ -265,7 +269,7 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
     QVERIFY(finished.wait(120000));
     QCOMPARE(window.session()->resultDK(), 1);
     // Undo of the sweep brings the user's cells back.
-    window.undoStack()->undo();
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->resultDK(), 24);
     QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
 }

@@ -5,6 +5,7 @@
 // import then takes, naming the CSV's own row and column when it refuses.
 
 #include "guitest.h"
+#include "documentcontroller.h"
 #include "importdialog.h"
 #include "mainwindow.h"
 #include "npy.h"
@@ -194,7 +195,7 @@ void TestImportDialog::refusalNamesTheCsvCell()
         QStringLiteral("X.csv: CSV row 2, column 3: 2e+30 is too large: at most 1e+30 in magnitude");
     QCOMPARE(dialog.message(), expected);
     QVERIFY(!okEnabled(dialog));
-    const attn::Status imported = window.importMatrix(MatrixId::X, path, false);
+    const attn::Status imported = window.documents()->importMatrix(MatrixId::X, path, false);
     QVERIFY(!imported);
     QCOMPARE(QString::fromStdString(imported.error().message), expected);
 }

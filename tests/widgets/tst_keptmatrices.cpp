@@ -6,12 +6,12 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
 #include "guitest.h"
 #include "importdialog.h"
 #include "model.h"
 #include "noticebar.h"
 #include "npy.h"
-#include "parameterpanel.h"
 #include "session.h"
 
 #include <QDialogButtonBox>
@@ -271,12 +271,12 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         QTest::keyClicks(path, xPath);
         QVERIFY(verdict.wait());
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
-        QVERIFY(window.importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
+        QVERIFY(window.documents()->importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }
     QVERIFY(same(session->matrix(MatrixId::X), X));
 
     // d_k 24 -> 32 in the spin box, typed.
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QSpinBox* dK = guitest::find<QSpinBox>(window, QStringLiteral("dKSpin"));
     dK->setFocus();
     dK->selectAll();
     QTest::keyClicks(dK, QStringLiteral("32"));
@@ -293,7 +293,7 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         QVERIFY2(message->text().contains(QStringLiteral("d_k becomes 12 (now 32)")),
                  qPrintable(message->text()));
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
-        QVERIFY(window.importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
+        QVERIFY(window.documents()->importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }
     QCOMPARE(session->config().dK, 12);
     QCOMPARE(dK->value(), 12);
@@ -304,7 +304,7 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
     QVERIFY(notice->text().contains(QStringLiteral("d_k is now 12")));
 
     // Undo walks back: d_k 32 with X, then d_k 24 with X, then the draw.
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     stack->undo();
     QCOMPARE(session->config().dK, 32);
     QCOMPARE(dK->value(), 32);
@@ -333,8 +333,9 @@ void TestKeptMatrices::noticeBarShowsACutUntilDismissed()
     auto* notice = guitest::find<NoticeBar>(window, QStringLiteral("noticeBar"));
     QVERIFY(!notice->isVisible());
     const attn::Matrix Wq = userMatrix(16, 24);
-    QVERIFY(window.importMatrix(MatrixId::Wq, writeNpyFile(dir, QStringLiteral("wq.npy"), Wq), false));
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QVERIFY(window.documents()->importMatrix(MatrixId::Wq, writeNpyFile(dir, QStringLiteral("wq.npy"), Wq),
+                                             false));
+    QSpinBox* dK = guitest::find<QSpinBox>(window, QStringLiteral("dKSpin"));
     dK->setValue(20);
     QVERIFY(notice->isVisible());
     QVERIFY2(notice->text().contains(QStringLiteral("W_q keeps 320 of your 384 cells; 64 no longer fit")),
@@ -346,8 +347,8 @@ void TestKeptMatrices::noticeBarShowsACutUntilDismissed()
                       Qt::LeftButton);
     QVERIFY(!notice->isVisible());
     // Undo of the cut brings the 64 cells back.
-    window.undoStack()->undo();  // the mask
-    window.undoStack()->undo();  // d_k
+    window.documents()->undoStack()->undo();  // the mask
+    window.documents()->undoStack()->undo();  // d_k
     QVERIFY(same(window.session()->matrix(MatrixId::Wq), Wq));
 }
 

@@ -323,33 +323,34 @@ void TestKeyboard::lessonLeavesTheFocusOnScreen()
 {
     MainWindow window;
     QVERIFY(showActive(window));
-    window.lessonModeAction()->trigger();
-    QTRY_VERIFY(window.lessonPanel()->isVisible());
+    auto* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    QTRY_VERIFY(lesson->isVisible());
     // Alt+N is Next and, on the last step, Finish, from wherever the focus is
     // (the d_k step puts it on the d_k slider).
-    for (int i = 0; i < 20 && window.lessonPanel()->isVisible(); ++i) {
-        const int step = window.lessonPanel()->step();
+    for (int i = 0; i < 20 && lesson->isVisible(); ++i) {
+        const int step = lesson->step();
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_N, Qt::AltModifier);
         // A mnemonic clicks the button after its press animation.
-        QTRY_VERIFY(window.lessonPanel()->step() != step || !window.lessonPanel()->isVisible());
+        QTRY_VERIFY(lesson->step() != step || !lesson->isVisible());
         QWidget* focus = QApplication::focusWidget();
         QVERIFY2(focus && focus->isVisible(),
                  qPrintable(QStringLiteral("step %1: focus on hidden ").arg(i) + describe(focus)));
     }
-    QVERIFY(!window.lessonPanel()->isVisible());  // Finish closed it
+    QVERIFY(!lesson->isVisible());  // Finish closed it
     QWidget* focus = QApplication::focusWidget();
     QVERIFY2(focus && focus->isVisible(), qPrintable(describe(focus)));
 
     // Finish pressed with the focus on it: the focus leaves the closed dock
     // for a widget on screen.
-    window.lessonModeAction()->trigger();
-    QTRY_VERIFY(window.lessonPanel()->isVisible());
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    QTRY_VERIFY(lesson->isVisible());
     auto* next = find<QPushButton>(window, QStringLiteral("lessonNextButton"));
     for (int i = 0; i < 20 && QString(next->text()).remove(QLatin1Char('&')) != QLatin1String("Finish"); ++i)
         next->click();
     next->setFocus(Qt::TabFocusReason);
     QTest::keyClick(next, Qt::Key_Space);
-    QTRY_VERIFY(!window.lessonPanel()->isVisible());
+    QTRY_VERIFY(!lesson->isVisible());
     focus = QApplication::focusWidget();
     QVERIFY2(focus && focus->isVisible(), qPrintable(describe(focus)));
 }
@@ -396,13 +397,13 @@ void TestKeyboard::mnemonicsDoNotClash()
     tabs->setCurrentIndex(0);
     matrices->raise();
     check(QStringLiteral("matrices dock"));
-    window.lessonModeAction()->trigger();
-    QTRY_VERIFY(window.lessonPanel()->isVisible());
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    QTRY_VERIFY(find<LessonPanel>(window, QStringLiteral("lessonPanel"))->isVisible());
     check(QStringLiteral("lesson, first step"));
     auto* next = find<QPushButton>(window, QStringLiteral("lessonNextButton"));
     for (int i = 0; i < 20 && QString(next->text()).remove(QLatin1Char('&')) != QLatin1String("Finish"); ++i)
         next->click();
-    QVERIFY(window.lessonPanel()->isVisible());
+    QVERIFY(find<LessonPanel>(window, QStringLiteral("lessonPanel"))->isVisible());
     check(QStringLiteral("lesson, last step"));
 }
 
@@ -455,7 +456,7 @@ void TestKeyboard::pageKeysDoubleAndHalveDk()
     target->setFocus(Qt::TabFocusReason);
     QTest::keyClick(target, Qt::Key(key));
     QCOMPARE(s->config().dK, expected);
-    QCOMPARE(window.parameterPanel()->dKSpinBox()->value(), expected);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), expected);
     // And back the other way.
     QTest::keyClick(target, key == Qt::Key_PageUp ? Qt::Key_PageDown : Qt::Key_PageUp);
     QCOMPARE(s->config().dK, ParameterPanel::pageStepDk(expected, key != Qt::Key_PageUp));

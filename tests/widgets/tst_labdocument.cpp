@@ -11,6 +11,7 @@
 #include "commandline.h"
 
 #include "attention.h"
+#include "documentcontroller.h"
 #include "labdocument.h"
 #include "labfile.h"
 #include "model.h"
@@ -100,8 +101,8 @@ void makeChanges(MainWindow& w)
     QVERIFY(s->setMatrixCell(MatrixId::Wk, 7, 4, 1e-300));
     QVERIFY(s->setMatrixCell(MatrixId::Wv, 0, 2, 0.1 + 0.2));
     w.setFocusQuery(3);
-    w.pipelineView()->setIndependentRanges(true);
-    w.pipelineView()->tabs()->setCurrentIndex(1);
+    guitest::find<PipelineView>(w, QStringLiteral("pipelineView"))->setIndependentRanges(true);
+    guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"))->setCurrentIndex(1);
 }
 
 }  // namespace
@@ -153,10 +154,10 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     {
         MainWindow w;
         makeChanges(w);
-        QVERIFY(w.document()->isModified());
+        QVERIFY(w.documents()->document()->isModified());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("Untitled")));
-        QVERIFY(w.document()->saveAs(file));
-        QVERIFY(!w.document()->isModified());
+        QVERIFY(w.documents()->document()->saveAs(file));
+        QVERIFY(!w.documents()->document()->isModified());
         QVERIFY(!w.isWindowModified());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("round.attnlab")));
         saved = w.session()->state();
@@ -164,8 +165,8 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     }
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
-    QVERIFY(w.openLab(file));
+    prompts.install(w.documents()->document());
+    QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 0);  // nothing to lose yet
     QVERIFY(sameLab(w.session()->state(), saved));
     QCOMPARE(w.session()->editedCells(), 3);
@@ -179,11 +180,11 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     QVERIFY(std::signbit(w.session()->matrix(MatrixId::X)(2, 3)));
     QCOMPARE(w.session()->tokens(), QStringList({"the", "quick", "brown", "fox", "jumps"}));
     QCOMPARE(w.focusQuery(), 3);
-    QVERIFY(w.pipelineView()->independentRanges());
-    QCOMPARE(w.pipelineView()->tabs()->currentIndex(), 1);
-    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
-    QVERIFY(!w.document()->isModified());
-    QVERIFY(!w.undoStack()->canUndo());
+    QVERIFY(guitest::find<PipelineView>(w, QStringLiteral("pipelineView"))->independentRanges());
+    QCOMPARE(guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"))->currentIndex(), 1);
+    QCOMPARE(w.documents()->document()->filePath(), QFileInfo(file).absoluteFilePath());
+    QVERIFY(!w.documents()->document()->isModified());
+    QVERIFY(!w.documents()->undoStack()->canUndo());
 }
 
 void TestLabDocument::unsavedChangesAreAskedAbout()
@@ -192,37 +193,37 @@ void TestLabDocument::unsavedChangesAreAskedAbout()
     {
         MainWindow w;
         w.session()->setSentence(QStringLiteral("another lab"));
-        QVERIFY(w.document()->saveAs(file));
+        QVERIFY(w.documents()->document()->saveAs(file));
     }
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
+    prompts.install(w.documents()->document());
     w.session()->setDK(7);
-    QVERIFY(w.document()->isModified());
+    QVERIFY(w.documents()->document()->isModified());
 
     prompts.answer = LabDocument::UnsavedAnswer::Cancel;
-    QVERIFY(!w.openLab(file));
+    QVERIFY(!w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 1);
     QCOMPARE(w.session()->config().dK, 7);
-    QVERIFY(!w.newLab());
+    QVERIFY(!w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 2);
     QCOMPARE(w.session()->config().dK, 7);
-    QVERIFY(!w.openPreset(MainWindow::presets().front()));
+    QVERIFY(!w.documents()->openPreset(DocumentController::presets().front()));
     QCOMPARE(prompts.unsaved, 3);
 
     prompts.answer = LabDocument::UnsavedAnswer::Discard;
-    QVERIFY(w.openLab(file));
+    QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 4);
     QCOMPARE(w.session()->config().sentence, std::string("another lab"));
     // Opened and untouched: no question.
-    QVERIFY(w.newLab());
+    QVERIFY(w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 4);
     QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
-    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(w.documents()->document()->filePath().isEmpty());
     // Undoing back to the saved state leaves nothing to ask about.
     w.session()->setSeed(5);
-    w.undoStack()->undo();
-    QVERIFY(w.openLab(file));
+    w.documents()->undoStack()->undo();
+    QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 4);
 }
 
@@ -230,7 +231,7 @@ void TestLabDocument::closingAsksOnlyWhenSomethingIsLost()
 {
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
+    prompts.install(w.documents()->document());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.close());  // nothing changed
@@ -252,14 +253,14 @@ void TestLabDocument::saveAnswerSavesFirst()
 {
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
+    prompts.install(w.documents()->document());
     w.session()->setDV(9);
     prompts.answer = LabDocument::UnsavedAnswer::Save;
     // No file chosen: the save fails and nothing is discarded.
-    QVERIFY(!w.newLab());
+    QVERIFY(!w.documents()->newLab());
     QCOMPARE(w.session()->config().dV, 9);
     prompts.savePath = path(QStringLiteral("asked.attnlab"));
-    QVERIFY(w.newLab());
+    QVERIFY(w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 2);
     attn::Expected<LabState> back = readLabFile(prompts.savePath);
     QVERIFY(back.ok());
@@ -272,7 +273,7 @@ void TestLabDocument::failedSaveKeepsTheOldFile()
 {
     const QString file = path(QStringLiteral("keep.attnlab"));
     MainWindow w;
-    QVERIFY(w.document()->saveAs(file));
+    QVERIFY(w.documents()->document()->saveAs(file));
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray old = f.readAll();
@@ -280,14 +281,14 @@ void TestLabDocument::failedSaveKeepsTheOldFile()
     // Parameters without a result cannot be saved; the file stays as it was.
     w.session()->setSentence(QString());
     QVERIFY(!w.session()->problem().isEmpty());
-    const attn::Status refused = w.document()->save();
+    const attn::Status refused = w.documents()->document()->save();
     QVERIFY(!refused);
     QVERIFY(QString::fromStdString(refused.error().message).contains(w.session()->problem()));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), old);
     f.close();
     // A directory that does not exist: refused, nothing created.
-    QVERIFY(!w.document()->saveAs(path(QStringLiteral("missing/lab.attnlab"))));
+    QVERIFY(!w.documents()->document()->saveAs(path(QStringLiteral("missing/lab.attnlab"))));
     QVERIFY(!QFileInfo::exists(path(QStringLiteral("missing"))));
 }
 
@@ -300,7 +301,7 @@ void TestLabDocument::killedDuringSaveKeepsAWholeFile()
     w.session()->setDModel(256);
     w.session()->setDK(256);
     const LabState small = w.session()->state();
-    QVERIFY(w.document()->saveAs(file));
+    QVERIFY(w.documents()->document()->saveAs(file));
     w.session()->setSentence(
         QStringLiteral("a much longer sentence makes a larger embedding "
                        "matrix to write out to the file"));
@@ -329,13 +330,13 @@ void TestLabDocument::autosaveIsOfferedBack()
     QString autosave;
     {
         MainWindow w;
-        w.document()->setAutosaveFolder(folder);
-        autosave = w.document()->autosavePath();
+        w.documents()->document()->setAutosaveFolder(folder);
+        autosave = w.documents()->document()->autosavePath();
         QCOMPARE(QFileInfo(autosave).absolutePath(), QFileInfo(folder).absoluteFilePath());
         // Not modified: no autosave.
-        QVERIFY(w.document()->autosave());
+        QVERIFY(w.documents()->document()->autosave());
         QVERIFY(!QFileInfo::exists(autosave));
-        w.document()->setAutosaveInterval(20);
+        w.documents()->document()->setAutosaveInterval(20);
         makeChanges(w);
         QTRY_VERIFY(QFileInfo::exists(autosave));
         QVERIFY(QFileInfo::exists(autosave + ".lock"));  // held while the window lives
@@ -347,33 +348,33 @@ void TestLabDocument::autosaveIsOfferedBack()
     {
         MainWindow w;
         Prompts prompts;
-        prompts.install(w.document());
-        w.document()->setAutosaveFolder(folder);
+        prompts.install(w.documents()->document());
+        w.documents()->document()->setAutosaveFolder(folder);
         prompts.recover = false;
-        QCOMPARE(w.document()->orphanedAutosaves(), QStringList{autosave});
-        QVERIFY(!w.document()->offerRecovery());
+        QCOMPARE(w.documents()->document()->orphanedAutosaves(), QStringList{autosave});
+        QVERIFY(!w.documents()->document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);
         QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
         QVERIFY(!QFileInfo::exists(autosave));  // declined: gone
-        QVERIFY(!w.document()->offerRecovery());
+        QVERIFY(!w.documents()->document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);  // nothing left to offer
     }
     QVERIFY(QFile::copy(kept, autosave));
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
-    w.document()->setAutosaveFolder(folder);
+    prompts.install(w.documents()->document());
+    w.documents()->document()->setAutosaveFolder(folder);
     prompts.recover = true;
-    QVERIFY(w.document()->offerRecovery());
+    QVERIFY(w.documents()->document()->offerRecovery());
     QCOMPARE(prompts.recovery, 1);
     QVERIFY(sameLab(w.session()->state(), crashed));
     QCOMPARE(w.focusQuery(), 3);
-    QVERIFY(w.document()->isModified());  // recovered, not saved anywhere
-    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(w.documents()->document()->isModified());  // recovered, not saved anywhere
+    QVERIFY(w.documents()->document()->filePath().isEmpty());
     // The window's own autosave took the lab over; the old file went.
     QVERIFY(!QFileInfo::exists(autosave));
-    QVERIFY(w.document()->hasAutosave());
-    QVERIFY(sameLab(readLabFile(w.document()->autosavePath()).value(), crashed));
+    QVERIFY(w.documents()->document()->hasAutosave());
+    QVERIFY(sameLab(readLabFile(w.documents()->document()->autosavePath()).value(), crashed));
 }
 
 // Two windows on one profile: the second is not told the first "did not
@@ -382,24 +383,24 @@ void TestLabDocument::twoWindowsKeepTheirOwnAutosave()
 {
     const QString folder = path(QStringLiteral("autosave-two"));
     MainWindow first;
-    first.document()->setAutosaveFolder(folder);
+    first.documents()->document()->setAutosaveFolder(folder);
     makeChanges(first);
-    QVERIFY(first.document()->autosave());
-    const QString firstFile = first.document()->autosavePath();
+    QVERIFY(first.documents()->document()->autosave());
+    const QString firstFile = first.documents()->document()->autosavePath();
     QVERIFY(QFileInfo::exists(firstFile));
 
     MainWindow second;
     Prompts prompts;
-    prompts.install(second.document());
+    prompts.install(second.documents()->document());
     prompts.recover = false;
-    second.document()->setAutosaveFolder(folder);
-    QVERIFY(second.document()->orphanedAutosaves().isEmpty());
-    QVERIFY(!second.document()->offerRecovery());
+    second.documents()->document()->setAutosaveFolder(folder);
+    QVERIFY(second.documents()->document()->orphanedAutosaves().isEmpty());
+    QVERIFY(!second.documents()->document()->offerRecovery());
     QCOMPARE(prompts.recovery, 0);
     second.session()->setSeed(77);
-    QVERIFY(second.document()->autosave());
-    QVERIFY(second.document()->autosavePath() != firstFile);
-    second.document()->closeCleanly();
+    QVERIFY(second.documents()->document()->autosave());
+    QVERIFY(second.documents()->document()->autosavePath() != firstFile);
+    second.documents()->document()->closeCleanly();
     QVERIFY(QFileInfo::exists(firstFile));
     QVERIFY(sameLab(readLabFile(firstFile).value(), first.session()->state()));
 }
@@ -414,10 +415,10 @@ void TestLabDocument::damagedAutosaveIsKept()
     QByteArray bytes;
     {
         MainWindow w;
-        w.document()->setAutosaveFolder(folder);
+        w.documents()->document()->setAutosaveFolder(folder);
         makeChanges(w);
-        QVERIFY(w.document()->autosave());
-        autosave = w.document()->autosavePath();
+        QVERIFY(w.documents()->document()->autosave());
+        autosave = w.documents()->document()->autosavePath();
     }
     {
         QFile file(autosave);
@@ -428,10 +429,10 @@ void TestLabDocument::damagedAutosaveIsKept()
     }
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
-    w.document()->setAutosaveFolder(folder);
+    prompts.install(w.documents()->document());
+    w.documents()->document()->setAutosaveFolder(folder);
     const LabState before = w.session()->state();
-    const LabDocument::Recovery recovery = w.document()->offerRecovery();
+    const LabDocument::Recovery recovery = w.documents()->document()->offerRecovery();
     QVERIFY(!recovery.restored);
     QCOMPARE(prompts.recovery, 1);
     QVERIFY2(recovery.problem.startsWith("The automatically saved lab could not be restored: "),
@@ -440,7 +441,7 @@ void TestLabDocument::damagedAutosaveIsKept()
              qPrintable(recovery.problem));
     QVERIFY(sameLab(w.session()->state(), before));
     QCOMPARE(readBytes(autosave + ".damaged"), bytes);
-    QVERIFY(w.document()->orphanedAutosaves().isEmpty());
+    QVERIFY(w.documents()->document()->orphanedAutosaves().isEmpty());
 }
 
 // An autosave that cannot be written (a file where its folder should be):
@@ -452,18 +453,18 @@ void TestLabDocument::autosaveFailureIsToldOnce()
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.close();
     MainWindow w;
-    QSignalSpy told(w.document(), &LabDocument::autosaveFailed);
-    w.document()->setAutosaveFolder(blocked + "/autosave");
+    QSignalSpy told(w.documents()->document(), &LabDocument::autosaveFailed);
+    w.documents()->document()->setAutosaveFolder(blocked + "/autosave");
     w.session()->setSeed(5);
-    QVERIFY(!w.document()->autosave());
-    QVERIFY(!w.document()->autosave());
+    QVERIFY(!w.documents()->document()->autosave());
+    QVERIFY(!w.documents()->document()->autosave());
     QCOMPARE(told.count(), 1);
     QVERIFY2(told.first().first().toString().startsWith("The lab could not be saved automatically ("),
              qPrintable(told.first().first().toString()));
-    w.document()->setAutosaveFolder(path(QStringLiteral("autosave-ok")));
-    QVERIFY(w.document()->autosave());
-    w.document()->setAutosaveFolder(blocked + "/autosave");
-    QVERIFY(!w.document()->autosave());
+    w.documents()->document()->setAutosaveFolder(path(QStringLiteral("autosave-ok")));
+    QVERIFY(w.documents()->document()->autosave());
+    w.documents()->document()->setAutosaveFolder(blocked + "/autosave");
+    QVERIFY(!w.documents()->document()->autosave());
     QCOMPARE(told.count(), 2);
 }
 
@@ -474,7 +475,7 @@ void TestLabDocument::autosaveFailureIsToldOnce()
 void TestLabDocument::timerAutosaveWritesOnItsOwnThread()
 {
     MainWindow w;
-    LabDocument* doc = w.document();
+    LabDocument* doc = w.documents()->document();
     doc->setAutosaveInterval(3600 * 1000);  // only the calls below
     doc->setAutosaveFolder(path(QStringLiteral("autosave-thread")));
     QSignalSpy written(doc, &LabDocument::autosaveWritten);
@@ -527,13 +528,13 @@ void TestLabDocument::cleanCloseLeavesNoAutosave()
     {
         MainWindow w;
         Prompts prompts;
-        prompts.install(w.document());
+        prompts.install(w.documents()->document());
         prompts.answer = LabDocument::UnsavedAnswer::Discard;
-        w.document()->setAutosaveFolder(folder);
-        autosave = w.document()->autosavePath();
+        w.documents()->document()->setAutosaveFolder(folder);
+        autosave = w.documents()->document()->autosavePath();
         w.show();
         w.session()->setSeed(9);
-        QVERIFY(w.document()->autosave());
+        QVERIFY(w.documents()->document()->autosave());
         QVERIFY(QFileInfo::exists(autosave));
         QVERIFY(w.close());
         QCOMPARE(prompts.unsaved, 1);
@@ -542,12 +543,12 @@ void TestLabDocument::cleanCloseLeavesNoAutosave()
     QVERIFY(!QFileInfo::exists(autosave + ".lock"));
     // Saving also clears it.
     MainWindow w;
-    w.document()->setAutosaveFolder(folder);
-    autosave = w.document()->autosavePath();
+    w.documents()->document()->setAutosaveFolder(folder);
+    autosave = w.documents()->document()->autosavePath();
     w.session()->setSeed(10);
-    QVERIFY(w.document()->autosave());
+    QVERIFY(w.documents()->document()->autosave());
     QVERIFY(QFileInfo::exists(autosave));
-    QVERIFY(w.document()->saveAs(path(QStringLiteral("saved.attnlab"))));
+    QVERIFY(w.documents()->document()->saveAs(path(QStringLiteral("saved.attnlab"))));
     QVERIFY(!QFileInfo::exists(autosave));
 }
 
@@ -558,18 +559,18 @@ void TestLabDocument::recentFiles()
     for (int i = 0; i < LabDocument::kMaxRecentFiles + 2; ++i) {
         const QString file = path(QStringLiteral("recent%1.attnlab").arg(i));
         w.session()->setSeed(quint64(i));
-        QVERIFY(w.document()->saveAs(file));
+        QVERIFY(w.documents()->document()->saveAs(file));
         saved.prepend(QFileInfo(file).absoluteFilePath());
     }
-    QCOMPARE(w.document()->recentFiles(), saved.mid(0, LabDocument::kMaxRecentFiles));
+    QCOMPARE(w.documents()->document()->recentFiles(), saved.mid(0, LabDocument::kMaxRecentFiles));
     auto* menu = w.findChild<QMenu*>(QStringLiteral("recentMenu"));
     QVERIFY(menu);
     QVERIFY(menu->actions().size() >= LabDocument::kMaxRecentFiles);
     // The recent entry opens the file.
-    w.openLab(saved.back());
-    QCOMPARE(w.document()->recentFiles().front(), saved.back());
-    w.document()->clearRecentFiles();
-    QVERIFY(w.document()->recentFiles().isEmpty());
+    w.documents()->openLab(saved.back());
+    QCOMPARE(w.documents()->document()->recentFiles().front(), saved.back());
+    w.documents()->document()->clearRecentFiles();
+    QVERIFY(w.documents()->document()->recentFiles().isEmpty());
     QVERIFY(!menu->isEnabled());
 }
 
@@ -600,7 +601,7 @@ void TestLabDocument::presets()
     QFETCH(int, init);
     MainWindow w;
     const QString resource = QStringLiteral(":/presets/%1.attnlab").arg(name);
-    QVERIFY(MainWindow::presets().contains(resource));
+    QVERIFY(DocumentController::presets().contains(resource));
     QVERIFY(w.findChild<QAction*>(QStringLiteral("preset_") + name));
     w.findChild<QAction*>(QStringLiteral("preset_") + name)->trigger();
     const attn::ModelConfig& c = w.session()->config();
@@ -610,8 +611,8 @@ void TestLabDocument::presets()
     QCOMPARE(c.dK, dK);
     QCOMPARE(c.dV, dV);
     QCOMPARE(int(c.init), init);
-    QVERIFY(w.document()->filePath().isEmpty());
-    QVERIFY(!w.document()->isModified());
+    QVERIFY(w.documents()->document()->filePath().isEmpty());
+    QVERIFY(!w.documents()->document()->isModified());
     // The stored matrices are the seed's draws: the engine from the
     // parameters alone gives the same attention.
     attn::Expected<attn::Model> model = attn::buildModel(c);
@@ -630,7 +631,7 @@ void TestLabDocument::commandLineLabStartsTheWindow()
     {
         MainWindow w;
         makeChanges(w);
-        QVERIFY(w.document()->saveAs(file));
+        QVERIFY(w.documents()->document()->saveAs(file));
         state = w.session()->state();
     }
     attn::Expected<LabState> read = readLabFile(file);
@@ -645,8 +646,8 @@ void TestLabDocument::commandLineLabStartsTheWindow()
     w.restoreSettings(start);
     QVERIFY(sameLab(w.session()->state(), state));
     QCOMPARE(w.focusQuery(), 3);
-    QVERIFY(!w.document()->isModified());
-    QVERIFY(!w.undoStack()->canUndo());
+    QVERIFY(!w.documents()->document()->isModified());
+    QVERIFY(!w.documents()->undoStack()->canUndo());
 }
 
 // attention-lab FILE.attnlab (as a double-click runs it): the lab has its
@@ -657,7 +658,7 @@ void TestLabDocument::commandLineLabKeepsItsFileForSave()
     {
         MainWindow w;
         makeChanges(w);
-        QVERIFY(w.document()->saveAs(file));
+        QVERIFY(w.documents()->document()->saveAs(file));
     }
     QByteArray program("attention-lab"), argument = file.toLocal8Bit();
     char* argv[] = {program.data(), argument.data(), nullptr};
@@ -667,18 +668,18 @@ void TestLabDocument::commandLineLabKeepsItsFileForSave()
     QCOMPARE(QString::fromStdString(start.labPath), file);
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
+    prompts.install(w.documents()->document());
     w.restoreSettings(start);
-    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
+    QCOMPARE(w.documents()->document()->filePath(), QFileInfo(file).absoluteFilePath());
     QVERIFY(w.windowTitle().startsWith(QStringLiteral("double-clicked.attnlab")));
-    QCOMPARE(w.document()->recentFiles().value(0), QFileInfo(file).absoluteFilePath());
+    QCOMPARE(w.documents()->document()->recentFiles().value(0), QFileInfo(file).absoluteFilePath());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.session()->setSeed(777);
-    QVERIFY(w.document()->isModified());
+    QVERIFY(w.documents()->document()->isModified());
     QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier);
-    QVERIFY(!w.document()->isModified());
-    QCOMPARE(w.document()->filePath(), QFileInfo(file).absoluteFilePath());
+    QVERIFY(!w.documents()->document()->isModified());
+    QCOMPARE(w.documents()->document()->filePath(), QFileInfo(file).absoluteFilePath());
     const attn::Expected<LabState> back = readLabFile(file);
     QVERIFY(back.ok());
     QCOMPARE(back.value().config.seed, std::uint64_t(777));
@@ -694,20 +695,20 @@ void TestLabDocument::quitWithDiscardDoesNotComeBack()
         MainWindow w;
         w.restoreSettings();
         Prompts prompts;
-        prompts.install(w.document());
+        prompts.install(w.documents()->document());
         prompts.answer = LabDocument::UnsavedAnswer::Discard;
-        w.document()->setAutosaveFolder(folder);
+        w.documents()->document()->setAutosaveFolder(folder);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         makeChanges(w);
-        QVERIFY(w.document()->autosave());
+        QVERIFY(w.documents()->document()->autosave());
         QVERIFY(w.close());
         QCOMPARE(prompts.unsaved, 1);
     }
     MainWindow w;
     Prompts prompts;
-    prompts.install(w.document());
-    w.document()->setAutosaveFolder(folder);
+    prompts.install(w.documents()->document());
+    w.documents()->document()->setAutosaveFolder(folder);
     w.restoreSettings();
     w.offerRecovery();
     QCOMPARE(prompts.recovery, 0);
@@ -715,13 +716,13 @@ void TestLabDocument::quitWithDiscardDoesNotComeBack()
     QCOMPARE(c.sentence, std::string(attn::kArticleSentence));
     QCOMPARE(c.seed, std::uint64_t(123));
     QCOMPARE(c.tokenizer, attn::TokenizerMode::Article);
-    QVERIFY(!w.document()->isModified());
+    QVERIFY(!w.documents()->document()->isModified());
 
     // Quitting a lab without unsaved changes still remembers its parameters.
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.session()->setSeed(55);
-    QVERIFY(w.document()->saveAs(path(QStringLiteral("kept.attnlab"))));
+    QVERIFY(w.documents()->document()->saveAs(path(QStringLiteral("kept.attnlab"))));
     QVERIFY(w.close());
     MainWindow again;
     again.restoreSettings();

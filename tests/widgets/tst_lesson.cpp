@@ -8,9 +8,11 @@
 
 #include "mainwindow.h"
 
+#include "documentcontroller.h"
+#include "exportactions.h"
+#include "lessoncontroller.h"
 #include "presets.h"
 #include "lessonpanel.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "scaling_lab.h"
 #include "scalingcompareview.h"
@@ -39,10 +41,10 @@ namespace {
 
 void openLessonAtExperiment(MainWindow& window)
 {
-    window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != LessonPanel::Stage::DkExperiment)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
 }
 
 bool sameHistogram(const attn::ScoreHistogram& a, const attn::ScoreHistogram& b)
@@ -88,9 +90,9 @@ void TestLesson::startAndArticlePresetStayTheArticles()
     window.restoreSettings();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QCOMPARE(window.session()->config().seed, std::uint64_t(123));
-    QVERIFY(window.openPreset(presetPath(QStringLiteral("article"))));
+    QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("article"))));
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QVERIFY(window.openPreset(presetPath(QStringLiteral("cinema"))));
+    QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("cinema"))));
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(QString::fromStdString(window.session()->config().sentence),
              QStringLiteral("Jane is going to the cinema to watch a new film"));
@@ -103,33 +105,34 @@ void TestLesson::experimentSwitchesToUnitVariance()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    LessonPanel* lesson = window.lessonPanel();
-    QLabel* notice = lesson->initNoticeLabel();
-    const int steps = window.undoStack()->count();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
+    QLabel* notice = find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"));
+    const int steps = window.documents()->undoStack()->count();
 
-    window.lessonModeAction()->trigger();
+    find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
     // The first four steps are about any weights: nothing switched yet.
     for (int s = 0; s < 4; ++s) {
         QCOMPARE(window.session()->config().init, attn::InitMode::Article);
         QVERIFY(!notice->isVisible());
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     }
     QCOMPARE(lesson->stage(), LessonPanel::Stage::DkExperiment);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(window.parameterPanel()->initCombo()->currentData().toInt(), int(attn::InitMode::UnitVariance));
+    QCOMPARE(find<QComboBox>(window, QStringLiteral("initCombo"))->currentData().toInt(),
+             int(attn::InitMode::UnitVariance));
     // Said in the panel, not only in the status bar.
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("switched to the unit-variance")));
-    QCOMPARE(window.undoStack()->count(), steps + 1);
+    QCOMPARE(window.documents()->undoStack()->count(), steps + 1);
 
     // Undo brings the article's weights back, and the panel stops claiming.
-    window.undoStack()->undo();
+    window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("not on unit-variance ones")));
     QVERIFY(!notice->text().contains(QStringLiteral("switched")));
     // Leaving the experiment hides the notice.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QVERIFY(!notice->isVisible());
 }
 
@@ -145,7 +148,7 @@ void TestLesson::experimentKeepsTheUsersMatrices()
     openLessonAtExperiment(window);
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
-    QLabel* notice = window.lessonPanel()->initNoticeLabel();
+    QLabel* notice = find<QLabel>(window, QStringLiteral("lessonInitNotice"));
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("current matrices")));
 }
@@ -166,9 +169,9 @@ void TestLesson::statementsHoldAtEveryDk()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     if (!preset.isEmpty())
-        QVERIFY(window.openPreset(presetPath(preset)));
+        QVERIFY(window.documents()->openPreset(presetPath(preset)));
     openLessonAtExperiment(window);
-    LessonPanel* lesson = window.lessonPanel();
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
     const QString text = lesson->explanation(LessonPanel::stepOf(LessonPanel::Stage::DkExperiment));
     // The statements checked below.
@@ -180,7 +183,7 @@ void TestLesson::statementsHoldAtEveryDk()
     const QString step2 = lesson->explanation(1);
     QVERIFY(step2.contains(QStringLiteral("the sum has variance d_k")));
 
-    QSpinBox* dK = window.parameterPanel()->dKSpinBox();
+    QSpinBox* dK = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     auto* live = find<QLabel>(*lesson, QStringLiteral("lessonLiveText"));
     attn::ScalingComparison first;
     const QLocale locale;
@@ -198,7 +201,7 @@ void TestLesson::statementsHoldAtEveryDk()
                      && live->text().contains(locale.toString(c.meanMaxScaled, 'f', 2))
                      && live->text().contains(locale.toString(c.meanEntropyScaled, 'f', 2)),
                  at);
-        ScalingCompareView* compare = window.scalingCompareView();
+        ScalingCompareView* compare = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
         QCOMPARE(compare->readoutValue(ScalingCompareView::MeanMaxWeight, ScalingCompareView::Unscaled),
                  c.meanMaxRaw);
         QCOMPARE(compare->readoutValue(ScalingCompareView::MeanEntropy, ScalingCompareView::Scaled),
@@ -240,7 +243,7 @@ void TestLesson::articleWeightsWouldContradictTheLesson()
     // what the lesson says.
     MainWindow window;
     window.restoreSettings();
-    window.parameterPanel()->dKSpinBox()->setValue(1024);
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1024);
     const attn::ScalingComparison& c = window.session()->scalingComparison();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(std::abs(c.meanMaxRaw - c.meanMaxScaled) < 0.05);
@@ -254,13 +257,13 @@ void TestLesson::histogramFollowsDk()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();  // unit variance, the scaled vs unscaled tab
+    window.lessons()->startScalingDemo();  // unit variance, the scaled vs unscaled tab
     ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
     QVERIFY(view->isVisible());
-    QCOMPARE(view, window.scalingCompareView()->histogramView());
+    QCOMPARE(view, find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"))->histogramView());
     double previousRatio = 0;
     for (int d : {1, 16, 256, 1024}) {
-        window.parameterPanel()->dKSpinBox()->setValue(d);
+        find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(d);
         const attn::ScoreHistogram expected = attn::scoreHistogram(window.session()->result());
         QVERIFY(sameHistogram(view->histogram(), expected));
         QCOMPARE(view->histogram().dK, d);
@@ -290,7 +293,7 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.startScalingDemo();
+    window.lessons()->startScalingDemo();
     QStringList words;
     for (int i = 0; i < 3000; ++i)
         words << QStringLiteral("w%1").arg(i % 97);
@@ -300,13 +303,13 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     window.session()->setParameters(config, window.session()->options());
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isComputing(), 60000);
     QCOMPARE(window.session()->tokenCount(), 3000);
-    const attn::ScoreHistogram& h = window.scalingCompareView()->histogramView()->histogram();
-    QTRY_COMPARE(window.scalingCompareView()->histogramView()->histogram().totalPairs, 3000LL * 3000);
+    ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
+    const attn::ScoreHistogram& h = view->histogram();
+    QTRY_COMPARE(view->histogram().totalPairs, 3000LL * 3000);
     QVERIFY(h.sampled());
     QVERIFY(h.pairs <= attn::kScoreHistogramMaxPairs);
     QVERIFY(h.pairs > attn::kScoreHistogramMaxPairs / 2);
-    QVERIFY(window.scalingCompareView()->histogramView()->titleText().contains(
-        QStringLiteral("one query in %1").arg(h.rowStride)));
+    QVERIFY(view->titleText().contains(QStringLiteral("one query in %1").arg(h.rowStride)));
 }
 
 void TestLesson::histogramExports()
@@ -318,7 +321,7 @@ void TestLesson::histogramExports()
     QTemporaryDir dir;
     for (const char* suffix : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("h.") + QLatin1String(suffix));
-        QVERIFY(window.exportView(ExportView::ScoreHistogram, path, QSize(640, 420)).ok());
+        QVERIFY(window.exports()->exportView(ExportView::ScoreHistogram, path, QSize(640, 420)).ok());
         QVERIFY(QFileInfo(path).size() > 500);
     }
     const QImage png(dir.filePath(QStringLiteral("h.png")));

@@ -6,6 +6,7 @@
 // shows, the concatenation and W_o. Stepping back before them or leaving the
 // lesson puts back the lab of the earlier steps, one head.
 #include "guitest.h"
+#include "documentcontroller.h"
 #include "headgridview.h"
 #include "headspanel.h"
 #include "heatmapview.h"
@@ -48,11 +49,12 @@ attn::Matrix slice(const QJsonObject& mh, const char* key, int head)
 // Lesson mode opened and Next clicked up to `stage`.
 void stepTo(MainWindow& window, Stage stage)
 {
-    if (!window.lessonModeAction()->isChecked())
-        window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    if (!guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->isChecked())
+        guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != stage)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
 }
 
 // Every number written with four decimals in `text`, in order.
@@ -70,8 +72,11 @@ QList<double> numbersIn(const QString& text)
 bool fitsTheDock(LessonPanel* lesson)
 {
     QTest::qWait(20);
-    return !lesson->bodyScroll()->verticalScrollBar()->isVisible() && lesson->nextButton()->isVisible()
-           && lesson->backButton()->isVisible();
+    return !guitest::find<QScrollArea>(*lesson, QStringLiteral("lessonBodyScroll"))
+                ->verticalScrollBar()
+                ->isVisible()
+           && guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->isVisible()
+           && guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton"))->isVisible();
 }
 
 }  // namespace
@@ -119,13 +124,15 @@ void TestLessonHeads::stepsAfterTheExperiment()
     }
     QVERIFY(!LessonPanel::isMultiHead(Stage::DkExperiment));
     QVERIFY(!LessonPanel::isMultiHead(Stage::LearningMatters));
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("&Next"));
     QCOMPARE(window_->session()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 11"));
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("&Next"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("&Next"));
     // The model step after them is the last (tst_lessonmodel).
     QVERIFY(!LessonPanel::isMultiHead(Stage::ModelHeads));
     QCOMPARE(LessonPanel::stageOfStep(10), Stage::ModelHeads);
@@ -135,9 +142,9 @@ void TestLessonHeads::queriesOfEachHead()
 {
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
-    const int undoSteps = window_->undoStack()->count();
+    const int undoSteps = window_->documents()->undoStack()->count();
     stepTo(*window_, Stage::HeadQueries);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
 
     // The article's set-up, from the unit variance of the experiment.
     QCOMPARE(session->headCount(), 3);
@@ -151,25 +158,27 @@ void TestLessonHeads::queriesOfEachHead()
     QCOMPARE(c.dK, 24);
     QCOMPARE(c.dV, 28);
     // The experiment's unit variance and the heads: two steps, each undoable.
-    QCOMPARE(window_->undoStack()->count(), undoSteps + 2);
-    QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
+    QCOMPARE(window_->documents()->undoStack()->count(), undoSteps + 2);
+    QCOMPARE(window_->documents()->undoStack()->text(window_->documents()->undoStack()->count() - 1),
              QStringLiteral("Three heads for the lesson"));
     QCOMPARE(window_->focusQuery(), LessonPanel::kArticleQuery);
-    QCOMPARE(window_->pipelineView()->highlightedMap(), window_->pipelineView()->queryMap());
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
+             guitest::find<HeatmapView>(*window_, QStringLiteral("queryMap")));
 
     // The panel shows the session's heads: their queries of x_2.
     QCOMPARE(lesson->heads().get(), session->multiHeadResult().get());
     const attn::Matrix query2 = testdata::toMatrix(mh["multihead_query_2"]);
     QCOMPARE(query2.rows(), 3);
     QCOMPARE(query2.cols(), 24);
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     QCOMPARE(live, lesson->liveText());
-    QVERIFY(lesson->liveLabel()->isVisible());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isVisible());
     for (const char* s : {"3 × 24 × 16", "3 × 28 × 16", "3 × 16 × 6", "query_2 (3 × 24)"})
         QVERIFY2(live.contains(QString::fromUtf8(s)), s);
     const QList<double> shown = numbersIn(live);
     QCOMPARE(shown.size(), 3 * 2);
-    const QStringList tipLines = lesson->liveLabel()->toolTip().split(QLatin1Char('\n'));
+    const QStringList tipLines =
+        guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->toolTip().split(QLatin1Char('\n'));
     QCOMPARE(tipLines.size(), 3);
     for (int i = 0; i < 3; ++i) {
         const attn::RowVector q = session->multiHeadResult()->heads[std::size_t(i)].Q.row(1);
@@ -184,9 +193,10 @@ void TestLessonHeads::queriesOfEachHead()
     }
     // One button per head, the session's checked.
     for (int i = 0; i < 3; ++i)
-        QVERIFY(lesson->headButton(i)->isVisible());
-    QVERIFY(!lesson->headButton(3)->isVisible());
-    QVERIFY(lesson->headButton(0)->isChecked());
+        QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1))
+                    ->isVisible());
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton4"))->isVisible());
+    QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isChecked());
     QVERIFY(fitsTheDock(lesson));
 }
 
@@ -195,25 +205,31 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadKeysValues);
-    LessonPanel* lesson = window_->lessonPanel();
-    PipelineView* pipeline = window_->pipelineView();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
+    PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
     QCOMPARE(session->headCount(), 3);
     QCOMPARE(pipeline->highlightedMap(), pipeline->keyMap());
-    QVERIFY(pipeline->keyMap()->isVisible() && pipeline->valueMap()->isVisible());
+    QVERIFY(pipeline->keyMap()->isVisible()
+            && guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->isVisible());
     QVERIFY(lesson->liveText().contains(QStringLiteral("Keys 3 × 6 × 24, values 3 × 6 × 28")));
     for (int i : {0, 1, 2}) {
-        QTest::mouseClick(lesson->headButton(i), Qt::LeftButton);
+        QTest::mouseClick(
+            guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1)),
+            Qt::LeftButton);
         QCOMPARE(session->selectedHead(), i);
-        QVERIFY(lesson->headButton(i)->isChecked());
+        QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1))
+                    ->isChecked());
         const attn::Matrix keys = slice(mh, "keys", i);
         const attn::Matrix values = slice(mh, "values", i);
         QVERIFY(testdata::maxAbsDiff(session->result().K, keys) < 1e-5);
         QVERIFY(testdata::maxAbsDiff(session->result().V, values) < 1e-5);
         // The tab's maps are the chosen head's.
         QVERIFY(testdata::maxAbsDiff(pipeline->keyMap()->values(), keys) < 1e-5);
-        QVERIFY(testdata::maxAbsDiff(pipeline->valueMap()->values(), values) < 1e-5);
+        QVERIFY(testdata::maxAbsDiff(
+                    guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->values(), values)
+                < 1e-5);
         QVERIFY(testdata::maxAbsDiff(pipeline->queryMap()->values(), slice(mh, "queries", i)) < 1e-5);
-        const QString live = lesson->liveLabel()->text();
+        const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
         QVERIFY(live.contains(QStringLiteral("Head %1 shown").arg(i + 1)));
         const QList<double> shown = numbersIn(live);
         QCOMPARE(shown.size(), 6);
@@ -230,17 +246,18 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsAttend);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
-    QCOMPARE(window_->pipelineView()->currentPage(), panel);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QVERIFY(panel->isVisible());
-    QCOMPARE(window_->pipelineView()->highlightedMap(), nullptr);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
+             nullptr);
     QCOMPARE(panel->kind(), HeadMapKind::Weights);
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
     QCOMPARE(panel->grid()->headCount(), 3);
     QCOMPARE(panel->grid()->tileCount(), 4);  // and the average
     const QStringList tokens = session->tokenLabels();
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     attn::Matrix average = attn::Matrix::Zero(6, 6);
     QStringList favourites;
     for (int i = 0; i < 3; ++i) {
@@ -270,8 +287,8 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     HeadGridView* grid = panel->grid();
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
     QCOMPARE(session->selectedHead(), 2);
-    QVERIFY(lesson->headButton(2)->isChecked());
-    QVERIFY(!lesson->headButton(0)->isChecked());
+    QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton3"))->isChecked());
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isChecked());
 }
 
 void TestLessonHeads::concatenationAndOutputProjection()
@@ -281,13 +298,13 @@ void TestLessonHeads::concatenationAndOutputProjection()
     stepTo(*window_, Stage::HeadsAttend);
     QVERIFY(!session->headsConfig().outputProjection);
     stepTo(*window_, Stage::HeadsConcat);
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     QVERIFY(session->headsConfig().outputProjection);
     QCOMPARE(session->headCount(), 3);
-    QCOMPARE(window_->undoStack()->text(window_->undoStack()->count() - 1),
+    QCOMPARE(window_->documents()->undoStack()->text(window_->documents()->undoStack()->count() - 1),
              QStringLiteral("Output projection W_o for the lesson"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
-    QCOMPARE(window_->pipelineView()->currentPage(), panel);
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QTRY_VERIFY(panel->outputView()->isVisible());
 
     const std::shared_ptr<const attn::MultiHeadResult> multi = session->multiHeadResult();
@@ -310,9 +327,11 @@ void TestLessonHeads::concatenationAndOutputProjection()
             largest = std::max(largest, std::abs(sum - multi->output(r, c)));
         }
     QVERIFY(largest < 1e-12);
-    QCOMPARE(testdata::maxAbsDiff(panel->concatView()->values(), concat), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(guitest::find<HeatmapView>(*panel, QStringLiteral("concatMap"))->values(),
+                                  concat),
+             0.0);
     QCOMPARE(testdata::maxAbsDiff(panel->outputView()->values(), multi->output), 0.0);
-    const QString live = lesson->liveLabel()->text();
+    const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     for (const char* s : {"concat: 6 × 84 (3 heads × d_v 28)", "W_o: 84 × 16", "output = concat W_o: 6 × 16"})
         QVERIFY2(live.contains(QString::fromUtf8(s)), qPrintable(live));
     QVERIFY(fitsTheDock(lesson));
@@ -336,24 +355,31 @@ void TestLessonHeads::concatenationAndOutputProjection()
 void TestLessonHeads::steppingBackRestoresOneHead()
 {
     Session* session = window_->session();
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
     const LabState experiment = session->state();
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
     stepTo(*window_, Stage::HeadsConcat);
     QCOMPARE(session->headCount(), 3);
     // Back within the heads' steps: still three.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
-    const int steps = window_->undoStack()->count();
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    const int steps = window_->documents()->undoStack()->count();
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::LearningMatters);
     QCOMPARE(session->headCount(), 1);
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
@@ -361,18 +387,23 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
     QCOMPARE(session->matrix(MatrixId::Wq), experiment.Wq);
     QCOMPARE(session->matrix(MatrixId::X), experiment.X);
-    QCOMPARE(window_->undoStack()->count(), steps + 1);
-    QVERIFY(lesson->initNoticeLabel()->isVisible());
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
-    QVERIFY(!lesson->headButton(0)->isVisible());
-    QCOMPARE(window_->pipelineView()->currentPage(), static_cast<QWidget*>(window_->scalingCompareView()));
+    QCOMPARE(window_->documents()->undoStack()->count(), steps + 1);
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))->isVisible());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isVisible());
+    QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(),
+             static_cast<QWidget*>(
+                 guitest::find<ScalingCompareView>(*window_, QStringLiteral("scalingCompareView"))));
     // The earlier steps show one head too.
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
     QCOMPARE(session->headCount(), 1);
     // Undo brings the heads back; Next sets them again.
-    window_->undoStack()->undo();
+    window_->documents()->undoStack()->undo();
     QCOMPARE(session->headCount(), 3);
-    window_->undoStack()->redo();
+    window_->documents()->undoStack()->redo();
     QCOMPARE(session->headCount(), 1);
     stepTo(*window_, Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
@@ -386,25 +417,26 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     // Finish on the last step (the model's, after the heads) closes the
     // lesson, and the lab has one head again.
     stepTo(*window_, Stage::ModelHeads);
-    QTest::mouseClick(window_->lessonPanel()->nextButton(), Qt::LeftButton);
-    QVERIFY(!window_->lessonModeAction()->isChecked());
+    QTest::mouseClick(guitest::find<QPushButton>(*window_, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
+    QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
     // Edit > Undo keeps the heads for whoever wants to go on with them.
-    window_->undoStack()->undo();
+    window_->documents()->undoStack()->undo();
     QCOMPARE(session->headCount(), 3);
     QVERIFY(session->headsConfig().outputProjection);
     // Opened again, the lesson starts over; heads it did not set are the
     // user's and stay (the single-head steps show the head selected).
-    window_->lessonModeAction()->trigger();
-    QCOMPARE(window_->lessonPanel()->step(), 0);
+    guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
+    QCOMPARE(guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"))->step(), 0);
     QCOMPARE(session->headCount(), 3);
     stepTo(*window_, Stage::HeadQueries);
     QCOMPARE(session->headCount(), 3);
     QVERIFY(!session->headsConfig().outputProjection);
     // Leaving puts back the lab from before the multi-head steps: those heads, with W_o.
-    window_->lessonModeAction()->trigger();
+    guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
     QCOMPARE(session->headCount(), 3);
     QVERIFY(session->headsConfig().outputProjection);
 }
@@ -412,7 +444,7 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
 void TestLessonHeads::theUsersChangesStayWithOneHead()
 {
     Session* session = window_->session();
-    LessonPanel* lesson = window_->lessonPanel();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::HeadKeysValues);
     // The student tries a sentence of their own on the heads.
     session->setSentence(QStringLiteral("the cat sat on the mat"));
@@ -420,14 +452,17 @@ void TestLessonHeads::theUsersChangesStayWithOneHead()
     QCOMPARE(session->tokenCount(), 6);
     QVERIFY(lesson->liveText().contains(QStringLiteral("Head 1 shown")));
     while (lesson->stage() != Stage::DkExperiment)
-        QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                          Qt::LeftButton);
     // One head, the sentence kept (not the lab from before the heads).
     QCOMPARE(session->headCount(), 1);
     QVERIFY(!session->headsConfig().multiHead());
     QCOMPARE(QString::fromStdString(session->config().sentence), QStringLiteral("the cat sat on the mat"));
     // ... and the experiment switching to unit variance, as it does.
     QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
-    QVERIFY(lesson->initNoticeLabel()->text().contains(QStringLiteral("switched to the unit-variance")));
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
+                ->text()
+                .contains(QStringLiteral("switched to the unit-variance")));
 }
 
 QTEST_MAIN(TestLessonHeads)

@@ -7,6 +7,7 @@
 // undo step) and names the same heads and runGpt2's top next tokens; with
 // no model open it says where a GPT-2 folder comes from.
 #include "cinemalesson.h"
+#include "documentcontroller.h"
 #include "gpt2.h"
 #include "gpt2checkpoint.h"
 #include "gpt2session.h"
@@ -114,11 +115,12 @@ bool waitForSentence(Gpt2Session* session, const QString& sentence)
 
 void stepTo(MainWindow& window, Stage stage)
 {
-    if (!window.lessonModeAction()->isChecked())
-        window.lessonModeAction()->trigger();
-    LessonPanel* lesson = window.lessonPanel();
+    if (!guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->isChecked())
+        guitest::find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(window, QStringLiteral("lessonPanel"));
     while (lesson->stage() != stage)
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
 }
 
 }  // namespace
@@ -151,17 +153,17 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
     QVERIFY(opened.wait(10000));
     // The article's sentence has neither piece: no line.
     QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
-    QVERIFY(panel->lessonLabel()->isHidden());
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->isHidden());
 
-    QVERIFY(window->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
+    QVERIFY(window->documents()->openPreset(QStringLiteral(":/presets/jane-cinema.attnlab")));
     const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new film");
     QVERIFY(waitForSentence(session, sentence));
     const Independent expected = independent(sentence);
     QCOMPARE(expected.last, QStringLiteral("␣film"));
     QCOMPARE(expected.cinema.size(), 3);
     QCOMPARE(expected.watch.size(), 3);
-    QVERIFY(!panel->lessonLabel()->isHidden());
-    QCOMPARE(panel->lessonLabel()->text(),
+    QVERIFY(!guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->isHidden());
+    QCOMPARE(guitest::find<QLabel>(*panel, QStringLiteral("modelLessonRanking"))->text(),
              QStringLiteral("Largest weights from the last token “␣film” → “␣cinema”: %1 · → “␣watch”: %2")
                  .arg(expected.cinemaShort.join(QStringLiteral(", ")),
                       expected.watchShort.join(QStringLiteral(", "))));
@@ -176,21 +178,24 @@ void TestLessonModel::lessonStepGivesTheBlank()
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     stepTo(*window, Stage::HeadsConcat);
-    const int undoSteps = window->undoStack()->count();
-    LessonPanel* lesson = window->lessonPanel();
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    const int undoSteps = window->documents()->undoStack()->count();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 11"));
-    QCOMPARE(lesson->nextButton()->text(), QStringLiteral("Fi&nish"));
+    QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
+             QStringLiteral("Fi&nish"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));
-    QCOMPARE(window->pipelineView()->currentPage(), window->models()->panel());
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),
+             window->models()->panel());
     QVERIFY(lesson->explanation(lesson->step()).contains(blank));
 
     const Independent expected = independent(blank);
     QCOMPARE(expected.last, QStringLiteral("␣new"));
     const QString live = lesson->liveText();
-    QVERIFY(lesson->liveLabel()->isVisible());
-    QCOMPARE(lesson->liveLabel()->text(), live);
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isVisible());
+    QCOMPARE(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text(), live);
     QVERIFY2(live.contains(QStringLiteral("the last “␣new”")), qPrintable(live));
     QVERIFY2(live.contains(QStringLiteral("on “␣cinema”: ") + expected.cinema.join(QStringLiteral(", "))),
              qPrintable(live));
@@ -204,9 +209,10 @@ void TestLessonModel::lessonStepGivesTheBlank()
     QVERIFY(live.contains(QStringLiteral("random weights ranks random heads")));
 
     // One undo step (after leaving the lesson's heads), and undo gives the sentence back.
-    QCOMPARE(window->undoStack()->count(), undoSteps + 2);
-    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("The lesson's sentence for the model"));
-    window->undoStack()->undo();
+    QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 2);
+    QCOMPARE(window->documents()->undoStack()->undoText(),
+             QStringLiteral("The lesson's sentence for the model"));
+    window->documents()->undoStack()->undo();
     QVERIFY(waitForSentence(session, QStringLiteral("Life is short, eat dessert first")));
 }
 
@@ -216,9 +222,10 @@ void TestLessonModel::lessonStepWithoutAModel()
     QVERIFY(window);
     stepTo(*window, Stage::HeadsConcat);
     const QString before = window->models()->session()->sentence();
-    const int undoSteps = window->undoStack()->count();
-    LessonPanel* lesson = window->lessonPanel();
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    const int undoSteps = window->documents()->undoStack()->count();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::ModelHeads);
     QVERIFY(!lesson->modelOpen());
     const QString text = lesson->explanation(lesson->step());
@@ -226,11 +233,12 @@ void TestLessonModel::lessonStepWithoutAModel()
     QVERIFY(text.contains(QStringLiteral("README")));
     QVERIFY(text.contains(QStringLiteral("gpt2, distilgpt2 or gpt2-medium")));
     QVERIFY(lesson->liveText().isEmpty());
-    QVERIFY(lesson->liveLabel()->isHidden());
+    QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->isHidden());
     // Without a model the sentence stays: the one new undo step is the lesson's heads leaving.
     QCOMPARE(window->models()->session()->sentence(), before);
-    QCOMPARE(window->undoStack()->count(), undoSteps + 1);
-    QCOMPARE(window->undoStack()->undoText(), QStringLiteral("One head again after the lesson's heads"));
+    QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 1);
+    QCOMPARE(window->documents()->undoStack()->undoText(),
+             QStringLiteral("One head again after the lesson's heads"));
 }
 
 QTEST_MAIN(TestLessonModel)

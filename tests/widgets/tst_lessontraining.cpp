@@ -12,7 +12,6 @@
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lessontraining.h"
-#include "pipelineview.h"
 #include "training_lab.h"
 #include "trainingview.h"
 
@@ -110,8 +109,8 @@ void TestLessonTraining::lessonRunsBothLabs()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
-    LessonPanel* lesson = window->lessonPanel();
-    window->lessonModeAction()->trigger();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    guitest::find<QAction>(*window, QStringLiteral("lessonModeAction"))->trigger();
     QTRY_VERIFY(lesson->isVisible());
     LessonTraining* training = window->findChild<LessonTraining*>();
     QVERIFY(training);
@@ -119,15 +118,18 @@ void TestLessonTraining::lessonRunsBothLabs()
     lesson->setStep(LessonPanel::stepOf(LessonPanel::Stage::LearningMatters));
     QVERIFY(training->isRunning());
     // The Training tab is shown, training at d_k 16.
-    QCOMPARE(window->pipelineView()->tabs()->currentWidget()->findChild<TrainingView*>(),
-             window->trainingView());
-    QCOMPARE(window->trainingView()->snapshot()->settings.dK, 16);
+    QCOMPARE(guitest::find<QTabWidget>(*window, QStringLiteral("mapsTabs"))
+                 ->currentWidget()
+                 ->findChild<TrainingView*>(),
+             guitest::find<TrainingView>(*window, QStringLiteral("trainingView")));
+    QCOMPARE(guitest::find<TrainingView>(*window, QStringLiteral("trainingView"))->snapshot()->settings.dK,
+             16);
     QVERIFY(lesson->learningText().contains("d_k 16"));
     QVERIFY(finished.wait(kHangGuardMs));
     QVERIFY(!training->isRunning());
 
     // The text is the one of the tab's measured curves.
-    const auto snapshot = window->trainingView()->snapshot();
+    const auto snapshot = guitest::find<TrainingView>(*window, QStringLiteral("trainingView"))->snapshot();
     QCOMPARE(snapshot->settings.dK, 256);
     QVERIFY(snapshot->finished);
     const LessonTraining::Summary large =
@@ -144,7 +146,7 @@ void TestLessonTraining::lessonRunsBothLabs()
     const QString text = LessonTraining::text(*training->small(), *training->large());
     QCOMPARE(finished.first().first().toString(), text);
     QCOMPARE(lesson->learningText(), text);
-    QCOMPARE(lesson->liveLabel()->text(), text);
+    QCOMPARE(guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text(), text);
     QVERIFY(text.contains(QStringLiteral("in %1 steps").arg(large.scaledSteps)));
 
     // Leaving the step mid-run stops the lab.
@@ -153,7 +155,7 @@ void TestLessonTraining::lessonRunsBothLabs()
     QVERIFY(training->isRunning());
     lesson->next();
     QVERIFY(!training->isRunning());
-    QVERIFY(!window->trainingView()->run()->isRunning());
+    QVERIFY(!guitest::find<TrainingView>(*window, QStringLiteral("trainingView"))->run()->isRunning());
 }
 
 QTEST_MAIN(TestLessonTraining)

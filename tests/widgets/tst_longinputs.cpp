@@ -257,7 +257,7 @@ void TestLongInputs::focusTableSortsByEveryColumn()
     FocusPanel focus(&session);
     focus.resize(1000, 400);
     focus.setQuery(7);
-    QTableView* table = focus.table();
+    QTableView* table = guitest::find<QTableView>(focus, QStringLiteral("focusTable"));
     QAbstractItemModel* model = table->model();
     const int n = session.result().tokens();
     QCOMPARE(model->rowCount(), n + 1);
@@ -310,8 +310,10 @@ void TestLongInputs::weightsScaleMenuIsRemembered()
         QCOMPARE(menu->actions().size(), 4);
         QVERIFY(menu->actions()[0]->isChecked());  // Automatic
         menu->actions()[3]->trigger();             // Logarithmic
-        QCOMPARE(window.pipelineView()->weightsScaleMode(), WeightsScaleMode::Log);
-        QCOMPARE(window.pipelineView()->weightsMap()->colorScale(), HeatmapView::ColorScale::Log);
+        QCOMPARE(guitest::find<PipelineView>(window, QStringLiteral("pipelineView"))->weightsScaleMode(),
+                 WeightsScaleMode::Log);
+        QCOMPARE(guitest::find<HeatmapView>(window, QStringLiteral("weightsMap"))->colorScale(),
+                 HeatmapView::ColorScale::Log);
         auto* box = window.findChild<QComboBox*>(QStringLiteral("weightsScaleBox"));
         QCOMPARE(box->currentData().toInt(), int(WeightsScaleMode::Log));
         // The box drives the menu's check marks too.
@@ -322,8 +324,10 @@ void TestLongInputs::weightsScaleMenuIsRemembered()
     }
     MainWindow again;
     again.restoreSettings();
-    QCOMPARE(again.pipelineView()->weightsScaleMode(), WeightsScaleMode::PerRow);
-    QCOMPARE(again.pipelineView()->weightsMap()->colorScale(), HeatmapView::ColorScale::PerRow);
+    QCOMPARE(guitest::find<PipelineView>(again, QStringLiteral("pipelineView"))->weightsScaleMode(),
+             WeightsScaleMode::PerRow);
+    QCOMPARE(guitest::find<HeatmapView>(again, QStringLiteral("weightsMap"))->colorScale(),
+             HeatmapView::ColorScale::PerRow);
 }
 
 QTEST_MAIN(TestLongInputs)

@@ -6,12 +6,12 @@
 #include "mainwindow.h"
 
 #include "attention.h"
+#include "documentcontroller.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "presentation.h"
 #include "scaling_lab.h"
@@ -357,7 +357,7 @@ void TestMainWindow::clickingARowFocusesThatQuery()
     QVERIFY(!cell.isEmpty());
     QTest::mouseClick(weights, Qt::LeftButton, {}, cell.center());
     QCOMPARE(window.focusQuery(), 3);
-    FocusPanel* focus = window.focusPanel();
+    FocusPanel* focus = find<FocusPanel>(window, QStringLiteral("focusPanel"));
     QCOMPARE(focus->query(), 3);
     const attn::AttentionResult r = engine({}).result;
     QCOMPARE(focus->scoreBarValues(), rowOf(r.scores, 3));
@@ -369,7 +369,7 @@ void TestMainWindow::clickingARowFocusesThatQuery()
                         r.context.row(3)),
              0.0);
     // The table walks through every stage and shows the sum of the weights.
-    const QAbstractItemModel* table = focus->table()->model();
+    const QAbstractItemModel* table = find<QTableView>(*focus, QStringLiteral("focusTable"))->model();
     auto text = [table](int row, int col) { return table->index(row, col).data().toString(); };
     QCOMPARE(table->rowCount(), 7);
     QCOMPARE(text(4, 0), QStringLiteral("5 dessert"));
@@ -414,7 +414,7 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     QVERIFY2(mix.endsWith(
                  QStringLiteral("(4 more keys with %1 of the weight)").arg(QString::number(rest, 'f', 3))),
              qPrintable(mix));
-    const QAbstractItemModel* table = window.focusPanel()->table()->model();
+    const QAbstractItemModel* table = find<QTableView>(window, QStringLiteral("focusTable"))->model();
     QCOMPARE(table->rowCount(), 13);
     QCOMPARE(table->index(11, 0).data().toString(), QStringLiteral("12 twelve"));
     QCOMPARE(table->index(11, 3).data().toString(), formatForDisplay(r.weights(q, 11)));
@@ -438,10 +438,10 @@ void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    MatrixTableModel* wq = window.matrixModel(MatrixId::Wq);
+    MatrixTableModel* wq = find<MatrixTableModel>(window, QStringLiteral("matrixModelWq"));
     auto* dock = find<QDockWidget>(window, QStringLiteral("matricesDock"));
     QTRY_VERIFY(!wq->isLive());  // tabbed behind the focused query
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(8));
     QCOMPARE(window.session()->resultDK(), 8);
     QCOMPARE(wq->columnCount(), 24);  // as last announced to the view
 
@@ -468,7 +468,8 @@ void TestMainWindow::arrowKeysMoveTheFocus()
     QTest::keyClick(weights, Qt::Key_Down);
     QTest::keyClick(weights, Qt::Key_Down);
     QCOMPARE(window.focusQuery(), 4);
-    QCOMPARE(window.focusPanel()->scoreBarValues(), rowOf(engine({}).result.scores, 4));
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->scoreBarValues(),
+             rowOf(engine({}).result.scores, 4));
     for (int i = 0; i < 10; ++i)
         QTest::keyClick(weights, Qt::Key_Up);
     QCOMPARE(window.focusQuery(), 0);  // stops at the first query
@@ -481,7 +482,7 @@ void TestMainWindow::arrowKeysMoveTheFocus()
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("two words"));
     QCOMPARE(window.focusQuery(), 1);
-    QCOMPARE(window.focusPanel()->scoreBarValues().size(), 2);
+    QCOMPARE(find<FocusPanel>(window, QStringLiteral("focusPanel"))->scoreBarValues().size(), 2);
     QTest::keyClicks(edit, QStringLiteral(" and three more"));
     QCOMPARE(window.focusQuery(), 4);
     QVERIFY(find<QLabel>(window, QStringLiteral("focusTitle"))->text().contains("\"more\""));
@@ -537,7 +538,7 @@ void TestMainWindow::renderedMapsAreNotBlank()
         const int colours = distinctColours(shot.copy(pixels));
         QVERIFY2(colours >= 20, qPrintable(QStringLiteral("%1: %2 colours").arg(name).arg(colours)));
     }
-    auto* plot = window.focusPanel()->plot();
+    auto* plot = find<QCustomPlot>(window, QStringLiteral("focusPlot"));
     QVERIFY(plot->isVisible());
     const QRect plotArea(plot->mapTo(&window, QPoint(0, 0)) * dpr, plot->size() * dpr);
     QVERIFY(distinctColours(shot.copy(plotArea)) >= 6);
@@ -553,7 +554,7 @@ void TestMainWindow::settingsRememberLastParameters()
         window.session()->setSeed(99);
         window.session()->setCausal(true);
         window.session()->setInit(attn::InitMode::UnitVariance);
-        window.pipelineView()->setIndependentRanges(true);
+        find<PipelineView>(window, QStringLiteral("pipelineView"))->setIndependentRanges(true);
         window.close();  // saves
     }
     MainWindow window;
@@ -564,7 +565,7 @@ void TestMainWindow::settingsRememberLastParameters()
     QCOMPARE(c.seed, std::uint64_t(99));
     QCOMPARE(c.init, attn::InitMode::UnitVariance);
     QVERIFY(window.session()->options().causal);
-    QVERIFY(window.pipelineView()->independentRanges());
+    QVERIFY(find<PipelineView>(window, QStringLiteral("pipelineView"))->independentRanges());
     QCOMPARE(find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->text(), QStringLiteral("a b a"));
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 10);
     QVERIFY(find<QCheckBox>(window, QStringLiteral("causalCheck"))->isChecked());
@@ -596,7 +597,8 @@ void TestMainWindow::resetToArticleExample()
     window.session()->setSentence(QStringLiteral("something else"));
     window.session()->setDModel(3);
     window.session()->setCausal(true);
-    window.document()->setUnsavedPrompt([](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
+    window.documents()->document()->setUnsavedPrompt(
+        [](const QString&) { return LabDocument::UnsavedAnswer::Discard; });
     find<QAction>(window, QStringLiteral("resetAction"))->trigger();
     compareMaps(window, engine({}));
     QCOMPARE(window.focusQuery(), 1);

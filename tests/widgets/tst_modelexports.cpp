@@ -11,6 +11,7 @@
 // head_view_layer<N>). Without a model the model views are not offered and
 // Export all views writes the rest.
 #include "gpt2session.h"
+#include "exportactions.h"
 #include "guitest.h"
 #include "headlinesview.h"
 #include "mainwindow.h"
@@ -158,7 +159,7 @@ void TestModelExports::noModelNoModelViews()
 {
     Window w;
     QVERIFY(w.operator->());
-    ViewExportController* exports = w->viewExports();
+    ViewExportController* exports = w->exports()->controller();
     const QList<ExportView> views = exports->views();
     for (const ExportView v :
          {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken}) {
@@ -174,7 +175,7 @@ void TestModelExports::noModelNoModelViews()
     QVERIFY(views.contains(ExportView::Pipeline));
     // Export all views writes every other view and says nothing of the model.
     QTemporaryDir out;
-    const attn::Status written = w->exportAllViews(out.path());
+    const attn::Status written = w->exports()->exportAllViews(out.path());
     QVERIFY2(written, written ? "" : written.error().message.c_str());
     QVERIFY(QFile::exists(out.filePath(QStringLiteral("pipeline.png"))));
     QCOMPARE(modelFiles(out.path()), QStringList());
@@ -214,7 +215,7 @@ void TestModelExports::exportAllIsTheCommandLines()
     w.session()->selectHead(1, 2);
 
     QTemporaryDir window;
-    const attn::Status written = w->exportAllViews(window.path());
+    const attn::Status written = w->exports()->exportAllViews(window.path());
     QVERIFY2(written, written ? "" : written.error().message.c_str());
     QTemporaryDir cli;
     const apptest::Run run =
@@ -263,7 +264,7 @@ void TestModelExports::oneViewAsShown()
     const QString sentence = lessonSentence();
     QVERIFY(w.type(sentence));
     w.session()->selectHead(0, 3);  // the head view shows layer 1 (0-based 0)
-    ViewExportController* exports = w->viewExports();
+    ViewExportController* exports = w->exports()->controller();
     for (const ExportView v : {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken})
         QVERIFY2(exports->views().contains(v), qPrintable(ViewExporter::viewName(v)));
 
@@ -320,14 +321,19 @@ void TestModelExports::rightClickMenus()
     const struct {
         QWidget* widget;
         ExportView view;
-    } targets[] = {{models->panel()->grid(), ExportView::ModelGrid},
-                   {models->headLines(), ExportView::ModelHeadView},
-                   {models->panel()->nextTokenView(), ExportView::ModelNextToken}};
+    } targets[] = {
+        {models->panel()->grid(), ExportView::ModelGrid},
+        {guitest::find<HeadLinesView>(*w, QStringLiteral("modelHeadLines")), ExportView::ModelHeadView},
+        {models->panel()->nextTokenView(), ExportView::ModelNextToken}};
     const int selectedLayer = w.session()->selectedLayer();
     const int selectedHead = w.session()->selectedHead();
     for (const auto& t : targets) {
-        w->pipelineView()->showPage(t.widget == static_cast<QWidget*>(models->headLines()) ? t.widget
-                                                                                           : models->panel());
+        guitest::find<PipelineView>(*w, QStringLiteral("pipelineView"))
+            ->showPage(t.widget
+                               == static_cast<QWidget*>(
+                                   guitest::find<HeadLinesView>(*w, QStringLiteral("modelHeadLines")))
+                           ? t.widget
+                           : models->panel());
         QApplication::processEvents();
         QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(30, 30),
                                 t.widget->mapToGlobal(QPoint(30, 30)));

@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "csv.h"
+#include "guitest.h"
 #include "heatmapview.h"
 #include "lessonpanel.h"
 #include "model.h"
@@ -28,6 +29,7 @@
 #include <QPainter>
 #include <QProcess>
 #include <QScrollArea>
+#include <QProgressBar>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QSignalSpy>
@@ -153,7 +155,7 @@ void TestScalingLabGui::plotsShowTheCurves()
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
     view.setCurves(c);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(view.keysSpinBox()->value(), 5);
+    QCOMPARE(guitest::find<QSpinBox>(view, QStringLiteral("keysPerQuerySpin"))->value(), 5);
     const std::vector<double>* raw[] = {&c.varRaw, &c.maxWeightRaw, &c.entropyRaw, &c.gradNormRaw};
     const std::vector<double>* scaled[] = {&c.varScaled, &c.maxWeightScaled, &c.entropyScaled,
                                            &c.gradNormScaled};
@@ -186,7 +188,8 @@ void TestScalingLabGui::markerFollowsCurrentDk()
         view.setCurrentDk(d);
         QCOMPARE(view.currentDk(), d);
         for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
-            QCPItemStraightLine* m = view.marker(ScalingLabView::Plot(p));
+            QCPItemStraightLine* m = guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::Plot(p)),
+                                                                        QStringLiteral("dkMarker"));
             QCOMPARE(m->point1->coords().x(), double(d));
             QCOMPARE(m->point2->coords().x(), double(d));
             // Vertical, at the pixel of d on the log axis.
@@ -202,7 +205,11 @@ void TestScalingLabGui::markerFollowsCurrentDk()
     QVERIFY(std::abs(plot->xAxis->coordToPixel(1024) - plot->xAxis->coordToPixel(1) - 10 * octave) < 1e-6);
     view.setCurrentDk(5000);
     QCOMPARE(view.currentDk(), 1024);
-    QCOMPARE(view.marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
+    QCOMPARE(guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::GradientPlot),
+                                                QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             1024.0);
 }
 
 void TestScalingLabGui::hoverShowsValuesAtNearestDk()
@@ -270,7 +277,7 @@ void TestScalingLabGui::keysSpinBoxRecomputes()
     ScalingLabView view;
     view.setCurves(smallCurves(6, 50));
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
-    view.keysSpinBox()->setValue(64);
+    guitest::find<QSpinBox>(view, QStringLiteral("keysPerQuerySpin"))->setValue(64);
     QVERIFY(changed.wait(30000));
     QCOMPARE(view.curves().nKeys, 64);
     // 64 keys: the samples shrink to keep the run within the work bound.
@@ -326,11 +333,13 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
     ScalingCompareView view;
     view.setData(std::make_shared<const attn::ScalingComparison>(attn::compareScaling(*rs)), tokens);
 
-    QVERIFY((view.unscaledView()->values().array() == ru->weightsMatrix().array()).all());
-    QVERIFY((view.scaledView()->values().array() == rs->weightsMatrix().array()).all());
-    QCOMPARE(view.unscaledView()->rowLabels(), tokens);
-    QCOMPARE(view.scaledView()->columnLabels(), tokens);
-    QCOMPARE(view.unscaledView()->colorMap(), attnlab::HeatmapView::ColorMap::Sequential);
+    auto* unscaledMap = guitest::find<attnlab::HeatmapView>(view, QStringLiteral("unscaledWeightsMap"));
+    auto* scaledMap = guitest::find<attnlab::HeatmapView>(view, QStringLiteral("scaledWeightsMap"));
+    QVERIFY((unscaledMap->values().array() == ru->weightsMatrix().array()).all());
+    QVERIFY((scaledMap->values().array() == rs->weightsMatrix().array()).all());
+    QCOMPARE(unscaledMap->rowLabels(), tokens);
+    QCOMPARE(scaledMap->columnLabels(), tokens);
+    QCOMPARE(unscaledMap->colorMap(), attnlab::HeatmapView::ColorMap::Sequential);
 
     using V = ScalingCompareView;
     const double expected[V::kReadoutCount][2] = {
@@ -339,7 +348,7 @@ void TestScalingLabGui::compareReadoutsAreTheEngines()
         {su.meanEntropyNats, ss.meanEntropyNats},
         {su.meanJacobianNorm, ss.meanJacobianNorm},
     };
-    QTableWidget* table = view.readoutTable();
+    QTableWidget* table = guitest::find<QTableWidget>(view, QStringLiteral("scalingCompareTable"));
     for (int r = 0; r < V::kReadoutCount; ++r)
         for (int s = 0; s < 2; ++s) {
             const double shown = table->item(r, s)->data(Qt::UserRole).toDouble();
@@ -378,7 +387,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
     QCOMPARE(panel.stepIndicator(), QString("Step 1 of 11"));
-    QVERIFY(!panel.backButton()->isEnabled());
+    QVERIFY(!guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton"))->isEnabled());
     const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,       LessonPanel::Stage::Scale,
                                         LessonPanel::Stage::Softmax,      LessonPanel::Stage::Context,
                                         LessonPanel::Stage::DkExperiment, LessonPanel::Stage::LearningMatters,
@@ -387,7 +396,8 @@ void TestScalingLabGui::lessonWalksEveryStage()
                                         LessonPanel::Stage::ModelHeads};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
-        QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
+        QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")),
+                          Qt::LeftButton);
         QCOMPARE(panel.step(), s);
         QCOMPARE(changed.count(), s);
         QCOMPARE(changed.last().at(0).toInt(), s);
@@ -402,7 +412,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
     QCOMPARE(panel.stepIndicator(), QString("Step 11 of 11"));
-    QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
     QCOMPARE(panel.step(), 10);
     // The d_k experiment, the last single-head step, reads the live comparison.
@@ -416,7 +426,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QVERIFY(panel.liveText().contains("512"));
     QVERIFY(panel.liveText().contains(QLocale().toString(0.97, 'f', 2)));
 
-    QTest::mouseClick(panel.backButton(), Qt::LeftButton);
+    QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QCOMPARE(changed.last().at(1).value<LessonPanel::Stage>(), LessonPanel::Stage::Context);
     const int before = changed.count();
     panel.setStep(3);  // no change, no signal
@@ -602,20 +612,21 @@ void TestScalingLabGui::progressWhileComputing()
 {
     ScalingLabView view;  // not shown: it would start its own computation
     QSignalSpy changed(&view, &ScalingLabView::curvesChanged);
-    QVERIFY(view.progressBar()->isHidden());
+    auto* progress = guitest::find<QProgressBar>(view, QStringLiteral("scalingLabProgress"));
+    QVERIFY(progress->isHidden());
     attn::ScalingLabConfig config;
     config.samples = 3000;
     view.compute(config);
-    QVERIFY(!view.progressBar()->isHidden());
-    QCOMPARE(view.progressBar()->value(), 0);
+    QVERIFY(!progress->isHidden());
+    QCOMPARE(progress->value(), 0);
     // Part way: the bar has moved and the curves are not there yet.
-    QTRY_VERIFY_WITH_TIMEOUT(view.progressBar()->value() > 0 || changed.count() > 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 0 || changed.count() > 0, 30000);
     if (changed.count() == 0) {
-        QVERIFY(view.progressBar()->value() <= 100);
+        QVERIFY(progress->value() <= 100);
         QVERIFY(view.isComputing());
     }
     QVERIFY(changed.count() > 0 || changed.wait(60000));
-    QVERIFY(view.progressBar()->isHidden());
+    QVERIFY(progress->isHidden());
     QCOMPARE(view.curves().samples, 3000);
 }
 
@@ -655,7 +666,9 @@ void TestScalingLabGui::markerOnlyWithCurrentDk()
     view.setCurves(smallCurves(5, 40));
     QVERIFY(!view.isMarkerShown());
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
-        QVERIFY(!view.marker(ScalingLabView::Plot(i))->visible());
+        QVERIFY(!guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::Plot(i)),
+                                                    QStringLiteral("dkMarker"))
+                     ->visible());
     const auto files = view.imageFiles({"svg"}, QSize(640, 480));
     QVERIFY(files.ok());
     for (const OutputFile& f : files.value()) {
@@ -666,7 +679,9 @@ void TestScalingLabGui::markerOnlyWithCurrentDk()
     }
     view.setCurrentDk(64);
     QVERIFY(view.isMarkerShown());
-    QVERIFY(view.marker(ScalingLabView::GradientPlot)->visible());
+    QVERIFY(guitest::find<QCPItemStraightLine>(*view.plot(ScalingLabView::GradientPlot),
+                                               QStringLiteral("dkMarker"))
+                ->visible());
 }
 
 void TestScalingLabGui::plotsReflowAndScroll()

@@ -131,8 +131,8 @@ void TestScalingLabWindow::init()
 void TestScalingLabWindow::sliderReachesOneAnd1024()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
     QCOMPARE(spin->value(), 1);
@@ -162,8 +162,8 @@ void TestScalingLabWindow::sliderReachesOneAnd1024()
 void TestScalingLabWindow::sliderPositionsGiveTheirDk()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     int previous = 0;
     for (int position = slider->minimum(); position <= slider->maximum(); position += 3) {
         slider->setValue(position);
@@ -179,8 +179,8 @@ void TestScalingLabWindow::sliderPositionsGiveTheirDk()
 void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
     const std::vector<int> grid = attn::defaultScalingLabDks();
@@ -212,8 +212,8 @@ void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
 void TestScalingLabWindow::spinBoxTakesEveryInteger()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    QSpinBox* spin = window.parameterPanel()->dKSpinBox();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    QSpinBox* spin = find<QSpinBox>(window, QStringLiteral("dKSpin"));
     QCOMPARE(spin->minimum(), 1);
     QCOMPARE(spin->maximum(), 1024);
     // 1000 and 1001 share no slider position; the spin box sets them exactly
@@ -223,7 +223,7 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
         QCOMPARE(window.session()->resultDK(), dK);
         QCOMPARE(spin->value(), dK);
         QCOMPARE(slider->value(), attn::sliderPositionFromDk(dK));
-        QCOMPARE(window.scalingLabView()->currentDk(), dK);
+        QCOMPARE(find<ScalingLabView>(window, QStringLiteral("scalingLabView"))->currentDk(), dK);
     }
     spin->setFocus();
     spin->setValue(7);
@@ -234,8 +234,8 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
 void TestScalingLabWindow::sliderMovesTheLabMarker()
 {
     MainWindow window;
-    QSlider* slider = window.parameterPanel()->dKSlider();
-    ScalingLabView* lab = window.scalingLabView();
+    QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
+    ScalingLabView* lab = find<ScalingLabView>(window, QStringLiteral("scalingLabView"));
     QCOMPARE(lab->currentDk(), 24);  // the article example
     slider->setFocus();
     const Qt::Key keys[] = {Qt::Key_Right, Qt::Key_Right, Qt::Key_PageUp, Qt::Key_End,
@@ -245,7 +245,8 @@ void TestScalingLabWindow::sliderMovesTheLabMarker()
         const int dK = window.session()->resultDK();
         QCOMPARE(lab->currentDk(), dK);
         for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
-            QCPItemStraightLine* marker = lab->marker(ScalingLabView::Plot(p));
+            QCPItemStraightLine* marker =
+                find<QCPItemStraightLine>(*lab->plot(ScalingLabView::Plot(p)), QStringLiteral("dkMarker"));
             QCOMPARE(marker->point1->coords().x(), double(dK));
             QCOMPARE(marker->point2->coords().x(), double(dK));
         }
@@ -272,10 +273,10 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     QFETCH(int, position);
     QFETCH(bool, causal);
     MainWindow window;
-    auto* initCombo = window.parameterPanel()->initCombo();
+    auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
     initCombo->setCurrentIndex(initCombo->findData(init));
     find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(causal);
-    window.parameterPanel()->dKSlider()->setValue(position);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(position);
 
     attn::ModelConfig config;
     config.init = attn::InitMode(init);
@@ -286,7 +287,7 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     const attn::ScalingComparison want = attn::compareScaling(result);
     const attn::AttentionStats stats = attn::computeStatistics(result);
 
-    ScalingCompareView* view = window.scalingCompareView();
+    ScalingCompareView* view = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
     QCOMPARE(view->comparison().dK, config.dK);
     QCOMPARE(view->initMode(), attn::InitMode(init));
     using R = ScalingCompareView::Readout;
@@ -302,13 +303,18 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
         QCOMPARE(view->readoutValue(row.readout, S::Unscaled), row.unscaled);
         QCOMPARE(view->readoutValue(row.readout, S::Scaled), row.scaled);
         for (int side = 0; side < 2; ++side) {
-            QTableWidgetItem* item = view->readoutTable()->item(int(row.readout), side);
+            QTableWidgetItem* item = find<QTableWidget>(*view, QStringLiteral("scalingCompareTable"))
+                                         ->item(int(row.readout), side);
             QCOMPARE(item->data(Qt::UserRole).toDouble(), side == 0 ? row.unscaled : row.scaled);
             QCOMPARE(item->text(), view->readoutText(row.readout, S(side)));
         }
     }
-    QCOMPARE(maxAbsDiff(view->unscaledView()->values(), want.weightsUnscaled), 0.0);
-    QCOMPARE(maxAbsDiff(view->scaledView()->values(), want.weightsScaled), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("unscaledWeightsMap"))->values(),
+                        want.weightsUnscaled),
+             0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("scaledWeightsMap"))->values(),
+                        want.weightsScaled),
+             0.0);
 
     // With ÷ √d_k the scaled side is what the session's own statistics say.
     QVERIFY(nearlyEqual(want.varRaw, stats.rawVariance));
@@ -321,8 +327,10 @@ void TestScalingLabWindow::compareReadoutsAreTheEngines()
     QVERIFY(nearlyEqual(want.varRaw / want.varScaled, double(config.dK), 1e-9));
 
     // Lesson mode's live line reads the same comparison.
-    window.lessonPanel()->setStep(int(LessonPanel::Stage::DkExperiment));
-    QVERIFY(window.lessonPanel()->liveText().contains(QString::number(config.dK)));
+    find<LessonPanel>(window, QStringLiteral("lessonPanel"))->setStep(int(LessonPanel::Stage::DkExperiment));
+    QVERIFY(find<LessonPanel>(window, QStringLiteral("lessonPanel"))
+                ->liveText()
+                .contains(QString::number(config.dK)));
 }
 
 void TestScalingLabWindow::lessonStepsHighlightTheirView()
@@ -332,11 +340,11 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     window.show();
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
-    PipelineView* pipeline = window.pipelineView();
-    LessonPanel* lesson = window.lessonPanel();
-    ParameterPanel* parameters = window.parameterPanel();
+    PipelineView* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
+    LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
+    ParameterPanel* parameters = find<ParameterPanel>(window, QStringLiteral("parameterPanel"));
     auto* dock = find<QDockWidget>(window, QStringLiteral("lessonDock"));
-    QAction* mode = window.lessonModeAction();
+    QAction* mode = find<QAction>(window, QStringLiteral("lessonModeAction"));
     QVERIFY(!dock->isVisible());
     QVERIFY(!mode->isChecked());
     QCOMPARE(mode->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
@@ -387,11 +395,11 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
             QCOMPARE(frame->objectName(), map->objectName() + QStringLiteral("Frame"));
             QCOMPARE(leftBorderColour(frame) == highlight, map == steps[s].map);
         }
-        QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+        QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     }
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
     QCOMPARE(pipeline->highlightedMap(), nullptr);
-    QCOMPARE(pipeline->currentPage(), window.scalingCompareView());
+    QCOMPARE(pipeline->currentPage(), find<ScalingCompareView>(window, QStringLiteral("scalingCompareView")));
     QVERIFY(parameters->isDkHighlighted());
     QCOMPARE(leftBorderColour(find<QFrame>(window, QStringLiteral("dKFrame"))), highlight);
     QVERIFY(parameters->dKSlider()->hasFocus());
@@ -401,14 +409,14 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     QVERIFY(window.session()->resultDK() > before);
     QVERIFY(lesson->liveText().contains(QString::number(window.session()->resultDK())));
 
-    QTest::mouseClick(lesson->backButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QCOMPARE(pipeline->highlightedMap(), pipeline->contextMap());
     QVERIFY(!parameters->isDkHighlighted());
     QVERIFY(leftBorderColour(find<QFrame>(window, QStringLiteral("dKFrame"))) != highlight);
 
     // Finish (on the last step, after the multi-head ones) closes the lesson and its highlights.
     lesson->setStep(LessonPanel::kStepCount - 1);
-    QTest::mouseClick(lesson->nextButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QVERIFY(!dock->isVisible());
     QVERIFY(!mode->isChecked());
     QCOMPARE(pipeline->highlightedMap(), nullptr);
@@ -434,14 +442,14 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    ScalingCompareView* view = window.scalingCompareView();
+    ScalingCompareView* view = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
     QVERIFY(!view->isVisible());
     QVERIFY(!window.session()->comparisonWanted());
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(256));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(256));
     QCOMPARE(window.session()->resultDK(), 256);
     QVERIFY(view->comparison().dK != 256);  // skipped while hidden
 
-    window.pipelineView()->showPage(view);
+    find<PipelineView>(window, QStringLiteral("pipelineView"))->showPage(view);
     QVERIFY(view->isVisible());
     QCOMPARE(view->comparison().dK, 256);
     QVERIFY(window.session()->comparisonWanted());
@@ -449,29 +457,35 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
     config.dK = 256;
     const attn::ScalingComparison want = attn::compareScaling(engine(config));
     QCOMPARE(view->comparison().varRaw, want.varRaw);
-    QCOMPARE(maxAbsDiff(view->scaledView()->values(), want.weightsScaled), 0.0);
+    QCOMPARE(maxAbsDiff(find<HeatmapView>(*view, QStringLiteral("scaledWeightsMap"))->values(),
+                        want.weightsScaled),
+             0.0);
     // While shown it follows every result.
-    window.parameterPanel()->dKSlider()->setValue(attn::sliderPositionFromDk(8));
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(8));
     QCOMPARE(view->comparison().dK, 8);
 }
 
 void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
 {
     MainWindow window;
-    ParameterPanel* parameters = window.parameterPanel();
+    ParameterPanel* parameters = find<ParameterPanel>(window, QStringLiteral("parameterPanel"));
+    auto* compare = find<ScalingCompareView>(window, QStringLiteral("scalingCompareView"));
+    auto* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
+    auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
+    auto* initNote = find<QLabel>(window, QStringLiteral("initNoteLabel"));
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Article")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::Article);
-    window.parameterPanel()->dKSlider()->setValue(attn::kDkSliderPositions);  // d_k 1024
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Article")));
+    QCOMPARE(compare->initMode(), attn::InitMode::Article);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);  // d_k 1024
 
-    window.scalingDemoAction()->trigger();
+    find<QAction>(window, QStringLiteral("scalingDemoAction"))->trigger();
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(parameters->initCombo()->currentData().toInt(), int(attn::InitMode::UnitVariance));
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Unit variance")));
-    QVERIFY(parameters->initNote()->text().contains(QStringLiteral("variance ≈ 1")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::UnitVariance);
-    QVERIFY(window.scalingCompareView()->initText().contains(QStringLiteral("unit variance")));
-    QCOMPARE(window.pipelineView()->currentPage(), window.scalingCompareView());
+    QCOMPARE(initCombo->currentData().toInt(), int(attn::InitMode::UnitVariance));
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Unit variance")));
+    QVERIFY(initNote->text().contains(QStringLiteral("variance ≈ 1")));
+    QCOMPARE(compare->initMode(), attn::InitMode::UnitVariance);
+    QVERIFY(compare->initText().contains(QStringLiteral("unit variance")));
+    QCOMPARE(pipeline->currentPage(), compare);
     // The rest of the parameters are kept.
     QCOMPARE(window.session()->resultDK(), 1024);
     QCOMPARE(window.session()->config().seed, 123u);
@@ -480,18 +494,17 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     config.init = attn::InitMode::UnitVariance;
     config.dK = 1024;
     const attn::ScalingComparison want = attn::compareScaling(engine(config));
-    QCOMPARE(window.scalingCompareView()->comparison().varRaw, want.varRaw);
-    QCOMPARE(window.scalingCompareView()->comparison().meanMaxRaw, want.meanMaxRaw);
+    QCOMPARE(compare->comparison().varRaw, want.varRaw);
+    QCOMPARE(compare->comparison().meanMaxRaw, want.meanMaxRaw);
 
     // The button in the parameter panel does the same.
-    window.pipelineView()->tabs()->setCurrentIndex(0);
-    parameters->initCombo()->setCurrentIndex(
-        parameters->initCombo()->findData(int(attn::InitMode::StandardNormal)));
-    QVERIFY(parameters->initNote()->text().startsWith(QStringLiteral("Standard normal")));
-    QCOMPARE(window.scalingCompareView()->initMode(), attn::InitMode::StandardNormal);
+    pipeline->tabs()->setCurrentIndex(0);
+    initCombo->setCurrentIndex(initCombo->findData(int(attn::InitMode::StandardNormal)));
+    QVERIFY(initNote->text().startsWith(QStringLiteral("Standard normal")));
+    QCOMPARE(compare->initMode(), attn::InitMode::StandardNormal);
     QTest::mouseClick(parameters->scalingDemoButton(), Qt::LeftButton);
     QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(window.pipelineView()->currentPage(), window.scalingCompareView());
+    QCOMPARE(pipeline->currentPage(), compare);
 }
 
 void TestScalingLabWindow::labTabComputesWhenFirstShown()
@@ -500,22 +513,28 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
     window.resize(1300, 850);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    ScalingLabView* lab = window.scalingLabView();
+    ScalingLabView* lab = find<ScalingLabView>(window, QStringLiteral("scalingLabView"));
     QVERIFY(!lab->hasCurves());
     QVERIFY(!lab->isComputing());  // not on the first page
 
     QSignalSpy done(lab, &ScalingLabView::curvesChanged);
-    window.pipelineView()->showPage(lab);
-    QCOMPARE(window.pipelineView()->currentPage(), lab);
+    find<PipelineView>(window, QStringLiteral("pipelineView"))->showPage(lab);
+    QCOMPARE(find<PipelineView>(window, QStringLiteral("pipelineView"))->currentPage(), lab);
     QVERIFY(lab->isComputing() || lab->hasCurves());
     QVERIFY(done.count() > 0 || done.wait(120000));
     QVERIFY(lab->hasCurves());
     QCOMPARE(lab->curves().dK, attn::defaultScalingLabDks());
-    QCOMPARE(lab->marker(ScalingLabView::VariancePlot)->point1->coords().x(), 24.0);
+    QCOMPARE(find<QCPItemStraightLine>(*lab->plot(ScalingLabView::VariancePlot), QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             24.0);
 
-    window.parameterPanel()->dKSlider()->setValue(attn::kDkSliderPositions);
+    find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);
     QCOMPARE(lab->currentDk(), 1024);
-    QCOMPARE(lab->marker(ScalingLabView::GradientPlot)->point1->coords().x(), 1024.0);
+    QCOMPARE(find<QCPItemStraightLine>(*lab->plot(ScalingLabView::GradientPlot), QStringLiteral("dkMarker"))
+                 ->point1->coords()
+                 .x(),
+             1024.0);
     // Moving d_k does not rerun the lab.
     QVERIFY(!lab->isComputing());
     QCOMPARE(done.count(), 1);
@@ -524,7 +543,7 @@ void TestScalingLabWindow::labTabComputesWhenFirstShown()
 void TestScalingLabWindow::labRunsInTheSessionsWorker()
 {
     auto* window = new MainWindow;
-    ScalingLabView* lab = window->scalingLabView();
+    ScalingLabView* lab = find<ScalingLabView>(*window, QStringLiteral("scalingLabView"));
     QCOMPARE(lab->run(), window->session()->scalingLab());
     // Large maps requested while the lab computes: both arrive, the lab's
     // curves those of the engine.

@@ -8,7 +8,6 @@
 #include "elidedlabel.h"
 #include "focuspanel.h"
 #include "heatmapview.h"
-#include "inputpanel.h"
 #include "pipelineview.h"
 #include "presentationmode.h"
 #include "scalinglabview.h"
@@ -116,7 +115,7 @@ void TestScreens::fitsSmallScreens()
                             .arg(min.height())
                             .arg(minimumCulprits(&window, screen))));
     QCOMPARE(window.size(), screen);
-    HeatmapView* map = window.pipelineView()->rawScoresMap();
+    HeatmapView* map = guitest::find<HeatmapView>(window, QStringLiteral("rawScoresMap"));
     QVERIFY2(map->width() >= 200 && map->height() >= 100,
              qPrintable(QStringLiteral("map %1x%2").arg(map->width()).arg(map->height())));
     QVERIFY(map->isVisible());
@@ -143,7 +142,7 @@ void TestScreens::shortWindowKeepsTheMapRows()
     const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(window);
     QVERIFY(shown);
     QTest::qWait(50);
-    PipelineView* pipeline = shown->pipelineView();
+    PipelineView* pipeline = guitest::find<PipelineView>(*shown, QStringLiteral("pipelineView"));
     auto* scroll = guitest::find<QScrollArea>(*pipeline, QStringLiteral("pipelinePageScroll"));
     QVERIFY2(!scroll->verticalScrollBar()->isVisible(),
              qPrintable(QStringLiteral("page %1 high in a viewport of %2")
@@ -174,7 +173,7 @@ void TestScreens::shortWindowKeepsTheMapRows()
     if (qEnvironmentVariableIsSet("QT_SCALE_FACTOR"))
         return;
     auto* focusScroll = guitest::find<QScrollArea>(*shown, QStringLiteral("focusScroll"));
-    QWidget* plot = shown->focusPanel()->plot();
+    QWidget* plot = guitest::find<QCustomPlot>(*shown, QStringLiteral("focusPlot"));
     const QRect plotRect(plot->mapTo(focusScroll->viewport(), QPoint(0, 0)), plot->size());
     QVERIFY2(focusScroll->viewport()->rect().contains(plotRect),
              qPrintable(QStringLiteral("plot at %1,%2 %3x%4 in a viewport of %5x%6")
@@ -259,7 +258,7 @@ void TestScreens::presentationModeAndBack()
         if (dock->isVisible())
             shownDocks << dock->objectName();
     QVERIFY(shownDocks.contains("focusDock"));
-    HeatmapView* map = window.pipelineView()->rawScoresMap();
+    HeatmapView* map = guitest::find<HeatmapView>(window, QStringLiteral("rawScoresMap"));
     const int mapHeight = map->height();
     const int focusHeight = window.findChild<QDockWidget*>("focusDock")->height();
 
@@ -272,7 +271,7 @@ void TestScreens::presentationModeAndBack()
         QVERIFY2(!dock->isVisible(), qPrintable(dock->objectName()));
     QVERIFY(!window.statusBar()->isVisible());
     QCOMPARE(window.font().pointSizeF(), font.pointSizeF() * PresentationMode::kFontScale);
-    QCOMPARE(window.inputPanel()->sentenceEdit()->font().pointSizeF(),
+    QCOMPARE(guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->font().pointSizeF(),
              font.pointSizeF() * PresentationMode::kFontScale);
     // The docks' room goes to the maps.
     QTRY_VERIFY(map->height() > mapHeight);
@@ -321,7 +320,7 @@ void TestScreens::leavingPresentationRestoresTheWidth()
     const QRect geometry = window.geometry();
     auto* panel = window.findChild<FocusPanel*>();
     QVERIFY(panel);
-    QHeaderView* header = panel->table()->horizontalHeader();
+    QHeaderView* header = guitest::find<QTableView>(*panel, QStringLiteral("focusTable"))->horizontalHeader();
     QList<int> columns;
     for (int c = 0; c < header->count(); ++c)
         columns << header->sectionSize(c);
@@ -353,9 +352,9 @@ void TestScreens::darkThemeColoursThePlots()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     ThemeController* theme = window.themeController();
     QCOMPARE(theme->theme(), ThemeController::Theme::System);
-    ScalingLabView* lab = window.scalingLabView();
+    ScalingLabView* lab = guitest::find<ScalingLabView>(window, QStringLiteral("scalingLabView"));
     QCustomPlot* labPlot = lab->plot(ScalingLabView::VariancePlot);
-    QCustomPlot* focusPlot = window.focusPanel()->plot();
+    QCustomPlot* focusPlot = guitest::find<QCustomPlot>(window, QStringLiteral("focusPlot"));
     QVERIFY(plotCorner(labPlot).lightness() > 200);
     QVERIFY(plotCorner(focusPlot).lightness() > 200);
 

@@ -8,6 +8,7 @@
 
 #include "mainwindow.h"
 
+#include "exportactions.h"
 #include "guitest.h"
 #include "session.h"
 #include "training_lab.h"
@@ -32,6 +33,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using guitest::find;
 using namespace attnlab;
 
 namespace {
@@ -89,11 +91,11 @@ void TestTrainingView::startFillsTheCurvesOfTheEngine()
     view.showSettings(settings);
     QCOMPARE(view.snapshot()->settings.dK, 16);  // at step 0 the settings apply at once
     QCOMPARE(view.plot(TrainingView::LossPlot)->graphCount(), 2);
-    QTest::mouseClick(view.startButton(), Qt::LeftButton);
+    QTest::mouseClick(find<QPushButton>(view, QStringLiteral("trainingStartButton")), Qt::LeftButton);
     QVERIFY(view.run()->isRunning() || view.snapshot()->finished);
     QVERIFY(waitStopped(view));
     QVERIFY(view.snapshot()->finished);
-    QVERIFY(!view.stepButton()->isEnabled());
+    QVERIFY(!find<QPushButton>(view, QStringLiteral("trainingStepButton"))->isEnabled());
 
     attn::TrainingLab direct(settings, TrainingLabRun::kProbes);
     direct.run();
@@ -114,10 +116,11 @@ void TestTrainingView::startFillsTheCurvesOfTheEngine()
                  want[std::size_t(r)].entropy[7]);
     }
     // The probes' heatmaps show the engine's attention, and its targets.
-    const auto& runs = view.probesView()->runs();
+    auto* probes = find<TrainingProbesView>(view, QStringLiteral("trainingProbes"));
+    const auto& runs = probes->runs();
     QCOMPARE(runs.size(), std::size_t(2));
     QVERIFY(runs[1].attention == direct.probeAttention(1));
-    QCOMPARE(view.probesView()->targets(), direct.probes().targets);
+    QCOMPARE(probes->targets(), direct.probes().targets);
     QCOMPARE(view.plot(TrainingView::LossPlot)->xAxis->range().upper, double(settings.steps));
 }
 
@@ -128,31 +131,33 @@ void TestTrainingView::pauseStepAndReset()
     attn::TrainingSettings settings = smallSettings(attn::kTrainingMaxSteps);
     view.showSettings(settings);
     QSignalSpy shown(&view, &TrainingView::snapshotShown);
-    view.startButton()->click();
-    QVERIFY(view.startButton()->text().contains(QStringLiteral("Pause")));
-    QVERIFY(!view.stepButton()->isEnabled());
+    auto* start = find<QPushButton>(view, QStringLiteral("trainingStartButton"));
+    auto* step = find<QPushButton>(view, QStringLiteral("trainingStepButton"));
+    start->click();
+    QVERIFY(start->text().contains(QStringLiteral("Pause")));
+    QVERIFY(!step->isEnabled());
     QVERIFY(shown.wait(kHangGuardMs));
-    view.startButton()->click();  // pause
+    start->click();  // pause
     QVERIFY(waitStopped(view));
-    QVERIFY(view.startButton()->text().contains(QStringLiteral("Play")));
+    QVERIFY(start->text().contains(QStringLiteral("Play")));
     const int paused = view.snapshot()->stepsDone;
     QVERIFY(paused > 0 && paused < settings.steps);
     QCOMPARE(view.plot(TrainingView::AccuracyPlot)->graph(0)->dataCount(), paused);
     QVERIFY(
         view.findChild<QLabel*>(QStringLiteral("trainingStatus"))->text().contains(QString::number(paused)));
 
-    QVERIFY(view.stepButton()->isEnabled());
-    view.stepButton()->click();
+    QVERIFY(step->isEnabled());
+    step->click();
     QVERIFY(waitStopped(view));
     QCOMPARE(view.snapshot()->stepsDone, paused + 1);
     QCOMPARE(view.plot(TrainingView::LossPlot)->graph(1)->dataCount(), paused + 1);
 
     // A change mid-run waits for Reset, and says so.
-    view.dkSpin()->setValue(32);
+    find<QSpinBox>(view, QStringLiteral("trainingDkSpin"))->setValue(32);
     QCOMPARE(view.snapshot()->settings.dK, 16);
     QVERIFY(
         view.findChild<QLabel*>(QStringLiteral("trainingStatus"))->text().contains(QStringLiteral("Reset")));
-    view.resetButton()->click();
+    find<QPushButton>(view, QStringLiteral("trainingResetButton"))->click();
     QCOMPARE(view.snapshot()->stepsDone, 0);
     QCOMPARE(view.snapshot()->settings.dK, 32);
     QCOMPARE(view.plot(TrainingView::LossPlot)->graph(0)->dataCount(), 0);
@@ -163,7 +168,7 @@ void TestTrainingView::readoutCountsTheSteps()
 {
     TrainingView view;
     view.showSettings(smallSettings(60));
-    view.startButton()->click();
+    find<QPushButton>(view, QStringLiteral("trainingStartButton"))->click();
     QVERIFY(waitStopped(view));
     // A target between the first and last loss of the scaled run.
     const auto& scaled = view.snapshot()->curves[0];
@@ -193,29 +198,31 @@ void TestTrainingView::badEntriesAreNamed()
     TrainingView view;
     view.show();
     auto* status = view.findChild<QLabel*>(QStringLiteral("trainingStatus"));
-    view.learningRateEdit()->setText(QStringLiteral("nan"));
-    emit view.learningRateEdit()->editingFinished();
+    auto* learningRate = find<QLineEdit>(view, QStringLiteral("trainingLearningRate"));
+    learningRate->setText(QStringLiteral("nan"));
+    emit learningRate->editingFinished();
     QVERIFY2(status->text().contains(QStringLiteral("learning rate")), qPrintable(status->text()));
     QSignalSpy message(&view, &TrainingView::message);
-    view.startButton()->click();
+    find<QPushButton>(view, QStringLiteral("trainingStartButton"))->click();
     QCOMPARE(message.count(), 1);
     QVERIFY(!view.run()->isRunning());
     QCOMPARE(view.snapshot()->stepsDone, 0);
-    view.learningRateEdit()->setText(QStringLiteral("-1"));
-    emit view.learningRateEdit()->editingFinished();
+    learningRate->setText(QStringLiteral("-1"));
+    emit learningRate->editingFinished();
     QVERIFY(status->text().contains(QStringLiteral("learning rate")));
-    view.learningRateEdit()->setText(QStringLiteral("0.003"));
-    emit view.learningRateEdit()->editingFinished();
+    learningRate->setText(QStringLiteral("0.003"));
+    emit learningRate->editingFinished();
     QVERIFY(!status->text().contains(QStringLiteral("must")));
 
     // Sizes at every limit at once: refused by the engine's check or run, never a crash.
-    view.batchSpin()->setValue(view.batchSpin()->maximum() + 5);
-    QCOMPARE(view.batchSpin()->value(), attn::kTrainingMaxBatch);
+    auto* batch = find<QSpinBox>(view, QStringLiteral("trainingBatchSpin"));
+    batch->setValue(batch->maximum() + 5);
+    QCOMPARE(batch->value(), attn::kTrainingMaxBatch);
     for (const char* name : {"trainingKeysSpin", "trainingDModelSpin", "trainingClassesSpin"}) {
         auto* spin = view.findChild<QSpinBox*>(QLatin1String(name));
         spin->setValue(spin->maximum());
     }
-    view.dkSpin()->setValue(attn::kTrainingMaxDk);
+    find<QSpinBox>(view, QStringLiteral("trainingDkSpin"))->setValue(attn::kTrainingMaxDk);
     const auto entered = view.enteredSettings();
     if (!entered) {
         QVERIFY(!QString::fromStdString(entered.error().message).isEmpty());
@@ -236,7 +243,7 @@ void TestTrainingView::picturesAndFiles()
     settings.customDivisor = 2.0;
     view.showSettings(settings);
     QCOMPARE(view.plot(TrainingView::LossPlot)->graphCount(), 3);
-    view.startButton()->click();
+    find<QPushButton>(view, QStringLiteral("trainingStartButton"))->click();
     QVERIFY(waitStopped(view));
 
     const auto files = view.imageFiles({QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")},
@@ -271,7 +278,7 @@ void TestTrainingView::windowHasTheTab()
     window.resize(1024, 700);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    TrainingView* view = window.trainingView();
+    TrainingView* view = find<TrainingView>(window, QStringLiteral("trainingView"));
     QVERIFY(view);
     auto* tabs = guitest::find<QTabWidget>(window, QStringLiteral("mapsTabs"));
     int index = -1;
@@ -282,13 +289,13 @@ void TestTrainingView::windowHasTheTab()
     tabs->setCurrentIndex(index);
     // d_k follows the window's.
     window.session()->setDK(40);
-    QTRY_COMPARE(view->dkSpin()->value(), 40);
+    QTRY_COMPARE(find<QSpinBox>(*view, QStringLiteral("trainingDkSpin"))->value(), 40);
     QCOMPARE(view->snapshot()->settings.dK, 40);
 
     attn::TrainingSettings settings = smallSettings(12);
     settings.dK = 40;
     view->showSettings(settings);
-    view->startButton()->click();
+    find<QPushButton>(*view, QStringLiteral("trainingStartButton"))->click();
     QVERIFY(waitStopped(*view));
     // At 1024 x 700 no plot's title is wider than its plot (the longer ones
     // drop their "· d_k = 40"); on a wide window every title names d_k.
@@ -314,15 +321,15 @@ void TestTrainingView::windowHasTheTab()
     // Pictures through the window's export machinery, and the numbers.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("loss.svg"));
-    QVERIFY(window.exportView(ExportView::TrainingLoss, file, QSize(600, 400)));
+    QVERIFY(window.exports()->exportView(ExportView::TrainingLoss, file, QSize(600, 400)));
     QVERIFY(QFile(file).size() > 1000);
     const QString png = dir.filePath(QStringLiteral("entropy.png"));
-    QVERIFY(window.exportView(ExportView::TrainingEntropy, png, QSize(600, 400)));
+    QVERIFY(window.exports()->exportView(ExportView::TrainingEntropy, png, QSize(600, 400)));
     QCOMPARE(QImage(png).size(), QSize(600, 400));
-    const auto numbers = window.viewExports()->numbers(ExportView::TrainingGradient);
+    const auto numbers = window.exports()->controller()->numbers(ExportView::TrainingGradient);
     QVERIFY(numbers.ok());
     QVERIFY(numbers->rfind("step,grad_norm_q_sqrt-dk,grad_norm_q_none,grad_norm_k_sqrt-dk", 0) == 0);
-    QVERIFY(window.exportAllViews(dir.filePath(QStringLiteral("all"))));
+    QVERIFY(window.exports()->exportAllViews(dir.filePath(QStringLiteral("all"))));
     for (const char* name : {"training_loss.png", "training_saturated_wrong.pdf", "training_grad_norm.svg"})
         QVERIFY2(QFile::exists(dir.filePath(QStringLiteral("all/") + QLatin1String(name))), name);
 }

@@ -7,7 +7,7 @@
 #include "mainwindow.h"
 
 #include "attention.h"
-#include "inputpanel.h"
+#include "documentcontroller.h"
 #include "labdocument.h"
 #include "matrixtablemodel.h"
 #include "model.h"
@@ -94,10 +94,10 @@ void TestUndo::init()
 void TestUndo::cellEditIsOneStep()
 {
     MainWindow window;
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     const LabState before = window.session()->state();
     QCOMPARE(stack->count(), 0);
-    MatrixTableModel* wk = window.matrixModel(MatrixId::Wk);
+    MatrixTableModel* wk = guitest::find<MatrixTableModel>(window, QStringLiteral("matrixModelWk"));
     QVERIFY(wk->setData(wk->index(2, 5), QStringLiteral("1.25")));
     QCOMPARE(window.session()->matrix(MatrixId::Wk)(2, 5), 1.25);
     LabState after = window.session()->state();
@@ -121,9 +121,9 @@ void TestUndo::typingTheSentenceIsOneStep()
     MainWindow window;
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     const LabState before = window.session()->state();
-    QLineEdit* edit = window.inputPanel()->sentenceEdit();
+    QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     edit->setFocus();
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("the cat sat"));
@@ -162,16 +162,16 @@ void TestUndo::typingTheSentenceIsOneStep()
 void TestUndo::dKSliderDragIsOneStep()
 {
     MainWindow window;
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     const LabState before = window.session()->state();
     QSlider* slider = window.findChild<QSlider*>(QStringLiteral("dKSlider"));
     slider->setSliderDown(true);  // sliderPressed
-    QVERIFY(window.undoRecorder()->inGesture());
+    QVERIFY(window.documents()->recorder()->inGesture());
     const int start = slider->value();
     for (int step = 1; step <= 6; ++step)
         slider->setValue(start + step * std::max(1, (slider->maximum() - start) / 8));
     slider->setSliderDown(false);  // sliderReleased
-    QVERIFY(!window.undoRecorder()->inGesture());
+    QVERIFY(!window.documents()->recorder()->inGesture());
     const int dK = window.session()->config().dK;
     QVERIFY(dK > before.config.dK);
     QCOMPARE(stack->count(), 1);
@@ -199,17 +199,17 @@ void TestUndo::sliderDragBackToStartLeavesNoStep()
     const int start = slider->value();
     slider->setSliderDown(true);
     slider->setValue(slider->maximum());
-    QCOMPARE(window.undoStack()->count(), 1);
+    QCOMPARE(window.documents()->undoStack()->count(), 1);
     slider->setValue(start);
     slider->setSliderDown(false);
     QCOMPARE(window.session()->config().dK, 24);
-    QCOMPARE(window.undoStack()->count(), 0);
+    QCOMPARE(window.documents()->undoStack()->count(), 0);
 }
 
 void TestUndo::parametersAndRegenerate()
 {
     MainWindow window;
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     const LabState s0 = window.session()->state();
 
     window.findChild<QSpinBox*>(QStringLiteral("seedSpin"))->setValue(7);
@@ -229,7 +229,7 @@ void TestUndo::parametersAndRegenerate()
     // Discard it is a step too. Cancel leaves everything.
     int asked = 0;
     LabDocument::UnsavedAnswer answer = LabDocument::UnsavedAnswer::Cancel;
-    window.document()->setUnsavedPrompt([&](const QString&) {
+    window.documents()->document()->setUnsavedPrompt([&](const QString&) {
         ++asked;
         return answer;
     });
@@ -263,7 +263,7 @@ void TestUndo::parametersAndRegenerate()
 void TestUndo::importIsUndone()
 {
     MainWindow window;
-    QUndoStack* stack = window.undoStack();
+    QUndoStack* stack = window.documents()->undoStack();
     const LabState before = window.session()->state();
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -278,7 +278,7 @@ void TestUndo::importIsUndone()
         std::ofstream out(path.toStdString(), std::ios::binary);
         writeNpy(out, torchWeight);
     }
-    const attn::Status refused = window.importMatrix(MatrixId::Wq, path, false);
+    const attn::Status refused = window.documents()->importMatrix(MatrixId::Wq, path, false);
     QVERIFY(!refused);
     const QString message = QString::fromStdString(refused.error().message);
     // The rows must be d_model's 16; the width is free (it would set d_k).
@@ -287,9 +287,9 @@ void TestUndo::importIsUndone()
              qPrintable(message));
     QCOMPARE(stack->count(), 0);
     // X is (6, 16): the weight file does not fit it either way.
-    QVERIFY(!window.importMatrix(MatrixId::X, path, true));
+    QVERIFY(!window.documents()->importMatrix(MatrixId::X, path, true));
 
-    QVERIFY(window.importMatrix(MatrixId::Wq, path, true));
+    QVERIFY(window.documents()->importMatrix(MatrixId::Wq, path, true));
     QVERIFY(sameMatrix(window.session()->matrix(MatrixId::Wq), torchWeight.transpose()));
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("Import W_q from query.npy"));

@@ -6,6 +6,7 @@
 
 #include "mainwindow.h"
 
+#include "exportactions.h"
 #include "npy.h"
 #include "scaling_lab.h"
 #include "scalinglabview.h"
@@ -109,7 +110,7 @@ void TestViewExport::pngHasTheRequestedSize()
     QFETCH(double, scale);
     MainWindow w;
     const QString file = dir_.filePath(QStringLiteral("view%1.png").arg(view));
-    QVERIFY(w.exportView(ExportView(view), file, size, scale));
+    QVERIFY(w.exports()->exportView(ExportView(view), file, size, scale));
     QImage image;
     QVERIFY(image.load(file, "PNG"));
     QCOMPARE(image.size(), (QSizeF(size) * scale).toSize());
@@ -128,7 +129,7 @@ void TestViewExport::figureIsLaidOutForSlides()
     // The three maps sit side by side: the left, middle and right thirds of
     // the figure's middle band each hold a map's colours.
     MainWindow w;
-    const QImage image = w.makeViewExporter()->image(ExportView::Pipeline, QSize(1800, 720));
+    const QImage image = w.exports()->makeViewExporter()->image(ExportView::Pipeline, QSize(1800, 720));
     const int top = image.height() / 4;
     const int bottom = image.height() * 3 / 4;
     for (int third = 0; third < 3; ++third) {
@@ -150,7 +151,7 @@ void TestViewExport::svgKeepsTextAsText()
 {
     MainWindow w;
     const QString file = dir_.filePath(QStringLiteral("pipeline.svg"));
-    QVERIFY(w.exportView(ExportView::Pipeline, file, QSize(1500, 600)));
+    QVERIFY(w.exports()->exportView(ExportView::Pipeline, file, QSize(1500, 600)));
     const QByteArray svg = readAll(file);
     QString error;
     const QStringList texts = svgTexts(svg, &error);
@@ -167,7 +168,7 @@ void TestViewExport::svgKeepsTextAsText()
 
     // A single map as well.
     const QString single = dir_.filePath(QStringLiteral("weights.svg"));
-    QVERIFY(w.exportView(ExportView::Weights, single, QSize(600, 500)));
+    QVERIFY(w.exports()->exportView(ExportView::Weights, single, QSize(600, 500)));
     const QStringList mapTexts = svgTexts(readAll(single), &error);
     QVERIFY(error.isEmpty());
     QVERIFY(mapTexts.contains(QStringLiteral("dessert")));
@@ -178,7 +179,7 @@ void TestViewExport::pdfIsOnePageOfVectors()
     MainWindow w;
     for (ExportView view : {ExportView::Pipeline, ExportView::ScaledScores}) {
         const QString file = dir_.filePath(ViewExporter::fileStem(view) + QStringLiteral(".pdf"));
-        QVERIFY(w.exportView(view, file, ViewExporter::defaultSize(view)));
+        QVERIFY(w.exports()->exportView(view, file, ViewExporter::defaultSize(view)));
         const QByteArray pdf = readAll(file);
         QVERIFY(pdf.startsWith("%PDF"));
         QCOMPARE(pdfPages(pdf), 1);
@@ -190,10 +191,12 @@ void TestViewExport::pdfIsOnePageOfVectors()
 void TestViewExport::sizesAreChecked()
 {
     MainWindow w;
-    QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("tiny.png")), QSize(50, 400)));
-    QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("huge.png")), QSize(9000, 9000),
-                          2.0));
-    QVERIFY(!w.exportView(ExportView::Weights, dir_.filePath(QStringLiteral("bad.gif")), QSize(400, 400)));
+    QVERIFY(!w.exports()->exportView(ExportView::Weights, dir_.filePath(QStringLiteral("tiny.png")),
+                                     QSize(50, 400)));
+    QVERIFY(!w.exports()->exportView(ExportView::Weights, dir_.filePath(QStringLiteral("huge.png")),
+                                     QSize(9000, 9000), 2.0));
+    QVERIFY(!w.exports()->exportView(ExportView::Weights, dir_.filePath(QStringLiteral("bad.gif")),
+                                     QSize(400, 400)));
     QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("tiny.png"))));
 }
 
@@ -214,17 +217,18 @@ void TestViewExport::exportAllViews()
     // Before the d_k lab's curves exist, its plots are left out; after,
     // every view is written, the widget-drawn ones too.
     const QString before = dir_.filePath(QStringLiteral("before"));
-    QVERIFY(!w.scalingLabView()->hasCurves());
-    QVERIFY(w.exportAllViews(before, QSize(500, 400)));
+    QVERIFY(!guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->hasCurves());
+    QVERIFY(w.exports()->exportAllViews(before, QSize(500, 400)));
     QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 1) * 3);
 
     attn::ScalingLabConfig config;
     config.nKeys = 5;
     config.samples = 40;
     config.seed = 99;
-    w.scalingLabView()->setCurves(attn::runScalingLab(config).value());
+    guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))
+        ->setCurves(attn::runScalingLab(config).value());
     const QString out = dir_.filePath(QStringLiteral("all"));
-    QVERIFY(w.exportAllViews(out, QSize(500, 400)));
+    QVERIFY(w.exports()->exportAllViews(out, QSize(500, 400)));
     const QStringList files = QDir(out).entryList(QDir::Files);
     QList<ExportView> views = ViewExporter::views();
     views << ExportView::FocusedQuery << ExportView::LabVariance << ExportView::LabMaxWeight
@@ -250,7 +254,7 @@ void TestViewExport::exportNumbers()
     const QString out = dir_.filePath(QStringLiteral("numbers"));
     ExportFormats formats;
     formats.json = formats.csv = formats.npy = true;
-    QVERIFY(w.exportNumbers(out, formats));
+    QVERIFY(w.exports()->exportNumbers(out, formats));
     QVERIFY(QFileInfo::exists(QDir(out).filePath(QStringLiteral("attention.json"))));
     QVERIFY(QFileInfo::exists(QDir(out).filePath(QStringLiteral("weights.csv"))));
     attn::Expected<attn::Matrix> wv = readNpyFile(QDir(out).filePath(QStringLiteral("W_v.npy")));

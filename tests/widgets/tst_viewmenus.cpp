@@ -8,16 +8,15 @@
 // literal '&'.
 
 #include "mainwindow.h"
+#include "exportactions.h"
 #include "trainingview.h"
 #include "session.h"
 
 #include "exportdialog.h"
-#include "focuspanel.h"
 #include "heatmapview.h"
 #include "matrixio.h"
 #include "numberformat.h"
 #include "pipelineview.h"
-#include "scalingcompareview.h"
 #include "scalinglabview.h"
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
@@ -119,7 +118,7 @@ void TestViewMenus::init()
 void TestViewMenus::everyViewIsOffered()
 {
     MainWindow w;
-    const QList<ExportView> views = w.viewExports()->views();
+    const QList<ExportView> views = w.exports()->controller()->views();
     for (ExportView v :
          {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights, ExportView::Queries,
           ExportView::Keys, ExportView::Values, ExportView::Context, ExportView::ScoreHistogram,
@@ -129,7 +128,7 @@ void TestViewMenus::everyViewIsOffered()
     // Each once, each with its own file name.
     QSet<QString> stems;
     for (ExportView v : views)
-        stems.insert(w.viewExports()->stem(v));
+        stems.insert(w.exports()->controller()->stem(v));
     QCOMPARE(stems.size(), views.size());
 }
 
@@ -137,7 +136,7 @@ void TestViewMenus::everyViewExports_data()
 {
     QTest::addColumn<int>("view");
     MainWindow w;
-    for (ExportView v : w.viewExports()->views())
+    for (ExportView v : w.exports()->controller()->views())
         QTest::newRow(qPrintable(ViewExporter::fileStem(v))) << int(v);
 }
 
@@ -146,7 +145,7 @@ void TestViewMenus::everyViewExports()
     QFETCH(int, view);
     MainWindow w;
     w.resize(1400, 900);
-    w.scalingLabView()->setCurves(smallCurves());
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
     // The heads' views draw several heads (with one, there is nothing to show).
     if (ExportView(view) == ExportView::HeadGrid || ExportView(view) == ExportView::HeadAverage
         || ExportView(view) == ExportView::HeadConcat || ExportView(view) == ExportView::HeadOutput) {
@@ -166,7 +165,7 @@ void TestViewMenus::everyViewExports()
             QVERIFY(shown.wait(20000));
         }
     }
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const ExportOptions options = exports->defaultOptions();
     const QSize size(640, 420);
     const attn::Expected<QByteArray> png =
@@ -207,8 +206,8 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
     w.resize(1400, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.scalingLabView()->setCurves(smallCurves());
-    PipelineView* p = w.pipelineView();
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
+    PipelineView* p = find<PipelineView>(w, QStringLiteral("pipelineView"));
     struct Target {
         QWidget* widget;
         ExportView view;
@@ -219,13 +218,16 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
         targets.append({maps[i], ExportView(int(ExportView::RawScores) + i)});
     targets.append({find<QWidget>(w, QStringLiteral("pipelinePage")), ExportView::Pipeline});
     // A child of the comparison view: the menu is the view's.
-    targets.append({w.scalingCompareView()->scaledView(), ExportView::ScalingComparison});
-    targets.append({w.scalingCompareView()->unscaledView(), ExportView::ScalingComparison});
-    targets.append({w.scalingCompareView()->histogramView(), ExportView::ScoreHistogram});
+    targets.append({find<HeatmapView>(w, QStringLiteral("scaledWeightsMap")), ExportView::ScalingComparison});
+    targets.append(
+        {find<HeatmapView>(w, QStringLiteral("unscaledWeightsMap")), ExportView::ScalingComparison});
+    targets.append(
+        {find<ScoreHistogramView>(w, QStringLiteral("scoreHistogramView")), ExportView::ScoreHistogram});
     for (int i = 0; i < ScalingLabView::kPlotCount; ++i)
-        targets.append({w.scalingLabView()->plot(ScalingLabView::Plot(i)),
-                        ExportView(int(ExportView::LabVariance) + i)});
-    targets.append({w.focusPanel()->plot(), ExportView::FocusedQuery});
+        targets.append(
+            {find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->plot(ScalingLabView::Plot(i)),
+             ExportView(int(ExportView::LabVariance) + i)});
+    targets.append({find<QCustomPlot>(w, QStringLiteral("focusPlot")), ExportView::FocusedQuery});
 
     for (const Target& t : targets) {
         p->showPage(t.widget);
@@ -255,8 +257,8 @@ void TestViewMenus::rightClickMenuOnEveryMapAndPlot()
 void TestViewMenus::optionsChangeThePicture()
 {
     MainWindow w;
-    w.scalingLabView()->setCurves(smallCurves());
-    ViewExportController* exports = w.viewExports();
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(smallCurves());
+    ViewExportController* exports = w.exports()->controller();
     const QSize size(600, 500);
     const auto picture = [&](ExportView view, const ExportOptions& o) {
         return exports->image(view, size, 1.0, o);
@@ -293,7 +295,7 @@ void TestViewMenus::optionsChangeThePicture()
 void TestViewMenus::dialogExportsAndRemembers()
 {
     MainWindow w;
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const QString path = dir_.filePath(QStringLiteral("entropy_plot"));
     exports->setSavePathPrompt([&](const QString&, const QString& suggested, const QString&) {
         if (!suggested.endsWith(QLatin1String("scaling_lab_entropy.svg")))
@@ -341,7 +343,7 @@ void TestViewMenus::numbersReadBackExactly()
 {
     MainWindow w;
     w.setFocusQuery(3);
-    ViewExportController* exports = w.viewExports();
+    ViewExportController* exports = w.exports()->controller();
     const attn::AttentionResult& r = w.session()->result();
     // A map: the labelled matrix, read back to the same doubles.
     const attn::Expected<std::string> weights = exports->numbers(ExportView::Weights);
@@ -374,7 +376,7 @@ void TestViewMenus::numbersReadBackExactly()
 
     // A lab plot: one row per d_k.
     const attn::ScalingLabCurves curves = smallCurves();
-    w.scalingLabView()->setCurves(curves);
+    find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->setCurves(curves);
     const attn::Expected<std::string> entropy = exports->numbers(ExportView::LabEntropy);
     QVERIFY(entropy);
     const attn::Expected<std::vector<CsvRow>> lab = parseCsv(entropy.value());
@@ -422,8 +424,8 @@ void TestViewMenus::noLiteralAmpersandInLabels()
         QVERIFY2(!hasMnemonic(a->statusTip()), qPrintable(a->text() + QStringLiteral(": ") + a->statusTip()));
         QVERIFY2(!hasMnemonic(a->toolTip()), qPrintable(a->text() + QStringLiteral(": ") + a->toolTip()));
     }
-    for (ExportView v : w.viewExports()->views()) {
-        std::unique_ptr<QMenu> menu(w.viewExports()->createMenu(v, &w));
+    for (ExportView v : w.exports()->controller()->views()) {
+        std::unique_ptr<QMenu> menu(w.exports()->controller()->createMenu(v, &w));
         QVERIFY2(!hasMnemonic(menu->title()), qPrintable(menu->title()));
         for (QAction* a : menu->actions())
             QVERIFY2(!hasMnemonic(a->statusTip()), qPrintable(a->statusTip()));

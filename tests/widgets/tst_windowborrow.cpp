@@ -8,6 +8,7 @@
 // head; a new sentence typed follows the model in one undo step; undo
 // back to the lab's own matrices.
 #include "gpt2session.h"
+#include "documentcontroller.h"
 #include "guitest.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
@@ -16,7 +17,6 @@
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "noticebar.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "session.h"
 #include "testdata.h"
@@ -92,7 +92,7 @@ void TestWindowBorrow::clickShowsTheHead()
     ModelController* models = window->models();
     Gpt2Session* gpt2 = models->session();
     Session* lab = window->session();
-    QUndoStack* stack = window->undoRecorder()->stack();
+    QUndoStack* stack = window->documents()->recorder()->stack();
     QSignalSpy opened(gpt2, &Gpt2Session::modelOpened);
     models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
     QVERIFY(opened.wait(10000));
@@ -112,30 +112,36 @@ void TestWindowBorrow::clickShowsTheHead()
     QCOMPARE(lab->tokenCount(), 10);
     QCOMPARE(stack->count(), steps + 1);
     QCOMPARE(stack->text(stack->count() - 1), QStringLiteral("Show GPT-2 layer 2, head 3"));
-    QCOMPARE(window->pipelineView()->currentPage(), panel);  // browsing the grid goes on
-    QVERIFY2(
-        window->noticeBar()->text().startsWith(QStringLiteral(
-            "GPT-2 layer 2, head 3 of tiny-gpt2 — X is layer 2's LayerNorm output with a column of ones")),
-        qPrintable(window->noticeBar()->text()));
-    QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), 4);
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),
+             panel);  // browsing the grid goes on
+    QVERIFY2(guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))
+                 ->text()
+                 .startsWith(QStringLiteral("GPT-2 layer 2, head 3 of tiny-gpt2 — X is layer 2's LayerNorm "
+                                            "output with a column of ones")),
+             qPrintable(guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))->text()));
+    QCOMPARE(guitest::find<QSpinBox>(*window, QStringLiteral("dKSpin"))->value(), 4);
     QVERIFY(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel")));
     QCOMPARE(guitest::find<QLabel>(*window, QStringLiteral("initNoteLabel"))->text(),
              QStringLiteral("GPT-2's trained weights, not a draw from the seed."));
-    MatrixTableModel* x = window->matrixModel(MatrixId::X);
+    MatrixTableModel* x = guitest::find<MatrixTableModel>(*window, QStringLiteral("matrixModelX"));
     QCOMPARE(x->columnCount(), 17);
     QCOMPARE(x->headerData(16, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("bias"));
     QCOMPARE(x->headerData(15, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("16"));
-    QCOMPARE(window->matrixModel(MatrixId::Wq)->headerData(16, Qt::Vertical, Qt::DisplayRole).toString(),
+    QCOMPARE(guitest::find<MatrixTableModel>(*window, QStringLiteral("matrixModelWq"))
+                 ->headerData(16, Qt::Vertical, Qt::DisplayRole)
+                 .toString(),
              QStringLiteral("bias"));
 
-    QPushButton* show = panel->showButton();
+    QPushButton* show = guitest::find<QPushButton>(*panel, QStringLiteral("modelShowButton"));
     QCOMPARE(show->text(), QStringLiteral("Show layer 2 head 3 in the pipeline"));
     QVERIFY(show->isEnabled());
     show->click();
-    QCOMPARE(window->pipelineView()->currentPage()->isAncestorOf(window->pipelineView()->rawScoresMap()),
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))
+                 ->currentPage()
+                 ->isAncestorOf(guitest::find<HeatmapView>(*window, QStringLiteral("rawScoresMap"))),
              true);
     QCOMPARE(stack->count(), steps + 2);  // the same head again, a step that does nothing
-    window->pipelineView()->showPage(panel);
+    guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->showPage(panel);
 
     // The keyboard: Up selects layer 1, head 3; Enter shows it.
     grid->setFocus();
@@ -162,7 +168,8 @@ void TestWindowBorrow::clickShowsTheHead()
         stack->undo();
     QVERIFY(!lab->isBorrowed());
     QCOMPARE(lab->config().dModel, 16);
-    QVERIFY(window->noticeBar()->text().isEmpty() || !window->noticeBar()->isVisible());
+    QVERIFY(guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))->text().isEmpty()
+            || !guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))->isVisible());
 }
 
 QTEST_MAIN(TestWindowBorrow)

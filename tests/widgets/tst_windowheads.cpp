@@ -6,15 +6,14 @@
 // at sizes the worker computes, the pipeline's maps and the focus panel
 // show the selected head before the other heads are done.
 #include "focuspanel.h"
+#include "documentcontroller.h"
 #include "guitest.h"
 #include "headgridview.h"
-#include "headscontrols.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "matrixtablemodel.h"
 #include "mhastatefiles.h"
-#include "parameterpanel.h"
 #include "pipelineview.h"
 #include "session.h"
 #include "testconfigs.h"
@@ -29,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using guitest::find;
 using namespace attnlab;
 
 class TestWindowHeads : public QObject {
@@ -58,13 +58,15 @@ void TestWindowHeads::threeHeadsAndAClick()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
     Session* session = window->session();
-    HeadsControls* controls = window->parameterPanel()->headsControls();
-    QVERIFY(!controls->selectedHeadSpin()->isEnabled());
-    controls->headsSpin()->setValue(3);
+    auto* selected = find<QSpinBox>(*window, QStringLiteral("selectedHeadSpin"));
+    QVERIFY(!selected->isEnabled());
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
     QCOMPARE(session->headCount(), 3);
-    QVERIFY(controls->selectedHeadSpin()->isEnabled());
-    QCOMPARE(controls->selectedHeadSpin()->maximum(), 3);
-    QVERIFY(controls->note()->text().contains(QStringLiteral("concat 3 × 28 = 84")));
+    QVERIFY(selected->isEnabled());
+    QCOMPARE(selected->maximum(), 3);
+    QVERIFY(find<QLabel>(*window, QStringLiteral("headsNote"))
+                ->text()
+                .contains(QStringLiteral("concat 3 × 28 = 84")));
 
     // The Heads tab: every head, the session's result (and no head sent
     // ahead of the others, which that tab would only wait longer for).
@@ -88,10 +90,10 @@ void TestWindowHeads::threeHeadsAndAClick()
     // A click on head 3's tile: the session's head, everywhere.
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
     QCOMPARE(session->selectedHead(), 2);
-    QCOMPARE(controls->selectedHeadSpin()->value(), 3);
+    QCOMPARE(selected->value(), 3);
     QCOMPARE(grid->selectedHead(), 2);
     const attn::Matrix wq = testdata::toMatrix(mh["multihead_W_query"].toArray()[2]).transpose();
-    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    MatrixTableModel* editor = find<MatrixTableModel>(*window, QStringLiteral("matrixModelWq"));
     QCOMPARE(editor->data(editor->index(3, 5), Qt::EditRole).toDouble(), wq(3, 5));
     auto* weights = guitest::find<HeatmapView>(*window, QStringLiteral("weightsMap"));
     const attn::Matrix ref = testdata::toMatrix(mh["weights"].toArray()[2]);
@@ -100,7 +102,7 @@ void TestWindowHeads::threeHeadsAndAClick()
             QVERIFY(std::abs(weights->value(i, j) - ref(i, j)) < 1e-6);
 
     // The spin box picks a head too.
-    controls->selectedHeadSpin()->setValue(1);
+    selected->setValue(1);
     QCOMPARE(session->selectedHead(), 0);
     QCOMPARE(grid->selectedHead(), 0);
     QVERIFY(std::abs(weights->value(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) < 1e-6);
@@ -123,30 +125,33 @@ void TestWindowHeads::splitLayoutInThePanel()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     Session* session = window->session();
-    ParameterPanel* parameters = window->parameterPanel();
-    HeadsControls* controls = parameters->headsControls();
-    controls->headsSpin()->setValue(4);
-    controls->layoutCombo()->setCurrentIndex(controls->layoutCombo()->findData(int(attn::HeadLayout::Split)));
+    auto* dK = find<QSpinBox>(*window, QStringLiteral("dKSpin"));
+    auto* heads = find<QSpinBox>(*window, QStringLiteral("headsSpin"));
+    auto* layout = find<QComboBox>(*window, QStringLiteral("headLayoutCombo"));
+    auto* outputProjection = find<QCheckBox>(*window, QStringLiteral("outputProjectionCheck"));
+    auto* torchInit = find<QCheckBox>(*window, QStringLiteral("torchInitCheck"));
+    auto* note = find<QLabel>(*window, QStringLiteral("headsNote"));
+    heads->setValue(4);
+    layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Split)));
     QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
     QVERIFY(session->problem().isEmpty());
-    QCOMPARE(parameters->dKSpinBox()->value(), 4);
-    QVERIFY(!parameters->dKSpinBox()->isEnabled());
-    QVERIFY(controls->outputProjectionCheck()->isChecked());
-    QVERIFY(!controls->outputProjectionCheck()->isEnabled());
-    QVERIFY(controls->torchInitCheck()->isVisible());
-    QVERIFY(controls->note()->text().contains(QStringLiteral("16 / 4 = 4")));
+    QCOMPARE(dK->value(), 4);
+    QVERIFY(!dK->isEnabled());
+    QVERIFY(outputProjection->isChecked());
+    QVERIFY(!outputProjection->isEnabled());
+    QVERIFY(torchInit->isVisible());
+    QVERIFY(note->text().contains(QStringLiteral("16 / 4 = 4")));
     // h = 3 does not divide 16: said, and the last good lab stays.
-    controls->headsSpin()->setValue(3);
-    QVERIFY(controls->note()->text().contains(QStringLiteral("does not divide")));
+    heads->setValue(3);
+    QVERIFY(note->text().contains(QStringLiteral("does not divide")));
     QCOMPARE(session->headCount(), 4);
-    controls->headsSpin()->setValue(2);
-    QCOMPARE(parameters->dKSpinBox()->value(), 8);
+    heads->setValue(2);
+    QCOMPARE(dK->value(), 8);
     QCOMPARE(session->resultDK(), 8);
     // Back to independent heads: d_k is the user's again.
-    controls->layoutCombo()->setCurrentIndex(
-        controls->layoutCombo()->findData(int(attn::HeadLayout::Independent)));
-    QVERIFY(parameters->dKSpinBox()->isEnabled());
-    QVERIFY(!controls->torchInitCheck()->isVisible());
+    layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Independent)));
+    QVERIFY(dK->isEnabled());
+    QVERIFY(!torchInit->isVisible());
 }
 
 void TestWindowHeads::undoTheHeads()
@@ -154,16 +159,17 @@ void TestWindowHeads::undoTheHeads()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 800));
     QVERIFY(window);
     Session* session = window->session();
-    HeadsControls* controls = window->parameterPanel()->headsControls();
-    controls->headsSpin()->setValue(3);
-    controls->outputProjectionCheck()->setChecked(true);
+    auto* heads = find<QSpinBox>(*window, QStringLiteral("headsSpin"));
+    auto* outputProjection = find<QCheckBox>(*window, QStringLiteral("outputProjectionCheck"));
+    heads->setValue(3);
+    outputProjection->setChecked(true);
     QVERIFY(session->multiHeadResult()->hasOutput());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
     QVERIFY(!session->headsConfig().outputProjection);
-    QVERIFY(!controls->outputProjectionCheck()->isChecked());
+    QVERIFY(!outputProjection->isChecked());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(session->headCount(), 1);
-    QCOMPARE(controls->headsSpin()->value(), 1);
+    QCOMPARE(heads->value(), 1);
     QVERIFY(!session->multiHeadResult());
 }
 
@@ -180,9 +186,9 @@ bool prepareCase(MainWindow* window, const QJsonObject& c, const QString& dir)
     session->setParameters(config, options, session->headsConfig());
     if (!session->problem().isEmpty())
         return false;
-    window->parameterPanel()->headsControls()->headsSpin()->setValue(c["h"].toInt());
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(c["h"].toInt());
     return QDir(dir).mkdir("state") && mhatest::writeCaseState(c, dir)
-           && window->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
+           && window->documents()->importMatrix(MatrixId::X, dir + "/x.npy", false).ok();
 }
 
 void TestWindowHeads::importModuleState_data()
@@ -210,13 +216,13 @@ void TestWindowHeads::importModuleState()
     const attn::Matrix x = session->model().X;
     QCOMPARE(testdata::maxAbsDiff(x, testdata::toMatrix(c["x"])), 0.0);
 
-    const attn::Status imported = window->importMhaState(dir.filePath("state"));
+    const attn::Status imported = window->documents()->importMhaState(dir.filePath("state"));
     QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
     QTRY_VERIFY(session->multiHeadResult());
     const int h = c["h"].toInt();
     QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
     QCOMPARE(session->headCount(), h);
-    QCOMPARE(window->parameterPanel()->dKSpinBox()->value(), c["E"].toInt() / h);
+    QCOMPARE(find<QSpinBox>(*window, QStringLiteral("dKSpin"))->value(), c["E"].toInt() / h);
     const attn::MultiHeadResult& r = *session->multiHeadResult();
     const QJsonObject f = c["float64"].toObject();
     QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(c["attn_output"])) < 1e-5);
@@ -255,23 +261,23 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
     const QString state = dir.filePath("state");
     QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy",
                                   testdata::toMatrix(c["in_proj_weight"]).transpose()));
-    attn::Status imported = window->importMhaState(state);
+    attn::Status imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QCOMPARE(QString::fromStdString(imported.error().message),
              QStringLiteral("state: in_proj_weight.npy has shape (32, 96) but (96, 32) = (3E, E) for E = 32 "
                             "was expected"));
     QVERIFY(QFile::remove(state + "/out_proj.bias.npy"));
     QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"])));
-    imported = window->importMhaState(state);
+    imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QVERIFY2(
         QString::fromStdString(imported.error().message)
             .endsWith(QStringLiteral("out_proj.bias.npy is missing; expected shape (32,) = (E,) for E = 32")),
         imported.error().message.c_str());
     // h = 3 cannot split E = 32.
-    window->parameterPanel()->headsControls()->headsSpin()->setValue(3);
+    find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
     QCOMPARE(session->headCount(), 3);
-    imported = window->importMhaState(state);
+    imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QVERIFY2(QString::fromStdString(imported.error().message)
                  .contains(QStringLiteral("3 heads do not divide E = 32")),
@@ -307,7 +313,7 @@ void TestWindowHeads::theShownHeadFirst()
         mapsShowedIt = session->isComputing() && weights->value(5, 7) == w(5, 7)
                        && weights->value(599, 0) == w(599, 0) && q->value(0, 2) == preview->Q(focused, 2);
     });
-    MatrixTableModel* editor = window->matrixModel(MatrixId::Wq);
+    MatrixTableModel* editor = find<MatrixTableModel>(*window, QStringLiteral("matrixModelWq"));
     QVERIFY(editor->setData(editor->index(0, 2), QStringLiteral("2.5"), Qt::EditRole));
     QVERIFY(results.wait(60000));
     disconnect(session, &Session::previewChanged, this, nullptr);

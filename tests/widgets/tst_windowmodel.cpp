@@ -97,22 +97,24 @@ void TestWindowModel::openTypeAndClick()
     Gpt2Session* session = models->session();
     QSignalSpy opened(session, &Gpt2Session::modelOpened);
     models->openModel(tinyFolder());
-    QVERIFY(models->progressBar()->isVisible());
+    QVERIFY(guitest::find<QProgressBar>(*window, QStringLiteral("modelProgress"))->isVisible());
     QVERIFY(opened.wait(10000));
-    QVERIFY(!models->progressBar()->isVisible());
+    QVERIFY(!guitest::find<QProgressBar>(*window, QStringLiteral("modelProgress"))->isVisible());
 
     // The Model tab comes forward once the model is open.
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
-    QCOMPARE(window->pipelineView()->currentPage(), panel);
-    QVERIFY(panel->summaryLabel()->text().contains(QStringLiteral("2 layers × 4 heads")));
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(), panel);
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelSummary"))
+                ->text()
+                .contains(QStringLiteral("2 layers × 4 heads")));
 
     const QJsonObject c = lessonCase();
     QVERIFY(typeSentence(*window, c["sentence"].toString()));
     const QJsonArray ids = c["token_ids"].toArray();
     QCOMPARE(session->result()->tokens(), int(ids.size()));
     // The pieces with their ids, the leading space marked, each id subscripted.
-    QTextDocument* pieces = panel->tokensView()->document();
+    QTextDocument* pieces = guitest::find<QTextBrowser>(*panel, QStringLiteral("modelTokens"))->document();
     QVERIFY2(pieces->toPlainText().contains(QStringLiteral("␣cinema 22041")),
              qPrintable(pieces->toPlainText()));
     QTextCursor id = pieces->find(QStringLiteral("22041"));
@@ -135,7 +137,7 @@ void TestWindowModel::openTypeAndClick()
     QCOMPARE(grid->selectedHead(), 2);
     const attn::Matrix expected =
         testdata::toMatrix(c["layers"].toArray()[1].toObject()["heads"].toArray()[2].toObject()["weights"]);
-    QTableWidget* lastRow = panel->lastRowTable();
+    QTableWidget* lastRow = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
     const int n = int(ids.size());
     QCOMPARE(lastRow->rowCount(), n);
     for (int j = 0; j < n; ++j) {
@@ -195,7 +197,8 @@ void TestWindowModel::openTypeAndClick()
     QVERIFY(!renderer.hasRanking());
 
     // The head view shows the selected layer, its lines the session's weights.
-    const HeadLinesRenderer& lines = window->models()->headLines()->renderer();
+    const HeadLinesRenderer& lines =
+        guitest::find<HeadLinesView>(*window, QStringLiteral("modelHeadLines"))->renderer();
     QCOMPARE(lines.result(), session->result());
     QCOMPARE(lines.layer(), 1);
     QVERIFY(!lines.lines().empty());
@@ -218,6 +221,11 @@ void TestWindowModel::whatIfNoneOnTheHead()
     QVERIFY(window);
     Gpt2Session* session = window->models()->session();
     ModelPanel* panel = window->models()->panel();
+    auto* scale = guitest::find<QComboBox>(*panel, QStringLiteral("modelScaleBox"));
+    auto* divisor = guitest::find<QDoubleSpinBox>(*panel, QStringLiteral("modelDivisorBox"));
+    auto* scope = guitest::find<QComboBox>(*panel, QStringLiteral("modelScopeBox"));
+    auto* reset = guitest::find<QPushButton>(*panel, QStringLiteral("modelResetButton"));
+    auto* lastRow = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
     // The empty grid tells how to open a model until one is open, then why it has no maps.
     QVERIFY(panel->grid()->placeholder().contains(QStringLiteral("File > Open model")));
     QSignalSpy opened(session, &Gpt2Session::modelOpened);
@@ -231,10 +239,10 @@ void TestWindowModel::whatIfNoneOnTheHead()
     QTest::mouseClick(panel->grid(), Qt::LeftButton, {}, panel->grid()->tileRect(1, 3).center());
 
     QSignalSpy changed(session, &Gpt2Session::resultChanged);
-    panel->scopeBox()->setCurrentIndex(panel->scopeBox()->findData(int(Gpt2Scope::ThisHead)));
-    const int none = panel->scaleBox()->findData(int(attn::ScaleMode::None));
-    panel->scaleBox()->setCurrentIndex(none);
-    emit panel->scaleBox()->activated(none);
+    scope->setCurrentIndex(scope->findData(int(Gpt2Scope::ThisHead)));
+    const int none = scale->findData(int(attn::ScaleMode::None));
+    scale->setCurrentIndex(none);
+    emit scale->activated(none);
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 1.0);
     QCOMPARE(session->divisors().at(1, 2), 2.0);
@@ -247,53 +255,55 @@ void TestWindowModel::whatIfNoneOnTheHead()
     for (int j = 0; j < n; ++j)
         sum += std::exp(old.scores(n - 1, j) - top);
     for (int j = 0; j < n; ++j)
-        QVERIFY(std::abs(panel->lastRowTable()->item(j, 1)->data(Qt::UserRole).toDouble()
+        QVERIFY(std::abs(lastRow->item(j, 1)->data(Qt::UserRole).toDouble()
                          - std::exp(old.scores(n - 1, j) - top) / sum)
                 <= 1e-12);
-    QVERIFY(panel->headCaption()->text().contains(QStringLiteral("÷ 1\n")));
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelHeadCaption"))
+                ->text()
+                .contains(QStringLiteral("÷ 1\n")));
 
     // Temperature 2 halves the logits before the softmax; the order stays.
     const NextTokenRenderer& next = panel->nextTokenView()->renderer();
     const int first = next.entries()[0].id;
     const double p1 = next.entries()[0].probability;
-    panel->temperatureBox()->setValue(2.0);
+    guitest::find<QDoubleSpinBox>(*panel, QStringLiteral("modelTemperatureBox"))->setValue(2.0);
     QCOMPARE(session->temperature(), 2.0);
     QCOMPARE(next.temperature(), 2.0);
     QCOMPARE(next.entries()[0].id, first);
     QCOMPARE(next.entries()[0].probability, session->nextTokens()[0].probability);
     QVERIFY(next.entries()[0].probability < p1);  // flatter at T = 2
 
-    QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
+    QTest::mouseClick(reset, Qt::LeftButton);
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 2.0);
 
     // A custom divisor equal to sqrt(head_dim) (2 on this model, 8 on GPT-2
     // small) stays the custom choice: its box stays editable.
-    const int custom = panel->scaleBox()->findData(int(attn::ScaleMode::Custom));
-    panel->divisorBox()->setValue(2.0);
-    panel->scaleBox()->setCurrentIndex(custom);
-    emit panel->scaleBox()->activated(custom);
+    const int custom = scale->findData(int(attn::ScaleMode::Custom));
+    divisor->setValue(2.0);
+    scale->setCurrentIndex(custom);
+    emit scale->activated(custom);
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 2.0);
-    QCOMPARE(panel->scaleBox()->currentIndex(), custom);
-    QVERIFY(panel->divisorBox()->isEnabled());
+    QCOMPARE(scale->currentIndex(), custom);
+    QVERIFY(divisor->isEnabled());
     // Choosing another scope applies the divisor shown on it at once.
-    panel->divisorBox()->setValue(3.0);
-    emit panel->divisorBox()->editingFinished();
+    divisor->setValue(3.0);
+    emit divisor->editingFinished();
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 3.0);
     QCOMPARE(session->divisors().at(0, 0), 2.0);
-    const int every = panel->scopeBox()->findData(int(Gpt2Scope::AllLayers));
-    panel->scopeBox()->setCurrentIndex(every);
-    emit panel->scopeBox()->activated(every);
+    const int every = scope->findData(int(Gpt2Scope::AllLayers));
+    scope->setCurrentIndex(every);
+    emit scope->activated(every);
     QVERIFY(changed.wait(10000));
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 4; ++h)
             QCOMPARE(session->divisors().at(l, h), 3.0);
-    QTest::mouseClick(panel->resetButton(), Qt::LeftButton);
+    QTest::mouseClick(reset, Qt::LeftButton);
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(0, 0), 2.0);
-    QCOMPARE(panel->scaleBox()->currentData().toInt(), int(attn::ScaleMode::SqrtDk));
+    QCOMPARE(scale->currentData().toInt(), int(attn::ScaleMode::SqrtDk));
 }
 
 void TestWindowModel::badFolderKeepsTheWindow()
@@ -319,18 +329,18 @@ void TestWindowModel::badFolderKeepsTheWindow()
     window->models()->openModel(bad.path());
     QVERIFY(failed.wait(10000));
     ModelPanel* panel = window->models()->panel();
-    QCOMPARE(panel->messageLabel()->text(), message);
-    QVERIFY(panel->messageLabel()->isVisible());
+    QCOMPARE(guitest::find<QLabel>(*panel, QStringLiteral("modelMessage"))->text(), message);
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelMessage"))->isVisible());
     QVERIFY2(window->statusBar()->currentMessage().contains(message),
              qPrintable(window->statusBar()->currentMessage()));
-    QVERIFY(!window->models()->progressBar()->isVisible());
+    QVERIFY(!guitest::find<QProgressBar>(*window, QStringLiteral("modelProgress"))->isVisible());
     QCOMPARE(session->modelFolder(), tinyFolder());
     QCOMPARE(panel->grid()->tileCount(), 8);
 
     // The window keeps working: the next sentence runs on the kept model.
     QVERIFY(typeSentence(*window, QStringLiteral("Jane is going to the cinema")));
     QCOMPARE(session->result()->tokens(), 6);
-    QCOMPARE(panel->lastRowTable()->rowCount(), 6);
+    QCOMPARE(guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"))->rowCount(), 6);
     QVERIFY(window->session()->problem().isEmpty());
 }
 

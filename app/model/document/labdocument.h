@@ -7,7 +7,7 @@
 // back after a crash.
 //
 // Autosave: while the lab is modified, every autosaveInterval() the state is
-// written to this window's own file in autosaveFolder() (AppDataLocation/
+// written to this window's own file in the autosave folder (AppDataLocation/
 // autosave/lab-UUID.attnlab), beside a lock (QLockFile, "….lock") the window
 // holds while it lives. A clean exit or a lab without unsaved changes
 // removes the file. So an autosave whose lock nobody holds belongs to a run
@@ -97,7 +97,6 @@ public:
     QStringList recentFiles() const;
     void clearRecentFiles();
 
-    QString autosaveFolder() const { return autosaveFolder_; }
     // Where this window's autosave goes, and where recovery looks (before the
     // first autosave: it moves nothing already written).
     void setAutosaveFolder(const QString& folder);

@@ -45,7 +45,6 @@ public:
 
     bool hasResult() const { return hasResult_; }
     const std::vector<Key>& keys() const { return keys_; }
-    QString lastToken() const { return last_; }  // display text
     // Either piece is in the sentence.
     bool hasKey() const;
 

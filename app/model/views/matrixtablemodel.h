@@ -20,8 +20,6 @@ class MatrixTableModel : public QAbstractTableModel {
 public:
     MatrixTableModel(Session* session, MatrixId which, QObject* parent = nullptr);
 
-    MatrixId matrixId() const { return which_; }
-
     // A model whose view is off screen (its dock hidden or its tab not
     // current) stops announcing changes, which would make the view rebuild
     // its headers on every d_k step; made live again, it announces one reset

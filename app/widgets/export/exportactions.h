@@ -52,14 +52,18 @@ public:
     // focusQuery: the query the window shows.
     ExportActions(Session* session, Views views, std::function<int()> focusQuery, QWidget* window);
 
+    // Export and copy of every view, and their right-click menus.
     ViewExportController* controller() const { return exports_; }
     void addFileActions(QMenu* file);  // picture, all views, numbers
     void addEditActions(QMenu* edit);  // copy the pipeline figure
 
+    // The current run as the exporters take it.
     AttentionSnapshot currentSnapshot() const;
-    std::unique_ptr<ViewExporter> makeViewExporter() const;
-    attn::Status exportView(ExportView view, const QString& path, const QSize& size, qreal scale) const;
-    attn::Status exportAllViews(const QString& directory, const QSize& size) const;
+    std::unique_ptr<ViewExporter> makeViewExporter() const;  // the window's focus and ranges
+    // The format from the suffix (.png, .svg, .pdf).
+    attn::Status exportView(ExportView view, const QString& path, const QSize& size, qreal scale = 1.0) const;
+    // Every view as PNG, SVG and PDF into `directory`, all or nothing.
+    attn::Status exportAllViews(const QString& directory, const QSize& size = QSize()) const;
     attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
     void copyViewToClipboard(ExportView view) const;
 

@@ -22,13 +22,6 @@ class HeadsControls : public QWidget {
 public:
     explicit HeadsControls(Session* session, QWidget* parent = nullptr);
 
-    QSpinBox* headsSpin() const { return heads_; }
-    QComboBox* layoutCombo() const { return layout_; }
-    QCheckBox* outputProjectionCheck() const { return outputProjection_; }
-    QCheckBox* torchInitCheck() const { return torchInit_; }
-    QSpinBox* selectedHeadSpin() const { return selected_; }
-    QLabel* note() const { return note_; }
-
 private:
     void syncFromSession();
 

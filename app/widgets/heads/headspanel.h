@@ -75,7 +75,6 @@ public:
     attn::Status exportAll(const QString& directory) const;
 
     HeadGridView* grid() const { return grid_; }
-    HeatmapView* concatView() const { return concat_; }
     HeatmapView* outputView() const { return output_; }
 
     // Replaces the folder dialog of exportAllInteractive (tests).

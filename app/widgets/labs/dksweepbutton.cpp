@@ -19,8 +19,8 @@ DkSweepButton::DkSweepButton(DkSweep* sweep, QWidget* parent) : QToolButton(pare
     setToolButtonStyle(Qt::ToolButtonTextOnly);
     setPopupMode(QToolButton::MenuButtonPopup);
     auto* menu = new QMenu(this);
-    record_ = menu->addAction(tr("Play and &save the frames as PNG…"), this, &DkSweepButton::record);
-    record_->setObjectName(QStringLiteral("dkRecordAction"));
+    QAction* record = menu->addAction(tr("Play and &save the frames as PNG…"), this, &DkSweepButton::record);
+    record->setObjectName(QStringLiteral("dkRecordAction"));
     setMenu(menu);
     folderPrompt_ = [this] {
         return QFileDialog::getExistingDirectory(window(), tr("Save the d_k frames into"));

@@ -9,8 +9,6 @@
 
 #include <functional>
 
-class QAction;
-
 namespace attnlab {
 
 class DkSweep;
@@ -20,7 +18,6 @@ class DkSweepButton : public QToolButton {
 public:
     explicit DkSweepButton(DkSweep* sweep, QWidget* parent = nullptr);
 
-    QAction* recordAction() const { return record_; }
     // The folder dialog, replaceable for tests; empty when cancelled.
     void setFolderPrompt(std::function<QString()> prompt) { folderPrompt_ = std::move(prompt); }
     // Asked before replacing frames; true to go on.
@@ -43,7 +40,6 @@ private:
     void updateLook();
 
     DkSweep* sweep_;
-    QAction* record_ = nullptr;
     std::function<QString()> folderPrompt_;
     std::function<bool(const QString&)> replacePrompt_;
     std::function<bool(int)> dropPrompt_;

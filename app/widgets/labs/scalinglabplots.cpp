@@ -162,6 +162,7 @@ void ScalingLabPlots::setUp(const QFont& font)
         }
 
         markers_[i] = new QCPItemStraightLine(p);
+        markers_[i]->setObjectName(QStringLiteral("dkMarker"));
         markers_[i]->setPen(QPen(Qt::black, 1.2, Qt::DashDotLine));
         markers_[i]->setSelectable(false);
         markerLabels_[i] = new QCPItemText(p);

@@ -40,7 +40,6 @@ public:
 
     QCustomPlot* plot(int which) const { return plots_[std::size_t(which)]; }
     const std::array<QCustomPlot*, kPlotCount>& plots() const { return plots_; }
-    QCPItemStraightLine* marker(int which) const { return markers_[std::size_t(which)]; }
 
     // The curves into the graphs, with the theory lines of their n, the
     // ranges and the titles; replots.

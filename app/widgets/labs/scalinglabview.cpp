@@ -323,13 +323,4 @@ attn::Expected<std::vector<OutputFile>> ScalingLabView::imageFiles(const QString
     return plots_->imageFiles(formats, size, palette());
 }
 
-attn::Status ScalingLabView::exportImages(const QString& directory, const QStringList& formats,
-                                          const QSize& size) const
-{
-    auto files = imageFiles(formats, size);
-    if (!files.ok())
-        return files.error();
-    return writeFilesAtomically(directory, files.value());
-}
-
 }  // namespace attnlab

@@ -32,7 +32,6 @@
 #include <vector>
 
 class QCustomPlot;
-class QCPItemStraightLine;
 class QGridLayout;
 class QLabel;
 class QProgressBar;
@@ -75,18 +74,15 @@ public:
     void prefetch();
     const attn::ScalingLabConfig& config() const;
 
-    // The vertical marker on every plot, shown once a d_k is set (the
-    // command line's plots, which follow no window, have none).
+    // The vertical marker on every plot (its child "dkMarker"), shown once
+    // a d_k is set (the command line's plots, which follow no window, have
+    // none).
     void setCurrentDk(int dK);
     int currentDk() const { return currentDk_; }
     bool isMarkerShown() const { return markerShown_; }
 
     QCustomPlot* plot(Plot which) const { return plots_->plot(which); }
-    QCPItemStraightLine* marker(Plot which) const { return plots_->marker(which); }
-    QSpinBox* keysSpinBox() const { return keysSpin_; }
     int plotColumns() const { return columns_; }  // 2 (two by two) or 4 (one row)
-    // Shown while computing, in percent of the samples done.
-    QProgressBar* progressBar() const { return progress_; }
 
     // The grid index whose d_k is nearest to dK on the log axis (-1 without
     // curves), and the hover text of one plot at a grid index.
@@ -100,8 +96,6 @@ public:
     // STEM.svg and/or STEM.pdf, `size` in logical pixels. Formats: "png",
     // "svg", "pdf"; an unknown one is an error.
     attn::Expected<std::vector<OutputFile>> imageFiles(const QStringList& formats, const QSize& size) const;
-    // Writes imageFiles into `directory`, all or nothing.
-    attn::Status exportImages(const QString& directory, const QStringList& formats, const QSize& size) const;
     static QSize defaultImageSize() { return QSize(820, 560); }
     // The colours of exported pictures (light, for slides and print), the
     // window's theme aside; the plots on screen follow palette().

@@ -77,13 +77,6 @@ public:
     QString statusText() const;
 
     QCustomPlot* plot(Plot which) const { return plots_->plot(which); }
-    TrainingProbesView* probesView() const { return probes_; }
-    QPushButton* startButton() const { return startButton_; }
-    QPushButton* stepButton() const { return stepButton_; }
-    QPushButton* resetButton() const { return resetButton_; }
-    QLineEdit* learningRateEdit() const { return lrEdit_; }
-    QSpinBox* batchSpin() const { return batchSpin_; }
-    QSpinBox* dkSpin() const { return dkSpin_; }
 
     static QString fileStem(Plot which) { return TrainingPlots::fileStem(which); }
     // Each plot as STEM.png/svg/pdf (light colours), `size` in logical pixels.

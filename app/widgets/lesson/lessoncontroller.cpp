@@ -96,16 +96,16 @@ void LessonController::createLessonDock()
 
 void LessonController::createDkSweep()
 {
-    sweep_ = new DkSweep(session_, this);
-    sweep_->setObjectName(QStringLiteral("dkSweep"));
-    sweep_->setFrameSource([this] {
+    auto* sweep = new DkSweep(session_, this);
+    sweep->setObjectName(QStringLiteral("dkSweep"));
+    sweep->setFrameSource([this] {
         return frameExporter_()->encode(ExportView::Pipeline, ImageFormat::Png,
                                         ViewExporter::defaultSize(ExportView::Pipeline));
     });
     // The whole sweep is one undo step.
-    connect(sweep_, &DkSweep::started, recorder_, &UndoRecorder::beginGesture);
-    connect(sweep_, &DkSweep::finished, recorder_, &UndoRecorder::endGesture);
-    auto* play = new DkSweepButton(sweep_, views_.parameters);
+    connect(sweep, &DkSweep::started, recorder_, &UndoRecorder::beginGesture);
+    connect(sweep, &DkSweep::finished, recorder_, &UndoRecorder::endGesture);
+    auto* play = new DkSweepButton(sweep, views_.parameters);
     connect(play, &DkSweepButton::message, this, [this](const QString& text) { emit message(text, 10000); });
     views_.parameters->addDkControl(play);
 }
@@ -135,14 +135,9 @@ void LessonController::setModel(Gpt2Session* model, QWidget* modelPage)
 
 void LessonController::addViewActions(QMenu* view)
 {
-    scalingDemo_ = view->addAction(tr("Scaling &demo"), this, &LessonController::startScalingDemo);
-    scalingDemo_->setObjectName(QStringLiteral("scalingDemoAction"));
-    scalingDemo_->setStatusTip(views_.parameters->scalingDemoButton()->toolTip());
-}
-
-QAction* LessonController::lessonModeAction() const
-{
-    return lessonDock_->toggleViewAction();
+    QAction* scalingDemo = view->addAction(tr("Scaling &demo"), this, &LessonController::startScalingDemo);
+    scalingDemo->setObjectName(QStringLiteral("scalingDemoAction"));
+    scalingDemo->setStatusTip(views_.parameters->scalingDemoButton()->toolTip());
 }
 
 bool LessonController::eventFilter(QObject* watched, QEvent* event)

@@ -20,14 +20,12 @@
 #include <memory>
 #include <optional>
 
-class QAction;
 class QDockWidget;
 class QMainWindow;
 class QMenu;
 
 namespace attnlab {
 
-class DkSweep;
 class Gpt2Session;
 class HeadsPanel;
 class ParameterPanel;
@@ -52,11 +50,6 @@ public:
         TrainingView* training = nullptr;   // "why it matters for learning" runs it
     };
     LessonController(Session* session, UndoRecorder* recorder, Views views, QMainWindow* window);
-
-    LessonPanel* lessonPanel() const { return lesson_; }
-    QAction* lessonModeAction() const;
-    QAction* scalingDemoAction() const { return scalingDemo_; }
-    DkSweep* dkSweep() const { return sweep_; }
 
     // The sweep's frames: the pipeline figure of `exporter`.
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
@@ -97,8 +90,6 @@ private:
     QMainWindow* window_;
     LessonPanel* lesson_ = nullptr;
     QDockWidget* lessonDock_ = nullptr;
-    QAction* scalingDemo_ = nullptr;
-    DkSweep* sweep_ = nullptr;
     std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
     HeadsPanel* headsPanel_ = nullptr;
     Gpt2Session* model_ = nullptr;

@@ -91,16 +91,16 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     text_->setParent(body);
     notice_->setParent(body);
     live_->setParent(body);
-    scroll_ = new QScrollArea(this);
-    scroll_->setObjectName(QStringLiteral("lessonBodyScroll"));
-    scroll_->setWidgetResizable(true);
-    scroll_->setFrameShape(QFrame::NoFrame);
-    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll_->setWidget(body);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("lessonBodyScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(body);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
-    layout->addWidget(scroll_, 1);
+    layout->addWidget(scroll, 1);
     layout->addLayout(buttons);
 
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
@@ -421,11 +421,6 @@ void LessonPanel::showHeadButtons()
         button->setVisible(i < h);
         button->setChecked(i < h && i == selectedHead_);
     }
-}
-
-QToolButton* LessonPanel::headButton(int head) const
-{
-    return head >= 0 && head < headButtons_.size() ? headButtons_[head] : nullptr;
 }
 
 void LessonPanel::setLiveHeads(std::shared_ptr<const attn::MultiHeadResult> heads,

@@ -29,7 +29,6 @@
 class QButtonGroup;
 class QLabel;
 class QPushButton;
-class QScrollArea;
 class QToolButton;
 
 namespace attnlab {
@@ -70,23 +69,15 @@ public:
     QString stepIndicator() const;  // "Step 2 of 5"
     // The live line: the d_k experiment's, or the multi-head step's numbers.
     QString liveText() const;
-    QLabel* liveLabel() const { return live_; }
     // What the experiment runs on, shown during it (empty on unit variance
     // chosen by the user).
     QString initNotice() const;
-    QLabel* initNoticeLabel() const { return notice_; }
     attn::InitMode initMode() const { return init_; }
     bool initSwitched() const { return initSwitched_; }
 
-    QPushButton* backButton() const { return back_; }
-    QPushButton* nextButton() const { return next_; }
-    // Head i's button (0-based), shown during the multi-head steps.
-    QToolButton* headButton(int head) const;
     // The heads last handed over (null for a single head).
     std::shared_ptr<const attn::MultiHeadResult> heads() const { return heads_; }
     int selectedHead() const { return selectedHead_; }
-    // The body (text, notice, live line) scrolls when the dock is short.
-    QScrollArea* bodyScroll() const { return scroll_; }
 
 public slots:
     // Emits stepChanged when the step changes (clamped to the steps).
@@ -135,7 +126,6 @@ private:
     QLabel* notice_ = nullptr;
     QPushButton* back_ = nullptr;
     QPushButton* next_ = nullptr;
-    QScrollArea* scroll_ = nullptr;
     QLabel* headsLabel_ = nullptr;
     QList<QToolButton*> headButtons_;
     QButtonGroup* headGroup_ = nullptr;

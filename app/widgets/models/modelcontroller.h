@@ -40,9 +40,6 @@ public:
 
     Gpt2Session* session() const { return session_; }
     ModelPanel* panel() const { return panel_; }
-    // The "Head view" tab: the selected layer's heads as lines.
-    HeadLinesView* headLines() const { return lines_; }
-    QProgressBar* progressBar() const { return progress_; }
     // The three views' pictures and model_attention.json (ExportActions registers them).
     ModelExports* exports() const { return exports_; }
 

@@ -33,28 +33,9 @@ public:
     explicit ModelPanel(Gpt2Session* session, QWidget* parent = nullptr);
 
     ModelGridView* grid() const { return grid_; }
-    QLabel* summaryLabel() const { return summary_; }
-    QTextBrowser* tokensView() const { return tokens_; }
-    QLabel* messageLabel() const { return message_; }
-    QLabel* headCaption() const { return headCaption_; }
-    // The lesson's line when the sentence has "␣cinema" or "␣watch": the
-    // heads with the largest weight from the last token on each
-    // (CinemaLesson::panelText); hidden otherwise.
-    QLabel* lessonLabel() const { return lesson_; }
     int rankedKey() const { return rankKey_; }
-    // Token, weight: the selected head's row of the last query. A click on
-    // a key ranks every head of the grid by its weight from the last token
-    // to that key (again: no ranking).
-    QTableWidget* lastRowTable() const { return lastRow_; }
     // The most likely next tokens as bars, most likely first.
     NextTokenView* nextTokenView() const { return next_; }
-    QComboBox* scaleBox() const { return scale_; }
-    QDoubleSpinBox* divisorBox() const { return divisor_; }
-    QComboBox* scopeBox() const { return scope_; }
-    QDoubleSpinBox* temperatureBox() const { return temperature_; }
-    QPushButton* resetButton() const { return reset_; }
-    // "Show layer L head H in the pipeline": the selected head (showInPipeline).
-    QPushButton* showButton() const { return show_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -80,7 +61,13 @@ private:
     QLabel* message_;
     ModelGridView* grid_;
     QLabel* headCaption_;
+    // The lesson's line when the sentence has "␣cinema" or "␣watch": the
+    // heads with the largest weight from the last token on each
+    // (CinemaLesson::panelText); hidden otherwise.
     QLabel* lesson_;
+    // Token, weight: the selected head's row of the last query. A click on
+    // a key ranks every head of the grid by its weight from the last token
+    // to that key (again: no ranking).
     QTableWidget* lastRow_;
     NextTokenView* next_;
     QComboBox* scale_;
@@ -88,6 +75,7 @@ private:
     QComboBox* scope_;
     QDoubleSpinBox* temperature_;
     QPushButton* reset_;
+    // "Show layer L head H in the pipeline": the selected head (showInPipeline).
     QPushButton* show_;
     QLabel* divisorCaption_;
     int rankKey_ = -1;

@@ -39,7 +39,6 @@ public:
     QVector<double> scoreBarValues() const;
     QVector<double> weightBarValues() const;
     QCustomPlot* plot() const { return plot_; }
-    QTableView* table() const { return table_; }
 
 protected:
     void changeEvent(QEvent* event) override;  // palette changes restyle the plot

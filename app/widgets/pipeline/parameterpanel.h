@@ -35,11 +35,7 @@ public:
     explicit ParameterPanel(Session* session, QWidget* parent = nullptr);
 
     QSlider* dKSlider() const { return dKSlider_; }
-    QSpinBox* dKSpinBox() const { return dK_; }
-    QComboBox* initCombo() const { return init_; }
-    QLabel* initNote() const { return initNote_; }
     QPushButton* scalingDemoButton() const { return scalingDemo_; }
-    HeadsControls* headsControls() const { return heads_; }
 
     // A control of the window's (the play button) after the d_k spin box,
     // inside the d_k frame and next in the Tab order.

@@ -45,7 +45,6 @@ public:
     HeatmapView* weightsMap() const { return weights_; }
     HeatmapView* queryMap() const { return q_; }
     HeatmapView* keyMap() const { return k_; }
-    HeatmapView* valueMap() const { return v_; }
     HeatmapView* contextMap() const { return z_; }
     QList<HeatmapView*> maps() const;
     QTabWidget* tabs() const { return tabs_; }

@@ -55,10 +55,6 @@ public:
     // weights map (chooseWeightsScale).
     void setWeightsScaleMode(WeightsScaleMode mode);
 
-    HeatmapView* unscaledView() const { return unscaled_; }
-    HeatmapView* scaledView() const { return scaled_; }
-    QTableWidget* readoutTable() const { return table_; }
-
     // The number shown in a readout cell (exactly the comparison's value)
     // and its text.
     double readoutValue(Readout readout, Side side) const;

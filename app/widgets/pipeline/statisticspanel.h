@@ -20,8 +20,6 @@ class StatisticsPanel : public QWidget {
 public:
     explicit StatisticsPanel(Session* session, QWidget* parent = nullptr);
 
-    QTableView* table() const { return table_; }
-
 private:
     void refresh();
     void sizeColumns();

@@ -214,11 +214,6 @@ bool ImportDialog::transpose() const
     return transpose_->isChecked();
 }
 
-void ImportDialog::setTranspose(bool transpose)
-{
-    transpose_->setChecked(transpose);
-}
-
 QString ImportDialog::message() const
 {
     return message_->text();

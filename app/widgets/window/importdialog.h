@@ -55,7 +55,6 @@ public:
     QString path() const;
     void setPath(const QString& path);
     bool transpose() const;
-    void setTranspose(bool transpose);
 
     // The checked matrix for the current choices (what OK imports): the file
     // as last read, transposed if asked, checked against the shapes.

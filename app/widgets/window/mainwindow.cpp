@@ -294,8 +294,8 @@ void MainWindow::createViewMenu()
     theme_ = new ThemeController(this);
     theme_->addMenu(view);
     view->addSeparator();
-    QAction* reset =
-        view->addAction(tr("&Reset to the article example"), this, &MainWindow::resetToArticleExample);
+    QAction* reset = view->addAction(tr("&Reset to the article example"), documents_,
+                                     &DocumentController::resetToArticleExample);
     reset->setObjectName(QStringLiteral("resetAction"));
     reset->setStatusTip(tr("\"%1\", seed 123, d_model 16, d_k 24, d_v 28, article "
                            "initialisation, as in Raschka's walk-through.")
@@ -312,11 +312,6 @@ void MainWindow::createViewMenu()
 void MainWindow::showMessage(const QString& text, int timeout) const
 {
     statusBar()->showMessage(text, timeout);
-}
-
-MatrixTableModel* MainWindow::matrixModel(MatrixId which) const
-{
-    return matrices_->model(which);
 }
 
 void MainWindow::setFocusQuery(int query)
@@ -343,11 +338,6 @@ void MainWindow::onResultChanged()
     showFocus(n == 0 ? 0 : std::min(preferredFocus_, n - 1));
 }
 
-void MainWindow::resetToArticleExample()
-{
-    documents_->resetToArticleExample();
-}
-
 WindowSettings MainWindow::settings() const
 {
     return WindowSettings(const_cast<MainWindow*>(this), session_, pipeline_, theme_);
@@ -366,16 +356,17 @@ void MainWindow::saveSettings() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    LabDocument* document = documents_->document();
     // A window that is not on screen closes under program control: nobody
     // to ask.
-    if (isVisible() && !document()->maybeDiscardChanges()) {
+    if (isVisible() && !document->maybeDiscardChanges()) {
         event->ignore();
         return;
     }
     // Discard: the next start must not bring the discarded lab back (its
     // autosave goes, and so do its parameters).
-    const bool discarded = isVisible() && document()->isModified();
-    document()->closeCleanly();
+    const bool discarded = isVisible() && document->isModified();
+    document->closeCleanly();
     saveSettings();
     if (discarded)
         WindowSettings::forgetParameters();
@@ -450,104 +441,9 @@ void MainWindow::applyViewState(const QJsonObject& view)
         setFocusQuery(view.value(QStringLiteral("focus_query")).toInt());
 }
 
-// The controllers' parts of the window's interface.
-
-LessonPanel* MainWindow::lessonPanel() const
-{
-    return lessons_->lessonPanel();
-}
-QAction* MainWindow::lessonModeAction() const
-{
-    return lessons_->lessonModeAction();
-}
-QAction* MainWindow::scalingDemoAction() const
-{
-    return lessons_->scalingDemoAction();
-}
-DkSweep* MainWindow::dkSweep() const
-{
-    return lessons_->dkSweep();
-}
-void MainWindow::startScalingDemo()
-{
-    lessons_->startScalingDemo();
-}
-QUndoStack* MainWindow::undoStack() const
-{
-    return documents_->undoStack();
-}
-UndoRecorder* MainWindow::undoRecorder() const
-{
-    return documents_->recorder();
-}
-LabDocument* MainWindow::document() const
-{
-    return documents_->document();
-}
-bool MainWindow::openLab(const QString& path)
-{
-    return documents_->openLab(path);
-}
-bool MainWindow::saveLab()
-{
-    return documents_->saveLab();
-}
-bool MainWindow::saveLabAs()
-{
-    return documents_->saveLabAs();
-}
-bool MainWindow::newLab()
-{
-    return documents_->newLab();
-}
-bool MainWindow::openPreset(const QString& path)
-{
-    return documents_->openPreset(path);
-}
-QStringList MainWindow::presets()
-{
-    return DocumentController::presets();
-}
 void MainWindow::offerRecovery()
 {
     documents_->offerRecovery();
-}
-attn::Status MainWindow::importMatrix(MatrixId which, const QString& path, bool transpose)
-{
-    return documents_->importMatrix(which, path, transpose);
-}
-attn::Status MainWindow::importMhaState(const QString& dir)
-{
-    return documents_->importMhaState(dir);
-}
-AttentionSnapshot MainWindow::currentSnapshot() const
-{
-    return exports_->currentSnapshot();
-}
-std::unique_ptr<ViewExporter> MainWindow::makeViewExporter() const
-{
-    return exports_->makeViewExporter();
-}
-ViewExportController* MainWindow::viewExports() const
-{
-    return exports_->controller();
-}
-attn::Status MainWindow::exportView(ExportView view, const QString& path, const QSize& size,
-                                    qreal scale) const
-{
-    return exports_->exportView(view, path, size, scale);
-}
-attn::Status MainWindow::exportAllViews(const QString& directory, const QSize& size) const
-{
-    return exports_->exportAllViews(directory, size);
-}
-attn::Status MainWindow::exportNumbers(const QString& directory, const ExportFormats& formats) const
-{
-    return exports_->exportNumbers(directory, formats);
-}
-void MainWindow::copyViewToClipboard(ExportView view) const
-{
-    exports_->copyViewToClipboard(view);
 }
 
 }  // namespace attnlab

@@ -8,38 +8,25 @@
 // (lesson, scaling demo, d_k sweep), ExportActions (exports) and
 // WindowSettings (what is kept between runs).
 
-#include "attentionexport.h"
-#include "attentionsnapshot.h"
-#include "windowstart.h"
-#include "lessonpanel.h"
 #include "session.h"
-#include "viewexporter.h"
 #include "windowsettings.h"
+#include "windowstart.h"
 
 #include <QJsonObject>
 #include <QMainWindow>
 
-#include <memory>
-
 class QAction;
-class QUndoStack;
 
 namespace attnlab {
 
-class DkSweep;
 class DocumentController;
 class ExportActions;
 class LessonController;
-class LessonPanel;
 class MatrixEditors;
 class ModelController;
 class FocusPanel;
-class LabDocument;
-class UndoRecorder;
-class ViewExportController;
 class InputPanel;
 class HeadsPanel;
-class MatrixTableModel;
 class NoticeBar;
 class ParameterPanel;
 class PipelineView;
@@ -63,66 +50,25 @@ public:
     void saveSettings() const;
 
     Session* session() const { return session_; }
-    PipelineView* pipelineView() const { return pipeline_; }
-    FocusPanel* focusPanel() const { return focus_; }
-    InputPanel* inputPanel() const { return input_; }
-    // What a change did with the user's matrices (kept, grown, cut).
-    NoticeBar* noticeBar() const { return notice_; }
-    MatrixTableModel* matrixModel(MatrixId which) const;
 
     int focusQuery() const { return focusQuery_; }
     // Clamped to the tokens. The choice is kept while the sentence is too
     // short for it (e.g. while typing) and shown again once it fits.
     void setFocusQuery(int query);
-    void resetToArticleExample();
 
-    // The d_k lab: the unscaled vs scaled tab, the lab plots' tab, lesson
-    // mode (a dock, View > Lesson mode) and the scaling demo.
-    ParameterPanel* parameterPanel() const { return parameters_; }
-    ScalingCompareView* scalingCompareView() const { return compare_; }
-    ScalingLabView* scalingLabView() const { return lab_; }
-    TrainingView* trainingView() const { return training_; }  // the Training tab
     // View > Presentation mode (F11) and View > Theme.
     PresentationMode* presentationMode() const { return presentation_; }
     ThemeController* themeController() const { return theme_; }
-    LessonPanel* lessonPanel() const;
-    QAction* lessonModeAction() const;
-    QAction* scalingDemoAction() const;
-    // The d_k play button's sweep (its frames: the pipeline figure).
-    DkSweep* dkSweep() const;
-    // Unit-variance initialisation (an ordinary parameter change) and the
-    // unscaled vs scaled tab.
-    void startScalingDemo();
-
-    // Saved labs, undo, import and export (File and Edit menus). Every change
-    // of the session is an undo step (see UndoRecorder).
-    QUndoStack* undoStack() const;
-    UndoRecorder* undoRecorder() const;
-    LabDocument* document() const;
+    // The window's work, by controller: saved labs, undo and import (File
+    // and Edit menus; every change of the session is an undo step, see
+    // UndoRecorder), lesson mode, the scaling demo and the d_k sweep, and
+    // the export and copy of every view.
+    DocumentController* documents() const { return documents_; }
+    LessonController* lessons() const { return lessons_; }
+    ExportActions* exports() const { return exports_; }
     // What a saved lab keeps of the window: focus query, colour ranges, tab.
     QJsonObject viewState() const;
     void applyViewState(const QJsonObject& view);
-    // Each asks about unsaved changes first; false when cancelled or failed
-    // (the reason in the status bar).
-    bool openLab(const QString& path);
-    bool saveLab();
-    bool saveLabAs();
-    bool newLab();  // the article example as a new untitled lab
-    bool openPreset(const QString& path);
-    static QStringList presets();  // ":/presets/NAME.attnlab"
-    // The current run as the exporters take it.
-    AttentionSnapshot currentSnapshot() const;
-    std::unique_ptr<ViewExporter> makeViewExporter() const;  // the window's focus and ranges
-    // The format from the suffix (.png, .svg, .pdf).
-    attn::Status exportView(ExportView view, const QString& path, const QSize& size, qreal scale = 1.0) const;
-    // Every view as PNG, SVG and PDF into `directory`, all or nothing.
-    attn::Status exportAllViews(const QString& directory, const QSize& size = QSize()) const;
-    attn::Status exportNumbers(const QString& directory, const ExportFormats& formats) const;
-    attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
-    attn::Status importMhaState(const QString& dir);  // File > Import nn.MultiheadAttention state
-    void copyViewToClipboard(ExportView view) const;
-    // Export and copy of every view, and their right-click menus.
-    ViewExportController* viewExports() const;
     // File > Open model… and the Model tab (a GPT-2 checkpoint's heads).
     ModelController* models() const { return models_; }
     // At start: the autosave of a run that did not close is offered back.

@@ -68,14 +68,6 @@ MatrixEditors::MatrixEditors(Session* session, QWidget* window) : QWidget(window
     layout->addWidget(message);
 }
 
-MatrixTableModel* MatrixEditors::model(MatrixId which) const
-{
-    for (MatrixTableModel* model : models_)
-        if (model->matrixId() == which)
-            return model;
-    return nullptr;
-}
-
 void MatrixEditors::updateLiveness()
 {
     const bool windowShown = window_->isVisible();

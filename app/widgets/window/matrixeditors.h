@@ -22,7 +22,6 @@ public:
     // `window`: whose being on screen decides (the editors may float in their dock).
     MatrixEditors(Session* session, QWidget* window);
 
-    MatrixTableModel* model(MatrixId which) const;
     // After the window is shown or hidden.
     void updateLiveness();
 

@@ -27,7 +27,6 @@ public:
 
     // A "Theme" submenu with the three choices, checked as they apply.
     QMenu* addMenu(QMenu* view);
-    QAction* action(Theme theme) const;
 
     Theme theme() const { return theme_; }
     // Applies it to the application and saves it in QSettings.
@@ -46,6 +45,7 @@ signals:
 
 private:
     void apply();
+    QAction* action(Theme theme) const;  // the menu's entry, null before addMenu
 
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
