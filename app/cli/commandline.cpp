@@ -469,7 +469,6 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
             return outcome;
         }
         outcome.model = model.value();
-        outcome.modelFolder = outcome.model->folder.toStdString();
         if (request.presetLab && !request.presetOverridden) {
             // The preset's lab in the window; the model follows its sentence.
             outcome.haveLab = true;

@@ -7,7 +7,10 @@
 
 #include "attention.h"
 #include "gpt2.h"
+#include "kernels.h"
 #include "matrix.h"
+
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +27,20 @@
             QStringLiteral("%1: max |diff| %2 > %3").arg(QStringLiteral(what)).arg(diff).arg(tolerance)))
 
 namespace plaingpt2 {
+
+// Runs `f` with the AVX2 products (where the processor has them) and with
+// Eigen's, the choice restored after.
+template <typename F>
+void withBothProducts(const F& f)
+{
+    for (const bool fused : {true, false}) {
+        attn::kernels::setEnabled(fused);
+        f();
+        attn::kernels::setEnabled(true);
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
 
 // Weights owned by their `storage`, as a reader's are.
 class WeightsBuilder {

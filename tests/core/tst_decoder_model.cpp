@@ -37,20 +37,6 @@ std::unique_ptr<attn::Gpt2DecoderModel> makeModel(const attn::Gpt2Weights& weigh
     return std::move(model).value();
 }
 
-// Runs `f` with the AVX2 products (where the processor has them) and with
-// Eigen's, the choice restored after.
-template <typename F>
-void withBothProducts(const F& f)
-{
-    for (const bool fused : {true, false}) {
-        attn::kernels::setEnabled(fused);
-        f();
-        attn::kernels::setEnabled(true);
-        if (QTest::currentTestFailed())
-            return;
-    }
-}
-
 bool sameTop(const std::vector<attn::TopToken>& a, const std::vector<attn::TopToken>& b)
 {
     if (a.size() != b.size())

@@ -24,20 +24,6 @@ using namespace plaingpt2;
 constexpr double kMapTolerance = 1e-12;
 constexpr double kWeightTolerance = 1e-12;
 
-// Runs `f` with the AVX2 products (where the processor has them) and with
-// Eigen's, the choice restored after.
-template <typename F>
-void withBothProducts(const F& f)
-{
-    for (const bool fused : {true, false}) {
-        attn::kernels::setEnabled(fused);
-        f();
-        attn::kernels::setEnabled(true);
-        if (QTest::currentTestFailed())
-            return;
-    }
-}
-
 // A model with E = 2, one head, q = k = v = LN1(x), no MLP, for hand-worked
 // maps: token 0 embeds as (0, 1) and token 1 as (1, 0), whose LayerNorms
 // (eps 0) are exactly (-1, 1) and (1, -1); every score is +-2.

@@ -27,11 +27,10 @@ struct WindowStart {
     // The file the lab came from (--open FILE or a bare FILE.attnlab, as a
     // double-click passes it), so that Save writes back to it; empty otherwise.
     std::string labPath;
-    // --model DIR without --export-dir: the model folder the window's Model
-    // tab shows (absolute), and the model the command line read from it
-    // (its readers accepted it), so that the window does not read it again;
-    // empty otherwise.
-    std::string modelFolder;
+    // --model DIR without --export-dir: the model the command line read
+    // from the folder (its readers accepted it; Gpt2Model::folder made
+    // absolute), which the window's Model tab shows without reading it
+    // again; null otherwise.
     std::shared_ptr<const Gpt2Model> model;
 };
 

@@ -66,8 +66,6 @@ int runGui(int argc, char** argv, const WindowStart& start, const GuiBenchSwitch
     window.restoreSettings(start);
     if (start.model)
         window.models()->showModel(start.model);
-    else if (!start.modelFolder.empty())
-        window.models()->openModel(QString::fromStdString(start.modelFolder));
     FirstPaintExit firstPaintExit(&window, bench.screenshot);
     if (bench.exitAfterFirstPaint)
         app.installEventFilter(&firstPaintExit);
