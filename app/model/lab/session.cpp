@@ -9,38 +9,16 @@
 #include "resultpool.h"
 #include "scalinglabrun.h"
 
-#include <QCoreApplication>
-#include <QEvent>
-
 #include <algorithm>
 #include <limits>
 #include <utility>
 
 namespace attnlab {
 
-namespace {
-
-// Session::deliverPreview's note to itself that the views painted a preview.
-struct PreviewPaintedEvent : QEvent {
-    static constexpr QEvent::Type kType = QEvent::Type(QEvent::User + 1);
-    explicit PreviewPaintedEvent(quint64 g) : QEvent(kType), generation(g) {}
-    quint64 generation;
-};
-
-// Session::deliver's note to itself that the views painted a seed step's
-// result: time to look one step further.
-struct SeedStepPaintedEvent : QEvent {
-    static constexpr QEvent::Type kType = QEvent::Type(QEvent::User + 2);
-    explicit SeedStepPaintedEvent(quint64 g) : QEvent(kType), generation(g) {}
-    quint64 generation;
-};
-
-}  // namespace
-
 Session::Session(QObject* parent)
     : QObject(parent),
       resultPool_(std::make_shared<ResultPool>()),
-      result_(std::make_shared<attn::AttentionResult>()),
+      current_(std::make_shared<const LabResult>()),
       worker_(std::make_unique<AttentionWorker>(resultPool_)),
       scalingLab_(std::make_unique<ScalingLabRun>(worker_.get()))
 {
@@ -92,7 +70,7 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, b
         if (headsOnly && !redraw) {
             job->recomputeHeads = staleHeads_;
             job->recomputeParts = staleParts_;
-            job->base = multiResult_;
+            job->base = current_->heads();
         }
     }
     return job;
@@ -119,15 +97,6 @@ QList<QSize> Session::sampleSizes() const
     return sizes;
 }
 
-std::shared_ptr<ResultSampleCache> Session::sampleCache() const
-{
-    if (presampled_)
-        return presampled_;
-    if (!drawnSamples_)
-        drawnSamples_ = std::make_shared<ResultSampleCache>();
-    return drawnSamples_;
-}
-
 void Session::supersede()
 {
     worker_->dropLookAhead();
@@ -141,7 +110,7 @@ void Session::deliverPreview(quint64 generation, int head,
                              const std::shared_ptr<const attn::AttentionResult>& result)
 {
     // For the request in flight and the head still selected, over the same tokens.
-    if (generation != generation_ || !computing_ || !multiResult_ || head != selectedHead_
+    if (generation != generation_ || !computing_ || !current_->heads() || head != selectedHead_
         || result->tokens() != tokenCount()) {
         worker_->previewShown(generation);  // nothing to paint
         return;
@@ -149,18 +118,24 @@ void Session::deliverPreview(quint64 generation, int head,
     preview_ = result;
     previewSamples_.reset();
     emit previewChanged();
-    // Posted after the views' paint requests, at their low priority, so
-    // delivered after they painted.
-    QCoreApplication::postEvent(this, new PreviewPaintedEvent(generation), Qt::LowEventPriority);
+    if (!awaitsPaint_)
+        previewPainted(generation);  // nothing paints it
 }
 
-void Session::customEvent(QEvent* event)
+void Session::previewPainted(quint64 generation)
 {
-    if (event->type() == PreviewPaintedEvent::kType)
-        worker_->previewShown(static_cast<PreviewPaintedEvent*>(event)->generation);
-    else if (event->type() == SeedStepPaintedEvent::kType)
-        lookAhead(static_cast<SeedStepPaintedEvent*>(event)->generation);
-    QObject::customEvent(event);
+    worker_->previewShown(generation);
+}
+
+void Session::resultPainted(quint64 generation)
+{
+    // The next seed step's work, once the views have painted this one:
+    // started while they take it, it slowed their paint more than it gained.
+    if (generation == 0 || generation != lookAheadDue_)
+        return;
+    lookAheadDue_ = 0;
+    if (lookAheadWanted_)
+        lookAhead(generation);
 }
 
 void Session::setLookAheadWanted(bool wanted)
@@ -173,8 +148,8 @@ void Session::setLookAheadWanted(bool wanted)
 void Session::lookAhead(quint64 generation)
 {
     // Nothing changed since that result, which is the session's.
-    if (!lookAheadWanted_ || generation != generation_ || computing_ || !multiResult_ || !problem_.isEmpty()
-        || isBorrowed() || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
+    if (!lookAheadWanted_ || generation != generation_ || computing_ || !current_->heads()
+        || !problem_.isEmpty() || isBorrowed() || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
         return;
     std::unique_ptr<AttentionWorker::Job> job = makeJob(true, true);
     job->config.seed = seedAhead_;
@@ -217,44 +192,33 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
         const QString notice = installHeads(*outcome);
         if (outcome->redraw)
             emit modelRedrawn();
+        if (outcome->generation == seedStepGeneration_)
+            lookAheadDue_ = outcome->generation;
         emit resultChanged();
-        // The next seed step's work, once the views have painted this one
-        // (posted after their paint requests, at their priority): started
-        // while they take it, it slowed their paint more than it gained.
-        if (outcome->generation == seedStepGeneration_ && lookAheadWanted_)
-            QCoreApplication::postEvent(this, new SeedStepPaintedEvent(outcome->generation),
-                                        Qt::LowEventPriority);
+        if (!awaitsPaint_)
+            resultPainted(outcome->generation);  // nothing paints it
         if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
             emit matrixNotice(notice);
         return;
     }
     clearHeads();
-    result_ = std::move(outcome->result);
-    presampled_ = std::move(outcome->samples);
-    drawnSamples_.reset();
-    std::swap(stats_, outcome->stats);
-    comparison_ = std::move(outcome->comparison);
-    hasResult_ = true;
+    const attn::Model& over = outcome->redraw ? outcome->model : model_;
+    LabResult next = LabResult::single(tokensOf(over), idsOf(over), std::move(outcome->result),
+                                       std::move(outcome->stats), options_);
+    next.setComparison(std::move(outcome->comparison));
+    next.setSamples(std::move(outcome->samples), true);
     QString notice;
-    if (outcome->redraw) {
+    if (outcome->redraw)
         notice = installModel(std::move(outcome->model), outcome->config, std::move(outcome->cells),
                               outcome->report);
+    publish(std::move(next));
+    setProblem(QString());
+    if (outcome->redraw)
         emit modelRedrawn();
-    } else {
-        setProblem(QString());
-    }
     emit resultChanged();
     // A fresh draw leaves nothing of the user's; a kept one speaks when it has to.
     if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
         emit matrixNotice(notice);
-}
-
-std::shared_ptr<const attn::ScalingComparison> Session::sharedComparison() const
-{
-    if (!comparison_)
-        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
-                                                                2 * ResultPool::mapBytes(result_->tokens()));
-    return comparison_;
 }
 
 void Session::waitForResult()
@@ -278,19 +242,13 @@ QString Session::installModel(attn::Model&& model, const attn::ModelConfig& draw
     modelStale_ = false;
     userCells_ = std::move(cells);
     editedCells_ = userCells_.count();
-    takeTokensFromModel();
-    setProblem(QString());
     return describeKept(report, before, drawnFrom);
 }
 
-void Session::takeTokensFromModel()
+void Session::publish(LabResult next)
 {
-    tokens_.clear();
-    ids_.clear();
-    for (const std::string& token : model_.tokenization.tokens)
-        tokens_.append(QString::fromStdString(token));
-    for (int id : model_.tokenization.ids)
-        ids_.append(id);
+    next.shareLabelsWith(*current_);
+    current_ = std::make_shared<const LabResult>(std::move(next));
 }
 
 const attn::Matrix& Session::matrix(MatrixId which) const
@@ -318,16 +276,6 @@ attn::Matrix& Session::mutableMatrixOf(attn::Model& model, MatrixId which)
     case MatrixId::Wv: return model.Wv;
     }
     return model.X;
-}
-
-QStringList Session::tokenLabels() const
-{
-    // QList compares shared data first: one pointer check while the tokens stay.
-    if (labelledTokens_ != tokens_) {
-        labelledTokens_ = tokens_;
-        tokenLabels_ = positionedLabels(tokens_);
-    }
-    return tokenLabels_;
 }
 
 int Session::vocabularySize() const
@@ -488,13 +436,17 @@ void Session::redrawNow(bool keep)
     attn::Model& m = built.value();
     KeptReport report;
     UserCells cells = keep ? keepUserCells(model_, userCells_, &m, &report) : UserCells::none(m);
-    const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    LabResult next;
+    const attn::Status computed = computeFrom(m, &next);
     if (!computed) {
         modelStale_ = true;
         setProblem(problemOf(computed));
         return;
     }
+    clearHeads();
     const QString notice = installModel(std::move(m), config_, std::move(cells), report);
+    publish(std::move(next));
+    setProblem(QString());
     emit modelRedrawn();
     emit resultChanged();
     if (!keep || !notice.isEmpty())
@@ -522,35 +474,36 @@ void Session::recomputeNow()
         redraw();
         return;
     }
-    const attn::Status computed = multiHead() ? computeHeadsNow(false, false, nullptr)
-                                              : computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    attn::Status computed = attn::okStatus();
+    if (multiHead()) {
+        computed = computeHeadsNow(false, false, nullptr);
+    } else {
+        LabResult next;
+        computed = computeFrom(model_, &next);
+        if (computed) {
+            clearHeads();
+            publish(std::move(next));
+        }
+    }
     setProblem(problemOf(computed));
     if (computed)
         emit resultChanged();
 }
 
-attn::Status Session::computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
-                                  const attn::Matrix& Wv)
+attn::Status Session::computeFrom(const attn::Model& model, LabResult* next) const
 {
     // A new object each time: views may still hold the previous one.
-    auto result = resultPool_->take(X.rows());
+    auto result = resultPool_->take(model.X.rows());
     attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
-    const attn::Status status =
-        attn::computeAttentionWithStatistics(X, Wq, Wk, Wv, options_, result.get(), &stats,
-                                             isLargeWork(int(X.rows())) ? AttentionWorker::threads() : 1);
+    const attn::Status status = attn::computeAttentionWithStatistics(
+        model.X, model.Wq, model.Wk, model.Wv, options_, result.get(), &stats,
+        isLargeWork(int(model.X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
         return status;
-    clearHeads();
-    result_ = std::move(result);
-    presampled_.reset();
-    drawnSamples_.reset();
-    stats_ = std::move(stats);
-    comparison_.reset();
+    *next = LabResult::single(tokensOf(model), idsOf(model), std::move(result), std::move(stats), options_);
     if (comparisonWanted_)
-        comparison_ = shareLarge<const attn::ScalingComparison>(attn::compareScaling(*result_),
-                                                                2 * ResultPool::mapBytes(X.rows()));
-    hasResult_ = true;
+        next->comparison();  // computed with the result, as the worker does
     return attn::okStatus();
 }
 

@@ -26,6 +26,7 @@
 #include "attention.h"
 #include "attentionworker.h"
 #include "labfile.h"
+#include "labresult.h"
 #include "model.h"
 #include "multihead.h"
 #include "scaling_lab.h"
@@ -99,16 +100,20 @@ public:
 
     // The last good model and its attention.
     const attn::Model& model() const { return model_; }
-    const attn::AttentionResult& result() const { return *result_; }
+    // The newest result, whole (labresult.h): published once per change,
+    // before resultChanged(), and never changed after. The accessors below
+    // read it.
+    std::shared_ptr<const LabResult> published() const { return current_; }
+    const attn::AttentionResult& result() const { return *current_->shown(); }
     // The same result, shared: views keep it alive and read the n x n maps
     // from it instead of copying them. Each new result is a new object.
-    std::shared_ptr<const attn::AttentionResult> sharedResult() const { return result_; }
-    const attn::AttentionStats& stats() const { return stats_; }
+    std::shared_ptr<const attn::AttentionResult> sharedResult() const { return current_->shown(); }
+    const attn::AttentionStats& stats() const { return current_->stats(); }
     // Unscaled vs scaled softmax of the result (attn::compareScaling): two
     // more n x n maps, so it is computed only while a view wants it (see
     // setComparisonWanted), else on first use after each result.
     const attn::ScalingComparison& scalingComparison() const { return *sharedComparison(); }
-    std::shared_ptr<const attn::ScalingComparison> sharedComparison() const;
+    std::shared_ptr<const attn::ScalingComparison> sharedComparison() const { return current_->comparison(); }
     // While wanted, each result comes with its comparison (computed with it,
     // in the worker for large work).
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
@@ -122,26 +127,30 @@ public:
     // of the GUI thread reading them across the whole map afterwards.
     // The cache the maps of the current result sample into: the worker's
     // samples (presampled()), or an empty one kept for them to fill.
-    std::shared_ptr<ResultSampleCache> sampleCache() const;
+    std::shared_ptr<ResultSampleCache> sampleCache() const { return current_->samples(); }
     // Picture sizes (width x height cells) to sample at instead of those of
     // sampleCache()'s grids, for a caller without maps; an empty list
     // samples nothing.
     void setSampleSizes(const QList<QSize>& sizes) { fixedSampleSizes_ = sizes; }
     // The worker's samples for the current result, or null.
-    std::shared_ptr<ResultSampleCache> presampled() const { return presampled_; }
+    std::shared_ptr<ResultSampleCache> presampled() const
+    {
+        return current_->presampled() ? current_->samples() : nullptr;
+    }
 
     const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
-    bool hasResult() const { return hasResult_; }
+    bool hasResult() const { return current_->computed(); }
 
-    int tokenCount() const { return int(tokens_.size()); }
-    QStringList tokens() const { return tokens_; }  // sentence order
+    int tokenCount() const { return current_->tokenCount(); }
+    QStringList tokens() const { return current_->tokens(); }  // sentence order
     // The tokens as views label them, repeated words with their position
     // ("to#4"; positionedLabels), made once per tokenisation.
-    QStringList tokenLabels() const;
-    QList<int> tokenIds() const { return ids_; }  // vocabulary id per token
+    QStringList tokenLabels() const { return current_->labels(); }
+    QList<int> tokenIds() const { return current_->ids(); }  // vocabulary id per token
     int vocabularySize() const;
-    // The d_k the current result was computed with (the width of Q).
-    int resultDK() const { return int(result_->Q.cols()); }
+    // The d_k the current result was computed with (the width of Q): the
+    // one every view of the result uses (config().dK is the request).
+    int resultDK() const { return current_->dK(); }
 
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
@@ -210,7 +219,7 @@ public:
     // head's, and editing W_q, W_k or W_v edits that head. Selecting another
     // head computes nothing. In the split layout d_k = d_v = d_model / h.
     const attn::HeadsConfig& headsConfig() const { return heads_; }
-    int headCount() const { return multiResult_ ? multiResult_->headCount() : 1; }
+    int headCount() const { return current_->headCount(); }
     int selectedHead() const { return selectedHead_; }  // 0-based
     void selectHead(int head);
     // A multi-head request in the worker computes the selected head alone
@@ -225,7 +234,10 @@ public:
     // while it is not wanted (setPreviewWanted).
     std::shared_ptr<const attn::AttentionResult> preview() const { return preview_; }
     // What a view of the selected head's maps shows: preview(), else sharedResult().
-    std::shared_ptr<const attn::AttentionResult> shownResult() const { return preview_ ? preview_ : result_; }
+    std::shared_ptr<const attn::AttentionResult> shownResult() const
+    {
+        return preview_ ? preview_ : current_->shown();
+    }
     // The cache those maps sample shownResult() into (sampleCache() for result_).
     std::shared_ptr<ResultSampleCache> shownSampleCache() const;
     // Whether requests send the selected head ahead (on by default). The
@@ -249,14 +261,31 @@ public:
     // done and kept.
     int lookAheadsTaken() const { return worker_->lookAheadsTaken(); }
     bool lookAheadReady() const { return worker_->lookAheadReady(); }
+    // Waiting for the views' paint. The policy lives with the views (a
+    // window's PaintAcknowledger says when they painted); the session only
+    // offers the two points to wait at. While awaitsPaint(), the rest of a
+    // multi-head request waits after its preview (up to
+    // AttentionWorker::kPreviewPaintWait) until previewPainted(), and a seed
+    // step's look-ahead starts at resultPainted(). Without views (tests, the
+    // command line) both happen as soon as the preview or result is out.
+    void setAwaitsPaint(bool on) { awaitsPaint_ = on; }
+    bool awaitsPaint() const { return awaitsPaint_; }
+    // The request the newest preview or result belongs to: a view's paint
+    // is acknowledged with it.
+    quint64 generation() const { return generation_; }
+    void previewPainted(quint64 generation);
+    void resultPainted(quint64 generation);
     // Every head's result, or null for the single head.
-    std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return multiResult_; }
+    std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return current_->heads(); }
     // The heads whose numbers differ between `shown` and multiHeadResult()
     // when the latter replaced `shown` by recomputing those heads alone (an
     // edit of one head's weights): a view of `shown` redraws only them.
     // None when `shown` is multiHeadResult(); nullopt otherwise: take every
     // head as changed.
-    std::optional<std::vector<int>> headsChangedSince(const attn::MultiHeadResult* shown) const;
+    std::optional<std::vector<int>> headsChangedSince(const attn::MultiHeadResult* shown) const
+    {
+        return current_->headsChangedSince(shown);
+    }
     // Every head's parameters (of the current result); empty for the single head.
     const attn::MultiHeadParams& multiHeadParams() const { return multiHead_; }
     void setHeadsConfig(const attn::HeadsConfig& heads);
@@ -313,10 +342,6 @@ signals:
     // describeKept); empty when nothing of the user's is left to speak of.
     void matrixNotice(const QString& text);
 
-protected:
-    // The preview's paint acknowledged to the worker (see deliverPreview).
-    void customEvent(QEvent* event) override;
-
 private:
     // One model parameter: a change redraws every matrix from the seed.
     template <typename T>
@@ -357,14 +382,16 @@ private:
                         const std::shared_ptr<const attn::AttentionResult>& result);
     void dropPreview();                  // back to result_ on the maps
     void lookAhead(quint64 generation);  // the seed after generation's result, if wanted
-    // Tokens, user cells, problem cleared; returns the notice to emit once
-    // the result is out (see matrixNotice).
+    // The model and its user cells; returns the notice to emit once the
+    // result is out (see matrixNotice).
     QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
                          const KeptReport& report);
-    // Attention into result_ and stats_, or the engine's error.
-    // Emits nothing, so that callers finish updating before views look.
-    attn::Status computeFrom(const attn::Matrix& X, const attn::Matrix& Wq, const attn::Matrix& Wk,
-                             const attn::Matrix& Wv);
+    // The single head's attention over `model`'s matrices into `next`
+    // (with options_), or the engine's error. Emits nothing, publishes
+    // nothing, so that callers finish updating before views look.
+    attn::Status computeFrom(const attn::Model& model, LabResult* next) const;
+    // `next` becomes the session's result (see published()); emits nothing.
+    void publish(LabResult next);
     void setProblem(const QString& problem);
     // The multi-head part (sessionheads.cpp): a job for the heads, done
     // here for lesson sizes; an outcome taken in (here or from the worker);
@@ -373,16 +400,16 @@ private:
     // The problem to show for `status`: its message, or none when it is ok.
     static QString problemOf(const attn::Status& status);
     QString installHeads(AttentionWorker::Outcome& outcome);
+    // Head `head`'s weights into model_'s W_q, W_k, W_v and its user cells;
     // countOthers false: the other heads' parameters are as they were when
     // the head shown was last chosen, so otherEdits_ stands.
-    void showHead(int head, bool countOthers = true);
+    void showHeadInputs(int head, bool countOthers = true);
     void clearHeads();  // back to the single head's bookkeeping
     int otherHeadsEdits() const;
     bool multiHead() const { return heads_.multiHead(); }
     attn::Status setHeadsState(const LabState& state);
     attn::Status setBorrowedState(const LabState& state);  // setState's borrowed part
-    void leaveBorrowed();        // config_, options_ and heads_ back to the lab's own
-    void takeTokensFromModel();  // tokens_ and ids_ from model_.tokenization
+    void leaveBorrowed();  // config_, options_ and heads_ back to the lab's own
     attn::Matrix& mutableMatrix(MatrixId which);
     static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
     // setMatrix with a new d_model, d_k or d_v.
@@ -390,20 +417,13 @@ private:
 
     attn::ModelConfig config_;
     attn::AttentionOptions options_;
-    attn::HeadsConfig heads_;                                   // as requested
-    attn::MultiHeadParams multiHead_;                           // of model_, when multi-head
-    attn::MultiHeadParams drawnHeads_;                          // the seed's draw of multiHead_
-    std::shared_ptr<const attn::MultiHeadResult> multiResult_;  // of multiHead_, or null
+    attn::HeadsConfig heads_;           // as requested
+    attn::MultiHeadParams multiHead_;   // of model_, when multi-head
+    attn::MultiHeadParams drawnHeads_;  // the seed's draw of multiHead_
     int selectedHead_ = 0;
     // drawnHeads_ is drawMultiHead(modelConfig_, heads_), not multiHead_
     // standing in for a draw that was refused.
     bool headsDrawn_ = false;
-    // The last heads-only update: the result it replaced, the one it made
-    // (weak: an address freed and taken again never matches), and the
-    // heads it recomputed.
-    std::weak_ptr<const attn::MultiHeadResult> headsReplaced_;
-    std::weak_ptr<const attn::MultiHeadResult> headsReplacing_;
-    std::vector<int> headsRecomputed_;
     std::vector<int> staleHeads_;      // heads edited since multiResult_ was computed
     unsigned staleParts_ = 0;          // attn::HeadParts: which of their W_q, W_k, W_v
     bool computingHeadsOnly_ = false;  // the request in flight recomputes staleHeads_ alone
@@ -411,30 +431,22 @@ private:
     attn::Model model_;
     attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
     UserCells userCells_;                     // of model_
-    std::shared_ptr<ResultPool> resultPool_;  // before result_: results go back to it
-    std::shared_ptr<const attn::AttentionResult> result_;
+    std::shared_ptr<ResultPool> resultPool_;  // before current_: results go back to it
+    std::shared_ptr<const LabResult> current_;
     // The request in flight's selected head, ahead of the rest (see preview()).
     std::shared_ptr<const attn::AttentionResult> preview_;
     mutable std::shared_ptr<ResultSampleCache> previewSamples_;  // the maps' samples of preview_
     bool previewWanted_ = true;
     bool lookAheadWanted_ = true;
+    bool awaitsPaint_ = false;
     // The seed step request in flight (its generation, 0: none) and the seed
     // one step further, looked ahead once its result is painted.
     quint64 seedStepGeneration_ = 0;
     std::uint64_t seedAhead_ = 0;
-    attn::AttentionStats stats_;
-    // Of result_; null until computed (see sharedComparison).
-    mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
-    std::optional<QList<QSize>> fixedSampleSizes_;             // see setSampleSizes
-    std::shared_ptr<ResultSampleCache> presampled_;            // of result_, or null
-    mutable std::shared_ptr<ResultSampleCache> drawnSamples_;  // of result_ when not presampled
+    quint64 lookAheadDue_ = 0;                      // the seed step whose paint starts the look-ahead
+    std::optional<QList<QSize>> fixedSampleSizes_;  // see setSampleSizes
     bool comparisonWanted_ = false;
-    bool hasResult_ = false;
     bool modelStale_ = true;  // model_ was not drawn from the current config_
-    QStringList tokens_;
-    mutable QStringList labelledTokens_;  // the tokens_ that tokenLabels_ label
-    mutable QStringList tokenLabels_;
-    QList<int> ids_;
     QString problem_;
     int editedCells_ = 0;
 

@@ -55,10 +55,12 @@ attn::Status Session::setBorrowedState(const LabState& state)
     m.Wv = state.Wv;
     const attn::AttentionOptions oldOptions = options_;
     options_ = state.options;
-    if (const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv); !computed) {
+    LabResult next;
+    if (const attn::Status computed = computeFrom(m, &next); !computed) {
         options_ = oldOptions;
         return computed;
     }
+    clearHeads();
     config_ = c;
     modelConfig_ = c;
     heads_ = attn::HeadsConfig();
@@ -69,7 +71,7 @@ attn::Status Session::setBorrowedState(const LabState& state)
     editedCells_ = userCells_.count();
     borrowed_ = b;
     awaitingBorrow_ = false;
-    takeTokensFromModel();
+    publish(std::move(next));
     setProblem(QString());
     return attn::okStatus();
 }

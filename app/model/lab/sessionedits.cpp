@@ -102,7 +102,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     waitForResult();
     const attn::Matrix& m = matrix(which);
     QString refusal;
-    if (!hasResult_)
+    if (!hasResult())
         refusal = tr("There are no matrices to edit: %1").arg(problem_);
     else if (row < 0 || row >= m.rows() || col < 0 || col >= m.cols())
         refusal = tr("%1 has no cell (%2, %3).").arg(matrixName(which)).arg(row + 1).arg(col + 1);
@@ -144,12 +144,15 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
-    const attn::Status computed = computeFrom(model_.X, model_.Wq, model_.Wk, model_.Wv);
+    LabResult next;
+    const attn::Status computed = computeFrom(model_, &next);
     if (!computed) {
         target(row, col) = old;
         emit editRefused(problemOf(computed));
         return computed;
     }
+    clearHeads();
+    publish(std::move(next));
     userCells_.mask[int(which)](row, col) = true;
     if (borrowed_.active())  // back to the model's number: no longer the user's
         userCells_.mask[int(which)](row, col) = value != modelMatrix(*borrowed_.original, which)(row, col);
@@ -200,7 +203,7 @@ std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
         return std::nullopt;
     if (isRedrawing())  // the draw of config() is coming, with the cells kept
         return editedCells_ == 0 ? std::optional<std::vector<LabCell>>(std::vector<LabCell>()) : std::nullopt;
-    if (!hasResult_ || modelStale_ || !(modelConfig_ == config_))
+    if (!hasResult() || modelStale_ || !(modelConfig_ == config_))
         return std::nullopt;
     std::vector<LabCell> cells;
     cells.reserve(std::size_t(editedCells_));
@@ -304,12 +307,14 @@ attn::Status Session::setState(const LabState& state)
     }
     const attn::AttentionOptions oldOptions = options_;
     options_ = state.options;
-    const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv);
+    LabResult next;
+    const attn::Status computed = computeFrom(m, &next);
     if (!computed) {
         options_ = oldOptions;
         restoreComputation();
         return computed;
     }
+    clearHeads();
     if (wasComputing)
         worker_->cancel();
     config_ = state.config;
@@ -321,7 +326,7 @@ attn::Status Session::setState(const LabState& state)
     model_ = std::move(m);
     modelStale_ = false;
     editedCells_ = userCells_.count();
-    takeTokensFromModel();
+    publish(std::move(next));
     setProblem(QString());
     emit parametersChanged();
     emit modelRedrawn();
@@ -333,7 +338,7 @@ attn::Status Session::setState(const LabState& state)
 attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 {
     waitForResult();
-    if (!hasResult_ || modelStale_)
+    if (!hasResult() || modelStale_)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
     const QString name = matrixName(which);
     attn::ModelConfig config = config_;
@@ -400,12 +405,15 @@ attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values
     cells.mask[int(which)] = CellMask::Constant(values.rows(), values.cols(), true);
     KeptReport report;
     UserCells kept = keepUserCells(from, cells, &built.value(), &report);
-    const attn::Model& m = built.value();
-    if (const attn::Status computed = computeFrom(m.X, m.Wq, m.Wk, m.Wv); !computed)
+    LabResult next;
+    if (const attn::Status computed = computeFrom(built.value(), &next); !computed)
         return computed;
+    clearHeads();
     const attn::ModelConfig before = config_;
     config_ = config;
     const QString keptNotice = installModel(std::move(built.value()), config, std::move(kept), report);
+    publish(std::move(next));
+    setProblem(QString());
     const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")
                               : which == MatrixId::Wv ? QStringLiteral("d_v")
                                                       : QStringLiteral("d_k");

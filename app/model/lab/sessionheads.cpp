@@ -79,15 +79,16 @@ void Session::setTorchInit(bool on)
 
 void Session::selectHead(int head)
 {
-    if (!multiResult_ || head < 0 || head >= multiResult_->headCount() || head == selectedHead_)
+    if (!current_->heads() || head < 0 || head >= current_->headCount() || head == selectedHead_)
         return;
-    showHead(head);
+    showHeadInputs(head);
+    publish(current_->showing(head));
     emit headSelected(head);
     emit modelRedrawn();
     emit resultChanged();
 }
 
-void Session::showHead(int head, bool countOthers)
+void Session::showHeadInputs(int head, bool countOthers)
 {
     selectedHead_ = head;
     attn::HeadWeights w = multiHead_.head(head);
@@ -102,12 +103,6 @@ void Session::showHead(int head, bool countOthers)
     if (countOthers)
         otherEdits_ = otherHeadsEdits();
     editedCells_ = userCells_.count() + otherEdits_;
-    result_ =
-        std::shared_ptr<const attn::AttentionResult>(multiResult_, &multiResult_->heads[std::size_t(head)]);
-    stats_ = multiResult_->stats[std::size_t(head)];
-    comparison_.reset();
-    presampled_.reset();
-    drawnSamples_.reset();
 }
 
 int Session::otherHeadsEdits() const
@@ -131,7 +126,6 @@ void Session::clearHeads()
     staleHeads_.clear();
     staleParts_ = 0;
     otherEdits_ = 0;
-    multiResult_.reset();
     multiHead_ = attn::MultiHeadParams();
     drawnHeads_ = attn::MultiHeadParams();
     headsDrawn_ = false;
@@ -141,7 +135,7 @@ void Session::clearHeads()
 void Session::recomputeHeads()
 {
     // A redraw or a whole pass in flight takes the edit in with a whole pass.
-    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || modelStale_ || !multiResult_) {
+    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || modelStale_ || !current_->heads()) {
         recompute();
         return;
     }
@@ -178,53 +172,42 @@ attn::Status Session::computeHeadsNow(bool redraw, bool keep, QString* notice, b
     return attn::okStatus();
 }
 
-std::optional<std::vector<int>> Session::headsChangedSince(const attn::MultiHeadResult* shown) const
-{
-    if (shown && shown == multiResult_.get())
-        return std::vector<int>();  // the same result (another head selected)
-    if (!shown || !multiResult_ || shown != headsReplaced_.lock().get()
-        || multiResult_ != headsReplacing_.lock())
-        return std::nullopt;
-    return headsRecomputed_;
-}
-
 QString Session::installHeads(AttentionWorker::Outcome& outcome)
 {
     const int wanted = selectedHead_;
     staleHeads_.clear();
     staleParts_ = 0;  // the newest request's result: every edit is in it
-    std::shared_ptr<const attn::MultiHeadResult> replaced = std::move(multiResult_);
-    multiResult_ = std::move(outcome.multi);
+    const std::shared_ptr<const attn::MultiHeadResult>& replaced = current_->heads();
     const bool update = !outcome.redraw && outcome.base && outcome.base == replaced.get();
-    headsReplaced_ = update ? replaced : nullptr;
-    headsReplacing_ = update ? multiResult_ : nullptr;
-    headsRecomputed_ = update ? std::move(outcome.recomputedHeads) : std::vector<int>();
+    // The head shown: the one selected meanwhile, if it is still there.
+    const int head = wanted < outcome.multi->headCount() ? wanted : outcome.selectedHead;
+    const attn::Model& over = outcome.redraw ? outcome.model : model_;
+    LabResult next = LabResult::multi(tokensOf(over), idsOf(over), std::move(outcome.multi), head, options_);
+    if (update)
+        next.setRecomputedFrom(replaced, std::move(outcome.recomputedHeads));
+    if (outcome.preview && head == outcome.previewHead) {
+        // The same numbers as the multi's head: the maps that show the
+        // preview already keep it, and their samples of it.
+        if (preview_ == outcome.preview)
+            next.setSamples(previewSamples_, false);
+        next.setShownObject(std::move(outcome.preview));
+    }
+    if (head == outcome.selectedHead && outcome.comparison)
+        next.setComparison(std::move(outcome.comparison));
     multiHead_ = std::move(outcome.params);
     if (outcome.redraw) {
         drawnHeads_ = std::move(outcome.drawnParams);
         headsDrawn_ = true;
     }
-    hasResult_ = true;
     QString notice;
     if (outcome.redraw)
         notice =
             installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells), outcome.report);
-    else
-        setProblem(QString());
-    // The head shown: the one selected meanwhile, if it is still there.
-    const int head = wanted < multiResult_->headCount() ? wanted : outcome.selectedHead;
     // Without a redraw only the heads edited meanwhile changed, and they are
     // the head shown (an edit of another head selects it first).
-    showHead(head, outcome.redraw || head != wanted);
-    if (outcome.preview && head == outcome.previewHead) {
-        // The same numbers as the multi's head: the maps that show the
-        // preview already keep it, and their samples of it.
-        result_ = std::move(outcome.preview);
-        if (preview_ == result_)
-            drawnSamples_ = previewSamples_;
-    }
-    if (head == outcome.selectedHead && outcome.comparison)
-        comparison_ = std::move(outcome.comparison);
+    showHeadInputs(head, outcome.redraw || head != wanted);
+    publish(std::move(next));
+    setProblem(QString());
     return notice;
 }
 
@@ -282,15 +265,13 @@ attn::Status Session::setHeadsState(const LabState& state)
     multiHead_ = std::move(params);
     headsDrawn_ = bool(drawn);
     drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
-    multiResult_ = std::move(multi);
     staleHeads_.clear();
     staleParts_ = 0;
     userCells_ = UserCells::none(model_);
     userCells_.mask[0] = xCells;
-    showHead(selected);
-    hasResult_ = true;
+    showHeadInputs(selected);
+    publish(LabResult::multi(tokensOf(model_), idsOf(model_), std::move(multi), selected, options_));
     modelStale_ = false;
-    takeTokensFromModel();
     setProblem(QString());
     return attn::okStatus();
 }

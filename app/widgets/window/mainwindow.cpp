@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "paintacknowledger.h"
+
 #include "documentcontroller.h"
 #include "exportactions.h"
 #include "focuspanel.h"
@@ -135,6 +137,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
         watched->installEventFilter(this);
 
     documents_->connectUndoGestures(this, input_->sentenceEdit());
+    // Last: its notes that the views painted follow their paint requests.
+    new PaintAcknowledger(session_, session_);
     setFocusQuery(preferredFocus_);
     statusBar()->showMessage(
         tr("Hover a cell for its numbers; click a row or a token to focus "

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What the lab computes from, as one value: the parameters as requested,
+// the matrices of the last good model (X, and W_q, W_k, W_v of the single
+// head or of the head shown), every head's parameters and the seed's draw
+// of them, the cells that are the user's, and where the numbers come from:
+// the seed's draw (with the user's cells over it), or a model's head
+// (borrowed). Session holds one and publishes a LabResult computed from it;
+// a saved lab, an undo step and the autosave are its state() (LabState).
+//
+// The operations here change the value alone: they compute nothing, emit
+// nothing and never touch a result.
+
+#include "attention.h"
+#include "borrowedhead.h"
+#include "labfile.h"
+#include "model.h"
+#include "multihead.h"
+#include "usercells.h"
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace attnlab {
+
+enum class MatrixId { X, Wq, Wk, Wv };
+
+// One cell of a lab and its value: of X, or of head `head`'s W_q, W_k or
+// W_v (0 with one head).
+struct LabCell {
+    MatrixId which = MatrixId::X;
+    int head = 0;
+    int row = 0;
+    int col = 0;
+    double value = 0.0;
+};
+// The same cell with the same value, bit for bit (-0 is not 0).
+bool sameCell(const LabCell& a, const LabCell& b);
+
+const attn::Matrix& matrixOf(const attn::Model& model, MatrixId which);
+attn::Matrix& matrixOf(attn::Model& model, MatrixId which);
+
+struct LabInputs {
+    // The request: what the user asked for (it may have no result).
+    attn::ModelConfig config;
+    attn::AttentionOptions options;
+    attn::HeadsConfig heads;
+
+    // The last good model: its matrices, the parameters it was drawn with,
+    // and whether it was drawn from the current config.
+    attn::Model model;
+    attn::ModelConfig modelConfig;
+    bool modelStale = true;
+
+    // Multi-head: every head's parameters (the head shown mirrored into
+    // model's W_q, W_k, W_v), the seed's draw of them (headsDrawn: a real
+    // draw, not the parameters standing in for a draw that was refused), the
+    // head shown, and the heads edited since the last pass (which of their
+    // W_q, W_k, W_v: attn::HeadParts).
+    attn::MultiHeadParams multiHead;
+    attn::MultiHeadParams drawnHeads;
+    bool headsDrawn = false;
+    int selectedHead = 0;
+    std::vector<int> staleHeads;
+    unsigned staleParts = 0;
+
+    // The user's cells of model (typed or imported), their count, and the
+    // other heads' (otherHeadsEdits() when the head shown was chosen).
+    UserCells userCells;
+    int editedCells = 0;
+    int otherEdits = 0;
+
+    // A model's head shown with the lab's engine (borrowedhead.h), and a new
+    // sentence waiting for the model's pass over it.
+    BorrowedHead borrowed;
+    bool awaitingBorrow = false;
+
+    bool multiHeadLab() const { return heads.multiHead(); }
+    const attn::Matrix& matrix(MatrixId which) const { return matrixOf(model, which); }
+    attn::Matrix& matrix(MatrixId which) { return matrixOf(model, which); }
+
+    // Parameters and the current matrices (the view left empty).
+    LabState state() const;
+    // The user's cells over the seed's draw of config and heads (see
+    // Session::cellsOverDraw), or nullopt when the matrices are not that.
+    // `drawnNow`: model was drawn from config and nothing is in flight.
+    std::optional<std::vector<LabCell>> cellsOverDraw() const;
+
+    // `drawn` becomes the model, with `cells` its user cells; returns what
+    // became of the user's cells (describeKept).
+    QString installModel(attn::Model&& drawn, const attn::ModelConfig& drawnFrom, UserCells cells,
+                         const KeptReport& report);
+    // Head `head`'s weights into model's W_q, W_k, W_v and its user cells;
+    // countOthers false: the other heads are as they were when the head shown
+    // was last chosen, so otherEdits stands.
+    void showHead(int head, bool countOthers = true);
+    int otherHeadsEdits() const;
+    void clearHeads();  // back to the single head's bookkeeping
+
+    // Leaving a borrowed head: config, options and heads back to the lab's
+    // own, with what the user changed meanwhile.
+    void leaveBorrowed();
+    // What the borrowed head is, for the window's notice; empty when none is.
+    QString borrowedNotice() const;
+};
+
+}  // namespace attnlab
