@@ -51,14 +51,6 @@ bool sameBesidesHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParam
     return attn::sameBits(a.independent.Wo, b.independent.Wo);
 }
 
-// True where `value` differs from `drawn` (all false when the shapes differ).
-CellMask differing(const attn::Matrix& value, const attn::Matrix& drawn)
-{
-    if (value.rows() != drawn.rows() || value.cols() != drawn.cols())
-        return CellMask::Constant(value.rows(), value.cols(), false);
-    return value.array() != drawn.array();
-}
-
 // Head i's entries of W_q, W_k and W_v that differ between `value` and
 // `drawn`, read where they are (visitHeadDifferences): copying the blocks
 // out, a seed step at d_model 512 and 8 heads copied 14 of them.
@@ -70,6 +62,13 @@ int differingHeadEntries(const attn::MultiHeadParams& value, const attn::MultiHe
 }
 
 }  // namespace
+
+CellMask differingCells(const attn::Matrix& value, const attn::Matrix& drawn)
+{
+    if (value.rows() != drawn.rows() || value.cols() != drawn.cols())
+        return CellMask::Constant(value.rows(), value.cols(), false);
+    return value.array() != drawn.array();
+}
 
 bool sameCell(const LabCell& a, const LabCell& b)
 {
@@ -159,9 +158,9 @@ void LabInputs::showHead(int head, bool countOthers)
     attn::HeadWeights w = multiHead.head(head);
     const bool drawn = head < drawnHeads.headCount();
     const attn::HeadWeights d = drawn ? drawnHeads.head(head) : w;
-    userCells.mask[1] = differing(w.Wq, d.Wq);
-    userCells.mask[2] = differing(w.Wk, d.Wk);
-    userCells.mask[3] = differing(w.Wv, d.Wv);
+    userCells.mask[1] = differingCells(w.Wq, d.Wq);
+    userCells.mask[2] = differingCells(w.Wk, d.Wk);
+    userCells.mask[3] = differingCells(w.Wv, d.Wv);
     model.Wq = std::move(w.Wq);
     model.Wk = std::move(w.Wk);
     model.Wv = std::move(w.Wv);

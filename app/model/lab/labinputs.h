@@ -39,6 +39,9 @@ struct LabCell {
 // The same cell with the same value, bit for bit (-0 is not 0).
 bool sameCell(const LabCell& a, const LabCell& b);
 
+// True where `value` differs from `drawn` (all false when the shapes differ).
+CellMask differingCells(const attn::Matrix& value, const attn::Matrix& drawn);
+
 const attn::Matrix& matrixOf(const attn::Model& model, MatrixId which);
 attn::Matrix& matrixOf(attn::Model& model, MatrixId which);
 
@@ -85,7 +88,6 @@ struct LabInputs {
     LabState state() const;
     // The user's cells over the seed's draw of config and heads (see
     // Session::cellsOverDraw), or nullopt when the matrices are not that.
-    // `drawnNow`: model was drawn from config and nothing is in flight.
     std::optional<std::vector<LabCell>> cellsOverDraw() const;
 
     // `drawn` becomes the model, with `cells` its user cells; returns what

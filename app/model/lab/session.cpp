@@ -38,9 +38,9 @@ Session::~Session() = default;
 bool Session::isLargeWork(int tokens) const
 {
     const double n = tokens;
-    const double work =
-        n * n * (config_.dK + config_.dV) + n * config_.dModel * (2.0 * config_.dK + config_.dV);
-    return work * (multiHead() ? heads_.heads : 1) > kAsyncWork;
+    const double work = n * n * (in_.config.dK + in_.config.dV)
+                        + n * in_.config.dModel * (2.0 * in_.config.dK + in_.config.dV);
+    return work * (multiHead() ? in_.heads.heads : 1) > kAsyncWork;
 }
 
 std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, bool headsOnly) const
@@ -48,28 +48,28 @@ std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, b
     auto job = std::make_unique<AttentionWorker::Job>();
     job->redraw = redraw;
     job->keep = redraw && keep;
-    job->config = config_;
-    job->options = options_;
+    job->config = in_.config;
+    job->options = in_.options;
     job->comparison = comparisonWanted_;
     job->sampleSizes = sampleSizes();
     if (!redraw || job->keep)
-        job->model = model_;  // X (n, d_model) and the weights: small next to the maps
+        job->model = in_.model;  // X (n, d_model) and the weights: small next to the maps
     if (job->keep)
-        job->cells = userCells_;
+        job->cells = in_.userCells;
     if (multiHead()) {
-        job->heads = heads_;
-        job->selectedHead = selectedHead_;
+        job->heads = in_.heads;
+        job->selectedHead = in_.selectedHead;
         // A preview needs the tokens the maps label it with.
-        job->preview =
-            previewWanted_
-            && (!redraw
-                || (config_.sentence == modelConfig_.sentence && config_.tokenizer == modelConfig_.tokenizer
-                    && !modelStale_ && !isBorrowed()));
+        job->preview = previewWanted_
+                       && (!redraw
+                           || (in_.config.sentence == in_.modelConfig.sentence
+                               && in_.config.tokenizer == in_.modelConfig.tokenizer && !in_.modelStale
+                               && !isBorrowed()));
         if (!redraw)
-            job->params = multiHead_;
+            job->params = in_.multiHead;
         if (headsOnly && !redraw) {
-            job->recomputeHeads = staleHeads_;
-            job->recomputeParts = staleParts_;
+            job->recomputeHeads = in_.staleHeads;
+            job->recomputeParts = in_.staleParts;
             job->base = current_->heads();
         }
     }
@@ -110,7 +110,7 @@ void Session::deliverPreview(quint64 generation, int head,
                              const std::shared_ptr<const attn::AttentionResult>& result)
 {
     // For the request in flight and the head still selected, over the same tokens.
-    if (generation != generation_ || !computing_ || !current_->heads() || head != selectedHead_
+    if (generation != generation_ || !computing_ || !current_->heads() || head != in_.selectedHead
         || result->tokens() != tokenCount()) {
         worker_->previewShown(generation);  // nothing to paint
         return;
@@ -184,7 +184,7 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
     computing_ = false;
     if (!outcome->error.isEmpty()) {
         if (outcome->redraw)
-            modelStale_ = true;
+            in_.modelStale = true;
         setProblem(outcome->error);
         return;
     }
@@ -201,16 +201,16 @@ void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
             emit matrixNotice(notice);
         return;
     }
-    clearHeads();
-    const attn::Model& over = outcome->redraw ? outcome->model : model_;
+    in_.clearHeads();
+    const attn::Model& over = outcome->redraw ? outcome->model : in_.model;
     LabResult next = LabResult::single(tokensOf(over), idsOf(over), std::move(outcome->result),
-                                       std::move(outcome->stats), options_);
+                                       std::move(outcome->stats), in_.options);
     next.setComparison(std::move(outcome->comparison));
     next.setSamples(std::move(outcome->samples), true);
     QString notice;
     if (outcome->redraw)
-        notice = installModel(std::move(outcome->model), outcome->config, std::move(outcome->cells),
-                              outcome->report);
+        notice = in_.installModel(std::move(outcome->model), outcome->config, std::move(outcome->cells),
+                                  outcome->report);
     publish(std::move(next));
     setProblem(QString());
     if (outcome->redraw)
@@ -233,54 +233,15 @@ void Session::waitForResult()
         recomputeNow();
 }
 
-QString Session::installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
-                              const KeptReport& report)
-{
-    const attn::ModelConfig before = modelConfig_;
-    model_ = std::move(model);
-    modelConfig_ = drawnFrom;
-    modelStale_ = false;
-    userCells_ = std::move(cells);
-    editedCells_ = userCells_.count();
-    return describeKept(report, before, drawnFrom);
-}
-
 void Session::publish(LabResult next)
 {
     next.shareLabelsWith(*current_);
     current_ = std::make_shared<const LabResult>(std::move(next));
 }
 
-const attn::Matrix& Session::matrix(MatrixId which) const
-{
-    switch (which) {
-    case MatrixId::X: return model_.X;
-    case MatrixId::Wq: return model_.Wq;
-    case MatrixId::Wk: return model_.Wk;
-    case MatrixId::Wv: return model_.Wv;
-    }
-    return model_.X;
-}
-
-attn::Matrix& Session::mutableMatrix(MatrixId which)
-{
-    return mutableMatrixOf(model_, which);
-}
-
-attn::Matrix& Session::mutableMatrixOf(attn::Model& model, MatrixId which)
-{
-    switch (which) {
-    case MatrixId::X: return model.X;
-    case MatrixId::Wq: return model.Wq;
-    case MatrixId::Wk: return model.Wk;
-    case MatrixId::Wv: return model.Wv;
-    }
-    return model.X;
-}
-
 int Session::vocabularySize() const
 {
-    return int(model_.tokenization.vocab.size());
+    return int(in_.model.tokenization.vocab.size());
 }
 
 double Session::weightSum(int query) const
@@ -308,11 +269,11 @@ QString Session::matrixName(MatrixId which)
 void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
                             const attn::HeadsConfig& heads)
 {
-    borrowed_ = BorrowedHead();
-    awaitingBorrow_ = false;
-    config_ = config;
-    options_ = options;
-    heads_ = heads;
+    in_.borrowed = BorrowedHead();
+    in_.awaitingBorrow = false;
+    in_.config = config;
+    in_.options = options;
+    in_.heads = heads;
     redraw(false);
     emit parametersChanged();
 }
@@ -320,14 +281,14 @@ void Session::setParameters(const attn::ModelConfig& config, const attn::Attenti
 void Session::setSentence(const QString& sentence)
 {
     const std::string utf8 = sentence.toStdString();
-    if (utf8 == config_.sentence)
+    if (utf8 == in_.config.sentence)
         return;
-    config_.sentence = utf8;
+    in_.config.sentence = utf8;
     emit sentenceChanged();
-    if (borrowed_.active() && followsModel_) {
+    if (in_.borrowed.active() && followsModel_) {
         // The head stays on display until the model's pass over the new
         // sentence is borrowed in its place (or released).
-        awaitingBorrow_ = true;
+        in_.awaitingBorrow = true;
         emit parametersChanged();
         emit matrixNotice(borrowedNotice());
         return;
@@ -343,7 +304,7 @@ void Session::setTokenizer(attn::TokenizerMode mode)
 
 void Session::setSeed(quint64 seed)
 {
-    const std::uint64_t from = config_.seed;
+    const std::uint64_t from = in_.config.seed;
     changeConfig(&attn::ModelConfig::seed, std::uint64_t(seed));
     const bool up = seed == from + 1 && seed != std::numeric_limits<std::uint64_t>::max();
     const bool down = seed + 1 == from && seed != 0;
@@ -395,14 +356,14 @@ void Session::regenerate()
 
 void Session::redraw(bool keep)
 {
-    if (borrowed_.active()) {
-        leaveBorrowed();
+    if (in_.borrowed.active()) {
+        in_.leaveBorrowed();
         keep = false;  // the user's cells were edits of the model's numbers
     }
-    config_ = headsModelConfig(config_, heads_);
+    in_.config = headsModelConfig(in_.config, in_.heads);
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
-    const int words = int(std::count(config_.sentence.begin(), config_.sentence.end(), ' ')) + 1;
+    const int words = int(std::count(in_.config.sentence.begin(), in_.config.sentence.end(), ' ')) + 1;
     if (isLargeWork(std::max(words, tokenCount()))) {
         startJob(true, keep);
         return;
@@ -417,7 +378,7 @@ void Session::redrawNow(bool keep)
         QString notice;
         const attn::Status computed = computeHeadsNow(true, keep, &notice);
         if (!computed) {
-            modelStale_ = true;
+            in_.modelStale = true;
             setProblem(problemOf(computed));
             return;
         }
@@ -427,24 +388,24 @@ void Session::redrawNow(bool keep)
             emit matrixNotice(notice);
         return;
     }
-    attn::Expected<attn::Model> built = attn::buildModel(config_);
+    attn::Expected<attn::Model> built = attn::buildModel(in_.config);
     if (!built) {
-        modelStale_ = true;
+        in_.modelStale = true;
         setProblem(QString::fromStdString(built.error().message));
         return;
     }
     attn::Model& m = built.value();
     KeptReport report;
-    UserCells cells = keep ? keepUserCells(model_, userCells_, &m, &report) : UserCells::none(m);
+    UserCells cells = keep ? keepUserCells(in_.model, in_.userCells, &m, &report) : UserCells::none(m);
     LabResult next;
     const attn::Status computed = computeFrom(m, &next);
     if (!computed) {
-        modelStale_ = true;
+        in_.modelStale = true;
         setProblem(problemOf(computed));
         return;
     }
-    clearHeads();
-    const QString notice = installModel(std::move(m), config_, std::move(cells), report);
+    in_.clearHeads();
+    const QString notice = in_.installModel(std::move(m), in_.config, std::move(cells), report);
     publish(std::move(next));
     setProblem(QString());
     emit modelRedrawn();
@@ -460,7 +421,7 @@ void Session::recompute()
         redraw(computingKeep_);
         return;
     }
-    if (!modelStale_ && isLargeWork(tokenCount())) {
+    if (!in_.modelStale && isLargeWork(tokenCount())) {
         startJob(false);
         return;
     }
@@ -470,7 +431,7 @@ void Session::recompute()
 void Session::recomputeNow()
 {
     supersede();
-    if (modelStale_) {
+    if (in_.modelStale) {
         redraw();
         return;
     }
@@ -479,9 +440,9 @@ void Session::recomputeNow()
         computed = computeHeadsNow(false, false, nullptr);
     } else {
         LabResult next;
-        computed = computeFrom(model_, &next);
+        computed = computeFrom(in_.model, &next);
         if (computed) {
-            clearHeads();
+            in_.clearHeads();
             publish(std::move(next));
         }
     }
@@ -497,11 +458,12 @@ attn::Status Session::computeFrom(const attn::Model& model, LabResult* next) con
     attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
     const attn::Status status = attn::computeAttentionWithStatistics(
-        model.X, model.Wq, model.Wk, model.Wv, options_, result.get(), &stats,
+        model.X, model.Wq, model.Wk, model.Wv, in_.options, result.get(), &stats,
         isLargeWork(int(model.X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
         return status;
-    *next = LabResult::single(tokensOf(model), idsOf(model), std::move(result), std::move(stats), options_);
+    *next =
+        LabResult::single(tokensOf(model), idsOf(model), std::move(result), std::move(stats), in_.options);
     if (comparisonWanted_)
         next->comparison();  // computed with the result, as the worker does
     return attn::okStatus();

@@ -26,6 +26,7 @@
 #include "attention.h"
 #include "attentionworker.h"
 #include "labfile.h"
+#include "labinputs.h"
 #include "labresult.h"
 #include "model.h"
 #include "multihead.h"
@@ -51,8 +52,6 @@ struct ResultSampleCache;
 class ResultPool;
 class ScalingLabRun;
 
-enum class MatrixId { X, Wq, Wk, Wv };
-
 // One cell that Session::setMatrixCell changed: of X, or of W_q, W_k or W_v
 // of head `head` (0 with one head).
 struct CellEdit {
@@ -63,18 +62,6 @@ struct CellEdit {
     double before = 0.0;
     double after = 0.0;
 };
-
-// One cell of a lab and its value: of X, or of head `head`'s W_q, W_k or
-// W_v (0 with one head).
-struct LabCell {
-    MatrixId which = MatrixId::X;
-    int head = 0;
-    int row = 0;
-    int col = 0;
-    double value = 0.0;
-};
-// The same cell with the same value, bit for bit (-0 is not 0).
-bool sameCell(const LabCell& a, const LabCell& b);
 
 class Session : public QObject {
     Q_OBJECT
@@ -95,11 +82,11 @@ public:
     void waitForResult();
 
     // The parameters as last requested (they may have no result: see problem()).
-    const attn::ModelConfig& config() const { return config_; }
-    const attn::AttentionOptions& options() const { return options_; }
+    const attn::ModelConfig& config() const { return in_.config; }
+    const attn::AttentionOptions& options() const { return in_.options; }
 
     // The last good model and its attention.
-    const attn::Model& model() const { return model_; }
+    const attn::Model& model() const { return in_.model; }
     // The newest result, whole (labresult.h): published once per change,
     // before resultChanged(), and never changed after. The accessors below
     // read it.
@@ -138,7 +125,8 @@ public:
         return current_->presampled() ? current_->samples() : nullptr;
     }
 
-    const attn::Matrix& matrix(MatrixId which) const;  // X (n, d_model), W (d_model, d_k|d_v)
+    // X (n, d_model), W (d_model, d_k|d_v)
+    const attn::Matrix& matrix(MatrixId which) const { return in_.matrix(which); }
     bool hasResult() const { return current_->computed(); }
 
     int tokenCount() const { return current_->tokenCount(); }
@@ -155,8 +143,8 @@ public:
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
     // Cells that are the user's (typed or imported), not the seed's draw.
-    int editedCells() const { return editedCells_; }
-    const UserCells& userCells() const { return userCells_; }
+    int editedCells() const { return in_.editedCells; }
+    const UserCells& userCells() const { return in_.userCells; }
     // The matrices as the seed's draw with the user's cells laid over it:
     // when they are exactly the draw of config() and headsConfig() but for
     // these editedCells() cells, the cells (X's, then each head's W_q's,
@@ -218,9 +206,9 @@ public:
     // session's head: matrix(W_q|W_k|W_v), result() and stats() are that
     // head's, and editing W_q, W_k or W_v edits that head. Selecting another
     // head computes nothing. In the split layout d_k = d_v = d_model / h.
-    const attn::HeadsConfig& headsConfig() const { return heads_; }
+    const attn::HeadsConfig& headsConfig() const { return in_.heads; }
     int headCount() const { return current_->headCount(); }
-    int selectedHead() const { return selectedHead_; }  // 0-based
+    int selectedHead() const { return in_.selectedHead; }  // 0-based
     void selectHead(int head);
     // A multi-head request in the worker computes the selected head alone
     // first (the same numbers, bit for bit, as that head of the whole pass:
@@ -287,7 +275,7 @@ public:
         return current_->headsChangedSince(shown);
     }
     // Every head's parameters (of the current result); empty for the single head.
-    const attn::MultiHeadParams& multiHeadParams() const { return multiHead_; }
+    const attn::MultiHeadParams& multiHeadParams() const { return in_.multiHead; }
     void setHeadsConfig(const attn::HeadsConfig& heads);
     void setHeadCount(int heads);
     void setHeadLayout(attn::HeadLayout layout);
@@ -302,18 +290,18 @@ public:
     // leaves it for the lab's own parameters of before with that change;
     // so does a new sentence, unless the session follows the model (see
     // setFollowsModel).
-    const BorrowedHead& borrowed() const { return borrowed_; }
-    bool isBorrowed() const { return borrowed_.active(); }
+    const BorrowedHead& borrowed() const { return in_.borrowed; }
+    bool isBorrowed() const { return in_.borrowed.active(); }
     // While followed, a new sentence keeps the borrowed head on display and
     // waits (awaitsBorrow()) for the window to borrow the same layer and
     // head of the model's pass over it, or to release it.
     void setFollowsModel(bool on) { followsModel_ = on; }
-    bool awaitsBorrow() const { return awaitingBorrow_; }
+    bool awaitsBorrow() const { return in_.awaitingBorrow; }
     // The lab's own parameters again (with the current sentence), drawn from
     // the seed; nothing happens when no head is borrowed.
     void releaseBorrowed();
     // What the borrowed head is, for the window's notice; empty when none is.
-    QString borrowedNotice() const;
+    QString borrowedNotice() const { return in_.borrowedNotice(); }
 
     // The d_k lab, computed in the lab lane of this session's worker, after
     // the attention work (see AttentionWorker).
@@ -347,9 +335,9 @@ private:
     template <typename T>
     void changeConfig(T attn::ModelConfig::*field, T value)
     {
-        if (config_.*field == value)
+        if (in_.config.*field == value)
             return;
-        config_.*field = value;
+        in_.config.*field = value;
         redraw();
         emit parametersChanged();
     }
@@ -357,14 +345,14 @@ private:
     template <typename T>
     void changeOption(T attn::AttentionOptions::*field, T value)
     {
-        if (options_.*field == value)
+        if (in_.options.*field == value)
             return;
-        options_.*field = value;
+        in_.options.*field = value;
         recompute();
         emit parametersChanged();
     }
 
-    // buildModel from config_, then recompute; `keep` lays the user's cells
+    // buildModel from in_.config, then recompute; `keep` lays the user's cells
     // over the new draw.
     void redraw(bool keep = true);
     void recompute();  // attention over the current matrices
@@ -382,12 +370,8 @@ private:
                         const std::shared_ptr<const attn::AttentionResult>& result);
     void dropPreview();                  // back to result_ on the maps
     void lookAhead(quint64 generation);  // the seed after generation's result, if wanted
-    // The model and its user cells; returns the notice to emit once the
-    // result is out (see matrixNotice).
-    QString installModel(attn::Model&& model, const attn::ModelConfig& drawnFrom, UserCells cells,
-                         const KeptReport& report);
     // The single head's attention over `model`'s matrices into `next`
-    // (with options_), or the engine's error. Emits nothing, publishes
+    // (with in_.options), or the engine's error. Emits nothing, publishes
     // nothing, so that callers finish updating before views look.
     attn::Status computeFrom(const attn::Model& model, LabResult* next) const;
     // `next` becomes the session's result (see published()); emits nothing.
@@ -400,37 +384,14 @@ private:
     // The problem to show for `status`: its message, or none when it is ok.
     static QString problemOf(const attn::Status& status);
     QString installHeads(AttentionWorker::Outcome& outcome);
-    // Head `head`'s weights into model_'s W_q, W_k, W_v and its user cells;
-    // countOthers false: the other heads' parameters are as they were when
-    // the head shown was last chosen, so otherEdits_ stands.
-    void showHeadInputs(int head, bool countOthers = true);
-    void clearHeads();  // back to the single head's bookkeeping
-    int otherHeadsEdits() const;
-    bool multiHead() const { return heads_.multiHead(); }
+    bool multiHead() const { return in_.heads.multiHead(); }
     attn::Status setHeadsState(const LabState& state);
     attn::Status setBorrowedState(const LabState& state);  // setState's borrowed part
-    void leaveBorrowed();  // config_, options_ and heads_ back to the lab's own
-    attn::Matrix& mutableMatrix(MatrixId which);
-    static attn::Matrix& mutableMatrixOf(attn::Model& model, MatrixId which);
     // setMatrix with a new d_model, d_k or d_v.
     attn::Status importReshaping(MatrixId which, const attn::Matrix& values, const attn::ModelConfig& config);
 
-    attn::ModelConfig config_;
-    attn::AttentionOptions options_;
-    attn::HeadsConfig heads_;           // as requested
-    attn::MultiHeadParams multiHead_;   // of model_, when multi-head
-    attn::MultiHeadParams drawnHeads_;  // the seed's draw of multiHead_
-    int selectedHead_ = 0;
-    // drawnHeads_ is drawMultiHead(modelConfig_, heads_), not multiHead_
-    // standing in for a draw that was refused.
-    bool headsDrawn_ = false;
-    std::vector<int> staleHeads_;      // heads edited since multiResult_ was computed
-    unsigned staleParts_ = 0;          // attn::HeadParts: which of their W_q, W_k, W_v
-    bool computingHeadsOnly_ = false;  // the request in flight recomputes staleHeads_ alone
-    int otherEdits_ = 0;               // otherHeadsEdits() when the head was last shown
-    attn::Model model_;
-    attn::ModelConfig modelConfig_;           // the parameters model_ was drawn with
-    UserCells userCells_;                     // of model_
+    LabInputs in_;                            // what the result is computed from (labinputs.h)
+    bool computingHeadsOnly_ = false;         // the request in flight recomputes in_.staleHeads alone
     std::shared_ptr<ResultPool> resultPool_;  // before current_: results go back to it
     std::shared_ptr<const LabResult> current_;
     // The request in flight's selected head, ahead of the rest (see preview()).
@@ -446,13 +407,8 @@ private:
     quint64 lookAheadDue_ = 0;                      // the seed step whose paint starts the look-ahead
     std::optional<QList<QSize>> fixedSampleSizes_;  // see setSampleSizes
     bool comparisonWanted_ = false;
-    bool modelStale_ = true;  // model_ was not drawn from the current config_
     QString problem_;
-    int editedCells_ = 0;
-
-    BorrowedHead borrowed_;  // of model_, when one is
     bool followsModel_ = false;
-    bool awaitingBorrow_ = false;  // a new sentence waits for the model's pass
 
     std::unique_ptr<AttentionWorker> worker_;    // after resultPool_, which it uses
     std::unique_ptr<ScalingLabRun> scalingLab_;  // after worker_: gone before it

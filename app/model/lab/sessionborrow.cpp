@@ -53,82 +53,36 @@ attn::Status Session::setBorrowedState(const LabState& state)
     m.Wq = state.Wq;
     m.Wk = state.Wk;
     m.Wv = state.Wv;
-    const attn::AttentionOptions oldOptions = options_;
-    options_ = state.options;
+    const attn::AttentionOptions oldOptions = in_.options;
+    in_.options = state.options;
     LabResult next;
     if (const attn::Status computed = computeFrom(m, &next); !computed) {
-        options_ = oldOptions;
+        in_.options = oldOptions;
         return computed;
     }
-    clearHeads();
-    config_ = c;
-    modelConfig_ = c;
-    heads_ = attn::HeadsConfig();
-    selectedHead_ = 0;
-    userCells_ = UserCells::differences(m, original);
-    model_ = std::move(m);
-    modelStale_ = false;
-    editedCells_ = userCells_.count();
-    borrowed_ = b;
-    awaitingBorrow_ = false;
+    in_.clearHeads();
+    in_.config = c;
+    in_.modelConfig = c;
+    in_.heads = attn::HeadsConfig();
+    in_.selectedHead = 0;
+    in_.userCells = UserCells::differences(m, original);
+    in_.model = std::move(m);
+    in_.modelStale = false;
+    in_.editedCells = in_.userCells.count();
+    in_.borrowed = b;
+    in_.awaitingBorrow = false;
     publish(std::move(next));
     setProblem(QString());
     return attn::okStatus();
 }
 
-void Session::leaveBorrowed()
-{
-    // modelConfig_ is the borrowed head's: what differs from it was just
-    // changed by the user, the rest comes back from before the borrowing.
-    const attn::ModelConfig& was = modelConfig_;
-    attn::ModelConfig own = borrowed_.ownConfig;
-    own.sentence = config_.sentence;
-    if (config_.tokenizer != was.tokenizer)
-        own.tokenizer = config_.tokenizer;
-    if (config_.seed != was.seed)
-        own.seed = config_.seed;
-    if (config_.init != was.init)
-        own.init = config_.init;
-    if (config_.dModel != was.dModel)
-        own.dModel = config_.dModel;
-    if (config_.dK != was.dK)
-        own.dK = config_.dK;
-    if (config_.dV != was.dV)
-        own.dV = config_.dV;
-    if (heads_ == attn::HeadsConfig())
-        heads_ = borrowed_.ownHeads;
-    config_ = own;
-    options_ = borrowed_.ownOptions;
-    borrowed_ = BorrowedHead();
-    awaitingBorrow_ = false;
-}
-
 void Session::releaseBorrowed()
 {
-    if (!borrowed_.active())
+    if (!in_.borrowed.active())
         return;
     waitForResult();
     redraw(false);
     emit parametersChanged();
-}
-
-QString Session::borrowedNotice() const
-{
-    if (!borrowed_.active())
-        return QString();
-    const int layer = borrowed_.layer + 1;
-    QString text = tr("GPT-2 layer %1, head %2 of %3 — X is layer %1's LayerNorm output with a column of "
-                      "ones that carries the bias (the last row of W_q, W_k, W_v).")
-                       .arg(layer)
-                       .arg(borrowed_.head + 1)
-                       .arg(borrowed_.model);
-    if (editedCells_ > 0)
-        text += QLatin1Char(' ')
-                + (editedCells_ == 1 ? tr("1 cell edited by you.")
-                                     : tr("%1 cells edited by you.").arg(editedCells_));
-    if (awaitingBorrow_)
-        text += QLatin1Char(' ') + tr("Waiting for the model's pass over the new sentence…");
-    return text;
 }
 
 }  // namespace attnlab

@@ -19,61 +19,6 @@
 
 namespace attnlab {
 
-namespace {
-
-const attn::Matrix& modelMatrix(const attn::Model& m, MatrixId which)
-{
-    switch (which) {
-    case MatrixId::X: return m.X;
-    case MatrixId::Wq: return m.Wq;
-    case MatrixId::Wk: return m.Wk;
-    case MatrixId::Wv: return m.Wv;
-    }
-    return m.X;
-}
-
-// The cells of `mask` with their values in `m`, row by row, appended to `cells`.
-void appendCells(const CellMask& mask, const attn::Matrix& m, MatrixId which, int head,
-                 std::vector<LabCell>* cells)
-{
-    if (!mask.any())
-        return;
-    for (Eigen::Index r = 0; r < mask.rows(); ++r)
-        for (Eigen::Index c = 0; c < mask.cols(); ++c)
-            if (mask(r, c))
-                cells->push_back(LabCell{which, head, int(r), int(c), m(r, c)});
-}
-
-// Whatever of `a` is not a head's W_q, W_k or W_v (the split layout's biases
-// and out_proj, the independent heads' W_o) is `b`'s, bit for bit, and the
-// heads are as many, of the same layout and shapes.
-bool sameBesidesHeads(const attn::MultiHeadParams& a, const attn::MultiHeadParams& b)
-{
-    if (a.layout != b.layout || a.headCount() != b.headCount())
-        return false;
-    if (a.layout == attn::HeadLayout::Split)
-        return a.split.inProjWeight.rows() == b.split.inProjWeight.rows()
-               && a.split.inProjWeight.cols() == b.split.inProjWeight.cols()
-               && attn::sameBits(a.split.inProjBias, b.split.inProjBias)
-               && attn::sameBits(a.split.outProjWeight, b.split.outProjWeight)
-               && attn::sameBits(a.split.outProjBias, b.split.outProjBias);
-    for (int i = 0; i < a.headCount(); ++i) {
-        const attn::HeadWeights& x = a.independent.heads[std::size_t(i)];
-        const attn::HeadWeights& y = b.independent.heads[std::size_t(i)];
-        if (x.Wq.rows() != y.Wq.rows() || x.Wq.cols() != y.Wq.cols() || x.Wv.cols() != y.Wv.cols())
-            return false;
-    }
-    return attn::sameBits(a.independent.Wo, b.independent.Wo);
-}
-
-}  // namespace
-
-bool sameCell(const LabCell& a, const LabCell& b)
-{
-    return a.which == b.which && a.head == b.head && a.row == b.row && a.col == b.col
-           && std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
-}
-
 attn::Expected<double> Session::parseValue(const QString& text)
 {
     const QString trimmed = text.trimmed();
@@ -121,45 +66,45 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         emit editRefused(refusal);
         return attn::Error{refusal.toStdString()};
     }
-    attn::Matrix& target = mutableMatrix(which);
+    attn::Matrix& target = in_.matrix(which);
     const double old = target(row, col);
     if (old == value)
         return attn::okStatus();
     target(row, col) = value;
     if (multiHead()) {
         // The selected head's weight, or X; done in the worker when large.
-        userCells_.mask[int(which)](row, col) = true;
+        in_.userCells.mask[int(which)](row, col) = true;
         if (which == MatrixId::X) {
-            editedCells_ = userCells_.count() + otherEdits_;
-            emit cellEdited(CellEdit{which, selectedHead_, row, col, old, value});
+            in_.editedCells = in_.userCells.count() + in_.otherEdits;
+            emit cellEdited(CellEdit{which, in_.selectedHead, row, col, old, value});
             recompute();  // every head's Q, K and V
             return attn::okStatus();
         }
-        setHeadCell(&multiHead_, selectedHead_, int(which) - 1, row, col, value);
-        editedCells_ = userCells_.count() + otherEdits_;  // the other heads are as they were
-        if (std::find(staleHeads_.begin(), staleHeads_.end(), selectedHead_) == staleHeads_.end())
-            staleHeads_.push_back(selectedHead_);
-        staleParts_ |= 1u << (int(which) - 1);  // W_q, W_k, W_v: attn::kHeadQuery, kHeadKey, kHeadValue
-        emit cellEdited(CellEdit{which, selectedHead_, row, col, old, value});
+        setHeadCell(&in_.multiHead, in_.selectedHead, int(which) - 1, row, col, value);
+        in_.editedCells = in_.userCells.count() + in_.otherEdits;  // the other heads are as they were
+        if (std::find(in_.staleHeads.begin(), in_.staleHeads.end(), in_.selectedHead) == in_.staleHeads.end())
+            in_.staleHeads.push_back(in_.selectedHead);
+        in_.staleParts |= 1u << (int(which) - 1);  // W_q, W_k, W_v: attn::kHeadQuery, kHeadKey, kHeadValue
+        emit cellEdited(CellEdit{which, in_.selectedHead, row, col, old, value});
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
     LabResult next;
-    const attn::Status computed = computeFrom(model_, &next);
+    const attn::Status computed = computeFrom(in_.model, &next);
     if (!computed) {
         target(row, col) = old;
         emit editRefused(problemOf(computed));
         return computed;
     }
-    clearHeads();
+    in_.clearHeads();
     publish(std::move(next));
-    userCells_.mask[int(which)](row, col) = true;
-    if (borrowed_.active())  // back to the model's number: no longer the user's
-        userCells_.mask[int(which)](row, col) = value != modelMatrix(*borrowed_.original, which)(row, col);
-    editedCells_ = userCells_.count();
+    in_.userCells.mask[int(which)](row, col) = true;
+    if (in_.borrowed.active())  // back to the model's number: no longer the user's
+        in_.userCells.mask[int(which)](row, col) = value != matrixOf(*in_.borrowed.original, which)(row, col);
+    in_.editedCells = in_.userCells.count();
     emit cellEdited(CellEdit{which, 0, row, col, old, value});
     emit resultChanged();
-    if (borrowed_.active())
+    if (in_.borrowed.active())
         emit matrixNotice(borrowedNotice());
     return attn::okStatus();
 }
@@ -181,54 +126,19 @@ attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const 
 
 LabState Session::state() const
 {
-    LabState s;
-    s.config = config_;
-    s.options = options_;
-    s.X = model_.X;
-    s.Wq = model_.Wq;
-    s.Wk = model_.Wk;
-    s.Wv = model_.Wv;
-    s.heads = heads_;
-    s.borrowed = borrowed_;
-    if (multiHead()) {
-        s.multiHead = multiHead_;
-        s.selectedHead = selectedHead_;
-    }
-    return s;
+    return in_.state();
 }
 
 std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
 {
-    if (!problem_.isEmpty() || borrowed_.active())
+    if (!problem_.isEmpty() || in_.borrowed.active())
         return std::nullopt;
     if (isRedrawing())  // the draw of config() is coming, with the cells kept
-        return editedCells_ == 0 ? std::optional<std::vector<LabCell>>(std::vector<LabCell>()) : std::nullopt;
-    if (!hasResult() || modelStale_ || !(modelConfig_ == config_))
+        return in_.editedCells == 0 ? std::optional<std::vector<LabCell>>(std::vector<LabCell>())
+                                    : std::nullopt;
+    if (!hasResult())
         return std::nullopt;
-    std::vector<LabCell> cells;
-    cells.reserve(std::size_t(editedCells_));
-    appendCells(userCells_.mask[0], model_.X, MatrixId::X, 0, &cells);
-    if (!multiHead()) {
-        for (int which = 1; which < 4; ++which)
-            appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), 0, &cells);
-        return cells;
-    }
-    if (!headsDrawn_ || !sameBesidesHeads(multiHead_, drawnHeads_))
-        return std::nullopt;
-    // The head shown by its cells; the others (edited before it was chosen)
-    // by what differs from their draw.
-    for (int head = 0; head < multiHead_.headCount(); ++head) {
-        if (head == selectedHead_) {
-            for (int which = 1; which < 4; ++which)
-                appendCells(userCells_.mask[which], matrix(MatrixId(which)), MatrixId(which), head, &cells);
-        } else if (otherEdits_ > 0) {
-            visitHeadDifferences(multiHead_, drawnHeads_, head, attn::kHeadAllParts,
-                                 [&](int part, int row, int col, double value) {
-                                     cells.push_back(LabCell{MatrixId(part + 1), head, row, col, value});
-                                 });
-        }
-    }
-    return cells;
+    return in_.cellsOverDraw();
 }
 
 attn::Status Session::setState(const LabState& state)
@@ -259,7 +169,7 @@ attn::Status Session::setState(const LabState& state)
         emit parametersChanged();
         emit modelRedrawn();
         emit resultChanged();
-        emit headSelected(selectedHead_);
+        emit headSelected(in_.selectedHead);
         emit matrixNotice(borrowedNotice());
         return attn::okStatus();
     }
@@ -269,14 +179,14 @@ attn::Status Session::setState(const LabState& state)
             restoreComputation();
             return status;
         }
-        borrowed_ = BorrowedHead();
-        awaitingBorrow_ = false;
+        in_.borrowed = BorrowedHead();
+        in_.awaitingBorrow = false;
         if (wasComputing)
             worker_->cancel();
         emit parametersChanged();
         emit modelRedrawn();
         emit resultChanged();
-        emit headSelected(selectedHead_);
+        emit headSelected(in_.selectedHead);
         emit matrixNotice(QString());
         return attn::okStatus();
     }
@@ -305,27 +215,27 @@ attn::Status Session::setState(const LabState& state)
         }
         drawn = given;
     }
-    const attn::AttentionOptions oldOptions = options_;
-    options_ = state.options;
+    const attn::AttentionOptions oldOptions = in_.options;
+    in_.options = state.options;
     LabResult next;
     const attn::Status computed = computeFrom(m, &next);
     if (!computed) {
-        options_ = oldOptions;
+        in_.options = oldOptions;
         restoreComputation();
         return computed;
     }
-    clearHeads();
+    in_.clearHeads();
     if (wasComputing)
         worker_->cancel();
-    config_ = state.config;
-    modelConfig_ = state.config;
-    heads_ = attn::HeadsConfig();
-    borrowed_ = BorrowedHead();
-    awaitingBorrow_ = false;
-    userCells_ = UserCells::differences(m, drawnModel);
-    model_ = std::move(m);
-    modelStale_ = false;
-    editedCells_ = userCells_.count();
+    in_.config = state.config;
+    in_.modelConfig = state.config;
+    in_.heads = attn::HeadsConfig();
+    in_.borrowed = BorrowedHead();
+    in_.awaitingBorrow = false;
+    in_.userCells = UserCells::differences(m, drawnModel);
+    in_.model = std::move(m);
+    in_.modelStale = false;
+    in_.editedCells = in_.userCells.count();
     publish(std::move(next));
     setProblem(QString());
     emit parametersChanged();
@@ -338,10 +248,10 @@ attn::Status Session::setState(const LabState& state)
 attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 {
     waitForResult();
-    if (!hasResult() || modelStale_)
+    if (!hasResult() || in_.modelStale)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
     const QString name = matrixName(which);
-    attn::ModelConfig config = config_;
+    attn::ModelConfig config = in_.config;
     if (which == MatrixId::X) {
         if (values.rows() != tokenCount())
             return attn::Error{tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
@@ -351,29 +261,29 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
                                    .toStdString()};
         config.dModel = int(values.cols());
     } else {
-        if (values.rows() != model_.X.cols())
+        if (values.rows() != in_.model.X.cols())
             return attn::Error{tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
                                    .arg(name)
                                    .arg(values.rows())
-                                   .arg(model_.X.cols())
+                                   .arg(in_.model.X.cols())
                                    .toStdString()};
         (which == MatrixId::Wv ? config.dV : config.dK) = int(values.cols());
     }
     if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
         return attn::Error{
             tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
-    if (config.dModel != config_.dModel || config.dK != config_.dK || config.dV != config_.dV) {
+    if (config.dModel != in_.config.dModel || config.dK != in_.config.dK || config.dV != in_.config.dV) {
         if (multiHead())
             return attn::Error{tr("%1 has shape (%2, %3) but head %4's is (%5, %6): with several heads an "
                                   "import keeps the shape; change d_model, d_k or d_v first.")
                                    .arg(name)
                                    .arg(values.rows())
                                    .arg(values.cols())
-                                   .arg(selectedHead_ + 1)
+                                   .arg(in_.selectedHead + 1)
                                    .arg(matrix(which).rows())
                                    .arg(matrix(which).cols())
                                    .toStdString()};
-        if (borrowed_.active())
+        if (in_.borrowed.active())
             return attn::Error{tr("%1 has shape (%2, %3) but the GPT-2 head's is (%4, %5): an import into a "
                                   "borrowed head keeps its shape.")
                                    .arg(name)
@@ -399,19 +309,19 @@ attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values
     attn::Expected<attn::Model> built = attn::buildModel(config);
     if (!built)
         return built.error();
-    attn::Model from = model_;
-    UserCells cells = userCells_;
-    mutableMatrixOf(from, which) = values;
+    attn::Model from = in_.model;
+    UserCells cells = in_.userCells;
+    matrixOf(from, which) = values;
     cells.mask[int(which)] = CellMask::Constant(values.rows(), values.cols(), true);
     KeptReport report;
     UserCells kept = keepUserCells(from, cells, &built.value(), &report);
     LabResult next;
     if (const attn::Status computed = computeFrom(built.value(), &next); !computed)
         return computed;
-    clearHeads();
-    const attn::ModelConfig before = config_;
-    config_ = config;
-    const QString keptNotice = installModel(std::move(built.value()), config, std::move(kept), report);
+    in_.clearHeads();
+    const attn::ModelConfig before = in_.config;
+    in_.config = config;
+    const QString keptNotice = in_.installModel(std::move(built.value()), config, std::move(kept), report);
     publish(std::move(next));
     setProblem(QString());
     const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")

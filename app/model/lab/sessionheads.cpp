@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Session's multi-head part: the heads' choices, a head selected, and the
 // heads' outcome taken in (from the worker, or computed here for lesson
-// sizes). The selected head is mirrored into model_'s W_q, W_k and W_v, so
+// sizes). The selected head is mirrored into in_.model's W_q, W_k and W_v, so
 // that every single-head view, editor and export shows it unchanged.
 #include "session.h"
 
@@ -14,47 +14,25 @@
 
 namespace attnlab {
 
-namespace {
-
-// True where `value` differs from `drawn` (all false when the shapes differ).
-CellMask differing(const attn::Matrix& value, const attn::Matrix& drawn)
-{
-    if (value.rows() != drawn.rows() || value.cols() != drawn.cols())
-        return CellMask::Constant(value.rows(), value.cols(), false);
-    return value.array() != drawn.array();
-}
-
-// Head i's entries of W_q, W_k and W_v that differ between `value` and
-// `drawn`, read where they are (visitHeadDifferences): copying the blocks
-// out, a seed step at d_model 512 and 8 heads copied 14 of them.
-int differingHeadEntries(const attn::MultiHeadParams& value, const attn::MultiHeadParams& drawn, int i)
-{
-    int n = 0;
-    visitHeadDifferences(value, drawn, i, attn::kHeadAllParts, [&n](int, int, int, double) { ++n; });
-    return n;
-}
-
-}  // namespace
-
 void Session::setHeadsConfig(const attn::HeadsConfig& heads)
 {
-    if (heads == heads_)
+    if (heads == in_.heads)
         return;
-    heads_ = heads;
+    in_.heads = heads;
     redraw();
     emit parametersChanged();
 }
 
 void Session::setHeadCount(int heads)
 {
-    attn::HeadsConfig h = heads_;
+    attn::HeadsConfig h = in_.heads;
     h.heads = heads;
     setHeadsConfig(h);
 }
 
 void Session::setHeadLayout(attn::HeadLayout layout)
 {
-    attn::HeadsConfig h = heads_;
+    attn::HeadsConfig h = in_.heads;
     h.layout = layout;
     if (layout == attn::HeadLayout::Split)
         h.outputProjection = false;  // out_proj is part of the split layout
@@ -65,77 +43,33 @@ void Session::setHeadLayout(attn::HeadLayout layout)
 
 void Session::setOutputProjection(bool on)
 {
-    attn::HeadsConfig h = heads_;
+    attn::HeadsConfig h = in_.heads;
     h.outputProjection = on && h.layout == attn::HeadLayout::Independent;
     setHeadsConfig(h);
 }
 
 void Session::setTorchInit(bool on)
 {
-    attn::HeadsConfig h = heads_;
+    attn::HeadsConfig h = in_.heads;
     h.torchInit = on && h.layout == attn::HeadLayout::Split;
     setHeadsConfig(h);
 }
 
 void Session::selectHead(int head)
 {
-    if (!current_->heads() || head < 0 || head >= current_->headCount() || head == selectedHead_)
+    if (!current_->heads() || head < 0 || head >= current_->headCount() || head == in_.selectedHead)
         return;
-    showHeadInputs(head);
+    in_.showHead(head);
     publish(current_->showing(head));
     emit headSelected(head);
     emit modelRedrawn();
     emit resultChanged();
 }
 
-void Session::showHeadInputs(int head, bool countOthers)
-{
-    selectedHead_ = head;
-    attn::HeadWeights w = multiHead_.head(head);
-    const bool drawn = head < drawnHeads_.headCount();
-    const attn::HeadWeights d = drawn ? drawnHeads_.head(head) : w;
-    userCells_.mask[1] = differing(w.Wq, d.Wq);
-    userCells_.mask[2] = differing(w.Wk, d.Wk);
-    userCells_.mask[3] = differing(w.Wv, d.Wv);
-    model_.Wq = std::move(w.Wq);
-    model_.Wk = std::move(w.Wk);
-    model_.Wv = std::move(w.Wv);
-    if (countOthers)
-        otherEdits_ = otherHeadsEdits();
-    editedCells_ = userCells_.count() + otherEdits_;
-}
-
-int Session::otherHeadsEdits() const
-{
-    int count = 0;
-    for (int i = 0; i < multiHead_.headCount(); ++i) {
-        if (i == selectedHead_)
-            continue;
-        if (i >= drawnHeads_.headCount()) {
-            const attn::HeadWeights w = multiHead_.head(i);
-            count += int(w.Wq.size() + w.Wk.size() + w.Wv.size());
-            continue;
-        }
-        count += differingHeadEntries(multiHead_, drawnHeads_, i);
-    }
-    return count;
-}
-
-void Session::clearHeads()
-{
-    staleHeads_.clear();
-    staleParts_ = 0;
-    otherEdits_ = 0;
-    multiHead_ = attn::MultiHeadParams();
-    drawnHeads_ = attn::MultiHeadParams();
-    headsDrawn_ = false;
-    selectedHead_ = 0;
-}
-
 void Session::recomputeHeads()
 {
     // A redraw or a whole pass in flight takes the edit in with a whole pass.
-    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || modelStale_ || !current_->heads()) {
+    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || in_.modelStale || !current_->heads()) {
         recompute();
         return;
     }
@@ -174,15 +108,16 @@ attn::Status Session::computeHeadsNow(bool redraw, bool keep, QString* notice, b
 
 QString Session::installHeads(AttentionWorker::Outcome& outcome)
 {
-    const int wanted = selectedHead_;
-    staleHeads_.clear();
-    staleParts_ = 0;  // the newest request's result: every edit is in it
+    const int wanted = in_.selectedHead;
+    in_.staleHeads.clear();
+    in_.staleParts = 0;  // the newest request's result: every edit is in it
     const std::shared_ptr<const attn::MultiHeadResult>& replaced = current_->heads();
     const bool update = !outcome.redraw && outcome.base && outcome.base == replaced.get();
     // The head shown: the one selected meanwhile, if it is still there.
     const int head = wanted < outcome.multi->headCount() ? wanted : outcome.selectedHead;
-    const attn::Model& over = outcome.redraw ? outcome.model : model_;
-    LabResult next = LabResult::multi(tokensOf(over), idsOf(over), std::move(outcome.multi), head, options_);
+    const attn::Model& over = outcome.redraw ? outcome.model : in_.model;
+    LabResult next =
+        LabResult::multi(tokensOf(over), idsOf(over), std::move(outcome.multi), head, in_.options);
     if (update)
         next.setRecomputedFrom(replaced, std::move(outcome.recomputedHeads));
     if (outcome.preview && head == outcome.previewHead) {
@@ -194,18 +129,18 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
     }
     if (head == outcome.selectedHead && outcome.comparison)
         next.setComparison(std::move(outcome.comparison));
-    multiHead_ = std::move(outcome.params);
+    in_.multiHead = std::move(outcome.params);
     if (outcome.redraw) {
-        drawnHeads_ = std::move(outcome.drawnParams);
-        headsDrawn_ = true;
+        in_.drawnHeads = std::move(outcome.drawnParams);
+        in_.headsDrawn = true;
     }
     QString notice;
     if (outcome.redraw)
-        notice =
-            installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells), outcome.report);
+        notice = in_.installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells),
+                                  outcome.report);
     // Without a redraw only the heads edited meanwhile changed, and they are
     // the head shown (an edit of another head selects it first).
-    showHeadInputs(head, outcome.redraw || head != wanted);
+    in_.showHead(head, outcome.redraw || head != wanted);
     publish(std::move(next));
     setProblem(QString());
     return notice;
@@ -255,23 +190,23 @@ attn::Status Session::setHeadsState(const LabState& state)
     if (!status)
         return status;
     attn::Expected<attn::MultiHeadParams> drawn = drawMultiHead(state.config, state.heads);
-    const CellMask xCells = differing(state.X, m.X);
-    config_ = state.config;
-    modelConfig_ = state.config;
-    options_ = state.options;
-    heads_ = state.heads;
+    const CellMask xCells = differingCells(state.X, m.X);
+    in_.config = state.config;
+    in_.modelConfig = state.config;
+    in_.options = state.options;
+    in_.heads = state.heads;
     m.X = state.X;
-    model_ = std::move(m);
-    multiHead_ = std::move(params);
-    headsDrawn_ = bool(drawn);
-    drawnHeads_ = drawn ? std::move(drawn.value()) : multiHead_;
-    staleHeads_.clear();
-    staleParts_ = 0;
-    userCells_ = UserCells::none(model_);
-    userCells_.mask[0] = xCells;
-    showHeadInputs(selected);
-    publish(LabResult::multi(tokensOf(model_), idsOf(model_), std::move(multi), selected, options_));
-    modelStale_ = false;
+    in_.model = std::move(m);
+    in_.multiHead = std::move(params);
+    in_.headsDrawn = bool(drawn);
+    in_.drawnHeads = drawn ? std::move(drawn.value()) : in_.multiHead;
+    in_.staleHeads.clear();
+    in_.staleParts = 0;
+    in_.userCells = UserCells::none(in_.model);
+    in_.userCells.mask[0] = xCells;
+    in_.showHead(selected);
+    publish(LabResult::multi(tokensOf(in_.model), idsOf(in_.model), std::move(multi), selected, in_.options));
+    in_.modelStale = false;
     setProblem(QString());
     return attn::okStatus();
 }
