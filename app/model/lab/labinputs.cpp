@@ -76,6 +76,17 @@ bool sameCell(const LabCell& a, const LabCell& b)
            && std::memcmp(&a.value, &b.value, sizeof a.value) == 0;
 }
 
+QString matrixName(MatrixId which)
+{
+    switch (which) {
+    case MatrixId::X: return QStringLiteral("X");
+    case MatrixId::Wq: return QStringLiteral("W_q");
+    case MatrixId::Wk: return QStringLiteral("W_k");
+    case MatrixId::Wv: return QStringLiteral("W_v");
+    }
+    return {};
+}
+
 const attn::Matrix& matrixOf(const attn::Model& model, MatrixId which)
 {
     switch (which) {

@@ -42,6 +42,8 @@ bool sameCell(const LabCell& a, const LabCell& b);
 // True where `value` differs from `drawn` (all false when the shapes differ).
 CellMask differingCells(const attn::Matrix& value, const attn::Matrix& drawn);
 
+QString matrixName(MatrixId which);  // "X", "W_q", ...
+
 const attn::Matrix& matrixOf(const attn::Model& model, MatrixId which);
 attn::Matrix& matrixOf(attn::Model& model, MatrixId which);
 
@@ -86,6 +88,18 @@ struct LabInputs {
 
     // Parameters and the current matrices (the view left empty).
     LabState state() const;
+    // The inputs of a saved lab, an undo step or a borrowed model head
+    // (labinputsfromstate.cpp): the matrices must have the shapes the
+    // parameters give (a borrowed head's X a row per model token); cells
+    // that differ from the seed's draw (or the model's numbers) are the
+    // user's. An error names the matrix and both shapes.
+    static attn::Expected<LabInputs> fromState(const LabState& state);
+    // These inputs with one whole matrix replaced (an import). X must have a
+    // row per token, a weight matrix d_model rows; a new width sets d_model
+    // (X), d_k (W_q, W_k) or d_v (W_v), drawn afresh from the seed with the
+    // user's cells kept (the single head alone, and not a borrowed head).
+    // `notice` says what the window should show about it.
+    attn::Expected<LabInputs> withImport(MatrixId which, const attn::Matrix& values, QString* notice) const;
     // The user's cells over the seed's draw of config and heads (see
     // Session::cellsOverDraw), or nullopt when the matrices are not that.
     std::optional<std::vector<LabCell>> cellsOverDraw() const;

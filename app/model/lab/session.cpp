@@ -255,17 +255,6 @@ double Session::weightSum(int query) const
     return row.sum();
 }
 
-QString Session::matrixName(MatrixId which)
-{
-    switch (which) {
-    case MatrixId::X: return QStringLiteral("X");
-    case MatrixId::Wq: return QStringLiteral("W_q");
-    case MatrixId::Wk: return QStringLiteral("W_k");
-    case MatrixId::Wv: return QStringLiteral("W_v");
-    }
-    return {};
-}
-
 void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
                             const attn::HeadsConfig& heads)
 {
@@ -349,6 +338,15 @@ void Session::setCausal(bool causal)
     changeOption(&attn::AttentionOptions::causal, causal);
 }
 
+void Session::releaseBorrowed()
+{
+    if (!in_.borrowed.active())
+        return;
+    waitForResult();
+    redraw(false);
+    emit parametersChanged();
+}
+
 void Session::regenerate()
 {
     redraw(false);
@@ -398,7 +396,7 @@ void Session::redrawNow(bool keep)
     KeptReport report;
     UserCells cells = keep ? keepUserCells(in_.model, in_.userCells, &m, &report) : UserCells::none(m);
     LabResult next;
-    const attn::Status computed = computeFrom(m, &next);
+    const attn::Status computed = computeFrom(m, in_.options, &next);
     if (!computed) {
         in_.modelStale = true;
         setProblem(problemOf(computed));
@@ -440,7 +438,7 @@ void Session::recomputeNow()
         computed = computeHeadsNow(false, false, nullptr);
     } else {
         LabResult next;
-        computed = computeFrom(in_.model, &next);
+        computed = computeFrom(in_.model, in_.options, &next);
         if (computed) {
             in_.clearHeads();
             publish(std::move(next));
@@ -451,14 +449,31 @@ void Session::recomputeNow()
         emit resultChanged();
 }
 
-attn::Status Session::computeFrom(const attn::Model& model, LabResult* next) const
+attn::Status Session::computeInputs(const LabInputs& in, LabResult* next) const
+{
+    if (!in.multiHeadLab())
+        return computeFrom(in.model, in.options, next);
+    const int n = int(in.model.X.rows());
+    const int h = in.multiHead.headCount();
+    auto multi = shareLarge(attn::MultiHeadResult(), multiHeadBytes(h, n));
+    const attn::Status status = computeHeads(in.model.X, in.multiHead, in.options, multi.get(),
+                                             isLargeWork(n) ? AttentionWorker::threads() : 1);
+    if (!status)
+        return status;
+    *next =
+        LabResult::multi(tokensOf(in.model), idsOf(in.model), std::move(multi), in.selectedHead, in.options);
+    return attn::okStatus();
+}
+
+attn::Status Session::computeFrom(const attn::Model& model, const attn::AttentionOptions& options,
+                                  LabResult* next) const
 {
     // A new object each time: views may still hold the previous one.
     auto result = resultPool_->take(model.X.rows());
     attn::AttentionStats stats;
     // Large work done here (a lab opened, an undo step) uses every core.
     const attn::Status status = attn::computeAttentionWithStatistics(
-        model.X, model.Wq, model.Wk, model.Wv, in_.options, result.get(), &stats,
+        model.X, model.Wq, model.Wk, model.Wv, options, result.get(), &stats,
         isLargeWork(int(model.X.rows())) ? AttentionWorker::threads() : 1);
     if (!status)
         return status;

@@ -198,7 +198,7 @@ public:
     // the user's locale for its digits; a comma is refused as a decimal
     // separator: the point is the one used throughout), or a readable error.
     static attn::Expected<double> parseValue(const QString& text);
-    static QString matrixName(MatrixId which);  // "X", "W_q", ...
+    static QString matrixName(MatrixId which) { return attnlab::matrixName(which); }  // "X", "W_q", ...
 
     // Multi-head attention. With headsConfig().multiHead() false (one
     // independent head, no W_o) everything above is today's single head.
@@ -283,7 +283,7 @@ public:
     void setTorchInit(bool on);
 
     // One GPT-2 head shown with this session's engine (borrowedhead.h,
-    // sessionborrow.cpp): setState with an active `borrowed` (gpt2HeadState
+    // LabInputs::fromState): setState with an active `borrowed` (gpt2HeadState
     // builds one) takes its tokens and matrices; cells edited keep it
     // borrowed (editedCells() counts them against the model's numbers). A
     // redraw (seed, tokenizer, initialisation, a dimension, the heads)
@@ -373,7 +373,10 @@ private:
     // The single head's attention over `model`'s matrices into `next`
     // (with in_.options), or the engine's error. Emits nothing, publishes
     // nothing, so that callers finish updating before views look.
-    attn::Status computeFrom(const attn::Model& model, LabResult* next) const;
+    attn::Status computeFrom(const attn::Model& model, const attn::AttentionOptions& options,
+                             LabResult* next) const;
+    // The same for every input: one head, or every head's pass.
+    attn::Status computeInputs(const LabInputs& inputs, LabResult* next) const;
     // `next` becomes the session's result (see published()); emits nothing.
     void publish(LabResult next);
     void setProblem(const QString& problem);
@@ -385,10 +388,9 @@ private:
     static QString problemOf(const attn::Status& status);
     QString installHeads(AttentionWorker::Outcome& outcome);
     bool multiHead() const { return in_.heads.multiHead(); }
-    attn::Status setHeadsState(const LabState& state);
-    attn::Status setBorrowedState(const LabState& state);  // setState's borrowed part
-    // setMatrix with a new d_model, d_k or d_v.
-    attn::Status importReshaping(MatrixId which, const attn::Matrix& values, const attn::ModelConfig& config);
+    // `inputs` computed here and made the session's at once (setState, an
+    // import), dropping a request in flight; `notice` for the window.
+    attn::Status replaceInputs(LabInputs inputs, const QString& notice);
 
     LabInputs in_;                            // what the result is computed from (labinputs.h)
     bool computingHeadsOnly_ = false;         // the request in flight recomputes in_.staleHeads alone

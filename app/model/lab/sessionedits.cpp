@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Session's edits of the state: a cell typed in, a whole matrix imported (as
-// it is or reshaped), and a whole lab (state, setState). They are defined
-// apart from session.cpp, which runs and delivers the computation, because
-// they are the other half of the class: the checks of what the user gives
-// and the bookkeeping of what is kept, each ending in a redraw or recompute.
-// Session stays one class (its state is shared by both halves).
+// Session's edits of its inputs: a cell typed in, a whole matrix imported
+// (LabInputs::withImport), and a whole lab (setState: LabInputs::fromState),
+// each computed and published at once or handed to a recompute.
 #include "session.h"
 
 #include "headparams.h"
@@ -90,7 +87,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         return attn::okStatus();
     }
     LabResult next;
-    const attn::Status computed = computeFrom(in_.model, &next);
+    const attn::Status computed = computeFrom(in_.model, in_.options, &next);
     if (!computed) {
         target(row, col) = old;
         emit editRefused(problemOf(computed));
@@ -143,106 +140,11 @@ std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
 
 attn::Status Session::setState(const LabState& state)
 {
-    // Everything is replaced: a computation in flight is dropped, not
-    // finished (finishing it here would compute a large lesson twice).
-    const bool wasComputing = computing_;
-    const quint64 wasGeneration = generation_;
-    if (computing_) {
-        ++generation_;
-        computing_ = false;
-    }
-    // A refused state leaves the request in flight as it was.
-    auto restoreComputation = [&] {
-        if (wasComputing && !computing_) {
-            generation_ = wasGeneration;
-            computing_ = true;
-        }
-    };
-    if (state.borrowed.active()) {
-        const attn::Status status = setBorrowedState(state);
-        if (!status) {
-            restoreComputation();
-            return status;
-        }
-        if (wasComputing)
-            worker_->cancel();
-        emit parametersChanged();
-        emit modelRedrawn();
-        emit resultChanged();
-        emit headSelected(in_.selectedHead);
-        emit matrixNotice(borrowedNotice());
-        return attn::okStatus();
-    }
-    if (state.heads.multiHead()) {
-        const attn::Status status = setHeadsState(state);
-        if (!status) {
-            restoreComputation();
-            return status;
-        }
-        in_.borrowed = BorrowedHead();
-        in_.awaitingBorrow = false;
-        if (wasComputing)
-            worker_->cancel();
-        emit parametersChanged();
-        emit modelRedrawn();
-        emit resultChanged();
-        emit headSelected(in_.selectedHead);
-        emit matrixNotice(QString());
-        return attn::okStatus();
-    }
-    attn::Expected<attn::Model> built = attn::buildModel(state.config);
-    if (!built) {
-        restoreComputation();
-        return built.error();
-    }
-    attn::Model& m = built.value();
-    const std::pair<attn::Matrix*, const attn::Matrix*> pairs[] = {
-        {&m.X, &state.X}, {&m.Wq, &state.Wq}, {&m.Wk, &state.Wk}, {&m.Wv, &state.Wv}};
-    const MatrixId ids[] = {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv};
-    const attn::Model drawnModel = m;
-    for (int i = 0; i < 4; ++i) {
-        attn::Matrix& drawn = *pairs[i].first;
-        const attn::Matrix& given = *pairs[i].second;
-        if (drawn.rows() != given.rows() || drawn.cols() != given.cols()) {
-            restoreComputation();
-            return attn::Error{tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
-                                   .arg(matrixName(ids[i]))
-                                   .arg(given.rows())
-                                   .arg(given.cols())
-                                   .arg(drawn.rows())
-                                   .arg(drawn.cols())
-                                   .toStdString()};
-        }
-        drawn = given;
-    }
-    const attn::AttentionOptions oldOptions = in_.options;
-    in_.options = state.options;
-    LabResult next;
-    const attn::Status computed = computeFrom(m, &next);
-    if (!computed) {
-        in_.options = oldOptions;
-        restoreComputation();
-        return computed;
-    }
-    in_.clearHeads();
-    if (wasComputing)
-        worker_->cancel();
-    in_.config = state.config;
-    in_.modelConfig = state.config;
-    in_.heads = attn::HeadsConfig();
-    in_.borrowed = BorrowedHead();
-    in_.awaitingBorrow = false;
-    in_.userCells = UserCells::differences(m, drawnModel);
-    in_.model = std::move(m);
-    in_.modelStale = false;
-    in_.editedCells = in_.userCells.count();
-    publish(std::move(next));
-    setProblem(QString());
-    emit parametersChanged();
-    emit modelRedrawn();
-    emit resultChanged();
-    emit matrixNotice(QString());  // a notice about the replaced matrices no longer applies
-    return attn::okStatus();
+    attn::Expected<LabInputs> inputs = LabInputs::fromState(state);
+    if (!inputs)
+        return inputs.error();
+    const QString notice = inputs.value().borrowedNotice();
+    return replaceInputs(std::move(inputs.value()), notice);
 }
 
 attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
@@ -250,94 +152,35 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
     waitForResult();
     if (!hasResult() || in_.modelStale)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
-    const QString name = matrixName(which);
-    attn::ModelConfig config = in_.config;
-    if (which == MatrixId::X) {
-        if (values.rows() != tokenCount())
-            return attn::Error{tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
-                                   .arg(name)
-                                   .arg(values.rows())
-                                   .arg(tokenCount())
-                                   .toStdString()};
-        config.dModel = int(values.cols());
-    } else {
-        if (values.rows() != in_.model.X.cols())
-            return attn::Error{tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
-                                   .arg(name)
-                                   .arg(values.rows())
-                                   .arg(in_.model.X.cols())
-                                   .toStdString()};
-        (which == MatrixId::Wv ? config.dV : config.dK) = int(values.cols());
-    }
-    if (const attn::Status dims = attn::validateDimensions(config.dModel, config.dK, config.dV); !dims)
-        return attn::Error{
-            tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
-    if (config.dModel != in_.config.dModel || config.dK != in_.config.dK || config.dV != in_.config.dV) {
-        if (multiHead())
-            return attn::Error{tr("%1 has shape (%2, %3) but head %4's is (%5, %6): with several heads an "
-                                  "import keeps the shape; change d_model, d_k or d_v first.")
-                                   .arg(name)
-                                   .arg(values.rows())
-                                   .arg(values.cols())
-                                   .arg(in_.selectedHead + 1)
-                                   .arg(matrix(which).rows())
-                                   .arg(matrix(which).cols())
-                                   .toStdString()};
-        if (in_.borrowed.active())
-            return attn::Error{tr("%1 has shape (%2, %3) but the GPT-2 head's is (%4, %5): an import into a "
-                                  "borrowed head keeps its shape.")
-                                   .arg(name)
-                                   .arg(values.rows())
-                                   .arg(values.cols())
-                                   .arg(matrix(which).rows())
-                                   .arg(matrix(which).cols())
-                                   .toStdString()};
-        return importReshaping(which, values, config);
-    }
-    LabState next = state();
-    attn::Matrix* target = which == MatrixId::X    ? &next.X
-                           : which == MatrixId::Wq ? &next.Wq
-                           : which == MatrixId::Wk ? &next.Wk
-                                                   : &next.Wv;
-    *target = values;
-    return setState(next);
+    QString notice;
+    attn::Expected<LabInputs> inputs = in_.withImport(which, values, &notice);
+    if (!inputs)
+        return inputs.error();
+    return replaceInputs(std::move(inputs.value()), notice);
 }
 
-attn::Status Session::importReshaping(MatrixId which, const attn::Matrix& values,
-                                      const attn::ModelConfig& config)
+attn::Status Session::replaceInputs(LabInputs inputs, const QString& notice)
 {
-    attn::Expected<attn::Model> built = attn::buildModel(config);
-    if (!built)
-        return built.error();
-    attn::Model from = in_.model;
-    UserCells cells = in_.userCells;
-    matrixOf(from, which) = values;
-    cells.mask[int(which)] = CellMask::Constant(values.rows(), values.cols(), true);
-    KeptReport report;
-    UserCells kept = keepUserCells(from, cells, &built.value(), &report);
     LabResult next;
-    if (const attn::Status computed = computeFrom(built.value(), &next); !computed)
+    if (const attn::Status computed = computeInputs(inputs, &next); !computed)
         return computed;
-    in_.clearHeads();
-    const attn::ModelConfig before = in_.config;
-    in_.config = config;
-    const QString keptNotice = in_.installModel(std::move(built.value()), config, std::move(kept), report);
+    // Everything is replaced: a computation in flight is dropped, not
+    // finished (finishing it here would compute a large lesson twice). A
+    // refused state leaves it as it was.
+    if (computing_) {
+        ++generation_;
+        computing_ = false;
+        worker_->cancel();
+    }
+    in_ = std::move(inputs);
     publish(std::move(next));
     setProblem(QString());
-    const QString dimension = which == MatrixId::X    ? QStringLiteral("d_model")
-                              : which == MatrixId::Wv ? QStringLiteral("d_v")
-                                                      : QStringLiteral("d_k");
-    const int was = which == MatrixId::X ? before.dModel : which == MatrixId::Wv ? before.dV : before.dK;
-    QString notice = tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
-                         .arg(matrixName(which))
-                         .arg(values.cols())
-                         .arg(dimension)
-                         .arg(was);
-    if (!keptNotice.isEmpty())
-        notice += QLatin1Char(' ') + keptNotice;
     emit parametersChanged();
     emit modelRedrawn();
     emit resultChanged();
+    if (multiHead() || isBorrowed())
+        emit headSelected(in_.selectedHead);
+    // What became of the user's cells; a notice about the replaced matrices no longer applies.
     emit matrixNotice(notice);
     return attn::okStatus();
 }
