@@ -351,7 +351,7 @@ void TestAsync::sameWorkComparesAllARedrawReads()
     AttentionWorker::Job b = a;
     b.generation = 7;
     b.preview = true;
-    QVERIFY(AttentionWorker::sameWork(a, b));
+    QVERIFY(sameWork(a, b));
     using Change = std::function<void(AttentionWorker::Job&)>;
     const std::vector<std::pair<const char*, Change>> changes = {
         {"seed", [](AttentionWorker::Job& j) { ++j.config.seed; }},
@@ -378,7 +378,7 @@ void TestAsync::sameWorkComparesAllARedrawReads()
     for (const auto& [name, change] : changes) {
         AttentionWorker::Job c = a;
         change(c);
-        if (AttentionWorker::sameWork(a, c) || AttentionWorker::sameWork(c, a))
+        if (sameWork(a, c) || sameWork(c, a))
             QFAIL(qPrintable(QStringLiteral("the same work despite another %1").arg(QLatin1String(name))));
     }
     // The single head's pass samples for the maps, the heads' does not.
@@ -386,17 +386,17 @@ void TestAsync::sameWorkComparesAllARedrawReads()
     single.heads = attn::HeadsConfig();
     AttentionWorker::Job resampled = single;
     resampled.sampleSizes = {QSize(300, 299)};
-    QVERIFY(!AttentionWorker::sameWork(single, resampled));
+    QVERIFY(!sameWork(single, resampled));
     resampled = a;
     resampled.sampleSizes.clear();
-    QVERIFY(AttentionWorker::sameWork(a, resampled));
+    QVERIFY(sameWork(a, resampled));
     // Without kept cells the model is not read.
     AttentionWorker::Job fresh = a;
     fresh.keep = false;
     AttentionWorker::Job other = fresh;
     other.model = attn::Model();
     other.cells = UserCells();
-    QVERIFY(AttentionWorker::sameWork(fresh, other));
+    QVERIFY(sameWork(fresh, other));
 }
 
 QTEST_MAIN(TestAsync)

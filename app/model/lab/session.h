@@ -239,7 +239,7 @@ public:
     // in the same direction once the views have painted this one (a
     // look-ahead, see AttentionWorker::lookAhead), so that stepping on
     // shows at the cost of a paint. It is taken only by a request for the very same work
-    // (AttentionWorker::sameWork); any other change drops it. Not for a
+    // (sameWork, attentionjob.h); any other change drops it. Not for a
     // result over kLookAheadBytes (an extra result held), a borrowed head
     // or the single head. On by default; the bench turns it off for its
     // baseline.

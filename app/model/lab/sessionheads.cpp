@@ -96,8 +96,7 @@ attn::Status Session::computeHeadsNow(bool redraw, bool keep, QString* notice, b
     outcome.redraw = redraw;
     outcome.keep = job->keep;
     // Large work done here (a lab opened, an undo step) uses every core.
-    AttentionWorker::computeHeads(*job, &outcome, isLargeWork(tokenCount()) ? AttentionWorker::threads() : 1,
-                                  nullptr);
+    computeHeadsJob(*job, &outcome, isLargeWork(tokenCount()) ? AttentionWorker::threads() : 1, nullptr);
     if (!outcome.error.isEmpty())
         return attn::Error{outcome.error.toStdString()};
     const QString said = installHeads(outcome);

@@ -22,17 +22,9 @@
 // sooner from a pass of its own), instead of computing it again; any other
 // request drops it. A request it does not answer stops it within a panel.
 
-#include "attention.h"
-#include "labfile.h"
-#include "model.h"
-#include "multihead.h"
-#include "scaling_lab.h"
-#include "statistics.h"
-#include "usercells.h"
+#include "attentionjob.h"
 
-#include <QList>
 #include <QObject>
-#include <QSize>
 #include <QString>
 
 #include <atomic>
@@ -51,80 +43,8 @@ struct ResultSampleCache;
 class AttentionWorker : public QObject {
     Q_OBJECT
 public:
-    // One request: redraw from `config` (then `model` only gives the user's
-    // cells to keep) or recompute over `model`'s matrices.
-    struct Job {
-        quint64 generation = 0;
-        bool redraw = false;
-        bool keep = false;         // lay the user's cells of `model` over the draw
-        UserCells cells;           // of `model`, when keeping
-        bool comparison = false;   // compute the scaling comparison too
-        QList<QSize> sampleSizes;  // the pictures the maps sample (see Presampler)
-        attn::ModelConfig config;
-        attn::AttentionOptions options;
-        attn::Model model;
-        // heads.multiHead(): every head's pass (see Session's multi-head
-        // part). A redraw draws the heads and puts model's kept cells into
-        // head selectedHead; a recompute runs over `params`.
-        attn::HeadsConfig heads;
-        int selectedHead = 0;
-        attn::MultiHeadParams params;
-        // A recompute of these heads alone over a copy of `base` (the
-        // others' parameters unchanged since base was computed).
-        std::vector<int> recomputeHeads;
-        unsigned recomputeParts = attn::kHeadAllParts;  // which of their W_q, W_k, W_v changed
-        std::shared_ptr<const attn::MultiHeadResult> base;
-        // Multi-head: the selected head's pass alone first, sent ahead of
-        // the rest by previewed() (see previewHead).
-        bool preview = false;
-    };
-    struct Outcome {
-        quint64 generation = 0;
-        bool cancelled = false;  // superseded before it was done; nothing else is set
-        bool redraw = false;
-        QString error;  // empty on success
-        attn::Model model;
-        bool keep = false;
-        attn::ModelConfig config;  // model's, for a redraw
-        UserCells cells;           // of model, for a redraw
-        KeptReport report;
-        std::shared_ptr<attn::AttentionResult> result;
-        attn::AttentionStats stats;
-        std::shared_ptr<const attn::ScalingComparison> comparison;  // null unless asked for
-        std::shared_ptr<ResultSampleCache> samples;                 // null unless sampled
-        // Multi-head: every head's result (`result` is the selected head's,
-        // sharing it); the parameters it was computed over and, for a
-        // redraw, the seed's draw they came from.
-        std::shared_ptr<attn::MultiHeadResult> multi;
-        int selectedHead = 0;  // the head `result` is, within the heads
-        attn::MultiHeadParams params;
-        attn::MultiHeadParams drawnParams;
-        // The head previewed() sent ahead (the same numbers as that head of
-        // `multi`, bit for bit), or null.
-        std::shared_ptr<const attn::AttentionResult> preview;
-        int previewHead = 0;
-        // A recompute of some heads over job.base: those heads, and the
-        // base whose other heads `multi` holds again unchanged; else empty
-        // and null.
-        std::vector<int> recomputedHeads;
-        const attn::MultiHeadResult* base = nullptr;
-    };
-
-    // A multi-head job done on the calling thread (the worker's own, or the
-    // session's for lesson sizes): `stop` as the worker's restart flag.
-    // `preview`, when set and job.preview asks for it, is given the
-    // selected head's pass alone before the rest is computed.
-    using PreviewSink = std::function<void(int head, const std::shared_ptr<const attn::AttentionResult>&)>;
-    static void computeHeads(Job& job, Outcome* outcome, int threads, const std::atomic<bool>* stop,
-                             const PreviewSink& preview = {});
-    // The selected head's pass alone, from its own draw for a redraw (the
-    // same X, the same weights and kept cells as the whole draw gives it)
-    // or from the job's parameters: null where that head alone would not
-    // be the whole pass's head bit for bit (attn::headAloneExact), where it
-    // cannot be drawn alone (the Article and torch-mha draws are one
-    // stream) or where it fails (the whole pass then says why).
-    static std::shared_ptr<const attn::AttentionResult> previewHead(const Job& job, int* head, int threads,
-                                                                    const std::atomic<bool>* stop);
+    using Job = AttentionJob;
+    using Outcome = AttentionOutcome;
 
     // One d_k lab run, and what it gave.
     struct LabJob {
@@ -163,12 +83,6 @@ public:
     // Requests answered by a look-ahead so far; whether one is kept, done.
     int lookAheadsTaken() const { return aheadTaken_.load(); }
     bool lookAheadReady();
-    // Whether two redraw requests compute the same numbers: all they carry
-    // but the generation, the preview (a request taking a look-ahead gets
-    // no preview, only the whole result sooner) and, for the heads, the
-    // sample sizes (their pass samples nothing). False for anything but two
-    // redraws.
-    static bool sameWork(const Job& a, const Job& b);
 
     // Threads for a large computation: the cores there are, up to 4.
     static int threads();
