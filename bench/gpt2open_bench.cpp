@@ -4,12 +4,13 @@
 // names without prefix and the 12 causal-mask buffers, 548 MB as Hugging
 // Face's gpt2 folder), written with random numbers into a temporary folder:
 //   gpt2_open: readGpt2Checkpoint on the folder (config.json checked, the
-//     file mapped, the header and every tensor checked), median of a few;
+//     file read into memory, the header and every tensor checked), median
+//     of a few;
 //     the floor reads the file's bytes once through a 1 MiB buffer, the
 //     least a reader that copies does. Both with the file in the page cache.
 //   gpt2_open_memory: this process's resident size (VmRSS) before, right
 //     after opening, and after one pass over every weight (what the forward
-//     pass will touch: the mapped pages then count as resident).
+//     pass will touch; resident from the open on, the file being read).
 
 #include "gpt2open_bench.h"
 

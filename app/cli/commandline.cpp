@@ -8,6 +8,7 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
+#include "gpt2export.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
 #include "modelcommand.h"
@@ -460,6 +461,10 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error =
             UsageError{CommandLine::tr("--temperature divides the next-token logits of a GPT-2 model: "
                                        "give it with --model DIR")};
+    if (!error && !wantsModel(parser) && parser.isSet(QStringLiteral("--allow-large-export")))
+        error = UsageError{CommandLine::tr("--allow-large-export lets --model DIR --export-dir OUT write a "
+                                           "model_attention.json over %1 GB: give it with --model DIR")
+                               .arg(kMaxGpt2JsonBytes / 1e9)};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const Gpt2Model>> model = modelWindowFolder(parser);
         if (!model) {

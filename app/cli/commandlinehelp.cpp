@@ -108,6 +108,8 @@ QString commandLineHelpText()
         "                       (0.001 to 1000000, default 1)\n"
         "  --caption TEXT       a line under every picture's title, e.g. \"random\n"
         "                       weights\" for a checkpoint that is not trained\n"
+        "  --allow-large-export write model_attention.json even when it would take\n"
+        "                       more than 1 GB (refused otherwise, with its size)\n"
         "\n"
         "The d_k lab (variance, saturation and gradients against d_k):\n"
         "  --scaling-lab        see attention-lab --scaling-lab --help\n"

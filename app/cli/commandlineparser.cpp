@@ -61,6 +61,7 @@ constexpr Spec kOptions[] = {
     {"model", true, Mode::Window, false},
     {"temperature", true, Mode::Window, false},
     {"caption", true, Mode::Window, false},
+    {"allow-large-export", false, Mode::Window, false},
     {"preset", true, Mode::Window, false},
     {"list-presets", false, Mode::Window, false},
     {"open", true, Mode::Window, false},

@@ -7,6 +7,7 @@
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "gpt2export.h"
+#include "gpt2mapbudget.h"
 #include "modelpictures.h"
 #include "stagedwrite.h"
 
@@ -37,7 +38,7 @@ bool isModelRunOption(const QString& name)
 {
     for (const char* allowed :
          {"--model", "--sentence", "--scale", "--temperature", "--caption", "--export-dir", "--format",
-          "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
+          "--allow-large-export", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -155,6 +156,23 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                                      "(n_positions in config.json)")
                          .arg(ids.size())
                          .arg(config.nPositions));
+    // The window's budget and message (Gpt2Session): a pass whose maps do
+    // not fit is refused before it starts, not ended by std::bad_alloc.
+    if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config, int(ids.size())))
+        return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
+    // A model_attention.json of gigabytes is written only when asked for.
+    const bool json = !input.formats || parseExportFormats(*input.formats)->json;
+    if (const double bytes = gpt2JsonBytes(config, int(ids.size()));
+        json && bytes > kMaxGpt2JsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
+        return usage(CommandLine::tr("--format json would write %1 of about %2 GB (%3 heads' scores and "
+                                     "weights over %4 tokens), more than the %5 GB written unasked; shorten "
+                                     "--sentence, write only the pictures (--format png, svg or pdf), or "
+                                     "give --allow-large-export to write it")
+                         .arg(QLatin1String(kGpt2ExportFileName))
+                         .arg(bytes / 1e9, 0, 'f', 1)
+                         .arg(config.nLayer * config.nHead)
+                         .arg(ids.size())
+                         .arg(kMaxGpt2JsonBytes / 1e9));
     attn::Expected<attn::Gpt2Result> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
@@ -170,7 +188,7 @@ attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const Command
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
-    for (const char* option : {"--scale", "--temperature", "--format", "--caption"})
+    for (const char* option : {"--scale", "--temperature", "--format", "--caption", "--allow-large-export"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "

@@ -6,7 +6,9 @@
 // megabyte makes a message of one short line:
 //   '1234'   '9999999999999999999999999999999999999999…' (1000000 characters)
 // The one place that quotes what the command line and the export formats
-// echo back.
+// echo back. echoedList cuts a list the same way (a shape from a file's
+// header may have millions of dimensions):
+//   [16, 48]   [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, …] (5000000 dimensions)
 
 #include <QString>
 #include <QStringView>
@@ -52,6 +54,25 @@ inline QString echoedValue(QStringView text)
     // One arg() call: a "%2" in the value is not replaced.
     return QStringLiteral("'%1\u2026' (%2 characters)")
         .arg(text.left(cut).toString(), QString::number(chars));
+}
+
+// `count` items, item i written by itemText(i), joined by ", " between
+// `open` and `close`: whole when it takes at most kEchoedChars characters,
+// else the items that fit, an ellipsis and how many `what` there are. Only
+// the items shown are written out.
+template <typename ItemText>
+std::string echoedList(std::size_t count, ItemText itemText, std::string_view open = "[",
+                       std::string_view close = "]", std::string_view what = "dimensions")
+{
+    std::string out(open);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string item = (i > 0 ? ", " : "") + std::string(itemText(i));
+        if (out.size() + item.size() > kEchoedChars)
+            return out + (i > 0 ? ", \u2026" : "\u2026") + std::string(close) + " (" + std::to_string(count)
+                   + " " + std::string(what) + ")";
+        out += item;
+    }
+    return out + std::string(close);
 }
 
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gpt2checkpoint.h"
 
+#include "echoedvalue.h"
 #include "inputfile.h"
 #include "safetensors.h"
 
@@ -75,10 +76,7 @@ bool splitLayer(const std::string& name, int& layer, std::string& rest)
 
 std::string shapeText(const std::vector<std::int64_t>& shape)
 {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
+    return echoedList(shape.size(), [&shape](std::size_t i) { return std::to_string(shape[i]); });
 }
 
 // Finds tensors by their name without the prefix, converts them and keeps
@@ -155,7 +153,7 @@ public:
     }
 
     // Whether a tensor points into the file's bytes (F32), which must then
-    // stay mapped.
+    // stay in memory.
     bool inPlace() const { return inPlace_; }
 
     std::string dtype() const
@@ -176,7 +174,7 @@ private:
     bool inPlace_ = false;
 };
 
-// What the weights' storage holds: the mapped file and the converted copies.
+// What the weights' storage holds: the file's bytes and the converted copies.
 struct Gpt2Storage {
     std::shared_ptr<const void> file;
     std::vector<std::vector<float>> converted;
@@ -291,8 +289,8 @@ attn::Expected<Gpt2Checkpoint> gpt2FromSafetensors(const attn::Gpt2Config& confi
     if (const attn::Status all = table.checkAllUsed(config.nLayer); !all.ok())
         return all.error();
     out.dtype = table.dtype();
-    // A checkpoint converted whole (F16, BF16) lets the mapping go: its pages
-    // read once need not stay resident beside the float32 copies.
+    // A checkpoint converted whole (F16, BF16) lets the file's bytes go: they
+    // need not stay in memory beside the float32 copies.
     if (table.inPlace())
         storage->file = file.storage();
     w.storage = std::move(storage);
@@ -310,7 +308,8 @@ attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder)
     if (!config.ok())
         return config.error();
     const QString model = dir.filePath(QStringLiteral("model.safetensors"));
-    if (!QFileInfo::exists(model) && QFileInfo::exists(dir.filePath(QStringLiteral("pytorch_model.bin"))))
+    if (!QFileInfo::exists(model) && !QFileInfo(model).isSymLink()
+        && QFileInfo::exists(dir.filePath(QStringLiteral("pytorch_model.bin"))))
         return attn::Error{
             dir.dirName().toStdString()
             + ": pytorch_model.bin but no model.safetensors; only safetensors checkpoints are read"};

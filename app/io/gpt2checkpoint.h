@@ -21,9 +21,11 @@
 // checked against the config, a missing tensor is named, and a tensor that
 // belongs to no GPT-2 of that config (a layer beyond n_layer, a name of
 // another model) is refused, so a config that does not match its tensors
-// never loads. F32 tensors stay in the memory-mapped file; F16 and BF16 are
-// converted to float32 (SafetensorsFile::floats), and the weights keep the
-// mapping only while some tensor points into it.
+// never loads. F32 tensors stay in the file's bytes, read into memory
+// (SafetensorsFile::open: not mapped, so a file changed on disk while the
+// model is open cannot fault); F16 and BF16 are converted to float32
+// (SafetensorsFile::floats), and the weights keep the file's bytes only
+// while some tensor points into them.
 
 #include "expected.h"
 #include "gpt2_weights.h"

@@ -171,6 +171,19 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
     json.finish();
 }
 
+double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens)
+{
+    // Per head and query row: the entries at or below the diagonal, a
+    // number each in scores and in weights (kNumberBytes with its ", "), the
+    // ones above it null in scores and 0 in weights, and each row's
+    // brackets and indentation.
+    constexpr double kNumberBytes = 21.0, kNullBytes = 6.0, kZeroBytes = 3.0, kRowBytes = 2 * 24.0;
+    const double n = tokens;
+    const double below = n * (n + 1) / 2, above = n * (n - 1) / 2;
+    const double head = 2 * below * kNumberBytes + above * (kNullBytes + kZeroBytes) + n * kRowBytes;
+    return double(config.nLayer) * config.nHead * head;
+}
+
 OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode)
 {
     return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {

@@ -51,6 +51,19 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
 // "none" (1 everywhere), "custom" (one other divisor everywhere) or "per-head".
 std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim);
 
+// The largest model_attention.json written unasked: the command line
+// refuses a larger one, naming its estimated size, unless given
+// --allow-large-export.
+inline constexpr double kMaxGpt2JsonBytes = 1e9;
+
+// About how many bytes model_attention.json takes for a pass of `tokens`
+// tokens through a model of `config`: its scores and weights, n x n for each
+// of the n_layer x n_head heads, about 26 bytes a pair of entries (a
+// shortest round-trip double, null or 0 above the diagonal, separators),
+// within a few percent of the real size from a few dozen tokens on (GPT-2
+// small at 1,000 tokens: about 3.8 GB).
+double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens);
+
 // model_attention.json as an OutputFile; its writer refers to `model` and
 // `result`, which must outlive it.
 OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode);

@@ -48,7 +48,8 @@ QString gpt2FolderIdentity(const QString& folder)
         const QString path = dir.filePath(QLatin1String(name));
         QFile file(path);
         digest.addData(QByteArray(name));
-        if (!file.open(QIODevice::ReadOnly))
+        // A FIFO's open would wait for a writer: only regular files count.
+        if (!QFileInfo(path).isFile() || !file.open(QIODevice::ReadOnly))
             continue;  // the readers said so already, or will
         const bool checkpoint = path.endsWith(QLatin1String(".safetensors"));
         digest.addData(file.read(checkpoint ? kHeaderBytes : file.size()));

@@ -31,7 +31,11 @@ attn::Expected<attn::Matrix> readEntry(const QString& dir, const char* file, lon
     const bool vector = cols == 0;
     const QString expected = vector ? QStringLiteral("(%1,)").arg(rows) : shape(rows, cols);
     const QString meaning = MhaState::tr("%1 = %2 for E = %3").arg(expected, QLatin1String(dims)).arg(e);
-    if (!QFileInfo(path).isFile())
+    // Missing only when nothing is there: a folder, a FIFO, a device or a
+    // link loop in its place is read, and the reader (readInputFile) says
+    // what it is.
+    const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink())
         return attn::Error{MhaState::tr("%1 is missing; expected shape %2")
                                .arg(QDir::toNativeSeparators(path), meaning)
                                .toStdString()};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "npy.h"
 
+#include "echoedvalue.h"
 #include "inputfile.h"
 #include "pyliteralparser.h"
 #include "size_limits.h"
@@ -94,18 +95,13 @@ std::string describeDtype(std::string_view descr)
 
 std::string shapeText(const PyValue& shape)
 {
-    std::string text = "(";
-    for (std::size_t i = 0; i < shape.items.size(); ++i) {
+    const auto item = [&shape](std::size_t i) {
         const PyValue& d = shape.items[i];
-        if (i > 0)
-            text += ", ";
-        text += d.type != PyValue::Type::Integer ? std::string("?")
-                : d.tooLarge                     ? std::string("huge")
-                                                 : std::to_string(d.integer);
-    }
-    if (shape.items.size() == 1)
-        text += ",";
-    return text + ")";
+        return d.type != PyValue::Type::Integer ? std::string("?")
+               : d.tooLarge                     ? std::string("huge")
+                                                : std::to_string(d.integer);
+    };
+    return echoedList(shape.items.size(), item, "(", shape.items.size() == 1 ? ",)" : ")");
 }
 
 std::string shapeText(long long rows, long long cols)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "safetensors.h"
 
+#include "echoedvalue.h"
+#include "inputfile.h"
+
 #include <QByteArray>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace attnlab {
 
@@ -149,35 +152,33 @@ std::string shownText(std::string_view text)
 
 std::string SafetensorsTensor::shapeText() const
 {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
+    return echoedList(shape.size(), [this](std::size_t i) { return std::to_string(shape[i]); });
 }
 
 attn::Expected<SafetensorsFile> SafetensorsFile::open(const QString& path)
 {
     const QFileInfo info(path);
-    const std::string name = info.fileName().toStdString();
-    if (!info.exists())
+    // A link that leads nowhere (a loop, a dangling link) is no missing
+    // file: the reader below says what it is.
+    if (!info.exists() && !info.isSymLink())
         return attn::Error{"cannot open '" + path.toStdString() + "': no such file"};
-    if (!info.isFile())
-        return fail(name, "not a regular file");
-    auto file = std::make_shared<QFile>(path);
-    if (!file->open(QIODevice::ReadOnly))
-        return attn::Error{"cannot open '" + path.toStdString() + "': " + file->errorString().toStdString()};
-    const qint64 size = file->size();
-    if (size < 8) {
-        // Too short to map usefully; parse says what is missing.
-        const QByteArray head = file->readAll();
-        return parse(std::string_view(head.constData(), std::size_t(head.size())), name);
+    // Read whole into memory, not mapped: a mapped file that another program
+    // truncates or copies over while it is in use faults (SIGBUS) on the next
+    // read of its pages, and no check made before the read can rule that out.
+    // readInputFile also names what is not a regular file (a folder, a
+    // device, a FIFO with no writer) and refuses a file over the cap unread.
+    std::shared_ptr<QByteArray> bytes;
+    try {
+        attn::Expected<QByteArray> read = readInputFile(path, kMaxSafetensorsBytes, "safetensors file");
+        if (!read)
+            return read.error();
+        bytes = std::make_shared<QByteArray>(std::move(read).value());
+    } catch (const std::bad_alloc&) {
+        return fail(info.fileName().toStdString(),
+                    byteSizeText(info.size()) + " does not fit in this computer's free memory");
     }
-    // The mapping lives as long as the QFile: the storage owns it.
-    const uchar* bytes = file->map(0, size);
-    if (!bytes)
-        return fail(name, "cannot be memory-mapped: " + file->errorString().toStdString());
-    return parse(std::string_view(reinterpret_cast<const char*>(bytes), std::size_t(size)), name,
-                 std::shared_ptr<const void>(std::move(file)));
+    const std::string_view view(bytes->constData(), std::size_t(bytes->size()));
+    return parse(view, info.fileName().toStdString(), std::shared_ptr<const void>(std::move(bytes)));
 }
 
 attn::Expected<SafetensorsFile> SafetensorsFile::parse(std::string_view bytes, std::string_view name,

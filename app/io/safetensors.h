@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Hugging Face's safetensors files, read strictly and memory-mapped.
+// Hugging Face's safetensors files, read strictly, into memory.
 //
 // Layout (huggingface/safetensors, the format's README and its Rust reader,
 // whose checks are followed here): an 8-byte little-endian header length N,
@@ -23,9 +23,11 @@
 // The layout is checked for every safetensors dtype; the entries can be read
 // as float32 for F32, F16 and BF16 only (floats() refuses the others, naming
 // the tensor and its dtype), so an unused integer buffer does not stop a file.
-// The checks are made on the bytes as mapped: a file truncated or rewritten
-// by another program while it is mapped is beyond them (reading its pages
-// then faults), as with any memory-mapped reader.
+// The file is read whole into memory (readInputFile, at most
+// kMaxSafetensorsBytes), not memory-mapped: the checks are made on those
+// bytes and the weights are computed from them, so a file truncated or
+// copied over by another program while a model is open changes nothing the
+// program holds (a mapped file would fault, SIGBUS, on the next pass).
 
 #include "expected.h"
 
@@ -39,6 +41,9 @@
 
 namespace attnlab {
 
+// The largest safetensors file read (GPT-2 XL in float32 is 6.4 GB).
+inline constexpr long long kMaxSafetensorsBytes = 64LL << 30;
+
 struct SafetensorsTensor {
     std::string name;                 // as written (UTF-8); messages show it through shownText
     std::string dtype;                // as written: "F32", "F16", "BF16", "I64", ...
@@ -50,13 +55,16 @@ struct SafetensorsTensor {
 
     std::uint64_t byteSize() const { return end - begin; }
     std::uint64_t entryCount() const { return byteSize() / std::uint64_t(itemSize); }
-    std::string shapeText() const;  // "[16, 48]"
+    // "[16, 48]"; a long shape cut as echoedList cuts it, so that a message
+    // stays one short line.
+    std::string shapeText() const;
 };
 
 class SafetensorsFile {
 public:
-    // Maps `path` read-only (QFile::map, nothing is copied) and parses it.
-    // Messages start with the file name.
+    // Reads `path` whole into memory and parses it. Messages start with the
+    // file name, or say "cannot open '<path>': <reason>" (a link loop) or
+    // what the path is instead of a file (a folder, a device, a FIFO).
     static attn::Expected<SafetensorsFile> open(const QString& path);
 
     // Parses `bytes`, which must outlive the result unless `storage` keeps
@@ -67,7 +75,7 @@ public:
     const std::string& name() const { return name_; }
     const std::vector<SafetensorsTensor>& tensors() const { return tensors_; }  // sorted by begin
     const SafetensorsTensor* find(std::string_view tensorName) const;
-    // The mapping (or whatever holds the bytes): the tensors' bytes stay
+    // The file's bytes in memory (or whatever holds them): the tensors' bytes stay
     // valid while a copy of this is alive.
     const std::shared_ptr<const void>& storage() const { return storage_; }
 

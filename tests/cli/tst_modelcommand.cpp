@@ -21,6 +21,8 @@
 
 #include <cmath>
 #include <functional>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -57,6 +59,66 @@ double relative(double a, double b)
     return std::abs(a - b) / std::max(std::abs(b), 1e-3);
 }
 
+// A GPT-2 folder of `layers` x `heads` (n_embd = heads, head_dim 1) whose
+// weights are all zero, with tiny-gpt2's tokenizer (50257 tokens) and 1024
+// positions: 26 MB that the readers accept.
+bool writeWideModel(const QString& folder, int layers, int heads)
+{
+    const qint64 e = heads, v = 50257, p = 1024;
+    std::vector<std::pair<QString, std::vector<qint64>>> tensors = {
+        {"wte.weight", {v, e}}, {"wpe.weight", {p, e}}, {"ln_f.weight", {e}}, {"ln_f.bias", {e}}};
+    for (int i = 0; i < layers; ++i) {
+        const QString h = QStringLiteral("h.%1.").arg(i);
+        for (const auto& [name, shape] :
+             std::vector<std::pair<const char*, std::vector<qint64>>>{{"ln_1.weight", {e}},
+                                                                      {"ln_1.bias", {e}},
+                                                                      {"attn.c_attn.weight", {e, 3 * e}},
+                                                                      {"attn.c_attn.bias", {3 * e}},
+                                                                      {"attn.c_proj.weight", {e, e}},
+                                                                      {"attn.c_proj.bias", {e}},
+                                                                      {"ln_2.weight", {e}},
+                                                                      {"ln_2.bias", {e}},
+                                                                      {"mlp.c_fc.weight", {e, 4 * e}},
+                                                                      {"mlp.c_fc.bias", {4 * e}},
+                                                                      {"mlp.c_proj.weight", {4 * e, e}},
+                                                                      {"mlp.c_proj.bias", {e}}})
+            tensors.emplace_back(h + QLatin1String(name), shape);
+    }
+    QJsonObject header;
+    qint64 offset = 0;
+    for (const auto& [name, shape] : tensors) {
+        qint64 bytes = 4;
+        QJsonArray dims;
+        for (const qint64 d : shape) {
+            bytes *= d;
+            dims.append(d);
+        }
+        header.insert(name, QJsonObject{{"dtype", "F32"},
+                                        {"shape", dims},
+                                        {"data_offsets", QJsonArray{offset, offset + bytes}}});
+        offset += bytes;
+    }
+    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    json += QByteArray((8 - json.size() % 8) % 8, ' ');
+    QByteArray length(8, 0);
+    for (int i = 0; i < 8; ++i)
+        length[i] = char((quint64(json.size()) >> (8 * i)) & 0xFF);
+    QFile model(folder + "/model.safetensors");
+    if (!model.open(QIODevice::WriteOnly) || model.write(length + json) != 8 + json.size()
+        || !model.resize(8 + json.size() + offset))
+        return false;
+    model.close();
+    const QJsonObject config{{"model_type", "gpt2"}, {"n_layer", layers},     {"n_head", heads},
+                             {"n_embd", heads},      {"n_positions", int(p)}, {"vocab_size", int(v)}};
+    QFile configFile(folder + "/config.json");
+    if (!configFile.open(QIODevice::WriteOnly) || configFile.write(QJsonDocument(config).toJson()) < 0)
+        return false;
+    configFile.close();
+    const QDir tiny(checkpointDir(QStringLiteral("tiny-gpt2")));
+    return QFile::copy(tiny.filePath("vocab.json"), folder + "/vocab.json")
+           && QFile::copy(tiny.filePath("merges.txt"), folder + "/merges.txt");
+}
+
 bool oneErrorLine(const Run& run)
 {
     return run.err.startsWith("attention-lab: ") && run.err.endsWith('\n') && run.err.count('\n') == 1;
@@ -78,6 +140,8 @@ private slots:
     void refused_data();
     void refused();
     void failureKeepsTheOldExport();
+    void memoryBudget();
+    void largeExportRefused();
     void help();
 };
 
@@ -516,6 +580,66 @@ void TestModelCommand::failureKeepsTheOldExport()
     QCOMPARE(QDir(dir.filePath(QStringLiteral("out")))
                  .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
              QStringList{"model_attention.json"});
+}
+
+// A folder the readers accept whose pass cannot be kept in memory (64
+// layers x 64 heads at 1,000 tokens: 31375 MiB of maps) is refused before
+// the pass with the window's budget and message (gpt2mapbudget.h), at once,
+// instead of ending in std::bad_alloc.
+void TestModelCommand::memoryBudget()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(writeWideModel(dir.path(), 64, 64));
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const QString sentence = QStringLiteral("a") + QStringLiteral(" a").repeated(999);
+    for (const char* format : {"json", "png"}) {
+        const Run run = runApp({"--model", dir.path(), "--sentence", sentence, "--export-dir", out,
+                                "--format", QLatin1String(format)});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(oneErrorLine(run), run.err.constData());
+        QVERIFY2(
+            run.err.contains("--sentence: The sentence is 1000 GPT-2 tokens; every head's maps would take "
+                             "31375 MiB, more than the 1024 MiB a pass keeps. Shorten it to see its "
+                             "attention."),
+            run.err.constData());
+        QVERIFY(!QFileInfo::exists(out));
+    }
+}
+
+// An export of gigabytes is refused before the pass, naming its size and
+// how to narrow it, unless --allow-large-export asks for it: 64 x 64 heads
+// at 150 tokens keep 722 MiB of maps (within the budget) but would write
+// about 2.4 GB of JSON.
+void TestModelCommand::largeExportRefused()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(writeWideModel(dir.path(), 64, 64));
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const QString sentence = QStringLiteral("a") + QStringLiteral(" a").repeated(149);
+    const Run run = runApp({"--model", dir.path(), "--sentence", sentence, "--export-dir", out});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(oneErrorLine(run), run.err.constData());
+    QVERIFY2(
+        run.err.contains("--format json would write model_attention.json of about 2.4 GB (4096 heads' "
+                         "scores and weights over 150 tokens), more than the 1 GB written unasked; "
+                         "shorten --sentence, write only the pictures (--format png, svg or pdf), or give "
+                         "--allow-large-export to write it"),
+        run.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
+
+    // The flag is accepted with --model (a small export is written as
+    // without it) and refused without.
+    QTemporaryDir small;
+    const Run allowed = exportModel(checkpointDir(QStringLiteral("tiny-gpt2")),
+                                    QStringLiteral("Jane is going"), small, {"--allow-large-export"});
+    QVERIFY2(allowed.exitCode == 0, allowed.err.constData());
+    QVERIFY(QFileInfo::exists(exportFile(small)));
+    const Run alone = runApp({"--allow-large-export", "--export-dir", out});
+    QCOMPARE(alone.exitCode, 2);
+    QVERIFY2(alone.err.contains("--allow-large-export lets --model DIR --export-dir OUT write"),
+             alone.err.constData());
 }
 
 void TestModelCommand::help()

@@ -23,7 +23,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -362,6 +366,16 @@ void TestMultiHeadCommand::badInput_data()
     const QStringList none;
     QTest::newRow("missing file") << "remove in_proj_bias.npy" << none
                                   << "in_proj_bias.npy is missing; expected shape (48,) = (3E,) for E = 16";
+    // Not a file: said what it is, as the other readers say it, not "missing".
+    QTest::newRow("a folder") << "folder in_proj_bias.npy" << none
+                              << "in_proj_bias.npy: a folder, not a file; only regular files and pipes";
+    QTest::newRow("a FIFO with no writer")
+        << "fifo in_proj_bias.npy" << none
+        << "in_proj_bias.npy: nothing came through the pipe (no program was writing to it)";
+    QTest::newRow("a link loop") << "loop in_proj_bias.npy" << none
+                                 << "in_proj_bias.npy': " + QString::fromLocal8Bit(std::strerror(ELOOP));
+    QTest::newRow("/dev/zero") << "zero in_proj_bias.npy" << none
+                               << "in_proj_bias.npy: a device, not a file; only regular files and pipes";
     QTest::newRow("wrong shape") << "transpose in_proj_weight.npy" << none
                                  << "in_proj_weight.npy has shape (16, 48) but (48, 16) = (3E, E) for E = 16";
     QTest::newRow("wrong out_proj") << "shrink out_proj.weight.npy" << none
@@ -396,6 +410,17 @@ void TestMultiHeadCommand::badInput()
     const QString state = dir.filePath("state");
     if (breakage == "remove in_proj_bias.npy")
         QVERIFY(QFile::remove(state + "/in_proj_bias.npy"));
+    const QString bias = state + "/in_proj_bias.npy";
+    if (breakage.endsWith(" in_proj_bias.npy") && !breakage.startsWith("remove"))
+        QVERIFY(QFile::remove(bias));
+    if (breakage == "folder in_proj_bias.npy")
+        QVERIFY(QDir(state).mkdir("in_proj_bias.npy"));
+    if (breakage == "fifo in_proj_bias.npy")
+        QCOMPARE(::mkfifo(QFile::encodeName(bias).constData(), 0600), 0);
+    if (breakage == "loop in_proj_bias.npy")
+        QVERIFY(QFile::link(bias, bias));
+    if (breakage == "zero in_proj_bias.npy")
+        QVERIFY(QFile::link("/dev/zero", bias));
     if (breakage == "transpose in_proj_weight.npy")
         QVERIFY(
             writeNpyFile(state + "/in_proj_weight.npy", testdata::toMatrix(c["in_proj_weight"]).transpose()));

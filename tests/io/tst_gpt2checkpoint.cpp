@@ -18,9 +18,12 @@
 #include <QtEndian>
 #include <QtTest>
 
+#include <cerrno>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -182,6 +185,8 @@ private slots:
     void mappingKeptOnlyForF32();
     void missingFiles();
     void identityIsPathAndContents();
+    void fileChangedWhileOpen();
+    void specialFilesNamed();
 };
 
 void TestGpt2Checkpoint::referenceF32()
@@ -479,6 +484,72 @@ void TestGpt2Checkpoint::identityIsPathAndContents()
     QVERIFY(config.write("\n") == 1);
     config.close();
     QVERIFY(attnlab::gpt2FolderIdentity(a) != touched);
+}
+
+// The checkpoint is held in memory, not mapped: a model.safetensors cut
+// short or copied over while the model is open (another download, a
+// truncation) changes nothing, and the next pass computes on the numbers
+// read, bit for bit those of the pass before. A mapped file faults (SIGBUS)
+// on that pass.
+void TestGpt2Checkpoint::fileChangedWhileOpen()
+{
+    QTemporaryDir dir;
+    const QDir source(kData + "tiny-gpt2");
+    for (const QString& name : source.entryList(QDir::Files))
+        QVERIFY(QFile::copy(source.filePath(name), dir.filePath(name)));
+    const auto model = attnlab::readGpt2Model(dir.path());
+    QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+    const std::vector<int> ids = model->tokenizer.encodeIds(QStringLiteral("Jane is going to the cinema"));
+    const auto before = model->decoder->run(ids);
+    QVERIFY(before.ok());
+
+    const QString path = dir.filePath("model.safetensors");
+    for (const qint64 size : {qint64(4096), qint64(0)}) {
+        QVERIFY(QFile::resize(path, size));
+        const auto after = model->decoder->run(ids);
+        QVERIFY(after.ok());
+        QCOMPARE(after->lastLogits, before->lastLogits);
+        QCOMPARE(after->layers.back().heads.back().context, before->layers.back().heads.back().context);
+    }
+    // Another file copied over it: still the numbers read.
+    QVERIFY(QFile::remove(path));
+    QVERIFY(QFile::copy(kData + "tiny-gpt2-lmhead-f16/model.safetensors", path));
+    const auto replaced = model->decoder->run(ids);
+    QVERIFY(replaced.ok());
+    QCOMPARE(replaced->lastLogits, before->lastLogits);
+}
+
+// A model.safetensors that is no file is said to be what it is, as the
+// other readers say it (readInputFile), not "no such file".
+void TestGpt2Checkpoint::specialFilesNamed()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath("config.json"), json(gpt2Config(1)));
+    const QString path = dir.filePath("model.safetensors");
+    const auto message = [&] {
+        const auto c = attnlab::readGpt2Checkpoint(dir.path());
+        return c.ok() ? QString() : QString::fromStdString(c.error().message);
+    };
+    // A link to itself: a loop.
+    QVERIFY(QFile::link(path, path));
+    QCOMPARE(message(), "cannot open '" + path + "': " + QString::fromLocal8Bit(std::strerror(ELOOP)));
+    QVERIFY(QFile::remove(path));
+    // A folder.
+    QVERIFY(QDir(dir.path()).mkdir("model.safetensors"));
+    QCOMPARE(message(),
+             QStringLiteral("model.safetensors: a folder, not a file; only regular files and pipes "
+                            "can be read"));
+    QVERIFY(QDir(dir.path()).rmdir("model.safetensors"));
+    // A FIFO with no writer: read as empty at once, not waited on.
+    QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    QCOMPARE(message(), QStringLiteral("model.safetensors: nothing came through the pipe (no program was "
+                                       "writing to it)"));
+    QVERIFY(QFile::remove(path));
+    // A device.
+    QVERIFY(QFile::link("/dev/zero", path));
+    QCOMPARE(message(),
+             QStringLiteral("model.safetensors: a device, not a file; only regular files and pipes "
+                            "can be read"));
 }
 
 QTEST_APPLESS_MAIN(TestGpt2Checkpoint)

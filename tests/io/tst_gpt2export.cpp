@@ -50,6 +50,7 @@ private slots:
     void vocabularyOfAnotherSize();
     void brokenCheckpointComesFirst();
     void json();
+    void sizeEstimate();
 };
 
 void TestGpt2Export::readsBothReferenceFolders()
@@ -204,6 +205,38 @@ void TestGpt2Export::json()
         std::abs(next[0].toObject()["probability"].toDouble() / next[1].toObject()["probability"].toDouble()
                  - std::exp((l0 - l1) / 0.7))
         < 1e-12);
+}
+
+// gpt2JsonBytes, which the command line refuses a gigabyte export by, is
+// within 3% of the file written, from 32 to 64 tokens (the file's header,
+// tokens and next tokens are left out of the estimate; the heads dominate).
+void TestGpt2Export::sizeEstimate()
+{
+    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder("tiny-gpt2"));
+    QVERIFY(model.ok());
+    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+    for (const int n : {32, 48, 64}) {
+        std::vector<int> ids;
+        for (int i = 0; i < n; ++i)
+            ids.push_back(
+                model->tokenizer.encodeIds(i == 0 ? QStringLiteral("a") : QStringLiteral(" a")).front());
+        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(model->checkpoint.weights, ids);
+        QVERIFY(r.ok());
+        std::ostringstream out;
+        attnlab::writeGpt2Json(out, model.value(), r.value(), "sqrt-dk");
+        const double written = double(out.str().size());
+        const double estimate = attnlab::gpt2JsonBytes(config, n);
+        QVERIFY2(
+            std::abs(estimate - written) / written < 0.03,
+            qPrintable(
+                QStringLiteral("%1 tokens: %2 estimated, %3 written").arg(n).arg(estimate).arg(written)));
+    }
+    // GPT-2 small (12 x 12 heads) at 1,000 tokens: the 3.8 GB.
+    attn::Gpt2Config small = config;
+    small.nLayer = 12;
+    small.nHead = 12;
+    small.nEmbd = 768;
+    QVERIFY(attnlab::gpt2JsonBytes(small, 1000) > 3.6e9 && attnlab::gpt2JsonBytes(small, 1000) < 3.9e9);
 }
 
 QTEST_APPLESS_MAIN(TestGpt2Export)

@@ -339,6 +339,15 @@ void TestNpy::badFiles_data()
     QTest::newRow("rank 3") << npyFile(
         1, dict("<f8", false, "(1, 2, 3)"),
         data) << "bad.npy: has 3 dimensions, shape (1, 2, 3); a matrix needs 2 (or 1 for a single row)";
+    // A long shape is echoed cut, as every echoed value is: one short line.
+    QByteArray ones = "(1";
+    for (int i = 1; i < 3000; ++i)
+        ones += ", 1";
+    QTest::newRow("rank 3000") << npyFile(1, dict("<f8", false, ones + ")"), data)
+                               << QString::fromUtf8(
+                                      "bad.npy: has 3000 dimensions, shape (1, 1, 1, 1, 1, 1, 1, "
+                                      "1, 1, 1, 1, 1, 1, \u2026) (3000 dimensions); a matrix needs "
+                                      "2 (or 1 for a single row)");
     QTest::newRow("scalar") << npyFile(1, dict("<f8", false, "()"), data.left(8))
                             << "has 0 dimensions, shape ()";
     QTest::newRow("no rows") << npyFile(1, dict("<f8", false, "(0, 3)"), QByteArray())

@@ -139,13 +139,9 @@ void Gpt2Session::request()
                        .arg(limit));
         return;
     }
-    if (mapBytes(n) > mapBudget_) {
+    if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config(), n, mapBudget_)) {
         setComputing(false);
-        setProblem(tr("The sentence is %1 GPT-2 tokens; every head's maps would take %2 MiB, more than the "
-                      "%3 MiB the model view keeps. Shorten it to see its attention.")
-                       .arg(n)
-                       .arg(mapBytes(n) / double(1 << 20), 0, 'f', 0)
-                       .arg(mapBudget_ / double(1 << 20), 0, 'f', 0));
+        setProblem(*tooLarge);
         return;
     }
     std::vector<int> ids;
@@ -195,11 +191,7 @@ void Gpt2Session::deliver(const std::shared_ptr<Outcome>& outcome)
 
 double Gpt2Session::mapBytes(int tokens) const
 {
-    if (!model_)
-        return 0.0;
-    const attn::Gpt2Config& c = config();
-    const double n = tokens;
-    return double(c.nLayer) * c.nHead * (8.0 * n * n + 32.0 * n * c.headDim());
+    return model_ ? gpt2MapBytes(config(), tokens) : 0.0;
 }
 
 const attn::AttentionResult* Gpt2Session::head(int layer, int head) const

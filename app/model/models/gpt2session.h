@@ -25,6 +25,7 @@
 #include "expected.h"
 #include "gpt2.h"
 #include "gpt2folder.h"
+#include "gpt2mapbudget.h"
 #include "gpt2tokenizer.h"
 
 #include <QObject>
@@ -114,9 +115,9 @@ public:
     static constexpr int kNextTokens = 10;
     // Every head's maps are kept for the views (attn::Gpt2Options::keepMaps:
     // 8 n^2 + 32 n head_dim bytes a head); a sentence whose maps would take
-    // more than this is refused with a message instead of run (GPT-2 small
-    // keeps 1.4 GiB at 1024 tokens; within 1 GiB it reads about 860).
-    static constexpr double kDefaultMapBudget = double(1 << 30);
+    // more than this is refused with gpt2MapBudgetProblem's message instead
+    // of run, as the command line's --model run refuses it.
+    static constexpr double kDefaultMapBudget = kGpt2MapBudget;
     void setMapBudget(double bytes) { mapBudget_ = bytes; }
     // The bytes the maps of n tokens take under the current model (0 without one).
     double mapBytes(int tokens) const;
