@@ -159,6 +159,7 @@ ViewExporter::~ViewExporter() = default;
 
 void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
 {
+    weightsScaleMode_ = mode;
     applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.result.tokens()));
 }
 
