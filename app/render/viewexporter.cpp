@@ -10,6 +10,8 @@
 #include "resultcells.h"
 #include "score_histogram.h"
 #include "scorehistogramrenderer.h"
+#include "scoreranges.h"
+#include "sharetext.h"
 #include "stagedwrite.h"
 
 #include <QGuiApplication>
@@ -358,11 +360,11 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
                               .arg(titleSentence(snapshot_.config.sentence));
     painter.drawText(QRect(margin, margin, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
                      titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
-    const QString caption = tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
-                                .arg(comparison_->meanMaxRaw, 0, 'f', 3)
-                                .arg(comparison_->meanMaxScaled, 0, 'f', 3)
-                                .arg(comparison_->meanEntropyRaw, 0, 'f', 3)
-                                .arg(comparison_->meanEntropyScaled, 0, 'f', 3);
+    const QString caption =
+        tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
+            .arg(shareText(comparison_->meanMaxRaw, 3), shareText(comparison_->meanMaxScaled, 3),
+                 QString::number(comparison_->meanEntropyRaw, 'f', 3),
+                 QString::number(comparison_->meanEntropyScaled, 'f', 3));
     const int top = margin + titleFm.height() + px / 2;
     const int bottom = h - margin - captionFm.height() - px / 2;
     const int gap = px * 2;
