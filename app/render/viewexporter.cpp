@@ -106,8 +106,11 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     HeatmapRenderer* raw = map(ExportView::RawScores);
     HeatmapRenderer* scaled = map(ExportView::ScaledScores);
     HeatmapRenderer* weights = map(ExportView::Weights);
+    // The scaled map names the colour range it used: shared with the raw
+    // scores (and how little of it the values reach) or its own.
+    const ScoreRanges ranges = ScoreRanges::of(r, independentRanges);
     raw->setTitle(tr("Raw scores Q Kᵀ"));
-    scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
+    scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1 (%2)").arg(divisor, ranges.scaledRangeText()));
     weights->setTitle(tr("Weights A (rows sum to 1)"));
     weights->setColorMap(MapColors::Sequential);
     // The maps read the snapshot this exporter owns (and outlives them).
@@ -118,13 +121,10 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     weights->setCells(resultCells(result, ResultMap::Weights), tokens, tokens);
     weights->setRange(0.0, 1.0);
     setWeightsScaleMode(WeightsScaleMode::Automatic);
-    const double rawRange = scoreRange(r);
-    const double scaledRange = scaledScoreRange(r);
-    const double shared = std::max(rawRange, scaledRange);
-    raw->setDecimals(decimalsForRange(rawRange));
-    scaled->setDecimals(decimalsForRange(scaledRange));
-    raw->setRange(-(independentRanges ? rawRange : shared), independentRanges ? rawRange : shared);
-    scaled->setRange(-(independentRanges ? scaledRange : shared), independentRanges ? scaledRange : shared);
+    raw->setDecimals(ranges.rawDecimals);
+    scaled->setDecimals(ranges.scaledDecimals);
+    raw->setRange(-ranges.raw, ranges.raw);
+    scaled->setRange(-ranges.scaled, ranges.scaled);
 
     const struct {
         ExportView view;

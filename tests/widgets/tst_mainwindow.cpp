@@ -25,6 +25,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QSet>
 #include <QSettings>
@@ -120,6 +121,7 @@ private slots:
     void tableEditUpdatesTheMaps();
     void badTableTextIsRefused();
     void emptySentenceShowsProblemAndKeepsMaps();
+    void washedOutScaledMapIsSaid();
     void clickingARowFocusesThatQuery();
     void arrowKeysMoveTheFocus();
     void focusPanelSummarisesManyKeys();
@@ -344,6 +346,37 @@ void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
     attn::ModelConfig config;
     config.sentence = "back again";
     compareMaps(window, engine(config));
+}
+
+// At d_k 512 with the shared colour range the scaled scores reach a twenty-
+// second of it (1/sqrt(512)): the map says so, and its link switches to
+// independent ranges; at the article's d_k 24 (a fifth) nothing is said.
+void TestMainWindow::washedOutScaledMapIsSaid()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* note = find<QLabel>(window, QStringLiteral("scaledRangeNoteLabel"));
+    auto* independent = find<QCheckBox>(window, QStringLiteral("independentRangesCheck"));
+    QVERIFY(!independent->isChecked());
+    QVERIFY(note->isHidden());
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(512);
+    QTRY_COMPARE(window.session()->resultDK(), 512);
+    QVERIFY(!note->isHidden());
+    const attn::AttentionResult& r = window.session()->result();
+    const double share = (r.maxAbsKeptScore / r.divisor) / r.maxAbsScore;
+    QVERIFY(share < 0.1);
+    QVERIFY2(note->text().contains(
+                 QStringLiteral("%1% of the colour range").arg(QLocale().toString(100.0 * share, 'f', 0))),
+             qPrintable(note->text()));
+    QVERIFY(QMetaObject::invokeMethod(note, "linkActivated", Q_ARG(QString, QStringLiteral("independent"))));
+    QVERIFY(independent->isChecked());
+    QVERIFY(note->isHidden());
+    independent->setChecked(false);
+    QVERIFY(!note->isHidden());
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(24);
+    QTRY_COMPARE(window.session()->resultDK(), 24);
+    QVERIFY(note->isHidden());
 }
 
 void TestMainWindow::clickingARowFocusesThatQuery()
