@@ -13,6 +13,7 @@
 
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -54,6 +55,7 @@ private slots:
     void fifoReadOffTheGuiThread();
     void closedWhileReadingStopsTheRead();
     void refusalNamesTheCsvCell();
+    void fileLabelIsAMnemonic();
 };
 
 // Each keystroke used to read the path typed so far; now one verdict comes
@@ -198,6 +200,22 @@ void TestImportDialog::refusalNamesTheCsvCell()
     const attn::Status imported = window.documents()->importMatrix(MatrixId::X, path, false);
     QVERIFY(!imported);
     QCOMPARE(QString::fromStdString(imported.error().message), expected);
+}
+
+// "&File:" labels the path (Alt+F), not a literal "&" beside a layout.
+void TestImportDialog::fileLabelIsAMnemonic()
+{
+    MainWindow window;
+    ImportDialog dialog(window.session(), &window);
+    auto* label = guitest::find<QLabel>(dialog, QStringLiteral("importFileLabel"));
+    auto* edit = guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"));
+    QCOMPARE(label->buddy(), edit);
+    QCOMPARE(label->text(), QStringLiteral("&File:"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"))->clearFocus();
+    QTest::keyClick(&dialog, Qt::Key_F, Qt::AltModifier);
+    QVERIFY(edit->hasFocus());
 }
 
 QTEST_MAIN(TestImportDialog)

@@ -100,7 +100,12 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(pa
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Matrix:"), target_);
-    form->addRow(tr("&File:"), fileRow);
+    // A row of a layout gets no buddy from QFormLayout: the label is the
+    // path's, so that its mnemonic (Alt+F) is one and not a literal "&".
+    auto* fileLabel = new QLabel(tr("&File:"), this);
+    fileLabel->setObjectName(QStringLiteral("importFileLabel"));
+    fileLabel->setBuddy(path_);
+    form->addRow(fileLabel, fileRow);
     form->addRow(QString(), transpose_);
     form->addRow(tr("Expected:"), expected_);
     auto* layout = new QVBoxLayout(this);
