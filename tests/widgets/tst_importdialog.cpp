@@ -56,6 +56,7 @@ private slots:
     void closedWhileReadingStopsTheRead();
     void refusalNamesTheCsvCell();
     void fileLabelIsAMnemonic();
+    void moduleImportMessageReads();
 };
 
 // Each keystroke used to read the path typed so far; now one verdict comes
@@ -216,6 +217,17 @@ void TestImportDialog::fileLabelIsAMnemonic()
     guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"))->clearFocus();
     QTest::keyClick(&dialog, Qt::Key_F, Qt::AltModifier);
     QVERIFY(edit->hasFocus());
+}
+
+// Each number where it belongs: the heads, head_dim = d_model / heads, the folder.
+void TestImportDialog::moduleImportMessageReads()
+{
+    QCOMPARE(DocumentController::mhaImportedText(4, 16, QStringLiteral("mha")),
+             QStringLiteral("Imported the module's 4 heads (head_dim 4 each) from the folder “mha”."));
+    QCOMPARE(DocumentController::mhaImportedText(2, 16, QStringLiteral("4")),
+             QStringLiteral("Imported the module's 2 heads (head_dim 8 each) from the folder “4”."));
+    QCOMPARE(DocumentController::mhaImportedText(1, 6, QStringLiteral("state")),
+             QStringLiteral("Imported the module's one head (head_dim 6) from the folder “state”."));
 }
 
 QTEST_MAIN(TestImportDialog)

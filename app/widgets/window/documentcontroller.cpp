@@ -23,6 +23,8 @@
 #include <QScrollBar>
 #include <QUndoStack>
 
+#include <algorithm>
+
 namespace attnlab {
 
 namespace {
@@ -380,12 +382,22 @@ void DocumentController::chooseMhaState()
     if (dir.isEmpty())
         return;
     const attn::Status imported = importMhaState(dir);
-    const int h = session_->headsConfig().heads;
-    const QString done = h == 1 ? tr("Imported the module's one head (head_dim %1) from %2.")
-                                : tr("Imported the module's %3 heads (head_dim %1) from %2.").arg(h);
-    emit message(imported ? done.arg(session_->config().dModel / h).arg(QFileInfo(dir).fileName())
+    emit message(imported ? mhaImportedText(session_->headsConfig().heads, session_->config().dModel,
+                                            QFileInfo(dir).fileName())
                           : QString::fromStdString(imported.error().message),
                  10000);
+}
+
+QString DocumentController::mhaImportedText(int heads, int dModel, const QString& folder)
+{
+    const int headDim = dModel / std::max(1, heads);
+    return heads == 1 ? tr("Imported the module's one head (head_dim %1) from the folder “%2”.")
+                            .arg(headDim)
+                            .arg(folder)
+                      : tr("Imported the module's %1 heads (head_dim %2 each) from the folder “%3”.")
+                            .arg(heads)
+                            .arg(headDim)
+                            .arg(folder);
 }
 
 }  // namespace attnlab

@@ -55,6 +55,8 @@ public:
     bool openPreset(const QString& path);
     void resetToArticleExample();  // one undo step of the same lab
     static QStringList presets();  // ":/presets/NAME.attnlab"
+    // "Imported the module's 4 heads (head_dim 4 each) from the folder “mha”."
+    static QString mhaImportedText(int heads, int dModel, const QString& folder);
 
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
     void showImportDialog();
