@@ -327,6 +327,15 @@ void TestMainWindow::badTableTextIsRefused()
     QCOMPARE(model->data(model->index(2, 5), Qt::EditRole).toString(), old);
     compareMaps(window, engine({}));
 }
+    QVERIFY(!window.statusBar()->currentMessage().isEmpty());
+
+    // A valid edit after it takes the stale refusal out of the status bar.
+    QVERIFY(model->setData(model->index(2, 5), QStringLiteral("0.5")));
+    QCOMPARE(window.statusBar()->currentMessage(), QString());
+    // Another window's message is left alone by edits.
+    window.statusBar()->showMessage(QStringLiteral("Saved."));
+    QVERIFY(model->setData(model->index(2, 5), QStringLiteral("0.25")));
+    QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Saved."));
 
 void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
 {
