@@ -219,7 +219,11 @@ void TestViewExport::exportAllViews()
     const QString before = dir_.filePath(QStringLiteral("before"));
     QVERIFY(!guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->hasCurves());
     QVERIFY(w.exports()->exportAllViews(before, QSize(500, 400)));
-    QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 1) * 3);
+    // The snapshot's views, the scaled-vs-unscaled comparison and the focused query.
+    QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 2) * 3);
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.png"))));
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.svg"))));
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.pdf"))));
 
     attn::ScalingLabConfig config;
     config.nKeys = 5;
@@ -231,8 +235,8 @@ void TestViewExport::exportAllViews()
     QVERIFY(w.exports()->exportAllViews(out, QSize(500, 400)));
     const QStringList files = QDir(out).entryList(QDir::Files);
     QList<ExportView> views = ViewExporter::views();
-    views << ExportView::FocusedQuery << ExportView::LabVariance << ExportView::LabMaxWeight
-          << ExportView::LabEntropy << ExportView::LabJacobian;
+    views << ExportView::ScalingComparison << ExportView::FocusedQuery << ExportView::LabVariance
+          << ExportView::LabMaxWeight << ExportView::LabEntropy << ExportView::LabJacobian;
     QCOMPARE(files.size(), views.size() * 3);
     for (ExportView view : views) {
         const QString stem = ViewExporter::fileStem(view);

@@ -163,6 +163,17 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
     // The views drawn from live widgets: the focused query's panel, and the
     // d_k lab's four plots once their curves are there (computed in the
     // background from the window's start).
+    // The scaled-vs-unscaled comparison, drawn from the snapshot too.
+    for (ImageFormat format : kFormats) {
+        attn::Expected<QByteArray> bytes = exporter->encode(
+            ExportView::ScalingComparison, format,
+            size.isValid() ? size : ViewExporter::defaultSize(ExportView::ScalingComparison));
+        if (!bytes)
+            return bytes.error();
+        files.push_back(bytesFile(ViewExporter::fileStem(ExportView::ScalingComparison).toStdString() + '.'
+                                      + imageFormatName(format),
+                                  std::move(bytes).value()));
+    }
     QList<ExportView> live{ExportView::FocusedQuery};
     if (views_.lab->hasCurves())
         live << ExportView::LabVariance << ExportView::LabMaxWeight << ExportView::LabEntropy
