@@ -121,6 +121,7 @@ private slots:
     void tableEditUpdatesTheMaps();
     void badTableTextIsRefused();
     void emptySentenceShowsProblemAndKeepsMaps();
+    void renumberingIsExplained();
     void washedOutScaledMapIsSaid();
     void clickingARowFocusesThatQuery();
     void arrowKeysMoveTheFocus();
@@ -355,6 +356,56 @@ void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
     attn::ModelConfig config;
     config.sentence = "back again";
     compareMaps(window, engine(config));
+}
+
+// The article's initialisation numbers the vocabulary in sorted order: a
+// new word that sorts first moves every other word's id, and the window says
+// why beside the tokens; a word that sorts last moves none, and no note.
+void TestMainWindow::renumberingIsExplained()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    auto* note = find<QLabel>(window, QStringLiteral("renumberNoteLabel"));
+    QVERIFY(!note->isVisible());
+    edit->end(false);
+    // A word sorting after every other ("zz"): nobody moves, no note.
+    const QList<int> article = window.session()->tokenIds();
+    QTest::keyClicks(edit, QStringLiteral(" zz"));
+    QCOMPARE(window.session()->tokenIds().mid(0, 6), article);
+    QVERIFY(!note->isVisible());
+
+    // "Aa" sorts before "Life" and the rest: every word's id goes up by one.
+    const QList<int> before = window.session()->tokenIds();
+    QTest::keyClicks(edit, QStringLiteral(" Aa"));
+    const QList<int> after = window.session()->tokenIds();
+    const attn::Tokenization t =
+        attn::tokenize("Life is short, eat dessert first zz Aa", attn::TokenizerMode::Article).value();
+    QCOMPARE(after, QList<int>(t.ids.begin(), t.ids.end()));
+    for (int i = 0; i < before.size(); ++i)
+        QCOMPARE(after[i], before[i] + 1);
+    // Said on screen, naming the word as typed out and a word that moved.
+    QVERIFY(note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral("“Aa”")), qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("so 7 word")), qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("“Life” %1 → %2").arg(before[0]).arg(before[0] + 1)),
+             qPrintable(note->text()));
+
+    // The word taken out again: the ids are back, the note goes.
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QVERIFY(note->isVisible());  // "A" still sorts first
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QCOMPARE(window.session()->tokenIds(), before);
+    QVERIFY(!note->isVisible());
+
+    // The other initialisations keep each word's id: no note either.
+    window.session()->setInit(attn::InitMode::UnitVariance);
+    edit->home(false);
+    QTest::keyClicks(edit, QStringLiteral("Ab "));
+    QVERIFY(!note->isVisible());
 }
 
 // At d_k 512 with the shared colour range the scaled scores reach a twenty-
