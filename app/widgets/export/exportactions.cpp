@@ -15,6 +15,7 @@
 #include "viewnumbers.h"
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
+#include "focusedqueryfigure.h"
 
 #include <QAction>
 #include <QDir>
@@ -64,9 +65,14 @@ void ExportActions::registerViews()
         exports_->installMenu(lab->plot(ScalingLabView::Plot(i)), view);
     }
     const ExportView focus = ExportView::FocusedQuery;
-    exports_->registerView(focus, {ViewExporter::viewName(focus), ViewExporter::fileStem(focus),
-                                   ViewExporter::defaultSize(focus), widgetPainter(views_.focus),
-                                   [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
+    // A figure drawn from the numbers, as the other exports are (not a grab of the panel).
+    exports_->registerView(
+        focus,
+        {ViewExporter::viewName(focus), ViewExporter::fileStem(focus), ViewExporter::defaultSize(focus),
+         [this](QPainter& painter, const QSize& size) {
+             paintFocusedQueryFigure(painter, size, currentSnapshot(), focusQuery_());
+         },
+         [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
     // The plot takes its own context-menu events.
     exports_->installMenu(views_.focus, focus);
     exports_->installMenu(views_.focus->plot(), focus);

@@ -65,47 +65,6 @@ PaintFunction plotPainter(QCustomPlot* plot)
     };
 }
 
-PaintFunction widgetPainter(QWidget* widget)
-{
-    return [widget = QPointer<QWidget>(widget)](QPainter& painter, const QSize& size) {
-        if (!widget)
-            return;
-        if (widget->layout())
-            widget->layout()->activate();
-        QSize source = widget->size();
-        if (source.width() < 50 || source.height() < 50) {
-            // Never laid out (not yet shown): its preferred size.
-            source = widget->sizeHint().expandedTo(QSize(200, 150));
-            widget->resize(source);
-        }
-        // A font scale (withFontScale scales the painter) lays the widget out
-        // that many times smaller, within its minimum size, so that its text
-        // grows against the picture instead of the fit undoing the scale.
-        const QSize before = source;
-        const qreal fontScale = painter.worldTransform().m11();
-        if (fontScale > 1.0) {
-            source = (QSizeF(source) / fontScale).toSize().expandedTo(widget->minimumSizeHint());
-            widget->resize(source);
-            if (widget->layout())
-                widget->layout()->activate();
-            source = widget->size();
-        }
-        const qreal k =
-            std::min(size.width() / qreal(source.width()), size.height() / qreal(source.height()));
-        painter.save();
-        painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-        painter.translate((size.width() - source.width() * k) / 2, (size.height() - source.height() * k) / 2);
-        painter.scale(k, k);
-        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
-        painter.restore();
-        if (source != before) {
-            widget->resize(before);
-            if (widget->layout())
-                widget->layout()->activate();
-        }
-    };
-}
-
 ViewExportController::ViewExportController(QWidget* window, ExporterFactory makeExporter,
                                            std::function<ExportOptions()> defaults)
     : QObject(window), window_(window), makeExporter_(std::move(makeExporter)), defaults_(std::move(defaults))
