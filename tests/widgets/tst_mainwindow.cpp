@@ -327,7 +327,6 @@ void TestMainWindow::badTableTextIsRefused()
     QVERIFY(!model->setData(model->index(2, 5), std::numeric_limits<double>::infinity()));
     QCOMPARE(model->data(model->index(2, 5), Qt::EditRole).toString(), old);
     compareMaps(window, engine({}));
-}
     QVERIFY(!window.statusBar()->currentMessage().isEmpty());
 
     // A valid edit after it takes the stale refusal out of the status bar.
@@ -337,6 +336,7 @@ void TestMainWindow::badTableTextIsRefused()
     window.statusBar()->showMessage(QStringLiteral("Saved."));
     QVERIFY(model->setData(model->index(2, 5), QStringLiteral("0.25")));
     QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Saved."));
+}
 
 void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
 {

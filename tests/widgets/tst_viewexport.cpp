@@ -12,6 +12,7 @@
 #include "scalinglabview.h"
 #include "viewexporter.h"
 #include "guitest.h"
+#include "lastfolder.h"
 
 #include <QClipboard>
 #include <QDir>
@@ -25,6 +26,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <QApplication>
+#include <QFileDialog>
+#include <QTimer>
 #include <QtTest>
 
 using namespace attnlab;
@@ -81,6 +85,7 @@ private slots:
     void exportAllViews();
     void exportNumbers();
     void commandLinePictures();
+    void folderDialogStartsInTheLastFolder();
 
 private:
     QTemporaryDir dir_;
@@ -309,6 +314,29 @@ void TestViewExport::commandLinePictures()
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("cli-bad"))));
+}
+
+// Export all views asks for a folder starting in the one chosen last (not
+// $HOME), and remembers the folder chosen.
+void TestViewExport::folderDialogStartsInTheLastFolder()
+{
+    MainWindow w;
+    const QString last = dir_.filePath(QStringLiteral("last"));
+    const QString chosen = dir_.filePath(QStringLiteral("chosen"));
+    QVERIFY(QDir().mkpath(last) && QDir().mkpath(chosen));
+    rememberFolder(FolderUse::Export, last);
+    QString startedIn;
+    QTimer::singleShot(0, this, [&] {
+        QTRY_VERIFY(qobject_cast<QFileDialog*>(QApplication::activeModalWidget()));
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        startedIn = dialog->directory().absolutePath();
+        dialog->selectFile(chosen);
+        QMetaObject::invokeMethod(dialog, "accept");
+    });
+    guitest::find<QAction>(w, QStringLiteral("exportAllViewsAction"))->trigger();
+    QCOMPARE(startedIn, last);
+    QCOMPARE(lastFolder(FolderUse::Export), chosen);
+    QVERIFY(QFileInfo::exists(QDir(chosen).filePath(QStringLiteral("pipeline.png"))));
 }
 
 QTEST_MAIN(TestViewExport)

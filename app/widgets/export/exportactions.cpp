@@ -16,6 +16,7 @@
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
 #include "focusedqueryfigure.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QDir>
@@ -242,9 +243,11 @@ void ExportActions::copyViewToClipboard(ExportView view) const
 
 void ExportActions::exportAllViewsInteractive()
 {
-    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"));
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"),
+                                                                lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     const bool withLab = views_.lab->hasCurves();
     const attn::Status written = exportAllViews(directory, QSize());
     if (!written)
@@ -260,9 +263,11 @@ void ExportActions::exportAllViewsInteractive()
 
 void ExportActions::exportNumbersInteractive()
 {
-    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export the numbers into"));
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export the numbers into"),
+                                                                lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     ExportFormats formats;
     formats.json = formats.csv = formats.npy = true;
     const attn::Status written = exportNumbers(directory, formats);

@@ -3,6 +3,7 @@
 
 #include "exportdialog.h"
 #include "stagedwrite.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -40,8 +41,7 @@ QString stripMnemonic(QString text)
 
 QString lastDirectory()
 {
-    const QString dir = QSettings().value(QStringLiteral("export/directory")).toString();
-    return !dir.isEmpty() && QDir(dir).exists() ? dir : QDir::homePath();
+    return lastFolder(FolderUse::Export);
 }
 
 }  // namespace
@@ -291,7 +291,7 @@ void ViewExportController::exportPicture(ExportView view)
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QLatin1Char('.') + suffix;
-    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    rememberFile(FolderUse::Export, path);
     const attn::Status written =
         writePicture(dialog.view(), path, dialog.pictureSize(), dialog.scale(), dialog.options());
     emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
@@ -313,7 +313,7 @@ void ViewExportController::exportNumbers(ExportView view)
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".csv");
-    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    rememberFile(FolderUse::Export, path);
     const attn::Status written = writeNumbers(view, path);
     emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
                          : QString::fromStdString(written.error().message));

@@ -5,6 +5,7 @@
 #include "npy.h"
 #include "scheduler.h"
 #include "size_limits.h"
+#include "lastfolder.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -227,8 +228,10 @@ QString ImportDialog::message() const
 void ImportDialog::browse()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import %1").arg(Session::matrixName(target())), path_->text(),
+        this, tr("Import %1").arg(Session::matrixName(target())),
+        path_->text().isEmpty() ? lastFolder(FolderUse::Open) : path_->text(),
         tr("Matrices (*.npy *.csv);;NumPy arrays (*.npy);;CSV tables (*.csv);;All files (*)"));
+    rememberFile(FolderUse::Open, path);
     if (!path.isEmpty())
         setPath(path);
 }
