@@ -6,6 +6,7 @@
 #include "commandlinehelp.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
+#include "dksweepframes.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "gpt2export.h"
@@ -15,12 +16,15 @@
 #include "multiheadcommand.h"
 #include "numberargument.h"
 #include "presets.h"
+#include "scaling_lab.h"
+#include "stagedwrite.h"
 #include "size_limits.h"
 #include "tokenizer.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QSize>
 #include <QString>
 
 #include <algorithm>
@@ -60,6 +64,8 @@ struct Request {
     // --preset NAME: its lab, whose parameters the options after it change.
     std::optional<LabState> presetLab;
     bool presetOverridden = false;  // a model option came after --preset
+    bool dkSweep = false;           // --dk-sweep: the frames of the d_k sweep
+    QSize pictureSize;              // --size, or invalid
 };
 
 struct UsageError {
@@ -104,7 +110,8 @@ std::optional<UsageError> parseScale(std::string_view text, attn::AttentionOptio
 
 bool isModelOptionName(std::string_view name)
 {
-    return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save";
+    return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save"
+           && name != "--dk-sweep";
 }
 
 // --preset NAME and --list-presets: the presets of File > Presets by short
@@ -243,6 +250,8 @@ std::optional<UsageError> readArguments(const CommandLineParser& parser, Request
         if (name == "--size" || name == "--kernel" || name == "--exit-after-first-paint"
             || name == "--screenshot")
             continue;
+        if (name == "--dk-sweep")
+            request->dkSweep = true;
         if (name == "--causal" || name == "--transpose-weights") {
             if (name == "--causal")
                 request->options.causal = true;
@@ -302,6 +311,14 @@ std::optional<UsageError> validate(const Request& request)
         if (!images)
             return UsageError{QString::fromStdString(images.error().message)};
     }
+    if (request.dkSweep) {
+        if (!request.exportDir || !request.formats || *request.formats != "png")
+            return UsageError{
+                CommandLine::tr("--dk-sweep writes PNG frames: give --export-dir DIR "
+                                "--format png")};
+        if (request.savePath)
+            return UsageError{CommandLine::tr("--dk-sweep cannot be combined with --save")};
+    }
     if (request.openPath && request.modelOptions)
         return UsageError{CommandLine::tr("--open cannot be combined with %1: the lab file holds "
                                           "the model; change it in the window")
@@ -331,6 +348,39 @@ std::optional<attn::Expected<LabState>> loadStart(const Request& request)
     return std::nullopt;
 }
 
+// --dk-sweep --export-dir DIR --format png: the frames of the slider's d_k
+// from 1 to 1024 over `lab`, or the lab the options draw.
+int runDkSweep(const Request& request, const LabState* lab)
+{
+    LabState start;
+    if (lab) {
+        start = *lab;
+    } else {
+        const attn::Expected<AttentionSnapshot> snapshot = computeSnapshot(request.config, request.options);
+        if (!snapshot) {
+            printError(QString::fromStdString(snapshot.error().message));
+            return kExitRuntimeError;
+        }
+        start = labStateFromSnapshot(snapshot.value());
+    }
+    const QSize size = request.pictureSize.isValid() ? request.pictureSize : dkSweepFrameSize();
+    const attn::Expected<std::vector<OutputFile>> frames =
+        dkSweepFrameFiles(start, attn::defaultScalingLabDks(), size);
+    if (!frames) {
+        printError(QString::fromStdString(frames.error().message));
+        return kExitRuntimeError;
+    }
+    const QString directory = localPath(*request.exportDir);
+    const attn::Status written = writeFilesAtomically(directory, frames.value());
+    if (!written) {
+        printError(QString::fromStdString(written.error().message));
+        return kExitRuntimeError;
+    }
+    printLine(stdout, CommandLine::tr("Wrote %n d_k frame(s) to '%1'.", nullptr, int(frames->size()))
+                          .arg(QDir::toNativeSeparators(directory)));
+    return 0;
+}
+
 // --export-dir and/or --save, from `lab` when there is one.
 int runHeadless(int argc, char** argv, const Request& request, const LabState* lab)
 {
@@ -346,6 +396,13 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
             return kExitRuntimeError;
         }
     }
+    if (request.dkSweep && lab && (lab->heads.multiHead() || lab->borrowed.active())) {
+        printError(CommandLine::tr("--dk-sweep sweeps a lab of one head; this lab has %n head(s)", nullptr,
+                                   lab->heads.multiHead() ? lab->heads.heads : 1));
+        return kExitUsageError;
+    }
+    if (request.dkSweep)
+        return runDkSweep(request, lab);
     if (lab && lab->heads.multiHead())
         return runMultiHeadLab(*lab, request.exportDir, request.formats, request.savePath);
     const attn::Expected<AttentionSnapshot> snapshot =
@@ -437,6 +494,7 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
 {
     CommandLineOutcome outcome;
     Request request;
+    request.pictureSize = parser.pictureSize();
     std::optional<UsageError> error = readArguments(parser, &request);
     if (!error && request.help) {
         printLine(stdout, commandLineHelpText());
@@ -516,6 +574,16 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         return outcome;
     }
 
+    if (wantsMultiHead(parser) && request.dkSweep)
+        error =
+            UsageError{CommandLine::tr("--dk-sweep sweeps a lab of one head; leave out the "
+                                       "multi-head options")};
+    if (error) {
+        printError(error->message);
+        outcome.exitNow = true;
+        outcome.exitCode = kExitUsageError;
+        return outcome;
+    }
     if (wantsMultiHead(parser) && (request.exportDir || request.savePath)) {
         outcome.exitNow = true;
         outcome.exitCode = runMultiHeadCommand(parser, multiHeadInput(request), argc, argv);

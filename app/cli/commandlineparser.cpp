@@ -69,6 +69,7 @@ constexpr Spec kOptions[] = {
     {"export-dir", true, Mode::Both, false},
     {"format", true, Mode::Both, false},
     {"size", true, Mode::Window, false},
+    {"dk-sweep", false, Mode::Window, false},
     {"scaling-lab", false, Mode::Both, false},
     {"n-keys", true, Mode::Lab | Mode::Training, false},
     {"samples", true, Mode::Lab, false},

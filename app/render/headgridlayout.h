@@ -16,9 +16,21 @@
 namespace attnlab {
 
 struct HeadGridTile {
-    QRect frame;    // caption and map, what a click on the tile hits
+    QRect frame;    // caption, labels and map, what a click on the tile hits
     QRect caption;  // above the map; empty when the tiles are too small for text
     QRect map;      // square
+    // The tokens' labels: the queries left of the map, one a row, and the
+    // keys above it, one a column; empty where they do not fit (a row
+    // lower than a line of text), and the tooltip names the cell.
+    QRect rowLabels;
+    QRect columnLabels;
+};
+
+// The token labels a grid would like: `tokens` rows and columns, the
+// widest label `labelWidth` pixels (0: no labels).
+struct HeadGridLabels {
+    int tokens = 0;
+    int labelWidth = 0;
 };
 
 struct HeadGridLayout {
@@ -28,7 +40,11 @@ struct HeadGridLayout {
 
     // `tiles` tiles in `size`; lineHeight is the font's. The legend takes one
     // line at the bottom when there is room for it.
-    static HeadGridLayout compute(const QSize& size, int tiles, int lineHeight);
+    // With `labels`, the maps give room for the token labels when, so
+    // laid out, each row still has a line of text (and the row labels at
+    // most a third of the tile); else none.
+    static HeadGridLayout compute(const QSize& size, int tiles, int lineHeight,
+                                  const HeadGridLabels& labels = {});
 
     QSize size;
     int columns = 0;

@@ -4,6 +4,7 @@
 #include "colorlegend.h"
 #include "heatmaplabelpainter.h"
 #include "presentation.h"
+#include "sharetext.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -159,7 +160,15 @@ const HeadGridLayout& HeadGridRenderer::layout(const QSize& size) const
 {
     if (layoutValid_ && layoutCache_.size == size)
         return layoutCache_;
-    layoutCache_ = HeadGridLayout::compute(size, tileCount(), QFontMetrics(font_).height());
+    // The token labels, where they fit (tokens_ as the tooltips name them).
+    HeadGridLabels labels;
+    if (tileCount() > 0 && tokens_.size() == tokens()) {
+        const QFontMetrics fm(font_);
+        labels.tokens = tokens();
+        for (const QString& token : tokens_)
+            labels.labelWidth = std::max(labels.labelWidth, fm.horizontalAdvance(token));
+    }
+    layoutCache_ = HeadGridLayout::compute(size, tileCount(), QFontMetrics(font_).height(), labels);
     layoutValid_ = true;
     return layoutCache_;
 }
@@ -189,16 +198,17 @@ QString HeadGridRenderer::tileName(int tile) const
 
 QString HeadGridRenderer::tileCaption(int tile, int width) const
 {
-    const QFontMetrics fm(tile == selected_ ? HeatmapLabelPainter::boldFont(font_) : font_);
+    // Chosen in the regular font for every tile, so that the selected one
+    // keeps the words its neighbours show (drawn bold where that fits).
+    const QFontMetrics fm(font_);
     QStringList candidates;
     if (tile == averageTile()) {
         candidates << tileName(tile) << tr("average") << tr("avg") << QStringLiteral("μ");
     } else {
         const QString head = tileName(tile);
         if (std::size_t(tile) < result_->stats.size())
-            candidates << tr("%1 · max %2")
-                              .arg(head,
-                                   QString::number(result_->stats[std::size_t(tile)].meanMaxWeight, 'f', 2));
+            candidates
+                << tr("%1 · max %2").arg(head, shareText(result_->stats[std::size_t(tile)].meanMaxWeight, 2));
         candidates << head << QString::number(tile + 1);
     }
     for (const QString& text : candidates)
@@ -253,6 +263,46 @@ void HeadGridRenderer::paintLegend(QPainter& painter, const QRect& area, const H
     paintColorLegend(painter, area, font_, style, entries);
 }
 
+bool HeadGridRenderer::columnLabelsFit(const HeadGridTile& tile) const
+{
+    const int n = tokens();
+    if (tile.columnLabels.isEmpty() || n == 0)
+        return false;
+    const QFontMetrics fm(font_);
+    const double cell = double(tile.map.width()) / n;
+    // Each key's label, or at least two of its letters before the ellipsis.
+    for (const QString& token : tokens_)
+        if (fm.horizontalAdvance(token) > cell - 2
+            && fm.elidedText(token, Qt::ElideRight, int(cell) - 2).size() < 3)
+            return false;
+    return true;
+}
+
+void HeadGridRenderer::paintTokenLabels(QPainter& painter, const HeadGridTile& t,
+                                        const HeatmapStyle& style) const
+{
+    const int n = tokens();
+    if (t.rowLabels.isEmpty() || n == 0 || tokens_.size() != n)
+        return;
+    const QFontMetrics fm(font_);
+    painter.setFont(font_);
+    painter.setPen(style.text);
+    const double rowH = double(t.map.height()) / n;
+    for (int i = 0; i < n; ++i) {
+        const QRect r(t.rowLabels.left(), t.map.top() + int(i * rowH), t.rowLabels.width(), int(rowH));
+        painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
+                         fm.elidedText(tokens_[i], Qt::ElideRight, t.rowLabels.width()));
+    }
+    if (!columnLabelsFit(t))
+        return;
+    const double colW = double(t.map.width()) / n;
+    for (int j = 0; j < n; ++j) {
+        const QRect r(t.map.left() + int(j * colW), t.columnLabels.top(), int(colW), t.columnLabels.height());
+        painter.drawText(r, Qt::AlignHCenter | Qt::AlignVCenter,
+                         fm.elidedText(tokens_[j], Qt::ElideRight, int(colW) - 2));
+    }
+}
+
 void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style,
                              const QColor& highlight) const
 {
@@ -276,13 +326,17 @@ void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const Heatmap
         painter.setPen(QPen(style.frame, 1));
         painter.drawRect(QRectF(t.map).adjusted(-0.5, -0.5, 0.5, 0.5));
         if (!t.caption.isEmpty()) {
-            painter.setFont(i == selected_ ? bold : font_);
+            const QString caption = tileCaption(i, t.caption.width());
+            const bool boldFits =
+                i == selected_ && QFontMetrics(bold).horizontalAdvance(caption) <= t.caption.width();
+            painter.setFont(boldFits ? bold : font_);
             painter.setPen(i == selected_ ? highlight : style.text);
-            painter.drawText(t.caption, Qt::AlignHCenter | Qt::AlignVCenter,
-                             tileCaption(i, t.caption.width()));
+            painter.drawText(t.caption, Qt::AlignHCenter | Qt::AlignVCenter, caption);
             painter.setFont(font_);
         }
     }
+    for (const HeadGridTile& t : l.tiles)
+        paintTokenLabels(painter, t, style);
     // The outlines last, so that no neighbouring tile covers them.
     if (selected_ >= 0 && !l.tiles[std::size_t(selected_)].map.isEmpty()) {
         // 2 px just outside the map.

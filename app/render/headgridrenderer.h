@@ -82,6 +82,10 @@ public:
     const HeatmapRenderer& tileMap(int tile) const { return *maps_[std::size_t(tile)]; }
     // The same to draw whole, with a title and font of the picture's.
     HeatmapRenderer& tileMap(int tile) { return *maps_[std::size_t(tile)]; }
+    // Whether the keys' labels fit above `tile`'s map (each whole, or two
+    // letters and an ellipsis); the queries' are there whenever the layout
+    // gave them room (HeadGridTile::rowLabels).
+    bool columnLabelsFit(const HeadGridTile& tile) const;
     // The legend's text: what the colours mean.
     QString legendText() const;
     // What a tile's map is: "attention weights", "raw scores Q Kᵀ", ...
@@ -97,6 +101,7 @@ private:
     void rebuildMaps(const std::vector<bool>& keep = {});
     std::shared_ptr<const CellSource> headCells(int head) const;
     void paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const;
+    void paintTokenLabels(QPainter& painter, const HeadGridTile& tile, const HeatmapStyle& style) const;
 
     QFont font_;
     std::shared_ptr<const attn::MultiHeadResult> result_;

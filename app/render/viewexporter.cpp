@@ -10,6 +10,8 @@
 #include "resultcells.h"
 #include "score_histogram.h"
 #include "scorehistogramrenderer.h"
+#include "scoreranges.h"
+#include "sharetext.h"
 #include "stagedwrite.h"
 
 #include <QGuiApplication>
@@ -104,8 +106,11 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     HeatmapRenderer* raw = map(ExportView::RawScores);
     HeatmapRenderer* scaled = map(ExportView::ScaledScores);
     HeatmapRenderer* weights = map(ExportView::Weights);
+    // The scaled map names the colour range it used: shared with the raw
+    // scores (and how little of it the values reach) or its own.
+    const ScoreRanges ranges = ScoreRanges::of(r, independentRanges);
     raw->setTitle(tr("Raw scores Q Kᵀ"));
-    scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1").arg(divisor));
+    scaled->setTitle(tr("Scaled Q Kᵀ ÷ %1 (%2)").arg(divisor, ranges.scaledRangeText()));
     weights->setTitle(tr("Weights A (rows sum to 1)"));
     weights->setColorMap(MapColors::Sequential);
     // The maps read the snapshot this exporter owns (and outlives them).
@@ -116,13 +121,10 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     weights->setCells(resultCells(result, ResultMap::Weights), tokens, tokens);
     weights->setRange(0.0, 1.0);
     setWeightsScaleMode(WeightsScaleMode::Automatic);
-    const double rawRange = scoreRange(r);
-    const double scaledRange = scaledScoreRange(r);
-    const double shared = std::max(rawRange, scaledRange);
-    raw->setDecimals(decimalsForRange(rawRange));
-    scaled->setDecimals(decimalsForRange(scaledRange));
-    raw->setRange(-(independentRanges ? rawRange : shared), independentRanges ? rawRange : shared);
-    scaled->setRange(-(independentRanges ? scaledRange : shared), independentRanges ? scaledRange : shared);
+    raw->setDecimals(ranges.rawDecimals);
+    scaled->setDecimals(ranges.scaledDecimals);
+    raw->setRange(-ranges.raw, ranges.raw);
+    scaled->setRange(-ranges.scaled, ranges.scaled);
 
     const struct {
         ExportView view;
@@ -159,6 +161,7 @@ ViewExporter::~ViewExporter() = default;
 
 void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
 {
+    weightsScaleMode_ = mode;
     applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.result.tokens()));
 }
 
@@ -357,11 +360,11 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
                               .arg(titleSentence(snapshot_.config.sentence));
     painter.drawText(QRect(margin, margin, w - 2 * margin, titleFm.height()), Qt::AlignCenter,
                      titleFm.elidedText(title, Qt::ElideRight, w - 2 * margin));
-    const QString caption = tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
-                                .arg(comparison_->meanMaxRaw, 0, 'f', 3)
-                                .arg(comparison_->meanMaxScaled, 0, 'f', 3)
-                                .arg(comparison_->meanEntropyRaw, 0, 'f', 3)
-                                .arg(comparison_->meanEntropyScaled, 0, 'f', 3);
+    const QString caption =
+        tr("mean largest weight %1 unscaled, %2 scaled · mean entropy %3 and %4 nats")
+            .arg(shareText(comparison_->meanMaxRaw, 3), shareText(comparison_->meanMaxScaled, 3),
+                 QString::number(comparison_->meanEntropyRaw, 'f', 3),
+                 QString::number(comparison_->meanEntropyScaled, 'f', 3));
     const int top = margin + titleFm.height() + px / 2;
     const int bottom = h - margin - captionFm.height() - px / 2;
     const int gap = px * 2;

@@ -109,6 +109,8 @@ public:
 
     const AttentionSnapshot& snapshot() const { return snapshot_; }
     const ExportOptions& options() const { return options_; }
+    int focusQuery() const { return focusQuery_; }
+    WeightsScaleMode weightsScaleMode() const { return weightsScaleMode_; }
 
     // The weights map's colour scale (chooseWeightsScale over the snapshot's
     // tokens; Automatic unless set), as in the window.
@@ -151,6 +153,7 @@ private:
     int focusQuery_;  // the window's focused query
     int focusRow_;    // the row outlined: focusQuery_, or -1 without the focus box
     ExportOptions options_;
+    WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
     std::array<std::unique_ptr<HeatmapRenderer>, 7> maps_;
     std::unique_ptr<ScoreHistogramRenderer> histogram_;
     // The comparison's two maps, made when first drawn.

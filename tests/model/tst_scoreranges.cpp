@@ -5,6 +5,7 @@
 
 #include "attention.h"
 
+#include <QLocale>
 #include <QtTest>
 
 #include <cmath>
@@ -18,6 +19,8 @@ private slots:
     void independent();
     void causalMaskLeavesOutMaskedScores();
     void emptyScoresSpanOne();
+    void washedOutBelowATenth();
+    void namesTheRangeUsed();
 };
 
 namespace {
@@ -72,6 +75,47 @@ void TestScoreRanges::emptyScoresSpanOne()
     QCOMPARE(ranges.raw, 1.0);
     QCOMPARE(ranges.scaled, 1.0);
     QCOMPARE(ranges.rawDecimals, 2);
+}
+
+// The scaling demo at d_k 512: the scaled scores reach 145.47 / sqrt(512) =
+// 6.429, 4.4% of the shared range: said; at d_k 24 (20%) not; the boundary
+// is a tenth, and independent ranges are never washed out.
+void TestScoreRanges::washedOutBelowATenth()
+{
+    QLocale::setDefault(QLocale::c());
+    attn::AttentionResult r = article();
+    QVERIFY(!ScoreRanges::of(r, false).scaledWashedOut());
+    QCOMPARE(ScoreRanges::of(r, false).washedOutNote(), QString());
+    QVERIFY(std::abs(ScoreRanges::of(r, false).scaledShare() - 1.0 / std::sqrt(24.0)) < 1e-12);
+
+    r.divisor = std::sqrt(512.0);
+    const ScoreRanges shared = ScoreRanges::of(r, false);
+    QVERIFY(std::abs(shared.scaledShare() - 1.0 / std::sqrt(512.0)) < 1e-12);
+    QVERIFY(shared.scaledWashedOut());
+    QCOMPARE(shared.washedOutNote(),
+             QStringLiteral("The scaled scores reach ±6.429, 4% of the colour range they share with the "
+                            "raw scores (±145.5), so their map is nearly white."));
+    QVERIFY(!ScoreRanges::of(r, true).scaledWashedOut());
+    QCOMPARE(ScoreRanges::of(r, true).scaledShare(), 1.0);
+
+    r.divisor = 10.0;  // exactly a tenth: not below it
+    QVERIFY(!ScoreRanges::of(r, false).scaledWashedOut());
+    r.divisor = 10.01;
+    QVERIFY(ScoreRanges::of(r, false).scaledWashedOut());
+    r.divisor = 500.0;  // below 1%: a decimal
+    QVERIFY(ScoreRanges::of(r, false).washedOutNote().contains(QStringLiteral(", 0.2% of")));
+}
+
+void TestScoreRanges::namesTheRangeUsed()
+{
+    QLocale::setDefault(QLocale::c());
+    QCOMPARE(ScoreRanges::of(article(), false).scaledRangeText(), QStringLiteral("shared colour range"));
+    QCOMPARE(ScoreRanges::of(article(), true).scaledRangeText(), QStringLiteral("own colour range"));
+    attn::AttentionResult r = article();
+    r.divisor = std::sqrt(512.0);
+    QCOMPARE(ScoreRanges::of(r, false).scaledRangeText(),
+             QStringLiteral("shared colour range; values reach ±6.429"));
+    QCOMPARE(ScoreRanges::of(r, true).scaledRangeText(), QStringLiteral("own colour range"));
 }
 
 QTEST_GUILESS_MAIN(TestScoreRanges)

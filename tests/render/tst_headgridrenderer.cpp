@@ -10,6 +10,7 @@
 #include "colormap.h"
 #include "headgridlayout.h"
 #include "headgridrenderer.h"
+#include "sharetext.h"
 #include "headresults.h"
 
 #include <QGuiApplication>
@@ -33,6 +34,9 @@ private slots:
     void largeMapsAreSampled();
     void captionsShortenToFit();
     void unchangedHeadsKeepTheirTiles();
+    void tokenLabelsWhereTheyFit_data();
+    void tokenLabelsWhereTheyFit();
+    void tilesCarryTheirTokens();
 };
 
 namespace {
@@ -105,6 +109,79 @@ void TestHeadGridRenderer::tilesFitApart()
     // would give them twice the side.
     const int side = l.tiles.front().map.width();
     QVERIFY(side * 2 > std::min(size.width() / l.columns, size.height() / l.rows) / 2);
+}
+
+void TestHeadGridRenderer::tokenLabelsWhereTheyFit_data()
+{
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("labelled");
+    QTest::newRow("article 3 heads, window") << 3 << 6 << QSize(1000, 640) << true;
+    QTest::newRow("article 8 heads, export") << 8 << 6 << QSize(1600, 1000) << true;
+    QTest::newRow("article 64 heads, window") << 64 << 6 << QSize(1000, 640) << false;
+    QTest::newRow("300 tokens") << 3 << 300 << QSize(1600, 1000) << false;
+    QTest::newRow("small") << 3 << 6 << QSize(240, 180) << false;
+}
+
+// Labels only where each row keeps a line of text; then the map stays
+// square, right of its row labels and below its column labels, all inside
+// its tile.
+void TestHeadGridRenderer::tokenLabelsWhereTheyFit()
+{
+    QFETCH(int, heads);
+    QFETCH(int, tokens);
+    QFETCH(QSize, size);
+    QFETCH(bool, labelled);
+    const int line = 16;
+    const HeadGridLayout l = HeadGridLayout::compute(size, heads + 1, line, {tokens, 60});
+    const HeadGridLayout plain = HeadGridLayout::compute(size, heads + 1, line);
+    for (const HeadGridTile& t : l.tiles) {
+        QCOMPARE(t.map.width(), t.map.height());
+        QCOMPARE(!t.rowLabels.isEmpty(), labelled);
+        QCOMPARE(!t.columnLabels.isEmpty(), labelled);
+        if (!labelled) {
+            QCOMPARE(t.map.size(), plain.tiles.front().map.size());
+            continue;
+        }
+        QVERIFY(t.map.height() >= tokens * line);
+        QVERIFY(t.frame.contains(t.rowLabels) && t.frame.contains(t.columnLabels) && t.frame.contains(t.map));
+        QVERIFY(t.rowLabels.right() < t.map.left());
+        QCOMPARE(t.rowLabels.top(), t.map.top());
+        QVERIFY(t.columnLabels.bottom() < t.map.top());
+        QCOMPARE(t.columnLabels.left(), t.map.left());
+        QVERIFY(t.caption.bottom() < t.columnLabels.top());
+        QVERIFY(t.rowLabels.width() <= 60);
+    }
+}
+
+// The article's three heads in a window-sized grid: every tile names its
+// queries and keys (drawn in text colour beside and above the map); a grid
+// of tiny tiles names none.
+void TestHeadGridRenderer::tilesCarryTheirTokens()
+{
+    const headresults::Run run = headresults::article(3);
+    HeadGridRenderer grid;
+    grid.setResult(run.result, run.tokens);
+    const QSize size(1000, 640);
+    const HeadGridLayout& l = grid.layout(size);
+    const QImage image = picture(grid, size);
+    for (const HeadGridTile& t : l.tiles) {
+        QVERIFY(!t.rowLabels.isEmpty());
+        QVERIFY(grid.columnLabelsFit(t));
+        // Dark text pixels in both label strips.
+        int rowInk = 0;
+        int columnInk = 0;
+        for (int y = t.rowLabels.top(); y <= t.rowLabels.bottom(); ++y)
+            for (int x = t.rowLabels.left(); x <= t.rowLabels.right(); ++x)
+                rowInk += qGray(image.pixel(x, y)) < 100;
+        for (int y = t.columnLabels.top(); y <= t.columnLabels.bottom(); ++y)
+            for (int x = t.columnLabels.left(); x <= t.columnLabels.right(); ++x)
+                columnInk += qGray(image.pixel(x, y)) < 100;
+        QVERIFY(rowInk > 50);
+        QVERIFY(columnInk > 50);
+    }
+    QVERIFY(grid.layout(QSize(240, 180)).tiles.front().rowLabels.isEmpty());
 }
 
 void TestHeadGridRenderer::captionsGoWhenTilesAreTiny()
@@ -234,8 +311,14 @@ void TestHeadGridRenderer::captionsShortenToFit()
     grid.setResult(run.result, run.tokens);
     const QString full = grid.tileCaption(1, 1000);
     QVERIFY2(full.startsWith(QStringLiteral("head 2 · max 0.")), qPrintable(full));
-    QCOMPARE(full, QStringLiteral("head 2 · max %1").arg(run.result->stats[1].meanMaxWeight, 0, 'f', 2));
+    QCOMPARE(full, QStringLiteral("head 2 · max %1").arg(shareText(run.result->stats[1].meanMaxWeight, 2)));
     const QFontMetrics fm(grid.font());
+    // Selected (drawn bold where that fits), the tile keeps its "max": the
+    // words are chosen as for its neighbours.
+    const int fullWidth = fm.horizontalAdvance(full);
+    grid.setSelectedHead(1);
+    QCOMPARE(grid.tileCaption(1, fullWidth), full);
+    grid.setSelectedHead(-1);
     const int nameOnly = fm.horizontalAdvance(QStringLiteral("head 2"));
     QCOMPARE(grid.tileCaption(1, nameOnly), QStringLiteral("head 2"));
     QCOMPARE(grid.tileCaption(1, fm.horizontalAdvance(QStringLiteral("2"))), QStringLiteral("2"));

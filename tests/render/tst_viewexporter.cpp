@@ -9,6 +9,7 @@
 #include "viewexporter.h"
 
 #include <QGuiApplication>
+#include <QLocale>
 #include <QTest>
 #include <QXmlStreamReader>
 
@@ -48,6 +49,7 @@ private slots:
     void svgKeepsTextAsText();
     void svgKeepsTheColourBarGradient();
     void pdfIsADocument();
+    void scaledMapNamesItsRange();
 };
 
 void TestViewExporter::drawsWithoutWidgets()
@@ -113,6 +115,27 @@ void TestViewExporter::pdfIsADocument()
     const QByteArray pdf = exporter.pdf(ExportView::Pipeline, QSize(1800, 720));
     QVERIFY(pdf.startsWith("%PDF"));
     QVERIFY(pdf.contains("/Font"));
+}
+
+// The scaled map's picture says which colour range it used: the one shared
+// with the raw scores, or its own; its colour bar shows that range's ends
+// (the largest |score|, or that over the divisor).
+void TestViewExporter::scaledMapNamesItsRange()
+{
+    QLocale::setDefault(QLocale::c());
+    const AttentionSnapshot s = snapshot();
+    const double raw = s.result.maxAbsScore;
+    const double own = s.result.maxAbsKeptScore / s.result.divisor;
+    QVERIFY(own / raw >= 0.1);  // d_k 4: not washed out
+    for (const bool independent : {false, true}) {
+        ExportOptions options;
+        options.independentRanges = independent;
+        const ViewExporter exporter(s, -1, options);
+        const QString svg = QString::fromUtf8(exporter.svg(ExportView::ScaledScores, QSize(1400, 900)));
+        const QString said =
+            independent ? QStringLiteral("(own colour range)") : QStringLiteral("(shared colour range)");
+        QVERIFY2(svg.contains(said), qPrintable(said));
+    }
 }
 
 QTEST_MAIN(TestViewExporter)

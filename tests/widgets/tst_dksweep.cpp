@@ -8,6 +8,8 @@
 
 #include "dksweep.h"
 #include "dksweepbutton.h"
+#include "dksweepframes.h"
+#include "dksweepsource.h"
 #include "documentcontroller.h"
 #include "exportactions.h"
 #include "lessoncontroller.h"
@@ -41,7 +43,8 @@ private slots:
     void playButtonSweepsEveryView();
     void playButtonStops();
     void recordsNumberedFrames();
-    void recordingRefusesAMissingFolder();
+    void framesAreEachStepsOwnResult();
+    void recordingMakesAMissingFolder();
     void asksBeforeDroppingTheUsersWeights();
 
 private:
@@ -88,7 +91,7 @@ void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
             QVERIFY(double(grid[i]) / grid[i - 1] < 1.2);
     }
     QCOMPARE(DkSweep::frameFileName(1), QStringLiteral("frame_0001.png"));
-    QCOMPARE(DkSweep::frameFileName(161), QStringLiteral("frame_0161.png"));
+    QCOMPARE(DkSweep::frameFileName(125), QStringLiteral("frame_0125.png"));
 }
 
 void TestDkSweep::playButtonSweepsEveryView()
@@ -125,11 +128,16 @@ void TestDkSweep::playButtonSweepsEveryView()
     QVERIFY(viewsAgree);
     QVERIFY(!sweep->isRunning());
     QCOMPARE(button->text(), QStringLiteral("▶ Play"));
-    QCOMPARE(window.session()->resultDK(), 1);
-    // One undo step for the whole sweep, back to where it started.
-    QCOMPARE(window.documents()->undoStack()->count(), steps + 1);
-    window.documents()->undoStack()->undo();
+    // It ends where the teacher started.
     QCOMPARE(window.session()->resultDK(), startDk);
+    QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), startDk);
+    // At most one undo step for the whole sweep (none when it changed nothing).
+    const int after = window.documents()->undoStack()->count();
+    QVERIFY(after == steps || after == steps + 1);
+    if (after == steps + 1) {
+        window.documents()->undoStack()->undo();
+        QCOMPARE(window.session()->resultDK(), startDk);
+    }
 }
 
 void TestDkSweep::playButtonStops()
@@ -181,11 +189,8 @@ void TestDkSweep::recordsNumberedFrames()
     window.restoreSettings();
     DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     sweep->setInterval(0);
-    // The window's own frames (the pipeline figure), at a small size for speed.
-    sweep->setFrameSource([&window] {
-        return window.exports()->makeViewExporter()->encode(ExportView::Pipeline, ImageFormat::Png,
-                                                            QSize(360, 160));
-    });
+    // The window's own frames (the pipeline figure under its d_k), small for speed.
+    sweep->setFrameSize(QSize(360, 160));
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QTemporaryDir frames;
     button->setFolderPrompt([&frames] { return frames.path(); });
@@ -202,6 +207,7 @@ void TestDkSweep::recordsNumberedFrames()
     QCOMPARE(finished.first().first().toBool(), true);
 
     const int n = int(DkSweep::sequence().size());
+    QCOMPARE(n, 125);  // the slider's 63 steps up, 62 back
     QCOMPARE(sweep->framesWritten(), n);
     QStringList names = QDir(frames.path()).entryList(QDir::Files, QDir::Name);
     QCOMPARE(names.size(), n);
@@ -216,6 +222,8 @@ void TestDkSweep::recordsNumberedFrames()
             != QImage(QDir(frames.path()).filePath(DkSweep::frameFileName(n / 2 + 1))));
     QVERIFY(!message.isEmpty());
     QVERIFY(message.last().first().toString().contains(QString::number(n)));
+    // Back at the d_k it started from.
+    QCOMPARE(window.session()->resultDK(), 24);
 
     // Frames already there are not replaced without asking.
     find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
@@ -223,18 +231,77 @@ void TestDkSweep::recordsNumberedFrames()
     QVERIFY(!sweep->isRunning());
 }
 
-void TestDkSweep::recordingRefusesAMissingFolder()
+// Each frame is drawn from the result computed at its own d_k, not from the
+// screen: the window's frame maker, asked for a step while the screen shows
+// another d_k, gives the picture of the engine's result at the step's d_k
+// (computeSnapshot of the lab's parameters with that d_k), titled with it.
+void TestDkSweep::framesAreEachStepsOwnResult()
+{
+    MainWindow window;
+    window.restoreSettings();
+    QCOMPARE(window.session()->resultDK(), 24);
+    DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
+    // The maker the window gives a recording that starts now.
+    const DkSweep::FrameMaker maker = sweep->frameSource()();
+    QVERIFY(bool(maker));
+    const std::unique_ptr<ViewExporter> exporter = window.exports()->makeViewExporter();
+    DkSweepFrameStyle style;
+    style.focusRow = exporter->focusQuery();
+    style.options = exporter->options();
+    style.weightsScale = exporter->weightsScaleMode();
+    DkSweepSource source(window.session()->state());
+    QVERIFY(source.status().ok());
+    const QSize size(300, 140);
+    for (const int dK : {1, 2, 7, 24, 181, 1024, 3}) {
+        const attn::Expected<AttentionSnapshot> own = source.at(dK);
+        QVERIFY(own.ok());
+        attn::ModelConfig config = window.session()->config();
+        config.dK = dK;
+        const attn::Expected<AttentionSnapshot> engine = computeSnapshot(config, window.session()->options());
+        QVERIFY(engine.ok());
+        QCOMPARE(int(own->result.Q.cols()), dK);
+        QCOMPARE(own->result.weightsMatrix(), engine->result.weightsMatrix());
+        QCOMPARE(own->result.scores, engine->result.scores);
+        QCOMPARE(own->result.context, engine->result.context);
+        const attn::Expected<QByteArray> frame = maker(dK, 5, 125, size);
+        const attn::Expected<QByteArray> expected = dkSweepFramePng(engine.value(), 5, 125, size, style);
+        QVERIFY(frame.ok() && expected.ok());
+        QCOMPARE(QImage::fromData(frame.value()), QImage::fromData(expected.value()));
+        QCOMPARE(DkSweepSource::title(dK), QStringLiteral("d_k = %1").arg(dK));
+        // The screen stays where it was.
+        QCOMPARE(window.session()->resultDK(), 24);
+    }
+    // Another d_k, another picture.
+    QVERIFY(QImage::fromData(dkSweepFramePng(source, 1, 1, 125, size, style).value())
+            != QImage::fromData(dkSweepFramePng(source, 2, 1, 125, size, style).value()));
+}
+
+void TestDkSweep::recordingMakesAMissingFolder()
 {
     MainWindow window;
     window.restoreSettings();
     DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
+    sweep->setInterval(0);
+    sweep->setFrameSize(QSize(200, 100));
     QTemporaryDir dir;
-    const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
-    const attn::Status started = sweep->startRecording(missing);
+    // A file where a folder is asked for: refused, nothing started.
+    QFile file(dir.filePath(QStringLiteral("file")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    attn::Status started = sweep->startRecording(dir.filePath(QStringLiteral("file/frames")));
     QVERIFY(!started);
-    QVERIFY(QString::fromStdString(started.error().message).contains(QStringLiteral("does not exist")));
+    QVERIFY2(QString::fromStdString(started.error().message).contains(QStringLiteral("cannot be made")),
+             started.error().message.c_str());
     QVERIFY(!sweep->isRunning());
     QCOMPARE(window.session()->resultDK(), 24);
+
+    const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
+    QSignalSpy finished(sweep, &DkSweep::finished);
+    started = sweep->startRecording(missing);
+    QVERIFY2(started.ok(), started ? "" : started.error().message.c_str());
+    QVERIFY(QFileInfo(missing).isDir());
+    QVERIFY(finished.wait(300000));
+    QCOMPARE(QDir(missing).entryList(QDir::Files).size(), int(DkSweep::sequence().size()));
 }
 
 void TestDkSweep::asksBeforeDroppingTheUsersWeights()
@@ -267,7 +334,7 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
     QSignalSpy finished(sweep, &DkSweep::finished);
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
     QVERIFY(finished.wait(120000));
-    QCOMPARE(window.session()->resultDK(), 1);
+    QCOMPARE(window.session()->resultDK(), 24);
     // Undo of the sweep brings the user's cells back.
     window.documents()->undoStack()->undo();
     QCOMPARE(window.session()->resultDK(), 24);

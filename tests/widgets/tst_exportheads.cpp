@@ -58,7 +58,8 @@ void TestExportHeads::allViewsAndNumbersTakeTheHeads()
     heads->setResult(session.multiHeadResult(), session.tokenLabels(), session.selectedHead());
     QVERIFY(actions.exportAllViews(dir.filePath(QStringLiteral("one")), QSize(400, 300)).ok());
     const int single = QDir(dir.filePath(QStringLiteral("one"))).entryList(QDir::Files).size();
-    QCOMPARE(single, (ViewExporter::views().size() + 1) * 3);
+    // The snapshot's views, the scaled-vs-unscaled comparison and the focused query.
+    QCOMPARE(single, (ViewExporter::views().size() + 2) * 3);
 
     session.setHeadCount(3);
     QCOMPARE(session.headCount(), 3);

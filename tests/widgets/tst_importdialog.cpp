@@ -13,6 +13,7 @@
 
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -54,6 +55,8 @@ private slots:
     void fifoReadOffTheGuiThread();
     void closedWhileReadingStopsTheRead();
     void refusalNamesTheCsvCell();
+    void fileLabelIsAMnemonic();
+    void moduleImportMessageReads();
 };
 
 // Each keystroke used to read the path typed so far; now one verdict comes
@@ -198,6 +201,33 @@ void TestImportDialog::refusalNamesTheCsvCell()
     const attn::Status imported = window.documents()->importMatrix(MatrixId::X, path, false);
     QVERIFY(!imported);
     QCOMPARE(QString::fromStdString(imported.error().message), expected);
+}
+
+// "&File:" labels the path (Alt+F), not a literal "&" beside a layout.
+void TestImportDialog::fileLabelIsAMnemonic()
+{
+    MainWindow window;
+    ImportDialog dialog(window.session(), &window);
+    auto* label = guitest::find<QLabel>(dialog, QStringLiteral("importFileLabel"));
+    auto* edit = guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"));
+    QCOMPARE(label->buddy(), edit);
+    QCOMPARE(label->text(), QStringLiteral("&File:"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    guitest::find<QLineEdit>(dialog, QStringLiteral("importPathEdit"))->clearFocus();
+    QTest::keyClick(&dialog, Qt::Key_F, Qt::AltModifier);
+    QVERIFY(edit->hasFocus());
+}
+
+// Each number where it belongs: the heads, head_dim = d_model / heads, the folder.
+void TestImportDialog::moduleImportMessageReads()
+{
+    QCOMPARE(DocumentController::mhaImportedText(4, 16, QStringLiteral("mha")),
+             QStringLiteral("Imported the module's 4 heads (head_dim 4 each) from the folder “mha”."));
+    QCOMPARE(DocumentController::mhaImportedText(2, 16, QStringLiteral("4")),
+             QStringLiteral("Imported the module's 2 heads (head_dim 8 each) from the folder “4”."));
+    QCOMPARE(DocumentController::mhaImportedText(1, 6, QStringLiteral("state")),
+             QStringLiteral("Imported the module's one head (head_dim 6) from the folder “state”."));
 }
 
 QTEST_MAIN(TestImportDialog)

@@ -25,6 +25,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QSet>
 #include <QSettings>
@@ -120,6 +121,8 @@ private slots:
     void tableEditUpdatesTheMaps();
     void badTableTextIsRefused();
     void emptySentenceShowsProblemAndKeepsMaps();
+    void renumberingIsExplained();
+    void washedOutScaledMapIsSaid();
     void clickingARowFocusesThatQuery();
     void arrowKeysMoveTheFocus();
     void focusPanelSummarisesManyKeys();
@@ -324,6 +327,15 @@ void TestMainWindow::badTableTextIsRefused()
     QVERIFY(!model->setData(model->index(2, 5), std::numeric_limits<double>::infinity()));
     QCOMPARE(model->data(model->index(2, 5), Qt::EditRole).toString(), old);
     compareMaps(window, engine({}));
+    QVERIFY(!window.statusBar()->currentMessage().isEmpty());
+
+    // A valid edit after it takes the stale refusal out of the status bar.
+    QVERIFY(model->setData(model->index(2, 5), QStringLiteral("0.5")));
+    QCOMPARE(window.statusBar()->currentMessage(), QString());
+    // Another window's message is left alone by edits.
+    window.statusBar()->showMessage(QStringLiteral("Saved."));
+    QVERIFY(model->setData(model->index(2, 5), QStringLiteral("0.25")));
+    QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("Saved."));
 }
 
 void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
@@ -344,6 +356,87 @@ void TestMainWindow::emptySentenceShowsProblemAndKeepsMaps()
     attn::ModelConfig config;
     config.sentence = "back again";
     compareMaps(window, engine(config));
+}
+
+// The article's initialisation numbers the vocabulary in sorted order: a
+// new word that sorts first moves every other word's id, and the window says
+// why beside the tokens; a word that sorts last moves none, and no note.
+void TestMainWindow::renumberingIsExplained()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    auto* note = find<QLabel>(window, QStringLiteral("renumberNoteLabel"));
+    QVERIFY(!note->isVisible());
+    edit->end(false);
+    // A word sorting after every other ("zz"): nobody moves, no note.
+    const QList<int> article = window.session()->tokenIds();
+    QTest::keyClicks(edit, QStringLiteral(" zz"));
+    QCOMPARE(window.session()->tokenIds().mid(0, 6), article);
+    QVERIFY(!note->isVisible());
+
+    // "Aa" sorts before "Life" and the rest: every word's id goes up by one.
+    const QList<int> before = window.session()->tokenIds();
+    QTest::keyClicks(edit, QStringLiteral(" Aa"));
+    const QList<int> after = window.session()->tokenIds();
+    const attn::Tokenization t =
+        attn::tokenize("Life is short, eat dessert first zz Aa", attn::TokenizerMode::Article).value();
+    QCOMPARE(after, QList<int>(t.ids.begin(), t.ids.end()));
+    for (int i = 0; i < before.size(); ++i)
+        QCOMPARE(after[i], before[i] + 1);
+    // Said on screen, naming the word as typed out and a word that moved.
+    QVERIFY(note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral("“Aa”")), qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("so 7 word")), qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("“Life” %1 → %2").arg(before[0]).arg(before[0] + 1)),
+             qPrintable(note->text()));
+
+    // The word taken out again: the ids are back, the note goes.
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QVERIFY(note->isVisible());  // "A" still sorts first
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QCOMPARE(window.session()->tokenIds(), before);
+    QVERIFY(!note->isVisible());
+
+    // The other initialisations keep each word's id: no note either.
+    window.session()->setInit(attn::InitMode::UnitVariance);
+    edit->home(false);
+    QTest::keyClicks(edit, QStringLiteral("Ab "));
+    QVERIFY(!note->isVisible());
+}
+
+// At d_k 512 with the shared colour range the scaled scores reach a twenty-
+// second of it (1/sqrt(512)): the map says so, and its link switches to
+// independent ranges; at the article's d_k 24 (a fifth) nothing is said.
+void TestMainWindow::washedOutScaledMapIsSaid()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* note = find<QLabel>(window, QStringLiteral("scaledRangeNoteLabel"));
+    auto* independent = find<QCheckBox>(window, QStringLiteral("independentRangesCheck"));
+    QVERIFY(!independent->isChecked());
+    QVERIFY(note->isHidden());
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(512);
+    QTRY_COMPARE(window.session()->resultDK(), 512);
+    QVERIFY(!note->isHidden());
+    const attn::AttentionResult& r = window.session()->result();
+    const double share = (r.maxAbsKeptScore / r.divisor) / r.maxAbsScore;
+    QVERIFY(share < 0.1);
+    QVERIFY2(note->text().contains(
+                 QStringLiteral("%1% of the colour range").arg(QLocale().toString(100.0 * share, 'f', 0))),
+             qPrintable(note->text()));
+    QVERIFY(QMetaObject::invokeMethod(note, "linkActivated", Q_ARG(QString, QStringLiteral("independent"))));
+    QVERIFY(independent->isChecked());
+    QVERIFY(note->isHidden());
+    independent->setChecked(false);
+    QVERIFY(!note->isHidden());
+    find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(24);
+    QTRY_COMPARE(window.session()->resultDK(), 24);
+    QVERIFY(note->isHidden());
 }
 
 void TestMainWindow::clickingARowFocusesThatQuery()

@@ -12,6 +12,7 @@
 #include "scalinglabview.h"
 #include "viewexporter.h"
 #include "guitest.h"
+#include "lastfolder.h"
 
 #include <QClipboard>
 #include <QDir>
@@ -25,6 +26,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <QApplication>
+#include <QFileDialog>
+#include <QTimer>
 #include <QtTest>
 
 using namespace attnlab;
@@ -81,6 +85,7 @@ private slots:
     void exportAllViews();
     void exportNumbers();
     void commandLinePictures();
+    void folderDialogStartsInTheLastFolder();
 
 private:
     QTemporaryDir dir_;
@@ -219,7 +224,11 @@ void TestViewExport::exportAllViews()
     const QString before = dir_.filePath(QStringLiteral("before"));
     QVERIFY(!guitest::find<ScalingLabView>(w, QStringLiteral("scalingLabView"))->hasCurves());
     QVERIFY(w.exports()->exportAllViews(before, QSize(500, 400)));
-    QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 1) * 3);
+    // The snapshot's views, the scaled-vs-unscaled comparison and the focused query.
+    QCOMPARE(QDir(before).entryList(QDir::Files).size(), (ViewExporter::views().size() + 2) * 3);
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.png"))));
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.svg"))));
+    QVERIFY(QFileInfo::exists(QDir(before).filePath(QStringLiteral("scaled_vs_unscaled.pdf"))));
 
     attn::ScalingLabConfig config;
     config.nKeys = 5;
@@ -231,8 +240,8 @@ void TestViewExport::exportAllViews()
     QVERIFY(w.exports()->exportAllViews(out, QSize(500, 400)));
     const QStringList files = QDir(out).entryList(QDir::Files);
     QList<ExportView> views = ViewExporter::views();
-    views << ExportView::FocusedQuery << ExportView::LabVariance << ExportView::LabMaxWeight
-          << ExportView::LabEntropy << ExportView::LabJacobian;
+    views << ExportView::ScalingComparison << ExportView::FocusedQuery << ExportView::LabVariance
+          << ExportView::LabMaxWeight << ExportView::LabEntropy << ExportView::LabJacobian;
     QCOMPARE(files.size(), views.size() * 3);
     for (ExportView view : views) {
         const QString stem = ViewExporter::fileStem(view);
@@ -305,6 +314,29 @@ void TestViewExport::commandLinePictures()
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("cli-bad"))));
+}
+
+// Export all views asks for a folder starting in the one chosen last (not
+// $HOME), and remembers the folder chosen.
+void TestViewExport::folderDialogStartsInTheLastFolder()
+{
+    MainWindow w;
+    const QString last = dir_.filePath(QStringLiteral("last"));
+    const QString chosen = dir_.filePath(QStringLiteral("chosen"));
+    QVERIFY(QDir().mkpath(last) && QDir().mkpath(chosen));
+    rememberFolder(FolderUse::Export, last);
+    QString startedIn;
+    QTimer::singleShot(0, this, [&] {
+        QTRY_VERIFY(qobject_cast<QFileDialog*>(QApplication::activeModalWidget()));
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        startedIn = dialog->directory().absolutePath();
+        dialog->selectFile(chosen);
+        QMetaObject::invokeMethod(dialog, "accept");
+    });
+    guitest::find<QAction>(w, QStringLiteral("exportAllViewsAction"))->trigger();
+    QCOMPARE(startedIn, last);
+    QCOMPARE(lastFolder(FolderUse::Export), chosen);
+    QVERIFY(QFileInfo::exists(QDir(chosen).filePath(QStringLiteral("pipeline.png"))));
 }
 
 QTEST_MAIN(TestViewExport)

@@ -55,14 +55,23 @@ attn::Status DkSweep::startRecording(const QString& directory)
         return attn::Error{tr("The d_k sweep is already running.").toStdString()};
     if (!frameSource_)
         return attn::Error{tr("There is nothing to draw the frames from.").toStdString()};
-    const QFileInfo info(directory);
-    if (directory.isEmpty() || !info.isDir())
+    if (directory.isEmpty())
+        return attn::Error{tr("No folder was given for the frames.").toStdString()};
+    QFileInfo info(directory);
+    if (info.exists() && !info.isDir())
         return attn::Error{
-            tr("The folder \"%1\" does not exist.").arg(QDir::toNativeSeparators(directory)).toStdString()};
+            tr("\"%1\" is a file, not a folder.").arg(QDir::toNativeSeparators(directory)).toStdString()};
+    if (!info.exists() && !QDir().mkpath(directory))
+        return attn::Error{
+            tr("The folder \"%1\" cannot be made.").arg(QDir::toNativeSeparators(directory)).toStdString()};
+    info.refresh();
     if (!info.isWritable())
         return attn::Error{tr("The folder \"%1\" cannot be written to.")
                                .arg(QDir::toNativeSeparators(directory))
                                .toStdString()};
+    frameMaker_ = frameSource_();
+    if (!frameMaker_)
+        return attn::Error{tr("There is nothing to draw the frames from.").toStdString()};
     begin(info.absoluteFilePath());
     return attn::okStatus();
 }
@@ -71,6 +80,9 @@ void DkSweep::begin(const QString& directory)
 {
     sequence_ = sequence();
     directory_ = directory;
+    if (directory_.isEmpty())
+        frameMaker_ = nullptr;
+    startDk_ = session_->config().dK;
     index_ = 0;
     framesWritten_ = 0;
     running_ = true;
@@ -122,7 +134,8 @@ void DkSweep::showStep()
         return;
     const int dK = sequence_[std::size_t(index_)];
     if (!directory_.isEmpty()) {
-        const attn::Expected<QByteArray> frame = frameSource_();
+        const attn::Expected<QByteArray> frame =
+            frameMaker_(dK, index_ + 1, int(sequence_.size()), frameSize_);
         attn::Status written = frame ? attn::okStatus() : attn::Status(frame.error());
         if (frame)
             written =
@@ -151,6 +164,10 @@ void DkSweep::finish(bool completed)
     timer_.stop();
     running_ = false;
     waiting_ = false;
+    frameMaker_ = nullptr;  // and the lab it holds
+    // Back where the teacher started (within the sweep's undo step).
+    if (completed && session_->config().dK != startDk_)
+        session_->setDK(startDk_);
     emit finished(completed);
 }
 

@@ -8,14 +8,21 @@
 // does a d_k set by anyone else (the user moving the slider).
 //
 // Recording also writes each step's frame as a numbered PNG into a folder
-// (frame_0001.png, frame_0002.png, ...; ffmpeg -i frame_%04d.png), from the
-// frame source the window gives (the pipeline figure by its ViewExporter).
-// A frame that cannot be written stops the sweep with failed(message).
+// (frame_0001.png, frame_0002.png, ...; ffmpeg -i frame_%04d.png; the
+// folder is made when missing). The frames are drawn by the frame maker the
+// window's frame source gives when the recording starts, from the step's
+// d_k alone (a lab of its own computes it: DkSweepSource), never from the
+// screen: one frame per step, each of its own d_k's result, however slowly
+// the window follows. A frame that cannot be written stops the sweep with
+// failed(message).
+//
+// A sweep that runs to its end goes back to the d_k it started from.
 
 #include "expected.h"
 
 #include <QByteArray>
 #include <QObject>
+#include <QSize>
 #include <QString>
 #include <QTimer>
 
@@ -42,9 +49,17 @@ public:
     // Pause between two steps once a step is shown (default 120 ms).
     void setInterval(int milliseconds) { interval_ = milliseconds; }
     int interval() const { return interval_; }
-    // The PNG bytes of one frame, drawn when asked.
-    using FrameSource = std::function<attn::Expected<QByteArray>()>;
+    // The PNG bytes of the frame of step `step` (1-based) of `steps`, at
+    // `dK`, `size` pixels (the maker's default size when empty).
+    using FrameMaker =
+        std::function<attn::Expected<QByteArray>(int dK, int step, int steps, const QSize& size)>;
+    // Called as a recording starts, with the lab as it is then; the maker
+    // it returns draws every frame of that recording.
+    using FrameSource = std::function<FrameMaker()>;
     void setFrameSource(FrameSource source) { frameSource_ = std::move(source); }
+    const FrameSource& frameSource() const { return frameSource_; }
+    // The frames' size in pixels (empty, the default: the maker's own).
+    void setFrameSize(const QSize& size) { frameSize_ = size; }
 
     bool isRunning() const { return running_; }
     bool isRecording() const { return running_ && !directory_.isEmpty(); }
@@ -54,8 +69,9 @@ public:
 
 public slots:
     void start();  // plays without writing frames
-    // Plays and writes the frames into `directory` (which must exist); an
-    // error, with nothing started, when it does not or there is no source.
+    // Plays and writes the frames into `directory` (made when missing); an
+    // error, with nothing started, when it cannot be made or written to, or
+    // there is no source.
     attn::Status startRecording(const QString& directory);
     void stop();
 
@@ -77,11 +93,14 @@ private:
     Session* session_;
     QTimer timer_;
     FrameSource frameSource_;
+    FrameMaker frameMaker_;
+    QSize frameSize_;
     std::vector<int> sequence_;
     QString directory_;
     int interval_ = 120;
     int index_ = 0;
     int appliedDk_ = 0;  // the d_k the sweep last set
+    int startDk_ = 0;    // where it goes back to at the end
     int framesWritten_ = 0;
     bool running_ = false;
     bool waiting_ = false;  // for the result of the current step

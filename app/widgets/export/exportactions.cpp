@@ -15,6 +15,8 @@
 #include "viewnumbers.h"
 #include "scorehistogramview.h"
 #include "viewexportcontroller.h"
+#include "focusedqueryfigure.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QDir>
@@ -64,9 +66,14 @@ void ExportActions::registerViews()
         exports_->installMenu(lab->plot(ScalingLabView::Plot(i)), view);
     }
     const ExportView focus = ExportView::FocusedQuery;
-    exports_->registerView(focus, {ViewExporter::viewName(focus), ViewExporter::fileStem(focus),
-                                   ViewExporter::defaultSize(focus), widgetPainter(views_.focus),
-                                   [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
+    // A figure drawn from the numbers, as the other exports are (not a grab of the panel).
+    exports_->registerView(
+        focus,
+        {ViewExporter::viewName(focus), ViewExporter::fileStem(focus), ViewExporter::defaultSize(focus),
+         [this](QPainter& painter, const QSize& size) {
+             paintFocusedQueryFigure(painter, size, currentSnapshot(), focusQuery_());
+         },
+         [this] { return makeViewExporter()->numbers(ExportView::FocusedQuery); }});
     // The plot takes its own context-menu events.
     exports_->installMenu(views_.focus, focus);
     exports_->installMenu(views_.focus->plot(), focus);
@@ -163,6 +170,17 @@ attn::Status ExportActions::exportAllViews(const QString& directory, const QSize
     // The views drawn from live widgets: the focused query's panel, and the
     // d_k lab's four plots once their curves are there (computed in the
     // background from the window's start).
+    // The scaled-vs-unscaled comparison, drawn from the snapshot too.
+    for (ImageFormat format : kFormats) {
+        attn::Expected<QByteArray> bytes = exporter->encode(
+            ExportView::ScalingComparison, format,
+            size.isValid() ? size : ViewExporter::defaultSize(ExportView::ScalingComparison));
+        if (!bytes)
+            return bytes.error();
+        files.push_back(bytesFile(ViewExporter::fileStem(ExportView::ScalingComparison).toStdString() + '.'
+                                      + imageFormatName(format),
+                                  std::move(bytes).value()));
+    }
     QList<ExportView> live{ExportView::FocusedQuery};
     if (views_.lab->hasCurves())
         live << ExportView::LabVariance << ExportView::LabMaxWeight << ExportView::LabEntropy
@@ -225,9 +243,11 @@ void ExportActions::copyViewToClipboard(ExportView view) const
 
 void ExportActions::exportAllViewsInteractive()
 {
-    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"));
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export all views into"),
+                                                                lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     const bool withLab = views_.lab->hasCurves();
     const attn::Status written = exportAllViews(directory, QSize());
     if (!written)
@@ -243,9 +263,11 @@ void ExportActions::exportAllViewsInteractive()
 
 void ExportActions::exportNumbersInteractive()
 {
-    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export the numbers into"));
+    const QString directory = QFileDialog::getExistingDirectory(window_, tr("Export the numbers into"),
+                                                                lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     ExportFormats formats;
     formats.json = formats.csv = formats.npy = true;
     const attn::Status written = exportNumbers(directory, formats);

@@ -3,6 +3,7 @@
 
 #include "exportdialog.h"
 #include "stagedwrite.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -40,8 +41,7 @@ QString stripMnemonic(QString text)
 
 QString lastDirectory()
 {
-    const QString dir = QSettings().value(QStringLiteral("export/directory")).toString();
-    return !dir.isEmpty() && QDir(dir).exists() ? dir : QDir::homePath();
+    return lastFolder(FolderUse::Export);
 }
 
 }  // namespace
@@ -62,47 +62,6 @@ PaintFunction plotPainter(QCustomPlot* plot)
         painter.drawPicture(0, 0, picture);
         // toPainter lays the plot out for the picture; lay it out again for the screen.
         plot->replot(QCustomPlot::rpQueuedReplot);
-    };
-}
-
-PaintFunction widgetPainter(QWidget* widget)
-{
-    return [widget = QPointer<QWidget>(widget)](QPainter& painter, const QSize& size) {
-        if (!widget)
-            return;
-        if (widget->layout())
-            widget->layout()->activate();
-        QSize source = widget->size();
-        if (source.width() < 50 || source.height() < 50) {
-            // Never laid out (not yet shown): its preferred size.
-            source = widget->sizeHint().expandedTo(QSize(200, 150));
-            widget->resize(source);
-        }
-        // A font scale (withFontScale scales the painter) lays the widget out
-        // that many times smaller, within its minimum size, so that its text
-        // grows against the picture instead of the fit undoing the scale.
-        const QSize before = source;
-        const qreal fontScale = painter.worldTransform().m11();
-        if (fontScale > 1.0) {
-            source = (QSizeF(source) / fontScale).toSize().expandedTo(widget->minimumSizeHint());
-            widget->resize(source);
-            if (widget->layout())
-                widget->layout()->activate();
-            source = widget->size();
-        }
-        const qreal k =
-            std::min(size.width() / qreal(source.width()), size.height() / qreal(source.height()));
-        painter.save();
-        painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-        painter.translate((size.width() - source.width() * k) / 2, (size.height() - source.height() * k) / 2);
-        painter.scale(k, k);
-        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
-        painter.restore();
-        if (source != before) {
-            widget->resize(before);
-            if (widget->layout())
-                widget->layout()->activate();
-        }
     };
 }
 
@@ -332,7 +291,7 @@ void ViewExportController::exportPicture(ExportView view)
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QLatin1Char('.') + suffix;
-    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    rememberFile(FolderUse::Export, path);
     const attn::Status written =
         writePicture(dialog.view(), path, dialog.pictureSize(), dialog.scale(), dialog.options());
     emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
@@ -354,7 +313,7 @@ void ViewExportController::exportNumbers(ExportView view)
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".csv");
-    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    rememberFile(FolderUse::Export, path);
     const attn::Status written = writeNumbers(view, path);
     emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
                          : QString::fromStdString(written.error().message));

@@ -49,8 +49,6 @@ struct ExportSource {
 
 // A QCustomPlot laid out and drawn at the picture's size (QCustomPlot::toPainter).
 PaintFunction plotPainter(QCustomPlot* plot);
-// Any widget as it is on screen, scaled to fit the picture, centred on white.
-PaintFunction widgetPainter(QWidget* widget);
 
 class ViewExportController : public QObject {
     Q_OBJECT

@@ -7,6 +7,7 @@
 #include "multiheadexport.h"
 #include "presentation.h"
 #include "viewexportcontroller.h"
+#include "lastfolder.h"
 
 #include <QComboBox>
 #include <QContextMenuEvent>
@@ -308,9 +309,11 @@ void HeadsPanel::exportAllInteractive()
 {
     const QString directory = directoryPrompt_ ? directoryPrompt_()
                                                : QFileDialog::getExistingDirectory(
-                                                   this, tr("Export every head's maps and numbers into"));
+                                                   this, tr("Export every head's maps and numbers into"),
+                                                   lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     const attn::Status written = exportAll(directory);
     emit message(written
                      ? tr("Wrote the %n heads' pictures and numbers to %1.", nullptr, result_->headCount())

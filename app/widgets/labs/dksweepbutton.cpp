@@ -2,6 +2,7 @@
 #include "dksweepbutton.h"
 
 #include "dksweep.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QDir>
@@ -23,7 +24,8 @@ DkSweepButton::DkSweepButton(DkSweep* sweep, QWidget* parent) : QToolButton(pare
     record->setObjectName(QStringLiteral("dkRecordAction"));
     setMenu(menu);
     folderPrompt_ = [this] {
-        return QFileDialog::getExistingDirectory(window(), tr("Save the d_k frames into"));
+        return QFileDialog::getExistingDirectory(window(), tr("Save the d_k frames into"),
+                                                 lastFolder(FolderUse::Export));
     };
     replacePrompt_ = [this](const QString& folder) {
         return QMessageBox::question(window(), tr("Replace the frames?"),
@@ -78,6 +80,7 @@ void DkSweepButton::record()
     const QString folder = folderPrompt_();
     if (folder.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, folder);
     if (QFileInfo::exists(QDir(folder).filePath(DkSweep::frameFileName(1))) && !replacePrompt_(folder))
         return;
     if (!mayDropUserCells())

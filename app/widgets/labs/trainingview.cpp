@@ -4,6 +4,7 @@
 #include "plotgrid.h"
 #include "trainingexport.h"
 #include "trainingprobesview.h"
+#include "lastfolder.h"
 
 #include <qcustomplot.h>
 
@@ -498,9 +499,11 @@ attn::Status TrainingView::exportCurves(const QString& directory) const
 
 void TrainingView::exportCurvesInteractive()
 {
-    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export the training curves into"));
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export the training curves into"),
+                                                                lastFolder(FolderUse::Export));
     if (directory.isEmpty())
         return;
+    rememberFolder(FolderUse::Export, directory);
     const attn::Status written = exportCurves(directory);
     if (!written)
         emit message(

@@ -4,6 +4,8 @@
 #include "cinemalesson.h"
 #include "dksweep.h"
 #include "dksweepbutton.h"
+#include "dksweepframes.h"
+#include "dksweepsource.h"
 #include "gpt2session.h"
 #include "headspanel.h"
 #include "heatmapview.h"
@@ -98,9 +100,20 @@ void LessonController::createDkSweep()
 {
     auto* sweep = new DkSweep(session_, this);
     sweep->setObjectName(QStringLiteral("dkSweep"));
-    sweep->setFrameSource([this] {
-        return frameExporter_()->encode(ExportView::Pipeline, ImageFormat::Png,
-                                        ViewExporter::defaultSize(ExportView::Pipeline));
+    // Each recording draws its frames from a lab of its own, a copy of this
+    // one as the recording starts, stepped to each frame's d_k; the frames
+    // look as the window's exports do (focus, colour ranges, weights scale).
+    sweep->setFrameSource([this]() -> DkSweep::FrameMaker {
+        const std::unique_ptr<ViewExporter> exporter = frameExporter_();
+        DkSweepFrameStyle style;
+        style.focusRow = exporter->focusQuery();
+        style.options = exporter->options();
+        style.weightsScale = exporter->weightsScaleMode();
+        auto source = std::make_shared<DkSweepSource>(session_->state());
+        return [source, style](int dK, int step, int steps, const QSize& size) {
+            return dkSweepFramePng(*source, dK, step, steps, size.isEmpty() ? dkSweepFrameSize() : size,
+                                   style);
+        };
     });
     // The whole sweep is one undo step.
     connect(sweep, &DkSweep::started, recorder_, &UndoRecorder::beginGesture);

@@ -2,6 +2,7 @@
 #include "lessonpanel.h"
 
 #include "cinemalesson.h"
+#include "sharetext.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>
@@ -264,10 +265,10 @@ QString LessonPanel::liveText() const
               "average: %4 unscaled, %5 scaled. Entropy: %6 unscaled, %7 scaled. Jacobian "
               "norm: %8 unscaled, %9 scaled.")
         .arg(c.dK)
-        .arg(locale.toString(c.varRaw, 'g', 3), locale.toString(c.varScaled, 'g', 3),
-             locale.toString(c.meanMaxRaw, 'f', 2), locale.toString(c.meanMaxScaled, 'f', 2),
-             locale.toString(c.meanEntropyRaw, 'f', 2), locale.toString(c.meanEntropyScaled, 'f', 2),
-             locale.toString(c.meanGradRaw, 'g', 2), locale.toString(c.meanGradScaled, 'g', 2));
+        .arg(locale.toString(c.varRaw, 'g', 3), locale.toString(c.varScaled, 'g', 3), shareText(c.meanMaxRaw),
+             shareText(c.meanMaxScaled), locale.toString(c.meanEntropyRaw, 'f', 2),
+             locale.toString(c.meanEntropyScaled, 'f', 2), locale.toString(c.meanGradRaw, 'g', 2),
+             locale.toString(c.meanGradScaled, 'g', 2));
 }
 
 QString LessonPanel::initNotice() const

@@ -11,6 +11,7 @@
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -101,8 +102,10 @@ void ModelController::addFileActions(QMenu* file)
 
 void ModelController::chooseModel()
 {
-    const QString folder =
-        QFileDialog::getExistingDirectory(window_, tr("Open a GPT-2 model folder"), session_->modelFolder());
+    const QString folder = QFileDialog::getExistingDirectory(
+        window_, tr("Open a GPT-2 model folder"),
+        session_->modelFolder().isEmpty() ? lastFolder(FolderUse::Open) : session_->modelFolder());
+    rememberFile(FolderUse::Open, folder);  // its parent: where the next one is looked for
     if (!folder.isEmpty())
         openModel(folder);
 }

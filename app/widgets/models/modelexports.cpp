@@ -8,6 +8,7 @@
 #include "nexttokenview.h"
 #include "numberformat.h"
 #include "viewexportcontroller.h"
+#include "lastfolder.h"
 
 #include <QAction>
 #include <QDir>
@@ -195,16 +196,14 @@ void ModelExports::exportJsonInteractive()
         emit message(why);
         return;
     }
-    const QString dir = QSettings().value(QStringLiteral("export/directory")).toString();
-    const QString suggested =
-        QDir(!dir.isEmpty() && QDir(dir).exists() ? dir : QDir::homePath()).filePath(kGpt2ExportFileName);
+    const QString suggested = inLastFolder(FolderUse::Export, kGpt2ExportFileName);
     QString path = QFileDialog::getSaveFileName(window_, tr("Export the model's attention"), suggested,
                                                 tr("JSON files (*.json)"));
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".json");
-    QSettings().setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    rememberFile(FolderUse::Export, path);
     const attn::Status written = exportJson(path);
     emit message(written ? tr("Wrote %1.").arg(QDir::toNativeSeparators(path))
                          : QString::fromStdString(written.error().message));

@@ -70,6 +70,14 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     problem_->setMargin(4);
     problem_->hide();
 
+    // Why every token changed after one word (the article's sorted vocabulary).
+    renumbered_ = new QLabel(this);
+    renumbered_->setObjectName(QStringLiteral("renumberNoteLabel"));
+    renumbered_->setAccessibleName(tr("Why the token ids changed"));
+    renumbered_->setWordWrap(true);
+    renumbered_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    renumbered_->hide();
+
     auto* sentenceLabel = new QLabel(tr("Sen&tence:"), this);
     sentenceLabel->setBuddy(sentence_);
     auto* tokenizerLabel = new QLabel(tr("T&okens:"), this);
@@ -88,6 +96,7 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
     tokens->addWidget(origin_, 2);
     layout->addLayout(row);
     layout->addLayout(tokens);
+    layout->addWidget(renumbered_);
     layout->addWidget(problem_);
 
     connect(sentence_, &QLineEdit::textEdited, session_, &Session::setSentence);
@@ -116,6 +125,21 @@ void InputPanel::syncFromSession()
 void InputPanel::refreshTokens()
 {
     strip_->setTokens(session_->tokens(), session_->tokenIds());
+    // Against the tokens as they were before the renumbering (kept while the
+    // note stands, so that it stays as the new word is typed out), under the
+    // same initialisation and tokenizer.
+    const TokenNumbering numbering{session_->tokens(), session_->tokenIds()};
+    const attn::ModelConfig& config = session_->config();
+    const bool sameRules = config.init == numberingInit_ && config.tokenizer == numberingTokenizer_;
+    const QString note =
+        session_->isBorrowed() || !sameRules ? QString() : renumberNote(numbering_, numbering, config.init);
+    if (note.isEmpty()) {
+        numbering_ = numbering;
+        numberingInit_ = config.init;
+        numberingTokenizer_ = config.tokenizer;
+    }
+    renumbered_->setText(note);
+    renumbered_->setVisible(!note.isEmpty());
     stripScroll_->setFixedHeight(strip_->sizeHint().height()
                                  + stripScroll_->horizontalScrollBar()->sizeHint().height());
     const attn::ModelConfig& c = session_->config();

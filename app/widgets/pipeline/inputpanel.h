@@ -5,6 +5,8 @@
 // a line saying where the matrices come from, and any problem with the input
 // (the last good result stays on display meanwhile).
 
+#include "renumbernote.h"
+
 #include <QWidget>
 
 class QComboBox;
@@ -37,6 +39,11 @@ private:
     QScrollArea* stripScroll_;
     QLabel* origin_;
     QLabel* problem_;
+    QLabel* renumbered_;
+    // The tokens before any renumbering shown, to tell one.
+    TokenNumbering numbering_;
+    attn::InitMode numberingInit_ = attn::InitMode::Article;
+    attn::TokenizerMode numberingTokenizer_ = attn::TokenizerMode::Article;
 };
 
 }  // namespace attnlab

@@ -94,6 +94,17 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     auto* scaleLabel = new QLabel(tr("Weights colour:"), this);
     scaleLabel->setBuddy(weightsScaleBox_);
 
+    // Said when a shared range leaves the scaled map nearly white, with the
+    // switch to independent ranges at hand.
+    rangeNote_ = new QLabel(this);
+    rangeNote_->setObjectName(QStringLiteral("scaledRangeNoteLabel"));
+    rangeNote_->setAccessibleName(tr("Colour range note"));
+    rangeNote_->setWordWrap(true);
+    rangeNote_->setTextFormat(Qt::RichText);
+    rangeNote_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    rangeNote_->hide();
+    connect(rangeNote_, &QLabel::linkActivated, this, [this] { setIndependentRanges(true); });
+
     auto* header = new QHBoxLayout;
     header->addWidget(formula_, 1);
     header->addWidget(scaleLabel);
@@ -109,6 +120,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     pipeline->setObjectName(QStringLiteral("pipelinePage"));
     auto* pipelineLayout = new QVBoxLayout(pipeline);
     pipelineLayout->addLayout(header);
+    pipelineLayout->addWidget(rangeNote_);
     pipelineLayout->addLayout(row, 1);
 
     q_ = makeMap(QStringLiteral("queryMap"), HeatmapView::ColorMap::Diverging, this);
@@ -337,6 +349,11 @@ void PipelineView::applyRanges()
     scaled_->setDecimals(ranges.scaledDecimals);
     raw_->setRange(-ranges.raw, ranges.raw);
     scaled_->setRange(-ranges.scaled, ranges.scaled);
+    const QString note = ranges.washedOutNote();
+    if (!note.isEmpty())
+        rangeNote_->setText(QStringLiteral("%1 <a href=\"independent\">%2</a>")
+                                .arg(note.toHtmlEscaped(), tr("Give each map its own range")));
+    rangeNote_->setVisible(!note.isEmpty());
 }
 
 void PipelineView::refresh()

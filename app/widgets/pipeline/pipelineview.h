@@ -107,6 +107,7 @@ private:
     QLabel* softmaxOp_;
     QLabel* formula_;
     QCheckBox* independent_;
+    QLabel* rangeNote_ = nullptr;  // a washed-out scaled map said (ScoreRanges)
     QComboBox* weightsScaleBox_;
     WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
     QHash<const HeatmapView*, QFrame*> frames_;  // the frame around each map

@@ -3,6 +3,7 @@
 
 #include "heatmapview.h"
 #include "scorehistogramview.h"
+#include "sharetext.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -162,8 +163,8 @@ QString ScalingCompareView::summaryText() const
               "On average a query gives %5 of its attention to a single token without the "
               "scaling and %6 with it.")
         .arg(c.dK)
-        .arg(number(c.divisor, 3), number(c.varRaw), number(c.varScaled), number(c.meanMaxRaw, 2),
-             number(c.meanMaxScaled, 2));
+        .arg(number(c.divisor, 3), number(c.varRaw), number(c.varScaled), shareText(c.meanMaxRaw),
+             shareText(c.meanMaxScaled));
 }
 
 void ScalingCompareView::setInitMode(attn::InitMode mode)

@@ -9,6 +9,7 @@
 #include "presets.h"
 #include "undorecorder.h"
 #include "undoshortcuts.h"
+#include "lastfolder.h"
 
 #include <QAbstractSlider>
 #include <QAction>
@@ -22,6 +23,8 @@
 #include <QMessageBox>
 #include <QScrollBar>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace attnlab {
 
@@ -83,8 +86,9 @@ void DocumentController::setPrompts()
     });
     document_->setSavePathPrompt([this] {
         const QString path = QFileDialog::getSaveFileName(window_, tr("Save the lab"),
-                                                          QDir::home().filePath(tr("lab.attnlab")),
+                                                          inLastFolder(FolderUse::Open, tr("lab.attnlab")),
                                                           tr("Attention labs (*.attnlab)"));
+        rememberFile(FolderUse::Open, path);
         if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty())
             return path;
         return path + QStringLiteral(".attnlab");
@@ -109,9 +113,9 @@ void DocumentController::addFileActions(QMenu* file)
     newLabAction->setShortcut(QKeySequence::New);
     newLabAction->setStatusTip(tr("Start again from the article example, as a new unsaved lab."));
     QAction* open = file->addAction(tr("&Open lab…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(window_, tr("Open a lab"),
-                                                          QFileInfo(document_->filePath()).absolutePath(),
+        const QString path = QFileDialog::getOpenFileName(window_, tr("Open a lab"), startFolder(),
                                                           tr("Attention labs (*.attnlab);;All files (*)"));
+        rememberFile(FolderUse::Open, path);
         if (!path.isEmpty())
             openLab(path);
     });
@@ -267,11 +271,13 @@ bool DocumentController::saveLab()
 bool DocumentController::saveLabAs()
 {
     const QString old = document_->filePath();
-    QString path = QFileDialog::getSaveFileName(
-        window_, tr("Save the lab as"), old.isEmpty() ? QDir::home().filePath(tr("lab.attnlab")) : old,
-        tr("Attention labs (*.attnlab)"));
+    QString path =
+        QFileDialog::getSaveFileName(window_, tr("Save the lab as"),
+                                     old.isEmpty() ? inLastFolder(FolderUse::Open, tr("lab.attnlab")) : old,
+                                     tr("Attention labs (*.attnlab)"));
     if (path.isEmpty())
         return false;
+    rememberFile(FolderUse::Open, path);
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".attnlab");
     const attn::Status saved = document_->saveAs(path);
@@ -375,17 +381,34 @@ attn::Status DocumentController::importMhaState(const QString& dir)
 void DocumentController::chooseMhaState()
 {
     const QString dir = QFileDialog::getExistingDirectory(
-        window_, tr("Import an nn.MultiheadAttention state: the folder of its .npy files"),
-        QFileInfo(document_->filePath()).absolutePath());
+        window_, tr("Import an nn.MultiheadAttention state: the folder of its .npy files"), startFolder());
     if (dir.isEmpty())
         return;
+    rememberFolder(FolderUse::Open, dir);
     const attn::Status imported = importMhaState(dir);
-    const int h = session_->headsConfig().heads;
-    const QString done = h == 1 ? tr("Imported the module's one head (head_dim %1) from %2.")
-                                : tr("Imported the module's %3 heads (head_dim %1) from %2.").arg(h);
-    emit message(imported ? done.arg(session_->config().dModel / h).arg(QFileInfo(dir).fileName())
+    emit message(imported ? mhaImportedText(session_->headsConfig().heads, session_->config().dModel,
+                                            QFileInfo(dir).fileName())
                           : QString::fromStdString(imported.error().message),
                  10000);
+}
+
+QString DocumentController::startFolder() const
+{
+    // The open lab's folder, else the one last chosen (not the working directory).
+    return document_->filePath().isEmpty() ? lastFolder(FolderUse::Open)
+                                           : QFileInfo(document_->filePath()).absolutePath();
+}
+
+QString DocumentController::mhaImportedText(int heads, int dModel, const QString& folder)
+{
+    const int headDim = dModel / std::max(1, heads);
+    return heads == 1 ? tr("Imported the module's one head (head_dim %1) from the folder “%2”.")
+                            .arg(headDim)
+                            .arg(folder)
+                      : tr("Imported the module's %1 heads (head_dim %2 each) from the folder “%3”.")
+                            .arg(heads)
+                            .arg(headDim)
+                            .arg(folder);
 }
 
 }  // namespace attnlab

@@ -55,6 +55,10 @@ public:
     bool openPreset(const QString& path);
     void resetToArticleExample();  // one undo step of the same lab
     static QStringList presets();  // ":/presets/NAME.attnlab"
+    // "Imported the module's 4 heads (head_dim 2 each) from the folder “mha”."
+    static QString mhaImportedText(int heads, int dModel, const QString& folder);
+    // Where the open and import dialogs start.
+    QString startFolder() const;
 
     attn::Status importMatrix(MatrixId which, const QString& path, bool transpose);
     void showImportDialog();

@@ -5,6 +5,7 @@
 #include "npy.h"
 #include "scheduler.h"
 #include "size_limits.h"
+#include "lastfolder.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -100,7 +101,12 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(pa
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Matrix:"), target_);
-    form->addRow(tr("&File:"), fileRow);
+    // A row of a layout gets no buddy from QFormLayout: the label is the
+    // path's, so that its mnemonic (Alt+F) is one and not a literal "&".
+    auto* fileLabel = new QLabel(tr("&File:"), this);
+    fileLabel->setObjectName(QStringLiteral("importFileLabel"));
+    fileLabel->setBuddy(path_);
+    form->addRow(fileLabel, fileRow);
     form->addRow(QString(), transpose_);
     form->addRow(tr("Expected:"), expected_);
     auto* layout = new QVBoxLayout(this);
@@ -222,8 +228,10 @@ QString ImportDialog::message() const
 void ImportDialog::browse()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import %1").arg(Session::matrixName(target())), path_->text(),
+        this, tr("Import %1").arg(Session::matrixName(target())),
+        path_->text().isEmpty() ? lastFolder(FolderUse::Open) : path_->text(),
         tr("Matrices (*.npy *.csv);;NumPy arrays (*.npy);;CSV tables (*.csv);;All files (*)"));
+    rememberFile(FolderUse::Open, path);
     if (!path.isEmpty())
         setPath(path);
 }

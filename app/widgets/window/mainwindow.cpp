@@ -121,13 +121,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     connect(input_->tokenStrip(), &TokenStrip::tokenClicked, this, &MainWindow::setFocusQuery);
     connect(pipeline_, &PipelineView::queryClicked, this, &MainWindow::setFocusQuery);
     connect(session_, &Session::resultChanged, this, &MainWindow::onResultChanged);
-    connect(session_, &Session::editRefused, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    // A refusal or a problem in the status bar goes with the next edit that
+    // computes: it no longer describes what is shown.
+    connect(session_, &Session::editRefused, this, [this](const QString& message) {
+        statusBar()->showMessage(message, 10000);
+        staleError_ = message;
+    });
     connect(session_, &Session::problemChanged, this, [this] {
-        if (!session_->problem().isEmpty())
+        if (!session_->problem().isEmpty()) {
             statusBar()->showMessage(session_->problem(), 10000);
-        else
+            staleError_ = session_->problem();
+        } else {
             statusBar()->clearMessage();
+        }
+    });
+    connect(session_, &Session::resultChanged, this, [this] {
+        if (!staleError_.isEmpty() && session_->problem().isEmpty()
+            && statusBar()->currentMessage() == staleError_)
+            statusBar()->clearMessage();
+        staleError_.clear();
     });
     // Up/Down move the focused query wherever it is shown: on every map
     // (keys and values too, since Tab reaches them), the tokens and the panel.

@@ -111,6 +111,7 @@ private:
     ExportActions* exports_ = nullptr;
     ModelController* models_ = nullptr;
     QAction* independentRanges_ = nullptr;
+    QString staleError_;      // the refusal or problem last put in the status bar
     int focusQuery_ = 1;      // the query shown
     int preferredFocus_ = 1;  // the query chosen; the article's query_2, "is"
 };
