@@ -7,6 +7,9 @@
 
 #include "elidedlabel.h"
 #include "focuspanel.h"
+#include "gpt2session.h"
+#include "modelcontroller.h"
+#include "modelpanel.h"
 #include "heatmapview.h"
 #include "pipelineview.h"
 #include "presentationmode.h"
@@ -18,18 +21,24 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QHeaderView>
 #include <QProcess>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <sstream>
 
 #include <qcustomplot.h>
@@ -58,6 +67,8 @@ private slots:
     void shortWindowAtScaleTwo();
     void presentationModeAndBack();
     void leavingPresentationRestoresTheWidth();
+    void presentationScalesEveryText();
+    void presentationModelTabFits();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
 
@@ -341,6 +352,102 @@ void TestScreens::leavingPresentationRestoresTheWidth()
                 QStringLiteral("column %1: %2, was %3").arg(c).arg(header->sectionSize(c)).arg(columns[c])));
     QTRY_COMPARE(window.geometry().size(), geometry.size());
     QTRY_COMPARE(panel->width(), panelWidth);
+}
+
+// Every text of the window grows with presentation mode's font: the maps'
+// labels and numbers (drawn in the map's font), the d_k row, the tables,
+// the titles; a view's font that was fixed when it was built (a title 1.25
+// times the font of then) or cut off by a style sheet stayed at 11 px.
+void TestScreens::presentationScalesEveryText()
+{
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::qWait(50);
+    QHash<QWidget*, double> before;
+    for (QWidget* w : window.findChildren<QWidget*>())
+        if (w->window() == &window)
+            before.insert(w, QFontInfo(w->font()).pixelSize());
+    const char* const named[] = {"rawScoresMap", "scaledScoresMap", "weightsMap", "dKSpin",
+                                 "dKSlider",     "sentenceEdit",    "focusTable", "modelShowButton"};
+    for (const char* name : named)
+        QVERIFY2(window.findChild<QWidget*>(QLatin1String(name)), name);
+
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QStringList unscaled;
+    for (auto it = before.cbegin(); it != before.cend(); ++it) {
+        QWidget* w = it.key();
+        const int now = QFontInfo(w->font()).pixelSize();
+        // 1.4 times, to the pixel the font rounds to.
+        if (std::abs(now - it.value() * PresentationMode::kFontScale) > 1.0)
+            unscaled << QStringLiteral("%1 (%2) %3 -> %4 px")
+                            .arg(w->objectName(), QLatin1String(w->metaObject()->className()))
+                            .arg(it.value())
+                            .arg(now);
+    }
+    unscaled.removeDuplicates();
+    QVERIFY2(unscaled.isEmpty(), qPrintable(unscaled.join(QStringLiteral("; "))));
+    for (const char* name : named) {
+        QWidget* w = window.findChild<QWidget*>(QLatin1String(name));
+        QVERIFY2(QFontInfo(w->font()).pixelSize() >= 15, name);
+    }
+}
+
+// The Model tab in presentation mode at 1280x720: no horizontal scroll bar
+// (the "Show layer 1 head 1 in the pipeline" button whole, a long folder
+// name elided), and the key column of the last token's weights as wide as
+// its pieces at the larger font (it kept the normal font's widths: "␣sh…").
+void TestScreens::presentationModelTabFits()
+{
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    // A long folder name, as a user's downloads have.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString folder =
+        dir.filePath(QStringLiteral("a-gpt2-checkpoint-downloaded-into-a-folder-with-a-long-name"));
+    QVERIFY(QDir().mkpath(folder));
+    for (const QString& name :
+         QDir(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")).entryList(QDir::Files))
+        QVERIFY(QFile::copy(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2/") + name,
+                            folder + QLatin1Char('/') + name));
+    Gpt2Session* model = window.models()->session();
+    QSignalSpy opened(model, &Gpt2Session::modelOpened);
+    window.models()->openModel(folder);
+    QVERIFY(opened.wait(10000));
+    QTRY_VERIFY(model->result() && !model->isComputing());
+    ModelPanel* panel = window.models()->panel();
+    PipelineView* pipeline = guitest::find<PipelineView>(window, QStringLiteral("pipelineView"));
+    pipeline->showPage(panel);
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QTest::qWait(100);
+    auto* scroll = guitest::find<QScrollArea>(window, QStringLiteral("modelPanelScroll"));
+    QTRY_VERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("page %1 wide in %2")
+                                .arg(scroll->widget()->width())
+                                .arg(scroll->viewport()->width())));
+    auto* button = guitest::find<QPushButton>(*panel, QStringLiteral("modelShowButton"));
+    QVERIFY(scroll->viewport()->rect().contains(
+        QRect(button->mapTo(scroll->viewport(), QPoint(0, 0)), button->size())));
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
+    QVERIFY(table->rowCount() > 0);
+    const QFontMetrics fm(table->font());
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const QString key = table->item(row, 0)->text();
+        QVERIFY2(table->columnWidth(0) >= fm.horizontalAdvance(key),
+                 qPrintable(QStringLiteral("%1: %2 px wide in %3")
+                                .arg(key)
+                                .arg(fm.horizontalAdvance(key))
+                                .arg(table->columnWidth(0))));
+    }
+    QVERIFY(table->verticalHeader()->defaultSectionSize() >= fm.height());
 }
 
 void TestScreens::darkThemeColoursThePlots()

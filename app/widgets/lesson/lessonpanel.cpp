@@ -2,6 +2,7 @@
 #include "lessonpanel.h"
 
 #include "cinemalesson.h"
+#include "relativefont.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>
@@ -21,10 +22,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     indicator_ = new QLabel(this);
     indicator_->setAccessibleName(tr("Lesson step"));
     title_ = new QLabel(this);
-    QFont titleFont = title_->font();
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
-    title_->setFont(titleFont);
+    setRelativeFont(title_, 1.15, true);
     title_->setWordWrap(true);
     text_ = new QLabel(this);
     text_->setAccessibleName(tr("Lesson text"));
