@@ -26,6 +26,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QProcess>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QLineEdit>
@@ -69,6 +70,9 @@ private slots:
     void leavingPresentationRestoresTheWidth();
     void presentationScalesEveryText();
     void presentationModelTabFits();
+    void frameFitsTheScreen_data();
+    void frameFitsTheScreen();
+    void frameInsideTheScreen();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
 
@@ -448,6 +452,97 @@ void TestScreens::presentationModelTabFits()
                                 .arg(table->columnWidth(0))));
     }
     QVERIFY(table->verticalHeader()->defaultSectionSize() >= fm.height());
+}
+
+void TestScreens::frameFitsTheScreen_data()
+{
+    QTest::addColumn<QSize>("screen");  // in device pixels
+    QTest::addColumn<int>("scale");
+    QTest::newRow("1024x700") << QSize(1024, 700) << 1;
+    QTest::newRow("1280x720 projector") << QSize(1280, 720) << 1;
+    QTest::newRow("2560x1440 at 2x") << QSize(2560, 1440) << 2;
+}
+
+// At first start the window's frame, title bar included, is inside the
+// screen's available geometry, so that the status bar is on screen. Run in a
+// child of this suite on an offscreen screen of that size whose windows
+// have a frame (a 23-pixel title bar), as QT_SCALE_FACTOR is read once.
+void TestScreens::frameFitsTheScreen()
+{
+    QFETCH(QSize, screen);
+    QFETCH(int, scale);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral("{\"windowFrameMargins\": true, \"screens\": [{\"name\": \"projector\", "
+                              "\"x\": 0, \"y\": 0, \"width\": %1, \"height\": %2, \"logicalDpi\": 96, "
+                              "\"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+                   .arg(screen.width())
+                   .arg(screen.height())
+                   .toUtf8());
+    file.close();
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+    env.insert(QStringLiteral("QT_SCALE_FACTOR"), QString::number(scale));
+    env.insert(QStringLiteral("ATTNLAB_FRAME_CHILD"), QStringLiteral("1"));
+    // 1280 logical pixels wide: the score maps print their numbers (at 1024
+    // they are too narrow for them, see shortWindowKeepsTheMapRows).
+    if (screen.width() / scale >= 1280)
+        env.insert(QStringLiteral("ATTNLAB_FRAME_NUMBERS"), QStringLiteral("1"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("frameInsideTheScreen")});
+    QVERIFY(child.waitForFinished(120000));
+    const QByteArray output = child.readAll();
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, output.constData());
+    QVERIFY2(output.contains("PASS   : TestScreens::frameInsideTheScreen()"), output.constData());
+}
+
+void TestScreens::frameInsideTheScreen()
+{
+    if (!qEnvironmentVariableIsSet("ATTNLAB_FRAME_CHILD"))
+        QSKIP("run by frameFitsTheScreen on a screen of its own");
+    MainWindow window;
+    window.restoreSettings();
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QRect available = window.screen()->availableGeometry();
+    const auto describe = [&] {
+        const QRect f = window.frameGeometry();
+        const QSize min = window.minimumSize();
+        return QStringLiteral("frame %1,%2 %3x%4 on %5x%6 (minimum %7x%8)")
+            .arg(f.x())
+            .arg(f.y())
+            .arg(f.width())
+            .arg(f.height())
+            .arg(available.width())
+            .arg(available.height())
+            .arg(min.width())
+            .arg(min.height());
+    };
+    QVERIFY(window.frameGeometry().top() < window.geometry().top());  // a title bar
+    QTRY_VERIFY2(available.contains(window.frameGeometry()), qPrintable(describe()));
+    QStatusBar* status = window.statusBar();
+    QVERIFY(status->isVisible());
+    QVERIFY2(available.contains(QRect(status->mapToGlobal(QPoint(0, 0)), status->size())),
+             qPrintable(describe()));
+    // The maps still have their rows in view, label every one and keep
+    // their numbers.
+    PipelineView* pipeline = guitest::find<PipelineView>(window, QStringLiteral("pipelineView"));
+    auto* scroll = guitest::find<QScrollArea>(*pipeline, QStringLiteral("pipelinePageScroll"));
+    QTRY_VERIFY2(!scroll->verticalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("page %1 high in a viewport of %2; %3")
+                                .arg(scroll->widget()->height())
+                                .arg(scroll->viewport()->height())
+                                .arg(describe())));
+    for (HeatmapView* map : {pipeline->rawScoresMap(), pipeline->weightsMap()}) {
+        if (qEnvironmentVariableIsSet("ATTNLAB_FRAME_NUMBERS"))
+            QVERIFY2(map->cellTextVisible(), qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
+        QVERIFY2(map->rowLabelStep() == 1, qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
+    }
 }
 
 void TestScreens::darkThemeColoursThePlots()

@@ -19,6 +19,7 @@
 #include "presentationmode.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
+#include "screenfit.h"
 #include "trainingview.h"
 #include "statisticspanel.h"
 #include "themecontroller.h"
@@ -77,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Attention Lab"));
+    screenFit_ = new ScreenFit(this);
 
     // Created in reading order, which is the order Tab follows.
     input_ = new InputPanel(session_, this);
@@ -345,7 +347,12 @@ WindowSettings MainWindow::settings() const
 
 void MainWindow::restoreSettings(const WindowStart& start)
 {
-    settings().restore(start);
+    const bool defaultLayout = settings().restore(start);
+    // Made smaller to fit the screen: the default docks' share of the new height.
+    screenFit_->arm([this, defaultLayout] {
+        if (defaultLayout)
+            WindowSettings::defaultDockSizes(this);
+    });
     documents_->startDocument(start);
 }
 
