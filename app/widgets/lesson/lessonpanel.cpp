@@ -270,6 +270,12 @@ QString LessonPanel::liveText() const
 
 QString LessonPanel::initNotice() const
 {
+    if (init_ == attn::InitMode::UnitVariance && !releasedHead_.isEmpty())
+        return tr("For this experiment the lesson put the lab's own unit-variance matrices "
+                  "(W ~ N(0, 1/d_model)) in place of %1: q and k then have the mean 0 and "
+                  "variance 1 that step 2 assumes, which a trained head's do not. Edit > Undo "
+                  "brings the head back.")
+            .arg(releasedHead_);
     if (init_ == attn::InitMode::UnitVariance)
         return initSwitched_ ? tr(
                    "For this experiment the lesson switched to the unit-variance "
@@ -287,9 +293,17 @@ QString LessonPanel::initNotice() const
 
 void LessonPanel::setInitMode(attn::InitMode mode)
 {
-    if (mode != attn::InitMode::UnitVariance)
+    if (mode != attn::InitMode::UnitVariance) {
         initSwitched_ = false;
+        releasedHead_.clear();
+    }
     init_ = mode;
+    showStep();
+}
+
+void LessonPanel::noteBorrowedReleased(const QString& head)
+{
+    releasedHead_ = head;
     showStep();
 }
 
