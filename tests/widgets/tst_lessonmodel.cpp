@@ -29,6 +29,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace attnlab;
 using Stage = LessonPanel::Stage;
@@ -134,6 +135,7 @@ private slots:
     void lessonStepGivesTheBlank();
     void lessonStepWithoutAModel();
     void experimentTakesTheLabBackFromAModelHead();
+    void modelStepStatesTheWhatIfSettings();
 
 private:
     QTemporaryDir settingsDir_;
@@ -282,6 +284,43 @@ void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
     window->documents()->undoStack()->undo();
     QTRY_VERIFY(lab->isBorrowed());
     QCOMPARE(lab->config().dK, headDk);
+}
+
+// The model step's findings name the what-if settings they were measured
+// under when those are not the model as trained.
+void TestLessonModel::modelStepStatesTheWhatIfSettings()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(session->setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::AllLayers));
+    QVERIFY(session->setTemperature(0.1));
+    stepTo(*window, Stage::ModelHeads);
+    const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
+    QVERIFY(waitForSentence(session, blank));
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    QTRY_VERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
+    const int heads = session->config().nLayer * session->config().nHead;
+    const int headDim = session->config().headDim();
+    const QString live = lesson->liveText();
+    QVERIFY2(
+        live.contains(QStringLiteral("Measured under the Model tab's what-if settings, not the model as "
+                                     "trained: scores divided by 1 instead of √%1 = %2 in %3 of %3 heads; "
+                                     "temperature 0.1.")
+                          .arg(headDim)
+                          .arg(QString::number(std::sqrt(double(headDim)), 'g', 4))
+                          .arg(heads)),
+        qPrintable(live));
+
+    // As trained: no such words.
+    session->resetScale();
+    QVERIFY(session->setTemperature(1.0));
+    QTRY_VERIFY(!session->isComputing());
+    QTRY_VERIFY(!lesson->liveText().contains(QStringLiteral("what-if")));
+    QVERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
 }
 
 QTEST_MAIN(TestLessonModel)
