@@ -40,11 +40,20 @@ void HeatmapRenderer::invalidate(bool colours)
     }
 }
 
+void HeatmapRenderer::setSmallestCellPointSize(double pointSize)
+{
+    if (pointSize == smallestCellPointSize_)
+        return;
+    smallestCellPointSize_ = pointSize;
+    invalidate(false);
+}
+
 void HeatmapRenderer::setFont(const QFont& font)
 {
     if (font == font_ && font.resolveMask() == font_.resolveMask())
         return;
     font_ = font;
+    cellFont_ = font;
     widestRowLabel_ = widestColumnLabel_ = -1;
     numberGlyphs_.reset();
     labelPainter_.clearCache();
@@ -243,22 +252,45 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
         widestTextStale_ = true;
     }
     bool measured = false;
-    in.widestCellText = [this, &fm, &measured] {
+    cellFont_ = font_;
+    QFontMetrics cellFm(cellFont_);
+    in.widestCellText = [this, &cellFm, &measured] {
         measured = true;
-        return fm.horizontalAdvance(widestCellText());
+        return cellFm.horizontalAdvance(widestCellText());
     };
     layoutCache_ = HeatmapLayout::compute(in);
-    if (!layoutCache_.cellText && measured) {
+    const auto fewerDecimals = [&] {
         const int fewest = fewestCellDecimals();
         while (!layoutCache_.cellText && cellDecimals_ > fewest) {
             --cellDecimals_;
             widestTextStale_ = true;
             layoutCache_ = HeatmapLayout::compute(in);
         }
-        if (!layoutCache_.cellText) {
+    };
+    if (!layoutCache_.cellText && measured)
+        fewerDecimals();
+    // Then a smaller font for the numbers, down to the smallest allowed.
+    const double fontSize = font_.pointSizeF();
+    if (!layoutCache_.cellText && measured && fontSize > 0 && smallestCellPointSize_ > 0
+        && smallestCellPointSize_ < fontSize) {
+        for (double factor = 0.9; !layoutCache_.cellText; factor -= 0.1) {
+            const double pointSize = std::max(smallestCellPointSize_, fontSize * factor);
+            cellFont_ = font_;
+            cellFont_.setPointSizeF(pointSize);
+            cellFm = QFontMetrics(cellFont_);
             cellDecimals_ = scale_.decimals;
             widestTextStale_ = true;
+            layoutCache_ = HeatmapLayout::compute(in);
+            fewerDecimals();
+            if (pointSize <= smallestCellPointSize_)
+                break;
         }
+        if (!layoutCache_.cellText)
+            cellFont_ = font_;
+    }
+    if (!layoutCache_.cellText && measured) {
+        cellDecimals_ = scale_.decimals;
+        widestTextStale_ = true;
     }
     layoutValid_ = true;
     return layoutCache_;
@@ -454,9 +486,11 @@ void HeatmapRenderer::paint(QPainter& painter, const QSize& size, const HeatmapS
         painter.restore();
         return;
     }
-    if (style.screen && (!numberGlyphs_ || numberGlyphs_->font() != font_))
-        numberGlyphs_ = std::make_unique<NumberGlyphs>(font_);
+    if (style.screen && (!numberGlyphs_ || numberGlyphs_->font() != cellFont_))
+        numberGlyphs_ = std::make_unique<NumberGlyphs>(cellFont_);
+    painter.setFont(cellFont_);
     paintCells(painter, l, style);
+    painter.setFont(font_);
     labelPainter_.paintLabels(painter, l, style, font_, shownBlock(), focusRow_, rowLabels_, colLabels_);
     HeatmapLabelPainter::paintScale(painter, l, style, font_, scale_);
     HeatmapLabelPainter::paintCaption(painter, l, style, font_, captionText());

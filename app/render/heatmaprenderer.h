@@ -44,6 +44,12 @@ public:
 
     void setFont(const QFont& font);
     const QFont& font() const { return font_; }
+    // The cells' numbers may be drawn smaller than font(), down to
+    // `pointSize`, before they go for want of width (presentation mode's
+    // larger font: the numbers keep the normal size there). 0: no smaller.
+    void setSmallestCellPointSize(double pointSize);
+    // The font the cells' numbers are drawn in at the last layout.
+    const QFont& cellFont() const { return cellFont_; }
     void setTitle(const QString& title);
     const QString& title() const { return title_; }
     void setColorMap(MapColors map);
@@ -115,6 +121,8 @@ private:
     void paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
 
     QFont font_;
+    double smallestCellPointSize_ = 0.0;
+    mutable QFont cellFont_;  // font_, or smaller (see setSmallestCellPointSize)
     QString title_;
     std::shared_ptr<const CellSource> cells_;
     QStringList rowLabels_;

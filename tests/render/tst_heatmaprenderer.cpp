@@ -23,6 +23,7 @@ private slots:
     void narrowCellsDropDecimals();
     void weightsKeepTwoSignificantDigits();
     void tooNarrowForAnyNumber();
+    void largeFontKeepsTheNumbersSmaller();
     void captionInTheTextColour();
     void largeImageColouredOnTwoThreads_data();
     void largeImageColouredOnTwoThreads();
@@ -113,6 +114,39 @@ void TestHeatmapRenderer::tooNarrowForAnyNumber()
     const auto map = renderer({-28.9, 29.6}, 1);
     const HeatmapRenderer& r = *map;
     QVERIFY(!r.layout(sizeForCells(r, 4)).cellText);
+    QCOMPARE(r.cellDecimals(), 1);
+}
+
+// Presentation mode's font, 1.4 times the normal one: cells too narrow for
+// "-29" in it print the numbers smaller, down to the smallest size allowed
+// (the normal font's), rather than none; without that floor they go.
+void TestHeatmapRenderer::largeFontKeepsTheNumbersSmaller()
+{
+    const auto map = renderer({-28.9, 29.6, 1.75, -0.48}, 1);
+    HeatmapRenderer& r = *map;
+    const QFont normal = r.font();
+    QVERIFY(normal.pointSizeF() > 0);
+    QFont large = normal;
+    large.setPointSizeF(normal.pointSizeF() * 1.4);
+    r.setFont(large);
+    const QFontMetrics normalFm(normal), largeFm(large);
+    const int pad = 2 * HeatmapLayout::padding(largeFm.height());
+    const int cellW = normalFm.horizontalAdvance(QStringLiteral("-29")) + pad + 1;
+    QVERIFY(cellW < largeFm.horizontalAdvance(QStringLiteral("-29")) + pad);
+    QVERIFY(cellW >= largeFm.height());
+    const QSize size = sizeForCells(r, cellW);
+    QVERIFY(!r.layout(size).cellText);
+    QCOMPARE(r.cellFont().pointSizeF(), large.pointSizeF());
+
+    r.setSmallestCellPointSize(normal.pointSizeF());
+    QVERIFY(r.layout(size).cellText);
+    QVERIFY(r.cellFont().pointSizeF() < large.pointSizeF());
+    QVERIFY(r.cellFont().pointSizeF() >= normal.pointSizeF());
+    const int cell = r.layout(size).cells.width() / r.columnCount();
+    QVERIFY(QFontMetrics(r.cellFont()).horizontalAdvance(r.widestCellText()) + pad <= cell);
+    // Wide cells: the large font itself.
+    QVERIFY(r.layout(sizeForCells(r, largeFm.horizontalAdvance(QStringLiteral("-28.9")) + pad + 2)).cellText);
+    QCOMPARE(r.cellFont().pointSizeF(), large.pointSizeF());
     QCOMPARE(r.cellDecimals(), 1);
 }
 

@@ -9,6 +9,7 @@
 #include "documentcontroller.h"
 #include "headgridview.h"
 #include "headspanel.h"
+#include "labdocument.h"
 #include "heatmapview.h"
 #include "lessonpanel.h"
 #include "mainwindow.h"
@@ -94,6 +95,7 @@ private slots:
     void steppingBackRestoresOneHead();
     void leavingTheLessonRestoresOneHead();
     void theUsersChangesStayWithOneHead();
+    void headsTabShowsOneHeadAfterTheLesson();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -463,6 +465,50 @@ void TestLessonHeads::theUsersChangesStayWithOneHead()
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
                 ->text()
                 .contains(QStringLiteral("switched to the unit-variance")));
+}
+
+// The Heads tab shows the lab's heads, one included: after the lesson's
+// last step (one head again) its grid has that head, with the pipeline's
+// weights, and a concatenation that is its context; so after a lab opened.
+void TestLessonHeads::headsTabShowsOneHeadAfterTheLesson()
+{
+    Session* session = window_->session();
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
+    stepTo(*window_, Stage::ModelHeads);
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
+                      Qt::LeftButton);
+    QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
+    QTRY_VERIFY(!session->isComputing());
+    QCOMPARE(session->headCount(), 1);
+    auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
+    PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
+    const auto checkOneHead = [&] {
+        pipeline->showPage(panel);
+        QTRY_VERIFY(panel->isVisible());
+        QTRY_VERIFY(panel->grid()->result());
+        QCOMPARE(panel->grid()->headCount(), 1);
+        const attn::MultiHeadResult& shown = *panel->grid()->result();
+        const attn::AttentionResult& r = session->result();
+        QVERIFY(testdata::maxAbsDiff(shown.heads[0].weightsMatrix(), r.weightsMatrix()) == 0.0);
+        QVERIFY(testdata::maxAbsDiff(shown.concat, r.context) == 0.0);
+        QVERIFY(testdata::maxAbsDiff(shown.weightsAverage, r.weightsMatrix()) == 0.0);
+        QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("concatCaption"))
+                    ->text()
+                    .startsWith(QStringLiteral("One head")));
+    };
+    checkOneHead();
+
+    // A lab saved and opened again (one head), the tab hidden meanwhile.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("one.attnlab"));
+    QVERIFY(window_->documents()->document()->saveAs(path));
+    pipeline->showPage(pipeline->rawScoresMap());
+    QVERIFY(window_->documents()->openLab(path));
+    QTRY_VERIFY(!session->isComputing());
+    QCOMPARE(session->tokenCount(), 6);
+    checkOneHead();
+    QCOMPARE(panel->grid()->result()->heads[0].tokens(), 6);
 }
 
 QTEST_MAIN(TestLessonHeads)

@@ -18,6 +18,7 @@
 #include "modelcontroller.h"
 #include "modelpanel.h"
 #include "pipelineview.h"
+#include "session.h"
 
 #include <QAction>
 #include <QLabel>
@@ -28,6 +29,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace attnlab;
 using Stage = LessonPanel::Stage;
@@ -132,6 +134,8 @@ private slots:
     void cinemaPresetRanksTheHeads();
     void lessonStepGivesTheBlank();
     void lessonStepWithoutAModel();
+    void experimentTakesTheLabBackFromAModelHead();
+    void modelStepStatesTheWhatIfSettings();
 
 private:
     QTemporaryDir settingsDir_;
@@ -239,6 +243,84 @@ void TestLessonModel::lessonStepWithoutAModel()
     QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 1);
     QCOMPARE(window->documents()->undoStack()->undoText(),
              QStringLiteral("One head again after the lesson's heads"));
+}
+
+// Step 5's statements are about unit-variance q and k: with a GPT-2 head in
+// the pipeline (its q and k spread as trained: a score variance of 31.4 raw
+// and 7.84 scaled at d_k 4 in the tiny checkpoint) the step puts the lab's
+// own unit-variance matrices back, in one undo step that brings the head back.
+void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* model = window->models()->session();
+    QSignalSpy opened(model, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(waitForSentence(model, QStringLiteral("Life is short, eat dessert first")));
+    Session* lab = window->session();
+    QTest::mouseClick(
+        guitest::find<QPushButton>(*window->models()->panel(), QStringLiteral("modelShowButton")),
+        Qt::LeftButton);
+    QTRY_VERIFY(lab->isBorrowed());
+    const int headDk = lab->config().dK;
+    const int undoSteps = window->documents()->undoStack()->count();
+
+    stepTo(*window, Stage::DkExperiment);
+    QTRY_VERIFY(!lab->isComputing());
+    QVERIFY(!lab->isBorrowed());
+    QCOMPARE(lab->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 1);
+    QCOMPARE(window->documents()->undoStack()->undoText(),
+             QStringLiteral("The lab's own matrices for the lesson's experiment"));
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    const QString notice = guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))->text();
+    QVERIFY2(notice.contains(QStringLiteral("in place of GPT-2 layer 1, head 1")), qPrintable(notice));
+    // The live line is the lab's own numbers now: unit-variance q and k give
+    // a scaled score variance near 1 (the article's 6 tokens: a loose bound).
+    const attn::ScalingComparison& c = *lab->sharedComparison();
+    QVERIFY2(c.varScaled > 0.05 && c.varScaled < 5.0, qPrintable(QString::number(c.varScaled)));
+
+    window->documents()->undoStack()->undo();
+    QTRY_VERIFY(lab->isBorrowed());
+    QCOMPARE(lab->config().dK, headDk);
+}
+
+// The model step's findings name the what-if settings they were measured
+// under when those are not the model as trained.
+void TestLessonModel::modelStepStatesTheWhatIfSettings()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    Gpt2Session* session = window->models()->session();
+    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    window->models()->openModel(tinyFolder());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(session->setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::AllLayers));
+    QVERIFY(session->setTemperature(0.1));
+    stepTo(*window, Stage::ModelHeads);
+    const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
+    QVERIFY(waitForSentence(session, blank));
+    LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
+    QTRY_VERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
+    const int heads = session->config().nLayer * session->config().nHead;
+    const int headDim = session->config().headDim();
+    const QString live = lesson->liveText();
+    QVERIFY2(
+        live.contains(QStringLiteral("Measured under the Model tab's what-if settings, not the model as "
+                                     "trained: scores divided by 1 instead of √%1 = %2 in %3 of %3 heads; "
+                                     "temperature 0.1.")
+                          .arg(headDim)
+                          .arg(QString::number(std::sqrt(double(headDim)), 'g', 4))
+                          .arg(heads)),
+        qPrintable(live));
+
+    // As trained: no such words.
+    session->resetScale();
+    QVERIFY(session->setTemperature(1.0));
+    QTRY_VERIFY(!session->isComputing());
+    QTRY_VERIFY(!lesson->liveText().contains(QStringLiteral("what-if")));
+    QVERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
 }
 
 QTEST_MAIN(TestLessonModel)

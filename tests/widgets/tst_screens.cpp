@@ -7,6 +7,9 @@
 
 #include "elidedlabel.h"
 #include "focuspanel.h"
+#include "gpt2session.h"
+#include "modelcontroller.h"
+#include "modelpanel.h"
 #include "heatmapview.h"
 #include "pipelineview.h"
 #include "presentationmode.h"
@@ -18,18 +21,25 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QHeaderView>
 #include <QProcess>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <sstream>
 
 #include <qcustomplot.h>
@@ -58,6 +68,11 @@ private slots:
     void shortWindowAtScaleTwo();
     void presentationModeAndBack();
     void leavingPresentationRestoresTheWidth();
+    void presentationScalesEveryText();
+    void presentationModelTabFits();
+    void frameFitsTheScreen_data();
+    void frameFitsTheScreen();
+    void frameInsideTheScreen();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
 
@@ -341,6 +356,193 @@ void TestScreens::leavingPresentationRestoresTheWidth()
                 QStringLiteral("column %1: %2, was %3").arg(c).arg(header->sectionSize(c)).arg(columns[c])));
     QTRY_COMPARE(window.geometry().size(), geometry.size());
     QTRY_COMPARE(panel->width(), panelWidth);
+}
+
+// Every text of the window grows with presentation mode's font: the maps'
+// labels and numbers (drawn in the map's font), the d_k row, the tables,
+// the titles; a view's font that was fixed when it was built (a title 1.25
+// times the font of then) or cut off by a style sheet stayed at 11 px.
+void TestScreens::presentationScalesEveryText()
+{
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::qWait(50);
+    QHash<QWidget*, double> before;
+    for (QWidget* w : window.findChildren<QWidget*>())
+        if (w->window() == &window)
+            before.insert(w, QFontInfo(w->font()).pixelSize());
+    const char* const named[] = {"rawScoresMap", "scaledScoresMap", "weightsMap", "dKSpin",
+                                 "dKSlider",     "sentenceEdit",    "focusTable", "modelShowButton"};
+    for (const char* name : named)
+        QVERIFY2(window.findChild<QWidget*>(QLatin1String(name)), name);
+
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QStringList unscaled;
+    for (auto it = before.cbegin(); it != before.cend(); ++it) {
+        QWidget* w = it.key();
+        const int now = QFontInfo(w->font()).pixelSize();
+        // 1.4 times, to the pixel the font rounds to.
+        if (std::abs(now - it.value() * PresentationMode::kFontScale) > 1.0)
+            unscaled << QStringLiteral("%1 (%2) %3 -> %4 px")
+                            .arg(w->objectName(), QLatin1String(w->metaObject()->className()))
+                            .arg(it.value())
+                            .arg(now);
+    }
+    unscaled.removeDuplicates();
+    QVERIFY2(unscaled.isEmpty(), qPrintable(unscaled.join(QStringLiteral("; "))));
+    for (const char* name : named) {
+        QWidget* w = window.findChild<QWidget*>(QLatin1String(name));
+        QVERIFY2(QFontInfo(w->font()).pixelSize() >= 15, name);
+    }
+}
+
+// The Model tab in presentation mode at 1280x720: no horizontal scroll bar
+// (the "Show layer 1 head 1 in the pipeline" button whole, a long folder
+// name elided), and the key column of the last token's weights as wide as
+// its pieces at the larger font (it kept the normal font's widths: "␣sh…").
+void TestScreens::presentationModelTabFits()
+{
+    const std::unique_ptr<MainWindow> shown = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(shown);
+    MainWindow& window = *shown;
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    // A long folder name, as a user's downloads have.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString folder =
+        dir.filePath(QStringLiteral("a-gpt2-checkpoint-downloaded-into-a-folder-with-a-long-name"));
+    QVERIFY(QDir().mkpath(folder));
+    for (const QString& name :
+         QDir(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")).entryList(QDir::Files))
+        QVERIFY(QFile::copy(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2/") + name,
+                            folder + QLatin1Char('/') + name));
+    Gpt2Session* model = window.models()->session();
+    QSignalSpy opened(model, &Gpt2Session::modelOpened);
+    window.models()->openModel(folder);
+    QVERIFY(opened.wait(10000));
+    QTRY_VERIFY(model->result() && !model->isComputing());
+    ModelPanel* panel = window.models()->panel();
+    PipelineView* pipeline = guitest::find<PipelineView>(window, QStringLiteral("pipelineView"));
+    pipeline->showPage(panel);
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QTest::qWait(100);
+    auto* scroll = guitest::find<QScrollArea>(window, QStringLiteral("modelPanelScroll"));
+    QTRY_VERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("page %1 wide in %2")
+                                .arg(scroll->widget()->width())
+                                .arg(scroll->viewport()->width())));
+    auto* button = guitest::find<QPushButton>(*panel, QStringLiteral("modelShowButton"));
+    QVERIFY(scroll->viewport()->rect().contains(
+        QRect(button->mapTo(scroll->viewport(), QPoint(0, 0)), button->size())));
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
+    QVERIFY(table->rowCount() > 0);
+    const QFontMetrics fm(table->font());
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const QString key = table->item(row, 0)->text();
+        QVERIFY2(table->columnWidth(0) >= fm.horizontalAdvance(key),
+                 qPrintable(QStringLiteral("%1: %2 px wide in %3")
+                                .arg(key)
+                                .arg(fm.horizontalAdvance(key))
+                                .arg(table->columnWidth(0))));
+    }
+    QVERIFY(table->verticalHeader()->defaultSectionSize() >= fm.height());
+}
+
+void TestScreens::frameFitsTheScreen_data()
+{
+    QTest::addColumn<QSize>("screen");  // in device pixels
+    QTest::addColumn<int>("scale");
+    QTest::newRow("1024x700") << QSize(1024, 700) << 1;
+    QTest::newRow("1280x720 projector") << QSize(1280, 720) << 1;
+    QTest::newRow("2560x1440 at 2x") << QSize(2560, 1440) << 2;
+}
+
+// At first start the window's frame, title bar included, is inside the
+// screen's available geometry, so that the status bar is on screen. Run in a
+// child of this suite on an offscreen screen of that size whose windows
+// have a frame (a 23-pixel title bar), as QT_SCALE_FACTOR is read once.
+void TestScreens::frameFitsTheScreen()
+{
+    QFETCH(QSize, screen);
+    QFETCH(int, scale);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral("{\"windowFrameMargins\": true, \"screens\": [{\"name\": \"projector\", "
+                              "\"x\": 0, \"y\": 0, \"width\": %1, \"height\": %2, \"logicalDpi\": 96, "
+                              "\"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+                   .arg(screen.width())
+                   .arg(screen.height())
+                   .toUtf8());
+    file.close();
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+    env.insert(QStringLiteral("QT_SCALE_FACTOR"), QString::number(scale));
+    env.insert(QStringLiteral("ATTNLAB_FRAME_CHILD"), QStringLiteral("1"));
+    // 1280 logical pixels wide: the score maps print their numbers (at 1024
+    // they are too narrow for them, see shortWindowKeepsTheMapRows).
+    if (screen.width() / scale >= 1280)
+        env.insert(QStringLiteral("ATTNLAB_FRAME_NUMBERS"), QStringLiteral("1"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("frameInsideTheScreen")});
+    QVERIFY(child.waitForFinished(120000));
+    const QByteArray output = child.readAll();
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, output.constData());
+    QVERIFY2(output.contains("PASS   : TestScreens::frameInsideTheScreen()"), output.constData());
+}
+
+void TestScreens::frameInsideTheScreen()
+{
+    if (!qEnvironmentVariableIsSet("ATTNLAB_FRAME_CHILD"))
+        QSKIP("run by frameFitsTheScreen on a screen of its own");
+    MainWindow window;
+    window.restoreSettings();
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QRect available = window.screen()->availableGeometry();
+    const auto describe = [&] {
+        const QRect f = window.frameGeometry();
+        const QSize min = window.minimumSize();
+        return QStringLiteral("frame %1,%2 %3x%4 on %5x%6 (minimum %7x%8)")
+            .arg(f.x())
+            .arg(f.y())
+            .arg(f.width())
+            .arg(f.height())
+            .arg(available.width())
+            .arg(available.height())
+            .arg(min.width())
+            .arg(min.height());
+    };
+    QVERIFY(window.frameGeometry().top() < window.geometry().top());  // a title bar
+    QTRY_VERIFY2(available.contains(window.frameGeometry()), qPrintable(describe()));
+    QStatusBar* status = window.statusBar();
+    QVERIFY(status->isVisible());
+    QVERIFY2(available.contains(QRect(status->mapToGlobal(QPoint(0, 0)), status->size())),
+             qPrintable(describe()));
+    // The maps still have their rows in view, label every one and keep
+    // their numbers.
+    PipelineView* pipeline = guitest::find<PipelineView>(window, QStringLiteral("pipelineView"));
+    auto* scroll = guitest::find<QScrollArea>(*pipeline, QStringLiteral("pipelinePageScroll"));
+    QTRY_VERIFY2(!scroll->verticalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("page %1 high in a viewport of %2; %3")
+                                .arg(scroll->widget()->height())
+                                .arg(scroll->viewport()->height())
+                                .arg(describe())));
+    for (HeatmapView* map : {pipeline->rawScoresMap(), pipeline->weightsMap()}) {
+        if (qEnvironmentVariableIsSet("ATTNLAB_FRAME_NUMBERS"))
+            QVERIFY2(map->cellTextVisible(), qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
+        QVERIFY2(map->rowLabelStep() == 1, qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
+    }
 }
 
 void TestScreens::darkThemeColoursThePlots()

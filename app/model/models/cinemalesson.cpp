@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnlab {
 
@@ -27,6 +28,48 @@ QStringList CinemaLesson::pieces()
     return {QStringLiteral("Ġcinema"), QStringLiteral("Ġwatch")};
 }
 
+namespace {
+
+// The divisors that differ from √head_dim and a temperature other than 1.
+QString whatIfText(const Gpt2Session& session)
+{
+    QStringList parts;
+    const attn::Gpt2Divisors& divisors = session.divisors();
+    if (!divisors.empty()) {
+        const attn::Gpt2Divisors standard = attn::Gpt2Divisors::standard(session.config());
+        int changed = 0;
+        double first = 0.0;
+        bool same = true;
+        for (std::size_t i = 0; i < divisors.values.size() && i < standard.values.size(); ++i) {
+            if (divisors.values[i] == standard.values[i])
+                continue;
+            if (changed == 0)
+                first = divisors.values[i];
+            same = same && divisors.values[i] == first;
+            ++changed;
+        }
+        if (changed > 0) {
+            const int headDim = session.config().headDim();
+            const QString root = QStringLiteral("√%1 = %2")
+                                     .arg(headDim)
+                                     .arg(QString::number(std::sqrt(double(headDim)), 'g', 4));
+            parts << (same ? Text::tr("scores divided by %1 instead of %2 in %3 of %4 heads")
+                                 .arg(QString::number(first, 'g', 4), root)
+                                 .arg(changed)
+                                 .arg(divisors.values.size())
+                           : Text::tr("divisors other than %1 in %2 of %3 heads")
+                                 .arg(root)
+                                 .arg(changed)
+                                 .arg(divisors.values.size()));
+        }
+    }
+    if (session.temperature() != 1.0)
+        parts << Text::tr("temperature %1").arg(QString::number(session.temperature(), 'g', 3));
+    return parts.join(QStringLiteral("; "));
+}
+
+}  // namespace
+
 CinemaLesson::CinemaLesson(const Gpt2Session& session)
 {
     const std::vector<Gpt2Token>& tokens = session.resultTokens();
@@ -47,6 +90,7 @@ CinemaLesson::CinemaLesson(const Gpt2Session& session)
         }
         keys_.push_back(key);
     }
+    settings_ = whatIfText(session);
     const std::vector<attn::Gpt2TopToken>& next = session.nextTokens();
     for (std::size_t i = 0; i < std::min(next.size(), std::size_t(kNextWords)); ++i)
         next_.push_back({session.vocabularyToken(next[i].id).display, next[i].probability});
@@ -124,7 +168,14 @@ QString CinemaLesson::lessonText() const
                "model understands the sentence (a checkpoint with random weights ranks "
                "random heads).",
                nullptr, tokenCount_)
-        .arg(last_, parts.join(QStringLiteral("; ")), words.join(QStringLiteral(", ")));
+               .arg(last_, parts.join(QStringLiteral("; ")), words.join(QStringLiteral(", ")))
+           + (settings_.isEmpty()
+                  ? QString()
+                  : QLatin1Char(' ')
+                        + Text::tr(
+                              "Measured under the Model tab's what-if settings, not the model as trained: "
+                              "%1. “Reset to √d_k” and temperature 1 give the trained model's.")
+                              .arg(settings_));
 }
 
 }  // namespace attnlab

@@ -49,11 +49,17 @@ public:
     bool hasKey() const;
 
     // The lesson panel's paragraph: the rankings, the next tokens and what
-    // they measure (empty without a result).
+    // they measure, and the Model tab's what-if settings when they are not
+    // the model as trained (empty without a result).
     QString lessonText() const;
     // The Model tab's one line: the rankings only, with the grid's L and H
     // names (empty without a key).
     QString panelText() const;
+
+    // The what-if settings the pass ran under, when they are not the model
+    // as trained: "scores divided by 1 instead of √64 = 8 in 144 of 144
+    // heads; temperature 0.1"; empty for √head_dim everywhere and T = 1.
+    QString settingsText() const { return settings_; }
 
     // "layer 1 · head 3 (0.412)"; weights with three decimals.
     static QString headText(const RankedHead& head);
@@ -66,6 +72,7 @@ private:
     bool hasResult_ = false;
     int tokenCount_ = 0;
     QString last_;
+    QString settings_;
     std::vector<Key> keys_;
     std::vector<NextWord> next_;
 };

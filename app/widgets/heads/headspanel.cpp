@@ -191,10 +191,15 @@ void HeadsPanel::refreshMaps()
     concat_->setCells(sharedMatrixCells(std::shared_ptr<const attn::Matrix>(result_, &r.concat)), tokens_,
                       concatColumnLabels(h, dV));
     concat_->setRange(-concatRange, concatRange);
-    concatCaption_->setText(tr("The %1 heads' context vectors side by side: columns h1:1 … h1:%2 are "
-                               "head 1's Z_1 = A_1 V_1, and so on.")
-                                .arg(h)
-                                .arg(dV));
+    if (h == 1)
+        concatCaption_->setText(tr("One head: its context Z_1 = A_1 V_1 is the whole concatenation "
+                                   "(columns h1:1 … h1:%1). More heads: Heads in the parameters above.")
+                                    .arg(dV));
+    else
+        concatCaption_->setText(tr("The %1 heads' context vectors side by side: columns h1:1 … h1:%2 are "
+                                   "head 1's Z_1 = A_1 V_1, and so on.")
+                                    .arg(h)
+                                    .arg(dV));
     if (!r.hasOutput()) {
         outputBox_->hide();
         return;

@@ -60,7 +60,10 @@ public:
     void setWeightsScaleMode(WeightsScaleMode mode);
     WeightsScaleMode weightsScaleMode() const { return weightsMode_; }
 
-    bool hasResult() const { return result_ && result_->headCount() > 0; }
+    // More than one head: what the head exports write. (One head is shown
+    // too, but its maps are the pipeline's, exported there; so Export all
+    // views writes the same files whether or not this tab was opened.)
+    bool hasResult() const { return result_ && result_->headCount() > 1; }
 
     // The pictures drawn from what the panel shows (its kind and selected head).
     std::unique_ptr<HeadsExporter> makeExporter() const;

@@ -428,13 +428,21 @@ void TrainingView::showSnapshot()
                         TrainingPlots::runColour(s->curves[r].scale, palette()), s->probeAttention[r]});
     probes_->setRuns(std::move(runs), s->probeTargets, s->stepsDone);
     readout_->setText(readoutText());
-    if (problem_.isEmpty()) {
-        status_->setStyleSheet(QString());
-        status_->setText(statusText());
-    } else {
-        status_->setStyleSheet(QStringLiteral("color: #d62728; font-weight: bold;"));
-        status_->setText(problem_);
+    // A problem in bold red: by palette and font, not a style sheet (which
+    // kept the label from the font presentation mode hands down).
+    const bool problem = !problem_.isEmpty();
+    if (status_->property("problemShown").toBool() != problem) {
+        status_->setProperty("problemShown", problem);
+        QPalette palette;  // nothing set: the parent's
+        QFont font;
+        if (problem) {
+            palette.setColor(QPalette::WindowText, QColor(0xd6, 0x27, 0x28));
+            font.setBold(true);
+        }
+        status_->setPalette(palette);
+        status_->setFont(font);
     }
+    status_->setText(problem_.isEmpty() ? statusText() : problem_);
     updateButtons();
     emit snapshotShown();
 }

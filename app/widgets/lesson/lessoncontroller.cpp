@@ -373,9 +373,35 @@ void LessonController::updateLessonHeads()
 
 void LessonController::prepareLessonExperiment()
 {
-    // The experiment's statements need unit-variance q and k. Drawn matrices
-    // are redrawn so (one undo step); the user's own are kept, and the panel
-    // says which of the two happened.
+    lesson_->noteBorrowedReleased(QString());
+    // The experiment's statements need unit-variance q and k. A GPT-2 head
+    // shown in the pipeline has q and k of its own spread (a tiny
+    // checkpoint's: score variance 31.4 raw, 7.84 scaled at d_k 4): the lab's
+    // own unit-variance matrices take its place (one undo step).
+    if (session_->isBorrowed()) {
+        const QString head = tr("GPT-2 layer %1, head %2")
+                                 .arg(session_->borrowed().layer + 1)
+                                 .arg(session_->borrowed().head + 1);
+        // One undo step: the head let go, then unit variance if the lab's
+        // own parameters had another initialisation.
+        const QString step = tr("The lab's own matrices for the lesson's experiment");
+        recorder_->beginGesture();
+        recorder_->recordAs(step, [this] { session_->releaseBorrowed(); });
+        if (session_->config().init != attn::InitMode::UnitVariance)
+            recorder_->recordAs(step, [this] { session_->setInit(attn::InitMode::UnitVariance); });
+        recorder_->endGesture();
+        if (!session_->isBorrowed() && session_->config().init == attn::InitMode::UnitVariance) {
+            lesson_->setInitMode(attn::InitMode::UnitVariance);
+            lesson_->noteBorrowedReleased(head);
+            emit message(tr("The lesson's experiment runs on the lab's own unit-variance matrices in place "
+                            "of %1; Edit > Undo brings the head back.")
+                             .arg(head),
+                         10000);
+        }
+        return;
+    }
+    // Drawn matrices are redrawn so (one undo step); the user's own are kept,
+    // and the panel says which of the two happened.
     if (session_->config().init == attn::InitMode::UnitVariance || session_->editedCells() > 0)
         return;
     recorder_->recordAs(tr("Unit-variance initialisation for the lesson"),

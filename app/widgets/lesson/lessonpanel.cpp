@@ -2,6 +2,7 @@
 #include "lessonpanel.h"
 
 #include "cinemalesson.h"
+#include "relativefont.h"
 #include "sharetext.h"
 
 #include <QButtonGroup>
@@ -22,10 +23,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
     indicator_ = new QLabel(this);
     indicator_->setAccessibleName(tr("Lesson step"));
     title_ = new QLabel(this);
-    QFont titleFont = title_->font();
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
-    title_->setFont(titleFont);
+    setRelativeFont(title_, 1.15, true);
     title_->setWordWrap(true);
     text_ = new QLabel(this);
     text_->setAccessibleName(tr("Lesson text"));
@@ -273,6 +271,12 @@ QString LessonPanel::liveText() const
 
 QString LessonPanel::initNotice() const
 {
+    if (init_ == attn::InitMode::UnitVariance && !releasedHead_.isEmpty())
+        return tr("For this experiment the lesson put the lab's own unit-variance matrices "
+                  "(W ~ N(0, 1/d_model)) in place of %1: q and k then have the mean 0 and "
+                  "variance 1 that step 2 assumes, which a trained head's do not. Edit > Undo "
+                  "brings the head back.")
+            .arg(releasedHead_);
     if (init_ == attn::InitMode::UnitVariance)
         return initSwitched_ ? tr(
                    "For this experiment the lesson switched to the unit-variance "
@@ -290,9 +294,17 @@ QString LessonPanel::initNotice() const
 
 void LessonPanel::setInitMode(attn::InitMode mode)
 {
-    if (mode != attn::InitMode::UnitVariance)
+    if (mode != attn::InitMode::UnitVariance) {
         initSwitched_ = false;
+        releasedHead_.clear();
+    }
     init_ = mode;
+    showStep();
+}
+
+void LessonPanel::noteBorrowedReleased(const QString& head)
+{
+    releasedHead_ = head;
     showStep();
 }
 

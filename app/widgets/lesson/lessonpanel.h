@@ -94,6 +94,9 @@ public slots:
     void setInitMode(attn::InitMode mode);
     // The lesson switched to unit variance for the experiment (mode set too).
     void noteInitSwitched();
+    // The lesson put the lab's own matrices in place of a borrowed GPT-2
+    // head (`head`: "GPT-2 layer 1, head 1") for the experiment; empty: none.
+    void noteBorrowedReleased(const QString& head);
     // The session's heads, shown during the multi-head steps: the tokens'
     // labels, d_model (the stacked inputs' d) and the session's head.
     // What the training lab measured, shown during "why it matters for learning".
@@ -134,6 +137,7 @@ private:
     QString learning_;
     attn::InitMode init_ = attn::InitMode::Article;
     bool initSwitched_ = false;
+    QString releasedHead_;  // see noteBorrowedReleased
     std::shared_ptr<const attn::MultiHeadResult> heads_;
     QStringList tokenLabels_;
     int dModel_ = 0;

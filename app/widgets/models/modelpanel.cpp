@@ -2,6 +2,7 @@
 #include "modelpanel.h"
 
 #include "cinemalesson.h"
+#include "elidedlabel.h"
 #include "gpt2session.h"
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
@@ -9,6 +10,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -76,14 +78,22 @@ int linesOfPieces(const QFont& font, int lines)
 
 ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent), session_(session)
 {
-    summary_ = new QLabel(tr("No model open: File > Open model… reads a Hugging Face GPT-2 folder "
-                             "(config.json, model.safetensors, vocab.json, merges.txt)."),
-                          this);
+    // Elided, its tooltip whole: a long folder's path held the tab wider
+    // than a 1280-pixel projector in presentation mode.
+    summary_ = new ElidedLabel(this);
+    summary_->setText(
+        tr("No model open: File > Open model… reads a Hugging Face GPT-2 folder "
+           "(config.json, model.safetensors, vocab.json, merges.txt)."));
     summary_->setObjectName(QStringLiteral("modelSummary"));
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     message_ = new QLabel(this);
     message_->setObjectName(QStringLiteral("modelMessage"));
     message_->setWordWrap(true);
-    message_->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    // Red by its palette, not a style sheet (which kept it from the font
+    // presentation mode hands down).
+    QPalette red = message_->palette();
+    red.setColor(QPalette::WindowText, QColor(0xb3, 0x26, 0x1e));
+    message_->setPalette(red);
     message_->hide();
     // A text view, not a word-wrapped label in a scroll area: the label laid
     // its whole text out again for every size its layout asked about (about
@@ -173,7 +183,6 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
 
     headCaption_ = new QLabel(this);
     headCaption_->setObjectName(QStringLiteral("modelHeadCaption"));
-    headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
     lastRow_ = makeTable({tr("key"), tr("weight")}, QStringLiteral("modelLastRowTable"), this);
     lastRow_->setAccessibleName(tr("Selected head's weights from the last token"));
     lastRow_->setToolTip(
@@ -201,11 +210,12 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     layout->addWidget(message_);
     // Two whole lines of pieces, scrolled beyond: a long sentence's list
     // otherwise took the height of the grid and the next-token bars.
-    tokens_->setFixedHeight(linesOfPieces(tokens_->document()->defaultFont(), 2));
     layout->addWidget(tokens_);
     layout->addLayout(whatIf);
     layout->addWidget(lesson_);
     layout->addLayout(body, 1);
+
+    fitToFont();
 
     connect(grid_, &ModelGridView::headActivated, session_, &Gpt2Session::selectHead);
     connect(session_, &Gpt2Session::selectionChanged, this, &ModelPanel::showSelection);
@@ -234,6 +244,22 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     showSelection();
 }
 
+void ModelPanel::fitToFont()
+{
+    headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
+    tokens_->setFixedHeight(linesOfPieces(tokens_->document()->defaultFont(), 2));
+    lastRow_->verticalHeader()->setDefaultSectionSize(lastRow_->fontMetrics().height() + 4);
+    lastRow_->resizeColumnsToContents();
+}
+
+void ModelPanel::changeEvent(QEvent* event)
+{
+    // The children have the new font by now.
+    if (event->type() == QEvent::FontChange)
+        fitToFont();
+    QWidget::changeEvent(event);
+}
+
 void ModelPanel::showMessage(const QString& text)
 {
     message_->setText(text);
@@ -244,6 +270,7 @@ void ModelPanel::showModel()
 {
     showMessage(QString());
     summary_->setText(tr("%1 — %2").arg(session_->modelFolder(), session_->modelSummary()));
+    summary_->setToolTip(summary_->text());
     grid_->setResult(nullptr, {});
     grid_->setPlaceholder(
         tr("The sentence's maps show here, one per layer and head, once the model "

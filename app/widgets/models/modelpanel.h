@@ -45,7 +45,13 @@ signals:
     // and Enter are ModelGridView::headShown).
     void showInPipeline();
 
+protected:
+    // A new font (presentation mode): the tables' rows and columns, the
+    // pieces' two lines and the head caption measured for it.
+    void changeEvent(QEvent* event) override;
+
 private:
+    void fitToFont();
     void showModel();
     void showResult();
     void showSelection();

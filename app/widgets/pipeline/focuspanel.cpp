@@ -487,6 +487,7 @@ void FocusPanel::changeEvent(QEvent* event)
         // afresh for it: kept from a larger font (presentation mode), they
         // would hold the panel, and the window, wider than before.
         std::fill(std::begin(numberColumnWidths_), std::end(numberColumnWidths_), 0);
+        table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
         tickTokens_.clear();
         refresh();
     }

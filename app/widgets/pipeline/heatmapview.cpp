@@ -5,6 +5,7 @@
 #include "size_limits.h"
 
 #include <QEvent>
+#include <QApplication>
 #include <QFontMetrics>
 #include <QPainter>
 
@@ -322,6 +323,9 @@ void HeatmapView::changeEvent(QEvent* event)
     case QEvent::FontChange:
     case QEvent::StyleChange:
         renderer_.setFont(font());
+        // Larger than the application's (presentation mode): the numbers
+        // may keep the normal size where the larger one does not fit.
+        renderer_.setSmallestCellPointSize(QApplication::font().pointSizeF());
         update();
         updateGeometry();
         break;

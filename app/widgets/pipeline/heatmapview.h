@@ -113,7 +113,9 @@ public:
     QRect cellRect(int row, int col) const;
     QRect cellsArea() const;
     bool cellTextVisible() const;  // true when values are printed in cells
-    bool cellImageMode() const;    // true when cells are drawn as one scaled image
+    // Every n-th row is labelled (1: every row; 0: none).
+    int rowLabelStep() const { return renderer_.layout(size()).rowLabelStep; }
+    bool cellImageMode() const;  // true when cells are drawn as one scaled image
 
     // Renders the view (title, labels, scale) into an image of the given size
     // in device-independent pixels, for export and tests.

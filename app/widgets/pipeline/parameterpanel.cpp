@@ -4,6 +4,7 @@
 #include "elidedlabel.h"
 #include "dksteps.h"
 #include "headscontrols.h"
+#include "highlightframe.h"
 #include "scaling_lab.h"
 #include "session.h"
 #include "size_limits.h"
@@ -40,14 +41,6 @@ QSpinBox* dimensionSpin(const QString& name, int maximum, QWidget* parent)
     return spin;
 }
 
-// A transparent border of the same width when off, so that highlighting does
-// not move the controls.
-QString highlightStyle(const QString& objectName, bool on)
-{
-    return QStringLiteral("QFrame#%1 { border: 2px solid %2; border-radius: 4px; }")
-        .arg(objectName, on ? QStringLiteral("palette(highlight)") : QStringLiteral("transparent"));
-}
-
 }  // namespace
 
 ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session)
@@ -81,9 +74,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
 
     // The slider's positions are not d_k values: 0..kDkSliderPositions map
     // log-evenly onto 1..1024. A tenth of the travel is one octave.
-    dKFrame_ = new QFrame(this);
+    dKFrame_ = new HighlightFrame(2, 4, this);  // the lesson's experiment highlights it
     dKFrame_->setObjectName(QStringLiteral("dKFrame"));
-    dKFrame_->setStyleSheet(highlightStyle(dKFrame_->objectName(), false));
     dKSlider_ = new QSlider(Qt::Horizontal, dKFrame_);
     dKSlider_->setObjectName(QStringLiteral("dKSlider"));
     dKSlider_->setAccessibleName(tr("d_k slider"));
@@ -383,7 +375,7 @@ void ParameterPanel::setDkHighlighted(bool highlighted)
     if (highlighted == dKHighlighted_)
         return;
     dKHighlighted_ = highlighted;
-    dKFrame_->setStyleSheet(highlightStyle(dKFrame_->objectName(), highlighted));
+    dKFrame_->setHighlighted(highlighted);
 }
 
 }  // namespace attnlab

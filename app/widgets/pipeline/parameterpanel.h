@@ -26,6 +26,8 @@ class QSpinBox;
 
 namespace attnlab {
 
+class HighlightFrame;
+
 class HeadsControls;
 class Session;
 
@@ -64,7 +66,7 @@ private:
     QSpinBox* seed_;
     QComboBox* init_;
     QSpinBox* dModel_;
-    QFrame* dKFrame_;
+    HighlightFrame* dKFrame_;
     QWidget* lastDkControl_ = nullptr;
     QSlider* dKSlider_;
     QSpinBox* dK_;

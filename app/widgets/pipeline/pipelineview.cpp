@@ -3,7 +3,9 @@
 
 #include "elidedlabel.h"
 #include "heatmapview.h"
+#include "highlightframe.h"
 #include "presentation.h"
+#include "relativefont.h"
 #include "resultcells.h"
 #include "scoreranges.h"
 #include "session.h"
@@ -42,9 +44,7 @@ QLabel* makeOperation(const QString& name, QWidget* parent)
     auto* label = new QLabel(parent);
     label->setObjectName(name);
     label->setAlignment(Qt::AlignCenter);
-    QFont font = label->font();
-    font.setPointSizeF(font.pointSizeF() * 1.25);
-    label->setFont(font);
+    setRelativeFont(label, 1.25);
     label->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     return label;
 }
@@ -220,25 +220,15 @@ QList<HeatmapView*> PipelineView::maps() const
 
 QWidget* PipelineView::framed(HeatmapView* map)
 {
-    auto* frame = new QFrame(this);
+    // Three pixels of highlight, transparent when off, so that the map does
+    // not move when framed.
+    auto* frame = new HighlightFrame(3, 5, this);
     frame->setObjectName(map->objectName() + QStringLiteral("Frame"));
     auto* layout = new QVBoxLayout(frame);
     layout->setContentsMargins(1, 1, 1, 1);
     layout->addWidget(map);
     frames_.insert(map, frame);
-    styleFrame(map, false);
     return frame;
-}
-
-void PipelineView::styleFrame(HeatmapView* map, bool highlighted)
-{
-    QFrame* frame = frames_.value(map);
-    if (!frame)
-        return;
-    // Transparent when off, so that the map does not move when framed.
-    frame->setStyleSheet(QStringLiteral("QFrame#%1 { border: 3px solid %2; border-radius: 5px; }")
-                             .arg(frame->objectName(), highlighted ? QStringLiteral("palette(highlight)")
-                                                                   : QStringLiteral("transparent")));
 }
 
 void PipelineView::addPage(QWidget* page, const QString& title)
@@ -317,10 +307,10 @@ void PipelineView::setHighlightedMap(HeatmapView* map)
         map = nullptr;
     if (highlighted_ != map) {
         if (highlighted_)
-            styleFrame(highlighted_, false);
+            frames_.value(highlighted_)->setHighlighted(false);
         highlighted_ = map;
         if (highlighted_)
-            styleFrame(highlighted_, true);
+            frames_.value(highlighted_)->setHighlighted(true);
     }
     if (highlighted_)
         showPage(highlighted_);

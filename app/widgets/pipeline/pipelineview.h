@@ -32,6 +32,7 @@ struct AttentionResult;
 namespace attnlab {
 
 class HeatmapView;
+class HighlightFrame;
 class Session;
 struct ResultSampleCache;
 
@@ -86,7 +87,6 @@ private:
     void refresh();
     void applyRanges();
     QWidget* framed(HeatmapView* map);
-    void styleFrame(HeatmapView* map, bool highlighted);
     QWidget* pageAt(int index) const;  // the page of a tab, inside its scroll area
     void fitPage(int index);
 
@@ -110,7 +110,7 @@ private:
     QLabel* rangeNote_ = nullptr;  // a washed-out scaled map said (ScoreRanges)
     QComboBox* weightsScaleBox_;
     WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
-    QHash<const HeatmapView*, QFrame*> frames_;  // the frame around each map
+    QHash<const HeatmapView*, HighlightFrame*> frames_;  // the frame around each map
     HeatmapView* highlighted_ = nullptr;
 };
 

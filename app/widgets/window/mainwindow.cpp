@@ -16,11 +16,13 @@
 #include "modelcontroller.h"
 #include "modelpanel.h"
 #include "noticebar.h"
+#include "oneheadresult.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
 #include "presentationmode.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
+#include "screenfit.h"
 #include "trainingview.h"
 #include "statisticspanel.h"
 #include "themecontroller.h"
@@ -79,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Attention Lab"));
+    screenFit_ = new ScreenFit(this);
 
     // Created in reading order, which is the order Tab follows.
     input_ = new InputPanel(session_, this);
@@ -221,14 +224,26 @@ void MainWindow::createHeadsView()
     heads_ = new HeadsPanel;
     heads_->setObjectName(QStringLiteral("headsPanel"));
     pipeline_->addPage(heads_, tr("Heads"));
-    auto show = [this] {
+    // With one head the session computes no multi-head result: the tab shows
+    // that head as one (built when the tab is on screen).
+    auto oneHead = std::make_shared<OneHeadView>();
+    auto show = [this, oneHead] {
+        std::shared_ptr<const attn::MultiHeadResult> result = session_->multiHeadResult();
+        if (result || !session_->hasResult())
+            oneHead->clear();
+        else if (heads_->isVisible() || !isVisible())
+            result = oneHead->of(session_->shownResult(), session_->stats());
         // After an edit of one head's weights only that head's tile is drawn again.
         const std::optional<std::vector<int>> changed =
             session_->headsChangedSince(heads_->grid()->result().get());
-        heads_->setResult(session_->multiHeadResult(), session_->tokenLabels(), session_->selectedHead(),
+        heads_->setResult(result, session_->tokenLabels(), session_->selectedHead(),
                           changed ? &*changed : nullptr);
     };
     connect(session_, &Session::resultChanged, heads_, show);
+    connect(pipeline_->tabs(), &QTabWidget::currentChanged, heads_, [this, show] {
+        if (heads_->isVisible() && !heads_->result() && session_->hasResult())
+            show();
+    });
     connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);
     heads_->setWeightsScaleMode(pipeline_->weightsScaleMode());
     connect(pipeline_, &PipelineView::weightsScaleModeChanged, heads_, &HeadsPanel::setWeightsScaleMode);
@@ -361,7 +376,12 @@ WindowSettings MainWindow::settings() const
 
 void MainWindow::restoreSettings(const WindowStart& start)
 {
-    settings().restore(start);
+    const bool defaultLayout = settings().restore(start);
+    // Made smaller to fit the screen: the default docks' share of the new height.
+    screenFit_->arm([this, defaultLayout] {
+        if (defaultLayout)
+            WindowSettings::defaultDockSizes(this);
+    });
     documents_->startDocument(start);
 }
 

@@ -34,6 +34,7 @@ class ScalingCompareView;
 class ScalingLabView;
 class TrainingView;
 class PresentationMode;
+class ScreenFit;
 class StatisticsPanel;
 class ThemeController;
 
@@ -45,7 +46,8 @@ public:
 
     // The start state: the command line's parameters if it gave any, else the
     // parameters saved by the last run, else the article example. Restores
-    // the saved window layout.
+    // the saved window layout; once shown, the window's frame is fitted to
+    // the screen (ScreenFit) unless the window is resized before.
     void restoreSettings(const WindowStart& start = WindowStart());
     void saveSettings() const;
 
@@ -105,6 +107,7 @@ private:
     TrainingView* training_ = nullptr;
     HeadsPanel* heads_ = nullptr;
     PresentationMode* presentation_ = nullptr;
+    ScreenFit* screenFit_ = nullptr;
     ThemeController* theme_ = nullptr;
     DocumentController* documents_ = nullptr;
     LessonController* lessons_ = nullptr;

@@ -106,8 +106,8 @@ void ThemeController::apply()
     case Theme::Dark: QApplication::setPalette(darkPalette()); break;
     }
     // A style sheet fixes the palette of the widgets under it when it is
-    // applied (QStyleSheetStyle::polish): set again, it takes the new one,
-    // so that the maps in the pipeline's frames follow the theme too.
+    // applied (QStyleSheetStyle::polish): set again, it takes the new one.
+    // (The window's own highlights are painted, HighlightFrame, and use none.)
     for (QWidget* widget : QApplication::allWidgets())
         if (!widget->styleSheet().isEmpty())
             widget->setStyleSheet(widget->styleSheet());

@@ -22,7 +22,7 @@ WindowSettings::WindowSettings(QMainWindow* window, Session* session, PipelineVi
 {
 }
 
-void WindowSettings::restore(const WindowStart& start) const
+bool WindowSettings::restore(const WindowStart& start) const
 {
     QSettings settings;
     attn::ModelConfig config;
@@ -44,8 +44,10 @@ void WindowSettings::restore(const WindowStart& start) const
             window_->screen() ? window_->screen()->availableGeometry() : QRect(0, 0, 1400, 900);
         window_->resize(std::min(1400, available.width()), std::min(900, available.height()));
     }
-    if (!window_->restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
-        defaultDockSizes(window_);
+    if (window_->restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
+        return false;
+    defaultDockSizes(window_);
+    return true;
 }
 
 void WindowSettings::save() const

@@ -20,7 +20,8 @@ public:
 
     // The command line's parameters if it gave any, else the saved ones, else
     // the article example; then the view choices and the layout.
-    void restore(const WindowStart& start) const;
+    // True when no saved layout was there: the docks took their default sizes.
+    bool restore(const WindowStart& start) const;
     void save() const;
     // The next start is the article example (after Discard at quit).
     static void forgetParameters();
