@@ -3,19 +3,12 @@
 
 #include "headparams.h"
 
-#include <QCoreApplication>
-
 #include <cstring>
 #include <utility>
 
 namespace attnlab {
 
 namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("attnlab::Session", text);
-}
 
 // The cells of `mask` with their values in `m`, row by row, appended to `cells`.
 void appendCells(const CellMask& mask, const attn::Matrix& m, MatrixId which, int head,

@@ -18,6 +18,7 @@
 #include "multihead.h"
 #include "usercells.h"
 
+#include <QCoreApplication>
 #include <QString>
 
 #include <optional>
@@ -48,6 +49,9 @@ const attn::Matrix& matrixOf(const attn::Model& model, MatrixId which);
 attn::Matrix& matrixOf(attn::Model& model, MatrixId which);
 
 struct LabInputs {
+    Q_DECLARE_TR_FUNCTIONS(LabInputs)
+
+public:
     // The request: what the user asked for (it may have no result).
     attn::ModelConfig config;
     attn::AttentionOptions options;

@@ -7,19 +7,12 @@
 #include "headparams.h"
 #include "size_limits.h"
 
-#include <QCoreApplication>
-
 #include <algorithm>
 #include <utility>
 
 namespace attnlab {
 
 namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("attnlab::Session", text);
-}
 
 bool sameShape(const attn::Matrix& a, const attn::Matrix& b)
 {
@@ -34,19 +27,19 @@ attn::Expected<LabInputs> borrowedInputs(const LabState& state)
     const attn::Model& original = *b.original;
     const int n = int(original.tokenization.tokens.size());
     const attn::ModelConfig& c = state.config;
-    const QString what = tr("GPT-2 layer %1, head %2").arg(b.layer + 1).arg(b.head + 1);
+    const QString what = LabInputs::tr("GPT-2 layer %1, head %2").arg(b.layer + 1).arg(b.head + 1);
     if (const attn::Status dims = attn::validateDimensions(c.dModel, c.dK, c.dV); !dims)
-        return attn::Error{tr("%1 does not fit the pipeline: %2")
+        return attn::Error{LabInputs::tr("%1 does not fit the pipeline: %2")
                                .arg(what, QString::fromStdString(dims.error().message))
                                .toStdString()};
     if (n < 1 || n > attn::kMaxTokens || int(original.tokenization.ids.size()) != n)
-        return attn::Error{tr("%1 has %2 tokens; the pipeline takes 1 to %3.")
+        return attn::Error{LabInputs::tr("%1 has %2 tokens; the pipeline takes 1 to %3.")
                                .arg(what)
                                .arg(n)
                                .arg(attn::kMaxTokens)
                                .toStdString()};
     if (const attn::Status entries = attn::validateEmbeddingEntries(n, c.dModel); !entries)
-        return attn::Error{tr("%1 does not fit the pipeline: %2")
+        return attn::Error{LabInputs::tr("%1 does not fit the pipeline: %2")
                                .arg(what, QString::fromStdString(entries.error().message))
                                .toStdString()};
     const std::pair<const attn::Matrix*, std::pair<int, int>> shapes[] = {{&state.X, {n, c.dModel}},
@@ -56,7 +49,7 @@ attn::Expected<LabInputs> borrowedInputs(const LabState& state)
     for (int i = 0; i < 4; ++i) {
         const attn::Matrix& m = *shapes[i].first;
         if (m.rows() != shapes[i].second.first || m.cols() != shapes[i].second.second)
-            return attn::Error{tr("%1 of %2 has shape (%3, %4) but its parameters give (%5, %6).")
+            return attn::Error{LabInputs::tr("%1 of %2 has shape (%3, %4) but its parameters give (%5, %6).")
                                    .arg(matrixName(MatrixId(i)), what)
                                    .arg(m.rows())
                                    .arg(m.cols())
@@ -88,7 +81,7 @@ attn::Expected<LabInputs> headsInputs(const LabState& state)
         return built.error();
     attn::Model& m = built.value();
     if (!sameShape(m.X, state.X))
-        return attn::Error{tr("X has shape (%1, %2) but the parameters give (%3, %4).")
+        return attn::Error{LabInputs::tr("X has shape (%1, %2) but the parameters give (%3, %4).")
                                .arg(state.X.rows())
                                .arg(state.X.cols())
                                .arg(m.X.rows())
@@ -97,7 +90,7 @@ attn::Expected<LabInputs> headsInputs(const LabState& state)
     attn::MultiHeadParams params = state.multiHead;
     const int h = params.headCount();
     if (h != state.heads.heads || params.layout != state.heads.layout)
-        return attn::Error{tr("The lab's heads (%1, %2) do not match its parameters (%3, %4).")
+        return attn::Error{LabInputs::tr("The lab's heads (%1, %2) do not match its parameters (%3, %4).")
                                .arg(h)
                                .arg(QLatin1String(attn::headLayoutName(params.layout)))
                                .arg(state.heads.heads)
@@ -108,7 +101,7 @@ attn::Expected<LabInputs> headsInputs(const LabState& state)
     const attn::HeadWeights current = params.head(selected);
     if (!sameShape(state.Wq, current.Wq) || !sameShape(state.Wk, current.Wk)
         || !sameShape(state.Wv, current.Wv))
-        return attn::Error{tr("W_q, W_k and W_v must keep head %1's shapes (%2, %3) and (%2, %4).")
+        return attn::Error{LabInputs::tr("W_q, W_k and W_v must keep head %1's shapes (%2, %3) and (%2, %4).")
                                .arg(selected + 1)
                                .arg(current.Wq.rows())
                                .arg(current.Wq.cols())
@@ -146,7 +139,7 @@ attn::Expected<LabInputs> singleInputs(const LabState& state)
     for (int i = 0; i < 4; ++i) {
         attn::Matrix& target = matrixOf(m, MatrixId(i));
         if (!sameShape(target, *given[i]))
-            return attn::Error{tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
+            return attn::Error{LabInputs::tr("%1 has shape (%2, %3) but the parameters give (%4, %5).")
                                    .arg(matrixName(MatrixId(i)))
                                    .arg(given[i]->rows())
                                    .arg(given[i]->cols())
@@ -184,15 +177,16 @@ attn::Expected<LabInputs> LabInputs::withImport(MatrixId which, const attn::Matr
     attn::ModelConfig reshaped = config;
     if (which == MatrixId::X) {
         if (values.rows() != model.X.rows())
-            return attn::Error{tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
-                                   .arg(name)
-                                   .arg(values.rows())
-                                   .arg(model.X.rows())
-                                   .toStdString()};
+            return attn::Error{
+                LabInputs::tr("%1 has %2 rows but the sentence has %3 tokens: one row per token.")
+                    .arg(name)
+                    .arg(values.rows())
+                    .arg(model.X.rows())
+                    .toStdString()};
         reshaped.dModel = int(values.cols());
     } else {
         if (values.rows() != model.X.cols())
-            return attn::Error{tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
+            return attn::Error{LabInputs::tr("%1 has %2 rows but d_model is %3: one row per dimension of X.")
                                    .arg(name)
                                    .arg(values.rows())
                                    .arg(model.X.cols())
@@ -200,8 +194,9 @@ attn::Expected<LabInputs> LabInputs::withImport(MatrixId which, const attn::Matr
         (which == MatrixId::Wv ? reshaped.dV : reshaped.dK) = int(values.cols());
     }
     if (const attn::Status dims = attn::validateDimensions(reshaped.dModel, reshaped.dK, reshaped.dV); !dims)
-        return attn::Error{
-            tr("%1 does not fit: %2").arg(name, QString::fromStdString(dims.error().message)).toStdString()};
+        return attn::Error{LabInputs::tr("%1 does not fit: %2")
+                               .arg(name, QString::fromStdString(dims.error().message))
+                               .toStdString()};
     if (reshaped.dModel == config.dModel && reshaped.dK == config.dK && reshaped.dV == config.dV) {
         LabState next = state();
         attn::Matrix* target[] = {&next.X, &next.Wq, &next.Wk, &next.Wv};
@@ -212,24 +207,26 @@ attn::Expected<LabInputs> LabInputs::withImport(MatrixId which, const attn::Matr
         return in;
     }
     if (multiHeadLab())
-        return attn::Error{tr("%1 has shape (%2, %3) but head %4's is (%5, %6): with several heads an "
-                              "import keeps the shape; change d_model, d_k or d_v first.")
-                               .arg(name)
-                               .arg(values.rows())
-                               .arg(values.cols())
-                               .arg(selectedHead + 1)
-                               .arg(matrix(which).rows())
-                               .arg(matrix(which).cols())
-                               .toStdString()};
+        return attn::Error{
+            LabInputs::tr("%1 has shape (%2, %3) but head %4's is (%5, %6): with several heads an "
+                          "import keeps the shape; change d_model, d_k or d_v first.")
+                .arg(name)
+                .arg(values.rows())
+                .arg(values.cols())
+                .arg(selectedHead + 1)
+                .arg(matrix(which).rows())
+                .arg(matrix(which).cols())
+                .toStdString()};
     if (borrowed.active())
-        return attn::Error{tr("%1 has shape (%2, %3) but the GPT-2 head's is (%4, %5): an import into a "
-                              "borrowed head keeps its shape.")
-                               .arg(name)
-                               .arg(values.rows())
-                               .arg(values.cols())
-                               .arg(matrix(which).rows())
-                               .arg(matrix(which).cols())
-                               .toStdString()};
+        return attn::Error{
+            LabInputs::tr("%1 has shape (%2, %3) but the GPT-2 head's is (%4, %5): an import into a "
+                          "borrowed head keeps its shape.")
+                .arg(name)
+                .arg(values.rows())
+                .arg(values.cols())
+                .arg(matrix(which).rows())
+                .arg(matrix(which).cols())
+                .toStdString()};
     // A new d_model, d_k or d_v: the seed's draw of it, with the user's
     // cells and the imported matrix laid over it.
     attn::Expected<attn::Model> built = attn::buildModel(reshaped);
@@ -249,7 +246,7 @@ attn::Expected<LabInputs> LabInputs::withImport(MatrixId which, const attn::Matr
                               : which == MatrixId::Wv ? QStringLiteral("d_v")
                                                       : QStringLiteral("d_k");
     const int was = which == MatrixId::X ? config.dModel : which == MatrixId::Wv ? config.dV : config.dK;
-    *notice = tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
+    *notice = LabInputs::tr("The imported %1 has %2 columns: %3 is now %2 (was %4).")
                   .arg(name)
                   .arg(values.cols())
                   .arg(dimension)

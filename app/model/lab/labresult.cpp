@@ -111,15 +111,6 @@ LabResult LabResult::showing(int head) const
     return r;
 }
 
-LabResult LabResult::withTokens(QStringList tokens, QList<int> ids) const
-{
-    LabResult r = *this;
-    r.tokens_ = std::move(tokens);
-    r.ids_ = std::move(ids);
-    r.labels_.reset();
-    return r;
-}
-
 void LabResult::setRecomputedFrom(const std::shared_ptr<const attn::MultiHeadResult>& base,
                                   std::vector<int> heads)
 {

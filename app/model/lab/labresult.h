@@ -82,8 +82,6 @@ public:
                            const attn::AttentionOptions& options);
     // The same heads with another one shown (nothing computed).
     LabResult showing(int head) const;
-    // The same result over new tokens (a redraw computes them with the result).
-    LabResult withTokens(QStringList tokens, QList<int> ids) const;
 
     // Set while building, before the result is published.
     void setComparison(std::shared_ptr<const attn::ScalingComparison> comparison)

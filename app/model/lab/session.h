@@ -251,13 +251,12 @@ public:
     bool lookAheadReady() const { return worker_->lookAheadReady(); }
     // Waiting for the views' paint. The policy lives with the views (a
     // window's PaintAcknowledger says when they painted); the session only
-    // offers the two points to wait at. While awaitsPaint(), the rest of a
+    // offers the two points to wait at. While set, the rest of a
     // multi-head request waits after its preview (up to
     // AttentionWorker::kPreviewPaintWait) until previewPainted(), and a seed
     // step's look-ahead starts at resultPainted(). Without views (tests, the
     // command line) both happen as soon as the preview or result is out.
     void setAwaitsPaint(bool on) { awaitsPaint_ = on; }
-    bool awaitsPaint() const { return awaitsPaint_; }
     // The request the newest preview or result belongs to: a view's paint
     // is acknowledged with it.
     quint64 generation() const { return generation_; }

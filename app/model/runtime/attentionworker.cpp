@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "attentionworker.h"
 
-#include "headparams.h"
 #include "parallel.h"
-#include "presampler.h"
-#include "reaper.h"
 #include "resultpool.h"
 
 #include <algorithm>
