@@ -184,13 +184,13 @@ void runMultiHeadWindowBench(const std::vector<int>& sizes, int d, int heads, in
             const int threshold =
                 style->styleHint(QStyle::SH_SpinBox_ClickAutoRepeatThreshold, nullptr, seed);
             const auto stepUp = [&](int) { seed->stepBy(1); };
-            session->setLookAheadWanted(false);
+            session->requests().setLookAheadWanted(false);
             const Steps cold = measure(watch, sizeRuns, stepUp, pace);
-            session->setLookAheadWanted(true);
+            session->requests().setLookAheadWanted(true);
             const Steps first = measure(watch, 1, stepUp, threshold);
-            const int takenBefore = session->lookAheadsTaken();
+            const int takenBefore = session->requests().lookAheadsTaken();
             const Steps step = measure(watch, sizeRuns, stepUp, pace);
-            const int taken = session->lookAheadsTaken() - takenBefore;
+            const int taken = session->requests().lookAheadsTaken() - takenBefore;
             const std::string stepExtra =
                 ",\"pace_ms\":" + std::to_string(pace) + ",\"threshold_ms\":" + std::to_string(threshold)
                 + ",\"baseline_median_ms\":" + std::to_string(cold.timing.medianMs)

@@ -92,8 +92,8 @@ void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
     QCOMPARE(session.stats().rawVariance, stats.rawVariance);
     QCOMPARE(session.stats().meanEntropyNats, stats.meanEntropyNats);
     const attn::ScalingComparison comparison = attn::compareScaling(expected);
-    QVERIFY(sameMatrix(session.scalingComparison().weightsUnscaled, comparison.weightsUnscaled));
-    QCOMPARE(session.scalingComparison().meanMaxRaw, comparison.meanMaxRaw);
+    QVERIFY(sameMatrix(session.published()->comparison()->weightsUnscaled, comparison.weightsUnscaled));
+    QCOMPARE(session.published()->comparison()->meanMaxRaw, comparison.meanMaxRaw);
 }
 
 void TestAsync::rapidDkChangesShowOnlyTheLast()
@@ -241,7 +241,8 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     session.setParameters(largeConfig(1024), options);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QCOMPARE(session.tokenCount(), 1024);
-    const std::shared_ptr<ResultSampleCache> samples = session.presampled();
+    const std::shared_ptr<ResultSampleCache> samples =
+        (session.published()->presampled() ? session.published()->samples() : nullptr);
     QVERIFY(samples);
     QCOMPARE(int(samples->grids.size()), 2);
     const attn::AttentionResult& r = session.result();
@@ -286,7 +287,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     session.setDK(70);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QCOMPARE(session.resultDK(), 70);
-    QVERIFY(!session.presampled());
+    QVERIFY(!(session.published()->presampled() ? session.published()->samples() : nullptr));
 }
 
 void TestAsync::lessonSizeStaysImmediate()

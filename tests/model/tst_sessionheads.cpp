@@ -135,8 +135,9 @@ void TestSessionHeads::editingTheSelectedHead()
     QVERIFY(same(after->heads[1].weightsMatrix(), alone->weightsMatrix()));
     QVERIFY(!same(after->heads[1].weightsMatrix(), before->heads[1].weightsMatrix()));
     // What the views redraw: head 1 alone, against the result it replaced only.
-    QCOMPARE(session.headsChangedSince(before.get()), std::optional<std::vector<int>>(std::vector<int>{1}));
-    QVERIFY(!session.headsChangedSince(nullptr));
+    QCOMPARE(session.published()->headsChangedSince(before.get()),
+             std::optional<std::vector<int>>(std::vector<int>{1}));
+    QVERIFY(!session.published()->headsChangedSince(nullptr));
     // Another head selected: its own weights; the edit still counts.
     session.selectHead(0);
     QVERIFY(session.matrix(MatrixId::Wk)(2, 5) != 0.75);
@@ -145,7 +146,7 @@ void TestSessionHeads::editingTheSelectedHead()
     // An X edit reaches every head.
     QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 2.0));
     QCOMPARE(session.editedCells(), 2);
-    QVERIFY(!session.headsChangedSince(after.get()));  // every head changed
+    QVERIFY(!session.published()->headsChangedSince(after.get()));  // every head changed
     for (int i = 0; i < 3; ++i)
         QCOMPARE(session.multiHeadResult()->heads[std::size_t(i)].Q(0, 0),
                  (session.matrix(MatrixId::X).row(0) * session.multiHeadParams().head(i).Wq.col(0))(0, 0));
@@ -451,13 +452,13 @@ void TestSessionHeads::largeWorkInTheWorker()
     // A cell edit at this size is the worker's too.
     session.selectHead(5);
     const auto beforeEdit = session.multiHeadResult();
-    QCOMPARE(session.headsChangedSince(beforeEdit.get()),
+    QCOMPARE(session.published()->headsChangedSince(beforeEdit.get()),
              std::optional<std::vector<int>>(std::vector<int>()));
     QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, 0.25));
     QVERIFY(session.isComputing());
     QVERIFY(results.wait(60000));
     // The views redraw head 5, whose numbers are new, and keep the others'.
-    QCOMPARE(session.headsChangedSince(beforeEdit.get()),
+    QCOMPARE(session.published()->headsChangedSince(beforeEdit.get()),
              std::optional<std::vector<int>>(std::vector<int>{5}));
     for (int i : {0, 1, 2, 3, 4, 6, 7})
         QVERIFY(
@@ -491,7 +492,7 @@ void TestSessionHeads::largeWorkInTheWorker()
     session.setSeed(session.config().seed + 1);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
     QVERIFY(session.multiHeadResult() != shown);
-    QVERIFY(!session.headsChangedSince(shown.get()));
+    QVERIFY(!session.published()->headsChangedSince(shown.get()));
 }
 
 namespace {
@@ -561,11 +562,11 @@ void TestSessionHeads::theSelectedHeadComesFirst()
         StepSeen seen;
         QObject context;
         watchStep(&session, &seen, &context);
-        session.setPreviewWanted(false);
+        session.requests().setPreviewWanted(false);
         QVERIFY(session.setMatrixCell(MatrixId::Wq, 3, 2, -0.25));
         QVERIFY(results.wait(60000));
         QCOMPARE(seen.order, QStringList({"result"}));
-        session.setPreviewWanted(true);
+        session.requests().setPreviewWanted(true);
     }
     // A seed step: X and head 5 drawn alone, with the user's cells laid back.
     {
@@ -654,39 +655,39 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     session.setSeed(seed + 5);
     QVERIFY(results.wait(60000));
     QTest::qWait(300);
-    QVERIFY(!session.lookAheadReady());
+    QVERIFY(!session.requests().lookAheadReady());
     session.setSeed(seed);
     QVERIFY(results.wait(60000));
 
     // Up: seed + 1, then seed + 2 from the look-ahead.
     session.setSeed(seed + 1);
     QVERIFY(results.wait(60000));
-    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
-    const int taken = session.lookAheadsTaken();
+    QTRY_VERIFY_WITH_TIMEOUT(session.requests().lookAheadReady(), 60000);
+    const int taken = session.requests().lookAheadsTaken();
     session.setSeed(seed + 2);
     QVERIFY(results.wait(60000));
-    QCOMPARE(session.lookAheadsTaken(), taken + 1);
+    QCOMPARE(session.requests().lookAheadsTaken(), taken + 1);
     QCOMPARE(session.config().seed, seed + 2);
     checkDrawnWithCells(session, {{2, 0.5}});
 
     // Another cell typed meanwhile: the look-ahead of seed + 3 is dropped
     // and the step draws with both cells.
-    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(session.requests().lookAheadReady(), 60000);
     QVERIFY(session.setMatrixCell(MatrixId::X, 3, 3, -0.25));
-    QVERIFY(!session.lookAheadReady());
+    QVERIFY(!session.requests().lookAheadReady());
     QVERIFY(results.wait(60000));
     session.setSeed(seed + 3);
     QVERIFY(results.wait(60000));
-    QCOMPARE(session.lookAheadsTaken(), taken + 1);
+    QCOMPARE(session.requests().lookAheadsTaken(), taken + 1);
     checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
 
     // Down: the look-ahead follows the step's direction.
     session.setSeed(seed + 2);
     QVERIFY(results.wait(60000));
-    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(session.requests().lookAheadReady(), 60000);
     session.setSeed(seed + 1);
     QVERIFY(results.wait(60000));
-    QCOMPARE(session.lookAheadsTaken(), taken + 2);
+    QCOMPARE(session.requests().lookAheadsTaken(), taken + 2);
     QCOMPARE(session.config().seed, seed + 1);
     checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
 
@@ -703,9 +704,9 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
 
     // Turned off, none is kept.
-    QTRY_VERIFY_WITH_TIMEOUT(session.lookAheadReady(), 60000);
-    session.setLookAheadWanted(false);
-    QVERIFY(!session.lookAheadReady());
+    QTRY_VERIFY_WITH_TIMEOUT(session.requests().lookAheadReady(), 60000);
+    session.requests().setLookAheadWanted(false);
+    QVERIFY(!session.requests().lookAheadReady());
 }
 
 QTEST_MAIN(TestSessionHeads)

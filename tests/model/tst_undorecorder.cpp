@@ -187,7 +187,7 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
 void TestUndoRecorder::seedStepsOfAnEditedLabInTheWorker()
 {
     Session session;
-    session.setLookAheadWanted(false);
+    session.requests().setLookAheadWanted(false);
     QUndoStack stack;
     UndoRecorder recorder(&session, &stack);
     const testconfigs::SplitHeads large = testconfigs::largeSplitHeads();

@@ -191,7 +191,7 @@ void TestLesson::statementsHoldAtEveryDk()
     for (int d = 1; d <= 1024; d *= 2) {
         dK->setValue(d);
         QCOMPARE(window.session()->resultDK(), d);
-        const attn::ScalingComparison& c = window.session()->scalingComparison();
+        const attn::ScalingComparison& c = *window.session()->published()->comparison();
         QCOMPARE(c.dK, d);
         if (d == 1)
             first = c;
@@ -246,7 +246,7 @@ void TestLesson::articleWeightsWouldContradictTheLesson()
     MainWindow window;
     window.restoreSettings();
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1024);
-    const attn::ScalingComparison& c = window.session()->scalingComparison();
+    const attn::ScalingComparison& c = *window.session()->published()->comparison();
     QCOMPARE(window.session()->config().init, attn::InitMode::Article);
     QVERIFY(std::abs(c.meanMaxRaw - c.meanMaxScaled) < 0.05);
     QVERIFY(c.varScaled > 100);  // far from the 1 of step 2

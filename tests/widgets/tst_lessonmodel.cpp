@@ -278,7 +278,7 @@ void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
     QVERIFY2(notice.contains(QStringLiteral("in place of GPT-2 layer 1, head 1")), qPrintable(notice));
     // The live line is the lab's own numbers now: unit-variance q and k give
     // a scaled score variance near 1 (the article's 6 tokens: a loose bound).
-    const attn::ScalingComparison& c = *lab->sharedComparison();
+    const attn::ScalingComparison& c = *lab->published()->comparison();
     QVERIFY2(c.varScaled > 0.05 && c.varScaled < 5.0, qPrintable(QString::number(c.varScaled)));
 
     window->documents()->undoStack()->undo();

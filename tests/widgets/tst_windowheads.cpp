@@ -72,7 +72,7 @@ void TestWindowHeads::threeHeadsAndAClick()
     // ahead of the others, which that tab would only wait longer for).
     auto* panel = guitest::find<HeadsPanel>(*window, QStringLiteral("headsPanel"));
     auto* tabs = window->findChild<PipelineView*>(QStringLiteral("pipelineView"))->tabs();
-    QVERIFY(session->previewWanted());
+    QVERIFY(session->requests().previewWanted());
     // Hidden, the panel keeps the result for later and its grid holds none.
     QVERIFY(!panel->isVisible());
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
@@ -81,7 +81,7 @@ void TestWindowHeads::threeHeadsAndAClick()
         if (tabs->widget(i)->isAncestorOf(panel) || tabs->widget(i) == panel)
             tabs->setCurrentIndex(i);
     QTRY_VERIFY(panel->isVisible());
-    QVERIFY(!session->previewWanted());
+    QVERIFY(!session->requests().previewWanted());
     QCOMPARE(panel->result().get(), session->multiHeadResult().get());
     HeadGridView* grid = panel->grid();
     QCOMPARE(grid->result().get(), session->multiHeadResult().get());
@@ -297,7 +297,7 @@ void TestWindowHeads::theShownHeadFirst()
     session->setParameters(config, {}, heads);
     QVERIFY(results.wait(60000));
     session->selectHead(3);
-    QVERIFY(session->previewWanted());  // the pipeline tab is shown
+    QVERIFY(session->requests().previewWanted());  // the pipeline tab is shown
 
     // Connected after the window's views: when the preview comes, they show it.
     auto* weights = guitest::find<HeatmapView>(*window, QStringLiteral("weightsMap"));

@@ -163,8 +163,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
     auto stepText = [&] {
         if (!nextText_.isEmpty())
             return nextText_;
-        QString text =
-            tr("Edit %1(%2, %3)").arg(Session::matrixName(edit.which)).arg(edit.row + 1).arg(edit.col + 1);
+        QString text = tr("Edit %1(%2, %3)").arg(matrixName(edit.which)).arg(edit.row + 1).arg(edit.col + 1);
         if (edit.which != MatrixId::X && heads)
             text += tr(" of head %1").arg(edit.head + 1);
         return text;
@@ -357,11 +356,11 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
             continue;
         ++changedMatrices;
         if (count == 1) {
-            text = tr("Edit %1(%2, %3)").arg(Session::matrixName(ids[k])).arg(row + 1).arg(col + 1);
+            text = tr("Edit %1(%2, %3)").arg(matrixName(ids[k])).arg(row + 1).arg(col + 1);
             if (ids[k] != MatrixId::X && multiHead)
                 text += tr(" of head %1").arg(head + 1);
         } else {
-            text = tr("Replace %1").arg(Session::matrixName(ids[k]));
+            text = tr("Replace %1").arg(matrixName(ids[k]));
         }
     }
     if (changedMatrices == 1)

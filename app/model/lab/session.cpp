@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "attentionworker.h"
+#include "labrequests.h"
 #include "headparams.h"
 #include "presentation.h"
 #include "reaper.h"
@@ -19,72 +20,71 @@ Session::Session(QObject* parent)
     : QObject(parent),
       resultPool_(std::make_shared<ResultPool>()),
       current_(std::make_shared<const LabResult>()),
-      worker_(std::make_unique<AttentionWorker>(resultPool_)),
-      scalingLab_(std::make_unique<ScalingLabRun>(worker_.get()))
+      requests_(std::make_unique<LabRequests>(resultPool_)),
+      scalingLab_(std::make_unique<ScalingLabRun>(requests_->worker()))
 {
     // First of resultChanged's slots: a result in, its preview is done with
     // before any view looks.
-    connect(this, &Session::resultChanged, this, [this] {
-        preview_.reset();
-        previewSamples_.reset();
+    connect(this, &Session::resultChanged, requests_.get(), &LabRequests::forgetPreview);
+    connect(requests_.get(), &LabRequests::delivered, this, &Session::deliver);
+    connect(requests_.get(), &LabRequests::dropped, this, &Session::resultDropped);
+    connect(requests_.get(), &LabRequests::previewChanged, this, &Session::previewChanged);
+    // The head still selected, over the same tokens.
+    requests_->setPreviewFilter([this](int head, const attn::AttentionResult& result) {
+        return current_->heads() && head == in_.selectedHead && result.tokens() == tokenCount();
     });
-    connect(worker_.get(), &AttentionWorker::finished, this, &Session::deliver, Qt::QueuedConnection);
-    connect(worker_.get(), &AttentionWorker::previewed, this, &Session::deliverPreview, Qt::QueuedConnection);
+    requests_->setLookAheadSource([this](std::uint64_t seed) -> std::unique_ptr<AttentionJob> {
+        if (!current_->heads() || !problem_.isEmpty() || isBorrowed()
+            || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
+            return nullptr;
+        std::unique_ptr<AttentionJob> job = makeJob(in_, true, true);
+        job->config.seed = seed;
+        return job;
+    });
     redraw(false);
 }
 
 Session::~Session() = default;
 
-bool Session::isLargeWork(int tokens) const
+bool Session::isLargeWork(const attn::ModelConfig& config, const attn::HeadsConfig& heads, int tokens)
 {
     const double n = tokens;
-    const double work = n * n * (in_.config.dK + in_.config.dV)
-                        + n * in_.config.dModel * (2.0 * in_.config.dK + in_.config.dV);
-    return work * (multiHead() ? in_.heads.heads : 1) > kAsyncWork;
+    const double work = n * n * (config.dK + config.dV) + n * config.dModel * (2.0 * config.dK + config.dV);
+    return work * (heads.multiHead() ? heads.heads : 1) > kAsyncWork;
 }
 
-std::unique_ptr<AttentionWorker::Job> Session::makeJob(bool redraw, bool keep, bool headsOnly) const
+std::unique_ptr<AttentionJob> Session::makeJob(const LabInputs& in, bool redraw, bool keep,
+                                               bool headsOnly) const
 {
-    auto job = std::make_unique<AttentionWorker::Job>();
+    auto job = std::make_unique<AttentionJob>();
     job->redraw = redraw;
     job->keep = redraw && keep;
-    job->config = in_.config;
-    job->options = in_.options;
+    job->config = in.config;
+    job->options = in.options;
     job->comparison = comparisonWanted_;
     job->sampleSizes = sampleSizes();
     if (!redraw || job->keep)
-        job->model = in_.model;  // X (n, d_model) and the weights: small next to the maps
+        job->model = in.model;  // X (n, d_model) and the weights: small next to the maps
     if (job->keep)
-        job->cells = in_.userCells;
-    if (multiHead()) {
-        job->heads = in_.heads;
-        job->selectedHead = in_.selectedHead;
+        job->cells = in.userCells;
+    if (in.heads.multiHead()) {
+        job->heads = in.heads;
+        job->selectedHead = in.selectedHead;
         // A preview needs the tokens the maps label it with.
-        job->preview = previewWanted_
+        job->preview = requests_->previewWanted()
                        && (!redraw
-                           || (in_.config.sentence == in_.modelConfig.sentence
-                               && in_.config.tokenizer == in_.modelConfig.tokenizer && !in_.modelStale
-                               && !isBorrowed()));
+                           || (in.config.sentence == in.modelConfig.sentence
+                               && in.config.tokenizer == in.modelConfig.tokenizer && !in.modelStale
+                               && !in.borrowed.active()));
         if (!redraw)
-            job->params = in_.multiHead;
+            job->params = in.multiHead;
         if (headsOnly && !redraw) {
-            job->recomputeHeads = in_.staleHeads;
-            job->recomputeParts = in_.staleParts;
+            job->recomputeHeads = in.staleHeads;
+            job->recomputeParts = in.staleParts;
             job->base = current_->heads();
         }
     }
     return job;
-}
-
-void Session::startJob(bool redraw, bool keep)
-{
-    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep);
-    computingHeadsOnly_ = false;
-    job->generation = ++generation_;
-    computing_ = true;
-    computingRedraw_ = redraw;
-    computingKeep_ = job->keep;
-    worker_->request(std::move(job));  // supersedes the request in flight
 }
 
 QList<QSize> Session::sampleSizes() const
@@ -97,138 +97,78 @@ QList<QSize> Session::sampleSizes() const
     return sizes;
 }
 
-void Session::supersede()
+std::shared_ptr<AttentionOutcome> Session::computeNow(AttentionJob& job) const
 {
-    worker_->dropLookAhead();
-    ++generation_;
-    if (computing_)
-        worker_->cancel();
-    computing_ = false;
+    auto outcome = std::make_shared<AttentionOutcome>();
+    outcome->redraw = job.redraw;
+    outcome->keep = job.keep;
+    // Large work done here (a lab opened, an undo step) uses every core.
+    const int tokens = job.redraw ? tokenCount() : int(job.model.X.rows());
+    const int threads = isLargeWork(job.config, job.heads, tokens) ? AttentionWorker::threads() : 1;
+    if (job.heads.multiHead())
+        computeHeadsJob(job, outcome.get(), threads, nullptr);
+    else
+        computeSingleHeadJob(job, outcome.get(), *resultPool_, threads, nullptr);
+    return outcome;
 }
 
-void Session::deliverPreview(quint64 generation, int head,
-                             const std::shared_ptr<const attn::AttentionResult>& result)
+bool Session::finish(AttentionOutcome& outcome)
 {
-    // For the request in flight and the head still selected, over the same tokens.
-    if (generation != generation_ || !computing_ || !current_->heads() || head != in_.selectedHead
-        || result->tokens() != tokenCount()) {
-        worker_->previewShown(generation);  // nothing to paint
-        return;
-    }
-    preview_ = result;
-    previewSamples_.reset();
-    emit previewChanged();
-    if (!awaitsPaint_)
-        previewPainted(generation);  // nothing paints it
-}
-
-void Session::previewPainted(quint64 generation)
-{
-    worker_->previewShown(generation);
-}
-
-void Session::resultPainted(quint64 generation)
-{
-    // The next seed step's work, once the views have painted this one:
-    // started while they take it, it slowed their paint more than it gained.
-    if (generation == 0 || generation != lookAheadDue_)
-        return;
-    lookAheadDue_ = 0;
-    if (lookAheadWanted_)
-        lookAhead(generation);
-}
-
-void Session::setLookAheadWanted(bool wanted)
-{
-    lookAheadWanted_ = wanted;
-    if (!wanted)
-        worker_->dropLookAhead();
-}
-
-void Session::lookAhead(quint64 generation)
-{
-    // Nothing changed since that result, which is the session's.
-    if (!lookAheadWanted_ || generation != generation_ || computing_ || !current_->heads()
-        || !problem_.isEmpty() || isBorrowed() || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
-        return;
-    std::unique_ptr<AttentionWorker::Job> job = makeJob(true, true);
-    job->config.seed = seedAhead_;
-    job->preview = false;
-    worker_->lookAhead(std::move(job));
-}
-
-void Session::dropPreview()
-{
-    if (!preview_)
-        return;
-    preview_.reset();
-    previewSamples_.reset();
-    emit previewChanged();
-}
-
-std::shared_ptr<ResultSampleCache> Session::shownSampleCache() const
-{
-    if (!preview_)
-        return sampleCache();
-    if (!previewSamples_)
-        previewSamples_ = std::make_shared<ResultSampleCache>();
-    return previewSamples_;
-}
-
-void Session::deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome)
-{
-    if (outcome->cancelled || outcome->generation != generation_ || !computing_) {
-        emit resultDropped();  // superseded by a newer request
-        return;
-    }
-    computing_ = false;
-    if (!outcome->error.isEmpty()) {
-        if (outcome->redraw)
+    if (!outcome.error.isEmpty()) {
+        if (outcome.redraw)
             in_.modelStale = true;
-        setProblem(outcome->error);
-        return;
+        setProblem(outcome.error);
+        return false;
     }
-    if (outcome->multi) {
-        const QString notice = installHeads(*outcome);
-        if (outcome->redraw)
-            emit modelRedrawn();
-        if (outcome->generation == seedStepGeneration_)
-            lookAheadDue_ = outcome->generation;
-        emit resultChanged();
-        if (!awaitsPaint_)
-            resultPainted(outcome->generation);  // nothing paints it
-        if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
-            emit matrixNotice(notice);
-        return;
-    }
-    in_.clearHeads();
-    const attn::Model& over = outcome->redraw ? outcome->model : in_.model;
-    LabResult next = LabResult::single(tokensOf(over), idsOf(over), std::move(outcome->result),
-                                       std::move(outcome->stats), in_.options);
-    next.setComparison(std::move(outcome->comparison));
-    next.setSamples(std::move(outcome->samples), true);
-    QString notice;
-    if (outcome->redraw)
-        notice = in_.installModel(std::move(outcome->model), outcome->config, std::move(outcome->cells),
-                                  outcome->report);
-    publish(std::move(next));
-    setProblem(QString());
-    if (outcome->redraw)
+    const QString notice = outcome.multi ? installHeads(outcome) : installSingle(outcome);
+    if (outcome.redraw)
         emit modelRedrawn();
     emit resultChanged();
     // A fresh draw leaves nothing of the user's; a kept one speaks when it has to.
-    if (outcome->redraw && (!outcome->keep || !notice.isEmpty()))
+    if (outcome.redraw && (!outcome.keep || !notice.isEmpty()))
         emit matrixNotice(notice);
+    return true;
+}
+
+void Session::deliver(const std::shared_ptr<AttentionOutcome>& outcome)
+{
+    const bool heads = outcome->multi != nullptr;  // finish() takes it
+    if (finish(*outcome) && heads)
+        requests_->headsShown(outcome->generation);
+}
+
+LabResult Session::singleResult(AttentionOutcome& outcome, const attn::Model& over) const
+{
+    LabResult next = LabResult::single(tokensOf(over), idsOf(over), std::move(outcome.result),
+                                       std::move(outcome.stats), in_.options);
+    next.setComparison(std::move(outcome.comparison));
+    next.setSamples(std::move(outcome.samples), true);
+    return next;
+}
+
+QString Session::installSingle(AttentionOutcome& outcome)
+{
+    in_.clearHeads();
+    LabResult next = singleResult(outcome, outcome.redraw ? outcome.model : in_.model);
+    QString notice;
+    if (outcome.redraw)
+        notice = in_.installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells),
+                                  outcome.report);
+    publish(std::move(next));
+    setProblem(QString());
+    return notice;
 }
 
 void Session::waitForResult()
 {
-    if (!computing_)
+    if (!requests_->computing())
         return;
     // Supersede the worker's request with the same one done here.
-    supersede();
-    if (computingRedraw_)
-        redrawNow(computingKeep_);
+    const bool redrawing = requests_->redrawing();
+    const bool keep = requests_->keeps();
+    requests_->supersede();
+    if (redrawing)
+        redrawNow(keep);
     else
         recomputeNow();
 }
@@ -297,10 +237,8 @@ void Session::setSeed(quint64 seed)
     changeConfig(&attn::ModelConfig::seed, std::uint64_t(seed));
     const bool up = seed == from + 1 && seed != std::numeric_limits<std::uint64_t>::max();
     const bool down = seed + 1 == from && seed != 0;
-    if ((up || down) && computing_ && computingRedraw_) {
-        seedStepGeneration_ = generation_;
-        seedAhead_ = up ? seed + 1 : seed - 1;
-    }
+    if (up || down)
+        requests_->seedStep(up ? seed + 1 : seed - 1);
 }
 
 void Session::setInit(attn::InitMode mode)
@@ -362,8 +300,8 @@ void Session::redraw(bool keep)
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
     const int words = int(std::count(in_.config.sentence.begin(), in_.config.sentence.end(), ' ')) + 1;
-    if (isLargeWork(std::max(words, tokenCount()))) {
-        startJob(true, keep);
+    if (isLargeWork(in_.config, in_.heads, std::max(words, tokenCount()))) {
+        requests_->start(makeJob(in_, true, keep));
         return;
     }
     redrawNow(keep);
@@ -371,56 +309,20 @@ void Session::redraw(bool keep)
 
 void Session::redrawNow(bool keep)
 {
-    supersede();  // a computation in flight
-    if (multiHead()) {
-        QString notice;
-        const attn::Status computed = computeHeadsNow(true, keep, &notice);
-        if (!computed) {
-            in_.modelStale = true;
-            setProblem(problemOf(computed));
-            return;
-        }
-        emit modelRedrawn();
-        emit resultChanged();
-        if (!keep || !notice.isEmpty())
-            emit matrixNotice(notice);
-        return;
-    }
-    attn::Expected<attn::Model> built = attn::buildModel(in_.config);
-    if (!built) {
-        in_.modelStale = true;
-        setProblem(QString::fromStdString(built.error().message));
-        return;
-    }
-    attn::Model& m = built.value();
-    KeptReport report;
-    UserCells cells = keep ? keepUserCells(in_.model, in_.userCells, &m, &report) : UserCells::none(m);
-    LabResult next;
-    const attn::Status computed = computeFrom(m, in_.options, &next);
-    if (!computed) {
-        in_.modelStale = true;
-        setProblem(problemOf(computed));
-        return;
-    }
-    in_.clearHeads();
-    const QString notice = in_.installModel(std::move(m), in_.config, std::move(cells), report);
-    publish(std::move(next));
-    setProblem(QString());
-    emit modelRedrawn();
-    emit resultChanged();
-    if (!keep || !notice.isEmpty())
-        emit matrixNotice(notice);
+    requests_->supersede();  // a computation in flight
+    const std::unique_ptr<AttentionJob> job = makeJob(in_, true, keep);
+    finish(*computeNow(*job));
 }
 
 void Session::recompute()
 {
-    if (computing_ && computingRedraw_) {
+    if (requests_->redrawing()) {
         // The matrices are being redrawn: redraw again with the new options.
-        redraw(computingKeep_);
+        redraw(requests_->keeps());
         return;
     }
-    if (!in_.modelStale && isLargeWork(tokenCount())) {
-        startJob(false);
+    if (!in_.modelStale && isLargeWork(in_.config, in_.heads, tokenCount())) {
+        requests_->start(makeJob(in_, false, false));
         return;
     }
     recomputeNow();
@@ -428,65 +330,13 @@ void Session::recompute()
 
 void Session::recomputeNow()
 {
-    supersede();
+    requests_->supersede();
     if (in_.modelStale) {
         redraw();
         return;
     }
-    attn::Status computed = attn::okStatus();
-    if (multiHead()) {
-        computed = computeHeadsNow(false, false, nullptr);
-    } else {
-        LabResult next;
-        computed = computeFrom(in_.model, in_.options, &next);
-        if (computed) {
-            in_.clearHeads();
-            publish(std::move(next));
-        }
-    }
-    setProblem(problemOf(computed));
-    if (computed)
-        emit resultChanged();
-}
-
-attn::Status Session::computeInputs(const LabInputs& in, LabResult* next) const
-{
-    if (!in.multiHeadLab())
-        return computeFrom(in.model, in.options, next);
-    const int n = int(in.model.X.rows());
-    const int h = in.multiHead.headCount();
-    auto multi = shareLarge(attn::MultiHeadResult(), multiHeadBytes(h, n));
-    const attn::Status status = computeHeads(in.model.X, in.multiHead, in.options, multi.get(),
-                                             isLargeWork(n) ? AttentionWorker::threads() : 1);
-    if (!status)
-        return status;
-    *next =
-        LabResult::multi(tokensOf(in.model), idsOf(in.model), std::move(multi), in.selectedHead, in.options);
-    return attn::okStatus();
-}
-
-attn::Status Session::computeFrom(const attn::Model& model, const attn::AttentionOptions& options,
-                                  LabResult* next) const
-{
-    // A new object each time: views may still hold the previous one.
-    auto result = resultPool_->take(model.X.rows());
-    attn::AttentionStats stats;
-    // Large work done here (a lab opened, an undo step) uses every core.
-    const attn::Status status = attn::computeAttentionWithStatistics(
-        model.X, model.Wq, model.Wk, model.Wv, options, result.get(), &stats,
-        isLargeWork(int(model.X.rows())) ? AttentionWorker::threads() : 1);
-    if (!status)
-        return status;
-    *next =
-        LabResult::single(tokensOf(model), idsOf(model), std::move(result), std::move(stats), in_.options);
-    if (comparisonWanted_)
-        next->comparison();  // computed with the result, as the worker does
-    return attn::okStatus();
-}
-
-QString Session::problemOf(const attn::Status& status)
-{
-    return status ? QString() : QString::fromStdString(status.error().message);
+    const std::unique_ptr<AttentionJob> job = makeJob(in_, false, false);
+    finish(*computeNow(*job));
 }
 
 void Session::setProblem(const QString& problem)
@@ -495,7 +345,7 @@ void Session::setProblem(const QString& problem)
         return;
     problem_ = problem;
     if (!problem_.isEmpty())
-        dropPreview();  // the request it previewed gives no result
+        requests_->dropPreview();  // the request it previewed gives no result
     emit problemChanged();
 }
 

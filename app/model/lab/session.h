@@ -24,9 +24,11 @@
 // AttentionWorker). Lesson sizes are computed at once, as before.
 
 #include "attention.h"
-#include "attentionworker.h"
+#include "attentionjob.h"
+#include "cellvalue.h"
 #include "labfile.h"
 #include "labinputs.h"
+#include "labrequests.h"
 #include "labresult.h"
 #include "model.h"
 #include "multihead.h"
@@ -52,17 +54,6 @@ struct ResultSampleCache;
 class ResultPool;
 class ScalingLabRun;
 
-// One cell that Session::setMatrixCell changed: of X, or of W_q, W_k or W_v
-// of head `head` (0 with one head).
-struct CellEdit {
-    MatrixId which = MatrixId::X;
-    int head = 0;
-    int row = 0;
-    int col = 0;
-    double before = 0.0;
-    double after = 0.0;
-};
-
 class Session : public QObject {
     Q_OBJECT
 public:
@@ -72,10 +63,10 @@ public:
     // Work above which redraws and recomputations leave the GUI thread.
     static constexpr double kAsyncWork = 1 << 24;
     // A computation runs in the worker; result() is the previous one.
-    bool isComputing() const { return computing_; }
+    bool isComputing() const { return requests_->computing(); }
     // A redraw is in flight: config() is the new one, the matrices still the
     // last model's until its result comes.
-    bool isRedrawing() const { return computing_ && computingRedraw_; }
+    bool isRedrawing() const { return requests_->redrawing(); }
     // Finishes a computation in progress at once (on this thread) and shows
     // its result; nothing happens when none runs. Edits and setState() call
     // it first, so that they apply to the requested parameters.
@@ -96,11 +87,9 @@ public:
     // from it instead of copying them. Each new result is a new object.
     std::shared_ptr<const attn::AttentionResult> sharedResult() const { return current_->shown(); }
     const attn::AttentionStats& stats() const { return current_->stats(); }
-    // Unscaled vs scaled softmax of the result (attn::compareScaling): two
-    // more n x n maps, so it is computed only while a view wants it (see
-    // setComparisonWanted), else on first use after each result.
-    const attn::ScalingComparison& scalingComparison() const { return *sharedComparison(); }
-    std::shared_ptr<const attn::ScalingComparison> sharedComparison() const { return current_->comparison(); }
+    // Unscaled vs scaled softmax of the result (attn::compareScaling, in
+    // published()->comparison()): two more n x n maps, so it is computed
+    // only while a view wants it, else on first use after each result.
     // While wanted, each result comes with its comparison (computed with it,
     // in the worker for large work).
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
@@ -113,17 +102,12 @@ public:
     // each row in cache (in parallel, with no exponential per cell), instead
     // of the GUI thread reading them across the whole map afterwards.
     // The cache the maps of the current result sample into: the worker's
-    // samples (presampled()), or an empty one kept for them to fill.
+    // samples (published()->presampled()), or an empty one for them to fill.
     std::shared_ptr<ResultSampleCache> sampleCache() const { return current_->samples(); }
     // Picture sizes (width x height cells) to sample at instead of those of
     // sampleCache()'s grids, for a caller without maps; an empty list
     // samples nothing.
     void setSampleSizes(const QList<QSize>& sizes) { fixedSampleSizes_ = sizes; }
-    // The worker's samples for the current result, or null.
-    std::shared_ptr<ResultSampleCache> presampled() const
-    {
-        return current_->presampled() ? current_->samples() : nullptr;
-    }
 
     // X (n, d_model), W (d_model, d_k|d_v)
     const attn::Matrix& matrix(MatrixId which) const { return in_.matrix(which); }
@@ -194,12 +178,6 @@ public:
     // W_k) or d_v (W_v), and the other matrices follow as for that change.
     attn::Status setMatrix(MatrixId which, const attn::Matrix& values);
 
-    // Text to a finite number within attn::kMaxInputMagnitude (C locale, or
-    // the user's locale for its digits; a comma is refused as a decimal
-    // separator: the point is the one used throughout), or a readable error.
-    static attn::Expected<double> parseValue(const QString& text);
-    static QString matrixName(MatrixId which) { return attnlab::matrixName(which); }  // "X", "W_q", ...
-
     // Multi-head attention. With headsConfig().multiHead() false (one
     // independent head, no W_o) everything above is today's single head.
     // Otherwise every head is computed; one of them, selectedHead(), is the
@@ -220,59 +198,26 @@ public:
     // it is null again. None comes for a new sentence (the tokens are still
     // the previous ones), a draw that is one stream (Article, torch-mha) or
     // while it is not wanted (setPreviewWanted).
-    std::shared_ptr<const attn::AttentionResult> preview() const { return preview_; }
+    std::shared_ptr<const attn::AttentionResult> preview() const { return requests_->preview(); }
     // What a view of the selected head's maps shows: preview(), else sharedResult().
     std::shared_ptr<const attn::AttentionResult> shownResult() const
     {
-        return preview_ ? preview_ : current_->shown();
+        return preview() ? preview() : current_->shown();
     }
     // The cache those maps sample shownResult() into (sampleCache() for result_).
-    std::shared_ptr<ResultSampleCache> shownSampleCache() const;
-    // Whether requests send the selected head ahead (on by default). The
-    // head alone is computed twice and the rest waits for its paint, so a
-    // window whose shown views all wait for every head (the Heads tab)
-    // turns it off.
-    void setPreviewWanted(bool wanted) { previewWanted_ = wanted; }
-    bool previewWanted() const { return previewWanted_; }
-    // After a seed step by one (setSeed to the seed above or below) whose
-    // heads were computed in the worker, the worker computes the next step
-    // in the same direction once the views have painted this one (a
-    // look-ahead, see AttentionWorker::lookAhead), so that stepping on
-    // shows at the cost of a paint. It is taken only by a request for the very same work
-    // (sameWork, attentionjob.h); any other change drops it. Not for a
-    // result over kLookAheadBytes (an extra result held), a borrowed head
-    // or the single head. On by default; the bench turns it off for its
-    // baseline.
-    void setLookAheadWanted(bool wanted);
+    std::shared_ptr<ResultSampleCache> shownSampleCache() const
+    {
+        return preview() ? requests_->previewSamples() : sampleCache();
+    }
+    // The requests to the worker: the preview's and the look-ahead's
+    // switches, and the points where they wait for the views' paint
+    // (labrequests.h). No look-ahead is made for a result over
+    // kLookAheadBytes (an extra result held), a borrowed head or the single
+    // head.
+    LabRequests& requests() const { return *requests_; }
     static constexpr std::size_t kLookAheadBytes = std::size_t(128) << 20;
-    // Requests the worker answered from a look-ahead so far; whether one is
-    // done and kept.
-    int lookAheadsTaken() const { return worker_->lookAheadsTaken(); }
-    bool lookAheadReady() const { return worker_->lookAheadReady(); }
-    // Waiting for the views' paint. The policy lives with the views (a
-    // window's PaintAcknowledger says when they painted); the session only
-    // offers the two points to wait at. While set, the rest of a
-    // multi-head request waits after its preview (up to
-    // AttentionWorker::kPreviewPaintWait) until previewPainted(), and a seed
-    // step's look-ahead starts at resultPainted(). Without views (tests, the
-    // command line) both happen as soon as the preview or result is out.
-    void setAwaitsPaint(bool on) { awaitsPaint_ = on; }
-    // The request the newest preview or result belongs to: a view's paint
-    // is acknowledged with it.
-    quint64 generation() const { return generation_; }
-    void previewPainted(quint64 generation);
-    void resultPainted(quint64 generation);
     // Every head's result, or null for the single head.
     std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return current_->heads(); }
-    // The heads whose numbers differ between `shown` and multiHeadResult()
-    // when the latter replaced `shown` by recomputing those heads alone (an
-    // edit of one head's weights): a view of `shown` redraws only them.
-    // None when `shown` is multiHeadResult(); nullopt otherwise: take every
-    // head as changed.
-    std::optional<std::vector<int>> headsChangedSince(const attn::MultiHeadResult* shown) const
-    {
-        return current_->headsChangedSince(shown);
-    }
     // Every head's parameters (of the current result); empty for the single head.
     const attn::MultiHeadParams& multiHeadParams() const { return in_.multiHead; }
     void setHeadsConfig(const attn::HeadsConfig& heads);
@@ -352,71 +297,51 @@ private:
     }
 
     // buildModel from in_.config, then recompute; `keep` lays the user's cells
-    // over the new draw.
+    // over the new draw. Large work goes to the worker (requests_), the
+    // rest is computed here with the same job (computeNow) and taken in
+    // as the worker's outcome would be (finish).
     void redraw(bool keep = true);
     void recompute();  // attention over the current matrices
     void redrawNow(bool keep);
     void recomputeNow();
-    bool isLargeWork(int tokens) const;
-    // headsOnly: the stale heads alone, over the current result.
-    std::unique_ptr<AttentionWorker::Job> makeJob(bool redraw, bool keep, bool headsOnly = false) const;
-    void recomputeHeads();                          // after an edit of the selected head's weights
-    void startJob(bool redraw, bool keep = false);  // hands the request to the worker
-    QList<QSize> sampleSizes() const;               // where the next result is sampled
-    void supersede();                               // drops the request in flight, if any
-    void deliver(const std::shared_ptr<AttentionWorker::Outcome>& outcome);  // GUI thread
-    void deliverPreview(quint64 generation, int head,
-                        const std::shared_ptr<const attn::AttentionResult>& result);
-    void dropPreview();                  // back to result_ on the maps
-    void lookAhead(quint64 generation);  // the seed after generation's result, if wanted
-    // The single head's attention over `model`'s matrices into `next`
-    // (with in_.options), or the engine's error. Emits nothing, publishes
-    // nothing, so that callers finish updating before views look.
-    attn::Status computeFrom(const attn::Model& model, const attn::AttentionOptions& options,
-                             LabResult* next) const;
-    // The same for every input: one head, or every head's pass.
-    attn::Status computeInputs(const LabInputs& inputs, LabResult* next) const;
+    void recomputeHeads();  // after an edit of the selected head's weights
+    static bool isLargeWork(const attn::ModelConfig& config, const attn::HeadsConfig& heads, int tokens);
+    // The request that computes `inputs`: a redraw from their config, or a
+    // recompute over their matrices; headsOnly: their stale heads alone,
+    // over the current result.
+    std::unique_ptr<AttentionJob> makeJob(const LabInputs& inputs, bool redraw, bool keep,
+                                          bool headsOnly = false) const;
+    QList<QSize> sampleSizes() const;  // where the next result is sampled
+    // `job` computed on this thread, every core for large work.
+    std::shared_ptr<AttentionOutcome> computeNow(AttentionJob& job) const;
+    // An outcome of in_'s request made the session's: the problem, or the
+    // result published with the inputs it brings, and the signals. False
+    // for an error.
+    bool finish(AttentionOutcome& outcome);
+    void deliver(const std::shared_ptr<AttentionOutcome>& outcome);  // from the worker
+    // The result published and the inputs taken in; emits nothing and
+    // returns what became of the user's cells, for a redraw.
+    QString installSingle(AttentionOutcome& outcome);
+    QString installHeads(AttentionOutcome& outcome);  // sessionheads.cpp
+    // The single head's result in `outcome`, labelled with `over`'s tokens.
+    LabResult singleResult(AttentionOutcome& outcome, const attn::Model& over) const;
     // `next` becomes the session's result (see published()); emits nothing.
     void publish(LabResult next);
     void setProblem(const QString& problem);
-    // The multi-head part (sessionheads.cpp): a job for the heads, done
-    // here for lesson sizes; an outcome taken in (here or from the worker);
-    // the selected head's weights, result and user cells made the session's.
-    attn::Status computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly = false);
-    // The problem to show for `status`: its message, or none when it is ok.
-    static QString problemOf(const attn::Status& status);
-    QString installHeads(AttentionWorker::Outcome& outcome);
     bool multiHead() const { return in_.heads.multiHead(); }
     // `inputs` computed here and made the session's at once (setState, an
     // import), dropping a request in flight; `notice` for the window.
     attn::Status replaceInputs(LabInputs inputs, const QString& notice);
 
     LabInputs in_;                            // what the result is computed from (labinputs.h)
-    bool computingHeadsOnly_ = false;         // the request in flight recomputes in_.staleHeads alone
     std::shared_ptr<ResultPool> resultPool_;  // before current_: results go back to it
     std::shared_ptr<const LabResult> current_;
-    // The request in flight's selected head, ahead of the rest (see preview()).
-    std::shared_ptr<const attn::AttentionResult> preview_;
-    mutable std::shared_ptr<ResultSampleCache> previewSamples_;  // the maps' samples of preview_
-    bool previewWanted_ = true;
-    bool lookAheadWanted_ = true;
-    bool awaitsPaint_ = false;
-    // The seed step request in flight (its generation, 0: none) and the seed
-    // one step further, looked ahead once its result is painted.
-    quint64 seedStepGeneration_ = 0;
-    std::uint64_t seedAhead_ = 0;
-    quint64 lookAheadDue_ = 0;                      // the seed step whose paint starts the look-ahead
     std::optional<QList<QSize>> fixedSampleSizes_;  // see setSampleSizes
     bool comparisonWanted_ = false;
     QString problem_;
     bool followsModel_ = false;
-
-    std::unique_ptr<AttentionWorker> worker_;    // after resultPool_, which it uses
-    std::unique_ptr<ScalingLabRun> scalingLab_;  // after worker_: gone before it
-    quint64 generation_ = 0;                     // of the newest request; older outcomes are stale
-    bool computing_ = false;
-    bool computingRedraw_ = false;  // the request in flight redraws the matrices
-    bool computingKeep_ = false;    // ... keeping the user's cells
+    std::unique_ptr<LabRequests> requests_;      // after resultPool_, which its worker uses
+    std::unique_ptr<ScalingLabRun> scalingLab_;  // after requests_: gone before its worker
 };
 
 }  // namespace attnlab

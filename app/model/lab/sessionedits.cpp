@@ -5,60 +5,18 @@
 #include "session.h"
 
 #include "headparams.h"
-#include "size_limits.h"
-
-#include <QLocale>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <utility>
 
 namespace attnlab {
-
-attn::Expected<double> Session::parseValue(const QString& text)
-{
-    const QString trimmed = text.trimmed();
-    // Not the user's locale either: numbers are written with a point
-    // everywhere here (the tables, CSV, the command line).
-    if (trimmed.contains(QLatin1Char(',')))
-        return attn::Error{tr("\"%1\" is not a number: the decimal separator is a point (%2).")
-                               .arg(text, QString(trimmed).replace(QLatin1Char(','), QLatin1Char('.')))
-                               .toStdString()};
-    bool ok = false;
-    double value = QLocale::c().toDouble(trimmed, &ok);
-    if (!ok)
-        value = QLocale().toDouble(trimmed, &ok);
-    if (!ok || !std::isfinite(value))
-        return attn::Error{tr("\"%1\" is not a finite number.").arg(text).toStdString()};
-    if (std::abs(value) > attn::kMaxInputMagnitude)
-        return attn::Error{tr("%1 is too large: entries are limited to ±%2.")
-                               .arg(trimmed)
-                               .arg(attn::kMaxInputMagnitude, 0, 'g', 3)
-                               .toStdString()};
-    return value;
-}
 
 attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double value)
 {
     waitForResult();
     const attn::Matrix& m = matrix(which);
-    QString refusal;
-    if (!hasResult())
-        refusal = tr("There are no matrices to edit: %1").arg(problem_);
-    else if (row < 0 || row >= m.rows() || col < 0 || col >= m.cols())
-        refusal = tr("%1 has no cell (%2, %3).").arg(matrixName(which)).arg(row + 1).arg(col + 1);
-    else if (!std::isfinite(value))
-        refusal = tr("%1 is not a finite number; %2(%3, %4) keeps its value.")
-                      .arg(value)
-                      .arg(matrixName(which))
-                      .arg(row + 1)
-                      .arg(col + 1);
-    else if (std::abs(value) > attn::kMaxInputMagnitude)
-        refusal = tr("%1 is too large: entries of %2 are limited to ±%3.")
-                      .arg(value, 0, 'g', 6)
-                      .arg(matrixName(which))
-                      .arg(attn::kMaxInputMagnitude, 0, 'g', 3);
+    const QString refusal = hasResult() ? cellRefusal(m, which, row, col, value)
+                                        : tr("There are no matrices to edit: %1").arg(problem_);
     if (!refusal.isEmpty()) {
         emit editRefused(refusal);
         return attn::Error{refusal.toStdString()};
@@ -86,15 +44,15 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
         recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
-    LabResult next;
-    const attn::Status computed = computeFrom(in_.model, in_.options, &next);
-    if (!computed) {
+    const std::unique_ptr<AttentionJob> job = makeJob(in_, false, false);
+    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job);
+    if (!outcome->error.isEmpty()) {
         target(row, col) = old;
-        emit editRefused(problemOf(computed));
-        return computed;
+        emit editRefused(outcome->error);
+        return attn::Error{outcome->error.toStdString()};
     }
     in_.clearHeads();
-    publish(std::move(next));
+    publish(singleResult(*outcome, in_.model));
     in_.userCells.mask[int(which)](row, col) = true;
     if (in_.borrowed.active())  // back to the model's number: no longer the user's
         in_.userCells.mask[int(which)](row, col) = value != matrixOf(*in_.borrowed.original, which)(row, col);
@@ -108,7 +66,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
 
 attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const QString& text)
 {
-    const attn::Expected<double> value = parseValue(text);
+    const attn::Expected<double> value = parseCellValue(text);
     if (!value) {
         const QString message = tr("%1(%2, %3): %4 The old value is kept.")
                                     .arg(matrixName(which))
@@ -161,19 +119,24 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 
 attn::Status Session::replaceInputs(LabInputs inputs, const QString& notice)
 {
-    LabResult next;
-    if (const attn::Status computed = computeInputs(inputs, &next); !computed)
-        return computed;
+    const std::unique_ptr<AttentionJob> job = makeJob(inputs, false, false);
+    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job);
+    if (!outcome->error.isEmpty())
+        return attn::Error{outcome->error.toStdString()};
     // Everything is replaced: a computation in flight is dropped, not
     // finished (finishing it here would compute a large lesson twice). A
     // refused state leaves it as it was.
-    if (computing_) {
-        ++generation_;
-        computing_ = false;
-        worker_->cancel();
-    }
+    requests_->cancel();
     in_ = std::move(inputs);
-    publish(std::move(next));
+    if (outcome->multi) {
+        LabResult next = LabResult::multi(tokensOf(in_.model), idsOf(in_.model), std::move(outcome->multi),
+                                          in_.selectedHead, in_.options);
+        if (outcome->comparison)
+            next.setComparison(std::move(outcome->comparison));
+        publish(std::move(next));
+    } else {
+        publish(singleResult(*outcome, in_.model));
+    }
     setProblem(QString());
     emit parametersChanged();
     emit modelRedrawn();

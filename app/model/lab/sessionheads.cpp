@@ -69,43 +69,21 @@ void Session::selectHead(int head)
 void Session::recomputeHeads()
 {
     // A redraw or a whole pass in flight takes the edit in with a whole pass.
-    if ((computing_ && (computingRedraw_ || !computingHeadsOnly_)) || in_.modelStale || !current_->heads()) {
+    if ((requests_->computing() && (requests_->redrawing() || !requests_->headsOnly())) || in_.modelStale
+        || !current_->heads()) {
         recompute();
         return;
     }
-    if (isLargeWork(tokenCount())) {
-        std::unique_ptr<AttentionWorker::Job> job = makeJob(false, false, true);
-        job->generation = ++generation_;
-        computing_ = true;
-        computingRedraw_ = computingKeep_ = false;
-        computingHeadsOnly_ = true;
-        worker_->request(std::move(job));  // supersedes the request in flight
+    if (isLargeWork(in_.config, in_.heads, tokenCount())) {
+        requests_->start(makeJob(in_, false, false, true), true);
         return;
     }
-    supersede();
-    const attn::Status computed = computeHeadsNow(false, false, nullptr, true);
-    setProblem(problemOf(computed));
-    if (computed)
-        emit resultChanged();
+    requests_->supersede();
+    const std::unique_ptr<AttentionJob> job = makeJob(in_, false, false, true);
+    finish(*computeNow(*job));
 }
 
-attn::Status Session::computeHeadsNow(bool redraw, bool keep, QString* notice, bool headsOnly)
-{
-    std::unique_ptr<AttentionWorker::Job> job = makeJob(redraw, keep, headsOnly);
-    AttentionWorker::Outcome outcome;
-    outcome.redraw = redraw;
-    outcome.keep = job->keep;
-    // Large work done here (a lab opened, an undo step) uses every core.
-    computeHeadsJob(*job, &outcome, isLargeWork(tokenCount()) ? AttentionWorker::threads() : 1, nullptr);
-    if (!outcome.error.isEmpty())
-        return attn::Error{outcome.error.toStdString()};
-    const QString said = installHeads(outcome);
-    if (notice)
-        *notice = said;
-    return attn::okStatus();
-}
-
-QString Session::installHeads(AttentionWorker::Outcome& outcome)
+QString Session::installHeads(AttentionOutcome& outcome)
 {
     const int wanted = in_.selectedHead;
     in_.staleHeads.clear();
@@ -122,8 +100,8 @@ QString Session::installHeads(AttentionWorker::Outcome& outcome)
     if (outcome.preview && head == outcome.previewHead) {
         // The same numbers as the multi's head: the maps that show the
         // preview already keep it, and their samples of it.
-        if (preview_ == outcome.preview)
-            next.setSamples(previewSamples_, false);
+        if (std::shared_ptr<ResultSampleCache> samples = requests_->samplesOfPreview(outcome.preview))
+            next.setSamples(std::move(samples), false);
         next.setShownObject(std::move(outcome.preview));
     }
     if (head == outcome.selectedHead && outcome.comparison)

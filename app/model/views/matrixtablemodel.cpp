@@ -88,7 +88,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
         if (index.row() == refusedRow_ && index.column() == refusedCol_)
             return refusal_;
         return tr("%1(%2, %3) = %4")
-            .arg(Session::matrixName(which_))
+            .arg(matrixName(which_))
             .arg(index.row() + 1)
             .arg(index.column() + 1)
             .arg(QString::number(value, 'g', 17));

@@ -177,7 +177,7 @@ void LessonController::updateScalingViews()
     session_->setComparisonWanted(demand.computeWithResult);
     if (!demand.updateCompareView && !demand.updateLesson)
         return;
-    const std::shared_ptr<const attn::ScalingComparison> comparison = session_->sharedComparison();
+    const std::shared_ptr<const attn::ScalingComparison> comparison = session_->published()->comparison();
     if (demand.updateCompareView && views_.compare->comparisonPointer() != comparison) {
         views_.compare->setData(comparison, session_->tokenLabels());
         // Sampled above attn::kScoreHistogramMaxPairs: about a millisecond.

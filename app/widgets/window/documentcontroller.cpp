@@ -342,7 +342,7 @@ attn::Status DocumentController::importMatrix(MatrixId which, const QString& pat
 attn::Status DocumentController::applyImport(MatrixId which, const attn::Matrix& m, const QString& path)
 {
     attn::Status imported = attn::okStatus();
-    recorder_->recordAs(tr("Import %1 from %2").arg(Session::matrixName(which), QFileInfo(path).fileName()),
+    recorder_->recordAs(tr("Import %1 from %2").arg(matrixName(which), QFileInfo(path).fileName()),
                         [&] { imported = session_->setMatrix(which, m); });
     return imported;
 }
@@ -356,11 +356,11 @@ void DocumentController::showImportDialog()
     const attn::Expected<attn::Matrix> m = dialog.matrix();
     const attn::Status imported =
         m ? applyImport(dialog.target(), m.value(), dialog.path()) : attn::Status(m.error());
-    emit message(imported
-                     ? tr("Imported %1 from %2.")
-                           .arg(Session::matrixName(dialog.target()), QFileInfo(dialog.path()).fileName())
-                     : QString::fromStdString(imported.error().message),
-                 10000);
+    emit message(
+        imported
+            ? tr("Imported %1 from %2.").arg(matrixName(dialog.target()), QFileInfo(dialog.path()).fileName())
+            : QString::fromStdString(imported.error().message),
+        10000);
 }
 
 attn::Status DocumentController::importMhaState(const QString& dir)

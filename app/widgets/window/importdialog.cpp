@@ -63,7 +63,7 @@ ImportDialog::ImportDialog(const Session* session, QWidget* parent) : QDialog(pa
         tr("The matrix the file replaces. Its rows must fit (X: one per token, W: one "
            "per dimension of X); another width sets d_model, d_k or d_v."));
     for (MatrixId id : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
-        target_->addItem(Session::matrixName(id), int(id));
+        target_->addItem(matrixName(id), int(id));
 
     path_ = new QLineEdit(this);
     path_->setObjectName(QStringLiteral("importPathEdit"));
@@ -228,7 +228,7 @@ QString ImportDialog::message() const
 void ImportDialog::browse()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import %1").arg(Session::matrixName(target())),
+        this, tr("Import %1").arg(matrixName(target())),
         path_->text().isEmpty() ? lastFolder(FolderUse::Open) : path_->text(),
         tr("Matrices (*.npy *.csv);;NumPy arrays (*.npy);;CSV tables (*.csv);;All files (*)"));
     rememberFile(FolderUse::Open, path);
@@ -300,7 +300,7 @@ void ImportDialog::check()
         QString text = tr("Fits: %1 × %2 entries replace %3.")
                            .arg(m.value().rows())
                            .arg(m.value().cols())
-                           .arg(Session::matrixName(target()));
+                           .arg(matrixName(target()));
         const int width = int(session_->matrix(target()).cols());
         if (m.value().cols() != width)
             text += QLatin1Char(' ')

@@ -235,7 +235,7 @@ void MainWindow::createHeadsView()
             result = oneHead->of(session_->shownResult(), session_->stats());
         // After an edit of one head's weights only that head's tile is drawn again.
         const std::optional<std::vector<int>> changed =
-            session_->headsChangedSince(heads_->grid()->result().get());
+            session_->published()->headsChangedSince(heads_->grid()->result().get());
         heads_->setResult(result, session_->tokenLabels(), session_->selectedHead(),
                           changed ? &*changed : nullptr);
     };
@@ -253,7 +253,7 @@ void MainWindow::createHeadsView()
     // (The focus panel beside it then waits for the whole result too.)
     auto wantPreview = [this] {
         QWidget* page = pipeline_->tabs()->currentWidget();
-        session_->setPreviewWanted(!page || !(page == heads_ || page->isAncestorOf(heads_)));
+        session_->requests().setPreviewWanted(!page || !(page == heads_ || page->isAncestorOf(heads_)));
     };
     connect(pipeline_->tabs(), &QTabWidget::currentChanged, this, wantPreview);
     wantPreview();

@@ -21,24 +21,26 @@ struct PaintedEvent : QEvent {
 
 PaintAcknowledger::PaintAcknowledger(Session* session, QObject* parent) : QObject(parent), session_(session)
 {
-    session_->setAwaitsPaint(true);
+    session_->requests().setAwaitsPaint(true);
     connect(session_, &Session::previewChanged, this, [this] {
         if (session_->preview())
             QCoreApplication::postEvent(
-                this, new PaintedEvent(PaintedEvent::kPreview, session_->generation()), Qt::LowEventPriority);
+                this, new PaintedEvent(PaintedEvent::kPreview, session_->requests().generation()),
+                Qt::LowEventPriority);
     });
     connect(session_, &Session::resultChanged, this, [this] {
-        QCoreApplication::postEvent(this, new PaintedEvent(PaintedEvent::kResult, session_->generation()),
-                                    Qt::LowEventPriority);
+        QCoreApplication::postEvent(
+            this, new PaintedEvent(PaintedEvent::kResult, session_->requests().generation()),
+            Qt::LowEventPriority);
     });
 }
 
 void PaintAcknowledger::customEvent(QEvent* event)
 {
     if (event->type() == PaintedEvent::kPreview)
-        session_->previewPainted(static_cast<PaintedEvent*>(event)->generation);
+        session_->requests().previewPainted(static_cast<PaintedEvent*>(event)->generation);
     else if (event->type() == PaintedEvent::kResult)
-        session_->resultPainted(static_cast<PaintedEvent*>(event)->generation);
+        session_->requests().resultPainted(static_cast<PaintedEvent*>(event)->generation);
     QObject::customEvent(event);
 }
 
