@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The scheduler's lanes (issue 37). Latest: a burst of posts runs the job in
+// The scheduler's lanes (issue 37), alone (JobLane) and in a group
+// (LaneGroup: priority, yielding and running again, quiet, answers). Latest: a burst of posts runs the job in
 // flight and the last one, in that order; a newer post sets the stop flag of
 // the job in flight; shutdown drops the waiting job, stops the one in flight
 // and joins. Queue: every job runs, in order, on the lane's thread; drain()
@@ -86,6 +87,11 @@ private slots:
     void queueDrainWaitsForJobsInFlight();
     void queueShutdownRunsWhatIsQueuedWithStopSet();
     void drainOnIdleLaneReturns();
+    void groupRunsTheHigherLaneFirst();
+    void groupLowerJobYieldsAndRunsAgain();
+    void groupQuietLaneWaitsForTheHigherLanes();
+    void groupSupersededJobAnswersStopped();
+    void groupCancelStopsInFlightAndWaiting();
 };
 
 // Posted while the first job runs: 1..9 replace one another while waiting,
@@ -279,6 +285,158 @@ void TestScheduler::drainOnIdleLaneReturns()
     queue.drain();
     QCOMPARE(latest.policy(), JobLane::Policy::Latest);
     QCOMPARE(queue.name(), std::string("test-queue"));
+}
+
+// One thread, lane 0 first: what waits in lane 0 runs before what waited
+// longer in lane 1.
+void TestScheduler::groupRunsTheHigherLaneFirst()
+{
+    Log log;
+    Gate gate;
+    std::atomic<bool> started{false};
+    using Lane = LaneGroup::Lane;
+    LaneGroup group({Lane{}, Lane{}}, "test-group");
+    group.post(1, [&](const std::atomic<bool>& stop) {
+        started = true;
+        gate.wait();
+        log.add(0, stop.load());
+        return true;
+    });
+    QVERIFY(waitFor(started));
+    group.post(1, [&log](const std::atomic<bool>& stop) {
+        log.add(1, stop.load());
+        return true;
+    });
+    group.post(0, [&log](const std::atomic<bool>& stop) {
+        log.add(2, stop.load());
+        return true;
+    });
+    gate.open();
+    group.drain();
+    // 0 was superseded by 1 in its own lane (Latest), not stopped by lane 0
+    // (lane 1 does not yield); 2 ran before 1.
+    QCOMPARE(log.order(), (std::vector<int>{0, 2, 1}));
+    QCOMPARE(log.stopped, (std::vector<bool>{true, false, false}));
+    QCOMPARE(log.threads[0], log.threads[1]);
+    QCOMPARE(log.threads[1], log.threads[2]);
+}
+
+// A yielding lane's job in flight is stopped by a post to a higher lane;
+// it returns false and runs again after, with a fresh flag, on the same
+// job object (what it kept across the restart is still there).
+void TestScheduler::groupLowerJobYieldsAndRunsAgain()
+{
+    Log log;
+    std::atomic<bool> started{false};
+    int runs = 0;  // the lower job's, on the group's thread only
+    using Lane = LaneGroup::Lane;
+    LaneGroup group({Lane{}, Lane{LaneGroup::Policy::Latest, true, {}, false}}, "test-group");
+    group.post(1, [&](const std::atomic<bool>& stop) {
+        ++runs;
+        started = true;
+        for (int i = 0; i < 10000 && !stop.load(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        log.add(10 + runs, stop.load());
+        return stop.load() ? false : true;  // stopped early: again later
+    });
+    QVERIFY(waitFor(started));
+    group.post(0, [&log](const std::atomic<bool>& stop) {
+        log.add(0, stop.load());
+        return true;
+    });
+    // The second run ends when the group shuts down or after 10 s: stop it
+    // by a third post to lane 1 once it runs again.
+    for (int i = 0; i < 5000 && log.order().size() < 2; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    QCOMPARE(log.order(), (std::vector<int>{11, 0}));
+    QCOMPARE(log.stopped, (std::vector<bool>{true, false}));
+    for (int i = 0; i < 5000 && runs < 2; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    group.post(1, [&log](const std::atomic<bool>& stop) {
+        log.add(20, stop.load());
+        return true;
+    });
+    group.drain();
+    // Run 2 started with its flag clear; the newer post superseded it, and
+    // it was not put back (a newer job waited), so 20 ran last.
+    QCOMPARE(log.order(), (std::vector<int>{11, 0, 12, 20}));
+    QCOMPARE(log.stopped, (std::vector<bool>{true, false, true, false}));
+}
+
+// A quiet lane starts only once the higher lanes' last job ended that long
+// ago: a lower bound, so it cannot fail on a slow machine.
+void TestScheduler::groupQuietLaneWaitsForTheHigherLanes()
+{
+    using Clock = std::chrono::steady_clock;
+    const auto quiet = std::chrono::milliseconds(150);
+    Clock::time_point highEnded;
+    Clock::time_point lowStarted;
+    using Lane = LaneGroup::Lane;
+    LaneGroup group({Lane{}, Lane{LaneGroup::Policy::Latest, false, quiet, false}}, "test-group");
+    group.post(0, [&](const std::atomic<bool>&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        highEnded = Clock::now();
+        return true;
+    });
+    group.post(1, [&](const std::atomic<bool>&) {
+        lowStarted = Clock::now();
+        return true;
+    });
+    group.drain();
+    QVERIFY(lowStarted - highEnded >= quiet);
+}
+
+// answerSuperseded: a job replaced while waiting still runs, with its flag
+// set, before the newer one, so that every job can answer once.
+void TestScheduler::groupSupersededJobAnswersStopped()
+{
+    Log log;
+    Gate gate;
+    std::atomic<bool> started{false};
+    using Lane = LaneGroup::Lane;
+    LaneGroup group({Lane{LaneGroup::Policy::Latest, false, {}, true}}, "test-group");
+    group.post(0, [&](const std::atomic<bool>& stop) {
+        started = true;
+        gate.wait();
+        log.add(0, stop.load());
+        return true;
+    });
+    QVERIFY(waitFor(started));
+    for (int i = 1; i < 4; ++i)
+        group.post(0, [&log, i](const std::atomic<bool>& stop) {
+            log.add(i, stop.load());
+            return true;
+        });
+    gate.open();
+    group.drain();
+    QCOMPARE(log.order(), (std::vector<int>{0, 1, 2, 3}));
+    QCOMPARE(log.stopped, (std::vector<bool>{true, true, true, false}));
+}
+
+void TestScheduler::groupCancelStopsInFlightAndWaiting()
+{
+    Log log;
+    Gate gate;
+    std::atomic<bool> started{false};
+    using Lane = LaneGroup::Lane;
+    LaneGroup group({Lane{LaneGroup::Policy::Latest, false, {}, true}, Lane{}}, "test-group");
+    group.post(0, [&](const std::atomic<bool>& stop) {
+        started = true;
+        gate.wait();
+        log.add(0, stop.load());
+        return true;
+    });
+    QVERIFY(waitFor(started));
+    group.post(0, [&log](const std::atomic<bool>& stop) {
+        log.add(1, stop.load());
+        return true;
+    });
+    group.cancel(0);
+    group.cancel(1);  // nothing there
+    gate.open();
+    group.drain();
+    QCOMPARE(log.order(), (std::vector<int>{0, 1}));
+    QCOMPARE(log.stopped, (std::vector<bool>{true, true}));
 }
 
 QTEST_APPLESS_MAIN(TestScheduler)

@@ -5,8 +5,21 @@
 #include "resultpool.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace attnlab {
+
+namespace {
+
+std::shared_ptr<AttentionOutcome> cancelledOutcome(quint64 generation)
+{
+    auto dropped = std::make_shared<AttentionOutcome>();
+    dropped->generation = generation;
+    dropped->cancelled = true;
+    return dropped;
+}
+
+}  // namespace
 
 AttentionWorker::AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* parent)
     : QObject(parent), pool_(std::move(pool))
@@ -14,21 +27,22 @@ AttentionWorker::AttentionWorker(std::shared_ptr<ResultPool> pool, QObject* pare
     qRegisterMetaType<std::shared_ptr<AttentionWorker::Outcome>>();
     qRegisterMetaType<std::shared_ptr<AttentionWorker::LabOutcome>>();
     qRegisterMetaType<std::shared_ptr<const attn::AttentionResult>>();
+    using Lane = LaneGroup::Lane;
+    using Policy = LaneGroup::Policy;
+    // Requests: the newest wins, a superseded one answers cancelled. The
+    // look-ahead: its own stop flag (a request may take it in flight). The
+    // lab: yields to both, runs again after, once the maps' work pauses.
+    lanes_ = std::make_unique<LaneGroup>(
+        std::vector<Lane>{Lane{Policy::Latest, false, {}, true}, Lane{Policy::Latest, false, {}, false},
+                          Lane{Policy::Latest, true, kLabQuiet, true}},
+        "attention");
 }
 
 AttentionWorker::~AttentionWorker()
 {
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        abort_ = true;
-        stop_ = true;
-        labStop_ = true;
-        job_.reset();
-        labJob_.reset();
-    }
-    wake_.notify_one();
-    if (thread_.joinable())
-        thread_.join();
+    quitting_ = true;
+    aheadStop_ = true;
+    lanes_.reset();  // stops the jobs in flight, drops the waiting ones, joins
 }
 
 int AttentionWorker::threads()
@@ -36,15 +50,36 @@ int AttentionWorker::threads()
     return std::min(attn::hardwareCores(), 4);
 }
 
-void AttentionWorker::dropWaiting()
+void AttentionWorker::request(std::unique_ptr<Job> job)
 {
-    if (!job_)
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (takeLookAhead(*job)) {
+        lanes_->cancel(kRequests);  // an older request waiting or in flight answers cancelled
         return;
-    auto dropped = std::make_shared<Outcome>();
-    dropped->generation = job_->generation;
-    dropped->cancelled = true;
-    job_.reset();
-    emit finished(dropped);
+    }
+    stopLookAhead();
+    std::shared_ptr<Job> shared(std::move(job));
+    // It supersedes the request in flight or waiting, and the lab yields.
+    lanes_->post(kRequests, [this, shared](const std::atomic<bool>& stop) {
+        runRequest(*shared, stop);
+        return true;
+    });
+}
+
+void AttentionWorker::cancel()
+{
+    lanes_->cancel(kRequests);
+}
+
+void AttentionWorker::runRequest(Job& job, const std::atomic<bool>& stop)
+{
+    std::shared_ptr<Outcome> outcome;
+    if (!stop)  // else superseded before it ran
+        outcome = compute(job, stop, threads());
+    if (stop)
+        outcome = cancelledOutcome(job.generation);  // what was computed goes with its last owner
+    if (!quitting_)
+        emit finished(outcome);
 }
 
 bool AttentionWorker::takeLookAhead(const Job& job)
@@ -60,15 +95,10 @@ bool AttentionWorker::takeLookAhead(const Job& job)
         return true;
     }
     // In flight it would come without the head a preview sends ahead.
-    if (!aheadRunning_ || stop_ || job.preview)
-        return false;  // not started, being stopped, or the preview is sooner
-    if (aheadTakenBy_ != 0) {
-        // An earlier request took it: the same work asked again supersedes it.
-        auto dropped = std::make_shared<Outcome>();
-        dropped->generation = aheadTakenBy_;
-        dropped->cancelled = true;
-        emit finished(dropped);
-    }
+    if (!aheadRunning_ || aheadStop_ || job.preview)
+        return false;        // not started, being stopped, or the preview is sooner
+    if (aheadTakenBy_ != 0)  // an earlier request took it: the same work asked again supersedes it
+        emit finished(cancelledOutcome(aheadTakenBy_));
     aheadTakenBy_ = job.generation;
     ++aheadTaken_;
     return true;
@@ -76,29 +106,41 @@ bool AttentionWorker::takeLookAhead(const Job& job)
 
 void AttentionWorker::stopLookAhead()
 {
-    ahead_.reset();
+    ++aheadEpoch_;  // one waiting does nothing
     aheadDone_.reset();
     if (!aheadRunning_)
         aheadWork_.reset();
     else if (aheadTakenBy_ == 0)
-        stop_ = true;  // it ends within a panel and is dropped (finishLookAhead)
+        aheadStop_ = true;  // it ends within a panel and is dropped (finishLookAhead)
 }
 
 void AttentionWorker::lookAhead(std::unique_ptr<Job> job)
 {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopLookAhead();
+    const quint64 epoch = aheadEpoch_;
+    std::shared_ptr<Job> shared(std::move(job));
+    // The d_k lab yields to it as to a request (and starts again after):
+    // after a step's paint the lab lane may have started in the pause
+    // before it, and the step after would find nothing looked ahead.
+    lanes_->post(kLookAhead, [this, shared, epoch](const std::atomic<bool>&) {
+        runLookAhead(*shared, epoch);
+        return true;
+    });
+}
+
+void AttentionWorker::runLookAhead(Job& job, quint64 epoch)
+{
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        stopLookAhead();
-        ahead_ = std::move(job);
-        // The d_k lab yields to it as to a request (and starts again after):
-        // after a step's paint the lab lane may have started in the pause
-        // before it, and the step after would find nothing looked ahead.
-        if (labRunning_)
-            labStop_ = true;
-        if (!thread_.joinable())
-            thread_ = std::thread([this] { run(); });
+        if (epoch != aheadEpoch_ || quitting_)
+            return;                               // dropped before it started
+        aheadWork_ = std::make_unique<Job>(job);  // compute() moves the model out
+        aheadRunning_ = true;
+        aheadTakenBy_ = 0;
+        aheadStop_ = false;
     }
-    wake_.notify_one();
+    finishLookAhead(compute(job, aheadStop_, threads()));
 }
 
 bool AttentionWorker::lookAheadReady()
@@ -119,179 +161,68 @@ void AttentionWorker::finishLookAhead(std::shared_ptr<Outcome> outcome)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         aheadRunning_ = false;
-        lastAttention_ = std::chrono::steady_clock::now();
         if (aheadTakenBy_ != 0) {
-            if (stop_) {
-                answer = std::make_shared<Outcome>();
-                answer->cancelled = true;
-            } else {
-                answer = std::move(outcome);
-            }
+            answer = aheadStop_ ? cancelledOutcome(aheadTakenBy_) : std::move(outcome);
             answer->generation = aheadTakenBy_;
             aheadTakenBy_ = 0;
             aheadWork_.reset();
-        } else if (stop_ || abort_) {
+        } else if (aheadStop_ || quitting_) {
             aheadWork_.reset();
         } else {
             aheadDone_ = std::move(outcome);  // a failure too: the request would fail alike
         }
     }
-    if (answer)
+    if (answer && !quitting_)
         emit finished(answer);
-}
-
-void AttentionWorker::request(std::unique_ptr<Job> job)
-{
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        dropWaiting();
-        if (takeLookAhead(*job))
-            return;
-        stopLookAhead();
-        job_ = std::move(job);
-        if (running_)
-            stop_ = true;  // restart
-        if (labRunning_)
-            labStop_ = true;  // the lab yields, and starts again after
-        if (!thread_.joinable())
-            thread_ = std::thread([this] { run(); });
-    }
-    wake_.notify_one();
-}
-
-void AttentionWorker::cancel()
-{
-    const std::lock_guard<std::mutex> lock(mutex_);
-    dropWaiting();
-    if (running_)
-        stop_ = true;
-}
-
-void AttentionWorker::dropWaitingLab()
-{
-    if (!labJob_)
-        return;
-    auto dropped = std::make_shared<LabOutcome>();
-    dropped->generation = labJob_->generation;
-    dropped->cancelled = true;
-    labJob_.reset();
-    emit labFinished(dropped);
 }
 
 void AttentionWorker::requestLab(std::unique_ptr<LabJob> job)
 {
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        dropWaitingLab();
-        labJob_ = std::move(job);
-        if (labRunning_) {
-            labSuperseded_ = true;
-            labStop_ = true;
-        }
-        if (!thread_.joinable())
-            thread_ = std::thread([this] { run(); });
-    }
-    wake_.notify_one();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const quint64 sequence = ++labSequence_;
+    std::shared_ptr<LabJob> shared(std::move(job));
+    // It supersedes the lab job in flight or waiting.
+    lanes_->post(kLab, [this, shared, sequence](const std::atomic<bool>& stop) {
+        return runLab(*shared, sequence, stop);
+    });
 }
 
 void AttentionWorker::cancelLab()
 {
     const std::lock_guard<std::mutex> lock(mutex_);
-    dropWaitingLab();
-    if (labRunning_) {
-        labSuperseded_ = true;
-        labStop_ = true;
-    }
+    ++labSequence_;  // no job has it
+    lanes_->cancel(kLab);
 }
 
-void AttentionWorker::run()
+bool AttentionWorker::runLab(LabJob& lab, quint64 sequence, const std::atomic<bool>& stop)
 {
-    for (;;) {
-        std::unique_ptr<Job> job;
-        std::unique_ptr<LabJob> lab;
-        bool ahead = false;
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            running_ = false;
-            for (;;) {
-                wake_.wait(lock, [this] { return abort_ || job_ || ahead_ || labJob_; });
-                if (abort_ || job_ || ahead_)
-                    break;
-                // Only a lab job waits: after a pause of the maps' work.
-                const auto start = lastAttention_ + kLabQuiet;
-                if (std::chrono::steady_clock::now() >= start)
-                    break;
-                wake_.wait_until(lock, start, [this] { return abort_ || job_ || ahead_ || !labJob_; });
-            }
-            if (abort_)
-                return;
-            if (job_) {
-                job = std::move(job_);
-                running_ = true;
-                stop_ = false;
-            } else if (ahead_) {
-                job = std::move(ahead_);
-                aheadWork_ = std::make_unique<Job>(*job);  // compute() moves the model out
-                aheadRunning_ = true;
-                aheadTakenBy_ = 0;
-                ahead = true;
-                running_ = true;
-                stop_ = false;
-            } else {
-                lab = std::move(labJob_);
-                labRunning_ = true;
-                labSuperseded_ = false;
-                labStop_ = false;
-            }
+    auto outcome = std::make_shared<LabOutcome>();
+    outcome->generation = lab.generation;
+    outcome->cancelled = true;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (sequence != labSequence_) {  // superseded before it ran
+            if (!quitting_)
+                emit labFinished(outcome);
+            return true;
         }
-        if (lab) {
-            computeLab(std::move(lab));
-            continue;
-        }
-        std::shared_ptr<Outcome> outcome = compute(*job, threads());
-        if (ahead) {
-            finishLookAhead(std::move(outcome));
-            continue;
-        }
-        if (stop_) {
-            auto dropped = std::make_shared<Outcome>();
-            dropped->generation = job->generation;
-            dropped->cancelled = true;
-            outcome = dropped;  // what was computed goes back with `outcome`'s last owner
-        }
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            lastAttention_ = std::chrono::steady_clock::now();
-        }
-        emit finished(outcome);
     }
-}
-
-void AttentionWorker::computeLab(std::unique_ptr<LabJob> job)
-{
-    LabJob& lab = *job;
     const attn::ScalingLabProgress progress = [this, &lab](int done, int total) {
         if (done <= lab.reported)
             return;  // a restart catching up
         lab.reported = done;
         emit labProgress(lab.generation, done, total);
     };
-    attn::Expected<attn::ScalingLabCurves> curves = attn::runScalingLab(lab.config, &labStop_, progress);
-    auto outcome = std::make_shared<LabOutcome>();
-    outcome->generation = lab.generation;
+    attn::Expected<attn::ScalingLabCurves> curves = attn::runScalingLab(lab.config, &stop, progress);
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        labRunning_ = false;
-        if (abort_)
-            return;
-        if (labSuperseded_) {
-            outcome->cancelled = true;
-        } else if (attn::isCancelled(curves)) {
-            // An attention request stopped it (a newer lab request would have
-            // superseded it, so none waits): again once that work is done.
-            labJob_ = std::move(job);
-            return;
-        }
+        if (quitting_)
+            return true;
+        // An attention job stopped it (a newer lab request would have
+        // superseded it): again once that work is done.
+        if (sequence == labSequence_ && attn::isCancelled(curves))
+            return false;
+        outcome->cancelled = sequence != labSequence_;
     }
     if (!outcome->cancelled) {
         if (curves)
@@ -300,6 +231,7 @@ void AttentionWorker::computeLab(std::unique_ptr<LabJob> job)
             outcome->error = QString::fromStdString(curves.error().message);
     }
     emit labFinished(outcome);
+    return true;
 }
 
 void AttentionWorker::previewShown(quint64 generation)
@@ -309,7 +241,8 @@ void AttentionWorker::previewShown(quint64 generation)
     }
 }
 
-std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job, int threads)
+std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job, const std::atomic<bool>& stop,
+                                                                   int threads)
 {
     auto outcome = std::make_shared<Outcome>();
     outcome->generation = job.generation;
@@ -318,20 +251,20 @@ std::shared_ptr<AttentionWorker::Outcome> AttentionWorker::compute(Job& job, int
     if (job.heads.multiHead()) {
         const quint64 generation = job.generation;
         computeHeadsJob(
-            job, outcome.get(), threads, &stop_,
-            [this, generation](int head, const std::shared_ptr<const attn::AttentionResult>& result) {
+            job, outcome.get(), threads, &stop,
+            [this, generation, &stop](int head, const std::shared_ptr<const attn::AttentionResult>& result) {
                 emit previewed(generation, head, result);
                 // The GUI thread paints it on the cores the rest would take:
                 // the rest waits for that (a wait is cheaper than sharing
                 // the cores, see the window bench).
                 const auto until = std::chrono::steady_clock::now() + kPreviewPaintWait;
-                while (previewShown_.load() < generation && !stop_.load()
+                while (previewShown_.load() < generation && !stop.load()
                        && std::chrono::steady_clock::now() < until)
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
             });
         return outcome;
     }
-    computeSingleHeadJob(job, outcome.get(), *pool_, threads, &stop_);
+    computeSingleHeadJob(job, outcome.get(), *pool_, threads, &stop);
     return outcome;
 }
 

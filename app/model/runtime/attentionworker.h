@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The session's worker thread, after Qt's Mandelbrot example: one request at
-// a time, the newest replacing one not yet taken; a newer request (restart)
+// The session's worker: one thread serving three lanes of a LaneGroup
+// (scheduler.h) by priority: requests, the look-ahead, the d_k lab. One
+// request at a time, the newest replacing one not yet taken; a newer request (restart)
 // or the worker's end (abort) raises a flag the engine reads before each
 // panel of query rows, so a superseded computation stops within one panel.
 // Every request gives exactly one finished() signal, with its outcome or
@@ -23,17 +24,15 @@
 // request drops it. A request it does not answer stops it within a panel.
 
 #include "attentionjob.h"
+#include "scheduler.h"
 
 #include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace attnlab {
 
@@ -106,13 +105,14 @@ signals:
     void labFinished(std::shared_ptr<attnlab::AttentionWorker::LabOutcome> outcome);
 
 private:
-    void run();
-    std::shared_ptr<Outcome> compute(Job& job, int threads);
-    // Runs `job`; puts it back to wait when an attention request stopped it.
-    void computeLab(std::unique_ptr<LabJob> job);
-    // The waiting job, if any, answered as cancelled. Under mutex_.
-    void dropWaiting();
-    void dropWaitingLab();
+    enum LaneIndex { kRequests = 0, kLookAhead = 1, kLab = 2 };
+    std::shared_ptr<Outcome> compute(Job& job, const std::atomic<bool>& stop, int threads);
+    // The lanes' jobs: each answers once (finished, labFinished) unless the
+    // worker is going. runLab returns false to run again (stopped for the
+    // maps' work).
+    void runRequest(Job& job, const std::atomic<bool>& stop);
+    void runLookAhead(Job& job, quint64 epoch);
+    bool runLab(LabJob& job, quint64 sequence, const std::atomic<bool>& stop);
     // Takes the look-ahead for `job` if it computes the same: answers at
     // once with the kept outcome, or marks the one in flight as job's.
     // Under mutex_.
@@ -123,33 +123,28 @@ private:
     void finishLookAhead(std::shared_ptr<Outcome> outcome);
 
     std::shared_ptr<ResultPool> pool_;
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::unique_ptr<Job> job_;  // waiting, not yet taken
-    bool running_ = false;      // a job is being computed
-    bool abort_ = false;
-    std::atomic<bool> stop_{false};         // restart or abort: read by the engine
+    std::atomic<bool> quitting_{false};     // the destructor runs: nothing answers
     std::atomic<quint64> previewShown_{0};  // previewShown's last generation
-    // The look-ahead lane, under mutex_: waiting; in flight or kept, a copy
-    // of the job it computes (what requests are compared with); its outcome
-    // once kept; the request that took it in flight (0: none).
-    std::unique_ptr<Job> ahead_;
+    std::mutex mutex_;                      // what follows, but the atomics
+    // The look-ahead: in flight or kept, a copy of the job it computes (what
+    // requests are compared with); its outcome once kept; the request that
+    // took it in flight (0: none). Its own stop flag, which a request that
+    // took it does not set; a look-ahead posted before the last drop
+    // (an older epoch) does nothing.
     std::unique_ptr<Job> aheadWork_;
     bool aheadRunning_ = false;
     std::shared_ptr<Outcome> aheadDone_;
     quint64 aheadTakenBy_ = 0;
+    quint64 aheadEpoch_ = 0;
+    std::atomic<bool> aheadStop_{false};
     std::atomic<int> aheadTaken_{0};
-    std::unique_ptr<LabJob> labJob_;  // waiting: new, or stopped for an attention job
-    bool labRunning_ = false;
-    bool labSuperseded_ = false;        // the lab job in flight was replaced or cancelled
-    std::atomic<bool> labStop_{false};  // superseded, preempted or abort: read by the lab
+    quint64 labSequence_ = 0;  // of the newest lab request; an older one answers cancelled
     // When the last attention job ended: a lab job starts only once the maps'
     // work has paused for kLabQuiet, so that while a slider moves (a request
     // every few tens of milliseconds) the lab does not start and stop in
-    // every gap, taking a core from the maps. Under mutex_.
-    std::chrono::steady_clock::time_point lastAttention_{};
+    // every gap, taking a core from the maps.
     static constexpr std::chrono::milliseconds kLabQuiet{300};
+    std::unique_ptr<LaneGroup> lanes_;  // last: its thread ends first
 };
 
 }  // namespace attnlab

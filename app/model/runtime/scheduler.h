@@ -25,21 +25,23 @@
 // posts to it. drain() returns once everything posted before the call has
 // run (or was dropped, for Latest).
 //
-// What comes next (AttentionWorker is the one remaining separate mechanism):
-// its three lanes (requests > look-ahead > the d_k lab) share one thread by
-// priority, and a lower job is stopped and started again, not dropped, when
-// a higher one arrives. On this design that is a `LaneGroup`: several lanes,
-// each with its policy (requests: Latest; look-ahead: Latest with a "same
-// work" take-over; lab: Latest, kept when preempted), served by one thread
-// that always takes the highest non-empty lane and, on a post to a higher
-// lane, sets the stop flag of a lower job in flight and puts it back at the
-// head of its lane instead of retiring it. The stop flag, the policies,
-// drain() and the shutdown order are the ones here; only the choice of the
-// next job and the re-queueing of a preempted one are new. It is not built
-// yet because AttentionWorker's look-ahead and preview timing are tuned and
-// tested as they are.
+// A LaneGroup is the same mechanism with several lanes served by one thread
+// by priority (lane 0 first): AttentionWorker's requests, look-ahead and
+// d_k lab. A JobLane is a LaneGroup of one lane. Per lane, beyond the
+// policy:
+// - yields: a job of the lane in flight has its stop flag set when a higher
+//   lane is given a job;
+// - a job may ask to run again (its function returns false: it stopped
+//   early for a higher lane); it goes back to the head of its lane, its stop
+//   flag cleared, unless a newer job of the lane waits;
+// - quiet: the lane's next job starts only once the higher lanes have had
+//   no job in flight for that long (a slider's burst of requests does not
+//   start and stop the lab in every gap);
+// - answerSuperseded (Latest): a job superseded before it ran is still
+//   called, its stop flag already set, so that every job can answer once.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -48,37 +50,48 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace attnlab {
 
-class JobLane {
+class LaneGroup {
 public:
     enum class Policy {
         Latest,  // a newer job replaces a waiting one and stops the one in flight
         Queue,   // FIFO, every job runs
     };
-    // `stop` is set once the job is superseded (Latest) or the lane shuts
-    // down; it stays valid for the job's whole run.
-    using Job = std::function<void(const std::atomic<bool>& stop)>;
+    struct Lane {
+        Policy policy = Policy::Latest;
+        bool yields = false;                 // stopped for a higher lane's job
+        std::chrono::milliseconds quiet{0};  // after the higher lanes' last job
+        bool answerSuperseded = false;       // Latest: a superseded job still runs, stopped
+    };
+    // `stop` is set once the job is superseded, yields or the group shuts
+    // down; it stays valid for the job's whole run. The job returns false to
+    // run again later (see above), true when it is done.
+    using Job = std::function<bool(const std::atomic<bool>& stop)>;
 
     // `name` names the thread (as the debugger and `top -H` show it; at most
-    // 15 characters are kept).
-    JobLane(Policy policy, std::string name);
-    ~JobLane();  // see above: stop, drop waiting Latest / run queued Queue, join
-    JobLane(const JobLane&) = delete;
-    JobLane& operator=(const JobLane&) = delete;
+    // 15 characters are kept). Lane 0 comes first.
+    LaneGroup(std::vector<Lane> lanes, std::string name);
+    ~LaneGroup();  // stop, drop waiting Latest jobs, run queued Queue jobs, join
+    LaneGroup(const LaneGroup&) = delete;
+    LaneGroup& operator=(const LaneGroup&) = delete;
 
-    Policy policy() const { return policy_; }
     const std::string& name() const { return name_; }
+    const Lane& lane(int lane) const { return lanes_[std::size_t(lane)].spec; }
 
-    // Never blocks on the job in flight. Once the lane is shutting down (a
-    // job posting from its own lane, or a deleter run during static
+    // Never blocks on the job in flight. Once the group is shutting down (a
+    // job posting from its own thread, or a deleter run during static
     // destruction), a Queue job runs at once on the caller's thread with its
     // stop flag set, and a Latest job is dropped.
-    void post(Job job);
+    void post(int lane, Job job);
+    // Latest: the waiting job is superseded and the one in flight stopped,
+    // with no new one.
+    void cancel(int lane);
 
     // Returns once every job posted before the call has run or was dropped.
-    // Not from a job of this lane (it would wait for itself).
+    // Not from a job of this group (it would wait for itself).
     void drain();
 
 private:
@@ -87,24 +100,54 @@ private:
         std::shared_ptr<std::atomic<bool>> stop;
         std::uint64_t number;  // in the order posted
     };
+    struct LaneState {
+        Lane spec;
+        std::deque<Entry> waiting;
+        // Queue: the one stop flag of all its jobs, set at shutdown.
+        std::shared_ptr<std::atomic<bool>> queueStop;
+        std::chrono::steady_clock::time_point lastEnded{};  // its last job in flight ended
+    };
 
     void run();
+    void supersede(LaneState& lane);  // Latest: the waiting and in-flight jobs
+    // The lane to run next (-1: none), or when to look again (`until`).
+    int next(std::chrono::steady_clock::time_point* until) const;
     // The number of the oldest job not yet run or dropped (posted_ if none).
     std::uint64_t oldestPending() const;
 
-    const Policy policy_;
     const std::string name_;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable retired_;
-    std::deque<Entry> waiting_;  // Latest: at most one
-    // Queue: the one stop flag of all its jobs, set at shutdown.
-    const std::shared_ptr<std::atomic<bool>> queueStop_;
+    std::vector<LaneState> lanes_;
+    int inFlightLane_ = -1;
     std::shared_ptr<std::atomic<bool>> inFlight_;  // the stop flag of the job running, or null
     std::uint64_t inFlightNumber_ = 0;
     std::uint64_t posted_ = 0;  // jobs posted
     bool quit_ = false;
     std::thread thread_;  // last: started once the rest is ready
+};
+
+// One lane on a thread of its own.
+class JobLane {
+public:
+    using Policy = LaneGroup::Policy;
+    // `stop` is set once the job is superseded (Latest) or the lane shuts
+    // down; it stays valid for the job's whole run.
+    using Job = std::function<void(const std::atomic<bool>& stop)>;
+
+    JobLane(Policy policy, std::string name);
+    ~JobLane() = default;  // see LaneGroup: stop, drop waiting Latest / run queued Queue, join
+
+    Policy policy() const { return group_.lane(0).policy; }
+    const std::string& name() const { return group_.name(); }
+
+    // See LaneGroup::post and drain.
+    void post(Job job);
+    void drain() { group_.drain(); }
+
+private:
+    LaneGroup group_;
 };
 
 }  // namespace attnlab
