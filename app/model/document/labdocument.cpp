@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "labdocument.h"
 
+#include "scheduler.h"
 #include "session.h"
 #include "undorecorder.h"
 
@@ -288,14 +289,18 @@ void LabDocument::autosaveInBackground()
     // The state is a copy (matrices and implicitly shared Qt values), the
     // thread's own; its report comes back through this object's event
     // queue, and is dropped with the object (whose end waits for the write).
-    pendingWrite_ =
-        std::async(std::launch::async, [this, path = autosavePath_, lab = std::move(state.value())] {
-            attn::Status written = saveLabFile(path, lab);
+    if (!writer_)
+        writer_ = std::make_unique<JobLane>(JobLane::Policy::Queue, "autosave");
+    auto written = std::make_shared<std::promise<attn::Status>>();
+    pendingWrite_ = written->get_future();
+    // Every write runs, at shutdown too (the flag is not read).
+    writer_->post(
+        [this, written, path = autosavePath_, lab = std::move(state.value())](const std::atomic<bool>&) {
+            written->set_value(saveLabFile(path, lab));
             // (Delivered at most moments after this function returns, so the
             // wait there is short; a save or close may have taken it already.)
             QMetaObject::invokeMethod(
                 this, [this] { waitForAutosave(); }, Qt::QueuedConnection);
-            return written;
         });
 }
 

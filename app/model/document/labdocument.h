@@ -16,7 +16,7 @@
 // that cannot be read is kept (renamed "….damaged") and the user is told
 // where; a write that fails is told once (autosaveFailed) until one works.
 // The timer's autosave takes the state on the GUI thread and writes it on a
-// thread of its own (a large lab's text takes a few hundred milliseconds to
+// thread of its own (a Queue JobLane, scheduler.h; a large lab's text takes a few hundred milliseconds to
 // format); whatever touches the file next (a save, a close, autosave())
 // waits for that write first.
 //
@@ -41,6 +41,8 @@ class QTimer;
 class QUndoStack;
 
 namespace attnlab {
+
+class JobLane;
 
 class Session;
 class UndoRecorder;
@@ -163,7 +165,8 @@ private:
     UnsavedPrompt unsavedPrompt_;
     RecoveryPrompt recoveryPrompt_;
     SavePathPrompt savePathPrompt_;
-    std::future<attn::Status> pendingWrite_;  // last: waited for first
+    std::future<attn::Status> pendingWrite_;  // the background write's status
+    std::unique_ptr<JobLane> writer_;         // last: the write in flight ends first
 };
 
 }  // namespace attnlab
