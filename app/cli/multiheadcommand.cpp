@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "multiheadcommand.h"
 
+#include "attentionexport.h"
 #include "attentionsnapshot.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
-#include "labheads.h"
+#include "labfile.h"
 #include "matrixio.h"
 #include "mhastate.h"
 #include "multihead.h"
 #include "multihead_init.h"
-#include "multiheadexport.h"
 #include "numberargument.h"
 #include "size_limits.h"
 
@@ -176,7 +176,7 @@ attn::Expected<Inputs> readInputs(const Request& r, const MultiHeadCommandInput&
     return inputs;
 }
 
-attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadCommandInput& in,
+attn::Expected<AttentionSnapshot> compute(const Request& r, const MultiHeadCommandInput& in,
                                           attn::HeadLayout layout)
 {
     attn::Expected<Inputs> inputs = readInputs(r, in);
@@ -244,7 +244,7 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
 
 // The export and the lab in one transaction: a --save that fails leaves no
 // export written either, and the files they replace as they were.
-int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
+int writeOutputs(const AttentionSnapshot& snapshot, const LabState* lab,
                  const std::optional<std::string>& exportDir, const std::optional<std::string>& formatList,
                  const std::optional<std::string>& savePath)
 {
@@ -252,7 +252,7 @@ int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
     std::size_t exported = 0;
     if (exportDir) {
         const ExportFormats formats = formatList ? parseExportFormats(*formatList).value() : ExportFormats();
-        sets.push_back({localPath(*exportDir), multiHeadExportFiles(snapshot, formats)});
+        sets.push_back({localPath(*exportDir), attentionExportFiles(snapshot, formats)});
         exported = sets.back().files.size();
     }
     if (savePath && lab) {
@@ -311,10 +311,10 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
         if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir)))
             return fail(kExitRuntimeError, *link);
     }
-    const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    const attn::Expected<AttentionSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot)
         return fail(kExitUsageError, text(snapshot.error().message));
-    const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
+    const LabState lab = in.savePath ? labStateFromSnapshot(snapshot.value()) : LabState();
     return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
                         in.savePath);
 }
@@ -328,10 +328,10 @@ attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, cons
         error = checkRequest(request, in, &layout, false);
     if (error)
         return attn::Error{error->message.toStdString()};
-    attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    attn::Expected<AttentionSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot)
         return snapshot.error();
-    return labStateFromMultiHeadSnapshot(snapshot.value());
+    return labStateFromSnapshot(snapshot.value());
 }
 
 int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,
@@ -339,7 +339,7 @@ int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& expor
 {
     if (std::optional<UsageError> error = checkFormats(formats))
         return fail(kExitUsageError, error->message);
-    const attn::Expected<MultiHeadSnapshot> snapshot = computeLabMultiHeadSnapshot(lab);
+    const attn::Expected<AttentionSnapshot> snapshot = computeLabSnapshot(lab);
     if (!snapshot)
         return fail(kExitRuntimeError, text(snapshot.error().message));
     return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);

@@ -97,7 +97,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     const bool independentRanges = options_.independentRanges;
     for (auto& m : maps_)
         m = std::make_unique<HeatmapRenderer>();
-    const attn::AttentionResult& r = snapshot_.result;
+    const attn::AttentionResult& r = snapshot_.head();
     const QStringList tokens = this->tokens();
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());
@@ -114,7 +114,7 @@ ViewExporter::ViewExporter(AttentionSnapshot snapshot, int focusRow, const Expor
     weights->setTitle(tr("Weights A (rows sum to 1)"));
     weights->setColorMap(MapColors::Sequential);
     // The maps read the snapshot this exporter owns (and outlives them).
-    const std::shared_ptr<const attn::AttentionResult> result(&snapshot_.result,
+    const std::shared_ptr<const attn::AttentionResult> result(&snapshot_.head(),
                                                               [](const attn::AttentionResult*) {});
     raw->setCells(resultCells(result, ResultMap::Scores), tokens, tokens);
     scaled->setCells(resultCells(result, ResultMap::Scaled), tokens, tokens);
@@ -162,13 +162,13 @@ ViewExporter::~ViewExporter() = default;
 void ViewExporter::setWeightsScaleMode(WeightsScaleMode mode)
 {
     weightsScaleMode_ = mode;
-    applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.result.tokens()));
+    applyWeightsScale(map(ExportView::Weights), chooseWeightsScale(mode, snapshot_.head().tokens()));
 }
 
 QStringList ViewExporter::tokens() const
 {
     QStringList tokens;
-    for (const std::string& t : snapshot_.model.tokenization.tokens)
+    for (const std::string& t : snapshot_.tokens.tokens)
         tokens.append(QString::fromStdString(t));
     return positionedLabels(tokens);
 }
@@ -182,9 +182,9 @@ HeatmapRenderer* ViewExporter::map(ExportView view) const
 QString ViewExporter::divisorText() const
 {
     switch (snapshot_.options.scale) {
-    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(snapshot_.result.Q.cols());
+    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(snapshot_.head().Q.cols());
     case attn::ScaleMode::None: return QStringLiteral("1");
-    case attn::ScaleMode::Custom: return QString::number(snapshot_.result.divisor, 'g', 6);
+    case attn::ScaleMode::Custom: return QString::number(snapshot_.head().divisor, 'g', 6);
     }
     return {};
 }
@@ -235,7 +235,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
 
     const attn::ModelConfig& c = snapshot_.config;
-    const attn::AttentionResult& r = snapshot_.result;
+    const attn::AttentionResult& r = snapshot_.head();
     const int margin = px * 3 / 2;
     const QFont titleFont = pixelFont(px, 1.6, true);
     const QFont subtitleFont = pixelFont(px, 1.05);
@@ -257,7 +257,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     painter.setPen(kMuted);
     const QString subtitle = tr("%1 tokens · d_model %2 · d_k %3 · d_v %4 · seed %5 · %6 initialisation")
                                  .arg(r.tokens())
-                                 .arg(snapshot_.model.X.cols())
+                                 .arg(snapshot_.X.cols())
                                  .arg(r.Q.cols())
                                  .arg(r.V.cols())
                                  .arg(c.seed)
@@ -321,7 +321,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
 void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
 {
     if (!comparison_) {
-        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(snapshot_.result));
+        comparison_ = std::make_shared<const attn::ScalingComparison>(attn::compareScaling(snapshot_.head()));
         const QStringList tokens = this->tokens();
         const attn::Matrix* matrices[2] = {&comparison_->weightsUnscaled, &comparison_->weightsScaled};
         const QString titles[2] = {tr("softmax(Q Kᵀ): unscaled"),
@@ -386,9 +386,9 @@ void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
 
 std::string ViewExporter::numbers(ExportView view) const
 {
-    const attn::AttentionResult& r = snapshot_.result;
+    const attn::AttentionResult& r = snapshot_.head();
     const int n = r.tokens();
-    std::vector<std::string> tokens = snapshot_.model.tokenization.tokens;
+    std::vector<std::string> tokens = snapshot_.tokens.tokens;
     if (int(tokens.size()) != n)
         tokens = indexLabels(n);
     std::ostringstream out;

@@ -56,7 +56,7 @@ void TestViewExporter::drawsWithoutWidgets()
 {
     QVERIFY(!QCoreApplication::instance()->inherits("QApplication"));
     const ViewExporter exporter(snapshot());
-    const attn::AttentionResult& r = exporter.snapshot().result;
+    const attn::AttentionResult& r = exporter.snapshot().head();
     const QImage weights = exporter.image(ExportView::Weights, QSize(600, 500));
     QCOMPARE(weights.size(), QSize(600, 500));
     // Four tokens: cells large enough to be drawn one by one in their colour.
@@ -124,8 +124,8 @@ void TestViewExporter::scaledMapNamesItsRange()
 {
     QLocale::setDefault(QLocale::c());
     const AttentionSnapshot s = snapshot();
-    const double raw = s.result.maxAbsScore;
-    const double own = s.result.maxAbsKeptScore / s.result.divisor;
+    const double raw = s.head().maxAbsScore;
+    const double own = s.head().maxAbsKeptScore / s.head().divisor;
     QVERIFY(own / raw >= 0.1);  // d_k 4: not washed out
     for (const bool independent : {false, true}) {
         ExportOptions options;
