@@ -13,6 +13,7 @@
 #include "multihead.h"
 #include "multihead_init.h"
 #include "numberargument.h"
+#include "runoutputs.h"
 #include "size_limits.h"
 
 #include <QCoreApplication>
@@ -242,44 +243,6 @@ attn::Expected<AttentionSnapshot> compute(const Request& r, const MultiHeadComma
                                     std::move(params), init);
 }
 
-// The export and the lab in one transaction: a --save that fails leaves no
-// export written either, and the files they replace as they were.
-int writeOutputs(const AttentionSnapshot& snapshot, const LabState* lab,
-                 const std::optional<std::string>& exportDir, const std::optional<std::string>& formatList,
-                 const std::optional<std::string>& savePath)
-{
-    std::vector<OutputFileSet> sets;
-    std::size_t exported = 0;
-    if (exportDir) {
-        const ExportFormats formats = formatList ? parseExportFormats(*formatList).value() : ExportFormats();
-        sets.push_back({localPath(*exportDir), attentionExportFiles(snapshot, formats)});
-        exported = sets.back().files.size();
-    }
-    if (savePath && lab) {
-        const QString path = localPath(*savePath);
-        const QDir parent = QFileInfo(path).absoluteDir();
-        if (!parent.exists())
-            return fail(
-                kExitRuntimeError,
-                CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
-                    .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
-        attn::Expected<OutputFileSet> labSet = labFileSet(path, *lab);
-        if (!labSet)
-            return fail(kExitRuntimeError, text(labSet.error().message));
-        sets.push_back(std::move(labSet).value());
-    }
-    if (const attn::Status written = writeFileSetsAtomically(sets); !written)
-        return fail(kExitRuntimeError, text(written.error().message));
-    if (exportDir)
-        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
-                              .arg(QDir::toNativeSeparators(localPath(*exportDir))));
-    if (savePath)
-        printLine(
-            stdout,
-            CommandLine::tr("Saved the lab to '%1'.").arg(QDir::toNativeSeparators(localPath(*savePath))));
-    return 0;
-}
-
 }  // namespace
 
 bool wantsMultiHead(const CommandLineParser& parser)
@@ -315,8 +278,8 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
     if (!snapshot)
         return fail(kExitUsageError, text(snapshot.error().message));
     const LabState lab = in.savePath ? labStateFromSnapshot(snapshot.value()) : LabState();
-    return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
-                        in.savePath);
+    return writeRunOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
+                           in.savePath);
 }
 
 attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, const MultiHeadCommandInput& in)
@@ -342,7 +305,7 @@ int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& expor
     const attn::Expected<AttentionSnapshot> snapshot = computeLabSnapshot(lab);
     if (!snapshot)
         return fail(kExitRuntimeError, text(snapshot.error().message));
-    return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
+    return writeRunOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
 }
 
 }  // namespace attnlab
