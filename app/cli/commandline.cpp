@@ -16,6 +16,7 @@
 #include "multiheadcommand.h"
 #include "numberargument.h"
 #include "presets.h"
+#include "runoutputs.h"
 #include "scaling_lab.h"
 #include "stagedwrite.h"
 #include "size_limits.h"
@@ -411,51 +412,11 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
         printError(QString::fromStdString(snapshot.error().message));
         return kExitRuntimeError;
     }
-
-    // Checked before the export so that a --save bound to fail writes nothing.
-    if (request.savePath) {
-        const QString path = localPath(*request.savePath);
-        const QDir parent = QFileInfo(path).absoluteDir();
-        if (!parent.exists()) {
-            printError(
-                CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
-                    .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
-            return kExitRuntimeError;
-        }
-    }
-    // The export and the lab in one transaction: a --save that fails leaves
-    // no export written either, and the files they replace as they were.
-    std::vector<OutputFileSet> sets;
-    std::size_t exported = 0;
-    if (request.exportDir) {
-        const ExportFormats formats =
-            request.formats ? parseExportFormats(*request.formats).value() : ExportFormats();
-        sets.push_back({localPath(*request.exportDir), attentionExportFiles(snapshot.value(), formats)});
-        exported = sets.back().files.size();
-    }
     const LabState state = request.savePath
                                ? labStateFromSnapshot(snapshot.value(), lab ? lab->view : QJsonObject())
                                : LabState();
-    if (request.savePath) {
-        attn::Expected<OutputFileSet> labSet = labFileSet(localPath(*request.savePath), state);
-        if (!labSet) {
-            printError(QString::fromStdString(labSet.error().message));
-            return kExitRuntimeError;
-        }
-        sets.push_back(std::move(labSet).value());
-    }
-    const attn::Status written = writeFileSetsAtomically(sets);
-    if (!written) {
-        printError(QString::fromStdString(written.error().message));
-        return kExitRuntimeError;
-    }
-    if (request.exportDir)
-        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
-                              .arg(QDir::toNativeSeparators(localPath(*request.exportDir))));
-    if (request.savePath)
-        printLine(stdout, CommandLine::tr("Saved the lab to '%1'.")
-                              .arg(QDir::toNativeSeparators(localPath(*request.savePath))));
-    return 0;
+    return writeRunOutputs(snapshot.value(), request.savePath ? &state : nullptr, request.exportDir,
+                           request.formats, request.savePath);
 }
 
 MultiHeadCommandInput multiHeadInput(const Request& request)

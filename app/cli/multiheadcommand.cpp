@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "multiheadcommand.h"
 
+#include "attentionexport.h"
 #include "attentionsnapshot.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
-#include "labheads.h"
+#include "labfile.h"
 #include "matrixio.h"
 #include "mhastate.h"
 #include "multihead.h"
 #include "multihead_init.h"
-#include "multiheadexport.h"
 #include "numberargument.h"
+#include "runoutputs.h"
 #include "size_limits.h"
 
 #include <QCoreApplication>
@@ -176,7 +177,7 @@ attn::Expected<Inputs> readInputs(const Request& r, const MultiHeadCommandInput&
     return inputs;
 }
 
-attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadCommandInput& in,
+attn::Expected<AttentionSnapshot> compute(const Request& r, const MultiHeadCommandInput& in,
                                           attn::HeadLayout layout)
 {
     attn::Expected<Inputs> inputs = readInputs(r, in);
@@ -242,44 +243,6 @@ attn::Expected<MultiHeadSnapshot> compute(const Request& r, const MultiHeadComma
                                     std::move(params), init);
 }
 
-// The export and the lab in one transaction: a --save that fails leaves no
-// export written either, and the files they replace as they were.
-int writeOutputs(const MultiHeadSnapshot& snapshot, const LabState* lab,
-                 const std::optional<std::string>& exportDir, const std::optional<std::string>& formatList,
-                 const std::optional<std::string>& savePath)
-{
-    std::vector<OutputFileSet> sets;
-    std::size_t exported = 0;
-    if (exportDir) {
-        const ExportFormats formats = formatList ? parseExportFormats(*formatList).value() : ExportFormats();
-        sets.push_back({localPath(*exportDir), multiHeadExportFiles(snapshot, formats)});
-        exported = sets.back().files.size();
-    }
-    if (savePath && lab) {
-        const QString path = localPath(*savePath);
-        const QDir parent = QFileInfo(path).absoluteDir();
-        if (!parent.exists())
-            return fail(
-                kExitRuntimeError,
-                CommandLine::tr("cannot write '%1': the directory '%2' does not exist")
-                    .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(parent.absolutePath())));
-        attn::Expected<OutputFileSet> labSet = labFileSet(path, *lab);
-        if (!labSet)
-            return fail(kExitRuntimeError, text(labSet.error().message));
-        sets.push_back(std::move(labSet).value());
-    }
-    if (const attn::Status written = writeFileSetsAtomically(sets); !written)
-        return fail(kExitRuntimeError, text(written.error().message));
-    if (exportDir)
-        printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(exported))
-                              .arg(QDir::toNativeSeparators(localPath(*exportDir))));
-    if (savePath)
-        printLine(
-            stdout,
-            CommandLine::tr("Saved the lab to '%1'.").arg(QDir::toNativeSeparators(localPath(*savePath))));
-    return 0;
-}
-
 }  // namespace
 
 bool wantsMultiHead(const CommandLineParser& parser)
@@ -311,12 +274,12 @@ int runMultiHeadCommand(const CommandLineParser& parser, const MultiHeadCommandI
         if (const std::optional<QString> link = linkInTheWay(localPath(*in.exportDir)))
             return fail(kExitRuntimeError, *link);
     }
-    const attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    const attn::Expected<AttentionSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot)
         return fail(kExitUsageError, text(snapshot.error().message));
-    const LabState lab = in.savePath ? labStateFromMultiHeadSnapshot(snapshot.value()) : LabState();
-    return writeOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
-                        in.savePath);
+    const LabState lab = in.savePath ? labStateFromSnapshot(snapshot.value()) : LabState();
+    return writeRunOutputs(snapshot.value(), in.savePath ? &lab : nullptr, in.exportDir, in.formats,
+                           in.savePath);
 }
 
 attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, const MultiHeadCommandInput& in)
@@ -328,10 +291,10 @@ attn::Expected<LabState> multiHeadStartLab(const CommandLineParser& parser, cons
         error = checkRequest(request, in, &layout, false);
     if (error)
         return attn::Error{error->message.toStdString()};
-    attn::Expected<MultiHeadSnapshot> snapshot = compute(request, in, layout);
+    attn::Expected<AttentionSnapshot> snapshot = compute(request, in, layout);
     if (!snapshot)
         return snapshot.error();
-    return labStateFromMultiHeadSnapshot(snapshot.value());
+    return labStateFromSnapshot(snapshot.value());
 }
 
 int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& exportDir,
@@ -339,10 +302,10 @@ int runMultiHeadLab(const LabState& lab, const std::optional<std::string>& expor
 {
     if (std::optional<UsageError> error = checkFormats(formats))
         return fail(kExitUsageError, error->message);
-    const attn::Expected<MultiHeadSnapshot> snapshot = computeLabMultiHeadSnapshot(lab);
+    const attn::Expected<AttentionSnapshot> snapshot = computeLabSnapshot(lab);
     if (!snapshot)
         return fail(kExitRuntimeError, text(snapshot.error().message));
-    return writeOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
+    return writeRunOutputs(snapshot.value(), savePath ? &lab : nullptr, exportDir, formats, savePath);
 }
 
 }  // namespace attnlab

@@ -18,9 +18,10 @@
 //                               out_proj.bias.npy (E); X from --x (implies split)
 //
 // Any of them makes the run a multi-head one: the window opens with it
-// (multiHeadStartLab), or with --export-dir (multiheadexport.h's files:
-// json, csv, npy; the pictures of the heads are the window's) and/or --save
-// FILE.attnlab it runs headless (the multi-head lab, labheads.h,
+// (multiHeadStartLab), or with --export-dir (attentionexport.h's files of
+// every head: json, csv, npy; the pictures of the heads are the window's)
+// and/or --save FILE.attnlab it runs headless (runoutputs.h; the
+// multi-head lab, labheads.h,
 // which --open FILE.attnlab --export-dir DIR exports as the run did). Bad
 // input exits 2 with one line naming the option or file and the shape
 // expected, and writes nothing.

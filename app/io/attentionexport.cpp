@@ -6,6 +6,8 @@
 #include "matrixio.h"
 #include "npy.h"
 
+#include <functional>
+#include <sstream>
 #include <utility>
 
 namespace attnlab {
@@ -16,44 +18,158 @@ using Layout = JsonWriter::Layout;
 
 using Labels = CsvLabels;
 
-struct MatrixEntry {
-    const char* name;
-    const attn::Matrix* matrix;  // stored in the snapshot, or null: derived
+// One exported matrix: stored in the snapshot and written in place, or
+// derived (a head's scaled scores and weights from its raw scores) when its
+// file is written and dropped after, so at most one extra n x n map exists.
+struct Entry {
+    std::string name;
     Labels labels;
-    // For a derived map (the scaled scores, the weights): made when its file
-    // is written and dropped after, so at most one extra n x n map exists.
-    attn::Matrix (attn::AttentionResult::*derive)() const = nullptr;
-    const attn::AttentionResult* result = nullptr;
+    const attn::Matrix* stored = nullptr;
+    std::function<attn::Matrix()> derive;
+    const attn::RowVector* flat = nullptr;  // a bias: a flat array in JSON, one row in CSV and .npy
 
     template <typename F>
     void with(F&& use) const
     {
-        if (matrix) {
-            use(*matrix);
+        if (stored) {
+            use(*stored);
             return;
         }
-        const attn::Matrix m = (result->*derive)();
+        const attn::Matrix m = derive();
         use(m);
     }
 };
 
-std::vector<MatrixEntry> matrices(const AttentionSnapshot& s)
+Entry stored(std::string name, Labels labels, const attn::Matrix& m)
 {
-    const attn::Model& m = s.model;
-    const attn::AttentionResult& r = s.result;
+    return {std::move(name), labels, &m, {}, nullptr};
+}
+
+std::string headTail(int i)
+{
+    return "_head" + std::to_string(i + 1);
+}
+
+// A head's matrices of the result alone (no parameters), named with `tail`.
+std::vector<Entry> resultHeadEntries(const attn::AttentionResult& head, const std::string& tail)
+{
+    const attn::AttentionResult* r = &head;
     return {
-        {"X", &m.X, Labels::TokenRows},
-        {"W_q", &m.Wq, Labels::Indices},
-        {"W_k", &m.Wk, Labels::Indices},
-        {"W_v", &m.Wv, Labels::Indices},
-        {"Q", &r.Q, Labels::TokenRows},
-        {"K", &r.K, Labels::TokenRows},
-        {"V", &r.V, Labels::TokenRows},
-        {"scores", &r.scores, Labels::QueryKey},
-        {"scaled_scores", nullptr, Labels::QueryKey, &attn::AttentionResult::scaledMatrix, &r},
-        {"weights", nullptr, Labels::QueryKey, &attn::AttentionResult::weightsMatrix, &r},
-        {"context", &r.context, Labels::TokenRows},
+        stored("Q" + tail, Labels::TokenRows, r->Q),
+        stored("K" + tail, Labels::TokenRows, r->K),
+        stored("V" + tail, Labels::TokenRows, r->V),
+        stored("scores" + tail, Labels::QueryKey, r->scores),
+        {"scaled_scores" + tail, Labels::QueryKey, nullptr, [r] { return r->scaledMatrix(); }},
+        {"weights" + tail, Labels::QueryKey, nullptr, [r] { return r->weightsMatrix(); }},
+        stored("context" + tail, Labels::TokenRows, r->context),
     };
+}
+
+// Head i's projections and result.
+std::vector<Entry> headEntries(const AttentionSnapshot& s, int i, const std::string& tail)
+{
+    const attn::HeadWeights& w = s.headWeights(i);
+    std::vector<Entry> entries = {
+        stored("W_q" + tail, Labels::Indices, w.Wq),
+        stored("W_k" + tail, Labels::Indices, w.Wk),
+        stored("W_v" + tail, Labels::Indices, w.Wv),
+    };
+    for (Entry& e : resultHeadEntries(s.head(i), tail))
+        entries.push_back(std::move(e));
+    return entries;
+}
+
+// The single-head files: X and head 1's matrices.
+std::vector<Entry> focusEntries(const AttentionSnapshot& s)
+{
+    std::vector<Entry> entries = {stored("X", Labels::TokenRows, s.X)};
+    for (Entry& e : headEntries(s, 0, std::string()))
+        entries.push_back(std::move(e));
+    return entries;
+}
+
+// The heads' average, the concatenation and the output, where there is one.
+std::vector<Entry> resultCombinedEntries(const attn::MultiHeadResult& result)
+{
+    std::vector<Entry> entries = {stored("weights_average", Labels::QueryKey, result.weightsAverage),
+                                  stored("concat", Labels::TokenRows, result.concat)};
+    if (result.hasOutput())
+        entries.push_back(stored("output", Labels::TokenRows, result.output));
+    return entries;
+}
+
+std::vector<Entry> combinedEntries(const AttentionSnapshot& s)
+{
+    std::vector<Entry> entries = resultCombinedEntries(s.result);
+    // The single head keeps no average or concatenation: its weights and context.
+    if (s.result.weightsAverage.size() == 0) {
+        const attn::AttentionResult* r = &s.head();
+        entries[0] = {"weights_average", Labels::QueryKey, nullptr, [r] { return r->weightsMatrix(); }};
+    }
+    if (s.result.concat.size() == 0)
+        entries[1].stored = &s.head().context;
+    if (s.layout() == attn::HeadLayout::Independent && s.Wo.size() > 0)
+        entries.push_back(stored("W_o", Labels::Indices, s.Wo));
+    if (s.layout() == attn::HeadLayout::Split) {
+        const attn::SplitHeads* p = &s.split;
+        entries.push_back(stored("in_proj_weight", Labels::Indices, p->inProjWeight));
+        entries.push_back({"in_proj_bias", Labels::Indices, nullptr,
+                           [p] { return attn::Matrix(p->inProjBias); }, &p->inProjBias});
+        entries.push_back(stored("out_proj_weight", Labels::Indices, p->outProjWeight));
+        entries.push_back({"out_proj_bias", Labels::Indices, nullptr,
+                           [p] { return attn::Matrix(p->outProjBias); }, &p->outProjBias});
+    }
+    return entries;
+}
+
+// A multi-head run's files beside the single-head ones: every head's, then
+// the combined ones.
+std::vector<Entry> everyHeadEntries(const AttentionSnapshot& s)
+{
+    std::vector<Entry> entries;
+    for (int i = 0; i < s.headCount(); ++i)
+        for (Entry& e : headEntries(s, i, headTail(i)))
+            entries.push_back(std::move(e));
+    for (Entry& e : combinedEntries(s))
+        entries.push_back(std::move(e));
+    return entries;
+}
+
+void writeEntry(JsonWriter& json, const Entry& entry)
+{
+    json.key(entry.name);
+    if (entry.flat) {
+        writeJsonVector(json, *entry.flat);
+        return;
+    }
+    entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
+}
+
+void csvFile(std::vector<OutputFile>* files, const Entry& e, const std::vector<std::string>* tokens)
+{
+    files->push_back(
+        {e.name + ".csv", [e, tokens](std::ostream& out) {
+             e.with([&](const attn::Matrix& m) { writeLabelledMatrixCsv(out, m, *tokens, e.labels); });
+         }});
+}
+
+void npyFile(std::vector<OutputFile>* files, const Entry& e)
+{
+    files->push_back({e.name + ".npy", [e](std::ostream& out) {
+                          e.with([&out](const attn::Matrix& m) { writeNpy(out, m); });
+                      }});
+}
+
+// Each entry's CSV and .npy, one after the other.
+void appendFiles(std::vector<OutputFile>* files, const std::vector<Entry>& entries,
+                 const std::vector<std::string>* tokens, const ExportFormats& formats)
+{
+    for (const Entry& e : entries) {
+        if (formats.csv)
+            csvFile(files, e, tokens);
+        if (formats.npy)
+            npyFile(files, e);
+    }
 }
 
 void writeStrings(JsonWriter& json, const std::vector<std::string>& strings)
@@ -64,8 +180,8 @@ void writeStrings(JsonWriter& json, const std::vector<std::string>& strings)
     json.endArray();
 }
 
-}  // namespace
-
+// attention.json's "stats" object: the variances, each query row's largest
+// weight, entropy and Jacobian norm (labelled with `tokens`), the means.
 void writeAttentionStats(JsonWriter& json, const attn::AttentionStats& stats,
                          const std::vector<std::string>& tokens)
 {
@@ -110,8 +226,6 @@ void writeAttentionStats(JsonWriter& json, const attn::AttentionStats& stats,
     json.value(stats.meanJacobianNorm);
     json.endObject();
 }
-
-namespace {
 
 std::string trimmed(std::string_view s)
 {
@@ -201,48 +315,18 @@ attn::Expected<ExportFormats> parseExportFormats(std::string_view list)
 
 std::vector<std::string> exportedMatrixNames()
 {
+    const AttentionSnapshot one = singleHeadSnapshot({}, {}, {}, {}, {});
     std::vector<std::string> names;
-    for (const MatrixEntry& entry : matrices(AttentionSnapshot()))
-        names.emplace_back(entry.name);
+    for (const Entry& entry : focusEntries(one))
+        names.push_back(entry.name);
     return names;
 }
 
 void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
 {
+    const attn::Tokenization& t = s.tokens;
     JsonWriter json(out);
     json.beginObject();
-    writeAttentionJsonFields(json, s);
-    // The multi-head keys for its one head, so that a reader of --heads
-    // exports reads this one alike: the head is the pass above, its average
-    // its weights, the concatenation its context.
-    json.key("head_layout");
-    json.value("independent");
-    json.key("num_heads");
-    json.value(1);
-    json.key("heads");
-    json.beginArray();
-    json.beginObject();
-    for (const MatrixEntry& entry : matrices(s)) {
-        if (std::string_view(entry.name) == "X")
-            continue;
-        json.key(entry.name);
-        entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
-    }
-    json.key("stats");
-    writeAttentionStats(json, s.stats, s.model.tokenization.tokens);
-    json.endObject();
-    json.endArray();
-    json.key("weights_average");
-    writeJsonMatrix(json, s.result.weightsMatrix());
-    json.key("concat");
-    writeJsonMatrix(json, s.result.context);
-    json.endObject();
-    json.finish();
-}
-
-void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& s)
-{
-    const attn::Tokenization& t = s.model.tokenization;
     json.key("generator");
     json.value("attention-lab " ATTNLAB_VERSION);
     json.key("sentence");
@@ -271,15 +355,37 @@ void writeAttentionJsonFields(JsonWriter& json, const AttentionSnapshot& s)
     json.key("scale_mode");
     json.value(attn::scaleModeName(s.options.scale));
     json.key("scale_divisor");
-    json.value(s.result.divisor);
+    json.value(s.head().divisor);
     json.key("causal");
-    json.value(s.result.causal);
-    for (const MatrixEntry& entry : matrices(s)) {
-        json.key(entry.name);
-        entry.with([&json](const attn::Matrix& m) { writeJsonMatrix(json, m); });
-    }
+    json.value(s.head().causal);
+    for (const Entry& entry : focusEntries(s))
+        writeEntry(json, entry);
     json.key("stats");
-    writeAttentionStats(json, s.stats, s.model.tokenization.tokens);
+    writeAttentionStats(json, s.stats(), t.tokens);
+    // Every head, the single one too, so that one reader reads both.
+    json.key("head_layout");
+    json.value(attn::headLayoutName(s.layout()));
+    json.key("num_heads");
+    json.value(s.headCount());
+    if (s.multiHeadRun) {
+        json.key("head_init");
+        json.value(std::string_view(s.headInit));
+    }
+    json.key("heads");
+    json.beginArray();
+    for (int i = 0; i < s.headCount(); ++i) {
+        json.beginObject();
+        for (const Entry& entry : headEntries(s, i, std::string()))
+            writeEntry(json, entry);
+        json.key("stats");
+        writeAttentionStats(json, s.stats(i), t.tokens);
+        json.endObject();
+    }
+    json.endArray();
+    for (const Entry& entry : combinedEntries(s))
+        writeEntry(json, entry);
+    json.endObject();
+    json.finish();
 }
 
 std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, const ExportFormats& formats)
@@ -289,23 +395,16 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, 
         files.push_back(
             {"attention.json", [&snapshot](std::ostream& out) { writeAttentionJson(out, snapshot); }});
     }
-    if (formats.csv) {
-        for (const MatrixEntry& entry : matrices(snapshot)) {
-            files.push_back({std::string(entry.name) + ".csv", [&snapshot, entry](std::ostream& out) {
-                                 entry.with([&](const attn::Matrix& m) {
-                                     writeLabelledMatrixCsv(out, m, snapshot.model.tokenization.tokens,
-                                                            entry.labels);
-                                 });
-                             }});
-        }
-    }
-    if (formats.npy) {
-        for (const MatrixEntry& entry : matrices(snapshot)) {
-            files.push_back({std::string(entry.name) + ".npy", [entry](std::ostream& out) {
-                                 entry.with([&out](const attn::Matrix& m) { writeNpy(out, m); });
-                             }});
-        }
-    }
+    const std::vector<std::string>* tokens = &snapshot.tokens.tokens;
+    const std::vector<Entry> focus = focusEntries(snapshot);
+    if (formats.csv)
+        for (const Entry& entry : focus)
+            csvFile(&files, entry, tokens);
+    if (formats.npy)
+        for (const Entry& entry : focus)
+            npyFile(&files, entry);
+    if (snapshot.multiHeadRun)
+        appendFiles(&files, everyHeadEntries(snapshot), tokens, formats);
     const ImageExporter& images = registeredImageExporter();
     if (images) {
         for (const auto& [asked, format] :
@@ -319,6 +418,28 @@ std::vector<OutputFile> attentionExportFiles(const AttentionSnapshot& snapshot, 
         }
     }
     return files;
+}
+
+std::vector<OutputFile> multiHeadResultFiles(const attn::MultiHeadResult& result,
+                                             const std::vector<std::string>& tokens,
+                                             const ExportFormats& formats)
+{
+    std::vector<Entry> entries;
+    for (int i = 0; i < result.headCount(); ++i)
+        for (Entry& e : resultHeadEntries(result.heads[std::size_t(i)], headTail(i)))
+            entries.push_back(std::move(e));
+    for (Entry& e : resultCombinedEntries(result))
+        entries.push_back(std::move(e));
+    std::vector<OutputFile> files;
+    appendFiles(&files, entries, &tokens, formats);
+    return files;
+}
+
+std::string multiHeadMatrixCsv(const attn::Matrix& m, const std::vector<std::string>& tokens, bool queryKey)
+{
+    std::ostringstream out;
+    writeLabelledMatrixCsv(out, m, tokens, queryKey ? Labels::QueryKey : Labels::TokenRows);
+    return out.str();
 }
 
 attn::Status exportAttention(const QString& directory, const AttentionSnapshot& snapshot,

@@ -1,23 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Everything one run of the model produced, as the exporters need it: the
-// settings, the inputs (tokens, X, weights), the attention result and its
-// statistics.
+// Everything one run of attention produced, as the exporters and the lab
+// file need it: the settings, the inputs (tokens, X), h heads (their
+// projections, results and statistics) and, with several heads, their
+// average, concatenation and output. The lesson's single head is h = 1;
+// a multi-head run (attention-lab --heads ...) is marked `multiHeadRun`,
+// with one head too, because its files name every head (attentionexport.h).
 
 #include "attention.h"
 #include "expected.h"
 #include "model.h"
+#include "multihead.h"
 #include "statistics.h"
+
+#include <string>
+#include <vector>
 
 namespace attnlab {
 
 struct AttentionSnapshot {
-    attn::ModelConfig config;
+    attn::ModelConfig config;  // d_model of X, d_k and d_v of every head
     attn::AttentionOptions options;
-    attn::Model model;  // tokens, X (n, d_model), W_q, W_k (d_model, d_k), W_v (d_model, d_v)
-    attn::AttentionResult result;
-    attn::AttentionStats stats;
+    attn::Tokenization tokens;               // one per row of X
+    attn::Matrix X;                          // (n, d_model)
+    std::vector<attn::HeadWeights> weights;  // per head; split: sliced from in_proj_weight
+    // Per head its result and statistics. weightsAverage, concat and
+    // output are a multi-head run's; the single head keeps none (its
+    // average is its weights, its concatenation its context).
+    attn::MultiHeadResult result;
+
+    // A multi-head run's parameters besides the heads' own.
+    bool multiHeadRun = false;
+    std::string headInit;    // where the heads' parameters came from
+    attn::Matrix Wo;         // independent layout with an output projection
+    attn::SplitHeads split;  // split layout
+
+    int headCount() const { return result.headCount(); }
+    attn::HeadLayout layout() const { return result.layout; }
+    // Head i (0-based); head 0 is the one the single-head keys and files show.
+    const attn::AttentionResult& head(int i = 0) const { return result.heads[std::size_t(i)]; }
+    const attn::AttentionStats& stats(int i = 0) const { return result.stats[std::size_t(i)]; }
+    const attn::HeadWeights& headWeights(int i = 0) const { return weights[std::size_t(i)]; }
 };
+
+// The single head (h = 1) of a computed run: `model`'s tokens, X and
+// projections, its result and statistics. d_model, d_k and d_v are taken
+// from the matrices (with a problem the config is the refused request).
+AttentionSnapshot singleHeadSnapshot(const attn::ModelConfig& config, const attn::AttentionOptions& options,
+                                     attn::Model model, attn::AttentionResult result,
+                                     attn::AttentionStats stats);
 
 // buildModel, computeAttention, computeStatistics; the first error stops it.
 attn::Expected<AttentionSnapshot> computeSnapshot(const attn::ModelConfig& config,
@@ -32,6 +63,19 @@ attn::Expected<AttentionSnapshot> computeSnapshot(const attn::ModelConfig& confi
 attn::Expected<AttentionSnapshot> computeSnapshotFromMatrices(const attn::ModelConfig& config,
                                                               const attn::AttentionOptions& options,
                                                               attn::Model model);
+
+// A multi-head run: the passes over X (n, d_model) with `tokens` labelling
+// its rows, in either layout. The config takes d_model, d_k and d_v from
+// the matrices.
+attn::Expected<AttentionSnapshot> computeMultiHeadSnapshot(const attn::ModelConfig& config,
+                                                           const attn::AttentionOptions& options,
+                                                           attn::Tokenization tokens, attn::Matrix X,
+                                                           attn::IndependentHeads params,
+                                                           std::string headInit);
+attn::Expected<AttentionSnapshot> computeMultiHeadSnapshot(const attn::ModelConfig& config,
+                                                           const attn::AttentionOptions& options,
+                                                           attn::Tokenization tokens, attn::Matrix X,
+                                                           attn::SplitHeads params, std::string headInit);
 
 // The tokens that label `rows` rows of a given X: the sentence's tokens when
 // it has exactly that many, otherwise t0, t1, ... (vocabulary and ids as the

@@ -185,4 +185,12 @@ void writeJsonMatrix(JsonWriter& json, const attn::Matrix& m)
     json.endArray();
 }
 
+void writeJsonVector(JsonWriter& json, const attn::RowVector& v)
+{
+    json.beginArray(JsonWriter::Layout::Inline);
+    for (Eigen::Index j = 0; j < v.size(); ++j)
+        json.value(v[j]);
+    json.endArray();
+}
+
 }  // namespace attnlab

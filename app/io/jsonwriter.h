@@ -77,5 +77,7 @@ private:
 
 // (rows, cols) as an array of rows, one row per line; -inf becomes null.
 void writeJsonMatrix(JsonWriter& json, const attn::Matrix& m);
+// A flat array of numbers on one line (a bias, as PyTorch keeps it).
+void writeJsonVector(JsonWriter& json, const attn::RowVector& v);
 
 }  // namespace attnlab

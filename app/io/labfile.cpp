@@ -90,16 +90,6 @@ std::string joined(const std::vector<std::string>& items)
     return text;
 }
 
-attn::Status checkMatrixShape(const char* name, const attn::Matrix& m, Eigen::Index rows, Eigen::Index cols,
-                              const char* rowsWhat, const char* colsWhat)
-{
-    if (m.rows() == rows && m.cols() == cols)
-        return attn::okStatus();
-    return attn::Error{quotedKey(name) + " is (" + std::to_string(m.rows()) + ", " + std::to_string(m.cols())
-                       + ") but must be (" + std::to_string(rows) + ", " + std::to_string(cols)
-                       + "): " + rowsWhat + " x " + colsWhat};
-}
-
 }  // namespace
 
 LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObject& view)
@@ -107,14 +97,30 @@ LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObje
     LabState state;
     state.config = snapshot.config;
     state.options = snapshot.options;
-    state.X = snapshot.model.X;
-    state.Wq = snapshot.model.Wq;
-    state.Wk = snapshot.model.Wk;
-    state.Wv = snapshot.model.Wv;
+    state.X = snapshot.X;
+    state.Wq = snapshot.headWeights().Wq;
+    state.Wk = snapshot.headWeights().Wk;
+    state.Wv = snapshot.headWeights().Wv;
     state.config.dModel = int(state.X.cols());
     state.config.dK = int(state.Wq.cols());
     state.config.dV = int(state.Wv.cols());
     state.view = view;
+    attn::HeadsConfig& c = state.heads;
+    c.heads = snapshot.headCount();
+    c.layout = snapshot.layout();
+    c.outputProjection = c.layout == attn::HeadLayout::Independent && snapshot.Wo.size() > 0;
+    c.torchInit = snapshot.headInit == "torch-mha";
+    // One head without a projection: the single-head lab, head 1 alone.
+    if (!c.multiHead())
+        return state;
+    state.multiHead.layout = c.layout;
+    if (c.layout == attn::HeadLayout::Split) {
+        state.multiHead.split = snapshot.split;
+    } else {
+        state.multiHead.independent.heads = snapshot.weights;
+        state.multiHead.independent.Wo = snapshot.Wo;
+    }
+    state.selectedHead = 0;
     return state;
 }
 
@@ -134,10 +140,10 @@ attn::Status validateLabState(const LabState& s)
     const Eigen::Index n = Eigen::Index(tokens->tokens.size());
     const std::string tokensWhat = std::to_string(n) + " tokens of \"sentence\"";
     const int dModel = s.config.dModel, dK = s.config.dK, dV = s.config.dV;
-    for (const attn::Status& shape : {checkMatrixShape("X", s.X, n, dModel, tokensWhat.c_str(), "d_model"),
-                                      checkMatrixShape("W_q", s.Wq, dModel, dK, "d_model", "d_k"),
-                                      checkMatrixShape("W_k", s.Wk, dModel, dK, "d_model", "d_k"),
-                                      checkMatrixShape("W_v", s.Wv, dModel, dV, "d_model", "d_v")}) {
+    for (const attn::Status& shape : {checkMatrixShape("\"X\"", s.X, n, dModel, tokensWhat + " x d_model"),
+                                      checkMatrixShape("\"W_q\"", s.Wq, dModel, dK, "d_model x d_k"),
+                                      checkMatrixShape("\"W_k\"", s.Wk, dModel, dK, "d_model x d_k"),
+                                      checkMatrixShape("\"W_v\"", s.Wv, dModel, dV, "d_model x d_v")}) {
         if (!shape)
             return shape;
     }
@@ -152,30 +158,24 @@ attn::Status validateLabState(const LabState& s)
 
 attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state)
 {
-    if (state.heads.multiHead()) {
-        // The selected head from the multi-head pass, which adds the split
-        // layout's biases to its Q, K and V.
-        attn::Expected<MultiHeadSnapshot> heads = computeLabMultiHeadSnapshot(state);
-        if (!heads)
-            return heads.error();
-        AttentionSnapshot snapshot = std::move(heads->focus);
-        snapshot.model.Wq = state.Wq;
-        snapshot.model.Wk = state.Wk;
-        snapshot.model.Wv = state.Wv;
-        snapshot.result = std::move(heads->result.heads[std::size_t(state.selectedHead)]);
-        snapshot.stats = heads->result.stats[std::size_t(state.selectedHead)];
-        return snapshot;
-    }
-    const attn::Status valid = validateLabState(state);
-    if (!valid)
+    if (attn::Status valid = validateLabState(state); !valid)
         return valid.error();
-    attn::Model model;
-    model.tokenization = attn::tokenizeFor(state.config).value();
-    model.X = state.X;
-    model.Wq = state.Wq;
-    model.Wk = state.Wk;
-    model.Wv = state.Wv;
-    return computeSnapshotFromMatrices(state.config, state.options, std::move(model));
+    attn::Tokenization tokens = attn::tokenizeFor(state.config).value();
+    if (!state.heads.multiHead()) {
+        attn::Model model;
+        model.tokenization = std::move(tokens);
+        model.X = state.X;
+        model.Wq = state.Wq;
+        model.Wk = state.Wk;
+        model.Wv = state.Wv;
+        return computeSnapshotFromMatrices(state.config, state.options, std::move(model));
+    }
+    const std::string init = state.heads.torchInit ? "torch-mha" : attn::initModeName(state.config.init);
+    if (state.heads.layout == attn::HeadLayout::Split)
+        return computeMultiHeadSnapshot(state.config, state.options, std::move(tokens), state.X,
+                                        state.multiHead.split, init);
+    return computeMultiHeadSnapshot(state.config, state.options, std::move(tokens), state.X,
+                                    state.multiHead.independent, init);
 }
 
 void writeLabJson(std::ostream& out, const LabState& s)

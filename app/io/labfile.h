@@ -83,7 +83,9 @@ struct LabState {
     std::vector<std::string> warnings;  // filled by the reader, never written
 };
 
-// The inputs of a computed run, with an optional view.
+// The inputs of a computed run, with an optional view: the single head's
+// (h = 1), or a multi-head run's every head's parameters with head 1
+// selected (one head without a projection is a single-head lab).
 LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObject& view = {});
 
 // Dimensions within limits, the matrices of the dimensions' shapes, X with one
@@ -93,10 +95,10 @@ LabState labStateFromSnapshot(const AttentionSnapshot& snapshot, const QJsonObje
 // selected head and W_q, W_k, W_v its exact copy). The error names the field.
 attn::Status validateLabState(const LabState& state);
 
-// The tokens of config.sentence, X, W_q, W_k, W_v and the statistics. For a
-// multi-head lab: the selected head's result and statistics from the
-// multi-head pass (in the split layout its Q, K, V include the biases);
-// computeLabMultiHeadSnapshot (labheads.h) gives every head.
+// The run of a valid lab, as the export writes it: a single-head lab's one
+// head (h = 1, the single-head pass), a multi-head lab's every head from the
+// multi-head pass as a multi-head run (in the split layout their Q, K, V
+// include the biases; head state.selectedHead is the pipeline's).
 attn::Expected<AttentionSnapshot> computeLabSnapshot(const LabState& state);
 
 void writeLabJson(std::ostream& out, const LabState& state);

@@ -30,15 +30,6 @@ std::string shapeText(long long rows, long long cols)
     return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
 }
 
-attn::Status checkShape(const std::string& name, const attn::Matrix& m, long long rows, long long cols,
-                        const std::string& what)
-{
-    if (m.rows() == rows && m.cols() == cols)
-        return attn::okStatus();
-    return attn::Error{name + " is " + shapeText(m.rows(), m.cols()) + " but must be " + shapeText(rows, cols)
-                       + ": " + what};
-}
-
 attn::Status checkLength(const std::string& name, const attn::RowVector& v, long long size,
                          const std::string& what)
 {
@@ -109,7 +100,7 @@ attn::Status validateIndependent(const LabState& s)
         for (const auto& [key, m, cols, what] :
              {std::tuple{"W_q", &w.Wq, dK, "d_model x d_k"}, std::tuple{"W_k", &w.Wk, dK, "d_model x d_k"},
               std::tuple{"W_v", &w.Wv, dV, "d_model x d_v"}}) {
-            if (attn::Status st = checkShape(headName(i, key), *m, dModel, cols, what); !st)
+            if (attn::Status st = checkMatrixShape(headName(i, key), *m, dModel, cols, what); !st)
                 return st;
             if (attn::Status st = checkEntries(headName(i, key), *m); !st)
                 return st;
@@ -149,9 +140,9 @@ attn::Status validateSplit(const LabState& s)
     const std::string inW = kPrefix + "\"in_proj_weight\"", inB = kPrefix + "\"in_proj_bias\"",
                       outW = kPrefix + "\"out_proj_weight\"", outB = kPrefix + "\"out_proj_bias\"";
     const std::string forE = " for E = d_model = " + std::to_string(e);
-    for (const attn::Status& st : {checkShape(inW, p.inProjWeight, 3LL * e, e, "3E x E" + forE),
+    for (const attn::Status& st : {checkMatrixShape(inW, p.inProjWeight, 3LL * e, e, "3E x E" + forE),
                                    checkLength(inB, p.inProjBias, 3LL * e, "3E" + forE),
-                                   checkShape(outW, p.outProjWeight, e, e, "E x E" + forE),
+                                   checkMatrixShape(outW, p.outProjWeight, e, e, "E x E" + forE),
                                    checkLength(outB, p.outProjBias, e, "E" + forE)})
         if (!st)
             return st;
@@ -160,14 +151,6 @@ attn::Status validateSplit(const LabState& s)
         if (!st)
             return st;
     return attn::okStatus();
-}
-
-void writeVector(JsonWriter& json, const attn::RowVector& v)
-{
-    json.beginArray(JsonWriter::Layout::Inline);
-    for (Eigen::Index j = 0; j < v.size(); ++j)
-        json.value(v[j]);
-    json.endArray();
 }
 
 }  // namespace
@@ -246,11 +229,11 @@ void writeLabHeads(JsonWriter& json, const LabState& s)
         json.key("in_proj_weight");
         writeJsonMatrix(json, p.inProjWeight);
         json.key("in_proj_bias");
-        writeVector(json, p.inProjBias);
+        writeJsonVector(json, p.inProjBias);
         json.key("out_proj_weight");
         writeJsonMatrix(json, p.outProjWeight);
         json.key("out_proj_bias");
-        writeVector(json, p.outProjBias);
+        writeJsonVector(json, p.outProjBias);
     }
     json.endObject();
 }
@@ -327,46 +310,6 @@ attn::Status readLabHeads(const JsonValue& object, LabState* state)
         state->warnings.push_back("unknown fields of \"heads\" were left out: " + keys);
     }
     return attn::okStatus();
-}
-
-attn::Expected<MultiHeadSnapshot> computeLabMultiHeadSnapshot(const LabState& state)
-{
-    if (attn::Status valid = validateLabState(state); !valid)
-        return valid.error();
-    attn::Tokenization tokens = attn::tokenizeFor(state.config).value();
-    const std::string init = state.heads.torchInit ? "torch-mha" : attn::initModeName(state.config.init);
-    if (!state.heads.multiHead()) {
-        attn::IndependentHeads one;
-        one.heads.push_back({state.Wq, state.Wk, state.Wv});
-        return computeMultiHeadSnapshot(state.config, state.options, std::move(tokens), state.X,
-                                        std::move(one), init);
-    }
-    if (state.heads.layout == attn::HeadLayout::Split)
-        return computeMultiHeadSnapshot(state.config, state.options, std::move(tokens), state.X,
-                                        state.multiHead.split, init);
-    return computeMultiHeadSnapshot(state.config, state.options, std::move(tokens), state.X,
-                                    state.multiHead.independent, init);
-}
-
-LabState labStateFromMultiHeadSnapshot(const MultiHeadSnapshot& snapshot, const QJsonObject& view)
-{
-    LabState state = labStateFromSnapshot(snapshot.focus, view);
-    attn::HeadsConfig& c = state.heads;
-    c.heads = int(snapshot.weights.size());
-    c.layout = snapshot.layout;
-    c.outputProjection = snapshot.layout == attn::HeadLayout::Independent && snapshot.Wo.size() > 0;
-    c.torchInit = snapshot.headInit == "torch-mha";
-    if (!c.multiHead())
-        return state;
-    state.multiHead.layout = snapshot.layout;
-    if (snapshot.layout == attn::HeadLayout::Split) {
-        state.multiHead.split = snapshot.split;
-    } else {
-        state.multiHead.independent.heads = snapshot.weights;
-        state.multiHead.independent.Wo = snapshot.Wo;
-    }
-    state.selectedHead = 0;
-    return state;
 }
 
 }  // namespace attnlab

@@ -33,7 +33,6 @@
 #include "jsonvalue.h"
 #include "jsonwriter.h"
 #include "labfile.h"
-#include "multiheadexport.h"
 
 #include <QJsonObject>
 
@@ -51,14 +50,5 @@ void writeLabHeads(JsonWriter& json, const LabState& state);
 // The "heads" object into state->heads, multiHead and selectedHead;
 // unknown keys become warnings. Shapes and values are validateLabHeads'.
 attn::Status readLabHeads(const JsonValue& object, LabState* state);
-
-// Every head of a valid lab, as the multi-head export writes them (head 1
-// is the focus, as in a --heads run). A single-head lab gives one head.
-attn::Expected<MultiHeadSnapshot> computeLabMultiHeadSnapshot(const LabState& state);
-
-// The lab of a multi-head run (--heads ... --save): every head's
-// parameters, head 1 selected; one head without a projection is a
-// single-head lab.
-LabState labStateFromMultiHeadSnapshot(const MultiHeadSnapshot& snapshot, const QJsonObject& view = {});
 
 }  // namespace attnlab

@@ -10,6 +10,16 @@ std::string quotedKey(std::string_view key)
     return "\"" + std::string(key) + "\"";
 }
 
+attn::Status checkMatrixShape(const std::string& name, const attn::Matrix& m, long long rows, long long cols,
+                              const std::string& what)
+{
+    if (m.rows() == rows && m.cols() == cols)
+        return attn::okStatus();
+    return attn::Error{name + " is (" + std::to_string(m.rows()) + ", " + std::to_string(m.cols())
+                       + ") but must be (" + std::to_string(rows) + ", " + std::to_string(cols)
+                       + "): " + what};
+}
+
 std::string LabReader::name(std::string_view key) const
 {
     return prefix_ + quotedKey(key);

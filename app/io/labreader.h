@@ -88,4 +88,9 @@ private:
 // "\"key\"": a key as messages quote it.
 std::string quotedKey(std::string_view key);
 
+// "NAME is (r, c) but must be (rows, cols): what" when `m` is not of that
+// shape; `name` as the message names it (quotedKey's, or a head's).
+attn::Status checkMatrixShape(const std::string& name, const attn::Matrix& m, long long rows, long long cols,
+                              const std::string& what);
+
 }  // namespace attnlab

@@ -33,7 +33,7 @@ QSize dkSweepFrameSize()
 void paintDkSweepFrame(QPainter& painter, const QSize& size, const AttentionSnapshot& snapshot, int step,
                        int steps, const DkSweepFrameStyle& style)
 {
-    const int dK = int(snapshot.result.Q.cols());
+    const int dK = int(snapshot.head().Q.cols());
     const int band = std::clamp(size.height() / 10, 24, 160);
     painter.save();
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
@@ -69,7 +69,7 @@ attn::Expected<QByteArray> dkSweepFramePng(const AttentionSnapshot& snapshot, in
 {
     return encodePicture([&](QPainter& painter,
                              const QSize& s) { paintDkSweepFrame(painter, s, snapshot, step, steps, style); },
-                         ImageFormat::Png, size, 1.0, DkSweepSource::title(int(snapshot.result.Q.cols())));
+                         ImageFormat::Png, size, 1.0, DkSweepSource::title(int(snapshot.head().Q.cols())));
 }
 
 attn::Expected<QByteArray> dkSweepFramePng(DkSweepSource& source, int dK, int step, int steps,

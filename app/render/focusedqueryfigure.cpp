@@ -39,9 +39,9 @@ QFont pixelFont(int px, bool bold = false)
 QString divisorText(const AttentionSnapshot& s)
 {
     switch (s.options.scale) {
-    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(s.result.Q.cols());
+    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(s.head().Q.cols());
     case attn::ScaleMode::None: return QStringLiteral("1");
-    case attn::ScaleMode::Custom: return QLocale().toString(s.result.divisor, 'g', 6);
+    case attn::ScaleMode::Custom: return QLocale().toString(s.head().divisor, 'g', 6);
     }
     return {};
 }
@@ -114,7 +114,7 @@ void paintPanel(QPainter& p, const QRect& area, const Panel& panel, const QStrin
 
 void paintFocusedQueryFigure(QPainter& p, const QSize& size, const AttentionSnapshot& snapshot, int query)
 {
-    const attn::AttentionResult& r = snapshot.result;
+    const attn::AttentionResult& r = snapshot.head();
     const int w = size.width();
     const int h = size.height();
     const int px = std::clamp(std::min(h / 36, w / 60), 10, 64);
@@ -129,7 +129,7 @@ void paintFocusedQueryFigure(QPainter& p, const QSize& size, const AttentionSnap
     }
     const int q = std::clamp(query, 0, n - 1);
     QStringList tokens;
-    for (const std::string& t : snapshot.model.tokenization.tokens)
+    for (const std::string& t : snapshot.tokens.tokens)
         tokens << QString::fromStdString(t);
     tokens = positionedLabels(tokens);
     while (tokens.size() < n)

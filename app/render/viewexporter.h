@@ -9,16 +9,16 @@
 // PNG at a chosen size and scale (the scale multiplies the pixels, not the
 // layout: 2 gives a sharp picture of the same composition), SVG through
 // QSvgGenerator and PDF through QPdfWriter as vectors, text kept as text.
-// The pictures are drawn by HeatmapRenderer and ScoreHistogramRenderer from
-// the snapshot's matrices, with the colour ranges the window uses, on white
-// with black text whatever the desktop theme. No widget is involved: a
-// QGuiApplication (the offscreen platform for headless runs) is enough.
+// The pictures are drawn by HeatmapRenderer, ScoreHistogramRenderer,
+// PipelineFigure and ScalingComparisonFigure from the snapshot's matrices, with the colour ranges the window
+// uses, on white with black text whatever the desktop theme. No widget is involved: a QGuiApplication (the
+// offscreen platform for headless runs) is enough.
 
 #include "attentionexport.h"
 #include "attentionsnapshot.h"
 #include "expected.h"
-#include "weightsscale.h"
 #include "scaling_lab.h"
+#include "weightsscale.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -37,6 +37,8 @@ class QPainter;
 namespace attnlab {
 
 class HeatmapRenderer;
+class PipelineFigure;
+class ScalingComparisonFigure;
 class ScoreHistogramRenderer;
 
 // The pictures this exporter draws from the snapshot come first, up to
@@ -144,8 +146,6 @@ private:
     HeatmapRenderer* map(ExportView view) const;
     void prepareMaps(int fontPixels) const;
     void paintView(QPainter& painter, ExportView view, const QSize& size) const;
-    void paintFigure(QPainter& painter, const QSize& size) const;
-    void paintComparison(QPainter& painter, const QSize& size) const;
     QString divisorText() const;
     QStringList tokens() const;
 
@@ -156,9 +156,8 @@ private:
     WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
     std::array<std::unique_ptr<HeatmapRenderer>, 7> maps_;
     std::unique_ptr<ScoreHistogramRenderer> histogram_;
-    // The comparison's two maps, made when first drawn.
-    mutable std::shared_ptr<const attn::ScalingComparison> comparison_;
-    mutable std::array<std::unique_ptr<HeatmapRenderer>, 2> compareMaps_;
+    std::unique_ptr<PipelineFigure> figure_;               // the raw, scaled and weights maps above
+    std::unique_ptr<ScalingComparisonFigure> comparison_;  // its maps made when first drawn
 };
 
 }  // namespace attnlab

@@ -739,10 +739,10 @@ void TestCommandLine::someMatricesFromNpy()
     config.dV = dV;
     const auto expected = attnlab::computeSnapshot(config, attn::AttentionOptions());
     QVERIFY(expected.ok());
-    const std::pair<const char*, const attn::Matrix*> drawn[] = {{"X", &expected->model.X},
-                                                                 {"W_q", &expected->model.Wq},
-                                                                 {"W_k", &expected->model.Wk},
-                                                                 {"W_v", &expected->model.Wv}};
+    const std::pair<const char*, const attn::Matrix*> drawn[] = {{"X", &expected->X},
+                                                                 {"W_q", &expected->headWeights().Wq},
+                                                                 {"W_k", &expected->headWeights().Wk},
+                                                                 {"W_v", &expected->headWeights().Wv}};
     for (const auto& [key, m] : drawn) {
         if (name != key && (name == "X" || QString(key) != "X"))
             QVERIFY2(testdata::toMatrix(json[key]) == *m, key);
@@ -951,8 +951,8 @@ void TestCommandLine::windowGetsTheLab()
     QVERIFY(!fromLab.exitNow);
     QVERIFY(fromLab.haveLab && fromLab.haveConfig);
     QCOMPARE(fromLab.config.sentence, std::string("hello there"));
-    QCOMPARE(fromLab.lab.X, snapshot->model.X);
-    QCOMPARE(fromLab.lab.Wv, snapshot->model.Wv);
+    QCOMPARE(fromLab.lab.X, snapshot->X);
+    QCOMPARE(fromLab.lab.Wv, snapshot->headWeights().Wv);
     QCOMPARE(fromLab.lab.view, view);
 
     const QString x = dir.filePath("X.npy");
@@ -970,7 +970,7 @@ void TestCommandLine::windowGetsTheLab()
     Argv bare({path});
     const attnlab::CommandLineOutcome fromBare = attnlab::handleCommandLine(bare.argc(), bare.argv());
     QVERIFY(!fromBare.exitNow && fromBare.haveLab);
-    QCOMPARE(fromBare.lab.X, snapshot->model.X);
+    QCOMPARE(fromBare.lab.X, snapshot->X);
 
     Argv plain({"--d-k", "4"});
     QVERIFY(!attnlab::handleCommandLine(plain.argc(), plain.argv()).haveLab);
@@ -1058,12 +1058,12 @@ void TestCommandLine::presetExport()
     options.causal = causal;
     const auto snapshot = attnlab::computeSnapshot(config, options);
     QVERIFY(snapshot.ok());
-    QCOMPARE(testdata::toMatrix(json["Q"]), snapshot->result.Q);
+    QCOMPARE(testdata::toMatrix(json["Q"]), snapshot->head().Q);
     // --save keeps the same lab.
     const attn::Expected<attnlab::LabState> saved = attnlab::readLabFile(lab);
     QVERIFY(saved.ok());
     QCOMPARE(saved->config.dK, dK);
-    QCOMPARE(saved->X, snapshot->model.X);
+    QCOMPARE(saved->X, snapshot->X);
 }
 
 void TestCommandLine::presetIsTheMenusLab()

@@ -112,7 +112,7 @@ void TestAttentionExport::initTestCase()
     auto snapshot = attnlab::computeSnapshot(config, options);
     QVERIFY2(snapshot.ok(), snapshot.ok() ? "" : snapshot.error().message.c_str());
     snapshot_ = snapshot.value();
-    QCOMPARE(snapshot_.model.tokenization.tokens.size(), std::size_t(7));
+    QCOMPARE(snapshot_.tokens.tokens.size(), std::size_t(7));
 
     std::ostringstream out;
     attnlab::writeAttentionJson(out, snapshot_);
@@ -247,19 +247,19 @@ void TestAttentionExport::jsonOneHeadInTheMultiHeadShape()
     QVERIFY(head["scaled_scores"].toArray()[0].toArray()[1].isNull());  // causal: key 2 after query 1
     QVERIFY(json_["weights_average"] == json_["weights"]);
     QVERIFY(json_["concat"] == json_["context"]);
-    QCOMPARE(json_["weights"].toArray()[2].toArray()[1].toDouble(), snapshot_.result.weights(2, 1));
+    QCOMPARE(json_["weights"].toArray()[2].toArray()[1].toDouble(), snapshot_.head().weights(2, 1));
 }
 
 void TestAttentionExport::jsonMatricesExact()
 {
-    const attn::Model& m = snapshot_.model;
-    const attn::AttentionResult& r = snapshot_.result;
+    const attn::HeadWeights& w = snapshot_.headWeights();
+    const attn::AttentionResult& r = snapshot_.head();
     const attn::Matrix scaledScores = r.scaledMatrix();
     const attn::Matrix weightMatrix = r.weightsMatrix();
-    const std::pair<const char*, const attn::Matrix*> matrices[] = {{"X", &m.X},
-                                                                    {"W_q", &m.Wq},
-                                                                    {"W_k", &m.Wk},
-                                                                    {"W_v", &m.Wv},
+    const std::pair<const char*, const attn::Matrix*> matrices[] = {{"X", &snapshot_.X},
+                                                                    {"W_q", &w.Wq},
+                                                                    {"W_k", &w.Wk},
+                                                                    {"W_v", &w.Wv},
                                                                     {"Q", &r.Q},
                                                                     {"K", &r.K},
                                                                     {"V", &r.V},
@@ -290,7 +290,7 @@ void TestAttentionExport::jsonMatricesExact()
 void TestAttentionExport::jsonStatistics()
 {
     const QJsonObject stats = json_["stats"].toObject();
-    const attn::AttentionStats& s = snapshot_.stats;
+    const attn::AttentionStats& s = snapshot_.stats();
     QCOMPARE(stats["raw_mean"].toDouble(), s.rawMean);
     QCOMPARE(stats["raw_variance"].toDouble(), s.rawVariance);
     QCOMPARE(stats["scaled_mean"].toDouble(), s.scaledMean);
@@ -304,8 +304,7 @@ void TestAttentionExport::jsonStatistics()
         const QJsonObject row = rows[i].toObject();
         const attn::RowStats& expected = s.rows[std::size_t(i)];
         QCOMPARE(row["query"].toInt(), i);
-        QCOMPARE(row["token"].toString(),
-                 QString::fromStdString(snapshot_.model.tokenization.tokens[std::size_t(i)]));
+        QCOMPARE(row["token"].toString(), QString::fromStdString(snapshot_.tokens.tokens[std::size_t(i)]));
         QCOMPARE(row["max_weight"].toDouble(), expected.maxWeight);
         QCOMPARE(row["argmax"].toInt(), expected.argMax);
         QCOMPARE(row["entropy_nats"].toDouble(), expected.entropyNats);
@@ -384,11 +383,15 @@ void TestAttentionExport::npyFiles()
     expected.sort();
     QCOMPARE(entries(dir.path()), expected);
 
-    const attn::Matrix scaled = snapshot_.result.scaledMatrix();
-    const attn::Matrix weights = snapshot_.result.weightsMatrix();
+    const attn::Matrix scaled = snapshot_.head().scaledMatrix();
+    const attn::Matrix weights = snapshot_.head().weightsMatrix();
     const std::vector<std::pair<QString, const attn::Matrix*>> matrices = {
-        {"X", &snapshot_.model.X},  {"W_v", &snapshot_.model.Wv}, {"scores", &snapshot_.result.scores},
-        {"scaled_scores", &scaled}, {"weights", &weights},        {"context", &snapshot_.result.context}};
+        {"X", &snapshot_.X},
+        {"W_v", &snapshot_.headWeights().Wv},
+        {"scores", &snapshot_.head().scores},
+        {"scaled_scores", &scaled},
+        {"weights", &weights},
+        {"context", &snapshot_.head().context}};
     for (const auto& [name, m] : matrices) {
         const QByteArray bytes = readFile(dir.filePath(name + ".npy"));
         QVERIFY(bytes.startsWith(QByteArray("\x93NUMPY\x01\x00", 8)));
@@ -440,7 +443,7 @@ void TestAttentionExport::registeredImageExporter()
     attnlab::setImageExporter([&asked](const attnlab::AttentionSnapshot& s, attnlab::ImageFormat f) {
         asked.push_back(f);
         const std::string name = std::string("weights.") + attnlab::imageFormatName(f);
-        const int n = s.result.tokens();
+        const int n = s.head().tokens();
         return std::vector<attnlab::OutputFile>{
             {name, [n](std::ostream& out) { out << "picture of " << n << " tokens"; }}};
     });

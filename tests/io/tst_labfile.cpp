@@ -206,11 +206,11 @@ void TestLabFile::saveThenOpenIsIdentical()
     const auto before = attnlab::computeLabSnapshot(state);
     const auto after = attnlab::computeLabSnapshot(back);
     QVERIFY(before.ok() && after.ok());
-    QCOMPARE(after->model.tokenization.tokens, before->model.tokenization.tokens);
-    QVERIFY(sameBits(after->result.scores, before->result.scores));
-    QVERIFY(sameBits(after->result.weightsMatrix(), before->result.weightsMatrix()));
-    QVERIFY(sameBits(after->result.context, before->result.context));
-    QCOMPARE(after->result.divisor, before->result.divisor);
+    QCOMPARE(after->tokens.tokens, before->tokens.tokens);
+    QVERIFY(sameBits(after->head().scores, before->head().scores));
+    QVERIFY(sameBits(after->head().weightsMatrix(), before->head().weightsMatrix()));
+    QVERIFY(sameBits(after->head().context, before->head().context));
+    QCOMPARE(after->head().divisor, before->head().divisor);
 
     // Saving the opened lab again gives the same bytes.
     QCOMPARE(labText(back), labText(state));
@@ -611,7 +611,7 @@ void TestLabFile::matricesThroughCsvExactly()
     state.X(2, 3) = std::numeric_limits<double>::denorm_min();
     const auto snapshot = attnlab::computeLabSnapshot(state);
     QVERIFY(snapshot.ok());
-    const attn::Matrix weights = snapshot->result.weightsMatrix();
+    const attn::Matrix weights = snapshot->head().weightsMatrix();
     for (const attn::Matrix* m :
          std::initializer_list<const attn::Matrix*>{&state.X, &state.Wq, &state.Wk, &state.Wv, &weights}) {
         std::ostringstream out;

@@ -40,11 +40,11 @@ std::string labText(const attnlab::LabState& state)
     return out.str();
 }
 
-attnlab::LabState fromSnapshot(const attn::Expected<attnlab::MultiHeadSnapshot>& snapshot)
+attnlab::LabState fromSnapshot(const attn::Expected<attnlab::AttentionSnapshot>& snapshot)
 {
     if (!snapshot)
         qFatal("%s", snapshot.error().message.c_str());
-    return attnlab::labStateFromMultiHeadSnapshot(snapshot.value(), QJsonObject{{"focus_query", 2}});
+    return attnlab::labStateFromSnapshot(snapshot.value(), QJsonObject{{"focus_query", 2}});
 }
 
 // The article's example with h heads of its own (d_model 16, d_k 24,
@@ -190,8 +190,8 @@ void TestLabHeads::saveThenOpenIsIdentical()
     QCOMPARE(back.view, state.view);
 
     // The same multi-head pass, bit for bit.
-    const auto before = attnlab::computeLabMultiHeadSnapshot(state);
-    const auto after = attnlab::computeLabMultiHeadSnapshot(back);
+    const auto before = attnlab::computeLabSnapshot(state);
+    const auto after = attnlab::computeLabSnapshot(back);
     QVERIFY(before.ok() && after.ok());
     QCOMPARE(after->result.headCount(), state.heads.heads);
     for (int i = 0; i < state.heads.heads; ++i)
@@ -241,7 +241,7 @@ void TestLabHeads::articleHeadsInTheFile()
 
     const auto opened = attnlab::parseLab(labText(state));
     QVERIFY(opened.ok());
-    const auto snapshot = attnlab::computeLabMultiHeadSnapshot(opened.value());
+    const auto snapshot = attnlab::computeLabSnapshot(opened.value());
     QVERIFY(snapshot.ok());
     for (int i = 0; i < 3; ++i) {
         const double weights = testdata::maxAbsDiff(snapshot->result.heads[std::size_t(i)].weightsMatrix(),
@@ -285,7 +285,7 @@ void TestLabHeads::splitLayoutInTheFile()
 
     const auto opened = attnlab::parseLab(labText(state));
     QVERIFY(opened.ok());
-    const auto snapshot = attnlab::computeLabMultiHeadSnapshot(opened.value());
+    const auto snapshot = attnlab::computeLabSnapshot(opened.value());
     QVERIFY(snapshot.ok());
     QCOMPARE(snapshot->headInit, std::string("torch-mha"));
     const double output = testdata::maxAbsDiff(snapshot->result.output, testdata::toMatrix(c["attn_output"]));
@@ -295,22 +295,22 @@ void TestLabHeads::splitLayoutInTheFile()
     QVERIFY2(average < 1e-5, qPrintable(QString::number(average)));
 }
 
-// computeLabSnapshot gives the selected head from the multi-head pass: in
-// the split layout its Q carries the bias.
+// computeLabSnapshot gives every head from the multi-head pass, the
+// selected one the pipeline's: in the split layout its Q carries the bias.
 void TestLabHeads::selectedHeadIsThePipelinesHead()
 {
     const attnlab::LabState state = splitLab("a b c", 9, 6, 3, false, 2);
-    const auto single = attnlab::computeLabSnapshot(state);
-    const auto all = attnlab::computeLabMultiHeadSnapshot(state);
-    QVERIFY(single.ok() && all.ok());
-    QVERIFY(sameBits(single->result.weightsMatrix(), all->result.heads[2].weightsMatrix()));
-    QVERIFY(sameBits(single->model.Wq, state.Wq));
+    const auto all = attnlab::computeLabSnapshot(state);
+    QVERIFY(all.ok());
+    const attn::AttentionResult& single = all->head(state.selectedHead);
+    QVERIFY(sameBits(single.weightsMatrix(), all->result.heads[2].weightsMatrix()));
+    QVERIFY(sameBits(all->headWeights(state.selectedHead).Wq, state.Wq));
     // Q = X W_q + b_q: the bias of head 3's query features 4 and 5.
     const attn::RowVector bias = state.multiHead.split.inProjBias.segment(4, 2);
     QVERIFY(bias.cwiseAbs().maxCoeff() > 0);
     const attn::Matrix expected = (state.X * state.Wq).rowwise() + bias;
-    QVERIFY(testdata::maxAbsDiff(single->result.Q, expected) < 1e-15);
-    QVERIFY(!sameBits(single->result.weightsMatrix(), all->result.heads[0].weightsMatrix()));
+    QVERIFY(testdata::maxAbsDiff(single.Q, expected) < 1e-15);
+    QVERIFY(!sameBits(single.weightsMatrix(), all->result.heads[0].weightsMatrix()));
 }
 
 // "heads" with one head and no projection is checked, then read as the

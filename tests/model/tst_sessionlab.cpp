@@ -86,7 +86,7 @@ void TestSessionLab::saveThenOpen()
     QVERIFY(same(rb->output, ra->output));
     QVERIFY(same(b.result().weightsMatrix(), a.result().weightsMatrix()));
     // The file's export is the session's numbers too.
-    const auto snapshot = computeLabMultiHeadSnapshot(opened.value());
+    const auto snapshot = computeLabSnapshot(opened.value());
     QVERIFY(snapshot.ok());
     QVERIFY(same(snapshot->result.weightsAverage, ra->weightsAverage));
     QVERIFY(same(snapshot->result.output, ra->output));

@@ -44,7 +44,7 @@ private slots:
 void TestFocusedQueryFigure::namesTheQueryAndItsKeys()
 {
     const AttentionSnapshot s = article();
-    const attn::AttentionResult& r = s.result;
+    const attn::AttentionResult& r = s.head();
     QCOMPARE(r.tokens(), 6);
     const QString svg = QString::fromUtf8(svgPicture(figure(s, 1), QSize(1200, 700)));
     QVERIFY2(svg.contains(QStringLiteral("Query 2 “is”")), "title");

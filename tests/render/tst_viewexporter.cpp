@@ -6,12 +6,17 @@
 // colour bar as a gradient; PDF is one document.
 
 #include "colormap.h"
+#include "pictureencoder.h"
+#include "scalingcomparisonfigure.h"
 #include "viewexporter.h"
 
 #include <QGuiApplication>
 #include <QLocale>
 #include <QTest>
 #include <QXmlStreamReader>
+
+#include <algorithm>
+#include <cmath>
 
 using namespace attnlab;
 
@@ -50,13 +55,14 @@ private slots:
     void svgKeepsTheColourBarGradient();
     void pdfIsADocument();
     void scaledMapNamesItsRange();
+    void comparisonIsTheFigures();
 };
 
 void TestViewExporter::drawsWithoutWidgets()
 {
     QVERIFY(!QCoreApplication::instance()->inherits("QApplication"));
     const ViewExporter exporter(snapshot());
-    const attn::AttentionResult& r = exporter.snapshot().result;
+    const attn::AttentionResult& r = exporter.snapshot().head();
     const QImage weights = exporter.image(ExportView::Weights, QSize(600, 500));
     QCOMPARE(weights.size(), QSize(600, 500));
     // Four tokens: cells large enough to be drawn one by one in their colour.
@@ -124,8 +130,8 @@ void TestViewExporter::scaledMapNamesItsRange()
 {
     QLocale::setDefault(QLocale::c());
     const AttentionSnapshot s = snapshot();
-    const double raw = s.result.maxAbsScore;
-    const double own = s.result.maxAbsKeptScore / s.result.divisor;
+    const double raw = s.head().maxAbsScore;
+    const double own = s.head().maxAbsKeptScore / s.head().divisor;
     QVERIFY(own / raw >= 0.1);  // d_k 4: not washed out
     for (const bool independent : {false, true}) {
         ExportOptions options;
@@ -136,6 +142,41 @@ void TestViewExporter::scaledMapNamesItsRange()
             independent ? QStringLiteral("(own colour range)") : QStringLiteral("(shared colour range)");
         QVERIFY2(svg.contains(said), qPrintable(said));
     }
+}
+
+// The scaled-vs-unscaled comparison is ScalingComparisonFigure's: its
+// numbers are attn::compareScaling's (a softmax of the raw scores beside
+// one of the scores over sqrt(d_k), each row summing to 1), its picture the
+// one the exporter draws.
+void TestViewExporter::comparisonIsTheFigures()
+{
+    const AttentionSnapshot s = snapshot();
+    const ScalingComparisonFigure figure(s.head(), {"cats", "chase", "small", "mice"}, 1, s.config.sentence);
+    const attn::ScalingComparison& c = figure.comparison();
+    QCOMPARE(&figure.comparison(), &c);  // computed once
+    QCOMPARE(c.dK, 4);
+    const attn::Matrix& scores = s.head().scores;
+    for (int i = 0; i < 4; ++i) {
+        double rawSum = 0, scaledSum = 0, rawMax = -1e300, scaledMax = -1e300;
+        for (int j = 0; j < 4; ++j) {
+            rawMax = std::max(rawMax, scores(i, j));
+            scaledMax = std::max(scaledMax, scores(i, j) / 2.0);
+        }
+        for (int j = 0; j < 4; ++j) {
+            rawSum += std::exp(scores(i, j) - rawMax);
+            scaledSum += std::exp(scores(i, j) / 2.0 - scaledMax);
+        }
+        for (int j = 0; j < 4; ++j) {
+            QVERIFY(std::abs(c.weightsUnscaled(i, j) - std::exp(scores(i, j) - rawMax) / rawSum) < 1e-15);
+            QVERIFY(std::abs(c.weightsScaled(i, j) - std::exp(scores(i, j) / 2.0 - scaledMax) / scaledSum)
+                    < 1e-15);
+        }
+    }
+    const ViewExporter exporter(s, 1);
+    const QSize size(900, 500);
+    const QImage drawn = renderPicture([&figure](QPainter& p, const QSize& z) { figure.paint(p, z); }, size);
+    QCOMPARE(exporter.image(ExportView::ScalingComparison, size), drawn);
+    QVERIFY(hasColour(drawn, colormap::sequentialRgb(c.weightsScaled(0, 0), 0.0, 1.0)));
 }
 
 QTEST_MAIN(TestViewExporter)

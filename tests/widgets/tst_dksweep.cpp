@@ -259,10 +259,10 @@ void TestDkSweep::framesAreEachStepsOwnResult()
         config.dK = dK;
         const attn::Expected<AttentionSnapshot> engine = computeSnapshot(config, window.session()->options());
         QVERIFY(engine.ok());
-        QCOMPARE(int(own->result.Q.cols()), dK);
-        QCOMPARE(own->result.weightsMatrix(), engine->result.weightsMatrix());
-        QCOMPARE(own->result.scores, engine->result.scores);
-        QCOMPARE(own->result.context, engine->result.context);
+        QCOMPARE(int(own->head().Q.cols()), dK);
+        QCOMPARE(own->head().weightsMatrix(), engine->head().weightsMatrix());
+        QCOMPARE(own->head().scores, engine->head().scores);
+        QCOMPARE(own->head().context, engine->head().context);
         const attn::Expected<QByteArray> frame = maker(dK, 5, 125, size);
         const attn::Expected<QByteArray> expected = dkSweepFramePng(engine.value(), 5, 125, size, style);
         QVERIFY(frame.ok() && expected.ok());

@@ -174,11 +174,8 @@ void TestLongInputs::weightsScaleIsSwitchableAndExported()
     QCOMPARE(view.weightsMap()->colorScale(), HeatmapView::ColorScale::PerRow);
     // The exported weights map uses the scale the window shows: its picture
     // equals the window's map drawn at the same size.
-    AttentionSnapshot snapshot;
-    snapshot.model = session.model();
-    snapshot.config = session.config();
-    snapshot.options = session.options();
-    snapshot.result = session.result();
+    const AttentionSnapshot snapshot =
+        singleHeadSnapshot(session.config(), session.options(), session.model(), session.result(), {});
     ViewExporter exporter(snapshot);
     exporter.setWeightsScaleMode(view.weightsScaleMode());
     const QImage exported = exporter.image(ExportView::Weights, QSize(500, 400));

@@ -44,17 +44,10 @@ QString DkSweepSource::title(int dK)
 
 AttentionSnapshot sessionSnapshot(const Session& session)
 {
-    AttentionSnapshot snapshot;
-    snapshot.config = session.config();
-    snapshot.options = session.options();
-    snapshot.model = session.model();
-    snapshot.result = session.result();
-    snapshot.stats = session.stats();
-    // With a problem the config is the refused request; describe what is shown.
-    snapshot.config.dModel = int(snapshot.model.X.cols());
-    snapshot.config.dK = int(snapshot.model.Wq.cols());
-    snapshot.config.dV = int(snapshot.model.Wv.cols());
-    return snapshot;
+    // With a problem the config is the refused request: the snapshot
+    // describes what is shown.
+    return singleHeadSnapshot(session.config(), session.options(), session.model(), session.result(),
+                              session.stats());
 }
 
 }  // namespace attnlab

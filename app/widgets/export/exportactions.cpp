@@ -128,17 +128,10 @@ void ExportActions::addEditActions(QMenu* edit)
 
 AttentionSnapshot ExportActions::currentSnapshot() const
 {
-    AttentionSnapshot snapshot;
-    snapshot.config = session_->config();
-    snapshot.options = session_->options();
-    snapshot.model = session_->model();
-    snapshot.result = session_->result();
-    snapshot.stats = session_->stats();
-    // With a problem the config is the refused request; describe what is shown.
-    snapshot.config.dModel = int(snapshot.model.X.cols());
-    snapshot.config.dK = int(snapshot.model.Wq.cols());
-    snapshot.config.dV = int(snapshot.model.Wv.cols());
-    return snapshot;
+    // With a problem the config is the refused request: the snapshot
+    // describes what is shown.
+    return singleHeadSnapshot(session_->config(), session_->options(), session_->model(), session_->result(),
+                              session_->stats());
 }
 
 std::unique_ptr<ViewExporter> ExportActions::makeViewExporter() const

@@ -176,7 +176,7 @@ attn::Expected<std::string> ViewExportController::numbers(ExportView view) const
     if (!ViewExporter::drawsView(view))
         return attn::Error{tr("\"%1\" has no numbers to export.").arg(name(view)).toStdString()};
     const std::unique_ptr<ViewExporter> exporter = makeExporter_(defaultOptions());
-    const long long n = exporter->snapshot().result.tokens();
+    const long long n = exporter->snapshot().head().tokens();
     if ((view == ExportView::Pipeline || view == ExportView::ScalingComparison) && n * n > kMaxCellRows)
         return attn::Error{tr("%1 tokens make %2 cells, too many for one row each: File > Export "
                               "numbers writes the whole matrices (CSV and .npy).")

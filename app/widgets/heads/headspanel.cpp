@@ -4,7 +4,7 @@
 #include "headgridview.h"
 #include "headsexporter.h"
 #include "heatmapview.h"
-#include "multiheadexport.h"
+#include "attentionexport.h"
 #include "presentation.h"
 #include "viewexportcontroller.h"
 #include "lastfolder.h"
