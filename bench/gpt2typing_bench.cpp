@@ -150,7 +150,7 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         // The baseline: the pass alone over the tokens the window has now
         // plus one (the typed character makes a new piece or grows one).
         std::vector<int> ids;
-        for (const attnlab::Gpt2Token& t : session->tokens())
+        for (const attnlab::ModelToken& t : session->tokens())
             ids.push_back(t.id);
         ids.push_back(ids.back());
         attn::Gpt2Options options;

@@ -150,7 +150,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
 
-    const std::vector<int> ids = model->tokenizer.encodeIds(sentence);
+    const std::vector<int> ids = model->tokenizer->encodeIds(sentence);
     if (int(ids.size()) > config.nPositions)
         return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
                                      "(n_positions in config.json)")

@@ -17,10 +17,10 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     const attn::Gpt2Result& r = start.result;
     QStringList tokens;
     for (const int id : r.tokenIds)
-        tokens << start.model.tokenizer.token(id).display;
+        tokens << start.model.tokenizer->token(id).display;
     QStringList topLabels;
     for (const attn::Gpt2TopToken& top : r.top)
-        topLabels << start.model.tokenizer.token(top.id).display;
+        topLabels << start.model.tokenizer->token(top.id).display;
     // Not owned: the result outlives the exporters, all local to this call.
     const std::shared_ptr<const attn::Gpt2Result> result(std::shared_ptr<void>(), &r);
     ModelPictureOptions options;

@@ -12,12 +12,12 @@ namespace attnlab {
 
 namespace {
 
-std::string tokenText(const Gpt2Tokenizer& tokenizer, int id)
+std::string tokenText(const ModelTokenizer& tokenizer, int id)
 {
     return QString::fromUtf8(tokenizer.tokenBytes(id)).toStdString();
 }
 
-std::string tokenPiece(const Gpt2Tokenizer& tokenizer, int id)
+std::string tokenPiece(const ModelTokenizer& tokenizer, int id)
 {
     return tokenizer.token(id).piece.toStdString();
 }
@@ -102,7 +102,7 @@ std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
 void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
                    const std::string& scaleMode, const Gpt2NextTokens* next)
 {
-    const Gpt2Tokenizer& tokenizer = model.tokenizer;
+    const ModelTokenizer& tokenizer = *model.tokenizer;
     JsonWriter json(out);
     json.beginObject();
     json.key("model");

@@ -2,6 +2,7 @@
 #include "gpt2folder.h"
 
 #include "gpt2.h"
+#include "gpt2tokenizer.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -33,7 +34,7 @@ attn::Expected<Gpt2Model> readGpt2Model(const QString& folder)
     Gpt2Model model;
     model.decoder = std::move(decoder).value();
     model.checkpoint = std::move(checkpoint).value();
-    model.tokenizer = std::move(tokenizer).value();
+    model.tokenizer = std::make_shared<const Gpt2Tokenizer>(std::move(tokenizer).value());
     model.folder = folder;
     model.identity = gpt2FolderIdentity(folder);
     return model;

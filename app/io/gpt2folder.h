@@ -10,7 +10,7 @@
 #include "decoder_model.h"
 #include "expected.h"
 #include "gpt2checkpoint.h"
-#include "gpt2tokenizer.h"
+#include "modeltokenizer.h"
 
 #include <QString>
 
@@ -24,8 +24,8 @@ struct Gpt2Model {
     // (attn::DecoderModel; GPT-2's is attn::Gpt2DecoderModel). It shares
     // the checkpoint's storage.
     std::shared_ptr<const attn::DecoderModel> decoder;
-    Gpt2Tokenizer tokenizer;
-    QString folder;  // as given
+    std::shared_ptr<const ModelTokenizer> tokenizer;  // a Gpt2Tokenizer
+    QString folder;                                   // as given
     // Which model this is, whatever the folder is called: its canonical path
     // and a digest of its files (config.json, vocab.json and merges.txt
     // whole; model.safetensors' first MiB, which holds its header, with its

@@ -499,7 +499,7 @@ void TestGpt2Checkpoint::fileChangedWhileOpen()
         QVERIFY(QFile::copy(source.filePath(name), dir.filePath(name)));
     const auto model = attnlab::readGpt2Model(dir.path());
     QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
-    const std::vector<int> ids = model->tokenizer.encodeIds(QStringLiteral("Jane is going to the cinema"));
+    const std::vector<int> ids = model->tokenizer->encodeIds(QStringLiteral("Jane is going to the cinema"));
     const auto before = model->decoder->run(ids);
     QVERIFY(before.ok());
 

@@ -80,9 +80,9 @@ Independent independent(const QString& sentence)
     const auto tokenizer = Gpt2Tokenizer::fromFolder(tinyFolder());
     if (!checkpoint.ok() || !tokenizer.ok())
         qFatal("the tiny checkpoint did not read");
-    const std::vector<Gpt2Token> tokens = tokenizer->encode(sentence);
+    const std::vector<ModelToken> tokens = tokenizer->encode(sentence);
     std::vector<int> ids;
-    for (const Gpt2Token& t : tokens)
+    for (const ModelToken& t : tokens)
         ids.push_back(t.id);
     const auto result = attn::runGpt2(checkpoint->weights, ids);
     if (!result.ok())

@@ -72,7 +72,7 @@ QString whatIfText(const Gpt2Session& session)
 
 CinemaLesson::CinemaLesson(const Gpt2Session& session)
 {
-    const std::vector<Gpt2Token>& tokens = session.resultTokens();
+    const std::vector<ModelToken>& tokens = session.resultTokens();
     hasResult_ = session.result() != nullptr && !tokens.empty();
     if (!hasResult_)
         return;

@@ -67,13 +67,13 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
                                .arg(hd)
                                .toStdString()};
     const attn::Matrix& ln1 = result->layers[std::size_t(layer)].attentionInput;
-    const std::vector<Gpt2Token>& tokens = gpt2.resultTokens();
+    const std::vector<ModelToken>& tokens = gpt2.resultTokens();
     const int n = int(ln1.rows());
     if (int(tokens.size()) != n)
         return attn::Error{tr("The model's pass and its tokens disagree.").toStdString()};
 
     auto original = std::make_shared<attn::Model>();
-    for (const Gpt2Token& t : tokens) {
+    for (const ModelToken& t : tokens) {
         original->tokenization.tokens.push_back(t.display.toStdString());
         original->tokenization.ids.push_back(t.id);
     }

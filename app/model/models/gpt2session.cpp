@@ -22,7 +22,7 @@ QString fromStd(const std::string& text)
 
 struct Gpt2Session::Outcome {
     quint64 generation = 0;
-    std::vector<Gpt2Token> tokens;
+    std::vector<ModelToken> tokens;
     attn::Expected<attn::Gpt2Result> result = attn::Error{};
     bool cancelled = false;  // stopped by a newer request
 };
@@ -117,7 +117,7 @@ void Gpt2Session::retokenize()
 {
     if (!model_)
         return;
-    tokens_ = model_->tokenizer.encode(sentence_);
+    tokens_ = model_->tokenizer->encode(sentence_);
     request();
 }
 
@@ -146,7 +146,7 @@ void Gpt2Session::request()
     }
     std::vector<int> ids;
     ids.reserve(tokens_.size());
-    for (const Gpt2Token& t : tokens_)
+    for (const ModelToken& t : tokens_)
         ids.push_back(t.id);
     attn::Gpt2Options options;
     options.divisors = divisors_;
@@ -219,9 +219,9 @@ attn::Matrix Gpt2Session::weightsFromLast(int key) const
     return table;
 }
 
-Gpt2Token Gpt2Session::vocabularyToken(int id) const
+ModelToken Gpt2Session::vocabularyToken(int id) const
 {
-    return model_ ? model_->tokenizer.token(id) : Gpt2Token{};
+    return model_ ? model_->tokenizer->token(id) : ModelToken{};
 }
 
 void Gpt2Session::selectHead(int layer, int head)

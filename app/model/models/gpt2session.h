@@ -26,7 +26,7 @@
 #include "gpt2.h"
 #include "gpt2folder.h"
 #include "gpt2mapbudget.h"
-#include "gpt2tokenizer.h"
+#include "modeltokenizer.h"
 
 #include <QObject>
 #include <QString>
@@ -65,11 +65,11 @@ public:
     void setSentence(const QString& sentence);
     QString sentence() const { return sentence_; }
     // The sentence's tokens under the current model (empty without one).
-    const std::vector<Gpt2Token>& tokens() const { return tokens_; }
+    const std::vector<ModelToken>& tokens() const { return tokens_; }
 
     // The last pass shown, or null; its tokens are resultTokens().
     std::shared_ptr<const attn::Gpt2Result> result() const { return result_; }
-    const std::vector<Gpt2Token>& resultTokens() const { return resultTokens_; }
+    const std::vector<ModelToken>& resultTokens() const { return resultTokens_; }
     // Head (layer, head) of result(), or null without a result or out of range.
     const attn::AttentionResult* head(int layer, int head) const;
     // Every head's weight from the last token to key `key`: a (layers,
@@ -80,7 +80,7 @@ public:
     // temperature(), largest first.
     const std::vector<attn::Gpt2TopToken>& nextTokens() const { return next_; }
     // A vocabulary token of the model (id in range).
-    Gpt2Token vocabularyToken(int id) const;
+    ModelToken vocabularyToken(int id) const;
     // A pass is in flight; result() is the previous one.
     bool isComputing() const { return computing_; }
     QString problem() const { return problem_; }
@@ -144,9 +144,9 @@ private:
 
     std::shared_ptr<const Gpt2Model> model_;
     QString sentence_;
-    std::vector<Gpt2Token> tokens_;
+    std::vector<ModelToken> tokens_;
     std::shared_ptr<const attn::Gpt2Result> result_;
-    std::vector<Gpt2Token> resultTokens_;
+    std::vector<ModelToken> resultTokens_;
     std::vector<attn::Gpt2TopToken> next_;
     attn::Gpt2Divisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with

@@ -33,7 +33,7 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     pipeline_->addPage(lines_, tr("Head view"));
     connect(session_, &Gpt2Session::resultChanged, lines_, [this] {
         QStringList labels;
-        for (const Gpt2Token& t : session_->resultTokens())
+        for (const ModelToken& t : session_->resultTokens())
             labels << t.display;
         lines_->setResult(session_->result(), labels);
         lines_->setLayer(session_->selectedLayer());

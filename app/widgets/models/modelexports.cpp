@@ -65,9 +65,9 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
     // The pass's own sentence: the tokens' bytes (GPT-2's BPE loses none),
     // not the field's text, which may be a newer request's.
     QByteArray sentence;
-    for (const Gpt2Token& t : session_->resultTokens()) {
+    for (const ModelToken& t : session_->resultTokens()) {
         tokens << t.display;
-        sentence += model->tokenizer.tokenBytes(t.id);
+        sentence += model->tokenizer->tokenBytes(t.id);
     }
     const Gpt2NextTokens next = nextTokens();
     QStringList topLabels;
@@ -142,7 +142,7 @@ std::string ModelExports::nextTokenCsv() const
     int rank = 0;
     for (const attn::Gpt2TopToken& t : next.top)
         appendCsvRow(out, {std::to_string(++rank), std::to_string(t.id),
-                           QString::fromUtf8(model->tokenizer.tokenBytes(t.id)).toStdString(),
+                           QString::fromUtf8(model->tokenizer->tokenBytes(t.id)).toStdString(),
                            formatRoundTrip(t.logit), formatRoundTrip(t.probability),
                            formatRoundTrip(next.temperature)});
     return out;

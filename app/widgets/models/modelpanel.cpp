@@ -282,10 +282,10 @@ void ModelPanel::showTokens()
 {
     // Written with a cursor in one edit block (one layout), not as HTML to
     // parse; nothing is done when the pieces are those shown.
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     QList<QPair<QString, int>> pieces;
     pieces.reserve(qsizetype(tokens.size()));
-    for (const Gpt2Token& t : tokens)
+    for (const ModelToken& t : tokens)
         pieces.append({t.display, t.id});
     if (pieces == shownPieces_ && !tokens_->document()->isEmpty())
         return;
@@ -308,7 +308,7 @@ void ModelPanel::showResult()
 {
     showTokens();
     QStringList labels;
-    for (const Gpt2Token& t : session_->resultTokens())
+    for (const ModelToken& t : session_->resultTokens())
         labels << t.display;
     grid_->setResult(session_->result(), labels);
     if (rankKey_ >= int(labels.size()))
@@ -332,7 +332,7 @@ void ModelPanel::showSelection()
     show_->setText(tr("Show layer %1 head %2 in the pipeline").arg(layer + 1).arg(head + 1));
     const attn::AttentionResult* shown = session_->head(layer, head);
     show_->setEnabled(shown != nullptr);
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     if (!shown || tokens.empty()) {
         headCaption_->setText(ModelGridRenderer::tileName(layer, head));
         lastRow_->setRowCount(0);
@@ -369,7 +369,7 @@ void ModelPanel::rankBy(int key)
 
 void ModelPanel::showRanking()
 {
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     const attn::Matrix table = session_->weightsFromLast(rankKey_);
     if (table.size() == 0) {
         grid_->clearRanking();
