@@ -3,6 +3,7 @@
 
 #include "attentionworker.h"
 #include "benchutil.h"
+#include "gpt2folder.h"
 #include "gpt2open_bench.h"
 #include "gpt2session.h"
 #include "modelcontroller.h"
@@ -156,7 +157,7 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         attn::Gpt2Options options;
         options.topK = attnlab::Gpt2Session::kNextTokens;
         options.threads = attnlab::AttentionWorker::threads();
-        const attn::Gpt2Weights& weights = session->model()->checkpoint.weights;
+        const attn::Gpt2Weights& weights = *attnlab::gpt2Weights(*session->model());
         const Timing engine = bench::measure([&] { (void)attn::runGpt2(weights, ids, options); }, 3, 0.5, 10);
         const int n = int(ids.size());
 

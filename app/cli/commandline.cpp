@@ -524,7 +524,7 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
                                            "model_attention.json over %1 GB: give it with --model DIR")
                                .arg(kMaxGpt2JsonBytes / 1e9)};
     if (!error && wantsModel(parser) && !request.exportDir) {
-        attn::Expected<std::shared_ptr<const Gpt2Model>> model = modelWindowFolder(parser);
+        attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {
             printError(QString::fromStdString(model.error().message));
             outcome.exitNow = true;

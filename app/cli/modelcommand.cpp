@@ -8,6 +8,7 @@
 #include "exportdirectory.h"
 #include "gpt2export.h"
 #include "gpt2mapbudget.h"
+#include "modelfamilies.h"
 #include "modelpictures.h"
 #include "stagedwrite.h"
 
@@ -133,17 +134,17 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
     const QString sentence = parser.value(QStringLiteral("--sentence"));
 
-    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
-    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+    const attn::DecoderConfig& config = model->config();
 
     attn::Gpt2Options options;
     options.divisors = attn::Gpt2Divisors::standard(config);
     if (const attn::Status set =
-            options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim());
+            options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim);
         !set)
         return usage(CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
     options.temperature = temperature;
@@ -151,11 +152,11 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     options.threads = std::max(1, QThread::idealThreadCount());
 
     const std::vector<int> ids = model->tokenizer->encodeIds(sentence);
-    if (int(ids.size()) > config.nPositions)
+    if (int(ids.size()) > config.maxPositions)
         return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
                                      "(n_positions in config.json)")
                          .arg(ids.size())
-                         .arg(config.nPositions));
+                         .arg(config.maxPositions));
     // The window's budget and message (Gpt2Session): a pass whose maps do
     // not fit is refused before it starts, not ended by std::bad_alloc.
     if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config, int(ids.size())))
@@ -170,7 +171,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                                      "give --allow-large-export to write it")
                          .arg(QLatin1String(kGpt2ExportFileName))
                          .arg(bytes / 1e9, 0, 'f', 1)
-                         .arg(config.nLayer * config.nHead)
+                         .arg(config.layers * config.heads)
                          .arg(ids.size())
                          .arg(kMaxGpt2JsonBytes / 1e9));
     attn::Expected<attn::Gpt2Result> result = model->decoder->run(ids, options);
@@ -184,7 +185,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     return start;
 }
 
-attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser)
+attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const CommandLineParser& parser)
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
@@ -197,13 +198,13 @@ attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const Command
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
         return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
-    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
     model->folder = QFileInfo(folder).absoluteFilePath();
-    return std::shared_ptr<const Gpt2Model>(std::make_shared<Gpt2Model>(std::move(model.value())));
+    return std::shared_ptr<const ModelFolder>(std::make_shared<ModelFolder>(std::move(model.value())));
 }
 
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// attention-lab --model DIR: a Hugging Face GPT-2 folder (gpt2folder.h)
-// run over a sentence with GPT-2's own tokenizer.
+// attention-lab --model DIR: a Hugging Face model folder of a family
+// modelfamilies.h reads, run over a sentence with the model's own tokenizer.
 //
 //   --model DIR          config.json, model.safetensors, vocab.json, merges.txt
 //   --sentence TEXT      tokenised with GPT-2's byte-level BPE, at most
@@ -21,7 +21,7 @@
 #include "attention.h"
 #include "expected.h"
 #include "gpt2.h"
-#include "gpt2folder.h"
+#include "modelfolder.h"
 
 #include <QString>
 
@@ -48,7 +48,7 @@ struct ModelCommandInput {
 // A model read and run over the sentence: what the export writes, and what
 // the window's model view is to open with.
 struct ModelStart {
-    Gpt2Model model;
+    ModelFolder model;
     attn::Gpt2Result result;
     std::string scaleMode;  // "sqrt-dk", "none" or "custom"
 };
@@ -65,7 +65,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
 // window's sentence; --preset NAME opens that lab beside the model (which
 // reads its sentence); --scale, --temperature and --format belong to the
 // export (the Model tab has its own what-if controls) and are refused.
-attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser);
+attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const CommandLineParser& parser);
 
 // The whole --model run with --export-dir; the exit status (0 written, 1 not
 // written, 2 bad input).

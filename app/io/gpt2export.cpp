@@ -22,24 +22,24 @@ std::string tokenPiece(const ModelTokenizer& tokenizer, int id)
     return tokenizer.token(id).piece.toStdString();
 }
 
-void writeModel(JsonWriter& json, const Gpt2Checkpoint& checkpoint)
+void writeModel(JsonWriter& json, const ModelFolder& model)
 {
-    const attn::Gpt2Config& config = checkpoint.weights.config;
+    const attn::DecoderConfig& config = model.config();
     json.beginObject();
     json.key("model_type");
-    json.value("gpt2");
+    json.value(model.family.toStdString());
     json.key("n_layer");
-    json.value(config.nLayer);
+    json.value(config.layers);
     json.key("n_head");
-    json.value(config.nHead);
+    json.value(config.heads);
     json.key("n_embd");
-    json.value(config.nEmbd);
+    json.value(config.width);
     json.key("n_positions");
-    json.value(config.nPositions);
+    json.value(config.maxPositions);
     json.key("vocab_size");
     json.value(config.vocabSize);
     json.key("dtype");
-    json.value(checkpoint.dtype);
+    json.value(model.dtype);
     json.endObject();
 }
 
@@ -99,14 +99,14 @@ std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
+void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2Result& result,
                    const std::string& scaleMode, const Gpt2NextTokens* next)
 {
     const ModelTokenizer& tokenizer = *model.tokenizer;
     JsonWriter json(out);
     json.beginObject();
     json.key("model");
-    writeModel(json, model.checkpoint);
+    writeModel(json, model);
 
     json.key("tokens");
     json.beginArray(JsonWriter::Layout::Inline);
@@ -171,7 +171,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
     json.finish();
 }
 
-double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens)
+double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens)
 {
     // Per head and query row: the entries at or below the diagonal, a
     // number each in scores and in weights (kNumberBytes with its ", "), the
@@ -181,10 +181,11 @@ double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens)
     const double n = tokens;
     const double below = n * (n + 1) / 2, above = n * (n - 1) / 2;
     const double head = 2 * below * kNumberBytes + above * (kNullBytes + kZeroBytes) + n * kRowBytes;
-    return double(config.nLayer) * config.nHead * head;
+    return double(config.layers) * config.heads * head;
 }
 
-OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode)
+OutputFile gpt2JsonFile(const ModelFolder& model, const attn::Gpt2Result& result,
+                        const std::string& scaleMode)
 {
     return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {
                 writeGpt2Json(out, model, result, scaleMode);

@@ -3,7 +3,7 @@
 // The export of one GPT-2 run (attention-lab --model DIR --sentence TEXT
 // --export-dir OUT --format json): model_attention.json, issue 17's
 // contract, an object with
-//   model        model_type ("gpt2"), n_layer, n_head, n_embd, n_positions,
+//   model        model_type ("gpt2": the family), n_layer, n_head, n_embd, n_positions,
 //                vocab_size, dtype (as stored: "F32", "F16", "BF16", or
 //                several joined by "+")
 //   tokens       each token's bytes as text (UTF-8; a byte of a character
@@ -24,7 +24,7 @@
 // Numbers are written in their shortest round-trip form (numberformat.h).
 
 #include "gpt2.h"
-#include "gpt2folder.h"
+#include "modelfolder.h"
 #include "stagedwrite.h"
 
 #include <ostream>
@@ -44,7 +44,7 @@ struct Gpt2NextTokens {
 
 // `result` must have been run with keepMaps (every head's maps); `scaleMode`
 // names how its divisor table was made (see `scale` above).
-void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
+void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2Result& result,
                    const std::string& scaleMode, const Gpt2NextTokens* next = nullptr);
 
 // The `scale` mode of a divisor table: "sqrt-dk" (sqrt(head_dim) everywhere),
@@ -62,10 +62,11 @@ inline constexpr double kMaxGpt2JsonBytes = 1e9;
 // shortest round-trip double, null or 0 above the diagonal, separators),
 // within a few percent of the real size from a few dozen tokens on (GPT-2
 // small at 1,000 tokens: about 3.8 GB).
-double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens);
+double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens);
 
 // model_attention.json as an OutputFile; its writer refers to `model` and
 // `result`, which must outlive it.
-OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode);
+OutputFile gpt2JsonFile(const ModelFolder& model, const attn::Gpt2Result& result,
+                        const std::string& scaleMode);
 
 }  // namespace attnlab

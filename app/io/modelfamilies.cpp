@@ -72,8 +72,8 @@ attn::Expected<ModelFolder> readModelFolder(const QString& folder)
     const std::string name = type.toString().toStdString();
     const ModelFamily* family = findModelFamily(name);
     if (!family)
-        return fail("model_type \"" + shownText(name) + "\" is not supported (supported: " + supportedModelTypes()
-                    + ")");
+        return fail("model_type \"" + shownText(name)
+                    + "\" is not supported (supported: " + supportedModelTypes() + ")");
     attn::Expected<ModelFolder> model = family->read(folder, json.value());
     if (!model)
         return model.error();

@@ -476,6 +476,8 @@ void TestModelCommand::badCheckpoint_data()
     QTest::newRow("model_type llama")
         << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"")
         << QStringList{"config.json", "llama", "supported: gpt2"};
+    QTest::newRow("no model_type") << replaceInConfig("\"model_type\": \"gpt2\",", "")
+                                   << QStringList{"config.json", "no model_type", "supported: gpt2"};
     QTest::newRow("n_head 3") << replaceInConfig("\"n_head\": 4", "\"n_head\": 3")
                               << QStringList{"config.json", "n_head 3", "n_embd 16"};
     QTest::newRow("n_embd 32 against tensors of 16")

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// readGpt2Model (gpt2folder.h) on the two reference folders and on a folder
+// readModelFolder (modelfamilies.h) on the two reference folders and on a folder
 // whose tokenizer does not fit its config; writeGpt2Json (gpt2export.h)
 // read back: every key of issue 17's model_attention.json, the numbers
 // exactly the pass's (round-trip doubles), masked scores null.
 
 #include "gpt2export.h"
 #include "gpt2folder.h"
+#include "modelfamilies.h"
 #include "gpt2tokenizer.h"
 
 #include <QDir>
@@ -57,14 +58,14 @@ private slots:
 void TestGpt2Export::readsBothReferenceFolders()
 {
     for (const char* name : {"tiny-gpt2", "tiny-gpt2-lmhead-f16"}) {
-        const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder(name));
+        const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder(name));
         QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
         QCOMPARE(model->tokenizer->vocabSize(), 50257);
-        QCOMPARE(model->checkpoint.weights.config.vocabSize, 50257);
+        QCOMPARE(model->config().vocabSize, 50257);
         QCOMPARE(model->folder, folder(name));
     }
-    QCOMPARE(attnlab::readGpt2Model(folder("tiny-gpt2"))->checkpoint.dtype, std::string("F32"));
-    QCOMPARE(attnlab::readGpt2Model(folder("tiny-gpt2-lmhead-f16"))->checkpoint.dtype, std::string("F16"));
+    QCOMPARE(attnlab::readModelFolder(folder("tiny-gpt2"))->dtype, std::string("F32"));
+    QCOMPARE(attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"))->dtype, std::string("F16"));
 }
 
 void TestGpt2Export::vocabularyOfAnotherSize()
@@ -89,7 +90,7 @@ void TestGpt2Export::vocabularyOfAnotherSize()
     m.close();
     QVERIFY(attnlab::Gpt2Tokenizer::fromFolder(dir.path()).ok());
 
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(dir.path());
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(dir.path());
     QVERIFY(!model.ok());
     QCOMPARE(model.error().message,
              std::string("vocab.json has 256 tokens but config.json's vocab_size is 50257"));
@@ -103,7 +104,7 @@ void TestGpt2Export::brokenCheckpointComesFirst()
     for (const char* file : {"config.json", "vocab.json"})
         QVERIFY(QFile::copy(folder("tiny-gpt2") + QLatin1Char('/') + QLatin1String(file),
                             dir.filePath(QLatin1String(file))));
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(dir.path());
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(dir.path());
     QVERIFY(!model.ok());
     QVERIFY2(model.error().message.find("model.safetensors") != std::string::npos,
              model.error().message.c_str());
@@ -111,17 +112,18 @@ void TestGpt2Export::brokenCheckpointComesFirst()
 
 void TestGpt2Export::json()
 {
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder("tiny-gpt2-lmhead-f16"));
+    const attn::Expected<attnlab::ModelFolder> model =
+        attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"));
     QVERIFY(model.ok());
     // Ids of reference.json's "GPT-2 uses byte-level BPE: 🙂 works too.":
     // " 🙂" is one token, 32485 "ĠðŁĻĤ".
     const std::vector<int> ids = model->tokenizer->encodeIds(QStringLiteral("Jane is going \U0001F642 too"));
     QCOMPARE(ids, (std::vector<int>{41083, 318, 1016, 32485, 1165}));
     attn::Gpt2Options options;
-    options.divisors = attn::Gpt2Divisors::standard(model->checkpoint.weights.config);
+    options.divisors = attn::Gpt2Divisors::standard(attnlab::gpt2Weights(*model)->config);
     QVERIFY(options.divisors.set(attn::ScaleMode::Custom, 2.5, 4).ok());
     options.temperature = 0.7;
-    const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(model->checkpoint.weights, ids, options);
+    const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids, options);
     QVERIFY(r.ok());
 
     std::ostringstream out;
@@ -213,15 +215,15 @@ void TestGpt2Export::json()
 // tokens and next tokens are left out of the estimate; the heads dominate).
 void TestGpt2Export::sizeEstimate()
 {
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder("tiny-gpt2"));
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder("tiny-gpt2"));
     QVERIFY(model.ok());
-    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+    const attn::Gpt2Config& config = attnlab::gpt2Weights(*model)->config;
     for (const int n : {32, 48, 64}) {
         std::vector<int> ids;
         for (int i = 0; i < n; ++i)
             ids.push_back(
                 model->tokenizer->encodeIds(i == 0 ? QStringLiteral("a") : QStringLiteral(" a")).front());
-        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(model->checkpoint.weights, ids);
+        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids);
         QVERIFY(r.ok());
         std::ostringstream out;
         attnlab::writeGpt2Json(out, model.value(), r.value(), "sqrt-dk");

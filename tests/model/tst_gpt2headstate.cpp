@@ -13,6 +13,7 @@
 // of GPT-2 XL's width (n_embd 1600, X 1601 wide) fits the pipeline and its
 // scores equal a plain loop; an X over the entry budget is refused by name.
 
+#include "gpt2folder.h"
 #include "gpt2cases.h"
 #include "gpt2headstate.h"
 #include "gpt2session.h"
@@ -94,7 +95,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
     QVERIFY(open(gpt2, folder(checkpoint)));
     QVERIFY(setSentence(gpt2, c["sentence"].toString()));
     // Layer 2, head 3; the F16 checkpoint has two heads a layer: its last.
-    const int h = std::min(2, gpt2.config().nHead - 1);
+    const int h = std::min(2, gpt2.config().heads - 1);
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, h));
     QVERIFY(lab.isBorrowed());
@@ -103,7 +104,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
     QCOMPARE(lab.borrowed().head, h);
     QCOMPARE(lab.editedCells(), 0);
 
-    const attn::Gpt2Config& config = gpt2.config();
+    const attn::Gpt2Config& config = attnlab::gpt2Weights(*gpt2.model())->config;
     const int hd = config.headDim();
     const int n = int(c["token_ids"].toArray().size());
     QCOMPARE(lab.tokenCount(), n);
@@ -120,7 +121,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
     const attn::Matrix& X = lab.matrix(MatrixId::X);
     QCOMPARE(X.col(config.nEmbd).minCoeff(), 1.0);
     QCOMPARE(X.col(config.nEmbd).maxCoeff(), 1.0);
-    const attn::Gpt2Block& block = gpt2.model()->checkpoint.weights.blocks[1];
+    const attn::Gpt2Block& block = attnlab::gpt2Weights(*gpt2.model())->blocks[1];
     QCOMPARE(lab.matrix(MatrixId::Wq)(config.nEmbd, 0), double(block.attnBias.data[h * hd]));
     QCOMPARE(lab.matrix(MatrixId::Wv)(config.nEmbd, hd - 1),
              double(block.attnBias.data[2 * config.nEmbd + (h + 1) * hd - 1]));
@@ -128,7 +129,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
              double(block.attnWeight.data[3 * 3 * config.nEmbd + config.nEmbd + h * hd + 1]));
 
     const attn::Expected<attn::AttentionResult> head =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), 1, h);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, h);
     QVERIFY(head);
     const attn::AttentionResult& r = lab.result();
     QVERIFY2(relDiff(r.Q, head->Q) <= 1e-12, qPrintable(QString::number(relDiff(r.Q, head->Q))));
@@ -263,7 +264,7 @@ void TestGpt2HeadState::newSentenceFollowsTheModel()
     QCOMPARE(stack.count(), 2);
     QCOMPARE(stack.text(1), QStringLiteral("Edit the sentence"));
     const attn::Expected<attn::AttentionResult> head =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), 1, 2);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, 2);
     QVERIFY(relDiff(lab.result().scores, head->scores) <= 1e-12);
     stack.undo();
     QVERIFY(lab.isBorrowed());

@@ -6,7 +6,7 @@
 // request never shown; a bad folder keeping the previous model; too many
 // tokens; the temperature as softmax(logits / T) over the vocabulary.
 
-#include "gpt2folder.h"
+#include "modelfamilies.h"
 #include "gpt2session.h"
 #include "testdata.h"
 
@@ -121,8 +121,8 @@ void TestGpt2Session::reference()
         testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(checkpoint))["config"].toObject();
     const int nLayer = config["n_layer"].toInt();
     const int nHead = config["n_head"].toInt();
-    QCOMPARE(session.config().nLayer, nLayer);
-    QCOMPARE(session.config().nHead, nHead);
+    QCOMPARE(session.config().layers, nLayer);
+    QCOMPARE(session.config().heads, nHead);
     QVERIFY(setSentence(session, c["sentence"].toString()));
     QVERIFY(!session.isComputing());
     QVERIFY(session.problem().isEmpty());
@@ -183,9 +183,9 @@ void TestGpt2Session::adoptedModelIsNotReadAgain()
     const QDir source(folder(QStringLiteral("tiny-gpt2")));
     for (const QString& name : source.entryList(QDir::Files))
         QVERIFY(QFile::copy(source.filePath(name), copy + '/' + name));
-    attn::Expected<attnlab::Gpt2Model> read = attnlab::readGpt2Model(copy);
+    attn::Expected<attnlab::ModelFolder> read = attnlab::readModelFolder(copy);
     QVERIFY(read.ok());
-    auto model = std::make_shared<const attnlab::Gpt2Model>(std::move(read.value()));
+    auto model = std::make_shared<const attnlab::ModelFolder>(std::move(read.value()));
     QVERIFY(QDir(copy).removeRecursively());
 
     Gpt2Session adopted;
@@ -203,8 +203,8 @@ void TestGpt2Session::adoptedModelIsNotReadAgain()
     QVERIFY(open(opening, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(opening, sentence));
     QCOMPARE(adopted.result()->tokenIds, opening.result()->tokenIds);
-    for (int l = 0; l < adopted.config().nLayer; ++l)
-        for (int h = 0; h < adopted.config().nHead; ++h)
+    for (int l = 0; l < adopted.config().layers; ++l)
+        for (int h = 0; h < adopted.config().heads; ++h)
             QVERIFY(attn::sameBits(adopted.head(l, h)->weightsMatrix(), opening.head(l, h)->weightsMatrix()));
     QVERIFY(attn::sameBits(attn::Matrix(adopted.result()->lastLogits),
                            attn::Matrix(opening.result()->lastLogits)));
@@ -368,7 +368,7 @@ void TestGpt2Session::badFolderKeepsModel()
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(R"({"model_type": "llama"})");
     config.close();
-    const auto direct = attnlab::readGpt2Model(bad.path());
+    const auto direct = attnlab::readModelFolder(bad.path());
     QVERIFY(!direct.ok());
 
     QSignalSpy failed(&session, &Gpt2Session::loadFailed);

@@ -303,8 +303,8 @@ void TestLessonModel::modelStepStatesTheWhatIfSettings()
     QVERIFY(waitForSentence(session, blank));
     LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTRY_VERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
-    const int heads = session->config().nLayer * session->config().nHead;
-    const int headDim = session->config().headDim();
+    const int heads = session->config().layers * session->config().heads;
+    const int headDim = session->config().headDim;
     const QString live = lesson->liveText();
     QVERIFY2(
         live.contains(QStringLiteral("Measured under the Model tab's what-if settings, not the model as "

@@ -7,6 +7,7 @@
 // shows the pipeline; Enter on the keyboard-selected tile shows another
 // head; a new sentence typed follows the model in one undo step; undo
 // back to the lab's own matrices.
+#include "gpt2folder.h"
 #include "gpt2session.h"
 #include "documentcontroller.h"
 #include "guitest.h"
@@ -62,7 +63,7 @@ double relDiff(const attn::Matrix& a, const attn::Matrix& b)
 bool isModelsHead(const Session& lab, const Gpt2Session& gpt2, int layer, int head)
 {
     const attn::Expected<attn::AttentionResult> r =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), layer, head);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), layer, head);
     return r && relDiff(lab.result().scores, r->scores) <= 1e-12
            && testdata::maxAbsDiff(lab.result().weightsMatrix(), r->weightsMatrix()) <= 1e-12
            && relDiff(lab.result().context, r->context) <= 1e-12;

@@ -6,7 +6,7 @@
 // equal to reference.json's, the next-token list's first id the
 // reference's top-1, the what-if "none" on the selected head, and a bad
 // folder shown with its message while the window keeps working.
-#include "gpt2folder.h"
+#include "modelfamilies.h"
 #include "gpt2session.h"
 #include "guitest.h"
 #include "mainwindow.h"
@@ -322,7 +322,7 @@ void TestWindowModel::badFolderKeepsTheWindow()
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(R"({"model_type": "bert"})");
     config.close();
-    const auto direct = readGpt2Model(bad.path());
+    const auto direct = readModelFolder(bad.path());
     QVERIFY(!direct.ok());
     const QString message = QString::fromStdString(direct.error().message);
 

@@ -49,7 +49,7 @@ QString whatIfText(const Gpt2Session& session)
             ++changed;
         }
         if (changed > 0) {
-            const int headDim = session.config().headDim();
+            const int headDim = session.config().headDim;
             const QString root = QStringLiteral("√%1 = %2")
                                      .arg(headDim)
                                      .arg(QString::number(std::sqrt(double(headDim)), 'g', 4));

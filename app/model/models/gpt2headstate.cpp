@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gpt2headstate.h"
 
+#include "gpt2folder.h"
 #include "gpt2session.h"
 #include "session.h"
 #include "size_limits.h"
@@ -43,7 +44,12 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
     if (gpt2.isComputing())
         return attn::Error{
             tr("The model is still computing the sentence; show the head once it is done.").toStdString()};
-    const attn::Gpt2Weights& w = gpt2.model()->checkpoint.weights;
+    const attn::Gpt2Weights* weights = gpt2Weights(*gpt2.model());
+    if (!weights)
+        return attn::Error{tr("Showing a head of a %1 model in the pipeline is not supported yet.")
+                               .arg(gpt2.model()->familyName)
+                               .toStdString()};
+    const attn::Gpt2Weights& w = *weights;
     const attn::Gpt2Config& c = w.config;
     if (layer < 0 || layer >= c.nLayer || head < 0 || head >= c.nHead || layer >= int(result->layers.size()))
         return attn::Error{tr("The model has no layer %1, head %2: it has %3 layers of %4 heads.")

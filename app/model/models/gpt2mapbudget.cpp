@@ -13,13 +13,13 @@ struct Gpt2MapBudget {
 
 }  // namespace
 
-double gpt2MapBytes(const attn::Gpt2Config& config, int tokens)
+double gpt2MapBytes(const attn::DecoderConfig& config, int tokens)
 {
     const double n = tokens;
-    return double(config.nLayer) * config.nHead * (8.0 * n * n + 32.0 * n * config.headDim());
+    return double(config.layers) * config.heads * (8.0 * n * n + 32.0 * n * config.headDim);
 }
 
-std::optional<QString> gpt2MapBudgetProblem(const attn::Gpt2Config& config, int tokens, double budget)
+std::optional<QString> gpt2MapBudgetProblem(const attn::DecoderConfig& config, int tokens, double budget)
 {
     const double bytes = gpt2MapBytes(config, tokens);
     if (bytes <= budget)

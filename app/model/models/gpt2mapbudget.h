@@ -7,7 +7,7 @@
 // heads and 1,000 tokens the maps alone would be 34 GB, and the allocation
 // fails (std::bad_alloc) only after seconds of work.
 
-#include "gpt2.h"
+#include "decoder_config.h"
 
 #include <QString>
 
@@ -21,13 +21,13 @@ inline constexpr double kGpt2MapBudget = double(1 << 30);
 
 // The bytes every head's maps of a pass over `tokens` tokens take
 // (attn::Gpt2Options::keepMaps: 8 n^2 + 32 n head_dim bytes a head).
-double gpt2MapBytes(const attn::Gpt2Config& config, int tokens);
+double gpt2MapBytes(const attn::DecoderConfig& config, int tokens);
 
 // Null when the maps of `tokens` tokens fit in `budget`, else the one-line
 // message: "The sentence is 1000 GPT-2 tokens; every head's maps would take
 // 34375 MiB, more than the 1024 MiB a pass keeps. Shorten it to see its
 // attention."
-std::optional<QString> gpt2MapBudgetProblem(const attn::Gpt2Config& config, int tokens,
+std::optional<QString> gpt2MapBudgetProblem(const attn::DecoderConfig& config, int tokens,
                                             double budget = kGpt2MapBudget);
 
 }  // namespace attnlab

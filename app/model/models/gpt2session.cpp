@@ -2,6 +2,7 @@
 #include "gpt2session.h"
 
 #include "attentionworker.h"
+#include "modelfamilies.h"
 #include "scheduler.h"
 
 #include <QMetaObject>
@@ -40,11 +41,10 @@ void Gpt2Session::openModel(const QString& folder)
 {
     const quint64 generation = ++loadGeneration_;
     loading_ = true;
-    emit loadProgress(0, 1,
-                      tr("Reading %1: config.json, model.safetensors, vocab.json, merges.txt").arg(folder));
+    emit loadProgress(0, 1, tr("Reading %1: config.json, the weights and the tokenizer").arg(folder));
     loader_->post([this, folder, generation](const std::atomic<bool>&) {
-        attn::Expected<Gpt2Model> model = readGpt2Model(folder);
-        auto shared = std::make_shared<attn::Expected<Gpt2Model>>(std::move(model));
+        attn::Expected<ModelFolder> model = readModelFolder(folder);
+        auto shared = std::make_shared<attn::Expected<ModelFolder>>(std::move(model));
         QMetaObject::invokeMethod(
             this,
             [this, generation, shared] {
@@ -55,13 +55,13 @@ void Gpt2Session::openModel(const QString& folder)
                     emit loadFailed(fromStd(shared->error().message));
                     return;
                 }
-                installModel(std::make_shared<const Gpt2Model>(std::move(shared->value())));
+                installModel(std::make_shared<const ModelFolder>(std::move(shared->value())));
             },
             Qt::QueuedConnection);
     });
 }
 
-void Gpt2Session::adoptModel(std::shared_ptr<const Gpt2Model> model)
+void Gpt2Session::adoptModel(std::shared_ptr<const ModelFolder> model)
 {
     const quint64 generation = ++loadGeneration_;
     loading_ = true;
@@ -78,7 +78,7 @@ void Gpt2Session::adoptModel(std::shared_ptr<const Gpt2Model> model)
         Qt::QueuedConnection);
 }
 
-void Gpt2Session::installModel(std::shared_ptr<const Gpt2Model> model)
+void Gpt2Session::installModel(std::shared_ptr<const ModelFolder> model)
 {
     model_ = std::move(model);
     emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
@@ -98,13 +98,13 @@ QString Gpt2Session::modelSummary() const
 {
     if (!model_)
         return QString();
-    const attn::Gpt2Config& c = config();
+    const attn::DecoderConfig& c = config();
     return tr("%1 layers × %2 heads, n_embd %3, %4 positions, %5")
-        .arg(c.nLayer)
-        .arg(c.nHead)
-        .arg(c.nEmbd)
-        .arg(c.nPositions)
-        .arg(QString::fromStdString(model_->checkpoint.dtype));
+        .arg(c.layers)
+        .arg(c.heads)
+        .arg(c.width)
+        .arg(c.maxPositions)
+        .arg(QString::fromStdString(model_->dtype));
 }
 
 void Gpt2Session::setSentence(const QString& sentence)
@@ -130,7 +130,7 @@ void Gpt2Session::request()
         setProblem(tr("Type a sentence: GPT-2 needs at least one token."));
         return;
     }
-    const int limit = config().nPositions;
+    const int limit = config().maxPositions;
     if (n > limit) {
         setComputing(false);
         setProblem(tr("The sentence is %1 GPT-2 tokens; this model reads at most %2 (n_positions). "
@@ -226,7 +226,7 @@ ModelToken Gpt2Session::vocabularyToken(int id) const
 
 void Gpt2Session::selectHead(int layer, int head)
 {
-    if (!model_ || layer < 0 || layer >= config().nLayer || head < 0 || head >= config().nHead)
+    if (!model_ || layer < 0 || layer >= config().layers || head < 0 || head >= config().heads)
         return;
     if (layer == layer_ && head == head_)
         return;
@@ -253,7 +253,7 @@ attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, G
     attn::Gpt2Divisors edited = divisors_;
     const int layer = scope == Gpt2Scope::AllLayers ? -1 : layer_;
     const int head = scope == Gpt2Scope::ThisHead ? head_ : -1;
-    const attn::Status set = edited.set(mode, customDivisor, config().headDim(), layer, head);
+    const attn::Status set = edited.set(mode, customDivisor, config().headDim, layer, head);
     if (!set)
         return set;
     divisors_ = std::move(edited);

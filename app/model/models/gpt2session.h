@@ -4,7 +4,7 @@
 // sentence, for the window's model view. Views read it and draw; they never
 // compute.
 //
-// openModel() reads the folder (readGpt2Model) in a worker thread
+// openModel() reads the folder (readModelFolder: modelfamilies.h) in a worker thread
 // (loadProgress() says what it reads, then modelOpened() or loadFailed()
 // with the readers' one-line message; a failed open keeps the previous
 // model). setSentence()
@@ -24,7 +24,7 @@
 
 #include "expected.h"
 #include "gpt2.h"
-#include "gpt2folder.h"
+#include "modelfolder.h"
 #include "gpt2mapbudget.h"
 #include "modeltokenizer.h"
 
@@ -52,12 +52,12 @@ public:
     void openModel(const QString& folder);
     // Shows a folder already read (the command line's --model DIR, which
     // read and checked it once): as openModel without reading it again.
-    void adoptModel(std::shared_ptr<const Gpt2Model> model);
+    void adoptModel(std::shared_ptr<const ModelFolder> model);
     bool isLoading() const { return loading_; }
     bool hasModel() const { return model_ != nullptr; }
     // The model shown, or null.
-    std::shared_ptr<const Gpt2Model> model() const { return model_; }
-    const attn::Gpt2Config& config() const { return model_->checkpoint.weights.config; }  // with a model
+    std::shared_ptr<const ModelFolder> model() const { return model_; }
+    const attn::DecoderConfig& config() const { return model_->config(); }  // with a model
     QString modelFolder() const { return model_ ? model_->folder : QString(); }
     // "2 layers x 4 heads, E 16, 64 positions, F32": the model in one line.
     QString modelSummary() const;
@@ -140,9 +140,9 @@ private:
     void setProblem(const QString& problem);
     void setComputing(bool computing);
     void retokenize();
-    void installModel(std::shared_ptr<const Gpt2Model> model);
+    void installModel(std::shared_ptr<const ModelFolder> model);
 
-    std::shared_ptr<const Gpt2Model> model_;
+    std::shared_ptr<const ModelFolder> model_;
     QString sentence_;
     std::vector<ModelToken> tokens_;
     std::shared_ptr<const attn::Gpt2Result> result_;

@@ -115,7 +115,7 @@ void ModelController::openModel(const QString& folder)
     session_->openModel(folder);
 }
 
-void ModelController::showModel(std::shared_ptr<const Gpt2Model> model)
+void ModelController::showModel(std::shared_ptr<const ModelFolder> model)
 {
     session_->adoptModel(std::move(model));
 }

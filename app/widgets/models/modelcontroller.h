@@ -9,7 +9,7 @@
 // pass of the model (a new sentence, a what-if divisor) shows the same
 // layer and head of it, unless the user has edited its cells.
 
-#include "gpt2folder.h"
+#include "modelfolder.h"
 
 #include <QObject>
 #include <QString>
@@ -47,7 +47,7 @@ public:
     // Starts reading `folder`; the Model tab is shown once it is open.
     void openModel(const QString& folder);
     // A folder the command line has read already.
-    void showModel(std::shared_ptr<const Gpt2Model> model);
+    void showModel(std::shared_ptr<const ModelFolder> model);
     void chooseModel();
     // Head (layer, head) of the model's pass into the lab session; a refusal
     // goes to the Model tab's message line. `showPipeline` makes the

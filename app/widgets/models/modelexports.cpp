@@ -47,7 +47,7 @@ std::string ModelExports::scaleMode() const
     const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
     if (!hasResult())
         return "sqrt-dk";
-    return gpt2ScaleMode(result->divisors, session_->config().headDim());
+    return gpt2ScaleMode(result->divisors, session_->config().headDim);
 }
 
 Gpt2NextTokens ModelExports::nextTokens() const
@@ -60,7 +60,7 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
     if (!hasResult())
         return std::make_unique<ModelPicturesExporter>(nullptr, QStringList(), QStringList());
     const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
-    const std::shared_ptr<const Gpt2Model> model = session_->model();
+    const std::shared_ptr<const ModelFolder> model = session_->model();
     QStringList tokens;
     // The pass's own sentence: the tokens' bytes (GPT-2's BPE loses none),
     // not the field's text, which may be a newer request's.
@@ -135,7 +135,7 @@ std::string ModelExports::nextTokenCsv() const
 {
     if (!hasResult())
         return {};
-    const std::shared_ptr<const Gpt2Model> model = session_->model();
+    const std::shared_ptr<const ModelFolder> model = session_->model();
     const Gpt2NextTokens next = nextTokens();
     std::string out;
     appendCsvRow(out, {"rank", "id", "token", "logit", "probability", "temperature"});

@@ -357,7 +357,7 @@ void ModelPanel::showSelection()
             divisor_->setValue(session_->selectedDivisor());
         divisorCaption_->setText(tr("Next pass: ÷ %1 (√d_k = %2).")
                                      .arg(session_->selectedDivisor())
-                                     .arg(std::sqrt(double(session_->config().headDim()))));
+                                     .arg(std::sqrt(double(session_->config().headDim))));
     }
 }
 
