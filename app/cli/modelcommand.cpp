@@ -7,8 +7,8 @@
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "gpt2export.h"
-#include "gpt2mapbudget.h"
 #include "modelfamilies.h"
+#include "modelmapbudget.h"
 #include "modelpictures.h"
 #include "stagedwrite.h"
 
@@ -129,7 +129,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--caption is empty; give the line the pictures should carry"));
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
-        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
+        return usage(CommandLine::tr(
+            "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
     if (!parser.isSet(QStringLiteral("--sentence")))
         return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
     const QString sentence = parser.value(QStringLiteral("--sentence"));
@@ -141,8 +142,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                               QString::fromStdString(model.error().message)));
     const attn::DecoderConfig& config = model->config();
 
-    attn::Gpt2Options options;
-    options.divisors = attn::Gpt2Divisors::standard(config);
+    attn::DecoderRunOptions options;
+    options.divisors = attn::HeadDivisors::standard(config);
     if (const attn::Status set =
             options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim);
         !set)
@@ -154,12 +155,13 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     const std::vector<int> ids = model->tokenizer->encodeIds(sentence);
     if (int(ids.size()) > config.maxPositions)
         return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
-                                     "(n_positions in config.json)")
+                                     "(its config.json)")
                          .arg(ids.size())
                          .arg(config.maxPositions));
-    // The window's budget and message (Gpt2Session): a pass whose maps do
+    // The window's budget and message (ModelSession): a pass whose maps do
     // not fit is refused before it starts, not ended by std::bad_alloc.
-    if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config, int(ids.size())))
+    if (const std::optional<QString> tooLarge =
+            modelMapBudgetProblem(config, model->familyName, int(ids.size())))
         return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
     // A model_attention.json of gigabytes is written only when asked for.
     const bool json = !input.formats || parseExportFormats(*input.formats)->json;
@@ -174,7 +176,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                          .arg(config.layers * config.heads)
                          .arg(ids.size())
                          .arg(kMaxGpt2JsonBytes / 1e9));
-    attn::Expected<attn::Gpt2Result> result = model->decoder->run(ids, options);
+    attn::Expected<attn::DecoderResult> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
 
@@ -197,7 +199,8 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
                     .arg(QLatin1String(option)));
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
-        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
+        return usage(CommandLine::tr(
+            "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
     attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")

@@ -49,7 +49,7 @@ struct ModelCommandInput {
 // the window's model view is to open with.
 struct ModelStart {
     ModelFolder model;
-    attn::Gpt2Result result;
+    attn::DecoderResult result;
     std::string scaleMode;  // "sqrt-dk", "none" or "custom"
 };
 

@@ -44,7 +44,7 @@ void writeModel(JsonWriter& json, const ModelFolder& model)
 }
 
 // The divisor every head shares, or a negative number when they differ.
-double commonDivisor(const attn::Gpt2Divisors& divisors)
+double commonDivisor(const attn::HeadDivisors& divisors)
 {
     if (divisors.empty())
         return -1.0;
@@ -89,7 +89,7 @@ void writeHead(JsonWriter& json, const attn::AttentionResult& head)
 
 }  // namespace
 
-std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
+std::string gpt2ScaleMode(const attn::HeadDivisors& divisors, int headDim)
 {
     const double divisor = commonDivisor(divisors);
     if (divisor <= 0)
@@ -99,7 +99,7 @@ std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2Result& result,
+void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
                    const std::string& scaleMode, const Gpt2NextTokens* next)
 {
     const ModelTokenizer& tokenizer = *model.tokenizer;
@@ -139,7 +139,7 @@ void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2
 
     json.key("layers");
     json.beginArray();
-    for (const attn::Gpt2Layer& layer : result.layers) {
+    for (const attn::DecoderLayer& layer : result.layers) {
         json.beginObject();
         json.key("heads");
         json.beginArray();
@@ -152,7 +152,7 @@ void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2
 
     json.key("next_token");
     json.beginArray();
-    for (const attn::Gpt2TopToken& top : next ? next->top : result.top) {
+    for (const attn::TopToken& top : next ? next->top : result.top) {
         json.beginObject(JsonWriter::Layout::Inline);
         json.key("id");
         json.value(top.id);
@@ -184,7 +184,7 @@ double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens)
     return double(config.layers) * config.heads * head;
 }
 
-OutputFile gpt2JsonFile(const ModelFolder& model, const attn::Gpt2Result& result,
+OutputFile gpt2JsonFile(const ModelFolder& model, const attn::DecoderResult& result,
                         const std::string& scaleMode)
 {
     return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {

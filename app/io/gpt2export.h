@@ -38,18 +38,18 @@ inline constexpr char kGpt2ExportFileName[] = "model_attention.json";
 // The next tokens and temperature written instead of the result's own (the
 // window applies a temperature to the last logits without a new pass).
 struct Gpt2NextTokens {
-    std::vector<attn::Gpt2TopToken> top;
+    std::vector<attn::TopToken> top;
     double temperature = 1.0;
 };
 
 // `result` must have been run with keepMaps (every head's maps); `scaleMode`
 // names how its divisor table was made (see `scale` above).
-void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Gpt2Result& result,
+void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
                    const std::string& scaleMode, const Gpt2NextTokens* next = nullptr);
 
 // The `scale` mode of a divisor table: "sqrt-dk" (sqrt(head_dim) everywhere),
 // "none" (1 everywhere), "custom" (one other divisor everywhere) or "per-head".
-std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim);
+std::string gpt2ScaleMode(const attn::HeadDivisors& divisors, int headDim);
 
 // The largest model_attention.json written unasked: the command line
 // refuses a larger one, naming its estimated size, unless given
@@ -66,7 +66,7 @@ double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens);
 
 // model_attention.json as an OutputFile; its writer refers to `model` and
 // `result`, which must outlive it.
-OutputFile gpt2JsonFile(const ModelFolder& model, const attn::Gpt2Result& result,
+OutputFile gpt2JsonFile(const ModelFolder& model, const attn::DecoderResult& result,
                         const std::string& scaleMode);
 
 }  // namespace attnlab

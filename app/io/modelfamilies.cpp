@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QStringList>
 
 #include <string>
 #include <utility>
@@ -50,6 +51,14 @@ std::string supportedModelTypes()
     for (const ModelFamily& family : modelFamilies())
         list += (list.empty() ? "" : ", ") + std::string(family.modelType);
     return list;
+}
+
+QString supportedFamilyNames()
+{
+    QStringList names;
+    for (const ModelFamily& family : modelFamilies())
+        names << QString::fromUtf8(family.name);
+    return names.join(QStringLiteral(", "));
 }
 
 attn::Expected<ModelFolder> readModelFolder(const QString& folder)

@@ -22,6 +22,8 @@ const std::vector<ModelFamily>& modelFamilies();
 const ModelFamily* findModelFamily(std::string_view modelType);
 // The model_types registered, for messages: "gpt2" (", " between them).
 std::string supportedModelTypes();
+// Their names, for the views: "GPT-2" (", " between them).
+QString supportedFamilyNames();
 
 // FOLDER read by the family its config.json's model_type names. Errors: the
 // file readers' one line for config.json (missing, too large, unreadable),

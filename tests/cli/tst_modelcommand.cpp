@@ -586,7 +586,7 @@ void TestModelCommand::failureKeepsTheOldExport()
 
 // A folder the readers accept whose pass cannot be kept in memory (64
 // layers x 64 heads at 1,000 tokens: 31375 MiB of maps) is refused before
-// the pass with the window's budget and message (gpt2mapbudget.h), at once,
+// the pass with the window's budget and message (modelmapbudget.h), at once,
 // instead of ending in std::bad_alloc.
 void TestModelCommand::memoryBudget()
 {

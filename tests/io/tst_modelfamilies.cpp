@@ -54,6 +54,7 @@ void TestModelFamilies::gpt2IsRegistered()
     QVERIFY(!attnlab::findModelFamily("GPT2"));
     QVERIFY(!attnlab::findModelFamily(""));
     QCOMPARE(attnlab::supportedModelTypes(), std::string("gpt2"));
+    QCOMPARE(attnlab::supportedFamilyNames(), QStringLiteral("GPT-2"));
 }
 
 // tiny-gpt2's config.json: 2 layers of 4 heads, n_embd 16, 64 positions.

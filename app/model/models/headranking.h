@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Heads ranked by one number each: the (layers, heads) table of
-// Gpt2Session::weightsFromLast, largest first (the lesson's "which heads
+// ModelSession::weightsFromLast, largest first (the lesson's "which heads
 // look at “cinema”"), and the position of a token piece in a sentence.
 
 #include "modeltokenizer.h"

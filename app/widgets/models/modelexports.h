@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The GPT-2 views' exports, through the window's ViewExportController like
+// The model views' exports, through the window's ViewExportController like
 // every other view: the model view (the layers x heads grid), the head view
 // (the shown layer's heads as lines) and the next-token panel, each with
 // its right-click menu (Copy, Export picture…, Export numbers…), drawn by
@@ -35,7 +35,7 @@ class QWidget;
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class HeadLinesView;
 class ModelGridView;
 class NextTokenView;
@@ -49,7 +49,7 @@ public:
         HeadLinesView* lines = nullptr;
         NextTokenView* next = nullptr;
     };
-    ModelExports(Gpt2Session* session, Views views, QWidget* window);
+    ModelExports(ModelSession* session, Views views, QWidget* window);
 
     // The three views and their menus on the grid, the head view and the bars.
     void registerExports(ViewExportController* controller);
@@ -79,7 +79,7 @@ private:
     void exportJsonInteractive();
     std::string nextTokenCsv() const;
 
-    Gpt2Session* session_;
+    ModelSession* session_;
     Views views_;
     QWidget* window_;
 };
