@@ -6,7 +6,7 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 #include "modelfamilies.h"
 #include "modelmapbudget.h"
 #include "modelpictures.h"
@@ -165,17 +165,17 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
     // A model_attention.json of gigabytes is written only when asked for.
     const bool json = !input.formats || parseExportFormats(*input.formats)->json;
-    if (const double bytes = gpt2JsonBytes(config, int(ids.size()));
-        json && bytes > kMaxGpt2JsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
+    if (const double bytes = modelAttentionJsonBytes(config, int(ids.size()));
+        json && bytes > kMaxModelAttentionJsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
         return usage(CommandLine::tr("--format json would write %1 of about %2 GB (%3 heads' scores and "
                                      "weights over %4 tokens), more than the %5 GB written unasked; shorten "
                                      "--sentence, write only the pictures (--format png, svg or pdf), or "
                                      "give --allow-large-export to write it")
-                         .arg(QLatin1String(kGpt2ExportFileName))
+                         .arg(QLatin1String(kModelAttentionFileName))
                          .arg(bytes / 1e9, 0, 'f', 1)
                          .arg(config.layers * config.heads)
                          .arg(ids.size())
-                         .arg(kMaxGpt2JsonBytes / 1e9));
+                         .arg(kMaxModelAttentionJsonBytes / 1e9));
     attn::Expected<attn::DecoderResult> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
@@ -225,7 +225,7 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
         input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
     std::vector<OutputFile> files;
     if (formats.json)
-        files.push_back(gpt2JsonFile(start->model, start->result, start->scaleMode));
+        files.push_back(modelAttentionJsonFile(start->model, start->result, start->scaleMode));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
             modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")),

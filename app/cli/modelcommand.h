@@ -9,7 +9,7 @@
 //   --scale MODE         sqrt-dk (GPT-2's own), none or a divisor, applied to
 //                        every head of every layer
 //   --temperature T      the next-token softmax's, softmax(logits / T)
-//   --export-dir OUT     OUT/model_attention.json (gpt2export.h) with --format
+//   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf
 //                        (modelpictures.h) with png, svg, pdf
 //

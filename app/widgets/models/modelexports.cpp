@@ -47,10 +47,10 @@ std::string ModelExports::scaleMode() const
     const std::shared_ptr<const attn::DecoderResult> result = session_->result();
     if (!hasResult())
         return "sqrt-dk";
-    return gpt2ScaleMode(result->divisors, session_->config().headDim);
+    return divisorScaleMode(result->divisors, session_->config().headDim);
 }
 
-Gpt2NextTokens ModelExports::nextTokens() const
+ModelNextTokens ModelExports::nextTokens() const
 {
     return {session_->nextTokens(), session_->temperature()};
 }
@@ -69,7 +69,7 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
         tokens << t.display;
         sentence += model->tokenizer->tokenBytes(t.id);
     }
-    const Gpt2NextTokens next = nextTokens();
+    const ModelNextTokens next = nextTokens();
     QStringList topLabels;
     for (const attn::TopToken& t : next.top)
         topLabels << session_->vocabularyToken(t.id).display;
@@ -118,9 +118,10 @@ std::vector<OutputFile> ModelExports::jsonFiles() const
     if (!hasResult())
         return {};
     // The writer keeps the model, the pass and the next tokens it writes.
-    return {{kGpt2ExportFileName,
-             [model = session_->model(), result = session_->result(), next = nextTokens(),
-              mode = scaleMode()](std::ostream& out) { writeGpt2Json(out, *model, *result, mode, &next); }}};
+    return {{kModelAttentionFileName, [model = session_->model(), result = session_->result(),
+                                       next = nextTokens(), mode = scaleMode()](std::ostream& out) {
+                 writeModelAttentionJson(out, *model, *result, mode, &next);
+             }}};
 }
 
 attn::Status ModelExports::exportJson(const QString& path) const
@@ -136,7 +137,7 @@ std::string ModelExports::nextTokenCsv() const
     if (!hasResult())
         return {};
     const std::shared_ptr<const ModelFolder> model = session_->model();
-    const Gpt2NextTokens next = nextTokens();
+    const ModelNextTokens next = nextTokens();
     std::string out;
     appendCsvRow(out, {"rank", "id", "token", "logit", "probability", "temperature"});
     int rank = 0;
@@ -196,7 +197,7 @@ void ModelExports::exportJsonInteractive()
         emit message(why);
         return;
     }
-    const QString suggested = inLastFolder(FolderUse::Export, kGpt2ExportFileName);
+    const QString suggested = inLastFolder(FolderUse::Export, kModelAttentionFileName);
     QString path = QFileDialog::getSaveFileName(window_, tr("Export the model's attention"), suggested,
                                                 tr("JSON files (*.json)"));
     if (path.isEmpty())

@@ -13,12 +13,12 @@
 // TEXT --format json,png,svg,pdf` writes for the same state (model, sentence,
 // scale, temperature), file for file and pixel for pixel: model_view,
 // head_view_layer<N> for every layer and next_token in each format, and
-// model_attention.json (gpt2export.h). Without a model, or before its first
+// model_attention.json (modelattentionexport.h). Without a model, or before its first
 // pass, the model views are not offered and add nothing.
 
 #include "attentionexport.h"
 #include "expected.h"
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 #include "modelpicturesexporter.h"
 #include "stagedwrite.h"
 
@@ -70,7 +70,7 @@ public:
     // The model's scale mode for the export ("sqrt-dk", "none", "custom", "per-head").
     std::string scaleMode() const;
     // The next tokens at the window's temperature, as the views show them.
-    Gpt2NextTokens nextTokens() const;
+    ModelNextTokens nextTokens() const;
 
 signals:
     void message(const QString& text);

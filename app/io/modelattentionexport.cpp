@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 
 #include "jsonwriter.h"
 
@@ -89,7 +89,7 @@ void writeHead(JsonWriter& json, const attn::AttentionResult& head)
 
 }  // namespace
 
-std::string gpt2ScaleMode(const attn::HeadDivisors& divisors, int headDim)
+std::string divisorScaleMode(const attn::HeadDivisors& divisors, int headDim)
 {
     const double divisor = commonDivisor(divisors);
     if (divisor <= 0)
@@ -99,8 +99,8 @@ std::string gpt2ScaleMode(const attn::HeadDivisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
-                   const std::string& scaleMode, const Gpt2NextTokens* next)
+void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const ModelNextTokens* next)
 {
     const ModelTokenizer& tokenizer = *model.tokenizer;
     JsonWriter json(out);
@@ -171,7 +171,7 @@ void writeGpt2Json(std::ostream& out, const ModelFolder& model, const attn::Deco
     json.finish();
 }
 
-double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens)
+double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens)
 {
     // Per head and query row: the entries at or below the diagonal, a
     // number each in scores and in weights (kNumberBytes with its ", "), the
@@ -184,11 +184,11 @@ double gpt2JsonBytes(const attn::DecoderConfig& config, int tokens)
     return double(config.layers) * config.heads * head;
 }
 
-OutputFile gpt2JsonFile(const ModelFolder& model, const attn::DecoderResult& result,
-                        const std::string& scaleMode)
+OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
+                                  const std::string& scaleMode)
 {
-    return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {
-                writeGpt2Json(out, model, result, scaleMode);
+    return {kModelAttentionFileName, [&model, &result, scaleMode](std::ostream& out) {
+                writeModelAttentionJson(out, model, result, scaleMode);
             }};
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // readModelFolder (modelfamilies.h) on the two reference folders and on a folder
-// whose tokenizer does not fit its config; writeGpt2Json (gpt2export.h)
+// whose tokenizer does not fit its config; writeModelAttentionJson (modelattentionexport.h)
 // read back: every key of issue 17's model_attention.json, the numbers
 // exactly the pass's (round-trip doubles), masked scores null.
 
-#include "gpt2export.h"
+#include "modelattentionexport.h"
+#include "gpt2.h"
 #include "gpt2folder.h"
 #include "modelfamilies.h"
 #include "gpt2tokenizer.h"
@@ -44,7 +45,7 @@ QString byteCharacter(int b)
 
 }  // namespace
 
-class TestGpt2Export : public QObject {
+class TestModelAttentionExport : public QObject {
     Q_OBJECT
 
 private slots:
@@ -55,7 +56,7 @@ private slots:
     void sizeEstimate();
 };
 
-void TestGpt2Export::readsBothReferenceFolders()
+void TestModelAttentionExport::readsBothReferenceFolders()
 {
     for (const char* name : {"tiny-gpt2", "tiny-gpt2-lmhead-f16"}) {
         const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder(name));
@@ -68,7 +69,7 @@ void TestGpt2Export::readsBothReferenceFolders()
     QCOMPARE(attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"))->dtype, std::string("F16"));
 }
 
-void TestGpt2Export::vocabularyOfAnotherSize()
+void TestModelAttentionExport::vocabularyOfAnotherSize()
 {
     // The reference weights (50257 tokens) beside a vocabulary of the 256
     // single bytes and no merges: each half is valid, together they are not.
@@ -96,7 +97,7 @@ void TestGpt2Export::vocabularyOfAnotherSize()
              std::string("vocab.json has 256 tokens but config.json's vocab_size is 50257"));
 }
 
-void TestGpt2Export::brokenCheckpointComesFirst()
+void TestModelAttentionExport::brokenCheckpointComesFirst()
 {
     // No model.safetensors and no merges.txt: the weights are named first.
     QTemporaryDir dir;
@@ -110,7 +111,7 @@ void TestGpt2Export::brokenCheckpointComesFirst()
              model.error().message.c_str());
 }
 
-void TestGpt2Export::json()
+void TestModelAttentionExport::json()
 {
     const attn::Expected<attnlab::ModelFolder> model =
         attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"));
@@ -127,7 +128,7 @@ void TestGpt2Export::json()
     QVERIFY(r.ok());
 
     std::ostringstream out;
-    attnlab::writeGpt2Json(out, model.value(), r.value(), "custom");
+    attnlab::writeModelAttentionJson(out, model.value(), r.value(), "custom");
     QJsonParseError error;
     const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(out.str()), &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
@@ -210,10 +211,10 @@ void TestGpt2Export::json()
         < 1e-12);
 }
 
-// gpt2JsonBytes, which the command line refuses a gigabyte export by, is
+// modelAttentionJsonBytes, which the command line refuses a gigabyte export by, is
 // within 3% of the file written, from 32 to 64 tokens (the file's header,
 // tokens and next tokens are left out of the estimate; the heads dominate).
-void TestGpt2Export::sizeEstimate()
+void TestModelAttentionExport::sizeEstimate()
 {
     const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder("tiny-gpt2"));
     QVERIFY(model.ok());
@@ -226,9 +227,9 @@ void TestGpt2Export::sizeEstimate()
         const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids);
         QVERIFY(r.ok());
         std::ostringstream out;
-        attnlab::writeGpt2Json(out, model.value(), r.value(), "sqrt-dk");
+        attnlab::writeModelAttentionJson(out, model.value(), r.value(), "sqrt-dk");
         const double written = double(out.str().size());
-        const double estimate = attnlab::gpt2JsonBytes(config, n);
+        const double estimate = attnlab::modelAttentionJsonBytes(config, n);
         QVERIFY2(
             std::abs(estimate - written) / written < 0.03,
             qPrintable(
@@ -239,8 +240,9 @@ void TestGpt2Export::sizeEstimate()
     small.nLayer = 12;
     small.nHead = 12;
     small.nEmbd = 768;
-    QVERIFY(attnlab::gpt2JsonBytes(small, 1000) > 3.6e9 && attnlab::gpt2JsonBytes(small, 1000) < 3.9e9);
+    QVERIFY(attnlab::modelAttentionJsonBytes(small, 1000) > 3.6e9
+            && attnlab::modelAttentionJsonBytes(small, 1000) < 3.9e9);
 }
 
-QTEST_APPLESS_MAIN(TestGpt2Export)
-#include "tst_gpt2export.moc"
+QTEST_APPLESS_MAIN(TestModelAttentionExport)
+#include "tst_modelattentionexport.moc"
