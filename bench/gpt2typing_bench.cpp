@@ -3,8 +3,9 @@
 
 #include "attentionworker.h"
 #include "benchutil.h"
+#include "gpt2folder.h"
 #include "gpt2open_bench.h"
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "modelcontroller.h"
 #include "modelgridview.h"
 #include "windowwatch.h"
@@ -27,11 +28,11 @@ namespace {
 // The Model tab's grid has painted the pass of the field's current text.
 class ModelWatch : public QObject {
 public:
-    ModelWatch(attnlab::Gpt2Session* session, QWidget* grid, QLineEdit* field)
+    ModelWatch(attnlab::ModelSession* session, QWidget* grid, QLineEdit* field)
         : session_(session), field_(field)
     {
         grid->installEventFilter(this);
-        QObject::connect(session, &attnlab::Gpt2Session::resultChanged, this, [this] {
+        QObject::connect(session, &attnlab::ModelSession::resultChanged, this, [this] {
             delivered_ = true;
             painted_ = false;
         });
@@ -56,7 +57,7 @@ protected:
     }
 
 private:
-    attnlab::Gpt2Session* session_;
+    attnlab::ModelSession* session_;
     QLineEdit* field_;
     bool delivered_ = false;
     bool painted_ = false;
@@ -118,7 +119,7 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
     window.show();
     settle(200);
     attnlab::ModelController* models = window.models();
-    attnlab::Gpt2Session* session = models->session();
+    attnlab::ModelSession* session = models->session();
     auto* field = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
     auto* grid = window.findChild<attnlab::ModelGridView*>(QStringLiteral("modelGrid"));
     if (!field || !grid) {
@@ -150,13 +151,13 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         // The baseline: the pass alone over the tokens the window has now
         // plus one (the typed character makes a new piece or grows one).
         std::vector<int> ids;
-        for (const attnlab::Gpt2Token& t : session->tokens())
+        for (const attnlab::ModelToken& t : session->tokens())
             ids.push_back(t.id);
         ids.push_back(ids.back());
-        attn::Gpt2Options options;
-        options.topK = attnlab::Gpt2Session::kNextTokens;
+        attn::DecoderRunOptions options;
+        options.topK = attnlab::ModelSession::kNextTokens;
         options.threads = attnlab::AttentionWorker::threads();
-        const attn::Gpt2Weights& weights = session->model()->checkpoint.weights;
+        const attn::Gpt2Weights& weights = *attnlab::gpt2Weights(*session->model());
         const Timing engine = bench::measure([&] { (void)attn::runGpt2(weights, ids, options); }, 3, 0.5, 10);
         const int n = int(ids.size());
 

@@ -29,11 +29,13 @@
 //     for every family), the hooks, what is kept, the cancel flag and the
 //     top tokens; recomputeHead and readOut likewise.
 //   - app/io: the reader of its folder (config.json and the tensors) into
-//     those weights, and its tokenizer (text to ids and the pieces shown:
-//     Qt text, so app/io's; the core takes and gives ids only).
-//   - one registration: the family's model_type and reader in app/io's
-//     list of the folders it opens (GPT-2 alone is read today, by
-//     gpt2folder.h; the list comes with the app reading through here).
+//     those weights, and its tokenizer (a ModelTokenizer, modeltokenizer.h:
+//     text to ids and the pieces shown, Qt text, so app/io's; the core
+//     takes and gives ids only), given as a ModelFamily (modelfolder.h).
+//   - one registration: that ModelFamily's line in app/io's list of the
+//     families read (modelFamilies(), modelfamilies.cpp; GPT-2's is
+//     gpt2Family(), gpt2folder.h). docs/ARCHITECTURE.md, "Adding a model
+//     family", says it step by step.
 // Nothing else changes: the views read DecoderConfig and DecoderResult.
 
 #include "attention.h"

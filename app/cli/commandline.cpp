@@ -9,7 +9,7 @@
 #include "dksweepframes.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
 #include "modelcommand.h"
@@ -483,9 +483,9 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
     if (!error && !wantsModel(parser) && parser.isSet(QStringLiteral("--allow-large-export")))
         error = UsageError{CommandLine::tr("--allow-large-export lets --model DIR --export-dir OUT write a "
                                            "model_attention.json over %1 GB: give it with --model DIR")
-                               .arg(kMaxGpt2JsonBytes / 1e9)};
+                               .arg(kMaxModelAttentionJsonBytes / 1e9)};
     if (!error && wantsModel(parser) && !request.exportDir) {
-        attn::Expected<std::shared_ptr<const Gpt2Model>> model = modelWindowFolder(parser);
+        attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {
             printError(QString::fromStdString(model.error().message));
             outcome.exitNow = true;

@@ -6,8 +6,9 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
-#include "gpt2export.h"
-#include "gpt2mapbudget.h"
+#include "modelattentionexport.h"
+#include "modelfamilies.h"
+#include "modelmapbudget.h"
 #include "modelpictures.h"
 #include "stagedwrite.h"
 
@@ -128,52 +129,54 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--caption is empty; give the line the pictures should carry"));
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
-        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
+        return usage(CommandLine::tr(
+            "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
     if (!parser.isSet(QStringLiteral("--sentence")))
         return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
     const QString sentence = parser.value(QStringLiteral("--sentence"));
 
-    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+    attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
-    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+    const attn::DecoderConfig& config = model->config();
 
-    attn::Gpt2Options options;
-    options.divisors = attn::Gpt2Divisors::standard(config);
+    attn::DecoderRunOptions options;
+    options.divisors = attn::HeadDivisors::standard(config);
     if (const attn::Status set =
-            options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim());
+            options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim);
         !set)
         return usage(CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
     options.temperature = temperature;
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
 
-    const std::vector<int> ids = model->tokenizer.encodeIds(sentence);
-    if (int(ids.size()) > config.nPositions)
+    const std::vector<int> ids = model->tokenizer->encodeIds(sentence);
+    if (int(ids.size()) > config.maxPositions)
         return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
-                                     "(n_positions in config.json)")
+                                     "(its config.json)")
                          .arg(ids.size())
-                         .arg(config.nPositions));
-    // The window's budget and message (Gpt2Session): a pass whose maps do
+                         .arg(config.maxPositions));
+    // The window's budget and message (ModelSession): a pass whose maps do
     // not fit is refused before it starts, not ended by std::bad_alloc.
-    if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config, int(ids.size())))
+    if (const std::optional<QString> tooLarge =
+            modelMapBudgetProblem(config, model->familyName, int(ids.size())))
         return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
     // A model_attention.json of gigabytes is written only when asked for.
     const bool json = !input.formats || parseExportFormats(*input.formats)->json;
-    if (const double bytes = gpt2JsonBytes(config, int(ids.size()));
-        json && bytes > kMaxGpt2JsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
+    if (const double bytes = modelAttentionJsonBytes(config, int(ids.size()));
+        json && bytes > kMaxModelAttentionJsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
         return usage(CommandLine::tr("--format json would write %1 of about %2 GB (%3 heads' scores and "
                                      "weights over %4 tokens), more than the %5 GB written unasked; shorten "
                                      "--sentence, write only the pictures (--format png, svg or pdf), or "
                                      "give --allow-large-export to write it")
-                         .arg(QLatin1String(kGpt2ExportFileName))
+                         .arg(QLatin1String(kModelAttentionFileName))
                          .arg(bytes / 1e9, 0, 'f', 1)
-                         .arg(config.nLayer * config.nHead)
+                         .arg(config.layers * config.heads)
                          .arg(ids.size())
-                         .arg(kMaxGpt2JsonBytes / 1e9));
-    attn::Expected<attn::Gpt2Result> result = model->decoder->run(ids, options);
+                         .arg(kMaxModelAttentionJsonBytes / 1e9));
+    attn::Expected<attn::DecoderResult> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
 
@@ -184,7 +187,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     return start;
 }
 
-attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser)
+attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const CommandLineParser& parser)
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
@@ -196,14 +199,15 @@ attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const Command
                     .arg(QLatin1String(option)));
     const QString folder = parser.value(QStringLiteral("--model"));
     if (folder.isEmpty())
-        return usage(CommandLine::tr("--model is empty; give the folder of a GPT-2 checkpoint"));
-    attn::Expected<Gpt2Model> model = readGpt2Model(folder);
+        return usage(CommandLine::tr(
+            "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
+    attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
     model->folder = QFileInfo(folder).absoluteFilePath();
-    return std::shared_ptr<const Gpt2Model>(std::make_shared<Gpt2Model>(std::move(model.value())));
+    return std::shared_ptr<const ModelFolder>(std::make_shared<ModelFolder>(std::move(model.value())));
 }
 
 int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& input, int argc, char** argv)
@@ -221,7 +225,7 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
         input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
     std::vector<OutputFile> files;
     if (formats.json)
-        files.push_back(gpt2JsonFile(start->model, start->result, start->scaleMode));
+        files.push_back(modelAttentionJsonFile(start->model, start->result, start->scaleMode));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
             modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// attention-lab --model DIR: a Hugging Face GPT-2 folder (gpt2folder.h)
-// run over a sentence with GPT-2's own tokenizer.
+// attention-lab --model DIR: a Hugging Face model folder of a family
+// modelfamilies.h reads, run over a sentence with the model's own tokenizer.
 //
 //   --model DIR          config.json, model.safetensors, vocab.json, merges.txt
 //   --sentence TEXT      tokenised with GPT-2's byte-level BPE, at most
@@ -9,7 +9,7 @@
 //   --scale MODE         sqrt-dk (GPT-2's own), none or a divisor, applied to
 //                        every head of every layer
 //   --temperature T      the next-token softmax's, softmax(logits / T)
-//   --export-dir OUT     OUT/model_attention.json (gpt2export.h) with --format
+//   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf
 //                        (modelpictures.h) with png, svg, pdf
 //
@@ -21,7 +21,7 @@
 #include "attention.h"
 #include "expected.h"
 #include "gpt2.h"
-#include "gpt2folder.h"
+#include "modelfolder.h"
 
 #include <QString>
 
@@ -48,8 +48,8 @@ struct ModelCommandInput {
 // A model read and run over the sentence: what the export writes, and what
 // the window's model view is to open with.
 struct ModelStart {
-    Gpt2Model model;
-    attn::Gpt2Result result;
+    ModelFolder model;
+    attn::DecoderResult result;
     std::string scaleMode;  // "sqrt-dk", "none" or "custom"
 };
 
@@ -65,7 +65,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
 // window's sentence; --preset NAME opens that lab beside the model (which
 // reads its sentence); --scale, --temperature and --format belong to the
 // export (the Model tab has its own what-if controls) and are refused.
-attn::Expected<std::shared_ptr<const Gpt2Model>> modelWindowFolder(const CommandLineParser& parser);
+attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const CommandLineParser& parser);
 
 // The whole --model run with --export-dir; the exit status (0 written, 1 not
 // written, 2 bad input).

@@ -14,15 +14,15 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
                                                           const QString& caption,
                                                           const ExportFormats& formats, const QSize& size)
 {
-    const attn::Gpt2Result& r = start.result;
+    const attn::DecoderResult& r = start.result;
     QStringList tokens;
     for (const int id : r.tokenIds)
-        tokens << start.model.tokenizer.token(id).display;
+        tokens << start.model.tokenizer->token(id).display;
     QStringList topLabels;
-    for (const attn::Gpt2TopToken& top : r.top)
-        topLabels << start.model.tokenizer.token(top.id).display;
+    for (const attn::TopToken& top : r.top)
+        topLabels << start.model.tokenizer->token(top.id).display;
     // Not owned: the result outlives the exporters, all local to this call.
-    const std::shared_ptr<const attn::Gpt2Result> result(std::shared_ptr<void>(), &r);
+    const std::shared_ptr<const attn::DecoderResult> result(std::shared_ptr<void>(), &r);
     ModelPictureOptions options;
     // A what-if scale is part of what the pictures show, so their titles say it.
     options.modelName = ModelPicturesExporter::modelName(start.model.folder, start.scaleMode, r.divisors);

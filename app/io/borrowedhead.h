@@ -20,7 +20,7 @@ namespace attnlab {
 
 struct BorrowedHead {
     QString model;     // the model folder's name, for the user
-    QString identity;  // which model (Gpt2Model::identity), for comparisons
+    QString identity;  // which model (ModelFolder::identity), for comparisons
     int layer = -1;    // 0-based; -1: the lab's own matrices
     int head = -1;     // 0-based
     // The head as the model gives it: GPT-2's pieces (display text and

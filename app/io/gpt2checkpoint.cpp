@@ -304,7 +304,13 @@ attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder)
         readInputFile(dir.filePath(QStringLiteral("config.json")), kMaxConfigBytes, "config.json");
     if (!json.ok())
         return json.error();
-    const attn::Expected<attn::Gpt2Config> config = parseGpt2Config(json.value(), "config.json");
+    return readGpt2Checkpoint(folder, json.value());
+}
+
+attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder, const QByteArray& configJson)
+{
+    const QDir dir(folder);
+    const attn::Expected<attn::Gpt2Config> config = parseGpt2Config(configJson, "config.json");
     if (!config.ok())
         return config.error();
     const QString model = dir.filePath(QStringLiteral("model.safetensors"));

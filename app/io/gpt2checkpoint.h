@@ -64,5 +64,7 @@ attn::Expected<Gpt2Checkpoint> gpt2FromSafetensors(const attn::Gpt2Config& confi
 // FOLDER/config.json and FOLDER/model.safetensors (a folder with only
 // PyTorch's pickled pytorch_model.bin is told that it is not read).
 attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder);
+// The same with config.json's bytes already read (`config`).
+attn::Expected<Gpt2Checkpoint> readGpt2Checkpoint(const QString& folder, const QByteArray& config);
 
 }  // namespace attnlab

@@ -2,21 +2,39 @@
 #include "gpt2folder.h"
 
 #include "gpt2.h"
+#include "gpt2checkpoint.h"
+#include "gpt2tokenizer.h"
 
-#include <QCryptographicHash>
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-
+#include <memory>
 #include <string>
 #include <utility>
 
 namespace attnlab {
 
-attn::Expected<Gpt2Model> readGpt2Model(const QString& folder)
+namespace {
+
+const std::vector<const char*>& gpt2Files()
 {
-    attn::Expected<Gpt2Checkpoint> checkpoint = readGpt2Checkpoint(folder);
+    static const std::vector<const char*> files{"config.json", "vocab.json", "merges.txt",
+                                                "model.safetensors"};
+    return files;
+}
+
+}  // namespace
+
+ModelFamily gpt2Family()
+{
+    ModelFamily family;
+    family.modelType = "gpt2";
+    family.name = "GPT-2";
+    family.files = gpt2Files();
+    family.read = &readGpt2Folder;
+    return family;
+}
+
+attn::Expected<ModelFolder> readGpt2Folder(const QString& folder, const QByteArray& config)
+{
+    attn::Expected<Gpt2Checkpoint> checkpoint = readGpt2Checkpoint(folder, config);
     if (!checkpoint)
         return checkpoint.error();
     attn::Expected<Gpt2Tokenizer> tokenizer = Gpt2Tokenizer::fromFolder(folder);
@@ -27,41 +45,25 @@ attn::Expected<Gpt2Model> readGpt2Model(const QString& folder)
         return attn::Error{"vocab.json has " + std::to_string(tokenizer->vocabSize())
                            + " tokens but config.json's vocab_size is " + std::to_string(configVocab)};
     attn::Expected<std::unique_ptr<attn::Gpt2DecoderModel>> decoder =
-        attn::Gpt2DecoderModel::create(checkpoint->weights);
+        attn::Gpt2DecoderModel::create(std::move(checkpoint->weights));
     if (!decoder)
         return decoder.error();
-    Gpt2Model model;
+    ModelFolder model;
     model.decoder = std::move(decoder).value();
-    model.checkpoint = std::move(checkpoint).value();
-    model.tokenizer = std::move(tokenizer).value();
-    model.folder = folder;
-    model.identity = gpt2FolderIdentity(folder);
+    model.tokenizer = std::make_shared<const Gpt2Tokenizer>(std::move(tokenizer).value());
+    model.dtype = std::move(checkpoint->dtype);
     return model;
 }
 
 QString gpt2FolderIdentity(const QString& folder)
 {
-    const QDir dir(folder);
-    QCryptographicHash digest(QCryptographicHash::Sha256);
-    constexpr qint64 kHeaderBytes = qint64(1) << 20;
-    for (const char* name : {"config.json", "vocab.json", "merges.txt", "model.safetensors"}) {
-        const QString path = dir.filePath(QLatin1String(name));
-        QFile file(path);
-        digest.addData(QByteArray(name));
-        // A FIFO's open would wait for a writer: only regular files count.
-        if (!QFileInfo(path).isFile() || !file.open(QIODevice::ReadOnly))
-            continue;  // the readers said so already, or will
-        const bool checkpoint = path.endsWith(QLatin1String(".safetensors"));
-        digest.addData(file.read(checkpoint ? kHeaderBytes : file.size()));
-        if (checkpoint) {
-            const QFileInfo info(path);
-            digest.addData(QByteArray::number(info.size()));
-            digest.addData(QByteArray::number(info.lastModified().toMSecsSinceEpoch()));
-        }
-    }
-    const QString canonical = QFileInfo(folder).canonicalFilePath();
-    return (canonical.isEmpty() ? QFileInfo(folder).absoluteFilePath() : canonical) + QLatin1Char('#')
-           + QString::fromLatin1(digest.result().toHex().left(32));
+    return folderIdentity(folder, gpt2Files());
+}
+
+const attn::Gpt2Weights* gpt2Weights(const ModelFolder& model)
+{
+    const auto* gpt2 = dynamic_cast<const attn::Gpt2DecoderModel*>(model.decoder.get());
+    return gpt2 ? &gpt2->weights() : nullptr;
 }
 
 }  // namespace attnlab

@@ -1,47 +1,39 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A Hugging Face GPT-2 folder read whole: the weights (gpt2checkpoint.h:
-// config.json and model.safetensors) and the tokenizer (gpt2tokenizer.h:
-// vocab.json and merges.txt), checked against each other. The command
-// line's --model DIR and the window's File > Open model read a folder
-// through this one function, so both refuse the same folders with the same
-// messages.
+// GPT-2's family (modelfamilies.h, model_type "gpt2"): a Hugging Face GPT-2
+// folder read whole, the weights (gpt2checkpoint.h: config.json and
+// model.safetensors) and the tokenizer (gpt2tokenizer.h: vocab.json and
+// merges.txt), checked against each other, as a ModelFolder whose decoder
+// is an attn::Gpt2DecoderModel and whose tokenizer a Gpt2Tokenizer.
 
-#include "decoder_model.h"
 #include "expected.h"
-#include "gpt2checkpoint.h"
-#include "gpt2tokenizer.h"
+#include "gpt2_weights.h"
+#include "modelfolder.h"
 
+#include <QByteArray>
 #include <QString>
-
-#include <memory>
 
 namespace attnlab {
 
-struct Gpt2Model {
-    Gpt2Checkpoint checkpoint;  // weights, config and stored dtype
-    // The pass over those weights, through the models' one interface
-    // (attn::DecoderModel; GPT-2's is attn::Gpt2DecoderModel). It shares
-    // the checkpoint's storage.
-    std::shared_ptr<const attn::DecoderModel> decoder;
-    Gpt2Tokenizer tokenizer;
-    QString folder;  // as given
-    // Which model this is, whatever the folder is called: its canonical path
-    // and a digest of its files (config.json, vocab.json and merges.txt
-    // whole; model.safetensors' first MiB, which holds its header, with its
-    // size and modification time). Two folders of one name differ; a
-    // checkpoint copied over the old one differs from it.
-    QString identity;
-};
+// The registration: model_type "gpt2", "GPT-2", its four files and
+// readGpt2Folder.
+ModelFamily gpt2Family();
 
-// The identity of FOLDER's files as they are now (Gpt2Model::identity).
+// FOLDER's four files, config.json's bytes given (`config`). Errors are
+// the readers' one-line messages (they name the file, the tensor or line,
+// and the problem), or "vocab.json has N tokens but config.json's
+// vocab_size is M" when the two halves disagree. The weights are read
+// first, so a folder with a broken checkpoint is told about that before
+// its tokenizer files are parsed.
+attn::Expected<ModelFolder> readGpt2Folder(const QString& folder, const QByteArray& config);
+
+// The identity of a GPT-2 FOLDER's files as they are now
+// (ModelFolder::identity): config.json, vocab.json and merges.txt whole,
+// model.safetensors' header, size and modification time.
 QString gpt2FolderIdentity(const QString& folder);
 
-// FOLDER's four files. Errors are the readers' one-line messages (they
-// name the file, the tensor or line, and the problem), or "vocab.json has N
-// tokens but config.json's vocab_size is M" when the two halves disagree.
-// The weights are read first, so a folder with a broken checkpoint is told
-// about that before its tokenizer files are parsed.
-attn::Expected<Gpt2Model> readGpt2Model(const QString& folder);
+// The GPT-2 weights of a model folder GPT-2's family read, else null (the
+// pieces only GPT-2's own views use, such as a head's Conv1D columns).
+const attn::Gpt2Weights* gpt2Weights(const ModelFolder& model);
 
 }  // namespace attnlab

@@ -255,6 +255,11 @@ attn::Expected<Gpt2Tokenizer> Gpt2Tokenizer::fromData(std::string_view vocabJson
     return tokenizer;
 }
 
+QString Gpt2Tokenizer::name() const
+{
+    return QStringLiteral("GPT-2 byte-level BPE");
+}
+
 int Gpt2Tokenizer::vocabSize() const
 {
     return int(data_->pieces.size());
@@ -374,22 +379,12 @@ std::vector<int> Gpt2Tokenizer::encodeUtf8(const QByteArray& utf8) const
     return ids;
 }
 
-std::vector<Gpt2Token> Gpt2Tokenizer::encode(const QString& text) const
-{
-    const std::vector<int> ids = encodeIds(text);
-    std::vector<Gpt2Token> tokens;
-    tokens.reserve(ids.size());
-    for (const int id : ids)
-        tokens.push_back(token(id));
-    return tokens;
-}
-
-Gpt2Token Gpt2Tokenizer::token(int id) const
+ModelToken Gpt2Tokenizer::token(int id) const
 {
     return {id, data_->pieces.at(std::size_t(id)), displayText(data_->bytes.at(std::size_t(id)))};
 }
 
-const QByteArray& Gpt2Tokenizer::tokenBytes(int id) const
+QByteArray Gpt2Tokenizer::tokenBytes(int id) const
 {
     return data_->bytes.at(std::size_t(id));
 }
@@ -404,14 +399,6 @@ attn::Expected<QByteArray> Gpt2Tokenizer::decodeBytes(const std::vector<int>& id
         bytes += data_->bytes[std::size_t(id)];
     }
     return bytes;
-}
-
-attn::Expected<QString> Gpt2Tokenizer::decode(const std::vector<int>& ids) const
-{
-    const attn::Expected<QByteArray> bytes = decodeBytes(ids);
-    if (!bytes)
-        return bytes.error();
-    return QString::fromUtf8(*bytes);
 }
 
 QString Gpt2Tokenizer::displayText(const QByteArray& bytes)

@@ -23,6 +23,7 @@
 // one-line message naming the file, the line and the problem.
 
 #include "expected.h"
+#include "modeltokenizer.h"
 
 #include <QByteArray>
 #include <QString>
@@ -33,36 +34,26 @@
 
 namespace attnlab {
 
-struct Gpt2Token {
-    int id = 0;
-    QString piece;    // as vocab.json stores it: "Ġcinema", "ðŁ"
-    QString display;  // its bytes as text: "␣cinema", "<0xF0><0x9F>" (part of a character)
-};
-
-class Gpt2Tokenizer {
+// The first ModelTokenizer: a token's piece is as vocab.json stores it.
+class Gpt2Tokenizer final : public ModelTokenizer {
 public:
     // vocab.json and merges.txt in `folder`.
     static attn::Expected<Gpt2Tokenizer> fromFolder(const QString& folder);
     // The two files' bytes; messages name them "vocab.json" and "merges.txt".
     static attn::Expected<Gpt2Tokenizer> fromData(std::string_view vocabJson, std::string_view mergesText);
 
-    int vocabSize() const;
+    QString name() const override;  // "GPT-2 byte-level BPE"
+    int vocabSize() const override;
     int mergeCount() const;
 
-    std::vector<int> encodeIds(const QString& text) const;
-    std::vector<Gpt2Token> encode(const QString& text) const;
+    std::vector<int> encodeIds(const QString& text) const override;
     // Arbitrary bytes: invalid UTF-8 is read as U+FFFD first (QString::fromUtf8).
     std::vector<int> encodeUtf8(const QByteArray& utf8) const;
 
     // `id` in 0..vocabSize()-1.
-    Gpt2Token token(int id) const;
-    const QByteArray& tokenBytes(int id) const;
-
-    // The bytes the ids stand for, and those bytes as UTF-8 text (QString::fromUtf8:
-    // each byte of a character cut short is U+FFFD); an id outside the
-    // vocabulary is an error naming it.
-    attn::Expected<QByteArray> decodeBytes(const std::vector<int>& ids) const;
-    attn::Expected<QString> decode(const std::vector<int>& ids) const;
+    ModelToken token(int id) const override;
+    QByteArray tokenBytes(int id) const override;
+    attn::Expected<QByteArray> decodeBytes(const std::vector<int>& ids) const override;
 
     // Bytes as a label: "␣" for a space, "↵" for "\n", "⇥" for a tab, and
     // "<0xE2>" for each byte that is not part of a whole, printable UTF-8

@@ -61,7 +61,7 @@ QString ModelPicturesExporter::modelName(const QString& folder, const std::strin
 
 QString ModelPicturesExporter::modelPrefix() const
 {
-    return options_.modelName.isEmpty() ? tr("GPT-2") : options_.modelName;
+    return options_.modelName.isEmpty() ? tr("Model") : options_.modelName;
 }
 
 QString ModelPicturesExporter::modelViewTitle() const

@@ -8,6 +8,7 @@
 #include "commandline.h"
 #include "presets.h"
 #include "attentionsnapshot.h"
+#include "gpt2folder.h"
 #include "labfile.h"
 #include "matrixio.h"
 #include "mhastatefiles.h"
@@ -513,7 +514,7 @@ void TestCommandLine::windowGetsAModel()
     QVERIFY(outcome.model);
     QCOMPARE(outcome.model->folder, QFileInfo(folder).absoluteFilePath());
     QCOMPARE(outcome.model->identity, attnlab::gpt2FolderIdentity(folder));
-    QCOMPARE(outcome.model->checkpoint.weights.config.nLayer, 2);
+    QCOMPARE(outcome.model->config().layers, 2);
     QVERIFY(outcome.haveConfig);
     QCOMPARE(outcome.config.sentence, std::string("Jane is going"));
 

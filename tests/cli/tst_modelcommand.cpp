@@ -476,6 +476,8 @@ void TestModelCommand::badCheckpoint_data()
     QTest::newRow("model_type llama")
         << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"")
         << QStringList{"config.json", "llama", "supported: gpt2"};
+    QTest::newRow("no model_type") << replaceInConfig("\"model_type\": \"gpt2\",", "")
+                                   << QStringList{"config.json", "no model_type", "supported: gpt2"};
     QTest::newRow("n_head 3") << replaceInConfig("\"n_head\": 4", "\"n_head\": 3")
                               << QStringList{"config.json", "n_head 3", "n_embd 16"};
     QTest::newRow("n_embd 32 against tensors of 16")
@@ -584,7 +586,7 @@ void TestModelCommand::failureKeepsTheOldExport()
 
 // A folder the readers accept whose pass cannot be kept in memory (64
 // layers x 64 heads at 1,000 tokens: 31375 MiB of maps) is refused before
-// the pass with the window's budget and message (gpt2mapbudget.h), at once,
+// the pass with the window's budget and message (modelmapbudget.h), at once,
 // instead of ending in std::bad_alloc.
 void TestModelCommand::memoryBudget()
 {

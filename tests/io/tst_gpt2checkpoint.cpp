@@ -7,6 +7,7 @@
 
 #include "gpt2checkpoint.h"
 #include "gpt2folder.h"
+#include "modelfamilies.h"
 #include "safetensors.h"
 
 #include <QDir>
@@ -462,7 +463,7 @@ void TestGpt2Checkpoint::identityIsPathAndContents()
             QVERIFY(QFile::copy(source.filePath(name), root.filePath(QLatin1String(place)) + '/' + name));
     }
     const QString a = root.filePath("a/gpt2"), b = root.filePath("b/gpt2");
-    const auto readA = attnlab::readGpt2Model(a);
+    const auto readA = attnlab::readModelFolder(a);
     QVERIFY2(readA.ok(), readA.ok() ? "" : readA.error().message.c_str());
     QCOMPARE(readA->identity, attnlab::gpt2FolderIdentity(a));
     QVERIFY(readA->identity.startsWith(QFileInfo(a).canonicalFilePath() + '#'));
@@ -497,9 +498,9 @@ void TestGpt2Checkpoint::fileChangedWhileOpen()
     const QDir source(kData + "tiny-gpt2");
     for (const QString& name : source.entryList(QDir::Files))
         QVERIFY(QFile::copy(source.filePath(name), dir.filePath(name)));
-    const auto model = attnlab::readGpt2Model(dir.path());
+    const auto model = attnlab::readModelFolder(dir.path());
     QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
-    const std::vector<int> ids = model->tokenizer.encodeIds(QStringLiteral("Jane is going to the cinema"));
+    const std::vector<int> ids = model->tokenizer->encodeIds(QStringLiteral("Jane is going to the cinema"));
     const auto before = model->decoder->run(ids);
     QVERIFY(before.ok());
 

@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <memory>
 #include <optional>
 
 using Ids = std::vector<int>;
@@ -87,6 +88,9 @@ private slots:
     void initTestCase();
     void referenceSentences_data();
     void referenceSentences();
+    void throughInterface_data() { referenceSentences_data(); }
+    void throughInterface();
+    void interfaceTokens();
     void table_data();
     void table();
     void piecesAndDisplay();
@@ -140,6 +144,49 @@ void TestGpt2Tokenizer::referenceSentences()
     QFETCH(Ids, ids);
     QCOMPARE(gpt2_->encodeIds(sentence), ids);
     QCOMPARE(gpt2_->decode(ids).value(), sentence);
+}
+
+// The same reference ids through ModelTokenizer, as the model session, the
+// command line and the exports reach the tokenizer.
+void TestGpt2Tokenizer::throughInterface()
+{
+    QFETCH(QString, sentence);
+    QFETCH(Ids, ids);
+    const std::shared_ptr<const attnlab::ModelTokenizer> tokenizer =
+        std::make_shared<const attnlab::Gpt2Tokenizer>(*gpt2_);
+    QCOMPARE(tokenizer->encodeIds(sentence), ids);
+    const std::vector<attnlab::ModelToken> tokens = tokenizer->encode(sentence);
+    QCOMPARE(tokens.size(), ids.size());
+    QByteArray bytes;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        QCOMPARE(tokens[i].id, ids[i]);
+        QCOMPARE(tokens[i].piece, gpt2_->token(ids[i]).piece);
+        QCOMPARE(tokens[i].display, gpt2_->token(ids[i]).display);
+        bytes += tokenizer->tokenBytes(ids[i]);
+    }
+    QCOMPARE(bytes, sentence.toUtf8());
+    QCOMPARE(tokenizer->decodeBytes(ids).value(), sentence.toUtf8());
+    QCOMPARE(tokenizer->decode(ids).value(), sentence);
+}
+
+void TestGpt2Tokenizer::interfaceTokens()
+{
+    const attnlab::ModelTokenizer& tokenizer = *gpt2_;
+    QCOMPARE(tokenizer.name(), QStringLiteral("GPT-2 byte-level BPE"));
+    QCOMPARE(tokenizer.vocabSize(), 50257);
+    // "Jane is\n\t🙂" as piecesAndDisplay spells it, through the interface.
+    const std::vector<attnlab::ModelToken> tokens = tokenizer.encode(QStringLiteral("Jane is\n\t🙂"));
+    QCOMPARE(int(tokens.size()), 6);
+    QCOMPARE(tokens[1].id, 318);
+    QCOMPARE(tokens[1].piece, QStringLiteral("Ġis"));
+    QCOMPARE(tokens[1].display, QStringLiteral("␣is"));
+    QCOMPARE(tokens[4].display, QStringLiteral("<0xF0><0x9F>"));
+    QCOMPARE(tokenizer.token(50256).piece, QStringLiteral("<|endoftext|>"));
+    QCOMPARE(tokenizer.tokenBytes(220), QByteArray(" "));
+    const attn::Expected<QString> unknown = tokenizer.decode({318, 50257});
+    QVERIFY(!unknown.ok());
+    QCOMPARE(QString::fromStdString(unknown.error().message),
+             QStringLiteral("token id 50257 is not in the vocabulary (ids 0 to 50256)"));
 }
 
 void TestGpt2Tokenizer::table_data()
@@ -214,7 +261,7 @@ void TestGpt2Tokenizer::table()
 
 void TestGpt2Tokenizer::piecesAndDisplay()
 {
-    const std::vector<attnlab::Gpt2Token> tokens = gpt2_->encode(QStringLiteral("Jane is\n\t🙂"));
+    const std::vector<attnlab::ModelToken> tokens = gpt2_->encode(QStringLiteral("Jane is\n\t🙂"));
     QCOMPARE(int(tokens.size()), 6);
     const Ids ids{41083, 318, 198, 197, 8582, 25081};
     const QStringList pieces{"Jane", "Ġis", "Ċ", "ĉ", "ðŁ", "ĻĤ"};

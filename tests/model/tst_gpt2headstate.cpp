@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A GPT-2 head borrowed into the lab's Session (gpt2HeadState): for every
+// A GPT-2 head borrowed into the lab's Session (modelHeadState): for every
 // reference case of both tiny checkpoints, layer 2 head 3 (1, 2 in code)
 // computed by the Session's own engine from X = [LN1(h) | 1] and
 // W = [W_slice ; b_slice] equals attn::gpt2Head (Q, K, V, raw scores,
@@ -13,9 +13,11 @@
 // of GPT-2 XL's width (n_embd 1600, X 1601 wide) fits the pipeline and its
 // scores equal a plain loop; an X over the entry budget is refused by name.
 
+#include "gpt2.h"
+#include "gpt2folder.h"
 #include "gpt2cases.h"
-#include "gpt2headstate.h"
-#include "gpt2session.h"
+#include "modelheadstate.h"
+#include "modelsession.h"
 #include "labfile.h"
 #include "session.h"
 #include "testdata.h"
@@ -37,16 +39,16 @@ QString folder(const QString& name)
     return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/") + name;
 }
 
-bool open(Gpt2Session& gpt2, const QString& path)
+bool open(ModelSession& gpt2, const QString& path)
 {
-    QSignalSpy opened(&gpt2, &Gpt2Session::modelOpened);
+    QSignalSpy opened(&gpt2, &ModelSession::modelOpened);
     gpt2.openModel(path);
     return opened.wait(10000);
 }
 
-bool setSentence(Gpt2Session& gpt2, const QString& sentence)
+bool setSentence(ModelSession& gpt2, const QString& sentence)
 {
-    QSignalSpy changed(&gpt2, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&gpt2, &ModelSession::resultChanged);
     gpt2.setSentence(sentence);
     return changed.wait(10000) && !gpt2.isComputing();
 }
@@ -58,9 +60,9 @@ double relDiff(const attn::Matrix& a, const attn::Matrix& b)
     return testdata::maxAbsDiff(a, b) / size;
 }
 
-bool borrow(Session& lab, const Gpt2Session& gpt2, int layer, int head)
+bool borrow(Session& lab, const ModelSession& gpt2, int layer, int head)
 {
-    const attn::Expected<LabState> state = gpt2HeadState(gpt2, layer, head, lab);
+    const attn::Expected<LabState> state = modelHeadState(gpt2, layer, head, lab);
     if (!state) {
         qWarning("%s", state.error().message.c_str());
         return false;
@@ -90,11 +92,11 @@ void TestGpt2HeadState::equalsTheModelsHead()
     QFETCH(QString, checkpoint);
     QFETCH(int, index);
     const QJsonObject c = gpt2cases::reference(checkpoint)["cases"].toArray()[index].toObject();
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(checkpoint)));
     QVERIFY(setSentence(gpt2, c["sentence"].toString()));
     // Layer 2, head 3; the F16 checkpoint has two heads a layer: its last.
-    const int h = std::min(2, gpt2.config().nHead - 1);
+    const int h = std::min(2, gpt2.config().heads - 1);
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, h));
     QVERIFY(lab.isBorrowed());
@@ -103,7 +105,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
     QCOMPARE(lab.borrowed().head, h);
     QCOMPARE(lab.editedCells(), 0);
 
-    const attn::Gpt2Config& config = gpt2.config();
+    const attn::Gpt2Config& config = attnlab::gpt2Weights(*gpt2.model())->config;
     const int hd = config.headDim();
     const int n = int(c["token_ids"].toArray().size());
     QCOMPARE(lab.tokenCount(), n);
@@ -120,7 +122,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
     const attn::Matrix& X = lab.matrix(MatrixId::X);
     QCOMPARE(X.col(config.nEmbd).minCoeff(), 1.0);
     QCOMPARE(X.col(config.nEmbd).maxCoeff(), 1.0);
-    const attn::Gpt2Block& block = gpt2.model()->checkpoint.weights.blocks[1];
+    const attn::Gpt2Block& block = attnlab::gpt2Weights(*gpt2.model())->blocks[1];
     QCOMPARE(lab.matrix(MatrixId::Wq)(config.nEmbd, 0), double(block.attnBias.data[h * hd]));
     QCOMPARE(lab.matrix(MatrixId::Wv)(config.nEmbd, hd - 1),
              double(block.attnBias.data[2 * config.nEmbd + (h + 1) * hd - 1]));
@@ -128,7 +130,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
              double(block.attnWeight.data[3 * 3 * config.nEmbd + config.nEmbd + h * hd + 1]));
 
     const attn::Expected<attn::AttentionResult> head =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), 1, h);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, h);
     QVERIFY(head);
     const attn::AttentionResult& r = lab.result();
     QVERIFY2(relDiff(r.Q, head->Q) <= 1e-12, qPrintable(QString::number(relDiff(r.Q, head->Q))));
@@ -154,7 +156,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
 
 void TestGpt2HeadState::undoAndRedo()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2-lmhead-f16"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going to the cinema")));
     Session lab;
@@ -189,7 +191,7 @@ void TestGpt2HeadState::undoAndRedo()
 
 void TestGpt2HeadState::editedCellsStayBorrowed()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going to the cinema")));
     Session lab;
@@ -217,7 +219,7 @@ void TestGpt2HeadState::editedCellsStayBorrowed()
 
 void TestGpt2HeadState::redrawGoesBackToTheOwnLab()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going to the cinema")));
     Session lab;
@@ -241,7 +243,7 @@ void TestGpt2HeadState::redrawGoesBackToTheOwnLab()
 
 void TestGpt2HeadState::newSentenceFollowsTheModel()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going")));
     Session lab;
@@ -263,7 +265,7 @@ void TestGpt2HeadState::newSentenceFollowsTheModel()
     QCOMPARE(stack.count(), 2);
     QCOMPARE(stack.text(1), QStringLiteral("Edit the sentence"));
     const attn::Expected<attn::AttentionResult> head =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), 1, 2);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, 2);
     QVERIFY(relDiff(lab.result().scores, head->scores) <= 1e-12);
     stack.undo();
     QVERIFY(lab.isBorrowed());
@@ -280,7 +282,7 @@ void TestGpt2HeadState::newSentenceFollowsTheModel()
 
 void TestGpt2HeadState::newSentenceWithoutFollowerLeaves()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going")));
     Session lab;
@@ -295,19 +297,19 @@ void TestGpt2HeadState::newSentenceWithoutFollowerLeaves()
 
 void TestGpt2HeadState::whatIfDivisorIsTheLabsScale()
 {
-    Gpt2Session gpt2;
+    ModelSession gpt2;
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going to the cinema")));
     gpt2.selectHead(1, 2);
-    QSignalSpy changed(&gpt2, &Gpt2Session::resultChanged);
-    QVERIFY(gpt2.setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::ThisHead));
+    QSignalSpy changed(&gpt2, &ModelSession::resultChanged);
+    QVERIFY(gpt2.setScale(attn::ScaleMode::None, 1.0, ScaleScope::ThisHead));
     QVERIFY(changed.wait(10000));
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, 2));
     QCOMPARE(lab.options().scale, attn::ScaleMode::None);
     QCOMPARE(lab.result().divisor, 1.0);
     QVERIFY(testdata::maxAbsDiff(lab.result().weightsMatrix(), gpt2.head(1, 2)->weightsMatrix()) <= 1e-12);
-    QVERIFY(gpt2.setScale(attn::ScaleMode::Custom, 3.5, Gpt2Scope::ThisHead));
+    QVERIFY(gpt2.setScale(attn::ScaleMode::Custom, 3.5, ScaleScope::ThisHead));
     QVERIFY(changed.wait(10000));
     QVERIFY(borrow(lab, gpt2, 1, 2));
     QCOMPARE(lab.options().scale, attn::ScaleMode::Custom);
@@ -322,22 +324,22 @@ void TestGpt2HeadState::refusals()
 {
     Session lab;
     const LabState own = lab.state();
-    Gpt2Session gpt2;
-    attn::Expected<LabState> none = gpt2HeadState(gpt2, 1, 2, lab);
+    ModelSession gpt2;
+    attn::Expected<LabState> none = modelHeadState(gpt2, 1, 2, lab);
     QVERIFY(!none);
     QVERIFY(QString::fromStdString(none.error().message).contains(QStringLiteral("open a model")));
     QVERIFY(open(gpt2, folder(QStringLiteral("tiny-gpt2"))));
-    QVERIFY(!gpt2HeadState(gpt2, 1, 2, lab));  // no pass yet
+    QVERIFY(!modelHeadState(gpt2, 1, 2, lab));  // no pass yet
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane")));
-    const attn::Expected<LabState> outside = gpt2HeadState(gpt2, 2, 0, lab);
+    const attn::Expected<LabState> outside = modelHeadState(gpt2, 2, 0, lab);
     QVERIFY(!outside);
     QCOMPARE(QString::fromStdString(outside.error().message),
              QStringLiteral("The model has no layer 3, head 1: it has 2 layers of 4 heads."));
-    QVERIFY(!gpt2HeadState(gpt2, 0, 4, lab));
-    QVERIFY(!gpt2HeadState(gpt2, -1, 0, lab));
+    QVERIFY(!modelHeadState(gpt2, 0, 4, lab));
+    QVERIFY(!modelHeadState(gpt2, -1, 0, lab));
     gpt2.setSentence(QStringLiteral("Jane is"));
     QVERIFY(gpt2.isComputing());
-    const attn::Expected<LabState> busy = gpt2HeadState(gpt2, 0, 0, lab);
+    const attn::Expected<LabState> busy = modelHeadState(gpt2, 0, 0, lab);
     QVERIFY(!busy);
     QVERIFY(QString::fromStdString(busy.error().message).contains(QStringLiteral("still computing")));
     QCOMPARE(lab.state().X, own.X);
@@ -355,7 +357,7 @@ void TestGpt2HeadState::refusals()
 
 namespace {
 
-// A borrowed head as gpt2HeadState makes it (borrowedHeadState): X =
+// A borrowed head as modelHeadState makes it (borrowedHeadState): X =
 // [rows | 1] (n, e + 1) and W_q, W_k, W_v (e + 1, hd), of deterministic
 // values in [-1, 1].
 LabState wideHead(const Session& lab, int n, int e, int hd)

@@ -41,10 +41,10 @@ void TestHeadRanking::largestFirst()
 
 void TestHeadRanking::findsThePiece()
 {
-    const std::vector<Gpt2Token> tokens{{40, QStringLiteral("Ġwatch"), QStringLiteral("␣watch")},
-                                        {2342, QStringLiteral("watch"), QStringLiteral("watch")},
-                                        {2342, QStringLiteral("Ġwatch"), QStringLiteral("␣watch")},
-                                        {11, QStringLiteral("Ġa"), QStringLiteral("␣a")}};
+    const std::vector<ModelToken> tokens{{40, QStringLiteral("Ġwatch"), QStringLiteral("␣watch")},
+                                         {2342, QStringLiteral("watch"), QStringLiteral("watch")},
+                                         {2342, QStringLiteral("Ġwatch"), QStringLiteral("␣watch")},
+                                         {11, QStringLiteral("Ġa"), QStringLiteral("␣a")}};
     QCOMPARE(HeadRanking::findPiece(tokens, QStringLiteral("Ġwatch")), 2);
     QCOMPARE(HeadRanking::findPiece(tokens, QStringLiteral("watch")), 1);
     QCOMPARE(HeadRanking::findPiece(tokens, QStringLiteral("Ġcinema")), -1);

@@ -3,11 +3,11 @@
 // Session owns the sentence and the model reads it, when typed (before the
 // lab redraws), set by a state and at the start; a borrowed head follows
 // each new pass of the model to the same layer and head, equal to
-// gpt2HeadState of that pass; an edited head, or a pass over another
+// modelHeadState of that pass; an edited head, or a pass over another
 // sentence, is left as it is.
 
-#include "gpt2headstate.h"
-#include "gpt2session.h"
+#include "modelheadstate.h"
+#include "modelsession.h"
 #include "modelfollower.h"
 #include "session.h"
 
@@ -21,9 +21,9 @@ namespace {
 const QString kTiny = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
 
 // Waits for the model's pass over its current sentence to show.
-bool passShown(Gpt2Session& model)
+bool passShown(ModelSession& model)
 {
-    QSignalSpy changed(&model, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&model, &ModelSession::resultChanged);
     return (model.result() && !model.isComputing()) || (changed.wait(10000) && !model.isComputing());
 }
 
@@ -31,18 +31,18 @@ bool passShown(Gpt2Session& model)
 // pass over it, the model following the lab.
 struct Borrowed {
     Session lab;
-    Gpt2Session model;
+    ModelSession model;
     ModelFollower follower{&model, &lab};
     attn::Expected<LabState> first = attn::Error{"not borrowed"};
 
     bool borrow(int layer, int head)
     {
         lab.setSentence(QStringLiteral("Jane is going to the cinema"));
-        QSignalSpy opened(&model, &Gpt2Session::modelOpened);
+        QSignalSpy opened(&model, &ModelSession::modelOpened);
         model.openModel(kTiny);
         if (!opened.wait(10000) || !passShown(model))
             return false;
-        first = gpt2HeadState(model, layer, head, lab);
+        first = modelHeadState(model, layer, head, lab);
         return first.ok() && lab.setState(first.value()).ok() && lab.isBorrowed();
     }
 };
@@ -61,7 +61,7 @@ void TestModelFollower::theModelReadsTheLabsSentence()
 {
     Session lab;
     lab.setSentence(QStringLiteral("Jane is going"));
-    Gpt2Session model;
+    ModelSession model;
     ModelFollower follower(&model, &lab);
     QCOMPARE(model.sentence(), QStringLiteral("Jane is going"));
 
@@ -85,7 +85,7 @@ void TestModelFollower::aBorrowedHeadFollowsThePasses()
     Borrowed b;
     QVERIFY(b.borrow(1, 2));
     Session& lab = b.lab;
-    Gpt2Session& model = b.model;
+    ModelSession& model = b.model;
 
     // A new sentence: the lab keeps the head, waiting, then shows the same
     // layer and head of the model's pass over it.
@@ -96,7 +96,7 @@ void TestModelFollower::aBorrowedHeadFollowsThePasses()
     QCOMPARE(lab.borrowed().layer, 1);
     QCOMPARE(lab.borrowed().head, 2);
     QCOMPARE(lab.borrowed().identity, model.model()->identity);
-    const attn::Expected<LabState> now = gpt2HeadState(model, 1, 2, lab);
+    const attn::Expected<LabState> now = modelHeadState(model, 1, 2, lab);
     QVERIFY(now.ok());
     QVERIFY(attn::sameBits(lab.matrix(MatrixId::X), now->X));
     QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), now->Wq));
@@ -108,15 +108,15 @@ void TestModelFollower::anEditedHeadStays()
     Borrowed b;
     QVERIFY(b.borrow(0, 1));
     Session& lab = b.lab;
-    Gpt2Session& model = b.model;
+    ModelSession& model = b.model;
     QVERIFY(lab.setMatrixCell(MatrixId::Wq, 0, 0, 0.5).ok());
     QCOMPARE(lab.editedCells(), 1);
     const attn::Matrix edited = lab.matrix(MatrixId::Wq);
 
     // A what-if divisor makes a new pass over the same sentence: the edited
     // head is the user's and stays.
-    QSignalSpy changed(&model, &Gpt2Session::resultChanged);
-    model.setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::AllLayers);
+    QSignalSpy changed(&model, &ModelSession::resultChanged);
+    model.setScale(attn::ScaleMode::None, 1.0, ScaleScope::AllLayers);
     QVERIFY(changed.wait(10000));
     QVERIFY(lab.isBorrowed());
     QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), edited));

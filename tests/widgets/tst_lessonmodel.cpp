@@ -10,7 +10,7 @@
 #include "documentcontroller.h"
 #include "gpt2.h"
 #include "gpt2checkpoint.h"
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "gpt2tokenizer.h"
 #include "guitest.h"
 #include "lessonpanel.h"
@@ -80,9 +80,9 @@ Independent independent(const QString& sentence)
     const auto tokenizer = Gpt2Tokenizer::fromFolder(tinyFolder());
     if (!checkpoint.ok() || !tokenizer.ok())
         qFatal("the tiny checkpoint did not read");
-    const std::vector<Gpt2Token> tokens = tokenizer->encode(sentence);
+    const std::vector<ModelToken> tokens = tokenizer->encode(sentence);
     std::vector<int> ids;
-    for (const Gpt2Token& t : tokens)
+    for (const ModelToken& t : tokens)
         ids.push_back(t.id);
     const auto result = attn::runGpt2(checkpoint->weights, ids);
     if (!result.ok())
@@ -108,7 +108,7 @@ Independent independent(const QString& sentence)
     return out;
 }
 
-bool waitForSentence(Gpt2Session* session, const QString& sentence)
+bool waitForSentence(ModelSession* session, const QString& sentence)
 {
     return QTest::qWaitFor(
         [&] { return session->result() && session->sentence() == sentence && !session->isComputing(); },
@@ -150,9 +150,9 @@ void TestLessonModel::cinemaPresetRanksTheHeads()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
+    ModelSession* session = window->models()->session();
     ModelPanel* panel = window->models()->panel();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     // The article's sentence has neither piece: no line.
@@ -177,8 +177,8 @@ void TestLessonModel::lessonStepGivesTheBlank()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    ModelSession* session = window->models()->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     stepTo(*window, Stage::HeadsConcat);
@@ -253,8 +253,8 @@ void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* model = window->models()->session();
-    QSignalSpy opened(model, &Gpt2Session::modelOpened);
+    ModelSession* model = window->models()->session();
+    QSignalSpy opened(model, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     QVERIFY(waitForSentence(model, QStringLiteral("Life is short, eat dessert first")));
@@ -292,19 +292,19 @@ void TestLessonModel::modelStepStatesTheWhatIfSettings()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    ModelSession* session = window->models()->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
-    QVERIFY(session->setScale(attn::ScaleMode::None, 1.0, Gpt2Scope::AllLayers));
+    QVERIFY(session->setScale(attn::ScaleMode::None, 1.0, ScaleScope::AllLayers));
     QVERIFY(session->setTemperature(0.1));
     stepTo(*window, Stage::ModelHeads);
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));
     LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTRY_VERIFY(lesson->liveText().contains(QStringLiteral("the last “␣new”")));
-    const int heads = session->config().nLayer * session->config().nHead;
-    const int headDim = session->config().headDim();
+    const int heads = session->config().layers * session->config().heads;
+    const int headDim = session->config().headDim;
     const QString live = lesson->liveText();
     QVERIFY2(
         live.contains(QStringLiteral("Measured under the Model tab's what-if settings, not the model as "

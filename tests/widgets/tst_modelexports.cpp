@@ -10,7 +10,7 @@
 // the view as shown (the shown layer's head view equals the command line's
 // head_view_layer<N>). Without a model the model views are not offered and
 // Export all views writes the rest.
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "exportactions.h"
 #include "guitest.h"
 #include "headlinesview.h"
@@ -101,17 +101,17 @@ public:
     Window() : window_(guitest::shownWindow<MainWindow>(QSize(1280, 800))) {}
     MainWindow* operator->() const { return window_.get(); }
     MainWindow& operator*() const { return *window_; }
-    Gpt2Session* session() const { return window_->models()->session(); }
+    ModelSession* session() const { return window_->models()->session(); }
 
     bool open()
     {
-        QSignalSpy opened(session(), &Gpt2Session::modelOpened);
+        QSignalSpy opened(session(), &ModelSession::modelOpened);
         window_->models()->openModel(tinyFolder());
         return opened.wait(10000);
     }
     bool type(const QString& sentence)
     {
-        QSignalSpy changed(session(), &Gpt2Session::resultChanged);
+        QSignalSpy changed(session(), &ModelSession::resultChanged);
         QLineEdit* edit = guitest::find<QLineEdit>(*window_, QStringLiteral("sentenceEdit"));
         if (!edit)
             return false;
@@ -124,8 +124,8 @@ public:
     // A pass requested by a what-if edit, waited for.
     bool scaleNone()
     {
-        QSignalSpy changed(session(), &Gpt2Session::resultChanged);
-        if (!session()->setScale(attn::ScaleMode::None, 0.0, Gpt2Scope::AllLayers))
+        QSignalSpy changed(session(), &ModelSession::resultChanged);
+        if (!session()->setScale(attn::ScaleMode::None, 0.0, ScaleScope::AllLayers))
             return false;
         return changed.wait(10000) && !session()->isComputing();
     }

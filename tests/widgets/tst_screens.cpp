@@ -7,7 +7,7 @@
 
 #include "elidedlabel.h"
 #include "focuspanel.h"
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "modelcontroller.h"
 #include "modelpanel.h"
 #include "heatmapview.h"
@@ -421,8 +421,8 @@ void TestScreens::presentationModelTabFits()
          QDir(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")).entryList(QDir::Files))
         QVERIFY(QFile::copy(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2/") + name,
                             folder + QLatin1Char('/') + name));
-    Gpt2Session* model = window.models()->session();
-    QSignalSpy opened(model, &Gpt2Session::modelOpened);
+    ModelSession* model = window.models()->session();
+    QSignalSpy opened(model, &ModelSession::modelOpened);
     window.models()->openModel(folder);
     QVERIFY(opened.wait(10000));
     QTRY_VERIFY(model->result() && !model->isComputing());

@@ -7,7 +7,8 @@
 // shows the pipeline; Enter on the keyboard-selected tile shows another
 // head; a new sentence typed follows the model in one undo step; undo
 // back to the lab's own matrices.
-#include "gpt2session.h"
+#include "gpt2folder.h"
+#include "modelsession.h"
 #include "documentcontroller.h"
 #include "guitest.h"
 #include "heatmapview.h"
@@ -40,8 +41,8 @@ namespace {
 
 bool typeSentence(MainWindow& window, const QString& sentence)
 {
-    Gpt2Session* session = window.models()->session();
-    QSignalSpy changed(session, &Gpt2Session::resultChanged);
+    ModelSession* session = window.models()->session();
+    QSignalSpy changed(session, &ModelSession::resultChanged);
     QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     if (!edit)
         return false;
@@ -59,10 +60,10 @@ double relDiff(const attn::Matrix& a, const attn::Matrix& b)
     return testdata::maxAbsDiff(a, b) / size;
 }
 
-bool isModelsHead(const Session& lab, const Gpt2Session& gpt2, int layer, int head)
+bool isModelsHead(const Session& lab, const ModelSession& gpt2, int layer, int head)
 {
     const attn::Expected<attn::AttentionResult> r =
-        attn::gpt2Head(gpt2.model()->checkpoint.weights, *gpt2.result(), layer, head);
+        attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), layer, head);
     return r && relDiff(lab.result().scores, r->scores) <= 1e-12
            && testdata::maxAbsDiff(lab.result().weightsMatrix(), r->weightsMatrix()) <= 1e-12
            && relDiff(lab.result().context, r->context) <= 1e-12;
@@ -90,10 +91,10 @@ void TestWindowBorrow::clickShowsTheHead()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     ModelController* models = window->models();
-    Gpt2Session* gpt2 = models->session();
+    ModelSession* gpt2 = models->session();
     Session* lab = window->session();
     QUndoStack* stack = window->documents()->recorder()->stack();
-    QSignalSpy opened(gpt2, &Gpt2Session::modelOpened);
+    QSignalSpy opened(gpt2, &ModelSession::modelOpened);
     models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
     QVERIFY(opened.wait(10000));
     const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new");

@@ -6,8 +6,8 @@
 // equal to reference.json's, the next-token list's first id the
 // reference's top-1, the what-if "none" on the selected head, and a bad
 // folder shown with its message while the window keeps working.
-#include "gpt2folder.h"
-#include "gpt2session.h"
+#include "modelfamilies.h"
+#include "modelsession.h"
 #include "guitest.h"
 #include "mainwindow.h"
 #include "modelcontroller.h"
@@ -56,8 +56,8 @@ QJsonObject lessonCase()
 
 bool typeSentence(MainWindow& window, const QString& sentence)
 {
-    Gpt2Session* session = window.models()->session();
-    QSignalSpy changed(session, &Gpt2Session::resultChanged);
+    ModelSession* session = window.models()->session();
+    QSignalSpy changed(session, &ModelSession::resultChanged);
     QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     if (!edit)
         return false;
@@ -94,8 +94,8 @@ void TestWindowModel::openTypeAndClick()
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
     ModelController* models = window->models();
-    Gpt2Session* session = models->session();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     models->openModel(tinyFolder());
     QVERIFY(guitest::find<QProgressBar>(*window, QStringLiteral("modelProgress"))->isVisible());
     QVERIFY(opened.wait(10000));
@@ -107,7 +107,7 @@ void TestWindowModel::openTypeAndClick()
     QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(), panel);
     QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelSummary"))
                 ->text()
-                .contains(QStringLiteral("2 layers × 4 heads")));
+                .contains(QStringLiteral("GPT-2: a causal decoder model with 2 layers of 4 heads")));
 
     const QJsonObject c = lessonCase();
     QVERIFY(typeSentence(*window, c["sentence"].toString()));
@@ -219,7 +219,7 @@ void TestWindowModel::whatIfNoneOnTheHead()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
+    ModelSession* session = window->models()->session();
     ModelPanel* panel = window->models()->panel();
     auto* scale = guitest::find<QComboBox>(*panel, QStringLiteral("modelScaleBox"));
     auto* divisor = guitest::find<QDoubleSpinBox>(*panel, QStringLiteral("modelDivisorBox"));
@@ -228,7 +228,7 @@ void TestWindowModel::whatIfNoneOnTheHead()
     auto* lastRow = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
     // The empty grid tells how to open a model until one is open, then why it has no maps.
     QVERIFY(panel->grid()->placeholder().contains(QStringLiteral("File > Open model")));
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     QVERIFY(!panel->grid()->placeholder().contains(QStringLiteral("File > Open model")));
@@ -238,8 +238,8 @@ void TestWindowModel::whatIfNoneOnTheHead()
     const auto before = session->result();
     QTest::mouseClick(panel->grid(), Qt::LeftButton, {}, panel->grid()->tileRect(1, 3).center());
 
-    QSignalSpy changed(session, &Gpt2Session::resultChanged);
-    scope->setCurrentIndex(scope->findData(int(Gpt2Scope::ThisHead)));
+    QSignalSpy changed(session, &ModelSession::resultChanged);
+    scope->setCurrentIndex(scope->findData(int(ScaleScope::ThisHead)));
     const int none = scale->findData(int(attn::ScaleMode::None));
     scale->setCurrentIndex(none);
     emit scale->activated(none);
@@ -293,7 +293,7 @@ void TestWindowModel::whatIfNoneOnTheHead()
     QVERIFY(changed.wait(10000));
     QCOMPARE(session->divisors().at(1, 3), 3.0);
     QCOMPARE(session->divisors().at(0, 0), 2.0);
-    const int every = scope->findData(int(Gpt2Scope::AllLayers));
+    const int every = scope->findData(int(ScaleScope::AllLayers));
     scope->setCurrentIndex(every);
     emit scope->activated(every);
     QVERIFY(changed.wait(10000));
@@ -310,9 +310,9 @@ void TestWindowModel::badFolderKeepsTheWindow()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
-    QSignalSpy failed(session, &Gpt2Session::loadFailed);
+    ModelSession* session = window->models()->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    QSignalSpy failed(session, &ModelSession::loadFailed);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     QVERIFY(typeSentence(*window, QStringLiteral("Jane is going")));
@@ -322,7 +322,7 @@ void TestWindowModel::badFolderKeepsTheWindow()
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(R"({"model_type": "bert"})");
     config.close();
-    const auto direct = readGpt2Model(bad.path());
+    const auto direct = readModelFolder(bad.path());
     QVERIFY(!direct.ok());
     const QString message = QString::fromStdString(direct.error().message);
 
@@ -350,8 +350,8 @@ void TestWindowModel::followsASentenceSetElsewhere()
 {
     const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
     QVERIFY(window);
-    Gpt2Session* session = window->models()->session();
-    QSignalSpy opened(session, &Gpt2Session::modelOpened);
+    ModelSession* session = window->models()->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     const QJsonObject c = lessonCase();

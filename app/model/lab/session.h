@@ -227,7 +227,7 @@ public:
     void setTorchInit(bool on);
 
     // One GPT-2 head shown with this session's engine (borrowedhead.h,
-    // LabInputs::fromState): setState with an active `borrowed` (gpt2HeadState
+    // LabInputs::fromState): setState with an active `borrowed` (modelHeadState
     // builds one) takes its tokens and matrices; cells edited keep it
     // borrowed (editedCells() counts them against the model's numbers). A
     // redraw (seed, tokenizer, initialisation, a dimension, the heads)

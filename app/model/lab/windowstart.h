@@ -6,7 +6,7 @@
 // that neither includes the other: main() hands one to the other.
 
 #include "attention.h"
-#include "gpt2folder.h"
+#include "modelfolder.h"
 #include "labfile.h"
 #include "model.h"
 
@@ -28,10 +28,10 @@ struct WindowStart {
     // double-click passes it), so that Save writes back to it; empty otherwise.
     std::string labPath;
     // --model DIR without --export-dir: the model the command line read
-    // from the folder (its readers accepted it; Gpt2Model::folder made
+    // from the folder (its readers accepted it; ModelFolder::folder made
     // absolute), which the window's Model tab shows without reading it
     // again; null otherwise.
-    std::shared_ptr<const Gpt2Model> model;
+    std::shared_ptr<const ModelFolder> model;
 };
 
 }  // namespace attnlab

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The training lab's run (issue 18): one attn::TrainingLab stepped on a
-// thread of its own (a Latest JobLane, as Gpt2Session's runner), never on
+// thread of its own (a Latest JobLane, as ModelSession's runner), never on
 // the GUI thread. start() trains until the last step or pause(); step()
 // adds exactly one step; reset() drops the lab (cancelling a job in flight
 // at its next step) and starts a new one at step 0 with the settings last

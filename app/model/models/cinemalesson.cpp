@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cinemalesson.h"
 
-#include "gpt2session.h"
+#include "modelsession.h"
 
 #include <QCoreApplication>
 
@@ -31,12 +31,12 @@ QStringList CinemaLesson::pieces()
 namespace {
 
 // The divisors that differ from √head_dim and a temperature other than 1.
-QString whatIfText(const Gpt2Session& session)
+QString whatIfText(const ModelSession& session)
 {
     QStringList parts;
-    const attn::Gpt2Divisors& divisors = session.divisors();
+    const attn::HeadDivisors& divisors = session.divisors();
     if (!divisors.empty()) {
-        const attn::Gpt2Divisors standard = attn::Gpt2Divisors::standard(session.config());
+        const attn::HeadDivisors standard = attn::HeadDivisors::standard(session.config());
         int changed = 0;
         double first = 0.0;
         bool same = true;
@@ -49,7 +49,7 @@ QString whatIfText(const Gpt2Session& session)
             ++changed;
         }
         if (changed > 0) {
-            const int headDim = session.config().headDim();
+            const int headDim = session.config().headDim;
             const QString root = QStringLiteral("√%1 = %2")
                                      .arg(headDim)
                                      .arg(QString::number(std::sqrt(double(headDim)), 'g', 4));
@@ -70,9 +70,9 @@ QString whatIfText(const Gpt2Session& session)
 
 }  // namespace
 
-CinemaLesson::CinemaLesson(const Gpt2Session& session)
+CinemaLesson::CinemaLesson(const ModelSession& session)
 {
-    const std::vector<Gpt2Token>& tokens = session.resultTokens();
+    const std::vector<ModelToken>& tokens = session.resultTokens();
     hasResult_ = session.result() != nullptr && !tokens.empty();
     if (!hasResult_)
         return;
@@ -91,7 +91,7 @@ CinemaLesson::CinemaLesson(const Gpt2Session& session)
         keys_.push_back(key);
     }
     settings_ = whatIfText(session);
-    const std::vector<attn::Gpt2TopToken>& next = session.nextTokens();
+    const std::vector<attn::TopToken>& next = session.nextTokens();
     for (std::size_t i = 0; i < std::min(next.size(), std::size_t(kNextWords)); ++i)
         next_.push_back({session.vocabularyToken(next[i].id).display, next[i].probability});
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// What the lesson's cinema step shows of an opened GPT-2's pass: for the
+// What the lesson's cinema step shows of an opened model's pass: for the
 // pieces "␣cinema" and "␣watch" (found by their vocabulary pieces, with
 // GPT-2's leading space, wherever they are), the heads whose weight from
 // the last token on that piece is largest, and the most likely next tokens.
@@ -17,7 +17,7 @@
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 
 class CinemaLesson {
 public:
@@ -41,7 +41,7 @@ public:
     };
 
     // The session's last result (nothing without one).
-    explicit CinemaLesson(const Gpt2Session& session);
+    explicit CinemaLesson(const ModelSession& session);
 
     bool hasResult() const { return hasResult_; }
     const std::vector<Key>& keys() const { return keys_; }

@@ -19,7 +19,7 @@ std::vector<RankedHead> HeadRanking::rank(const attn::Matrix& table, int count)
     return heads;
 }
 
-int HeadRanking::findPiece(const std::vector<Gpt2Token>& tokens, const QString& piece)
+int HeadRanking::findPiece(const std::vector<ModelToken>& tokens, const QString& piece)
 {
     for (int i = int(tokens.size()) - 1; i >= 0; --i)
         if (tokens[std::size_t(i)].piece == piece)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Heads ranked by one number each: the (layers, heads) table of
-// Gpt2Session::weightsFromLast, largest first (the lesson's "which heads
+// ModelSession::weightsFromLast, largest first (the lesson's "which heads
 // look at “cinema”"), and the position of a token piece in a sentence.
 
-#include "gpt2tokenizer.h"
+#include "modeltokenizer.h"
 #include "matrix.h"
 
 #include <QString>
@@ -26,7 +26,7 @@ public:
     static std::vector<RankedHead> rank(const attn::Matrix& table, int count);
     // The last token whose vocabulary piece is `piece` ("Ġcinema": with
     // GPT-2's leading space), or -1.
-    static int findPiece(const std::vector<Gpt2Token>& tokens, const QString& piece);
+    static int findPiece(const std::vector<ModelToken>& tokens, const QString& piece);
 };
 
 }  // namespace attnlab

@@ -2,13 +2,13 @@
 #include "modelfollower.h"
 
 #include "borrowedhead.h"
-#include "gpt2headstate.h"
-#include "gpt2session.h"
+#include "modelheadstate.h"
+#include "modelsession.h"
 #include "session.h"
 
 namespace attnlab {
 
-ModelFollower::ModelFollower(Gpt2Session* model, Session* lab, QObject* parent)
+ModelFollower::ModelFollower(ModelSession* model, Session* lab, QObject* parent)
     : QObject(parent), model_(model), lab_(lab)
 {
     lab_->setFollowsModel(true);
@@ -17,7 +17,7 @@ ModelFollower::ModelFollower(Gpt2Session* model, Session* lab, QObject* parent)
     connect(lab_, &Session::sentenceChanged, this, &ModelFollower::followSentence);
     // Any other change of the lab's parameters (a lab opened, undo, a preset).
     connect(lab_, &Session::parametersChanged, this, &ModelFollower::followSentence);
-    connect(model_, &Gpt2Session::resultChanged, this, &ModelFollower::followPass);
+    connect(model_, &ModelSession::resultChanged, this, &ModelFollower::followPass);
 }
 
 void ModelFollower::followSentence()
@@ -42,7 +42,7 @@ void ModelFollower::followPass()
         return;
     if (model_->sentence().toStdString() != lab_->config().sentence)
         return;  // the pass of another sentence than the lab's
-    const attn::Expected<LabState> state = gpt2HeadState(*model_, shown.layer, shown.head, *lab_);
+    const attn::Expected<LabState> state = modelHeadState(*model_, shown.layer, shown.head, *lab_);
     if (!state) {
         if (awaits)
             lab_->releaseBorrowed();

@@ -3,7 +3,7 @@
 // The opened model follows the lab. The lab's Session owns the sentence
 // (typed, opened with a lab, set by a preset, the command line or undo);
 // the model reads that sentence and no other. While the lab shows one of
-// the model's heads (borrowed, gpt2HeadState), every new pass of the model
+// the model's heads (borrowed, modelHeadState), every new pass of the model
 // shows the same layer and head of it, unless the user has edited the
 // head's cells or it is a head of another model (an undo step); a lab
 // awaiting the pass over a new sentence (Session::awaitsBorrow) takes it,
@@ -13,7 +13,7 @@
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class Session;
 
 class ModelFollower : public QObject {
@@ -21,13 +21,13 @@ class ModelFollower : public QObject {
 public:
     // Sets `lab`'s follow mode (Session::setFollowsModel) and gives `model`
     // the lab's sentence now and whenever it changes.
-    ModelFollower(Gpt2Session* model, Session* lab, QObject* parent = nullptr);
+    ModelFollower(ModelSession* model, Session* lab, QObject* parent = nullptr);
 
 private:
     void followSentence();
     void followPass();  // a new pass: the borrowed head follows it
 
-    Gpt2Session* model_;
+    ModelSession* model_;
     Session* lab_;
 };
 

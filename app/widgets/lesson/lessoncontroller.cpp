@@ -6,7 +6,7 @@
 #include "dksweepbutton.h"
 #include "dksweepframes.h"
 #include "dksweepsource.h"
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "lessontraining.h"
@@ -133,16 +133,16 @@ void LessonController::setHeadsPanel(HeadsPanel* heads)
     headsPanel_ = heads;
 }
 
-void LessonController::setModel(Gpt2Session* model, QWidget* modelPage)
+void LessonController::setModel(ModelSession* model, QWidget* modelPage)
 {
     model_ = model;
     modelPage_ = modelPage;
-    connect(model_, &Gpt2Session::modelOpened, this, [this] {
+    connect(model_, &ModelSession::modelOpened, this, [this] {
         updateLessonModel();
         if (lessonDock_->isVisible() && lesson_->stage() == LessonPanel::Stage::ModelHeads)
             showModelStage();  // opened during the step: the sentence to it
     });
-    connect(model_, &Gpt2Session::resultChanged, this, &LessonController::updateLessonModel);
+    connect(model_, &ModelSession::resultChanged, this, &LessonController::updateLessonModel);
     updateLessonModel();
 }
 

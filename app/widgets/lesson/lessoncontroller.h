@@ -26,7 +26,7 @@ class QMenu;
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class HeadsPanel;
 class ParameterPanel;
 class PipelineView;
@@ -56,7 +56,7 @@ public:
     // The Heads tab, a page of the pipeline view (the multi-head steps show it).
     void setHeadsPanel(HeadsPanel* heads);
     // The opened GPT-2 and its tab, for the last step.
-    void setModel(Gpt2Session* model, QWidget* modelPage);
+    void setModel(ModelSession* model, QWidget* modelPage);
     void addViewActions(QMenu* view);  // Scaling demo
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
@@ -92,7 +92,7 @@ private:
     QDockWidget* lessonDock_ = nullptr;
     std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
     HeadsPanel* headsPanel_ = nullptr;
-    Gpt2Session* model_ = nullptr;
+    ModelSession* model_ = nullptr;
     QWidget* modelPage_ = nullptr;
     LessonTraining* training_ = nullptr;   // with views_.training
     bool lessonHeads_ = false;             // within the multi-head steps

@@ -2,9 +2,10 @@
 #include "modelcontroller.h"
 #include "session.h"
 
-#include "gpt2headstate.h"
+#include "modelheadstate.h"
 #include "heatmapview.h"
-#include "gpt2session.h"
+#include "modelfamilies.h"
+#include "modelsession.h"
 #include "headlinesview.h"
 #include "modelexports.h"
 #include "modelfollower.h"
@@ -23,7 +24,7 @@
 namespace attnlab {
 
 ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Session* session)
-    : QObject(window), window_(window), pipeline_(pipeline), session_(new Gpt2Session(this)), lab_(session)
+    : QObject(window), window_(window), pipeline_(pipeline), session_(new ModelSession(this)), lab_(session)
 {
     panel_ = new ModelPanel(session_);
     panel_->setObjectName(QStringLiteral("modelPanel"));
@@ -31,14 +32,14 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     lines_ = new HeadLinesView;
     lines_->setObjectName(QStringLiteral("modelHeadLines"));
     pipeline_->addPage(lines_, tr("Head view"));
-    connect(session_, &Gpt2Session::resultChanged, lines_, [this] {
+    connect(session_, &ModelSession::resultChanged, lines_, [this] {
         QStringList labels;
-        for (const Gpt2Token& t : session_->resultTokens())
+        for (const ModelToken& t : session_->resultTokens())
             labels << t.display;
         lines_->setResult(session_->result(), labels);
         lines_->setLayer(session_->selectedLayer());
     });
-    connect(session_, &Gpt2Session::selectionChanged, lines_,
+    connect(session_, &ModelSession::selectionChanged, lines_,
             [this](int layer, int) { lines_->setLayer(layer); });
     exports_ = new ModelExports(session_, {panel_->grid(), lines_, panel_->nextTokenView()}, window_);
 
@@ -53,18 +54,18 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     window_->statusBar()->addPermanentWidget(progress_);
     progress_->hide();
 
-    connect(session_, &Gpt2Session::loadProgress, this, [this](int step, int steps, const QString& what) {
+    connect(session_, &ModelSession::loadProgress, this, [this](int step, int steps, const QString& what) {
         // The readers report per folder, not per byte: a busy bar until done.
         progress_->setRange(0, step < steps ? 0 : steps);
         progress_->setValue(step);
         progress_->setVisible(step < steps);
         emit message(what, step < steps ? 0 : 5000);
     });
-    connect(session_, &Gpt2Session::loadFailed, this, [this](const QString& text) {
+    connect(session_, &ModelSession::loadFailed, this, [this](const QString& text) {
         progress_->hide();
         emit message(tr("The model was not opened: %1").arg(text), 15000);
     });
-    connect(session_, &Gpt2Session::modelOpened, this, [this] { pipeline_->showPage(panel_); });
+    connect(session_, &ModelSession::modelOpened, this, [this] { pipeline_->showPage(panel_); });
     follower_ = new ModelFollower(session_, lab_, this);
     connect(panel_->grid(), &ModelGridView::headShown, this,
             [this](int layer, int head) { showHead(layer, head, false); });
@@ -74,7 +75,7 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
 
 bool ModelController::showHead(int layer, int head, bool showPipeline)
 {
-    const attn::Expected<LabState> state = gpt2HeadState(*session_, layer, head, *lab_);
+    const attn::Expected<LabState> state = modelHeadState(*session_, layer, head, *lab_);
     const attn::Status set = state ? lab_->setState(*state) : attn::Status(state.error());
     if (!set) {
         panel_->showMessage(QString::fromStdString(set.error().message));
@@ -84,7 +85,8 @@ bool ModelController::showHead(int layer, int head, bool showPipeline)
     if (showPipeline)
         pipeline_->showPage(pipeline_->rawScoresMap());
     else
-        emit message(tr("GPT-2 layer %1, head %2 is in the pipeline, the focus panel and the Q/K/V tab.")
+        emit message(tr("%1 layer %2, head %3 is in the pipeline, the focus panel and the Q/K/V tab.")
+                         .arg(session_->model()->familyName)
                          .arg(layer + 1)
                          .arg(head + 1),
                      5000);
@@ -96,14 +98,15 @@ void ModelController::addFileActions(QMenu* file)
     QAction* open = file->addAction(tr("Open mo&del…"), this, &ModelController::chooseModel);
     open->setObjectName(QStringLiteral("openModelAction"));
     open->setStatusTip(
-        tr("Read a Hugging Face GPT-2 folder (config.json, model.safetensors, vocab.json, "
-           "merges.txt) and show its attention for the sentence."));
+        tr("Read a Hugging Face model folder (config.json, its weights and tokenizer; families: %1) "
+           "and show its attention for the sentence.")
+            .arg(supportedFamilyNames()));
 }
 
 void ModelController::chooseModel()
 {
     const QString folder = QFileDialog::getExistingDirectory(
-        window_, tr("Open a GPT-2 model folder"),
+        window_, tr("Open a model folder"),
         session_->modelFolder().isEmpty() ? lastFolder(FolderUse::Open) : session_->modelFolder());
     rememberFile(FolderUse::Open, folder);  // its parent: where the next one is looked for
     if (!folder.isEmpty())
@@ -115,7 +118,7 @@ void ModelController::openModel(const QString& folder)
     session_->openModel(folder);
 }
 
-void ModelController::showModel(std::shared_ptr<const Gpt2Model> model)
+void ModelController::showModel(std::shared_ptr<const ModelFolder> model)
 {
     session_->adoptModel(std::move(model));
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The window's GPT-2 part: File > Open model… (a folder dialog), the
+// The window's model part: File > Open model… (a folder dialog), the
 // loading progress in the status bar, the "Model" tab (ModelPanel) and the
-// "Head view" tab (HeadLinesView, the selected layer) over one Gpt2Session, and the window's sentence field
+// "Head view" tab (HeadLinesView, the selected layer) over one ModelSession, and the window's sentence field
 // feeding that session as it is typed. A tile clicked (or Enter on it) or
 // the Model tab's "Show … in the pipeline" button makes that head the lab
-// session's (gpt2HeadState: one undo step); while it is shown, every new
+// session's (modelHeadState: one undo step); while it is shown, every new
 // pass of the model (a new sentence, a what-if divisor) shows the same
 // layer and head of it, unless the user has edited its cells.
 
-#include "gpt2folder.h"
+#include "modelfolder.h"
 
 #include <QObject>
 #include <QString>
@@ -22,7 +22,7 @@ class QProgressBar;
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class HeadLinesView;
 class ModelExports;
 class ModelFollower;
@@ -38,7 +38,7 @@ public:
     // the model's passes (ModelFollower).
     ModelController(QMainWindow* window, PipelineView* pipeline, Session* session);
 
-    Gpt2Session* session() const { return session_; }
+    ModelSession* session() const { return session_; }
     ModelPanel* panel() const { return panel_; }
     // The three views' pictures and model_attention.json (ExportActions registers them).
     ModelExports* exports() const { return exports_; }
@@ -47,7 +47,7 @@ public:
     // Starts reading `folder`; the Model tab is shown once it is open.
     void openModel(const QString& folder);
     // A folder the command line has read already.
-    void showModel(std::shared_ptr<const Gpt2Model> model);
+    void showModel(std::shared_ptr<const ModelFolder> model);
     void chooseModel();
     // Head (layer, head) of the model's pass into the lab session; a refusal
     // goes to the Model tab's message line. `showPipeline` makes the
@@ -60,7 +60,7 @@ signals:
 private:
     QMainWindow* window_;
     PipelineView* pipeline_;
-    Gpt2Session* session_;
+    ModelSession* session_;
     Session* lab_;
     ModelFollower* follower_;
     ModelPanel* panel_;

@@ -2,7 +2,7 @@
 #include "modelexports.h"
 
 #include "csv.h"
-#include "gpt2session.h"
+#include "modelsession.h"
 #include "headlinesview.h"
 #include "modelgridview.h"
 #include "nexttokenview.h"
@@ -20,14 +20,14 @@
 
 namespace attnlab {
 
-ModelExports::ModelExports(Gpt2Session* session, Views views, QWidget* window)
+ModelExports::ModelExports(ModelSession* session, Views views, QWidget* window)
     : QObject(window), session_(session), views_(views), window_(window)
 {
 }
 
 bool ModelExports::hasResult() const
 {
-    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
+    const std::shared_ptr<const attn::DecoderResult> result = session_->result();
     return session_->hasModel() && result && !result->layers.empty() && !result->layers.front().heads.empty();
 }
 
@@ -35,7 +35,7 @@ QString ModelExports::unavailable() const
 {
     if (!session_->hasModel())
         return tr(
-            "No model is open: File > Open model… reads a GPT-2 folder, whose views can then be "
+            "No model is open: File > Open model… reads a model folder, whose views can then be "
             "exported.");
     if (!hasResult())
         return tr("The model has no pass to show yet: type a sentence in the sentence field.");
@@ -44,13 +44,13 @@ QString ModelExports::unavailable() const
 
 std::string ModelExports::scaleMode() const
 {
-    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
+    const std::shared_ptr<const attn::DecoderResult> result = session_->result();
     if (!hasResult())
         return "sqrt-dk";
-    return gpt2ScaleMode(result->divisors, session_->config().headDim());
+    return divisorScaleMode(result->divisors, session_->config().headDim);
 }
 
-Gpt2NextTokens ModelExports::nextTokens() const
+ModelNextTokens ModelExports::nextTokens() const
 {
     return {session_->nextTokens(), session_->temperature()};
 }
@@ -59,19 +59,19 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
 {
     if (!hasResult())
         return std::make_unique<ModelPicturesExporter>(nullptr, QStringList(), QStringList());
-    const std::shared_ptr<const attn::Gpt2Result> result = session_->result();
-    const std::shared_ptr<const Gpt2Model> model = session_->model();
+    const std::shared_ptr<const attn::DecoderResult> result = session_->result();
+    const std::shared_ptr<const ModelFolder> model = session_->model();
     QStringList tokens;
     // The pass's own sentence: the tokens' bytes (GPT-2's BPE loses none),
     // not the field's text, which may be a newer request's.
     QByteArray sentence;
-    for (const Gpt2Token& t : session_->resultTokens()) {
+    for (const ModelToken& t : session_->resultTokens()) {
         tokens << t.display;
-        sentence += model->tokenizer.tokenBytes(t.id);
+        sentence += model->tokenizer->tokenBytes(t.id);
     }
-    const Gpt2NextTokens next = nextTokens();
+    const ModelNextTokens next = nextTokens();
     QStringList topLabels;
-    for (const attn::Gpt2TopToken& t : next.top)
+    for (const attn::TopToken& t : next.top)
         topLabels << session_->vocabularyToken(t.id).display;
     ModelPictureOptions options;
     options.modelName =
@@ -118,9 +118,10 @@ std::vector<OutputFile> ModelExports::jsonFiles() const
     if (!hasResult())
         return {};
     // The writer keeps the model, the pass and the next tokens it writes.
-    return {{kGpt2ExportFileName,
-             [model = session_->model(), result = session_->result(), next = nextTokens(),
-              mode = scaleMode()](std::ostream& out) { writeGpt2Json(out, *model, *result, mode, &next); }}};
+    return {{kModelAttentionFileName, [model = session_->model(), result = session_->result(),
+                                       next = nextTokens(), mode = scaleMode()](std::ostream& out) {
+                 writeModelAttentionJson(out, *model, *result, mode, &next);
+             }}};
 }
 
 attn::Status ModelExports::exportJson(const QString& path) const
@@ -135,14 +136,14 @@ std::string ModelExports::nextTokenCsv() const
 {
     if (!hasResult())
         return {};
-    const std::shared_ptr<const Gpt2Model> model = session_->model();
-    const Gpt2NextTokens next = nextTokens();
+    const std::shared_ptr<const ModelFolder> model = session_->model();
+    const ModelNextTokens next = nextTokens();
     std::string out;
     appendCsvRow(out, {"rank", "id", "token", "logit", "probability", "temperature"});
     int rank = 0;
-    for (const attn::Gpt2TopToken& t : next.top)
+    for (const attn::TopToken& t : next.top)
         appendCsvRow(out, {std::to_string(++rank), std::to_string(t.id),
-                           QString::fromUtf8(model->tokenizer.tokenBytes(t.id)).toStdString(),
+                           QString::fromUtf8(model->tokenizer->tokenBytes(t.id)).toStdString(),
                            formatRoundTrip(t.logit), formatRoundTrip(t.probability),
                            formatRoundTrip(next.temperature)});
     return out;
@@ -186,7 +187,7 @@ void ModelExports::addFileActions(QMenu* file)
         file->addAction(tr("Export model attention (&JSON)…"), this, &ModelExports::exportJsonInteractive);
     json->setObjectName(QStringLiteral("exportModelJsonAction"));
     json->setStatusTip(
-        tr("The GPT-2 model's tokens, every layer's and head's scores and weights, and the next tokens as "
+        tr("The model's tokens, every layer's and head's scores and weights, and the next tokens as "
            "model_attention.json, as the command line writes it."));
 }
 
@@ -196,7 +197,7 @@ void ModelExports::exportJsonInteractive()
         emit message(why);
         return;
     }
-    const QString suggested = inLastFolder(FolderUse::Export, kGpt2ExportFileName);
+    const QString suggested = inLastFolder(FolderUse::Export, kModelAttentionFileName);
     QString path = QFileDialog::getSaveFileName(window_, tr("Export the model's attention"), suggested,
                                                 tr("JSON files (*.json)"));
     if (path.isEmpty())

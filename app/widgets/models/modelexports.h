@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The GPT-2 views' exports, through the window's ViewExportController like
+// The model views' exports, through the window's ViewExportController like
 // every other view: the model view (the layers x heads grid), the head view
 // (the shown layer's heads as lines) and the next-token panel, each with
 // its right-click menu (Copy, Export picture…, Export numbers…), drawn by
@@ -13,12 +13,12 @@
 // TEXT --format json,png,svg,pdf` writes for the same state (model, sentence,
 // scale, temperature), file for file and pixel for pixel: model_view,
 // head_view_layer<N> for every layer and next_token in each format, and
-// model_attention.json (gpt2export.h). Without a model, or before its first
+// model_attention.json (modelattentionexport.h). Without a model, or before its first
 // pass, the model views are not offered and add nothing.
 
 #include "attentionexport.h"
 #include "expected.h"
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 #include "modelpicturesexporter.h"
 #include "stagedwrite.h"
 
@@ -35,7 +35,7 @@ class QWidget;
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class HeadLinesView;
 class ModelGridView;
 class NextTokenView;
@@ -49,7 +49,7 @@ public:
         HeadLinesView* lines = nullptr;
         NextTokenView* next = nullptr;
     };
-    ModelExports(Gpt2Session* session, Views views, QWidget* window);
+    ModelExports(ModelSession* session, Views views, QWidget* window);
 
     // The three views and their menus on the grid, the head view and the bars.
     void registerExports(ViewExportController* controller);
@@ -70,7 +70,7 @@ public:
     // The model's scale mode for the export ("sqrt-dk", "none", "custom", "per-head").
     std::string scaleMode() const;
     // The next tokens at the window's temperature, as the views show them.
-    Gpt2NextTokens nextTokens() const;
+    ModelNextTokens nextTokens() const;
 
 signals:
     void message(const QString& text);
@@ -79,7 +79,7 @@ private:
     void exportJsonInteractive();
     std::string nextTokenCsv() const;
 
-    Gpt2Session* session_;
+    ModelSession* session_;
     Views views_;
     QWidget* window_;
 };

@@ -25,7 +25,8 @@ ModelGridView::ModelGridView(QWidget* parent) : QWidget(parent)
 
 ModelGridView::~ModelGridView() = default;
 
-void ModelGridView::setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels)
+void ModelGridView::setResult(std::shared_ptr<const attn::DecoderResult> result,
+                              const QStringList& tokenLabels)
 {
     renderer_.setResult(std::move(result), tokenLabels);
     updateGeometry();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The layers x heads grid of a GPT-2 pass, drawn by ModelGridRenderer from
+// The layers x heads grid of a model's pass, drawn by ModelGridRenderer from
 // the result it is handed (it reads no session and computes nothing). A
 // click on a tile picks that head (headActivated); the arrow keys move the
 // selection and pick as they go. A left click or Enter also asks for the
@@ -24,8 +24,8 @@ public:
     ~ModelGridView() override;
 
     // Null: no tiles. tokenLabels name the rows and columns in tooltips.
-    void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
-    std::shared_ptr<const attn::Gpt2Result> result() const { return renderer_.result(); }
+    void setResult(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokenLabels);
+    std::shared_ptr<const attn::DecoderResult> result() const { return renderer_.result(); }
     void setSelected(int layer, int head);
     // One number per tile (ModelGridRenderer::setRanking), the three largest marked.
     void setRanking(const attn::Matrix& values, const QString& caption);

@@ -3,7 +3,8 @@
 
 #include "cinemalesson.h"
 #include "elidedlabel.h"
-#include "gpt2session.h"
+#include "modelfamilies.h"
+#include "modelsession.h"
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
 #include "nexttokenview.h"
@@ -76,14 +77,14 @@ int linesOfPieces(const QFont& font, int lines)
 
 }  // namespace
 
-ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent), session_(session)
+ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent), session_(session)
 {
     // Elided, its tooltip whole: a long folder's path held the tab wider
     // than a 1280-pixel projector in presentation mode.
     summary_ = new ElidedLabel(this);
-    summary_->setText(
-        tr("No model open: File > Open model… reads a Hugging Face GPT-2 folder "
-           "(config.json, model.safetensors, vocab.json, merges.txt)."));
+    summary_->setText(tr("No model open: File > Open model… reads a Hugging Face folder of a causal decoder "
+                         "model (config.json, its weights and tokenizer; families: %1).")
+                          .arg(supportedFamilyNames()));
     summary_->setObjectName(QStringLiteral("modelSummary"));
     summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     message_ = new QLabel(this);
@@ -107,13 +108,13 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     tokens_->document()->setDocumentMargin(0);
     tokens_->document()->setUndoRedoEnabled(false);
     tokens_->setToolTip(
-        tr("The sentence as GPT-2's byte-level BPE splits it: each piece and its "
+        tr("The sentence as the model's tokenizer splits it: each piece and its "
            "vocabulary id; ␣ is a leading space."));
 
     grid_ = new ModelGridView(this);
     grid_->setObjectName(QStringLiteral("modelGrid"));
     grid_->setPlaceholder(
-        tr("File > Open model… reads a Hugging Face GPT-2 folder; its attention for "
+        tr("File > Open model… reads a Hugging Face model folder; its attention for "
            "the sentence shows here, one map per layer and head."));
 
     scale_ = new QComboBox(this);
@@ -131,9 +132,9 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
     divisor_->setAccessibleName(tr("Custom divisor"));
     scope_ = new QComboBox(this);
     scope_->setObjectName(QStringLiteral("modelScopeBox"));
-    scope_->addItem(tr("every layer"), int(Gpt2Scope::AllLayers));
-    scope_->addItem(tr("this layer"), int(Gpt2Scope::ThisLayer));
-    scope_->addItem(tr("this head"), int(Gpt2Scope::ThisHead));
+    scope_->addItem(tr("every layer"), int(ScaleScope::AllLayers));
+    scope_->addItem(tr("this layer"), int(ScaleScope::ThisLayer));
+    scope_->addItem(tr("this head"), int(ScaleScope::ThisHead));
     scope_->setAccessibleName(tr("Where the scale applies"));
     scope_->setToolTip(
         tr("Where the divisor applies: every layer, the selected head's layer or the selected "
@@ -217,12 +218,12 @@ ModelPanel::ModelPanel(Gpt2Session* session, QWidget* parent) : QWidget(parent),
 
     fitToFont();
 
-    connect(grid_, &ModelGridView::headActivated, session_, &Gpt2Session::selectHead);
-    connect(session_, &Gpt2Session::selectionChanged, this, &ModelPanel::showSelection);
-    connect(session_, &Gpt2Session::modelOpened, this, &ModelPanel::showModel);
-    connect(session_, &Gpt2Session::resultChanged, this, &ModelPanel::showResult);
-    connect(session_, &Gpt2Session::loadFailed, this, &ModelPanel::showMessage);
-    connect(session_, &Gpt2Session::problemChanged, this, &ModelPanel::showMessage);
+    connect(grid_, &ModelGridView::headActivated, session_, &ModelSession::selectHead);
+    connect(session_, &ModelSession::selectionChanged, this, &ModelPanel::showSelection);
+    connect(session_, &ModelSession::modelOpened, this, &ModelPanel::showModel);
+    connect(session_, &ModelSession::resultChanged, this, &ModelPanel::showResult);
+    connect(session_, &ModelSession::loadFailed, this, &ModelPanel::showMessage);
+    connect(session_, &ModelSession::problemChanged, this, &ModelPanel::showMessage);
     connect(lastRow_, &QTableWidget::cellClicked, this,
             [this](int row, int) { rankBy(row == rankKey_ ? -1 : row); });
     connect(scale_, &QComboBox::activated, this, &ModelPanel::applyScale);
@@ -282,10 +283,10 @@ void ModelPanel::showTokens()
 {
     // Written with a cursor in one edit block (one layout), not as HTML to
     // parse; nothing is done when the pieces are those shown.
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     QList<QPair<QString, int>> pieces;
     pieces.reserve(qsizetype(tokens.size()));
-    for (const Gpt2Token& t : tokens)
+    for (const ModelToken& t : tokens)
         pieces.append({t.display, t.id});
     if (pieces == shownPieces_ && !tokens_->document()->isEmpty())
         return;
@@ -295,7 +296,9 @@ void ModelPanel::showTokens()
     QTextCursor cursor(doc);
     const QTextCharFormat plain;
     cursor.beginEditBlock();
-    cursor.insertText(tr("%n GPT-2 token(s): ", nullptr, int(tokens.size())), plain);
+    cursor.insertText(
+        tr("%n token(s) (%1): ", nullptr, int(tokens.size())).arg(session_->model()->tokenizer->name()),
+        plain);
     for (qsizetype i = 0; i < pieces.size(); ++i) {
         if (i > 0)
             cursor.insertText(QStringLiteral(" · "), plain);
@@ -308,7 +311,7 @@ void ModelPanel::showResult()
 {
     showTokens();
     QStringList labels;
-    for (const Gpt2Token& t : session_->resultTokens())
+    for (const ModelToken& t : session_->resultTokens())
         labels << t.display;
     grid_->setResult(session_->result(), labels);
     if (rankKey_ >= int(labels.size()))
@@ -317,7 +320,7 @@ void ModelPanel::showResult()
     lesson_->setText(CinemaLesson(*session_).panelText());
     lesson_->setVisible(!lesson_->text().isEmpty());
     QStringList nextLabels;
-    for (const attn::Gpt2TopToken& t : session_->nextTokens())
+    for (const attn::TopToken& t : session_->nextTokens())
         nextLabels << session_->vocabularyToken(t.id).display;
     next_->setPrediction(session_->nextTokens(), nextLabels, session_->temperature(),
                          labels.isEmpty() ? QString() : labels.back());
@@ -332,7 +335,7 @@ void ModelPanel::showSelection()
     show_->setText(tr("Show layer %1 head %2 in the pipeline").arg(layer + 1).arg(head + 1));
     const attn::AttentionResult* shown = session_->head(layer, head);
     show_->setEnabled(shown != nullptr);
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     if (!shown || tokens.empty()) {
         headCaption_->setText(ModelGridRenderer::tileName(layer, head));
         lastRow_->setRowCount(0);
@@ -357,7 +360,7 @@ void ModelPanel::showSelection()
             divisor_->setValue(session_->selectedDivisor());
         divisorCaption_->setText(tr("Next pass: ÷ %1 (√d_k = %2).")
                                      .arg(session_->selectedDivisor())
-                                     .arg(std::sqrt(double(session_->config().headDim()))));
+                                     .arg(std::sqrt(double(session_->config().headDim))));
     }
 }
 
@@ -369,7 +372,7 @@ void ModelPanel::rankBy(int key)
 
 void ModelPanel::showRanking()
 {
-    const std::vector<Gpt2Token>& tokens = session_->resultTokens();
+    const std::vector<ModelToken>& tokens = session_->resultTokens();
     const attn::Matrix table = session_->weightsFromLast(rankKey_);
     if (table.size() == 0) {
         grid_->clearRanking();
@@ -385,7 +388,7 @@ void ModelPanel::applyScale()
     const auto mode = attn::ScaleMode(scale_->currentData().toInt());
     divisor_->setEnabled(mode == attn::ScaleMode::Custom);
     const attn::Status set =
-        session_->setScale(mode, divisor_->value(), Gpt2Scope(scope_->currentData().toInt()));
+        session_->setScale(mode, divisor_->value(), ScaleScope(scope_->currentData().toInt()));
     if (!set)
         showMessage(QString::fromStdString(set.error().message));
     else

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The "Model" tab over a Gpt2Session: the model in one line, the sentence's
-// GPT-2 tokens with their ids ("␣" marks a leading space), the layers x
+// The "Model" tab over a ModelSession: the model in one line, the sentence's
+// tokens with their ids ("␣" marks a leading space), the layers x
 // heads grid (ModelGridView; a click makes a head the selected one and
 // shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
@@ -23,14 +23,14 @@ class QTextBrowser;
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class ModelGridView;
 class NextTokenView;
 
 class ModelPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit ModelPanel(Gpt2Session* session, QWidget* parent = nullptr);
+    explicit ModelPanel(ModelSession* session, QWidget* parent = nullptr);
 
     ModelGridView* grid() const { return grid_; }
     int rankedKey() const { return rankKey_; }
@@ -60,7 +60,7 @@ private:
     void rankBy(int key);  // -1: none
     void showRanking();
 
-    Gpt2Session* session_;
+    ModelSession* session_;
     QLabel* summary_;
     QTextBrowser* tokens_;
     QList<QPair<QString, int>> shownPieces_;  // (display, id) of the pieces tokens_ shows

@@ -16,7 +16,7 @@ NextTokenView::NextTokenView(QWidget* parent) : QWidget(parent)
     renderer_.setFont(font());
 }
 
-void NextTokenView::setPrediction(const std::vector<attn::Gpt2TopToken>& top, const QStringList& labels,
+void NextTokenView::setPrediction(const std::vector<attn::TopToken>& top, const QStringList& labels,
                                   double temperature, const QString& context)
 {
     renderer_.setPrediction(top, labels, temperature, context);

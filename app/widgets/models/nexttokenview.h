@@ -17,8 +17,8 @@ class NextTokenView : public QWidget {
 public:
     explicit NextTokenView(QWidget* parent = nullptr);
 
-    void setPrediction(const std::vector<attn::Gpt2TopToken>& top, const QStringList& labels,
-                       double temperature, const QString& context);
+    void setPrediction(const std::vector<attn::TopToken>& top, const QStringList& labels, double temperature,
+                       const QString& context);
     void clear();
     const NextTokenRenderer& renderer() const { return renderer_; }
 

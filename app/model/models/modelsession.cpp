@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gpt2session.h"
+#include "modelsession.h"
 
 #include "attentionworker.h"
+#include "modelfamilies.h"
 #include "scheduler.h"
 
 #include <QMetaObject>
@@ -20,31 +21,30 @@ QString fromStd(const std::string& text)
 
 }  // namespace
 
-struct Gpt2Session::Outcome {
+struct ModelSession::Outcome {
     quint64 generation = 0;
-    std::vector<Gpt2Token> tokens;
-    attn::Expected<attn::Gpt2Result> result = attn::Error{};
+    std::vector<ModelToken> tokens;
+    attn::Expected<attn::DecoderResult> result = attn::Error{};
     bool cancelled = false;  // stopped by a newer request
 };
 
-Gpt2Session::Gpt2Session(QObject* parent)
+ModelSession::ModelSession(QObject* parent)
     : QObject(parent),
-      loader_(std::make_unique<JobLane>(JobLane::Policy::Latest, "gpt2-load")),
-      runner_(std::make_unique<JobLane>(JobLane::Policy::Latest, "gpt2-run"))
+      loader_(std::make_unique<JobLane>(JobLane::Policy::Latest, "model-load")),
+      runner_(std::make_unique<JobLane>(JobLane::Policy::Latest, "model-run"))
 {
 }
 
-Gpt2Session::~Gpt2Session() = default;
+ModelSession::~ModelSession() = default;
 
-void Gpt2Session::openModel(const QString& folder)
+void ModelSession::openModel(const QString& folder)
 {
     const quint64 generation = ++loadGeneration_;
     loading_ = true;
-    emit loadProgress(0, 1,
-                      tr("Reading %1: config.json, model.safetensors, vocab.json, merges.txt").arg(folder));
+    emit loadProgress(0, 1, tr("Reading %1: config.json, the weights and the tokenizer").arg(folder));
     loader_->post([this, folder, generation](const std::atomic<bool>&) {
-        attn::Expected<Gpt2Model> model = readGpt2Model(folder);
-        auto shared = std::make_shared<attn::Expected<Gpt2Model>>(std::move(model));
+        attn::Expected<ModelFolder> model = readModelFolder(folder);
+        auto shared = std::make_shared<attn::Expected<ModelFolder>>(std::move(model));
         QMetaObject::invokeMethod(
             this,
             [this, generation, shared] {
@@ -55,13 +55,13 @@ void Gpt2Session::openModel(const QString& folder)
                     emit loadFailed(fromStd(shared->error().message));
                     return;
                 }
-                installModel(std::make_shared<const Gpt2Model>(std::move(shared->value())));
+                installModel(std::make_shared<const ModelFolder>(std::move(shared->value())));
             },
             Qt::QueuedConnection);
     });
 }
 
-void Gpt2Session::adoptModel(std::shared_ptr<const Gpt2Model> model)
+void ModelSession::adoptModel(std::shared_ptr<const ModelFolder> model)
 {
     const quint64 generation = ++loadGeneration_;
     loading_ = true;
@@ -78,11 +78,11 @@ void Gpt2Session::adoptModel(std::shared_ptr<const Gpt2Model> model)
         Qt::QueuedConnection);
 }
 
-void Gpt2Session::installModel(std::shared_ptr<const Gpt2Model> model)
+void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
 {
     model_ = std::move(model);
     emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
-    divisors_ = attn::Gpt2Divisors::standard(config());
+    divisors_ = attn::HeadDivisors::standard(config());
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     layer_ = 0;
     head_ = 0;
@@ -94,61 +94,66 @@ void Gpt2Session::installModel(std::shared_ptr<const Gpt2Model> model)
     retokenize();
 }
 
-QString Gpt2Session::modelSummary() const
+QString ModelSession::modelSummary() const
 {
     if (!model_)
         return QString();
-    const attn::Gpt2Config& c = config();
-    return tr("%1 layers × %2 heads, n_embd %3, %4 positions, %5")
-        .arg(c.nLayer)
-        .arg(c.nHead)
-        .arg(c.nEmbd)
-        .arg(c.nPositions)
-        .arg(QString::fromStdString(model_->checkpoint.dtype));
+    const attn::DecoderConfig& c = config();
+    return tr("%1: a causal decoder model with %2 layers of %3 heads (head_dim %4), width %5, "
+              "%6 positions, %7")
+        .arg(model_->familyName)
+        .arg(c.layers)
+        .arg(c.heads)
+        .arg(c.headDim)
+        .arg(c.width)
+        .arg(c.maxPositions)
+        .arg(QString::fromStdString(model_->dtype));
 }
 
-void Gpt2Session::setSentence(const QString& sentence)
+void ModelSession::setSentence(const QString& sentence)
 {
     sentence_ = sentence;
     retokenize();
 }
 
-void Gpt2Session::retokenize()
+void ModelSession::retokenize()
 {
     if (!model_)
         return;
-    tokens_ = model_->tokenizer.encode(sentence_);
+    tokens_ = model_->tokenizer->encode(sentence_);
     request();
 }
 
-void Gpt2Session::request()
+void ModelSession::request()
 {
     const quint64 generation = ++generation_;
     const int n = int(tokens_.size());
     if (n == 0) {
         setComputing(false);
-        setProblem(tr("Type a sentence: GPT-2 needs at least one token."));
+        setProblem(tr("Type a sentence: the model needs at least one token."));
         return;
     }
-    const int limit = config().nPositions;
+    const int limit = config().maxPositions;
     if (n > limit) {
         setComputing(false);
-        setProblem(tr("The sentence is %1 GPT-2 tokens; this model reads at most %2 (n_positions). "
+        setProblem(tr("The sentence is %1 %2 tokens; this model reads at most %3. "
                       "Shorten it to see its attention.")
                        .arg(n)
+                       .arg(model_->familyName)
                        .arg(limit));
         return;
     }
-    if (const std::optional<QString> tooLarge = gpt2MapBudgetProblem(config(), n, mapBudget_)) {
+    if (const std::optional<QString> tooLarge =
+            modelMapBudgetProblem(config(), model_->familyName, n, mapBudget_)) {
         setComputing(false);
         setProblem(*tooLarge);
         return;
     }
     std::vector<int> ids;
     ids.reserve(tokens_.size());
-    for (const Gpt2Token& t : tokens_)
+    for (const ModelToken& t : tokens_)
         ids.push_back(t.id);
-    attn::Gpt2Options options;
+    attn::DecoderRunOptions options;
     options.divisors = divisors_;
     options.temperature = temperature_;
     options.topK = kNextTokens;
@@ -162,7 +167,7 @@ void Gpt2Session::request()
         auto outcome = std::make_shared<Outcome>();
         outcome->generation = generation;
         outcome->tokens = tokens;
-        attn::Gpt2Options run = options;
+        attn::DecoderRunOptions run = options;
         run.cancel = &superseded;
         outcome->result = model->decoder->run(ids, run);
         outcome->cancelled = attn::isCancelled(outcome->result);
@@ -171,7 +176,7 @@ void Gpt2Session::request()
     });
 }
 
-void Gpt2Session::deliver(const std::shared_ptr<Outcome>& outcome)
+void ModelSession::deliver(const std::shared_ptr<Outcome>& outcome)
 {
     if (outcome->generation != generation_) {
         cancelled_ += outcome->cancelled ? 1 : 0;
@@ -182,19 +187,19 @@ void Gpt2Session::deliver(const std::shared_ptr<Outcome>& outcome)
         setProblem(fromStd(outcome->result.error().message));
         return;
     }
-    result_ = std::make_shared<const attn::Gpt2Result>(std::move(outcome->result.value()));
+    result_ = std::make_shared<const attn::DecoderResult>(std::move(outcome->result.value()));
     resultTokens_ = std::move(outcome->tokens);
     next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
     setProblem(QString());
     emit resultChanged();
 }
 
-double Gpt2Session::mapBytes(int tokens) const
+double ModelSession::mapBytes(int tokens) const
 {
-    return model_ ? gpt2MapBytes(config(), tokens) : 0.0;
+    return model_ ? modelMapBytes(config(), tokens) : 0.0;
 }
 
-const attn::AttentionResult* Gpt2Session::head(int layer, int head) const
+const attn::AttentionResult* ModelSession::head(int layer, int head) const
 {
     if (!result_ || layer < 0 || layer >= int(result_->layers.size()))
         return nullptr;
@@ -204,7 +209,7 @@ const attn::AttentionResult* Gpt2Session::head(int layer, int head) const
     return &heads[std::size_t(head)];
 }
 
-attn::Matrix Gpt2Session::weightsFromLast(int key) const
+attn::Matrix ModelSession::weightsFromLast(int key) const
 {
     if (!result_ || key < 0 || key >= result_->tokens() || result_->layers.empty()
         || result_->layers.front().heads.empty())
@@ -219,14 +224,14 @@ attn::Matrix Gpt2Session::weightsFromLast(int key) const
     return table;
 }
 
-Gpt2Token Gpt2Session::vocabularyToken(int id) const
+ModelToken ModelSession::vocabularyToken(int id) const
 {
-    return model_ ? model_->tokenizer.token(id) : Gpt2Token{};
+    return model_ ? model_->tokenizer->token(id) : ModelToken{};
 }
 
-void Gpt2Session::selectHead(int layer, int head)
+void ModelSession::selectHead(int layer, int head)
 {
-    if (!model_ || layer < 0 || layer >= config().nLayer || head < 0 || head >= config().nHead)
+    if (!model_ || layer < 0 || layer >= config().layers || head < 0 || head >= config().heads)
         return;
     if (layer == layer_ && head == head_)
         return;
@@ -235,25 +240,25 @@ void Gpt2Session::selectHead(int layer, int head)
     emit selectionChanged(layer_, head_);
 }
 
-double Gpt2Session::selectedDivisor() const
+double ModelSession::selectedDivisor() const
 {
     return divisors_.empty() ? 0.0 : divisors_.at(layer_, head_);
 }
 
-attn::ScaleMode Gpt2Session::selectedScaleMode() const
+attn::ScaleMode ModelSession::selectedScaleMode() const
 {
     const std::size_t at = std::size_t(layer_) * std::size_t(divisors_.nHead) + std::size_t(head_);
     return at < modes_.size() ? modes_[at] : attn::ScaleMode::SqrtDk;
 }
 
-attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, Gpt2Scope scope)
+attn::Status ModelSession::setScale(attn::ScaleMode mode, double customDivisor, ScaleScope scope)
 {
     if (!model_)
         return attn::Error{"no model is open"};
-    attn::Gpt2Divisors edited = divisors_;
-    const int layer = scope == Gpt2Scope::AllLayers ? -1 : layer_;
-    const int head = scope == Gpt2Scope::ThisHead ? head_ : -1;
-    const attn::Status set = edited.set(mode, customDivisor, config().headDim(), layer, head);
+    attn::HeadDivisors edited = divisors_;
+    const int layer = scope == ScaleScope::AllLayers ? -1 : layer_;
+    const int head = scope == ScaleScope::ThisHead ? head_ : -1;
+    const attn::Status set = edited.set(mode, customDivisor, config().headDim, layer, head);
     if (!set)
         return set;
     divisors_ = std::move(edited);
@@ -266,17 +271,17 @@ attn::Status Gpt2Session::setScale(attn::ScaleMode mode, double customDivisor, G
     return attn::okStatus();
 }
 
-void Gpt2Session::resetScale()
+void ModelSession::resetScale()
 {
     if (!model_)
         return;
-    divisors_ = attn::Gpt2Divisors::standard(config());
+    divisors_ = attn::HeadDivisors::standard(config());
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     if (!tokens_.empty())
         request();
 }
 
-attn::Status Gpt2Session::setTemperature(double temperature)
+attn::Status ModelSession::setTemperature(double temperature)
 {
     if (!(temperature >= attn::kMinTemperature && temperature <= attn::kMaxTemperature))
         return attn::Error{QStringLiteral("the temperature must be between %1 and %2")
@@ -291,7 +296,7 @@ attn::Status Gpt2Session::setTemperature(double temperature)
     return attn::okStatus();
 }
 
-void Gpt2Session::setProblem(const QString& problem)
+void ModelSession::setProblem(const QString& problem)
 {
     if (problem == problem_)
         return;
@@ -299,7 +304,7 @@ void Gpt2Session::setProblem(const QString& problem)
     emit problemChanged(problem_);
 }
 
-void Gpt2Session::setComputing(bool computing)
+void ModelSession::setComputing(bool computing)
 {
     if (computing == computing_)
         return;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Gpt2Session over the tiny reference checkpoints (tests/data/gpt2): the
+// ModelSession over the tiny reference checkpoints (tests/data/gpt2): the
 // reference case's token ids, every head's weights (1e-5) and the top-5
 // logits (1e-4 relative) through the session's worker; a what-if "none" on
 // one head against a softmax of its raw scores done here; a superseded
 // request never shown; a bad folder keeping the previous model; too many
 // tokens; the temperature as softmax(logits / T) over the vocabulary.
 
-#include "gpt2folder.h"
-#include "gpt2session.h"
+#include "modelfamilies.h"
+#include "modelsession.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -22,7 +22,7 @@
 #include <future>
 #include <vector>
 
-using attnlab::Gpt2Session;
+using attnlab::ModelSession;
 
 namespace {
 
@@ -46,16 +46,16 @@ std::vector<int> ids(const QJsonValue& array)
     return out;
 }
 
-bool open(Gpt2Session& session, const QString& path)
+bool open(ModelSession& session, const QString& path)
 {
-    QSignalSpy opened(&session, &Gpt2Session::modelOpened);
+    QSignalSpy opened(&session, &ModelSession::modelOpened);
     session.openModel(path);
     return opened.wait(10000);
 }
 
-bool setSentence(Gpt2Session& session, const QString& sentence)
+bool setSentence(ModelSession& session, const QString& sentence)
 {
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
     session.setSentence(sentence);
     return changed.wait(10000);
 }
@@ -80,7 +80,7 @@ attn::Matrix causalSoftmax(const attn::Matrix& scores, double divisor)
 
 }  // namespace
 
-class TestGpt2Session : public QObject {
+class TestModelSession : public QObject {
     Q_OBJECT
 
 private slots:
@@ -97,18 +97,18 @@ private slots:
     void temperature();
 };
 
-void TestGpt2Session::reference_data()
+void TestModelSession::reference_data()
 {
     QTest::addColumn<QString>("checkpoint");
     QTest::newRow("F32") << QStringLiteral("tiny-gpt2");
     QTest::newRow("F16 prefixed") << QStringLiteral("tiny-gpt2-lmhead-f16");
 }
 
-void TestGpt2Session::reference()
+void TestModelSession::reference()
 {
     QFETCH(QString, checkpoint);
-    Gpt2Session session;
-    QSignalSpy progress(&session, &Gpt2Session::loadProgress);
+    ModelSession session;
+    QSignalSpy progress(&session, &ModelSession::loadProgress);
     QVERIFY(open(session, folder(checkpoint)));
     QVERIFY(!session.isLoading());
     QCOMPARE(progress.count(), 2);
@@ -121,8 +121,20 @@ void TestGpt2Session::reference()
         testdata::readJson(QStringLiteral("gpt2/%1/reference.json").arg(checkpoint))["config"].toObject();
     const int nLayer = config["n_layer"].toInt();
     const int nHead = config["n_head"].toInt();
-    QCOMPARE(session.config().nLayer, nLayer);
-    QCOMPARE(session.config().nHead, nHead);
+    QCOMPARE(session.config().layers, nLayer);
+    QCOMPARE(session.config().heads, nHead);
+    // The model in one line, as the Model tab shows it.
+    const int width = config["n_embd"].toInt();
+    QCOMPARE(
+        session.modelSummary(),
+        QStringLiteral("GPT-2: a causal decoder model with %1 layers of %2 heads (head_dim %3), width %4, "
+                       "%5 positions, %6")
+            .arg(nLayer)
+            .arg(nHead)
+            .arg(width / nHead)
+            .arg(width)
+            .arg(config["n_positions"].toInt())
+            .arg(checkpoint == QLatin1String("tiny-gpt2") ? QStringLiteral("F32") : QStringLiteral("F16")));
     QVERIFY(setSentence(session, c["sentence"].toString()));
     QVERIFY(!session.isComputing());
     QVERIFY(session.problem().isEmpty());
@@ -163,7 +175,7 @@ void TestGpt2Session::reference()
     QVERIFY(!session.head(0, nHead));
 
     const QJsonArray top5 = c["last_logits_top5"].toArray();
-    QCOMPARE(int(session.nextTokens().size()), Gpt2Session::kNextTokens);
+    QCOMPARE(int(session.nextTokens().size()), ModelSession::kNextTokens);
     for (int i = 0; i < 5; ++i) {
         const QJsonObject e = top5[i].toObject();
         QCOMPARE(session.nextTokens()[std::size_t(i)].id, e["id"].toInt());
@@ -175,7 +187,7 @@ void TestGpt2Session::reference()
 // A model read already (the command line's --model DIR) is shown as it is:
 // the session holds that very object, reads no file (the folder is gone),
 // and its pass is the pass of a model opened from the folder, bit for bit.
-void TestGpt2Session::adoptedModelIsNotReadAgain()
+void TestModelSession::adoptedModelIsNotReadAgain()
 {
     QTemporaryDir dir;
     const QString copy = dir.filePath(QStringLiteral("tiny-gpt2"));
@@ -183,13 +195,13 @@ void TestGpt2Session::adoptedModelIsNotReadAgain()
     const QDir source(folder(QStringLiteral("tiny-gpt2")));
     for (const QString& name : source.entryList(QDir::Files))
         QVERIFY(QFile::copy(source.filePath(name), copy + '/' + name));
-    attn::Expected<attnlab::Gpt2Model> read = attnlab::readGpt2Model(copy);
+    attn::Expected<attnlab::ModelFolder> read = attnlab::readModelFolder(copy);
     QVERIFY(read.ok());
-    auto model = std::make_shared<const attnlab::Gpt2Model>(std::move(read.value()));
+    auto model = std::make_shared<const attnlab::ModelFolder>(std::move(read.value()));
     QVERIFY(QDir(copy).removeRecursively());
 
-    Gpt2Session adopted;
-    QSignalSpy opened(&adopted, &Gpt2Session::modelOpened);
+    ModelSession adopted;
+    QSignalSpy opened(&adopted, &ModelSession::modelOpened);
     adopted.adoptModel(model);
     QVERIFY(adopted.isLoading());
     QVERIFY(opened.wait(10000));
@@ -199,26 +211,26 @@ void TestGpt2Session::adoptedModelIsNotReadAgain()
     const QString sentence = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
     QVERIFY(setSentence(adopted, sentence));
 
-    Gpt2Session opening;
+    ModelSession opening;
     QVERIFY(open(opening, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(opening, sentence));
     QCOMPARE(adopted.result()->tokenIds, opening.result()->tokenIds);
-    for (int l = 0; l < adopted.config().nLayer; ++l)
-        for (int h = 0; h < adopted.config().nHead; ++h)
+    for (int l = 0; l < adopted.config().layers; ++l)
+        for (int h = 0; h < adopted.config().heads; ++h)
             QVERIFY(attn::sameBits(adopted.head(l, h)->weightsMatrix(), opening.head(l, h)->weightsMatrix()));
     QVERIFY(attn::sameBits(attn::Matrix(adopted.result()->lastLogits),
                            attn::Matrix(opening.result()->lastLogits)));
 }
 
-void TestGpt2Session::whatIfOneHead()
+void TestModelSession::whatIfOneHead()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     const QString sentence = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
     QVERIFY(setSentence(session, sentence));
     const auto before = session.result();
 
-    QSignalSpy selected(&session, &Gpt2Session::selectionChanged);
+    QSignalSpy selected(&session, &ModelSession::selectionChanged);
     session.selectHead(1, 2);
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.first().at(0).toInt(), 1);
@@ -226,8 +238,8 @@ void TestGpt2Session::whatIfOneHead()
     QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::SqrtDk);
     QCOMPARE(session.selectedDivisor(), 2.0);  // sqrt(16 / 4)
 
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
-    QVERIFY(session.setScale(attn::ScaleMode::None, 0.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
+    QVERIFY(session.setScale(attn::ScaleMode::None, 0.0, attnlab::ScaleScope::ThisHead).ok());
     QVERIFY(session.isComputing());
     QVERIFY(changed.wait(10000));
     const auto after = session.result();
@@ -252,13 +264,13 @@ void TestGpt2Session::whatIfOneHead()
     // The logits follow the changed head.
     QVERIFY(std::abs(after->lastLogits[0] - before->lastLogits[0]) > 0.0);
 
-    QVERIFY(!session.setScale(attn::ScaleMode::Custom, 0.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QVERIFY(!session.setScale(attn::ScaleMode::Custom, 0.0, attnlab::ScaleScope::ThisHead).ok());
     QCOMPARE(session.divisors().at(1, 2), 1.0);
     QVERIFY(!session.isComputing());
 
     // A custom divisor equal to sqrt(head_dim) (2 here) is still the custom
     // one the user chose, not "as trained": the panel keeps its divisor box.
-    QVERIFY(session.setScale(attn::ScaleMode::Custom, 2.0, attnlab::Gpt2Scope::ThisHead).ok());
+    QVERIFY(session.setScale(attn::ScaleMode::Custom, 2.0, attnlab::ScaleScope::ThisHead).ok());
     QVERIFY(changed.wait(10000));
     QCOMPARE(session.divisors().at(1, 2), 2.0);
     QCOMPARE(session.selectedScaleMode(), attn::ScaleMode::Custom);
@@ -270,14 +282,14 @@ void TestGpt2Session::whatIfOneHead()
     QVERIFY(changed.wait(10000));
 }
 
-void TestGpt2Session::whatIfEveryLayer()
+void TestModelSession::whatIfEveryLayer()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema")));
     const auto before = session.result();
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
-    QVERIFY(session.setScale(attn::ScaleMode::Custom, 8.0, attnlab::Gpt2Scope::AllLayers).ok());
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
+    QVERIFY(session.setScale(attn::ScaleMode::Custom, 8.0, attnlab::ScaleScope::AllLayers).ok());
     QVERIFY(changed.wait(10000));
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 4; ++h)
@@ -295,15 +307,15 @@ void TestGpt2Session::whatIfEveryLayer()
         0.0);
 }
 
-void TestGpt2Session::supersededNeverShows()
+void TestModelSession::supersededNeverShows()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     const QJsonObject c = referenceCase(QStringLiteral("tiny-gpt2"), 0);
     std::vector<std::vector<int>> shown;
-    connect(&session, &Gpt2Session::resultChanged, this,
+    connect(&session, &ModelSession::resultChanged, this,
             [&] { shown.push_back(session.result()->tokenIds); });
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
     session.setSentence(QStringLiteral("Jane"));
     session.setSentence(QStringLiteral("Jane is"));
     session.setSentence(c["sentence"].toString());
@@ -316,9 +328,9 @@ void TestGpt2Session::supersededNeverShows()
     QCOMPARE(shown.front(), ids(c["token_ids"]));
 }
 
-void TestGpt2Session::supersededIsCancelled()
+void TestModelSession::supersededIsCancelled()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(session, QStringLiteral("Jane is")));
     QCOMPARE(session.cancelledPasses(), 0);  // a pass no one superseded ran to its end
@@ -338,9 +350,9 @@ void TestGpt2Session::supersededIsCancelled()
     });
     const QJsonObject c = referenceCase(QStringLiteral("tiny-gpt2"), 0);
     std::vector<std::vector<int>> shown;
-    connect(&session, &Gpt2Session::resultChanged, this,
+    connect(&session, &ModelSession::resultChanged, this,
             [&] { shown.push_back(session.result()->tokenIds); });
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
     session.setSentence(QStringLiteral("Jane"));
     started.get_future().wait();
     session.setSentence(c["sentence"].toString());
@@ -356,9 +368,9 @@ void TestGpt2Session::supersededIsCancelled()
     QVERIFY(!session.isComputing());
 }
 
-void TestGpt2Session::badFolderKeepsModel()
+void TestModelSession::badFolderKeepsModel()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(session, QStringLiteral("Jane is going")));
     const auto result = session.result();
@@ -368,11 +380,11 @@ void TestGpt2Session::badFolderKeepsModel()
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(R"({"model_type": "llama"})");
     config.close();
-    const auto direct = attnlab::readGpt2Model(bad.path());
+    const auto direct = attnlab::readModelFolder(bad.path());
     QVERIFY(!direct.ok());
 
-    QSignalSpy failed(&session, &Gpt2Session::loadFailed);
-    QSignalSpy opened(&session, &Gpt2Session::modelOpened);
+    QSignalSpy failed(&session, &ModelSession::loadFailed);
+    QSignalSpy opened(&session, &ModelSession::modelOpened);
     session.openModel(bad.path());
     QVERIFY(session.isLoading());
     QVERIFY(failed.wait(10000));
@@ -399,14 +411,14 @@ void TestGpt2Session::badFolderKeepsModel()
     QCOMPARE(session.modelFolder(), folder(QStringLiteral("tiny-gpt2")));
 }
 
-void TestGpt2Session::tooManyTokens()
+void TestModelSession::tooManyTokens()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(session, QStringLiteral("Jane")));
     const auto result = session.result();
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
-    QSignalSpy problem(&session, &Gpt2Session::problemChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
+    QSignalSpy problem(&session, &ModelSession::problemChanged);
     QStringList words;
     for (int i = 0; i < 65; ++i)
         words << QStringLiteral("cat");
@@ -426,9 +438,9 @@ void TestGpt2Session::tooManyTokens()
     QCOMPARE(session.result()->tokens(), 64);
 }
 
-void TestGpt2Session::mapBudget()
+void TestModelSession::mapBudget()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     // 2 layers x 4 heads, head_dim 4: 8 (8 n^2 + 128 n) bytes.
     QCOMPARE(session.mapBytes(10), 8.0 * (800.0 + 1280.0));
@@ -436,23 +448,23 @@ void TestGpt2Session::mapBudget()
     const QString ten = referenceCase(QStringLiteral("tiny-gpt2"), 0)["sentence"].toString();
     QVERIFY(setSentence(session, ten));  // exactly the budget: runs
     QCOMPARE(session.result()->tokens(), 10);
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
     session.setSentence(ten + QStringLiteral(" film"));
     QVERIFY(!session.isComputing());
     QVERIFY2(session.problem().contains(QStringLiteral("11 GPT-2 tokens")), qPrintable(session.problem()));
     QCOMPARE(session.result()->tokens(), 10);
     QCOMPARE(changed.count(), 0);
     // GPT-2 small's shapes at 1024 tokens: 144 heads of (8 n^2 + 32 n 64) bytes, 1.4 GiB.
-    QVERIFY(144.0 * (8.0 * 1024 * 1024 + 32.0 * 1024 * 64) > Gpt2Session::kDefaultMapBudget);
+    QVERIFY(144.0 * (8.0 * 1024 * 1024 + 32.0 * 1024 * 64) > ModelSession::kDefaultMapBudget);
 }
 
-void TestGpt2Session::temperature()
+void TestModelSession::temperature()
 {
-    Gpt2Session session;
+    ModelSession session;
     QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
     QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema to watch a new")));
     const auto result = session.result();
-    QSignalSpy changed(&session, &Gpt2Session::resultChanged);
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
     QVERIFY(session.setTemperature(2.0).ok());
     QCOMPARE(changed.count(), 1);  // at once: no new pass
     QCOMPARE(session.result(), result);
@@ -461,7 +473,7 @@ void TestGpt2Session::temperature()
     const double top = logits.maxCoeff();
     for (Eigen::Index i = 0; i < logits.size(); ++i)
         sum += std::exp((logits[i] - top) / 2.0);
-    for (const attn::Gpt2TopToken& t : session.nextTokens()) {
+    for (const attn::TopToken& t : session.nextTokens()) {
         QCOMPARE(t.logit, logits[t.id]);
         QVERIFY(std::abs(t.probability - std::exp((logits[t.id] - top) / 2.0) / sum) <= 1e-12);
     }
@@ -470,5 +482,5 @@ void TestGpt2Session::temperature()
     QCOMPARE(session.temperature(), 2.0);
 }
 
-QTEST_GUILESS_MAIN(TestGpt2Session)
-#include "tst_gpt2session.moc"
+QTEST_GUILESS_MAIN(TestModelSession)
+#include "tst_modelsession.moc"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gpt2export.h"
+#include "modelattentionexport.h"
 
 #include "jsonwriter.h"
 
@@ -12,39 +12,39 @@ namespace attnlab {
 
 namespace {
 
-std::string tokenText(const Gpt2Tokenizer& tokenizer, int id)
+std::string tokenText(const ModelTokenizer& tokenizer, int id)
 {
     return QString::fromUtf8(tokenizer.tokenBytes(id)).toStdString();
 }
 
-std::string tokenPiece(const Gpt2Tokenizer& tokenizer, int id)
+std::string tokenPiece(const ModelTokenizer& tokenizer, int id)
 {
     return tokenizer.token(id).piece.toStdString();
 }
 
-void writeModel(JsonWriter& json, const Gpt2Checkpoint& checkpoint)
+void writeModel(JsonWriter& json, const ModelFolder& model)
 {
-    const attn::Gpt2Config& config = checkpoint.weights.config;
+    const attn::DecoderConfig& config = model.config();
     json.beginObject();
     json.key("model_type");
-    json.value("gpt2");
+    json.value(model.family.toStdString());
     json.key("n_layer");
-    json.value(config.nLayer);
+    json.value(config.layers);
     json.key("n_head");
-    json.value(config.nHead);
+    json.value(config.heads);
     json.key("n_embd");
-    json.value(config.nEmbd);
+    json.value(config.width);
     json.key("n_positions");
-    json.value(config.nPositions);
+    json.value(config.maxPositions);
     json.key("vocab_size");
     json.value(config.vocabSize);
     json.key("dtype");
-    json.value(checkpoint.dtype);
+    json.value(model.dtype);
     json.endObject();
 }
 
 // The divisor every head shares, or a negative number when they differ.
-double commonDivisor(const attn::Gpt2Divisors& divisors)
+double commonDivisor(const attn::HeadDivisors& divisors)
 {
     if (divisors.empty())
         return -1.0;
@@ -89,7 +89,7 @@ void writeHead(JsonWriter& json, const attn::AttentionResult& head)
 
 }  // namespace
 
-std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
+std::string divisorScaleMode(const attn::HeadDivisors& divisors, int headDim)
 {
     const double divisor = commonDivisor(divisors);
     if (divisor <= 0)
@@ -99,14 +99,14 @@ std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
-                   const std::string& scaleMode, const Gpt2NextTokens* next)
+void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const ModelNextTokens* next)
 {
-    const Gpt2Tokenizer& tokenizer = model.tokenizer;
+    const ModelTokenizer& tokenizer = *model.tokenizer;
     JsonWriter json(out);
     json.beginObject();
     json.key("model");
-    writeModel(json, model.checkpoint);
+    writeModel(json, model);
 
     json.key("tokens");
     json.beginArray(JsonWriter::Layout::Inline);
@@ -139,7 +139,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
 
     json.key("layers");
     json.beginArray();
-    for (const attn::Gpt2Layer& layer : result.layers) {
+    for (const attn::DecoderLayer& layer : result.layers) {
         json.beginObject();
         json.key("heads");
         json.beginArray();
@@ -152,7 +152,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
 
     json.key("next_token");
     json.beginArray();
-    for (const attn::Gpt2TopToken& top : next ? next->top : result.top) {
+    for (const attn::TopToken& top : next ? next->top : result.top) {
         json.beginObject(JsonWriter::Layout::Inline);
         json.key("id");
         json.value(top.id);
@@ -171,7 +171,7 @@ void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Re
     json.finish();
 }
 
-double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens)
+double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens)
 {
     // Per head and query row: the entries at or below the diagonal, a
     // number each in scores and in weights (kNumberBytes with its ", "), the
@@ -181,13 +181,14 @@ double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens)
     const double n = tokens;
     const double below = n * (n + 1) / 2, above = n * (n - 1) / 2;
     const double head = 2 * below * kNumberBytes + above * (kNullBytes + kZeroBytes) + n * kRowBytes;
-    return double(config.nLayer) * config.nHead * head;
+    return double(config.layers) * config.heads * head;
 }
 
-OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode)
+OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
+                                  const std::string& scaleMode)
 {
-    return {kGpt2ExportFileName, [&model, &result, scaleMode](std::ostream& out) {
-                writeGpt2Json(out, model, result, scaleMode);
+    return {kModelAttentionFileName, [&model, &result, scaleMode](std::ostream& out) {
+                writeModelAttentionJson(out, model, result, scaleMode);
             }};
 }
 

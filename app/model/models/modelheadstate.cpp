@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gpt2headstate.h"
+#include "modelheadstate.h"
 
-#include "gpt2session.h"
+#include "gpt2folder.h"
+#include "modelsession.h"
 #include "session.h"
 #include "size_limits.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 QString tr(const char* text)
 {
-    return QCoreApplication::translate("attnlab::Gpt2HeadState", text);
+    return QCoreApplication::translate("attnlab::ModelHeadState", text);
 }
 
 // Rows 0..E-1: columns first..first+width-1 of the Conv1D weight (in, out);
@@ -34,16 +35,21 @@ attn::Matrix sliceWithBias(const attn::FloatTensor& weight, const attn::FloatTen
 
 }  // namespace
 
-attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int head, const Session& lab)
+attn::Expected<LabState> modelHeadState(const ModelSession& gpt2, int layer, int head, const Session& lab)
 {
-    const std::shared_ptr<const attn::Gpt2Result> result = gpt2.result();
+    const std::shared_ptr<const attn::DecoderResult> result = gpt2.result();
     if (!gpt2.hasModel() || !result)
         return attn::Error{
-            tr("No GPT-2 pass to show: open a model (File > Open model…) first.").toStdString()};
+            tr("No model pass to show: open a model (File > Open model…) first.").toStdString()};
     if (gpt2.isComputing())
         return attn::Error{
             tr("The model is still computing the sentence; show the head once it is done.").toStdString()};
-    const attn::Gpt2Weights& w = gpt2.model()->checkpoint.weights;
+    const attn::Gpt2Weights* weights = gpt2Weights(*gpt2.model());
+    if (!weights)
+        return attn::Error{tr("Showing a head of a %1 model in the pipeline is not supported yet.")
+                               .arg(gpt2.model()->familyName)
+                               .toStdString()};
+    const attn::Gpt2Weights& w = *weights;
     const attn::Gpt2Config& c = w.config;
     if (layer < 0 || layer >= c.nLayer || head < 0 || head >= c.nHead || layer >= int(result->layers.size()))
         return attn::Error{tr("The model has no layer %1, head %2: it has %3 layers of %4 heads.")
@@ -55,7 +61,7 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
     const int hd = c.headDim();
     const int e = c.nEmbd;
     if (e + 1 > attn::kMaxDModel || hd > attn::kMaxDHead)
-        return attn::Error{tr("GPT-2 layer %1, head %2 cannot be shown in the pipeline: its X would be "
+        return attn::Error{tr("%8 layer %1, head %2 cannot be shown in the pipeline: its X would be "
                               "%3 wide (n_embd %4 and the bias column) and the pipeline takes d_model "
                               "up to %5 (d_k up to %6; head_dim is %7).")
                                .arg(layer + 1)
@@ -65,15 +71,16 @@ attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int h
                                .arg(attn::kMaxDModel)
                                .arg(attn::kMaxDHead)
                                .arg(hd)
+                               .arg(gpt2.model()->familyName)
                                .toStdString()};
     const attn::Matrix& ln1 = result->layers[std::size_t(layer)].attentionInput;
-    const std::vector<Gpt2Token>& tokens = gpt2.resultTokens();
+    const std::vector<ModelToken>& tokens = gpt2.resultTokens();
     const int n = int(ln1.rows());
     if (int(tokens.size()) != n)
         return attn::Error{tr("The model's pass and its tokens disagree.").toStdString()};
 
     auto original = std::make_shared<attn::Model>();
-    for (const Gpt2Token& t : tokens) {
+    for (const ModelToken& t : tokens) {
         original->tokenization.tokens.push_back(t.display.toStdString());
         original->tokenization.ids.push_back(t.id);
     }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// readGpt2Model (gpt2folder.h) on the two reference folders and on a folder
-// whose tokenizer does not fit its config; writeGpt2Json (gpt2export.h)
+// readModelFolder (modelfamilies.h) on the two reference folders and on a folder
+// whose tokenizer does not fit its config; writeModelAttentionJson (modelattentionexport.h)
 // read back: every key of issue 17's model_attention.json, the numbers
 // exactly the pass's (round-trip doubles), masked scores null.
 
-#include "gpt2export.h"
+#include "modelattentionexport.h"
+#include "gpt2.h"
 #include "gpt2folder.h"
+#include "modelfamilies.h"
+#include "gpt2tokenizer.h"
 
 #include <QDir>
 #include <QFile>
@@ -42,7 +45,7 @@ QString byteCharacter(int b)
 
 }  // namespace
 
-class TestGpt2Export : public QObject {
+class TestModelAttentionExport : public QObject {
     Q_OBJECT
 
 private slots:
@@ -53,20 +56,20 @@ private slots:
     void sizeEstimate();
 };
 
-void TestGpt2Export::readsBothReferenceFolders()
+void TestModelAttentionExport::readsBothReferenceFolders()
 {
     for (const char* name : {"tiny-gpt2", "tiny-gpt2-lmhead-f16"}) {
-        const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder(name));
+        const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder(name));
         QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
-        QCOMPARE(model->tokenizer.vocabSize(), 50257);
-        QCOMPARE(model->checkpoint.weights.config.vocabSize, 50257);
+        QCOMPARE(model->tokenizer->vocabSize(), 50257);
+        QCOMPARE(model->config().vocabSize, 50257);
         QCOMPARE(model->folder, folder(name));
     }
-    QCOMPARE(attnlab::readGpt2Model(folder("tiny-gpt2"))->checkpoint.dtype, std::string("F32"));
-    QCOMPARE(attnlab::readGpt2Model(folder("tiny-gpt2-lmhead-f16"))->checkpoint.dtype, std::string("F16"));
+    QCOMPARE(attnlab::readModelFolder(folder("tiny-gpt2"))->dtype, std::string("F32"));
+    QCOMPARE(attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"))->dtype, std::string("F16"));
 }
 
-void TestGpt2Export::vocabularyOfAnotherSize()
+void TestModelAttentionExport::vocabularyOfAnotherSize()
 {
     // The reference weights (50257 tokens) beside a vocabulary of the 256
     // single bytes and no merges: each half is valid, together they are not.
@@ -88,13 +91,13 @@ void TestGpt2Export::vocabularyOfAnotherSize()
     m.close();
     QVERIFY(attnlab::Gpt2Tokenizer::fromFolder(dir.path()).ok());
 
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(dir.path());
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(dir.path());
     QVERIFY(!model.ok());
     QCOMPARE(model.error().message,
              std::string("vocab.json has 256 tokens but config.json's vocab_size is 50257"));
 }
 
-void TestGpt2Export::brokenCheckpointComesFirst()
+void TestModelAttentionExport::brokenCheckpointComesFirst()
 {
     // No model.safetensors and no merges.txt: the weights are named first.
     QTemporaryDir dir;
@@ -102,29 +105,30 @@ void TestGpt2Export::brokenCheckpointComesFirst()
     for (const char* file : {"config.json", "vocab.json"})
         QVERIFY(QFile::copy(folder("tiny-gpt2") + QLatin1Char('/') + QLatin1String(file),
                             dir.filePath(QLatin1String(file))));
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(dir.path());
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(dir.path());
     QVERIFY(!model.ok());
     QVERIFY2(model.error().message.find("model.safetensors") != std::string::npos,
              model.error().message.c_str());
 }
 
-void TestGpt2Export::json()
+void TestModelAttentionExport::json()
 {
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder("tiny-gpt2-lmhead-f16"));
+    const attn::Expected<attnlab::ModelFolder> model =
+        attnlab::readModelFolder(folder("tiny-gpt2-lmhead-f16"));
     QVERIFY(model.ok());
     // Ids of reference.json's "GPT-2 uses byte-level BPE: 🙂 works too.":
     // " 🙂" is one token, 32485 "ĠðŁĻĤ".
-    const std::vector<int> ids = model->tokenizer.encodeIds(QStringLiteral("Jane is going \U0001F642 too"));
+    const std::vector<int> ids = model->tokenizer->encodeIds(QStringLiteral("Jane is going \U0001F642 too"));
     QCOMPARE(ids, (std::vector<int>{41083, 318, 1016, 32485, 1165}));
     attn::Gpt2Options options;
-    options.divisors = attn::Gpt2Divisors::standard(model->checkpoint.weights.config);
+    options.divisors = attn::Gpt2Divisors::standard(attnlab::gpt2Weights(*model)->config);
     QVERIFY(options.divisors.set(attn::ScaleMode::Custom, 2.5, 4).ok());
     options.temperature = 0.7;
-    const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(model->checkpoint.weights, ids, options);
+    const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids, options);
     QVERIFY(r.ok());
 
     std::ostringstream out;
-    attnlab::writeGpt2Json(out, model.value(), r.value(), "custom");
+    attnlab::writeModelAttentionJson(out, model.value(), r.value(), "custom");
     QJsonParseError error;
     const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(out.str()), &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
@@ -194,8 +198,8 @@ void TestGpt2Export::json()
         QCOMPARE(t["id"].toInt(), top.id);
         QCOMPARE(t["logit"].toDouble(), top.logit);
         QCOMPARE(t["probability"].toDouble(), top.probability);
-        QCOMPARE(t["token"].toString(), QString::fromUtf8(model->tokenizer.tokenBytes(top.id)));
-        QCOMPARE(t["piece"].toString(), model->tokenizer.token(top.id).piece);
+        QCOMPARE(t["token"].toString(), QString::fromUtf8(model->tokenizer->tokenBytes(top.id)));
+        QCOMPARE(t["piece"].toString(), model->tokenizer->token(top.id).piece);
         if (k > 0)
             QVERIFY(t["logit"].toDouble() <= next[k - 1].toObject()["logit"].toDouble());
     }
@@ -207,25 +211,25 @@ void TestGpt2Export::json()
         < 1e-12);
 }
 
-// gpt2JsonBytes, which the command line refuses a gigabyte export by, is
+// modelAttentionJsonBytes, which the command line refuses a gigabyte export by, is
 // within 3% of the file written, from 32 to 64 tokens (the file's header,
 // tokens and next tokens are left out of the estimate; the heads dominate).
-void TestGpt2Export::sizeEstimate()
+void TestModelAttentionExport::sizeEstimate()
 {
-    const attn::Expected<attnlab::Gpt2Model> model = attnlab::readGpt2Model(folder("tiny-gpt2"));
+    const attn::Expected<attnlab::ModelFolder> model = attnlab::readModelFolder(folder("tiny-gpt2"));
     QVERIFY(model.ok());
-    const attn::Gpt2Config& config = model->checkpoint.weights.config;
+    const attn::Gpt2Config& config = attnlab::gpt2Weights(*model)->config;
     for (const int n : {32, 48, 64}) {
         std::vector<int> ids;
         for (int i = 0; i < n; ++i)
             ids.push_back(
-                model->tokenizer.encodeIds(i == 0 ? QStringLiteral("a") : QStringLiteral(" a")).front());
-        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(model->checkpoint.weights, ids);
+                model->tokenizer->encodeIds(i == 0 ? QStringLiteral("a") : QStringLiteral(" a")).front());
+        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids);
         QVERIFY(r.ok());
         std::ostringstream out;
-        attnlab::writeGpt2Json(out, model.value(), r.value(), "sqrt-dk");
+        attnlab::writeModelAttentionJson(out, model.value(), r.value(), "sqrt-dk");
         const double written = double(out.str().size());
-        const double estimate = attnlab::gpt2JsonBytes(config, n);
+        const double estimate = attnlab::modelAttentionJsonBytes(config, n);
         QVERIFY2(
             std::abs(estimate - written) / written < 0.03,
             qPrintable(
@@ -236,8 +240,9 @@ void TestGpt2Export::sizeEstimate()
     small.nLayer = 12;
     small.nHead = 12;
     small.nEmbd = 768;
-    QVERIFY(attnlab::gpt2JsonBytes(small, 1000) > 3.6e9 && attnlab::gpt2JsonBytes(small, 1000) < 3.9e9);
+    QVERIFY(attnlab::modelAttentionJsonBytes(small, 1000) > 3.6e9
+            && attnlab::modelAttentionJsonBytes(small, 1000) < 3.9e9);
 }
 
-QTEST_APPLESS_MAIN(TestGpt2Export)
-#include "tst_gpt2export.moc"
+QTEST_APPLESS_MAIN(TestModelAttentionExport)
+#include "tst_modelattentionexport.moc"

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The export of one GPT-2 run (attention-lab --model DIR --sentence TEXT
-// --export-dir OUT --format json): model_attention.json, issue 17's
-// contract, an object with
-//   model        model_type ("gpt2"), n_layer, n_head, n_embd, n_positions,
-//                vocab_size, dtype (as stored: "F32", "F16", "BF16", or
+// The export of one model's run, whatever its family (attention-lab --model
+// DIR --sentence TEXT --export-dir OUT --format json): model_attention.json,
+// issue 17's contract, an object with
+//   model        model_type (config.json's: "gpt2"), n_layer, n_head,
+//                n_embd, n_positions, vocab_size (DecoderConfig's layers,
+//                heads, width, maxPositions, vocabSize, under GPT-2's
+//                names), dtype (as stored: "F32", "F16", "BF16", or
 //                several joined by "+")
 //   tokens       each token's bytes as text (UTF-8; a byte of a character
 //                cut short is U+FFFD), one string per token
-//   pieces       the same tokens as vocab.json spells them ("Ġcinema")
+//   pieces       the same tokens as the tokenizer spells them ("Ġcinema")
 //   token_ids    the ids
 //   scale        mode ("sqrt-dk", "none", "custom" or "per-head") and
 //                divisor (the one applied to every head, null when the
@@ -23,8 +25,8 @@
 //                piece, logit, probability (over the whole vocabulary)
 // Numbers are written in their shortest round-trip form (numberformat.h).
 
-#include "gpt2.h"
-#include "gpt2folder.h"
+#include "decoder_model.h"
+#include "modelfolder.h"
 #include "stagedwrite.h"
 
 #include <ostream>
@@ -33,28 +35,28 @@
 
 namespace attnlab {
 
-inline constexpr char kGpt2ExportFileName[] = "model_attention.json";
+inline constexpr char kModelAttentionFileName[] = "model_attention.json";
 
 // The next tokens and temperature written instead of the result's own (the
 // window applies a temperature to the last logits without a new pass).
-struct Gpt2NextTokens {
-    std::vector<attn::Gpt2TopToken> top;
+struct ModelNextTokens {
+    std::vector<attn::TopToken> top;
     double temperature = 1.0;
 };
 
 // `result` must have been run with keepMaps (every head's maps); `scaleMode`
 // names how its divisor table was made (see `scale` above).
-void writeGpt2Json(std::ostream& out, const Gpt2Model& model, const attn::Gpt2Result& result,
-                   const std::string& scaleMode, const Gpt2NextTokens* next = nullptr);
+void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const ModelNextTokens* next = nullptr);
 
 // The `scale` mode of a divisor table: "sqrt-dk" (sqrt(head_dim) everywhere),
 // "none" (1 everywhere), "custom" (one other divisor everywhere) or "per-head".
-std::string gpt2ScaleMode(const attn::Gpt2Divisors& divisors, int headDim);
+std::string divisorScaleMode(const attn::HeadDivisors& divisors, int headDim);
 
 // The largest model_attention.json written unasked: the command line
 // refuses a larger one, naming its estimated size, unless given
 // --allow-large-export.
-inline constexpr double kMaxGpt2JsonBytes = 1e9;
+inline constexpr double kMaxModelAttentionJsonBytes = 1e9;
 
 // About how many bytes model_attention.json takes for a pass of `tokens`
 // tokens through a model of `config`: its scores and weights, n x n for each
@@ -62,10 +64,11 @@ inline constexpr double kMaxGpt2JsonBytes = 1e9;
 // shortest round-trip double, null or 0 above the diagonal, separators),
 // within a few percent of the real size from a few dozen tokens on (GPT-2
 // small at 1,000 tokens: about 3.8 GB).
-double gpt2JsonBytes(const attn::Gpt2Config& config, int tokens);
+double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens);
 
 // model_attention.json as an OutputFile; its writer refers to `model` and
 // `result`, which must outlive it.
-OutputFile gpt2JsonFile(const Gpt2Model& model, const attn::Gpt2Result& result, const std::string& scaleMode);
+OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
+                                  const std::string& scaleMode);
 
 }  // namespace attnlab

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// An opened GPT-2 (checkpoint and tokenizer) and its pass over the user's
+// An opened causal decoder model of any family (ModelFolder: its
+// attn::DecoderModel and its ModelTokenizer) and its pass over the user's
 // sentence, for the window's model view. Views read it and draw; they never
 // compute.
 //
-// openModel() reads the folder (readGpt2Model) in a worker thread
+// openModel() reads the folder (readModelFolder: modelfamilies.h) in a worker thread
 // (loadProgress() says what it reads, then modelOpened() or loadFailed()
 // with the readers' one-line message; a failed open keeps the previous
 // model). setSentence()
-// tokenises at once on the calling thread (GPT-2's BPE, cached per piece)
+// tokenises at once on the calling thread (the model's tokenizer)
 // and hands the pass (attn::DecoderModel::run, every head's maps kept) to a second
 // worker thread; the what-if edits (setScale, resetScale) do the same. A
 // newer request supersedes an older one: the older pass is dropped before
 // it starts or, if it is running, stopped between layers
-// (attn::Gpt2Options::cancel) and its outcome never shown. Nothing here
+// (attn::DecoderRunOptions::cancel) and its outcome never shown. Nothing here
 // waits for a worker on the calling thread. The temperature only rescales
 // the next-token softmax of the last logits, so it is applied at once
 // (attn::topTokens over the vocabulary) with no new pass.
@@ -23,10 +24,10 @@
 // a bad divisor) keeps the last result and sets problem() instead.
 
 #include "expected.h"
-#include "gpt2.h"
-#include "gpt2folder.h"
-#include "gpt2mapbudget.h"
-#include "gpt2tokenizer.h"
+#include "decoder_model.h"
+#include "modelfolder.h"
+#include "modelmapbudget.h"
+#include "modeltokenizer.h"
 
 #include <QObject>
 #include <QString>
@@ -40,24 +41,24 @@ namespace attnlab {
 class JobLane;
 
 // Where a what-if scale applies, from the selected (layer, head).
-enum class Gpt2Scope { AllLayers, ThisLayer, ThisHead };
+enum class ScaleScope { AllLayers, ThisLayer, ThisHead };
 
-class Gpt2Session : public QObject {
+class ModelSession : public QObject {
     Q_OBJECT
 public:
-    explicit Gpt2Session(QObject* parent = nullptr);
-    ~Gpt2Session() override;
+    explicit ModelSession(QObject* parent = nullptr);
+    ~ModelSession() override;
 
     // Starts reading FOLDER (superseding a read in flight).
     void openModel(const QString& folder);
     // Shows a folder already read (the command line's --model DIR, which
     // read and checked it once): as openModel without reading it again.
-    void adoptModel(std::shared_ptr<const Gpt2Model> model);
+    void adoptModel(std::shared_ptr<const ModelFolder> model);
     bool isLoading() const { return loading_; }
     bool hasModel() const { return model_ != nullptr; }
     // The model shown, or null.
-    std::shared_ptr<const Gpt2Model> model() const { return model_; }
-    const attn::Gpt2Config& config() const { return model_->checkpoint.weights.config; }  // with a model
+    std::shared_ptr<const ModelFolder> model() const { return model_; }
+    const attn::DecoderConfig& config() const { return model_->config(); }  // with a model
     QString modelFolder() const { return model_ ? model_->folder : QString(); }
     // "2 layers x 4 heads, E 16, 64 positions, F32": the model in one line.
     QString modelSummary() const;
@@ -65,11 +66,11 @@ public:
     void setSentence(const QString& sentence);
     QString sentence() const { return sentence_; }
     // The sentence's tokens under the current model (empty without one).
-    const std::vector<Gpt2Token>& tokens() const { return tokens_; }
+    const std::vector<ModelToken>& tokens() const { return tokens_; }
 
     // The last pass shown, or null; its tokens are resultTokens().
-    std::shared_ptr<const attn::Gpt2Result> result() const { return result_; }
-    const std::vector<Gpt2Token>& resultTokens() const { return resultTokens_; }
+    std::shared_ptr<const attn::DecoderResult> result() const { return result_; }
+    const std::vector<ModelToken>& resultTokens() const { return resultTokens_; }
     // Head (layer, head) of result(), or null without a result or out of range.
     const attn::AttentionResult* head(int layer, int head) const;
     // Every head's weight from the last token to key `key`: a (layers,
@@ -78,9 +79,9 @@ public:
     attn::Matrix weightsFromLast(int key) const;
     // The 10 most likely next tokens after result()'s last position at
     // temperature(), largest first.
-    const std::vector<attn::Gpt2TopToken>& nextTokens() const { return next_; }
+    const std::vector<attn::TopToken>& nextTokens() const { return next_; }
     // A vocabulary token of the model (id in range).
-    Gpt2Token vocabularyToken(int id) const;
+    ModelToken vocabularyToken(int id) const;
     // A pass is in flight; result() is the previous one.
     bool isComputing() const { return computing_; }
     QString problem() const { return problem_; }
@@ -97,14 +98,14 @@ public:
 
     // The divisor table the next pass uses (sqrt(head_dim) everywhere
     // after opening a model).
-    const attn::Gpt2Divisors& divisors() const { return divisors_; }
+    const attn::HeadDivisors& divisors() const { return divisors_; }
     // The selected head's divisor, and the mode it was set with (a custom
     // divisor equal to sqrt(head_dim) stays "custom", as the export says).
     double selectedDivisor() const;
     attn::ScaleMode selectedScaleMode() const;
     // Sets `mode` (customDivisor with ScaleMode::Custom) on `scope` and
     // recomputes; an error (a divisor out of range, no model) changes nothing.
-    attn::Status setScale(attn::ScaleMode mode, double customDivisor, Gpt2Scope scope);
+    attn::Status setScale(attn::ScaleMode mode, double customDivisor, ScaleScope scope);
     // sqrt(head_dim) everywhere again.
     void resetScale();
 
@@ -113,11 +114,11 @@ public:
     attn::Status setTemperature(double temperature);
 
     static constexpr int kNextTokens = 10;
-    // Every head's maps are kept for the views (attn::Gpt2Options::keepMaps:
+    // Every head's maps are kept for the views (attn::DecoderRunOptions::keepMaps:
     // 8 n^2 + 32 n head_dim bytes a head); a sentence whose maps would take
-    // more than this is refused with gpt2MapBudgetProblem's message instead
+    // more than this is refused with modelMapBudgetProblem's message instead
     // of run, as the command line's --model run refuses it.
-    static constexpr double kDefaultMapBudget = kGpt2MapBudget;
+    static constexpr double kDefaultMapBudget = kModelMapBudget;
     void setMapBudget(double bytes) { mapBudget_ = bytes; }
     // The bytes the maps of n tokens take under the current model (0 without one).
     double mapBytes(int tokens) const;
@@ -140,15 +141,15 @@ private:
     void setProblem(const QString& problem);
     void setComputing(bool computing);
     void retokenize();
-    void installModel(std::shared_ptr<const Gpt2Model> model);
+    void installModel(std::shared_ptr<const ModelFolder> model);
 
-    std::shared_ptr<const Gpt2Model> model_;
+    std::shared_ptr<const ModelFolder> model_;
     QString sentence_;
-    std::vector<Gpt2Token> tokens_;
-    std::shared_ptr<const attn::Gpt2Result> result_;
-    std::vector<Gpt2Token> resultTokens_;
-    std::vector<attn::Gpt2TopToken> next_;
-    attn::Gpt2Divisors divisors_;
+    std::vector<ModelToken> tokens_;
+    std::shared_ptr<const attn::DecoderResult> result_;
+    std::vector<ModelToken> resultTokens_;
+    std::vector<attn::TopToken> next_;
+    attn::HeadDivisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
     double temperature_ = 1.0;
     int layer_ = 0;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// One head of an opened GPT-2's pass as a lab state for the pipeline
-// (borrowedhead.h). GPT-2 computes q = LN1(h) W_slice + b_slice with
-// Conv1D weights (in, out) and the head's columns of c_attn; the lab
-// computes Q = X W_q. With the bias folded into the product,
+// One head of an opened model's pass as a lab state for the pipeline
+// (borrowedhead.h). GPT-2 is the family whose heads the pipeline takes
+// today (another family's head is refused with a message naming it). GPT-2 computes q = LN1(h) W_slice +
+// b_slice with Conv1D weights (in, out) and the head's columns of c_attn; the lab computes Q = X W_q. With
+// the bias folded into the product,
 //   X   = [LN1(h) | 1]            (n, E + 1)
 //   W_q = [W_slice ; b_slice]     (E + 1, head_dim), W_k and W_v alike,
 // d_k = d_v = head_dim, the causal mask on and the divisor the pass used
@@ -21,7 +22,7 @@
 
 namespace attnlab {
 
-class Gpt2Session;
+class ModelSession;
 class Session;
 
 // Refused, with a message: no model or no pass shown, a pass still
@@ -29,9 +30,9 @@ class Session;
 // hold (E + 1 above the d_model limit, head_dim above the d_k limit). The
 // lab's own parameters to go back to are `lab`'s (or those it kept when
 // it already shows a borrowed head).
-attn::Expected<LabState> gpt2HeadState(const Gpt2Session& gpt2, int layer, int head, const Session& lab);
+attn::Expected<LabState> modelHeadState(const ModelSession& gpt2, int layer, int head, const Session& lab);
 
-// What gpt2HeadState returns, from the head's matrices as the model gives
+// What modelHeadState returns, from the head's matrices as the model gives
 // them (`original`: GPT-2's pieces, X, W_q, W_k, W_v, shaped as above):
 // d_model, d_k and d_v from their shapes, the causal mask on, scale mode
 // from `divisor` (sqrt(d_k), 1, else custom), layer `layer`, head `head`
