@@ -283,6 +283,23 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     const int mapW = std::max(60, (w - 2 * margin - 2 * opW) / 3);
     const int mapH = std::max(60, bottom - y);
     const ExportView row[] = {ExportView::RawScores, ExportView::ScaledScores, ExportView::Weights};
+    // The three maps laid out alike, compactly (the colour bars under the
+    // cells) when only that prints all their numbers; each keeps its row
+    // labels, so that a map read alone is named.
+    const auto setCompact = [&](bool on) {
+        for (const ExportView v : row)
+            map(v)->setCompactLayout(on ? CompactLayout::WithRowLabels : CompactLayout::Off);
+    };
+    const auto allNumbers = [&] {
+        return std::all_of(std::begin(row), std::end(row),
+                           [&](ExportView v) { return map(v)->layout(QSize(mapW, mapH)).cellText; });
+    };
+    setCompact(false);
+    if (!allNumbers()) {
+        setCompact(true);
+        if (!allNumbers())
+            setCompact(false);
+    }
     for (int i = 0; i < 3; ++i) {
         HeatmapRenderer* m = map(row[i]);
         const int x = margin + i * (mapW + opW);
@@ -316,6 +333,7 @@ void ViewExporter::paintFigure(QPainter& painter, const QSize& size) const
     painter.drawText(QRect(margin, h - margin - captionH, w - 2 * margin, captionH), Qt::AlignCenter,
                      captionFm.elidedText(caption, Qt::ElideRight, w - 2 * margin));
     painter.restore();
+    setCompact(false);  // a single map exported next is laid out as usual
 }
 
 void ViewExporter::paintComparison(QPainter& painter, const QSize& size) const
