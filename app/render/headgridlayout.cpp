@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "headgridlayout.h"
 
+#include "tiletokenlabels.h"
+
 #include <algorithm>
 
 namespace attnlab {
@@ -66,10 +68,11 @@ HeadGridLayout HeadGridLayout::compute(const QSize& size, int tiles, int lineHei
         // Labels where, with their room taken, a row still holds a line.
         const int unlabelledBest = best;
         const int unlabelledSide = side;
-        labelWidth = std::min(labels.labelWidth, 6 * line) + pad;
-        labelHeight = line + pad / 2;
+        const QSize room = tileLabelRoom(labels.labelWidth, line);
+        labelWidth = room.width();
+        labelHeight = room.height();
         choose();
-        if (side < labels.tokens * line || labelWidth * 3 > side + labelWidth) {
+        if (!tileLabelsFit(side, room, labels.tokens, line)) {
             labelWidth = labelHeight = 0;
             best = unlabelledBest;
             side = unlabelledSide;

@@ -5,6 +5,7 @@
 #include "heatmaplabelpainter.h"
 #include "presentation.h"
 #include "sharetext.h"
+#include "tiletokenlabels.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -265,42 +266,8 @@ void HeadGridRenderer::paintLegend(QPainter& painter, const QRect& area, const H
 
 bool HeadGridRenderer::columnLabelsFit(const HeadGridTile& tile) const
 {
-    const int n = tokens();
-    if (tile.columnLabels.isEmpty() || n == 0)
-        return false;
-    const QFontMetrics fm(font_);
-    const double cell = double(tile.map.width()) / n;
-    // Each key's label, or at least two of its letters before the ellipsis.
-    for (const QString& token : tokens_)
-        if (fm.horizontalAdvance(token) > cell - 2
-            && fm.elidedText(token, Qt::ElideRight, int(cell) - 2).size() < 3)
-            return false;
-    return true;
-}
-
-void HeadGridRenderer::paintTokenLabels(QPainter& painter, const HeadGridTile& t,
-                                        const HeatmapStyle& style) const
-{
-    const int n = tokens();
-    if (t.rowLabels.isEmpty() || n == 0 || tokens_.size() != n)
-        return;
-    const QFontMetrics fm(font_);
-    painter.setFont(font_);
-    painter.setPen(style.text);
-    const double rowH = double(t.map.height()) / n;
-    for (int i = 0; i < n; ++i) {
-        const QRect r(t.rowLabels.left(), t.map.top() + int(i * rowH), t.rowLabels.width(), int(rowH));
-        painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                         fm.elidedText(tokens_[i], Qt::ElideRight, t.rowLabels.width()));
-    }
-    if (!columnLabelsFit(t))
-        return;
-    const double colW = double(t.map.width()) / n;
-    for (int j = 0; j < n; ++j) {
-        const QRect r(t.map.left() + int(j * colW), t.columnLabels.top(), int(colW), t.columnLabels.height());
-        painter.drawText(r, Qt::AlignHCenter | Qt::AlignVCenter,
-                         fm.elidedText(tokens_[j], Qt::ElideRight, int(colW) - 2));
-    }
+    return !tile.columnLabels.isEmpty() && tokens() > 0
+           && tileColumnLabelsFit(QFontMetrics(font_), tokens_, tile.map.width());
 }
 
 void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const HeatmapStyle& style,
@@ -335,8 +302,9 @@ void HeadGridRenderer::paint(QPainter& painter, const QSize& size, const Heatmap
             painter.setFont(font_);
         }
     }
-    for (const HeadGridTile& t : l.tiles)
-        paintTokenLabels(painter, t, style);
+    if (tokens_.size() == tokens())
+        for (const HeadGridTile& t : l.tiles)
+            paintTileTokenLabels(painter, font_, style, t.map, t.rowLabels, t.columnLabels, tokens_);
     // The outlines last, so that no neighbouring tile covers them.
     if (selected_ >= 0 && !l.tiles[std::size_t(selected_)].map.isEmpty()) {
         // 2 px just outside the map.

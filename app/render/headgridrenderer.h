@@ -101,7 +101,6 @@ private:
     void rebuildMaps(const std::vector<bool>& keep = {});
     std::shared_ptr<const CellSource> headCells(int head) const;
     void paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const;
-    void paintTokenLabels(QPainter& painter, const HeadGridTile& tile, const HeatmapStyle& style) const;
 
     QFont font_;
     std::shared_ptr<const attn::MultiHeadResult> result_;

@@ -131,6 +131,10 @@ void HeatmapLabelPainter::paintScale(QPainter& painter, const HeatmapLayout& l, 
     const QRect bar = l.scaleBar;
     if (bar.height() <= 0)
         return;
+    if (l.compact) {
+        paintScaleUnder(painter, l, style, font, scale);
+        return;
+    }
     painter.save();
     // A vertical gradient through the map's stops, top = high end: a
     // gradient stays one in SVG and PDF. The per-row and log scales spread
@@ -161,6 +165,46 @@ void HeatmapLabelPainter::paintScale(QPainter& painter, const HeatmapLayout& l, 
         painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 1 + l.tickLength, y));
         const QRectF box(l.tickTextLeft, y - lineH / 2.0, l.size.width() - l.tickTextLeft, lineH);
         painter.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, tick.text);
+    }
+    painter.restore();
+}
+
+void HeatmapLabelPainter::paintScaleUnder(QPainter& painter, const HeatmapLayout& l,
+                                          const HeatmapStyle& style, const QFont& font,
+                                          const HeatmapColorScale& scale)
+{
+    const QRect bar = l.scaleBar;
+    painter.save();
+    // Low end at the left.
+    QLinearGradient gradient(QPointF(bar.left(), 0), QPointF(bar.right() + 1, 0));
+    constexpr int kStops = 32;
+    for (int i = 0; i <= kStops; ++i) {
+        const double t = double(i) / kStops;
+        gradient.setColorAt(t, scale.barColor(t));
+    }
+    painter.fillRect(bar, gradient);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(style.frame, 1));
+    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+
+    const QFontMetrics fm(font);
+    const int lineH = fm.height();
+    painter.setPen(style.text);
+    const std::vector<HeatmapColorScale::Tick> ticks = scale.ticks(l.scaleTicks);
+    const int textTop = l.tickTextLeft;
+    if (l.endsOnOneLine && ticks.size() >= 2) {
+        painter.drawText(QRectF(0, textTop, l.size.width(), lineH), Qt::AlignHCenter | Qt::AlignVCenter,
+                         HeatmapColorScale::endsText(ticks));
+        painter.restore();
+        return;
+    }
+    for (const HeatmapColorScale::Tick& tick : ticks) {
+        const double x = bar.left() + tick.t * bar.width();
+        painter.drawLine(QPointF(x, bar.bottom() + 1), QPointF(x, bar.bottom() + 1 + l.tickLength));
+        // Centred on its tick, kept inside the picture.
+        const double w = fm.horizontalAdvance(tick.text) + 2.0;
+        const double left = std::clamp(x - w / 2.0, 0.0, std::max(0.0, l.size.width() - w));
+        painter.drawText(QRectF(left, textTop, w, lineH), Qt::AlignCenter, tick.text);
     }
     painter.restore();
 }

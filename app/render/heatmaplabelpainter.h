@@ -46,6 +46,9 @@ public:
     static QFont boldFont(QFont font);
 
 private:
+    // The compact layout's bar under the cells, its numbers below it.
+    static void paintScaleUnder(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style,
+                                const QFont& font, const HeatmapColorScale& scale);
     void drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align, const QString& label, int width,
                    bool bold, bool screen);
 

@@ -27,6 +27,26 @@ int indexAt(int start, int length, int count, int x)
     return i;
 }
 
+// Whether cells of at least minW x minH pixels hold their numbers (the widest
+// asked for only when they are tall and wide enough for text at all), with
+// `pad` pixels on each side.
+bool numbersFit(const HeatmapLayoutInput& in, int minW, int minH, int pad)
+{
+    const int line = in.cellLineHeight > 0 ? in.cellLineHeight : in.lineHeight;
+    return minH >= line + 2 && minW >= line
+           && minW >= (in.widestCellText ? in.widestCellText() : 0) + 2 * pad;
+}
+
+// Every n-th label, so that they never overlap: at least one and a half
+// lines apart (the first and last are pulled inside the cells' extent,
+// which may move them by half a line).
+int labelStep(int lineH, double cell)
+{
+    return cell >= lineH ? 1 : static_cast<int>(std::ceil(1.5 * lineH / cell));
+}
+
+HeatmapLayout computeCompact(const HeatmapLayoutInput& in);
+
 }  // namespace
 
 QRect HeatmapLayout::cellRect(int row, int col) const
@@ -52,6 +72,8 @@ int HeatmapLayout::columnAt(int x) const
 
 HeatmapLayout HeatmapLayout::compute(const HeatmapLayoutInput& in)
 {
+    if (in.compact)
+        return computeCompact(in);
     HeatmapLayout l;
     const QSize size = in.size;
     l.size = size;
@@ -168,22 +190,17 @@ HeatmapLayout HeatmapLayout::compute(const HeatmapLayoutInput& in)
 
     const int minCellW = static_cast<int>(std::floor(cellW));
     const int minCellH = static_cast<int>(std::floor(cellH));
-    // The widest text is looked for only when the cells are tall enough for
-    // text at all.
-    l.cellText = minCellH >= lineH + 2 && minCellW >= lineH
-                 && minCellW >= (in.widestCellText ? in.widestCellText() : 0) + 2 * pad;
+    // The numbers keep a padding of their own font's (smaller in
+    // presentation mode).
+    l.cellText =
+        numbersFit(in, minCellW, minCellH, padding(in.cellLineHeight > 0 ? in.cellLineHeight : lineH));
     l.imageMode = std::min(minCellW, minCellH) < kMinDrawnCell;
 
-    // Labels are thinned so that they never overlap: every step-th one, at
-    // least one and a half lines apart (the first and last are pulled inside
-    // the cells' extent, which may move them by half a line).
-    auto step = [lineH](double cell) {
-        return cell >= lineH ? 1 : static_cast<int>(std::ceil(1.5 * lineH / cell));
-    };
-    l.rowLabelStep = (l.rowLabelWidth > 0 && cellsH >= lineH) ? step(cellH) : 0;
+    // Labels are thinned so that they never overlap.
+    l.rowLabelStep = (l.rowLabelWidth > 0 && cellsH >= lineH) ? labelStep(lineH, cellH) : 0;
     l.columnLabelStep = 0;
     if (widestCol > 0 && cellsW >= lineH)
-        l.columnLabelStep = l.rotatedColumns ? step(cellW) : flatStep;
+        l.columnLabelStep = l.rotatedColumns ? labelStep(lineH, cellW) : flatStep;
 
     l.scaleTicks = cellsH >= 6 * lineH ? 5 : (cellsH >= 3 * lineH ? 3 : 2);
     l.endsOnOneLine = cellsH < 2 * lineH;
@@ -193,5 +210,104 @@ HeatmapLayout HeatmapLayout::compute(const HeatmapLayoutInput& in)
         l.scaleTicks = 1;
     return l;
 }
+
+namespace {
+
+HeatmapLayout computeCompact(const HeatmapLayoutInput& in)
+{
+    HeatmapLayout l;
+    l.compact = true;
+    const QSize size = in.size;
+    l.size = size;
+    l.rows = in.rows;
+    l.cols = in.cols;
+    const int rows = in.rows;
+    const int cols = in.cols;
+    const int lineH = in.lineHeight;
+    const int pad = HeatmapLayout::padding(lineH);
+    // Room for the focus row's outline at the sides, and no more.
+    const int outline = HeatmapLayout::kFocusOutline;
+    const int margin = outline + 1;
+
+    int top = margin;
+    if (in.hasTitle) {
+        l.title = QRect(margin, margin, std::max(0, size.width() - 2 * margin), in.titleHeight);
+        top += in.titleHeight + pad;
+    }
+    if (rows <= 0 || cols <= 0)
+        return l;
+
+    l.labelGap = outline + 2;
+    const int maxLabelW = in.emWidth * 12;
+    l.rowLabelWidth = in.compactRowLabels ? std::min({in.widestRowLabel, maxLabelW, size.width() / 4}) : 0;
+    const int rowLabelsW = l.rowLabelWidth > 0 ? l.rowLabelWidth + l.labelGap : 0;
+    // Column labels read upwards whatever the cells' width, so that every
+    // map of the row has the same height above its cells.
+    const int widestCol = in.widestColumnLabel;
+    l.rotatedColumns = widestCol > 0;
+    l.columnLabelWidth = std::min({widestCol, maxLabelW, size.height() / 4});
+    const int colLabelsH = widestCol > 0 ? l.columnLabelWidth + l.labelGap : 0;
+
+    // Under the cells, clear of the focus row's outline: the bar, its tick
+    // marks and numbers on one line, and two lines for the caption.
+    const int captionGap = std::max(pad, outline + 1);
+    const int barH = std::max(6, lineH / 2);
+    const int tickLen = pad;
+    const int below = captionGap + barH + tickLen + lineH + pad + 2 * lineH;
+
+    const int cellsMaxW = std::max(1, size.width() - 2 * margin - rowLabelsW);
+    const int cellsMaxH = std::max(1, size.height() - top - colLabelsH - below - margin);
+    // The rows' height depends on the height alone (the maps of a row
+    // line up); the cells are at most kMaxCellAspect times wider than tall.
+    const double cellH = double(cellsMaxH) / rows;
+    const double cellW = std::min(double(cellsMaxW) / cols, cellH * HeatmapLayout::kMaxCellAspect);
+    const int cellsW = std::max(1, static_cast<int>(std::floor(cellW * cols)));
+    const int cellsH = std::max(1, static_cast<int>(std::floor(cellH * rows)));
+    const int cellsLeft = margin + rowLabelsW + std::max(0, cellsMaxW - cellsW) / 2;
+    const int cellsTop = top + colLabelsH;
+    l.cells = QRect(cellsLeft, cellsTop, cellsW, cellsH);
+    l.rowLabels = QRect(cellsLeft - rowLabelsW, cellsTop, rowLabelsW, cellsH);
+    l.columnLabels = QRect(cellsLeft, cellsTop - colLabelsH, cellsW, colLabelsH);
+    l.scaleBar = QRect(cellsLeft, l.cells.bottom() + 1 + captionGap, cellsW, barH);
+    l.tickLength = tickLen;
+    l.tickTextLeft = l.scaleBar.bottom() + 1 + tickLen;
+    const int captionRoom = std::max(0, size.width() - 2 * margin);
+    l.captionLines = !in.hasCaption ? 0 : (in.captionWidth > captionRoom ? 2 : 1);
+    if (l.captionLines > 0)
+        l.caption = QRect(margin, l.tickTextLeft + lineH + pad, captionRoom, l.captionLines * lineH);
+    if (in.hasTitle) {
+        const int titleW = std::min(in.titleWidth, l.title.width());
+        const int x = std::clamp(l.cells.center().x() - titleW / 2, margin, size.width() - margin - titleW);
+        l.title = QRect(x, margin, titleW, in.titleHeight);
+    }
+
+    const int minCellW = static_cast<int>(std::floor(cellW));
+    const int minCellH = static_cast<int>(std::floor(cellH));
+    // Two pixels either side of a number: the cells' colours keep
+    // neighbours apart.
+    l.cellText = numbersFit(in, minCellW, minCellH, 2);
+    l.imageMode = std::min(minCellW, minCellH) < HeatmapLayout::kMinDrawnCell;
+    // The row labels stand for the whole row of maps: every one while the
+    // rows are four fifths of a line (a line's height includes room above
+    // the capitals and below the descenders that neighbours may share).
+    l.rowLabelStep = 0;
+    if (l.rowLabelWidth > 0 && cellsH >= lineH)
+        l.rowLabelStep = cellH >= 0.8 * lineH ? 1 : labelStep(lineH, cellH);
+    l.columnLabelStep = widestCol > 0 && cellsW >= lineH ? labelStep(lineH, cellW) : 0;
+
+    // The bar's numbers side by side, half a line apart; the two ends may
+    // reach half a number past the bar.
+    const int tickW = in.widestTickText + lineH / 2;
+    const auto fits = [&](int n) { return n * tickW <= cellsW + in.widestTickText; };
+    l.scaleTicks = fits(5) ? 5 : (fits(3) ? 3 : 2);
+    l.endsOnOneLine = !fits(2);
+    if (in.logScale)
+        l.scaleTicks = std::max(2, (cellsW + in.widestTickText) / std::max(1, tickW));  // decades
+    if (in.emptyRange)
+        l.scaleTicks = 1;
+    return l;
+}
+
+}  // namespace
 
 }  // namespace attnlab

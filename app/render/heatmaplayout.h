@@ -14,6 +14,11 @@
 
 namespace attnlab {
 
+// The compact layout (HeatmapLayoutInput::compact) of a map in a row of
+// maps: off, or on with or without the row labels (which the first map of
+// the row then gives for all).
+enum class CompactLayout { Off, WithRowLabels, WithoutRowLabels };
+
 // What the layout needs to know, all measured beforehand.
 struct HeatmapLayoutInput {
     QSize size;
@@ -34,6 +39,17 @@ struct HeatmapLayoutInput {
     int endsTextWidth = 0;      // "low … high", 0 when the scale has under two ticks
     bool logScale = false;      // a log scale has one tick per decade that fits
     bool emptyRange = false;    // high == low: one tick
+    // The line height of the font the cells' numbers are drawn in, when
+    // that is smaller than the labels' (presentation mode); 0: lineHeight.
+    int cellLineHeight = 0;
+    // Laid out to give the cells the width (a row of maps too narrow for
+    // their numbers, see HeatmapCompact): the colour bar under the cells,
+    // the column labels read upwards, the row labels only when
+    // `compactRowLabels`, and two lines kept for the caption whether or not
+    // there is one, so that maps of one height with the same labels put
+    // their rows at the same heights.
+    bool compact = false;
+    bool compactRowLabels = true;
     // Width of the widest value printed in a cell; called only when the
     // cells are tall enough for text at all (it is a pass over every value).
     std::function<int()> widestCellText;
@@ -59,11 +75,11 @@ struct HeatmapLayout {
     QRect rowLabels;     // left of the cells, as tall as the cells
     QRect columnLabels;  // above the cells, as wide as the cells
     QRect cells;
-    QRect scaleBar;
-    QRect caption;  // under the cells, one or two lines (captionLines)
+    QRect scaleBar;  // right of the cells; under them when compact
+    QRect caption;   // under the cells, one or two lines (captionLines)
     int captionLines = 0;
     int tickLength = 0;
-    int tickTextLeft = 0;      // x where the scale's numbers start
+    int tickTextLeft = 0;      // x where the scale's numbers start (compact: y of their top)
     int labelGap = 0;          // between labels and cells
     int rowLabelWidth = 0;     // elide width of row labels
     int columnLabelWidth = 0;  // elide width of column labels (along the text)
@@ -74,6 +90,7 @@ struct HeatmapLayout {
     bool imageMode = false;   // cells drawn as one scaled image
     int scaleTicks = 5;
     bool endsOnOneLine = false;  // the bar is too short for stacked labels
+    bool compact = false;        // laid out as HeatmapLayoutInput::compact says
 
     // Geometry of the shown cells, counted from the block's first row and
     // column: the rectangle of cell (row, col), and the row or column under

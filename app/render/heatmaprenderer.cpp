@@ -48,6 +48,14 @@ void HeatmapRenderer::setSmallestCellPointSize(double pointSize)
     invalidate(false);
 }
 
+void HeatmapRenderer::setCompactLayout(CompactLayout compact)
+{
+    if (compact == compact_)
+        return;
+    compact_ = compact;
+    invalidate(false);
+}
+
 void HeatmapRenderer::setFont(const QFont& font)
 {
     if (font == font_ && font.resolveMask() == font_.resolveMask())
@@ -243,6 +251,8 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
     in.endsTextWidth = allTicks.size() >= 2 ? fm.horizontalAdvance(HeatmapColorScale::endsText(allTicks)) : 0;
     in.logScale = colorScale() == MapScale::Log;
     in.emptyRange = scale_.emptyRange();
+    in.compact = compact_ != CompactLayout::Off;
+    in.compactRowLabels = compact_ == CompactLayout::WithRowLabels;
     // Cells too narrow for the values at the scale's decimals print them with
     // fewer, down to two significant digits of the largest magnitude
     // ("-28.9" becomes "-29" before the numbers go). Only tried when the
@@ -254,6 +264,7 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
     bool measured = false;
     cellFont_ = font_;
     QFontMetrics cellFm(cellFont_);
+    in.cellLineHeight = cellFm.height();
     in.widestCellText = [this, &cellFm, &measured] {
         measured = true;
         return cellFm.horizontalAdvance(widestCellText());
@@ -269,15 +280,17 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
     };
     if (!layoutCache_.cellText && measured)
         fewerDecimals();
-    // Then a smaller font for the numbers, down to the smallest allowed.
+    // Then a smaller font for the numbers, down to the smallest allowed
+    // (also where the cells were too short for a line of the larger one).
     const double fontSize = font_.pointSizeF();
-    if (!layoutCache_.cellText && measured && fontSize > 0 && smallestCellPointSize_ > 0
-        && smallestCellPointSize_ < fontSize) {
+    if (!layoutCache_.cellText && (measured || !layoutCache_.imageMode) && fontSize > 0
+        && smallestCellPointSize_ > 0 && smallestCellPointSize_ < fontSize) {
         for (double factor = 0.9; !layoutCache_.cellText; factor -= 0.1) {
             const double pointSize = std::max(smallestCellPointSize_, fontSize * factor);
             cellFont_ = font_;
             cellFont_.setPointSizeF(pointSize);
             cellFm = QFontMetrics(cellFont_);
+            in.cellLineHeight = cellFm.height();
             cellDecimals_ = scale_.decimals;
             widestTextStale_ = true;
             layoutCache_ = HeatmapLayout::compute(in);

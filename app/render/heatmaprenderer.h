@@ -48,6 +48,9 @@ public:
     // `pointSize`, before they go for want of width (presentation mode's
     // larger font: the numbers keep the normal size there). 0: no smaller.
     void setSmallestCellPointSize(double pointSize);
+    // Laid out compactly, or not (HeatmapLayoutInput::compact).
+    void setCompactLayout(CompactLayout compact);
+    CompactLayout compactLayout() const { return compact_; }
     // The font the cells' numbers are drawn in at the last layout.
     const QFont& cellFont() const { return cellFont_; }
     void setTitle(const QString& title);
@@ -122,6 +125,7 @@ private:
 
     QFont font_;
     double smallestCellPointSize_ = 0.0;
+    CompactLayout compact_ = CompactLayout::Off;
     mutable QFont cellFont_;  // font_, or smaller (see setSmallestCellPointSize)
     QString title_;
     std::shared_ptr<const CellSource> cells_;

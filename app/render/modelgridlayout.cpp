@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelgridlayout.h"
 
+#include "tiletokenlabels.h"
+
 #include <algorithm>
 
 namespace attnlab {
 
 ModelGridLayout ModelGridLayout::compute(const QSize& size, int layers, int heads, int lineHeight,
-                                         int labelWidth)
+                                         int labelWidth, int tokens, int tokenLabelWidth)
 {
     ModelGridLayout l;
     l.size = size;
@@ -31,22 +33,43 @@ ModelGridLayout ModelGridLayout::compute(const QSize& size, int layers, int head
     // A tenth of a tile between tiles, at least 3 px (the outline's 2 px
     // and one of background) and at most half a line.
     l.gap = std::clamp(cell / 10, 3, std::max(3, line / 2));
-    l.side = std::max(0, std::min((area.width() - l.gap * (l.heads - 1)) / l.heads,
-                                  (area.height() - l.gap * (l.layers - 1)) / l.layers));
-    const int gridWidth = l.heads * l.side + (l.heads - 1) * l.gap;
-    const int gridHeight = l.layers * l.side + (l.layers - 1) * l.gap;
-    const int left = area.left() + std::max(0, (area.width() - gridWidth) / 2);
-    const int top = area.top() + std::max(0, (area.height() - gridHeight) / 2);
+    const auto sideFor = [&](const QSize& room) {
+        return std::max(0, std::min((area.width() - l.gap * (l.heads - 1)) / l.heads - room.width(),
+                                    (area.height() - l.gap * (l.layers - 1)) / l.layers - room.height()));
+    };
+    l.side = sideFor(QSize(0, 0));
+    // Each map's token labels, where its rows keep a line with their room taken.
+    QSize room(0, 0);
+    if (tokens > 0 && tokenLabelWidth > 0) {
+        const QSize labelled = tileLabelRoom(tokenLabelWidth, line);
+        const int side = sideFor(labelled);
+        if (tileLabelsFit(side, labelled, tokens, line)) {
+            room = labelled;
+            l.side = side;
+        }
+    }
+    l.tileStep = QSize(room.width() + l.side + l.gap, room.height() + l.side + l.gap);
+    const int gridWidth = l.heads * l.tileStep.width() - l.gap;
+    const int gridHeight = l.layers * l.tileStep.height() - l.gap;
+    const int left = area.left() + std::max(0, (area.width() - gridWidth) / 2) + room.width();
+    const int top = area.top() + std::max(0, (area.height() - gridHeight) / 2) + room.height();
     l.tiles.reserve(std::size_t(l.layers) * l.heads);
     for (int layer = 0; layer < l.layers; ++layer)
-        for (int head = 0; head < l.heads; ++head)
-            l.tiles.emplace_back(left + head * (l.side + l.gap), top + layer * (l.side + l.gap), l.side,
-                                 l.side);
+        for (int head = 0; head < l.heads; ++head) {
+            const QRect t(left + head * l.tileStep.width(), top + layer * l.tileStep.height(), l.side,
+                          l.side);
+            l.tiles.push_back(t);
+            if (!room.isEmpty()) {
+                l.rowLabels.emplace_back(t.left() - room.width(), t.top(), room.width() - pad, l.side);
+                l.columnLabels.emplace_back(t.left(), t.top() - room.height(), l.side, room.height());
+            }
+        }
     for (int layer = 0; layer < l.layers; ++layer)
-        l.layerLabels.emplace_back(left - labelColumn, top + layer * (l.side + l.gap), labelColumn - pad,
-                                   l.side);
+        l.layerLabels.emplace_back(left - room.width() - labelColumn, top + layer * l.tileStep.height(),
+                                   labelColumn - pad, l.side);
     for (int head = 0; head < l.heads; ++head)
-        l.headLabels.emplace_back(left + head * (l.side + l.gap), top - labelHeight, l.side, line);
+        l.headLabels.emplace_back(left + head * l.tileStep.width(), top - room.height() - labelHeight, l.side,
+                                  line);
     return l;
 }
 
@@ -54,15 +77,18 @@ bool ModelGridLayout::tileAt(const QPoint& pos, int* layer, int* head) const
 {
     if (tiles.empty() || side <= 0)
         return false;
-    const QPoint origin = tiles.front().topLeft();
+    // Each step holds a tile's labels (when it has them), its map and a gap.
+    const QSize labels = tileStep - QSize(side + gap, side + gap);
+    const QPoint origin = tiles.front().topLeft() - QPoint(labels.width(), labels.height());
     const int x = pos.x() - origin.x();
     const int y = pos.y() - origin.y();
     if (x < 0 || y < 0)
         return false;
-    const int step = side + gap;
-    const int h = x / step;
-    const int l = y / step;
-    if (h >= heads || l >= layers || x % step >= side || y % step >= side)
+    const int h = x / tileStep.width();
+    const int l = y / tileStep.height();
+    const int inX = x % tileStep.width() - labels.width();
+    const int inY = y % tileStep.height() - labels.height();
+    if (h >= heads || l >= layers || inX < 0 || inY < 0 || inX >= side || inY >= side)
         return false;
     *layer = l;
     *head = h;

@@ -4,6 +4,7 @@
 #include "colorlegend.h"
 #include "gpt2.h"
 #include "heatmaplabelpainter.h"
+#include "tiletokenlabels.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -138,8 +139,14 @@ const ModelGridLayout& ModelGridRenderer::layout(const QSize& size) const
     if (layoutValid_ && layoutCache_.size == size)
         return layoutCache_;
     const QFontMetrics fm(font_);
+    // The token labels, where they fit (tokens_ as the tooltips name them).
+    int tokenLabelWidth = 0;
+    if (tokens_.size() == tokens())
+        for (const QString& token : tokens_)
+            tokenLabelWidth = std::max(tokenLabelWidth, fm.horizontalAdvance(token));
     layoutCache_ = ModelGridLayout::compute(size, layerCount(), headCount(), fm.height(),
-                                            fm.horizontalAdvance(QStringLiteral("L%1").arg(layerCount())));
+                                            fm.horizontalAdvance(QStringLiteral("L%1").arg(layerCount())),
+                                            tokens(), tokenLabelWidth);
     layoutValid_ = true;
     return layoutCache_;
 }
@@ -304,6 +311,11 @@ void ModelGridRenderer::paint(QPainter& painter, const QSize& size, const Heatma
                 painter.setPen(QPen(style.frame, 1));
                 painter.drawRect(QRectF(t).adjusted(-0.5, -0.5, 0.5, 0.5));
             }
+        if (l.tokenLabels())
+            for (std::size_t i = 0; i < l.tiles.size(); ++i)
+                paintTileTokenLabels(painter, font_, style, l.tiles[i], l.rowLabels[i], l.columnLabels[i],
+                                     tokens_);
+        painter.setFont(font_);
         if (hasRanking())
             paintRanking(painter, l, style);
         // The outlines last, so that no neighbouring tile covers them.

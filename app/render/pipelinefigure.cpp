@@ -102,6 +102,23 @@ void PipelineFigure::paint(QPainter& painter, const QSize& size) const
         + 2 * px;
     const int mapW = std::max(60, (w - 2 * margin - 2 * opW) / 3);
     const int mapH = std::max(60, bottom - y);
+    // The three maps laid out alike, compactly (the colour bars under the
+    // cells) when only that prints all their numbers; each keeps its row
+    // labels, so that a map read alone is named.
+    const auto setCompact = [&](bool on) {
+        for (HeatmapRenderer* m : maps_)
+            m->setCompactLayout(on ? CompactLayout::WithRowLabels : CompactLayout::Off);
+    };
+    const auto allNumbers = [&] {
+        return std::all_of(maps_.begin(), maps_.end(),
+                           [&](HeatmapRenderer* m) { return m->layout(QSize(mapW, mapH)).cellText; });
+    };
+    setCompact(false);
+    if (!allNumbers()) {
+        setCompact(true);
+        if (!allNumbers())
+            setCompact(false);
+    }
     for (int i = 0; i < 3; ++i) {
         HeatmapRenderer* m = maps_[std::size_t(i)];
         const int x = margin + i * (mapW + opW);
@@ -135,6 +152,7 @@ void PipelineFigure::paint(QPainter& painter, const QSize& size) const
     painter.drawText(QRect(margin, h - margin - captionH, w - 2 * margin, captionH), Qt::AlignCenter,
                      captionFm.elidedText(caption, Qt::ElideRight, w - 2 * margin));
     painter.restore();
+    setCompact(false);  // a single map exported next is laid out as usual
 }
 
 }  // namespace attnlab

@@ -43,6 +43,9 @@ private slots:
     void captionGetsItsLineClearOfTheFocusOutline();
     void longCaptionWrapsOntoASecondLine();
     void emptyMapHasOnlyATitle();
+    void smallerNumbersFitShorterCells();
+    void compactLayoutGivesTheCellsTheWidth();
+    void compactMapsShareTheirRows();
 };
 
 void TestHeatmapLayout::smallMapPrintsValues()
@@ -201,6 +204,80 @@ void TestHeatmapLayout::emptyMapHasOnlyATitle()
     QVERIFY(l.cells.isNull());
     QVERIFY(l.cellRect(0, 0).isNull());
     QCOMPARE(l.rowAt(100), -1);
+}
+
+// Presentation mode: the numbers in a smaller font than the labels need
+// cells a line of their own font tall, with their own font's padding.
+void TestHeatmapLayout::smallerNumbersFitShorterCells()
+{
+    HeatmapLayoutInput in = input({400, 300}, 16, 4);
+    in.widestCellText = [] { return 20; };
+    // Cells 260 / 16 = 16.25 high (below 16 + 2), at most twice as wide:
+    // 4 x 32.5 = 130 of the 282, centred.
+    QVERIFY(!HeatmapLayout::compute(in).cellText);
+    // A 12-pixel line needs 14, and 20 + 2 x 3 = 26 of the width.
+    in.cellLineHeight = 12;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    QVERIFY(l.cellText);
+    QCOMPARE(l.cells, QRect(122, 32, 130, 260));  // the geometry is the same
+}
+
+// The compact layout (a row of maps on a projector): the colour bar under
+// the cells, the column labels read upwards, a margin of 5 (the focus
+// outline and a pixel), label gaps of 4 + 2.
+void TestHeatmapLayout::compactLayoutGivesTheCellsTheWidth()
+{
+    HeatmapLayoutInput in = input({300, 300}, 5, 7);
+    // Usual layout: 300 - 16 - 38 - 64 = 182 for 7 columns, 26 each, under
+    // the 28 + 2 x 4 the numbers need.
+    QVERIFY(!HeatmapLayout::compute(in).cellText);
+    in.compact = true;
+    const HeatmapLayout l = HeatmapLayout::compute(in);
+    QVERIFY(l.compact);
+    // Row labels 30 + 6; column labels 20 + 6 tall, read upwards. Under the
+    // cells a gap of 5, the bar 8, ticks 4, numbers 16, a pad of 4 and two
+    // caption lines: 69. Cells 300 - 10 - 36 = 254 wide, 300 - 5 - 26 - 69 - 5
+    // = 195 high: 36.3 x 39 each.
+    QCOMPARE(l.rowLabels, QRect(5, 31, 36, 195));
+    QCOMPARE(l.columnLabels, QRect(41, 5, 254, 26));
+    QVERIFY(l.rotatedColumns);
+    QCOMPARE(l.cells, QRect(41, 31, 254, 195));
+    QCOMPARE(l.scaleBar, QRect(41, 231, 254, 8));  // 31 + 195 + 5
+    QCOMPARE(l.tickTextLeft, 243);                 // the numbers' top: 231 + 8 + 4
+    // 36 pixels hold 28 + 2 x 2.
+    QVERIFY(l.cellText);
+    QCOMPARE(l.rowLabelStep, 1);
+    QCOMPARE(l.columnLabelStep, 1);
+    // Five numbers of 24 + 8 side by side: 160 <= 254 + 24.
+    QCOMPARE(l.scaleTicks, 5);
+    QVERIFY(!l.endsOnOneLine);
+    QCOMPARE(l.captionLines, 0);
+    QVERIFY(l.caption.isNull());
+}
+
+// Maps of one height in a row, one with the row labels and a caption of two
+// lines, the others without either: the rows lie at the same heights.
+void TestHeatmapLayout::compactMapsShareTheirRows()
+{
+    HeatmapLayoutInput first = input({300, 300}, 5, 7);
+    first.compact = true;
+    HeatmapLayoutInput other = first;
+    other.compactRowLabels = false;
+    other.hasCaption = true;
+    other.captionWidth = 400;  // wider than the 290 between the margins
+    const HeatmapLayout a = HeatmapLayout::compute(first);
+    const HeatmapLayout b = HeatmapLayout::compute(other);
+    QCOMPARE(b.rowLabelWidth, 0);
+    QCOMPARE(b.rowLabelStep, 0);
+    QCOMPARE(b.cells, QRect(5, 31, 290, 195));
+    for (int r = 0; r < 5; ++r) {
+        QCOMPARE(b.cellRect(r, 0).top(), a.cellRect(r, 0).top());
+        QCOMPARE(b.cellRect(r, 0).height(), a.cellRect(r, 0).height());
+    }
+    // The caption in its two lines kept under the bar's numbers: 243 + 16 + 4.
+    QCOMPARE(b.captionLines, 2);
+    QCOMPARE(b.caption, QRect(5, 263, 290, 32));
+    QCOMPARE(b.caption.bottom() + 1, 300 - 5);
 }
 
 QTEST_APPLESS_MAIN(TestHeatmapLayout)

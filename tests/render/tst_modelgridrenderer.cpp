@@ -9,8 +9,10 @@
 #include "colormap.h"
 #include "modelgridlayout.h"
 #include "modelgridrenderer.h"
+#include "tiletokenlabels.h"
 #include "tinygpt2run.h"
 
+#include <QFontMetrics>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
@@ -29,6 +31,8 @@ private slots:
     void selectedAndHoveredOutlines();
     void rankingOverlay();
     void noResultNoTiles();
+    void tokenLabelsWhereTheyFit();
+    void tilesCarryTheirTokens();
 };
 
 namespace {
@@ -298,6 +302,92 @@ void TestModelGridRenderer::noResultNoTiles()
     QVERIFY(!grid.tileAt(QSize(400, 300), QPoint(200, 150), &a, &b));
     const QImage image = picture(grid, QSize(400, 300));
     QCOMPARE(QColor(image.pixel(5, 5)), QColor(Qt::white));
+}
+
+// Token labels by the head grid's rule: with their room taken (the widest
+// label 60 of at most six lines, plus a pad of 4; a line plus 2 above) each
+// row of the tile still has a 16 px line.
+void TestModelGridRenderer::tokenLabelsWhereTheyFit()
+{
+    // The tiny model's 2 x 4 over ten tokens at 1600 x 1000: the area is
+    // 1558 x 956 from (38, 20) (as at the window's size), a gap of 8, maps
+    // of min((1558 - 24) / 4 - 64, (956 - 8) / 2 - 18) = 319 >= 10 x 16.
+    const ModelGridLayout l = ModelGridLayout::compute(QSize(1600, 1000), 2, 4, 16, 30, 10, 60);
+    QVERIFY(l.tokenLabels());
+    QCOMPARE(l.side, 319);
+    QCOMPARE(l.tileStep, QSize(64 + 319 + 8, 18 + 319 + 8));
+    // The grid (4 x 391 - 8 = 1556 wide, 2 x 345 - 8 = 682 high) centred:
+    // x = 38 + 1 + 64, y = 20 + 137 + 18.
+    QCOMPARE(l.tile(0, 0), QRect(103, 175, 319, 319));
+    QCOMPARE(l.rowLabels[0], QRect(39, 175, 60, 319));
+    QCOMPARE(l.columnLabels[0], QRect(103, 157, 319, 18));
+    QCOMPARE(l.headLabels[0], QRect(103, 137, 319, 16));
+    QCOMPARE(l.layerLabels[1], QRect(39 - 38, 175 + 345, 34, 319));
+    const QRect picture(QPoint(0, 0), QSize(1600, 1000));
+    for (std::size_t i = 0; i < l.tiles.size(); ++i) {
+        QVERIFY(picture.contains(l.rowLabels[i]) && picture.contains(l.columnLabels[i]));
+        QVERIFY(l.rowLabels[i].right() < l.tiles[i].left());
+        QVERIFY(l.columnLabels[i].bottom() < l.tiles[i].top());
+        for (std::size_t j = 0; j < l.tiles.size(); ++j)
+            QVERIFY(!l.rowLabels[i].intersects(l.tiles[j]) && !l.columnLabels[i].intersects(l.tiles[j]));
+    }
+    // Hit testing skips the labels.
+    int layer = -1;
+    int head = -1;
+    QVERIFY(l.tileAt(l.tile(1, 2).topLeft(), &layer, &head));
+    QCOMPARE(QList<int>({layer, head}), QList<int>({1, 2}));
+    QVERIFY(!l.tileAt(l.rowLabels[6].center(), &layer, &head));
+    QVERIFY(!l.tileAt(l.columnLabels[6].center(), &layer, &head));
+    // GPT-2 small's 12 x 12 at the window's size: maps of 50 px hold no
+    // ten lines, and the layout is the unlabelled one.
+    const ModelGridLayout small = ModelGridLayout::compute(QSize(1024, 700), 12, 12, 16, 30, 10, 60);
+    QVERIFY(!small.tokenLabels());
+    QCOMPARE(small.side, 50);
+    QCOMPARE(small.tile(0, 0), QRect(201, 20, 50, 50));
+    // Nor do 30 tokens (480 px) in the tiny model's maps.
+    QVERIFY(!ModelGridLayout::compute(QSize(1600, 1000), 2, 4, 16, 30, 30, 60).tokenLabels());
+}
+
+// The tiny model's tiles at 2400 x 1400 name their queries and keys in the
+// text colour; at 400 x 300 the maps are too small for ten lines.
+void TestModelGridRenderer::tilesCarryTheirTokens()
+{
+    const tinygpt2::Run run = tinygpt2::run();
+    ModelGridRenderer grid;
+    QFont font;
+    font.setPixelSize(13);
+    grid.setFont(font);
+    grid.setResult(run.result, run.tokens);
+    // Wide enough for the keys' labels above the maps too (32 px columns
+    // at 1600 x 1000 are not: " cinema" would keep under two letters).
+    const QSize size(2400, 1400);
+    const ModelGridLayout& l = grid.layout(size);
+    QVERIFY(l.tokenLabels());
+    QVERIFY(tileColumnLabelsFit(QFontMetrics(font), run.tokens, l.side));
+    const QImage image = picture(grid, size);
+    const auto ink = [&image](const QRect& r) {
+        int dark = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x)
+                dark += qGray(image.pixel(x, y)) < 100;
+        return dark;
+    };
+    for (std::size_t i = 0; i < l.tiles.size(); ++i) {
+        QVERIFY(ink(l.rowLabels[i]) > 50);
+        QVERIFY(ink(l.columnLabels[i]) > 50);
+    }
+    // The selected tile keeps its outline over the labelled layout.
+    grid.setSelectedTile(1, 2);
+    const QImage selected = picture(grid, size);
+    const QRect t = l.tile(1, 2);
+    QCOMPARE(QColor(selected.pixel(t.left() - 1, t.center().y())), QColor(Qt::red));
+    // Too small for ten lines a map: no labels, the unlabelled layout.
+    const QSize small(400, 300);
+    QVERIFY(!grid.layout(small).tokenLabels());
+    QCOMPARE(grid.layout(small).side,
+             ModelGridLayout::compute(small, 2, 4, QFontMetrics(font).height(),
+                                      QFontMetrics(font).horizontalAdvance(QStringLiteral("L2")))
+                 .side);
 }
 
 QTEST_MAIN(TestModelGridRenderer)

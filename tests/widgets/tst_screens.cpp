@@ -13,6 +13,8 @@
 #include "heatmapview.h"
 #include "pipelineview.h"
 #include "presentationmode.h"
+#include "presets.h"
+#include "documentcontroller.h"
 #include "scalinglabview.h"
 #include "session.h"
 #include "testconfigs.h"
@@ -73,6 +75,8 @@ private slots:
     void frameFitsTheScreen_data();
     void frameFitsTheScreen();
     void frameInsideTheScreen();
+    void presentationMapsKeepNumbers();
+    void presentationMapsOnTheProjector();
     void darkThemeColoursThePlots();
     void themeIsRemembered();
 
@@ -543,6 +547,84 @@ void TestScreens::frameInsideTheScreen()
             QVERIFY2(map->cellTextVisible(), qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
         QVERIFY2(map->rowLabelStep() == 1, qPrintable(map->objectName() + QLatin1Char(' ') + describe()));
     }
+}
+
+// Presentation mode on a 1280x720 projector with the lesson's cinema
+// sentence (11 tokens): the three score maps keep their numbers. Run in a
+// child of this suite on an offscreen screen of that size, since full screen
+// takes the screen's size.
+void TestScreens::presentationMapsKeepNumbers()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(
+        "{\"screens\": [{\"name\": \"projector\", \"x\": 0, \"y\": 0, \"width\": 1280, "
+        "\"height\": 720, \"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}");
+    file.close();
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+    env.insert(QStringLiteral("ATTNLAB_PROJECTOR_CHILD"), QStringLiteral("1"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("presentationMapsOnTheProjector")});
+    QVERIFY(child.waitForFinished(120000));
+    const QByteArray output = child.readAll();
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, output.constData());
+    QVERIFY2(output.contains("PASS   : TestScreens::presentationMapsOnTheProjector()"), output.constData());
+}
+
+void TestScreens::presentationMapsOnTheProjector()
+{
+    if (!qEnvironmentVariableIsSet("ATTNLAB_PROJECTOR_CHILD"))
+        QSKIP("run by presentationMapsKeepNumbers on a screen of its own");
+    MainWindow window;
+    window.restoreSettings();
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QSignalSpy results(window.session(), &Session::resultChanged);
+    QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("cinema"))));
+    QVERIFY(results.count() > 0 || results.wait(10000));
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(window.presentationMode()->isActive());
+    QTRY_COMPARE(window.size(), QSize(1280, 720));
+    QTest::qWait(100);
+    PipelineView* pipeline = guitest::find<PipelineView>(window, QStringLiteral("pipelineView"));
+    auto* scroll = guitest::find<QScrollArea>(*pipeline, QStringLiteral("pipelinePageScroll"));
+    for (HeatmapView* map : {pipeline->rawScoresMap(), pipeline->scaledScoresMap(), pipeline->weightsMap()}) {
+        QCOMPARE(map->rowCount(), 11);
+        const QString describe = QStringLiteral("%1 %2x%3: cells %4x%5, area %6x%7")
+                                     .arg(map->objectName())
+                                     .arg(map->width())
+                                     .arg(map->height())
+                                     .arg(map->cellRect(0, 0).width())
+                                     .arg(map->cellRect(0, 0).height())
+                                     .arg(map->cellsArea().width())
+                                     .arg(map->cellsArea().height());
+        QVERIFY2(map->cellTextVisible(), qPrintable(describe));
+        QVERIFY2(scroll->viewport()->rect().contains(QRect(
+                     map->mapTo(scroll->viewport(), map->cellsArea().topLeft()), map->cellsArea().size())),
+                 qPrintable(describe));
+        // In one layout: the query labels once, left of the raw scores,
+        // every one, and the rows of the three maps at the same heights.
+        QCOMPARE(map->rowLabelStep(), map == pipeline->rawScoresMap() ? 1 : 0);
+        for (int row = 0; row < map->rowCount(); ++row)
+            QCOMPARE(map->mapTo(&window, map->cellRect(row, 0).topLeft()).y(),
+                     pipeline->rawScoresMap()
+                         ->mapTo(&window, pipeline->rawScoresMap()->cellRect(row, 0).topLeft())
+                         .y());
+    }
+    // Back out of presentation mode, with the docks taking their height,
+    // the maps lay out as usual again.
+    QTest::keyClick(&window, Qt::Key_F11);
+    QVERIFY(!window.presentationMode()->isActive());
+    for (HeatmapView* map : {pipeline->rawScoresMap(), pipeline->scaledScoresMap(), pipeline->weightsMap()})
+        QTRY_VERIFY(map->compactLayout() == CompactLayout::Off);
 }
 
 void TestScreens::darkThemeColoursThePlots()

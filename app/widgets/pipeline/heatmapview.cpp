@@ -195,6 +195,14 @@ void HeatmapView::resetZoom()
     setShownBlock(QRect());
 }
 
+void HeatmapView::setCompactLayout(CompactLayout compact)
+{
+    if (compact == renderer_.compactLayout())
+        return;
+    renderer_.setCompactLayout(compact);
+    update();
+}
+
 void HeatmapView::setFocusRow(int row)
 {
     if (!renderer_.setFocusRow(row))

@@ -93,6 +93,11 @@ public:
     void panBy(int rows, int cols);
     void resetZoom();
 
+    // The compact layout (HeatmapLayoutInput::compact), for a row of maps
+    // (CompactMaps).
+    void setCompactLayout(CompactLayout compact);
+    CompactLayout compactLayout() const { return renderer_.compactLayout(); }
+
     // Highlighted query row (-1 for none); zoomed in, the block pans to show it.
     void setFocusRow(int row);
     int focusRow() const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pipelineview.h"
 
+#include "compactmaps.h"
 #include "elidedlabel.h"
 #include "heatmapview.h"
 #include "highlightframe.h"
@@ -44,8 +45,11 @@ QLabel* makeOperation(const QString& name, QWidget* parent)
     auto* label = new QLabel(parent);
     label->setObjectName(name);
     label->setAlignment(Qt::AlignCenter);
-    setRelativeFont(label, 1.25);
+    // In the maps' font, a word a line: the column stays narrow, so that
+    // the maps keep their numbers on a projector (CompactMaps).
+    setRelativeFont(label, 1.0);
     label->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    label->setContentsMargins(2, 0, 2, 0);
     return label;
 }
 
@@ -59,6 +63,7 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     raw_->setToolTip(tr("Raw scores S = Q Kᵀ: row i, column j is q_i · k_j."));
     scaled_->setToolTip(tr("Scaled scores S / divisor; masked cells are −∞."));
     weights_->setToolTip(tr("Attention weights: the softmax of each row of the scaled scores."));
+    compact_ = new CompactMaps({raw_, scaled_, weights_}, this);
     for (HeatmapView* map : {raw_, scaled_, weights_})
         map->setToolTipProvider([this](int row, int col) { return scoreCellToolTip(*session_, row, col); });
     scaleOp_ = makeOperation(QStringLiteral("scaleOperationLabel"), this);
@@ -111,6 +116,8 @@ PipelineView::PipelineView(Session* session, QWidget* parent) : QWidget(parent),
     header->addWidget(weightsScaleBox_);
     header->addWidget(independent_);
     auto* row = new QHBoxLayout;
+    // The operations keep their own margins; the maps have the width.
+    row->setSpacing(0);
     row->addWidget(framed(raw_), 1);
     row->addWidget(scaleOp_);
     row->addWidget(framed(scaled_), 1);
@@ -180,6 +187,7 @@ void PipelineView::setWeightsScaleMode(WeightsScaleMode mode)
         return;
     weightsScaleMode_ = mode;
     applyWeightsScale(weights_, weightsScale());
+    compact_->refit();
     emit weightsScaleModeChanged(mode);
 }
 
@@ -344,6 +352,7 @@ void PipelineView::applyRanges()
         rangeNote_->setText(QStringLiteral("%1 <a href=\"independent\">%2</a>")
                                 .arg(note.toHtmlEscaped(), tr("Give each map its own range")));
     rangeNote_->setVisible(!note.isEmpty());
+    compact_->refit();
 }
 
 void PipelineView::refresh()
@@ -378,7 +387,7 @@ void PipelineView::refresh()
     weights_->setRange(0.0, 1.0);
     applyWeightsScale(weights_, weightsScale());
     applyRanges();
-    scaleOp_->setText(r.causal ? tr("÷ %1\nmask j > i\n→").arg(divisor) : tr("÷ %1\n→").arg(divisor));
+    scaleOp_->setText(r.causal ? tr("÷\n%1\nmask\nj > i\n→").arg(divisor) : tr("÷\n%1\n→").arg(divisor));
     scaleOp_->setToolTip(tr("Every score is divided by %1%2.")
                              .arg(divisor)
                              .arg(r.causal ? tr("; keys after the query are set to −∞") : QString()));

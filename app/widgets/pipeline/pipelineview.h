@@ -31,6 +31,7 @@ struct AttentionResult;
 
 namespace attnlab {
 
+class CompactMaps;
 class HeatmapView;
 class HighlightFrame;
 class Session;
@@ -110,6 +111,7 @@ private:
     QLabel* rangeNote_ = nullptr;  // a washed-out scaled map said (ScoreRanges)
     QComboBox* weightsScaleBox_;
     WeightsScaleMode weightsScaleMode_ = WeightsScaleMode::Automatic;
+    CompactMaps* compact_;                               // the three score maps laid out alike
     QHash<const HeatmapView*, HighlightFrame*> frames_;  // the frame around each map
     HeatmapView* highlighted_ = nullptr;
 };
