@@ -13,6 +13,28 @@
 
 namespace attnlab {
 
+namespace {
+
+// The bar itself, framed: a gradient from `low` to `high` through the map's
+// stops (a gradient stays one in SVG and PDF). The per-row and log scales
+// spread the colours evenly over the bar, as their ticks do.
+void paintBar(QPainter& painter, const QRect& bar, QPointF low, QPointF high, const HeatmapStyle& style,
+              const HeatmapColorScale& scale)
+{
+    QLinearGradient gradient(low, high);
+    constexpr int kStops = 32;
+    for (int i = 0; i <= kStops; ++i) {
+        const double t = double(i) / kStops;
+        gradient.setColorAt(t, scale.barColor(t));
+    }
+    painter.fillRect(bar, gradient);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(style.frame, 1));
+    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+}
+
+}  // namespace
+
 // QFontMetrics::elidedText() may elide a text that measures exactly the
 // width it is given; elide only what is really too wide.
 QString HeatmapLabelPainter::elided(const QFontMetrics& fm, const QString& text, int width)
@@ -136,19 +158,8 @@ void HeatmapLabelPainter::paintScale(QPainter& painter, const HeatmapLayout& l, 
         return;
     }
     painter.save();
-    // A vertical gradient through the map's stops, top = high end: a
-    // gradient stays one in SVG and PDF. The per-row and log scales spread
-    // the colours evenly over the bar, as their ticks do.
-    QLinearGradient gradient(QPointF(0, bar.bottom() + 1), QPointF(0, bar.top()));
-    constexpr int kStops = 32;
-    for (int i = 0; i <= kStops; ++i) {
-        const double t = double(i) / kStops;
-        gradient.setColorAt(t, scale.barColor(t));
-    }
-    painter.fillRect(bar, gradient);
-    painter.setBrush(Qt::NoBrush);
-    painter.setPen(QPen(style.frame, 1));
-    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+    // Top = high end.
+    paintBar(painter, bar, QPointF(0, bar.bottom() + 1), QPointF(0, bar.top()), style, scale);
 
     const int lineH = QFontMetrics(font).height();
     painter.setPen(style.text);
@@ -176,16 +187,7 @@ void HeatmapLabelPainter::paintScaleUnder(QPainter& painter, const HeatmapLayout
     const QRect bar = l.scaleBar;
     painter.save();
     // Low end at the left.
-    QLinearGradient gradient(QPointF(bar.left(), 0), QPointF(bar.right() + 1, 0));
-    constexpr int kStops = 32;
-    for (int i = 0; i <= kStops; ++i) {
-        const double t = double(i) / kStops;
-        gradient.setColorAt(t, scale.barColor(t));
-    }
-    painter.fillRect(bar, gradient);
-    painter.setBrush(Qt::NoBrush);
-    painter.setPen(QPen(style.frame, 1));
-    painter.drawRect(QRectF(bar).adjusted(-0.5, -0.5, 0.5, 0.5));
+    paintBar(painter, bar, QPointF(bar.left(), 0), QPointF(bar.right() + 1, 0), style, scale);
 
     const QFontMetrics fm(font);
     const int lineH = fm.height();

@@ -45,6 +45,15 @@ int labelStep(int lineH, double cell)
     return cell >= lineH ? 1 : static_cast<int>(std::ceil(1.5 * lineH / cell));
 }
 
+// l->title (the room it may take) narrowed to the title, centred over the
+// cells when it fits there, else within the margins.
+void centreTitle(const HeatmapLayoutInput& in, int margin, HeatmapLayout* l)
+{
+    const int titleW = std::min(in.titleWidth, l->title.width());
+    const int x = std::clamp(l->cells.center().x() - titleW / 2, margin, l->size.width() - margin - titleW);
+    l->title = QRect(x, margin, titleW, in.titleHeight);
+}
+
 HeatmapLayout computeCompact(const HeatmapLayoutInput& in);
 
 }  // namespace
@@ -181,12 +190,8 @@ HeatmapLayout HeatmapLayout::compute(const HeatmapLayoutInput& in)
                     : QRect();
     l.tickLength = tickLen;
     l.tickTextLeft = l.scaleBar.right() + 1 + tickLen + lineH / 2;
-    if (in.hasTitle) {
-        // Centred over the cells when it fits there, else within the margins.
-        const int titleW = std::min(in.titleWidth, l.title.width());
-        const int x = std::clamp(l.cells.center().x() - titleW / 2, margin, size.width() - margin - titleW);
-        l.title = QRect(x, margin, titleW, in.titleHeight);
-    }
+    if (in.hasTitle)
+        centreTitle(in, margin, &l);
 
     const int minCellW = static_cast<int>(std::floor(cellW));
     const int minCellH = static_cast<int>(std::floor(cellH));
@@ -275,11 +280,8 @@ HeatmapLayout computeCompact(const HeatmapLayoutInput& in)
     l.captionLines = !in.hasCaption ? 0 : (in.captionWidth > captionRoom ? 2 : 1);
     if (l.captionLines > 0)
         l.caption = QRect(margin, l.tickTextLeft + lineH + pad, captionRoom, l.captionLines * lineH);
-    if (in.hasTitle) {
-        const int titleW = std::min(in.titleWidth, l.title.width());
-        const int x = std::clamp(l.cells.center().x() - titleW / 2, margin, size.width() - margin - titleW);
-        l.title = QRect(x, margin, titleW, in.titleHeight);
-    }
+    if (in.hasTitle)
+        centreTitle(in, margin, &l);
 
     const int minCellW = static_cast<int>(std::floor(cellW));
     const int minCellH = static_cast<int>(std::floor(cellH));

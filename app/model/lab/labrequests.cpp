@@ -33,10 +33,10 @@ void LabRequests::start(std::unique_ptr<AttentionJob> job, bool headsOnly)
 void LabRequests::supersede()
 {
     worker_->dropLookAhead();
-    ++generation_;
     if (computing_)
-        worker_->cancel();
-    computing_ = false;
+        cancel();
+    else
+        ++generation_;  // a result still to be painted starts no look-ahead
 }
 
 void LabRequests::cancel()

@@ -86,7 +86,6 @@ public:
 
     // See above. On by default; the bench turns it off for its baseline.
     void setLookAheadWanted(bool wanted);
-    bool lookAheadWanted() const { return lookAheadWanted_; }
     // The job that computes the lab at `seed`, or null when nothing is to be
     // looked ahead now. Set by the session.
     using LookAheadSource = std::function<std::unique_ptr<AttentionJob>(std::uint64_t seed)>;
@@ -100,7 +99,6 @@ public:
 
     // See above.
     void setAwaitsPaint(bool on) { awaitsPaint_ = on; }
-    bool awaitsPaint() const { return awaitsPaint_; }
     void previewPainted(quint64 generation);
     void resultPainted(quint64 generation);
     // The session has published request `generation`'s heads (after

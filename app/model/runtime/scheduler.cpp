@@ -35,15 +35,16 @@ LaneGroup::~LaneGroup()
     thread_.join();
 }
 
-void LaneGroup::supersede(LaneState& lane)
+void LaneGroup::supersede(int index)
 {
+    LaneState& lane = lanes_[std::size_t(index)];
     if (lane.spec.answerSuperseded) {
         for (Entry& e : lane.waiting)
             e.stop->store(true);  // runs, stopped, to answer
     } else {
         lane.waiting.clear();  // superseded before it ran
     }
-    if (inFlight_ && &lanes_[std::size_t(inFlightLane_)] == &lane)
+    if (inFlight_ && inFlightLane_ == index)
         inFlight_->store(true);
 }
 
@@ -60,7 +61,7 @@ void LaneGroup::post(int index, Job job)
     }
     const std::uint64_t number = posted_++;
     if (lane.spec.policy == Policy::Latest) {
-        supersede(lane);
+        supersede(index);
         lane.waiting.push_back({std::move(job), std::make_shared<std::atomic<bool>>(false), number});
     } else {
         lane.waiting.push_back({std::move(job), lane.queueStop, number});
@@ -80,7 +81,7 @@ void LaneGroup::cancel(int index)
         LaneState& lane = lanes_[std::size_t(index)];
         if (lane.spec.policy != Policy::Latest)
             return;
-        supersede(lane);
+        supersede(index);
     }
     wake_.notify_one();
     retired_.notify_all();

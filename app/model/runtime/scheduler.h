@@ -109,7 +109,7 @@ private:
     };
 
     void run();
-    void supersede(LaneState& lane);  // Latest: the waiting and in-flight jobs
+    void supersede(int lane);  // Latest: the waiting and in-flight jobs
     // The lane to run next (-1: none), or when to look again (`until`).
     int next(std::chrono::steady_clock::time_point* until) const;
     // The number of the oldest job not yet run or dropped (posted_ if none).
