@@ -84,7 +84,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
             settle(30);
         }
         const Timing t = summarise(ms);
-        printCase("interaction_dk_step", n, session->resultDK(), t,
+        printCase("interaction_dk_step", n, session->published()->dK(), t,
                   "\"delivered_median_ms\":" + std::to_string(summarise(deliveredMs).medianMs)
                       + ",\"visible_maps\":" + std::to_string(watch.visibleMaps()) + ",\"max_gui_block_ms\":"
                       + std::to_string(maxBlock) + ",\"timeouts\":" + std::to_string(timeouts));
@@ -117,7 +117,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
             stepper.start();
             loop.exec();
             const double dragMs = msSince(t0);
-            const int lastRequested = session->config().dK;
+            const int lastRequested = session->inputs().config.dK;
             const Clock::time_point tEnd = Clock::now();
             const bool caughtUp = waitShown(watch, 30000);
             const double catchUp = msSince(tEnd);
@@ -128,7 +128,7 @@ void runInteractionBench(const std::vector<int>& sizes, int runs)
             printCase("interaction_dk_drag", n, lastRequested, d,
                       "\"steps\":" + std::to_string(steps) + ",\"drag_ms\":" + std::to_string(dragMs)
                           + ",\"max_gui_block_ms\":" + std::to_string(block) + ",\"last_shown\":"
-                          + (caughtUp && session->resultDK() == lastRequested ? "true" : "false"));
+                          + (caughtUp && session->published()->dK() == lastRequested ? "true" : "false"));
         }
         settle(100);
     }

@@ -27,13 +27,13 @@ namespace {
 // The engine's pass over the session's own parameters, with the worker's threads.
 Timing enginePass(const attnlab::Session& session)
 {
-    const attn::Matrix x = session.matrix(attnlab::MatrixId::X);
+    const attn::Matrix x = session.inputs().matrix(attnlab::MatrixId::X);
     const attnlab::Session* s = &session;
     attn::MultiHeadResult result;
     std::vector<double> ms;
     for (int i = 0; i < 7; ++i) {
         const Clock::time_point t0 = Clock::now();
-        attn::computeMultiHeadInto(x, s->multiHeadParams().split, s->options(), &result,
+        attn::computeMultiHeadInto(x, s->inputs().multiHead.split, s->inputs().options, &result,
                                    attnlab::AttentionWorker::threads());
         ms.push_back(msSince(t0));
     }
@@ -115,7 +115,7 @@ void measureAutosave(attnlab::MainWindow* window, int n, int d)
     }
     const Timing sync = summarise(syncMs);
     printCase("mh_window_autosave", n, d, summarise(blockMs),
-              "\"heads\":" + std::to_string(window->session()->headCount())
+              "\"heads\":" + std::to_string(window->session()->published()->headCount())
                   + ",\"target_ms\":50,\"baseline_sync_median_ms\":" + std::to_string(sync.medianMs)
                   + ",\"baseline_sync_p95_ms\":" + std::to_string(sync.p95Ms)
                   + ",\"written_median_ms\":" + std::to_string(summarise(writtenMs).medianMs)

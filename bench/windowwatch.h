@@ -94,7 +94,7 @@ public:
         // The selected head ahead of the rest (Session::preview): its maps
         // show it; the head grid waits for the whole result.
         QObject::connect(window->session(), &attnlab::Session::previewChanged, this, [this] {
-            if (!window_->session()->preview())
+            if (!window_->session()->requests().preview())
                 return;
             delivered_ = true;
             previewedAt_ = Clock::now();
@@ -118,7 +118,7 @@ public:
     bool done() const
     {
         const attnlab::Session* s = window_->session();
-        if (!delivered_ || s->isComputing() || s->resultDK() != s->config().dK)
+        if (!delivered_ || s->isComputing() || s->published()->dK() != s->inputs().config.dK)
             return false;
         for (QWidget* map : visible_) {
             if (!painted_.contains(map))
@@ -136,7 +136,8 @@ public:
         if (done())
             return true;
         const attnlab::Session* s = window_->session();
-        if (!delivered_ || !s->isComputing() || !s->preview() || s->preview()->Q.cols() != s->config().dK)
+        if (!delivered_ || !s->isComputing() || !s->requests().preview()
+            || s->requests().preview()->Q.cols() != s->inputs().config.dK)
             return false;
         for (QWidget* map : visible_) {
             if (qobject_cast<attnlab::HeadGridView*>(map) || !painted_.contains(map))

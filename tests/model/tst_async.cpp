@@ -70,18 +70,18 @@ void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
     // Above kAsyncWork: nothing delivered yet, the article example still shown.
     QVERIFY(session.isComputing());
     QCOMPARE(results.count(), 0);
-    QCOMPARE(session.tokenCount(), 6);
+    QCOMPARE(session.published()->tokenCount(), 6);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QCOMPARE(results.count(), 1);
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.tokenCount(), 2048);
+    QCOMPARE(session.published()->tokenCount(), 2048);
 
     attn::Expected<attn::Model> model = attn::buildModel(config);
     QVERIFY(model);
-    QVERIFY(sameMatrix(session.model().X, model->X));
-    QVERIFY(sameMatrix(session.model().Wq, model->Wq));
+    QVERIFY(sameMatrix(session.inputs().model.X, model->X));
+    QVERIFY(sameMatrix(session.inputs().model.Wq, model->Wq));
     const attn::AttentionResult expected = engineResult(*model, attn::AttentionOptions());
-    const attn::AttentionResult& got = session.result();
+    const attn::AttentionResult& got = *session.published()->shown();
     QVERIFY(sameMatrix(got.Q, expected.Q));
     QVERIFY(sameMatrix(got.scores, expected.scores));
     QVERIFY(sameMatrix(got.scaledMatrix(), expected.scaledMatrix()));
@@ -89,8 +89,8 @@ void TestAsync::largeWorkRunsInWorkerAndMatchesEngine()
     QVERIFY(sameMatrix(got.context, expected.context));
     QCOMPARE(got.divisor, 8.0);  // sqrt(64)
     const attn::AttentionStats stats = attn::computeStatistics(expected);
-    QCOMPARE(session.stats().rawVariance, stats.rawVariance);
-    QCOMPARE(session.stats().meanEntropyNats, stats.meanEntropyNats);
+    QCOMPARE(session.published()->stats().rawVariance, stats.rawVariance);
+    QCOMPARE(session.published()->stats().meanEntropyNats, stats.meanEntropyNats);
     const attn::ScalingComparison comparison = attn::compareScaling(expected);
     QVERIFY(sameMatrix(session.published()->comparison()->weightsUnscaled, comparison.weightsUnscaled));
     QCOMPARE(session.published()->comparison()->meanMaxRaw, comparison.meanMaxRaw);
@@ -104,14 +104,14 @@ void TestAsync::rapidDkChangesShowOnlyTheLast()
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
 
     QList<int> shownDk;
-    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.resultDK()); });
+    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.published()->dK()); });
     // Four slider steps before the event loop runs again: the worker may
     // finish some of them, but only the last request's result is shown.
     for (int dK : {40, 48, 56, 72})
         session.setDK(dK);
-    QCOMPARE(session.config().dK, 72);
+    QCOMPARE(session.inputs().config.dK, 72);
     QVERIFY(session.isComputing());
-    QCOMPARE(session.resultDK(), 64);  // the old result until the new one is in
+    QCOMPARE(session.published()->dK(), 64);  // the old result until the new one is in
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QCOMPARE(shownDk, QList<int>{72});
 
@@ -120,9 +120,9 @@ void TestAsync::rapidDkChangesShowOnlyTheLast()
     attn::Expected<attn::Model> model = attn::buildModel(last);
     QVERIFY(model);
     const attn::AttentionResult expected = engineResult(*model, attn::AttentionOptions());
-    QVERIFY(sameMatrix(session.result().weightsMatrix(), expected.weightsMatrix()));
-    QVERIFY(sameMatrix(session.result().context, expected.context));
-    QCOMPARE(session.result().divisor, std::sqrt(72.0));
+    QVERIFY(sameMatrix(session.published()->shown()->weightsMatrix(), expected.weightsMatrix()));
+    QVERIFY(sameMatrix(session.published()->shown()->context, expected.context));
+    QCOMPARE(session.published()->shown()->divisor, std::sqrt(72.0));
 }
 
 void TestAsync::optionChangeWhileRedrawing()
@@ -144,16 +144,16 @@ void TestAsync::optionChangeWhileRedrawing()
     attn::AttentionOptions causal;
     causal.causal = true;
     const attn::AttentionResult expected = engineResult(*model, causal);
-    QVERIFY(session.result().causal);
-    QCOMPARE(session.resultDK(), 32);
-    QVERIFY(sameMatrix(session.result().weightsMatrix(), expected.weightsMatrix()));
-    QCOMPARE(session.result().weights(0, 1), 0.0);
+    QVERIFY(session.published()->shown()->causal);
+    QCOMPARE(session.published()->dK(), 32);
+    QVERIFY(sameMatrix(session.published()->shown()->weightsMatrix(), expected.weightsMatrix()));
+    QCOMPARE(session.published()->shown()->weights(0, 1), 0.0);
 
     // The mask alone over the same matrices: a recomputation in the worker.
     session.setCausal(false);
     QVERIFY(session.isComputing());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
-    QVERIFY(sameMatrix(session.result().weightsMatrix(),
+    QVERIFY(sameMatrix(session.published()->shown()->weightsMatrix(),
                        engineResult(*model, attn::AttentionOptions()).weightsMatrix()));
 }
 
@@ -170,21 +170,22 @@ void TestAsync::editWaitsForRequestedParameters()
     // The edit finishes the d_k change first, so it lands in the new matrices.
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 2, 79, 0.5));
     QVERIFY(!session.isComputing());
-    QCOMPARE(session.resultDK(), 80);
-    QCOMPARE(session.matrix(MatrixId::Wq)(2, 79), 0.5);
-    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.published()->dK(), 80);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wq)(2, 79), 0.5);
+    QCOMPARE(session.inputs().editedCells, 1);
 
     attn::ModelConfig last = config;
     last.dK = 80;
     attn::Expected<attn::Model> model = attn::buildModel(last);
     QVERIFY(model);
     model->Wq(2, 79) = 0.5;
-    QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
+    QVERIFY(sameMatrix(session.published()->shown()->scores,
+                       engineResult(*model, attn::AttentionOptions()).scores));
     // Nothing stale arrives later.
     QSignalSpy results(&session, &Session::resultChanged);
     QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 1, kHangGuardMs);  // the worker's request, superseded
     QCOMPARE(results.count(), 0);
-    QCOMPARE(session.resultDK(), 80);
+    QCOMPARE(session.published()->dK(), 80);
 }
 
 void TestAsync::setStateDropsTheComputationInFlight()
@@ -197,7 +198,7 @@ void TestAsync::setStateDropsTheComputationInFlight()
     session.setParameters(config, attn::AttentionOptions());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
     QList<int> shownDk;
-    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.resultDK()); });
+    connect(&session, &Session::resultChanged, this, [&] { shownDk.append(session.published()->dK()); });
     QSignalSpy dropped(&session, &Session::resultDropped);
 
     session.setDK(96);
@@ -224,8 +225,9 @@ void TestAsync::setStateDropsTheComputationInFlight()
     // Both requests (96, superseded by 80; 80, by the state) are dropped.
     QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 2, kHangGuardMs);
     QCOMPARE(shownDk, QList<int>{24});
-    QCOMPARE(session.resultDK(), 24);
-    QVERIFY(sameMatrix(session.result().scores, engineResult(*model, attn::AttentionOptions()).scores));
+    QCOMPARE(session.published()->dK(), 24);
+    QVERIFY(sameMatrix(session.published()->shown()->scores,
+                       engineResult(*model, attn::AttentionOptions()).scores));
 }
 
 void TestAsync::workerSamplesWhereTheMapsDraw()
@@ -240,12 +242,12 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     options.causal = true;
     session.setParameters(largeConfig(1024), options);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
-    QCOMPARE(session.tokenCount(), 1024);
+    QCOMPARE(session.published()->tokenCount(), 1024);
     const std::shared_ptr<ResultSampleCache> samples =
         (session.published()->presampled() ? session.published()->samples() : nullptr);
     QVERIFY(samples);
     QCOMPARE(int(samples->grids.size()), 2);
-    const attn::AttentionResult& r = session.result();
+    const attn::AttentionResult& r = *session.published()->shown();
     for (const SampleGrid& g : samples->grids) {
         QCOMPARE(g.rowAt, cellsAtPixels(1024, 250));
         QCOMPARE(g.colAt, cellsAtPixels(1024, int(g.colAt.size())));
@@ -260,7 +262,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     }
     // Maps drawn from these samples show the result's weights.
     std::vector<double> shown(250 * 300);
-    resultCells(session.sharedResult(), ResultMap::Weights, samples)
+    resultCells(session.published()->shown(), ResultMap::Weights, samples)
         ->sample(samples->grids[0].rowAt, samples->grids[0].colAt, shown.data());
     QCOMPARE(shown, samples->grids[0].weights);
     // Without the worker's samples the maps read the cells themselves (two
@@ -269,7 +271,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
         std::vector<double> read(250 * 300, -1.0);
         const std::vector<int>& rows = samples->grids[0].rowAt;
         const std::vector<int>& cols = samples->grids[0].colAt;
-        resultCells(session.sharedResult(), map)->sample(rows, cols, read.data());
+        resultCells(session.published()->shown(), map)->sample(rows, cols, read.data());
         int wrong = 0;
         for (std::size_t y = 0; y < rows.size(); ++y)
             for (std::size_t x = 0; x < cols.size(); ++x) {
@@ -286,7 +288,7 @@ void TestAsync::workerSamplesWhereTheMapsDraw()
     session.setSampleSizes({});
     session.setDK(70);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), kHangGuardMs);
-    QCOMPARE(session.resultDK(), 70);
+    QCOMPARE(session.published()->dK(), 70);
     QVERIFY(!(session.published()->presampled() ? session.published()->samples() : nullptr));
 }
 
@@ -297,7 +299,7 @@ void TestAsync::lessonSizeStaysImmediate()
     session.setDK(30);
     QVERIFY(!session.isComputing());
     QCOMPARE(results.count(), 1);
-    QCOMPARE(session.resultDK(), 30);
+    QCOMPARE(session.published()->dK(), 30);
 }
 
 void TestAsync::everySupersededRequestIsDropped()
@@ -315,14 +317,14 @@ void TestAsync::everySupersededRequestIsDropped()
         session->setDK(dK);
     QTRY_COMPARE_WITH_TIMEOUT(results.count(), 1, kHangGuardMs);
     QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 3, kHangGuardMs);
-    QCOMPARE(session->resultDK(), 72);
+    QCOMPARE(session->published()->dK(), 72);
     QVERIFY(!session->isComputing());
 
     // Superseded by the same request done at once (an edit waiting).
     session->setDK(64);
     QVERIFY(session->isComputing());
     session->waitForResult();
-    QCOMPARE(session->resultDK(), 64);
+    QCOMPARE(session->published()->dK(), 64);
     QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 4, kHangGuardMs);
     QCOMPARE(results.count(), 2);
 

@@ -99,40 +99,40 @@ void TestGpt2HeadState::equalsTheModelsHead()
     const int h = std::min(2, gpt2.config().heads - 1);
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, h));
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.borrowed().model, checkpoint);
-    QCOMPARE(lab.borrowed().layer, 1);
-    QCOMPARE(lab.borrowed().head, h);
-    QCOMPARE(lab.editedCells(), 0);
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().borrowed.model, checkpoint);
+    QCOMPARE(lab.inputs().borrowed.layer, 1);
+    QCOMPARE(lab.inputs().borrowed.head, h);
+    QCOMPARE(lab.inputs().editedCells, 0);
 
     const attn::Gpt2Config& config = attnlab::gpt2Weights(*gpt2.model())->config;
     const int hd = config.headDim();
     const int n = int(c["token_ids"].toArray().size());
-    QCOMPARE(lab.tokenCount(), n);
+    QCOMPARE(lab.published()->tokenCount(), n);
     for (int i = 0; i < n; ++i)
-        QCOMPARE(lab.tokenIds()[i], c["token_ids"].toArray()[i].toInt());
-    QCOMPARE(lab.config().dModel, config.nEmbd + 1);
-    QCOMPARE(lab.config().dK, hd);
-    QCOMPARE(lab.config().dV, hd);
-    QCOMPARE(lab.resultDK(), hd);
-    QVERIFY(lab.options().causal);
-    QCOMPARE(lab.options().scale, attn::ScaleMode::SqrtDk);
-    QCOMPARE(lab.result().divisor, std::sqrt(double(hd)));
+        QCOMPARE(lab.published()->ids()[i], c["token_ids"].toArray()[i].toInt());
+    QCOMPARE(lab.inputs().config.dModel, config.nEmbd + 1);
+    QCOMPARE(lab.inputs().config.dK, hd);
+    QCOMPARE(lab.inputs().config.dV, hd);
+    QCOMPARE(lab.published()->dK(), hd);
+    QVERIFY(lab.inputs().options.causal);
+    QCOMPARE(lab.inputs().options.scale, attn::ScaleMode::SqrtDk);
+    QCOMPARE(lab.published()->shown()->divisor, std::sqrt(double(hd)));
     // The bias column and the bias rows.
-    const attn::Matrix& X = lab.matrix(MatrixId::X);
+    const attn::Matrix& X = lab.inputs().matrix(MatrixId::X);
     QCOMPARE(X.col(config.nEmbd).minCoeff(), 1.0);
     QCOMPARE(X.col(config.nEmbd).maxCoeff(), 1.0);
     const attn::Gpt2Block& block = attnlab::gpt2Weights(*gpt2.model())->blocks[1];
-    QCOMPARE(lab.matrix(MatrixId::Wq)(config.nEmbd, 0), double(block.attnBias.data[h * hd]));
-    QCOMPARE(lab.matrix(MatrixId::Wv)(config.nEmbd, hd - 1),
+    QCOMPARE(lab.inputs().matrix(MatrixId::Wq)(config.nEmbd, 0), double(block.attnBias.data[h * hd]));
+    QCOMPARE(lab.inputs().matrix(MatrixId::Wv)(config.nEmbd, hd - 1),
              double(block.attnBias.data[2 * config.nEmbd + (h + 1) * hd - 1]));
-    QCOMPARE(lab.matrix(MatrixId::Wk)(3, 1),
+    QCOMPARE(lab.inputs().matrix(MatrixId::Wk)(3, 1),
              double(block.attnWeight.data[3 * 3 * config.nEmbd + config.nEmbd + h * hd + 1]));
 
     const attn::Expected<attn::AttentionResult> head =
         attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, h);
     QVERIFY(head);
-    const attn::AttentionResult& r = lab.result();
+    const attn::AttentionResult& r = *lab.published()->shown();
     QVERIFY2(relDiff(r.Q, head->Q) <= 1e-12, qPrintable(QString::number(relDiff(r.Q, head->Q))));
     QVERIFY(relDiff(r.K, head->K) <= 1e-12);
     QVERIFY(relDiff(r.V, head->V) <= 1e-12);
@@ -150,7 +150,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
                      qPrintable(QStringLiteral("score (%1, %2)").arg(i).arg(j)));
     for (int i = 0; i < n; ++i)
         QVERIFY(std::abs(lab.weightSum(i) - 1.0) <= 1e-12);
-    QVERIFY(lab.borrowedNotice().startsWith(
+    QVERIFY(lab.inputs().borrowedNotice().startsWith(
         QStringLiteral("GPT-2 layer 2, head %1 of %2").arg(h + 1).arg(checkpoint)));
 }
 
@@ -162,31 +162,31 @@ void TestGpt2HeadState::undoAndRedo()
     Session lab;
     QUndoStack stack;
     UndoRecorder recorder(&lab, &stack);
-    const attn::Matrix ownX = lab.matrix(MatrixId::X);
-    const attn::ModelConfig own = lab.config();
+    const attn::Matrix ownX = lab.inputs().matrix(MatrixId::X);
+    const attn::ModelConfig own = lab.inputs().config;
     QSignalSpy notices(&lab, &Session::matrixNotice);
     QVERIFY(borrow(lab, gpt2, 1, 1));
     QCOMPARE(stack.count(), 1);
     QCOMPARE(stack.text(0), QStringLiteral("Show GPT-2 layer 2, head 2"));
     QVERIFY(!notices.isEmpty());
     QVERIFY(notices.last().at(0).toString().contains(QStringLiteral("column of ones")));
-    const attn::Matrix scores = lab.result().scores;
+    const attn::Matrix scores = lab.published()->shown()->scores;
 
     stack.undo();
-    QVERIFY(!lab.isBorrowed());
-    QCOMPARE(lab.config().sentence, own.sentence);
-    QCOMPARE(lab.config().dModel, own.dModel);
-    QCOMPARE(lab.matrix(MatrixId::X), ownX);
-    QVERIFY(!lab.options().causal);
+    QVERIFY(!lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().config.sentence, own.sentence);
+    QCOMPARE(lab.inputs().config.dModel, own.dModel);
+    QCOMPARE(lab.inputs().matrix(MatrixId::X), ownX);
+    QVERIFY(!lab.inputs().options.causal);
     QVERIFY(notices.last().at(0).toString().isEmpty());
 
     stack.redo();
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.borrowed().head, 1);
-    QCOMPARE(lab.result().scores, scores);
-    QCOMPARE(lab.tokenCount(), 6);
-    QCOMPARE(lab.tokens().front(), QStringLiteral("Jane"));
-    QCOMPARE(lab.tokens().back(), QStringLiteral("␣cinema"));
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().borrowed.head, 1);
+    QCOMPARE(lab.published()->shown()->scores, scores);
+    QCOMPARE(lab.published()->tokenCount(), 6);
+    QCOMPARE(lab.published()->tokens().front(), QStringLiteral("Jane"));
+    QCOMPARE(lab.published()->tokens().back(), QStringLiteral("␣cinema"));
 }
 
 void TestGpt2HeadState::editedCellsStayBorrowed()
@@ -198,23 +198,23 @@ void TestGpt2HeadState::editedCellsStayBorrowed()
     QUndoStack stack;
     UndoRecorder recorder(&lab, &stack);
     QVERIFY(borrow(lab, gpt2, 1, 2));
-    const attn::Matrix before = lab.result().scores;
-    const double was = lab.matrix(MatrixId::Wq)(16, 0);  // the bias of q's first column
+    const attn::Matrix before = lab.published()->shown()->scores;
+    const double was = lab.inputs().matrix(MatrixId::Wq)(16, 0);  // the bias of q's first column
     QVERIFY(lab.setMatrixCell(MatrixId::Wq, 16, 0, was + 1.0));
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.editedCells(), 1);
-    QVERIFY(lab.borrowedNotice().contains(QStringLiteral("1 cell edited by you")));
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().editedCells, 1);
+    QVERIFY(lab.inputs().borrowedNotice().contains(QStringLiteral("1 cell edited by you")));
     // q_i gains k_i's first entry: S(i, j) grows by k_j[0].
-    const attn::Matrix& K = lab.result().K;
-    for (int i = 0; i < lab.tokenCount(); ++i)
-        for (int j = 0; j < lab.tokenCount(); ++j)
-            QVERIFY(std::abs(lab.result().scores(i, j) - (before(i, j) + K(j, 0))) <= 1e-12);
+    const attn::Matrix& K = lab.published()->shown()->K;
+    for (int i = 0; i < lab.published()->tokenCount(); ++i)
+        for (int j = 0; j < lab.published()->tokenCount(); ++j)
+            QVERIFY(std::abs(lab.published()->shown()->scores(i, j) - (before(i, j) + K(j, 0))) <= 1e-12);
     QCOMPARE(stack.count(), 2);
     stack.undo();
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.editedCells(), 0);
-    QCOMPARE(lab.result().scores, before);
-    QVERIFY(!lab.borrowedNotice().contains(QStringLiteral("edited")));
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().editedCells, 0);
+    QCOMPARE(lab.published()->shown()->scores, before);
+    QVERIFY(!lab.inputs().borrowedNotice().contains(QStringLiteral("edited")));
 }
 
 void TestGpt2HeadState::redrawGoesBackToTheOwnLab()
@@ -225,20 +225,20 @@ void TestGpt2HeadState::redrawGoesBackToTheOwnLab()
     Session lab;
     lab.setDK(5);
     QVERIFY(borrow(lab, gpt2, 0, 1));
-    QCOMPARE(lab.config().dK, 4);
+    QCOMPARE(lab.inputs().config.dK, 4);
     QSignalSpy notices(&lab, &Session::matrixNotice);
     lab.setSeed(7);
-    QVERIFY(!lab.isBorrowed());
-    QCOMPARE(lab.config().seed, quint64(7));
-    QCOMPARE(lab.config().dK, 5);  // the lab's own, from before
-    QCOMPARE(lab.config().dModel, 16);
-    QCOMPARE(lab.config().sentence, std::string("Jane is going to the cinema"));
-    QVERIFY(!lab.options().causal);
-    QCOMPARE(lab.tokenCount(), 6);
-    QCOMPARE(lab.tokens().back(), QStringLiteral("cinema"));
+    QVERIFY(!lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().config.seed, quint64(7));
+    QCOMPARE(lab.inputs().config.dK, 5);  // the lab's own, from before
+    QCOMPARE(lab.inputs().config.dModel, 16);
+    QCOMPARE(lab.inputs().config.sentence, std::string("Jane is going to the cinema"));
+    QVERIFY(!lab.inputs().options.causal);
+    QCOMPARE(lab.published()->tokenCount(), 6);
+    QCOMPARE(lab.published()->tokens().back(), QStringLiteral("cinema"));
     QVERIFY(!notices.isEmpty());
     QVERIFY(notices.last().at(0).toString().isEmpty());
-    QCOMPARE(lab.borrowedNotice(), QString());
+    QCOMPARE(lab.inputs().borrowedNotice(), QString());
 }
 
 void TestGpt2HeadState::newSentenceFollowsTheModel()
@@ -253,31 +253,31 @@ void TestGpt2HeadState::newSentenceFollowsTheModel()
     QVERIFY(borrow(lab, gpt2, 1, 2));
     QCOMPARE(stack.count(), 1);
     lab.setSentence(QStringLiteral("Jane is going to the cinema"));
-    QVERIFY(lab.isBorrowed());
-    QVERIFY(lab.awaitsBorrow());
-    QCOMPARE(lab.tokenCount(), 3);  // the head shown until the pass comes
+    QVERIFY(lab.inputs().borrowed.active());
+    QVERIFY(lab.inputs().awaitingBorrow);
+    QCOMPARE(lab.published()->tokenCount(), 3);  // the head shown until the pass comes
     QCOMPARE(stack.count(), 1);
-    QVERIFY(lab.borrowedNotice().contains(QStringLiteral("Waiting")));
+    QVERIFY(lab.inputs().borrowedNotice().contains(QStringLiteral("Waiting")));
     QVERIFY(setSentence(gpt2, QStringLiteral("Jane is going to the cinema")));
     QVERIFY(borrow(lab, gpt2, 1, 2));
-    QVERIFY(!lab.awaitsBorrow());
-    QCOMPARE(lab.tokenCount(), 6);
+    QVERIFY(!lab.inputs().awaitingBorrow);
+    QCOMPARE(lab.published()->tokenCount(), 6);
     QCOMPARE(stack.count(), 2);
     QCOMPARE(stack.text(1), QStringLiteral("Edit the sentence"));
     const attn::Expected<attn::AttentionResult> head =
         attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), 1, 2);
-    QVERIFY(relDiff(lab.result().scores, head->scores) <= 1e-12);
+    QVERIFY(relDiff(lab.published()->shown()->scores, head->scores) <= 1e-12);
     stack.undo();
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.tokenCount(), 3);
-    QCOMPARE(lab.config().sentence, std::string("Jane is going"));
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.published()->tokenCount(), 3);
+    QCOMPARE(lab.inputs().config.sentence, std::string("Jane is going"));
     // Released (the model refused the sentence): the lab's own, at once.
     lab.setSentence(QStringLiteral("a b"));
-    QVERIFY(lab.awaitsBorrow());
+    QVERIFY(lab.inputs().awaitingBorrow);
     lab.releaseBorrowed();
-    QVERIFY(!lab.isBorrowed());
-    QCOMPARE(lab.tokenCount(), 2);
-    QCOMPARE(lab.config().dModel, 16);
+    QVERIFY(!lab.inputs().borrowed.active());
+    QCOMPARE(lab.published()->tokenCount(), 2);
+    QCOMPARE(lab.inputs().config.dModel, 16);
 }
 
 void TestGpt2HeadState::newSentenceWithoutFollowerLeaves()
@@ -288,11 +288,11 @@ void TestGpt2HeadState::newSentenceWithoutFollowerLeaves()
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, 2));
     lab.setSentence(QStringLiteral("Life is short"));
-    QVERIFY(!lab.isBorrowed());
-    QVERIFY(!lab.awaitsBorrow());
-    QCOMPARE(lab.tokenCount(), 3);
-    QCOMPARE(lab.tokens().front(), QStringLiteral("Life"));
-    QCOMPARE(lab.config().dModel, 16);
+    QVERIFY(!lab.inputs().borrowed.active());
+    QVERIFY(!lab.inputs().awaitingBorrow);
+    QCOMPARE(lab.published()->tokenCount(), 3);
+    QCOMPARE(lab.published()->tokens().front(), QStringLiteral("Life"));
+    QCOMPARE(lab.inputs().config.dModel, 16);
 }
 
 void TestGpt2HeadState::whatIfDivisorIsTheLabsScale()
@@ -306,18 +306,20 @@ void TestGpt2HeadState::whatIfDivisorIsTheLabsScale()
     QVERIFY(changed.wait(10000));
     Session lab;
     QVERIFY(borrow(lab, gpt2, 1, 2));
-    QCOMPARE(lab.options().scale, attn::ScaleMode::None);
-    QCOMPARE(lab.result().divisor, 1.0);
-    QVERIFY(testdata::maxAbsDiff(lab.result().weightsMatrix(), gpt2.head(1, 2)->weightsMatrix()) <= 1e-12);
+    QCOMPARE(lab.inputs().options.scale, attn::ScaleMode::None);
+    QCOMPARE(lab.published()->shown()->divisor, 1.0);
+    QVERIFY(testdata::maxAbsDiff(lab.published()->shown()->weightsMatrix(), gpt2.head(1, 2)->weightsMatrix())
+            <= 1e-12);
     QVERIFY(gpt2.setScale(attn::ScaleMode::Custom, 3.5, ScaleScope::ThisHead));
     QVERIFY(changed.wait(10000));
     QVERIFY(borrow(lab, gpt2, 1, 2));
-    QCOMPARE(lab.options().scale, attn::ScaleMode::Custom);
-    QCOMPARE(lab.options().customDivisor, 3.5);
-    QVERIFY(testdata::maxAbsDiff(lab.result().weightsMatrix(), gpt2.head(1, 2)->weightsMatrix()) <= 1e-12);
+    QCOMPARE(lab.inputs().options.scale, attn::ScaleMode::Custom);
+    QCOMPARE(lab.inputs().options.customDivisor, 3.5);
+    QVERIFY(testdata::maxAbsDiff(lab.published()->shown()->weightsMatrix(), gpt2.head(1, 2)->weightsMatrix())
+            <= 1e-12);
     // Head 1 of the same layer kept sqrt(head_dim).
     QVERIFY(borrow(lab, gpt2, 1, 1));
-    QCOMPARE(lab.options().scale, attn::ScaleMode::SqrtDk);
+    QCOMPARE(lab.inputs().options.scale, attn::ScaleMode::SqrtDk);
 }
 
 void TestGpt2HeadState::refusals()
@@ -343,7 +345,7 @@ void TestGpt2HeadState::refusals()
     QVERIFY(!busy);
     QVERIFY(QString::fromStdString(busy.error().message).contains(QStringLiteral("still computing")));
     QCOMPARE(lab.state().X, own.X);
-    QVERIFY(!lab.isBorrowed());
+    QVERIFY(!lab.inputs().borrowed.active());
     QTRY_VERIFY_WITH_TIMEOUT(!gpt2.isComputing(), 10000);
     QVERIFY(borrow(lab, gpt2, 0, 0));
     const attn::Status saved = validateLabState(lab.state());
@@ -351,8 +353,8 @@ void TestGpt2HeadState::refusals()
     QVERIFY(QString::fromStdString(saved.error().message).contains(QStringLiteral("GPT-2 layer 1, head 1")));
     // An import of another shape is refused; the head stays.
     QVERIFY(!lab.setMatrix(MatrixId::Wq, attn::Matrix::Zero(17, 3)));
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.config().dK, 4);
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().config.dK, 4);
 }
 
 namespace {
@@ -392,8 +394,8 @@ void TestGpt2HeadState::gpt2XlWidthFits()
     const LabState xl = wideHead(lab, n, e, hd);
     const attn::Status set = lab.setState(xl);
     QVERIFY2(set, set ? "" : set.error().message.c_str());
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.config().dModel, 1601);
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().config.dModel, 1601);
     // Raw scores by a plain loop: q_i . k_j with q = x W_q, k = x W_k.
     const attn::Matrix& X = xl.X;
     for (int i = 0; i < n; ++i) {
@@ -407,16 +409,17 @@ void TestGpt2HeadState::gpt2XlWidthFits()
                 }
                 s += q * k;
             }
-            QVERIFY2(std::abs(lab.result().scores(i, j) - s) <= 1e-12 * std::max(1.0, std::abs(s)),
-                     qPrintable(QStringLiteral("score (%1, %2): %3 against %4")
-                                    .arg(i)
-                                    .arg(j)
-                                    .arg(lab.result().scores(i, j), 0, 'g', 17)
-                                    .arg(s, 0, 'g', 17)));
+            QVERIFY2(
+                std::abs(lab.published()->shown()->scores(i, j) - s) <= 1e-12 * std::max(1.0, std::abs(s)),
+                qPrintable(QStringLiteral("score (%1, %2): %3 against %4")
+                               .arg(i)
+                               .arg(j)
+                               .arg(lab.published()->shown()->scores(i, j), 0, 'g', 17)
+                               .arg(s, 0, 'g', 17)));
         }
         QVERIFY(std::abs(lab.weightSum(i) - 1.0) <= 1e-12);
     }
-    QCOMPARE(lab.result().divisor, 8.0);
+    QCOMPARE(lab.published()->shown()->divisor, 8.0);
 
     // 2620 tokens at 1601: 4,194,620 entries, over 4096 x 1024 = 4,194,304.
     Session other;
@@ -427,7 +430,7 @@ void TestGpt2HeadState::gpt2XlWidthFits()
         QStringLiteral("GPT-2 layer 1, head 1 does not fit the pipeline: X of 2620 tokens at d_model 1601 "
                        "would hold 4194620 entries; at most 4194304 are allowed, so at d_model 1601 at "
                        "most 2619 tokens."));
-    QVERIFY(!other.isBorrowed());
+    QVERIFY(!other.inputs().borrowed.active());
 }
 
 QTEST_GUILESS_MAIN(TestGpt2HeadState)

@@ -75,8 +75,9 @@ void TestLabResult::eachChangePublishesANewUnchangedResult()
     QVERIFY2(s.problem().isEmpty(), qPrintable(s.problem()));
     const std::shared_ptr<const LabResult> first = s.published();
     QVERIFY(first->computed());
-    const attn::Matrix X0 = s.matrix(MatrixId::X), Wq0 = s.matrix(MatrixId::Wq), Wk0 = s.matrix(MatrixId::Wk);
-    const std::vector<std::vector<double>> before = plainWeights(X0, Wq0, Wk0, s.options().causal);
+    const attn::Matrix X0 = s.inputs().matrix(MatrixId::X), Wq0 = s.inputs().matrix(MatrixId::Wq),
+                       Wk0 = s.inputs().matrix(MatrixId::Wk);
+    const std::vector<std::vector<double>> before = plainWeights(X0, Wq0, Wk0, s.inputs().options.causal);
     QVERIFY(largestDifference(*first->shown(), before) < 1e-12);
     const attn::Matrix firstWeights = first->shown()->weightsMatrix();
 
@@ -89,19 +90,21 @@ void TestLabResult::eachChangePublishesANewUnchangedResult()
     // The first object says what it said, bit for bit; the second is the edit's.
     QVERIFY((first->shown()->weightsMatrix().array() == firstWeights.array()).all());
     QVERIFY(largestDifference(*first->shown(), before) < 1e-12);
-    const std::vector<std::vector<double>> after = plainWeights(s.matrix(MatrixId::X), s.matrix(MatrixId::Wq),
-                                                                s.matrix(MatrixId::Wk), s.options().causal);
+    const std::vector<std::vector<double>> after =
+        plainWeights(s.inputs().matrix(MatrixId::X), s.inputs().matrix(MatrixId::Wq),
+                     s.inputs().matrix(MatrixId::Wk), s.inputs().options.causal);
     QVERIFY(largestDifference(*second->shown(), after) < 1e-12);
     QVERIFY(largestDifference(*second->shown(), before) > 1e-6);
 
     // An option recomputes: another new object over the same tokens.
-    s.setCausal(!s.options().causal);
+    s.setCausal(!s.inputs().options.causal);
     const std::shared_ptr<const LabResult> third = s.published();
     QVERIFY(third != second);
-    QCOMPARE(third->options().causal, s.options().causal);
-    QCOMPARE(second->options().causal, !s.options().causal);
-    QVERIFY(largestDifference(*third->shown(), plainWeights(s.matrix(MatrixId::X), s.matrix(MatrixId::Wq),
-                                                            s.matrix(MatrixId::Wk), s.options().causal))
+    QCOMPARE(third->options().causal, s.inputs().options.causal);
+    QCOMPARE(second->options().causal, !s.inputs().options.causal);
+    QVERIFY(largestDifference(*third->shown(),
+                              plainWeights(s.inputs().matrix(MatrixId::X), s.inputs().matrix(MatrixId::Wq),
+                                           s.inputs().matrix(MatrixId::Wk), s.inputs().options.causal))
             < 1e-12);
 }
 
@@ -113,7 +116,7 @@ void TestLabResult::singleHeadIsHOne()
     QVERIFY(!r->heads());
     QCOMPARE(r->shownHead(), 0);
     QCOMPARE(r->head(0), r->shown());
-    QCOMPARE(s.headCount(), 1);
+    QCOMPARE(s.published()->headCount(), 1);
 }
 
 void TestLabResult::selectingAHeadKeepsTheHeads()
@@ -127,11 +130,11 @@ void TestLabResult::selectingAHeadKeepsTheHeads()
     QCOMPARE(a->headCount(), 3);
     QCOMPARE(a->shownHead(), 0);
     // Each head's numbers are the plain loop's over its own weights.
-    const attn::MultiHeadParams& params = s.multiHeadParams();
+    const attn::MultiHeadParams& params = s.inputs().multiHead;
     for (int h = 0; h < 3; ++h) {
         const attn::HeadWeights w = params.head(h);
-        QVERIFY2(largestDifference(*a->head(h),
-                                   plainWeights(s.matrix(MatrixId::X), w.Wq, w.Wk, s.options().causal))
+        QVERIFY2(largestDifference(*a->head(h), plainWeights(s.inputs().matrix(MatrixId::X), w.Wq, w.Wk,
+                                                             s.inputs().options.causal))
                      < 1e-12,
                  qPrintable(QStringLiteral("head %1").arg(h + 1)));
     }
@@ -154,15 +157,15 @@ void TestLabResult::oneDkForEveryReader()
     s.setDK(5);
     QVERIFY2(s.problem().isEmpty(), qPrintable(s.problem()));
     QCOMPARE(s.published()->dK(), 5);
-    QCOMPARE(s.resultDK(), 5);
-    QCOMPARE(int(s.result().Q.cols()), 5);
+    QCOMPARE(s.published()->dK(), 5);
+    QCOMPARE(int(s.published()->shown()->Q.cols()), 5);
     // A request that cannot be computed: config() is the request, the
     // result (and its d_k) the last good one.
     s.setDK(0);
     QVERIFY(!s.problem().isEmpty());
-    QCOMPARE(s.config().dK, 0);
+    QCOMPARE(s.inputs().config.dK, 0);
     QCOMPARE(s.published()->dK(), 5);
-    QCOMPARE(s.resultDK(), 5);
+    QCOMPARE(s.published()->dK(), 5);
 }
 
 void TestLabResult::tokensAndLabelsComeWithTheResult()
@@ -171,7 +174,7 @@ void TestLabResult::tokensAndLabelsComeWithTheResult()
     s.setSentence(QStringLiteral("to be or not to be"));
     QVERIFY2(s.problem().isEmpty(), qPrintable(s.problem()));
     const std::shared_ptr<const LabResult> r = s.published();
-    QCOMPARE(r->tokenCount(), int(s.matrix(MatrixId::X).rows()));
+    QCOMPARE(r->tokenCount(), int(s.inputs().matrix(MatrixId::X).rows()));
     QCOMPARE(r->tokenCount(), r->shown()->tokens());
     const QStringList expected = {QStringLiteral("to#1"), QStringLiteral("be#2"), QStringLiteral("or"),
                                   QStringLiteral("not"),  QStringLiteral("to#5"), QStringLiteral("be#6")};

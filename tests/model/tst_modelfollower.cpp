@@ -43,7 +43,7 @@ struct Borrowed {
         if (!opened.wait(10000) || !passShown(model))
             return false;
         first = modelHeadState(model, layer, head, lab);
-        return first.ok() && lab.setState(first.value()).ok() && lab.isBorrowed();
+        return first.ok() && lab.setState(first.value()).ok() && lab.inputs().borrowed.active();
     }
 };
 
@@ -76,7 +76,7 @@ void TestModelFollower::theModelReadsTheLabsSentence()
     // A sentence given to the model alone is the lab's again at the lab's
     // next change of parameters.
     model.setSentence(QStringLiteral("something else"));
-    lab.setSeed(lab.config().seed + 1);
+    lab.setSeed(lab.inputs().config.seed + 1);
     QCOMPARE(model.sentence(), QStringLiteral("Jane is going to the cinema"));
 }
 
@@ -90,17 +90,17 @@ void TestModelFollower::aBorrowedHeadFollowsThePasses()
     // A new sentence: the lab keeps the head, waiting, then shows the same
     // layer and head of the model's pass over it.
     lab.setSentence(QStringLiteral("Jane is going to the cinema to watch"));
-    QVERIFY(lab.awaitsBorrow());
-    QVERIFY(QTest::qWaitFor([&] { return !lab.awaitsBorrow(); }, 10000));
-    QVERIFY(lab.isBorrowed());
-    QCOMPARE(lab.borrowed().layer, 1);
-    QCOMPARE(lab.borrowed().head, 2);
-    QCOMPARE(lab.borrowed().identity, model.model()->identity);
+    QVERIFY(lab.inputs().awaitingBorrow);
+    QVERIFY(QTest::qWaitFor([&] { return !lab.inputs().awaitingBorrow; }, 10000));
+    QVERIFY(lab.inputs().borrowed.active());
+    QCOMPARE(lab.inputs().borrowed.layer, 1);
+    QCOMPARE(lab.inputs().borrowed.head, 2);
+    QCOMPARE(lab.inputs().borrowed.identity, model.model()->identity);
     const attn::Expected<LabState> now = modelHeadState(model, 1, 2, lab);
     QVERIFY(now.ok());
-    QVERIFY(attn::sameBits(lab.matrix(MatrixId::X), now->X));
-    QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), now->Wq));
-    QCOMPARE(int(lab.matrix(MatrixId::X).rows()), int(model.resultTokens().size()));
+    QVERIFY(attn::sameBits(lab.inputs().matrix(MatrixId::X), now->X));
+    QVERIFY(attn::sameBits(lab.inputs().matrix(MatrixId::Wq), now->Wq));
+    QCOMPARE(int(lab.inputs().matrix(MatrixId::X).rows()), int(model.resultTokens().size()));
 }
 
 void TestModelFollower::anEditedHeadStays()
@@ -110,17 +110,17 @@ void TestModelFollower::anEditedHeadStays()
     Session& lab = b.lab;
     ModelSession& model = b.model;
     QVERIFY(lab.setMatrixCell(MatrixId::Wq, 0, 0, 0.5).ok());
-    QCOMPARE(lab.editedCells(), 1);
-    const attn::Matrix edited = lab.matrix(MatrixId::Wq);
+    QCOMPARE(lab.inputs().editedCells, 1);
+    const attn::Matrix edited = lab.inputs().matrix(MatrixId::Wq);
 
     // A what-if divisor makes a new pass over the same sentence: the edited
     // head is the user's and stays.
     QSignalSpy changed(&model, &ModelSession::resultChanged);
     model.setScale(attn::ScaleMode::None, 1.0, ScaleScope::AllLayers);
     QVERIFY(changed.wait(10000));
-    QVERIFY(lab.isBorrowed());
-    QVERIFY(attn::sameBits(lab.matrix(MatrixId::Wq), edited));
-    QCOMPARE(lab.options().scale, b.first->options.scale);
+    QVERIFY(lab.inputs().borrowed.active());
+    QVERIFY(attn::sameBits(lab.inputs().matrix(MatrixId::Wq), edited));
+    QCOMPARE(lab.inputs().options.scale, b.first->options.scale);
 }
 
 QTEST_MAIN(TestModelFollower)

@@ -455,12 +455,12 @@ void TestScalingLabRun::sessionMapsComeFirstAndTheLabStillEnds()
     }
     QCOMPARE(last, config.samples);
 
-    QCOMPARE(session.tokenCount(), 1024);
+    QCOMPARE(session.published()->tokenCount(), 1024);
     attn::Expected<attn::Model> model = attn::buildModel(large);
     QVERIFY(model);
     const auto expected = attn::computeAttention(model->X, model->Wq, model->Wk, model->Wv, {});
     QVERIFY(expected);
-    QVERIFY(sameMatrix(session.result().weightsMatrix(), expected->weightsMatrix()));
+    QVERIFY(sameMatrix(session.published()->shown()->weightsMatrix(), expected->weightsMatrix()));
 }
 
 void TestScalingLabRun::setCurvesSupersedesAndSetsTheConfig()

@@ -99,15 +99,15 @@ private slots:
 void TestSession::defaultIsTheArticleExample()
 {
     Session session;
-    QVERIFY(session.hasResult());
+    QVERIFY(session.published()->computed());
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.tokens(), QStringList({"Life", "is", "short", "eat", "dessert", "first"}));
-    QCOMPARE(session.tokenIds(), QList<int>({0, 4, 5, 2, 1, 3}));
-    QCOMPARE(session.config().seed, std::uint64_t(123));
-    QCOMPARE(session.result().Q.rows(), 6);
-    QCOMPARE(session.result().Q.cols(), 24);
-    QCOMPARE(session.result().V.cols(), 28);
-    QCOMPARE(session.matrix(MatrixId::X).cols(), 16);
+    QCOMPARE(session.published()->tokens(), QStringList({"Life", "is", "short", "eat", "dessert", "first"}));
+    QCOMPARE(session.published()->ids(), QList<int>({0, 4, 5, 2, 1, 3}));
+    QCOMPARE(session.inputs().config.seed, std::uint64_t(123));
+    QCOMPARE(session.published()->shown()->Q.rows(), 6);
+    QCOMPARE(session.published()->shown()->Q.cols(), 24);
+    QCOMPARE(session.published()->shown()->V.cols(), 28);
+    QCOMPARE(session.inputs().matrix(MatrixId::X).cols(), 16);
 }
 
 void TestSession::defaultWeightsMatchPyTorchReference()
@@ -120,13 +120,13 @@ void TestSession::defaultWeightsMatchPyTorchReference()
     QCOMPARE(weights.rows(), 6);
 
     Session session;
-    const double weightError = maxAbsDiff(session.result().weightsMatrix(), weights);
+    const double weightError = maxAbsDiff(session.published()->shown()->weightsMatrix(), weights);
     QVERIFY2(weightError < 1e-6, qPrintable(QString::number(weightError)));
     // The context of float32 PyTorch agrees to its own rounding (1.2e-6 recorded).
-    const double contextError = maxAbsDiff(session.result().context, context);
+    const double contextError = maxAbsDiff(session.published()->shown()->context, context);
     QVERIFY2(contextError < 1e-5, qPrintable(QString::number(contextError)));
     // The article's query_2 ("is") gives its largest weight to "dessert".
-    QCOMPARE(session.stats().rows[1].argMax, 4);
+    QCOMPARE(session.published()->stats().rows[1].argMax, 4);
 }
 
 void TestSession::resultEqualsEngine_data()
@@ -178,12 +178,12 @@ void TestSession::resultEqualsEngine()
     attn::AttentionOptions options;
     options.scale = attn::ScaleMode(scale);
     options.causal = causal;
-    compareResults(session.result(), engineResult(config, options));
+    compareResults(*session.published()->shown(), engineResult(config, options));
 
     // The same through setParameters in one step.
     Session direct;
     direct.setParameters(config, options);
-    compareResults(direct.result(), session.result());
+    compareResults(*direct.published()->shown(), *session.published()->shown());
 }
 
 void TestSession::dKChangesQueryWidth_data()
@@ -199,33 +199,36 @@ void TestSession::dKChangesQueryWidth()
     QFETCH(int, dK);
     Session session;
     session.setDK(dK);
-    QCOMPARE(session.result().Q.cols(), dK);
-    QCOMPARE(session.result().K.cols(), dK);
-    QCOMPARE(session.matrix(MatrixId::Wq).cols(), dK);
-    QCOMPARE(session.result().V.cols(), 28);
-    QCOMPARE(session.result().divisor, std::sqrt(double(dK)));
+    QCOMPARE(session.published()->shown()->Q.cols(), dK);
+    QCOMPARE(session.published()->shown()->K.cols(), dK);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wq).cols(), dK);
+    QCOMPARE(session.published()->shown()->V.cols(), 28);
+    QCOMPARE(session.published()->shown()->divisor, std::sqrt(double(dK)));
     attn::ModelConfig config;
     config.dK = dK;
-    compareResults(session.result(), engineResult(config, {}));
+    compareResults(*session.published()->shown(), engineResult(config, {}));
 }
 
 void TestSession::scaleModeNoneLeavesScoresUnscaled()
 {
     Session session;
     session.setScaleMode(attn::ScaleMode::None);
-    QCOMPARE(session.result().divisor, 1.0);
-    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores), 0.0);
+    QCOMPARE(session.published()->shown()->divisor, 1.0);
+    QCOMPARE(maxAbsDiff(session.published()->shown()->scaledMatrix(), session.published()->shown()->scores),
+             0.0);
     session.setScaleMode(attn::ScaleMode::Custom);
     session.setCustomDivisor(2.0);
-    QCOMPARE(session.result().divisor, 2.0);
-    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores / 2.0), 0.0);
+    QCOMPARE(session.published()->shown()->divisor, 2.0);
+    QCOMPARE(
+        maxAbsDiff(session.published()->shown()->scaledMatrix(), session.published()->shown()->scores / 2.0),
+        0.0);
 }
 
 void TestSession::causalMaskHidesLaterKeys()
 {
     Session session;
     session.setCausal(true);
-    const attn::AttentionResult& r = session.result();
+    const attn::AttentionResult& r = *session.published()->shown();
     for (int i = 0; i < r.tokens(); ++i)
         for (int j = 0; j < r.tokens(); ++j) {
             QCOMPARE(std::isinf(r.scaled(i, j)), j > i);
@@ -248,8 +251,8 @@ void TestSession::refusedCellValues()
 {
     QFETCH(double, value);
     Session session;
-    const double old = session.matrix(MatrixId::Wk)(2, 3);
-    const attn::Matrix oldWeights = session.result().weightsMatrix();
+    const double old = session.inputs().matrix(MatrixId::Wk)(2, 3);
+    const attn::Matrix oldWeights = session.published()->shown()->weightsMatrix();
     QSignalSpy refused(&session, &Session::editRefused);
     QSignalSpy changed(&session, &Session::resultChanged);
     const attn::Status status = session.setMatrixCell(MatrixId::Wk, 2, 3, value);
@@ -257,9 +260,9 @@ void TestSession::refusedCellValues()
     QVERIFY(!status.error().message.empty());
     QCOMPARE(refused.count(), 1);
     QCOMPARE(changed.count(), 0);
-    QCOMPARE(session.matrix(MatrixId::Wk)(2, 3), old);
-    QCOMPARE(maxAbsDiff(session.result().weightsMatrix(), oldWeights), 0.0);
-    QCOMPARE(session.editedCells(), 0);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wk)(2, 3), old);
+    QCOMPARE(maxAbsDiff(session.published()->shown()->weightsMatrix(), oldWeights), 0.0);
+    QCOMPARE(session.inputs().editedCells, 0);
 }
 
 void TestSession::refusedCellText_data()
@@ -277,37 +280,38 @@ void TestSession::refusedCellText()
 {
     QFETCH(QString, text);
     Session session;
-    const double old = session.matrix(MatrixId::X)(0, 0);
+    const double old = session.inputs().matrix(MatrixId::X)(0, 0);
     QSignalSpy refused(&session, &Session::editRefused);
     const attn::Status status = session.setMatrixCellText(MatrixId::X, 0, 0, text);
     QVERIFY(!status.ok());
     QCOMPARE(refused.count(), 1);
     QVERIFY(refused.first().first().toString().contains(QStringLiteral("X(1, 1)")));
-    QCOMPARE(session.matrix(MatrixId::X)(0, 0), old);
+    QCOMPARE(session.inputs().matrix(MatrixId::X)(0, 0), old);
 }
 
 void TestSession::cellEditRecomputesAndRegenerateDropsIt()
 {
     Session session;
-    const attn::Matrix drawnX = session.matrix(MatrixId::X);
+    const attn::Matrix drawnX = session.inputs().matrix(MatrixId::X);
     QVERIFY(session.setMatrixCellText(MatrixId::X, 1, 2, QStringLiteral(" 2.5 ")).ok());
     QVERIFY(session.setMatrixCell(MatrixId::Wv, 0, 27, -0.75).ok());
-    QCOMPARE(session.matrix(MatrixId::X)(1, 2), 2.5);
-    QCOMPARE(session.editedCells(), 2);
+    QCOMPARE(session.inputs().matrix(MatrixId::X)(1, 2), 2.5);
+    QCOMPARE(session.inputs().editedCells, 2);
 
     attn::Matrix X = drawnX;
     X(1, 2) = 2.5;
-    attn::Matrix Wv = session.matrix(MatrixId::Wv);
+    attn::Matrix Wv = session.inputs().matrix(MatrixId::Wv);
     QCOMPARE(Wv(0, 27), -0.75);
-    const attn::Expected<attn::AttentionResult> want = attn::computeAttention(
-        X, session.matrix(MatrixId::Wq), session.matrix(MatrixId::Wk), Wv, session.options());
+    const attn::Expected<attn::AttentionResult> want =
+        attn::computeAttention(X, session.inputs().matrix(MatrixId::Wq),
+                               session.inputs().matrix(MatrixId::Wk), Wv, session.inputs().options);
     QVERIFY(want.ok());
-    compareResults(session.result(), want.value());
+    compareResults(*session.published()->shown(), want.value());
 
     session.regenerate();
-    QCOMPARE(session.editedCells(), 0);
-    QCOMPARE(maxAbsDiff(session.matrix(MatrixId::X), drawnX), 0.0);
-    compareResults(session.result(), engineResult({}, {}));
+    QCOMPARE(session.inputs().editedCells, 0);
+    QCOMPARE(maxAbsDiff(session.inputs().matrix(MatrixId::X), drawnX), 0.0);
+    compareResults(*session.published()->shown(), engineResult({}, {}));
 }
 
 void TestSession::editsSurviveScaleAndSeedChangesButNotRegenerate()
@@ -316,29 +320,29 @@ void TestSession::editsSurviveScaleAndSeedChangesButNotRegenerate()
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 3, 4, 7.0).ok());
     session.setScaleMode(attn::ScaleMode::None);
     session.setCausal(true);
-    QCOMPARE(session.matrix(MatrixId::Wq)(3, 4), 7.0);
-    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wq)(3, 4), 7.0);
+    QCOMPARE(session.inputs().editedCells, 1);
     // Another seed redraws the rest; the typed cell stays (tst_keptmatrices).
     session.setSeed(7);
-    QCOMPARE(session.matrix(MatrixId::Wq)(3, 4), 7.0);
-    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wq)(3, 4), 7.0);
+    QCOMPARE(session.inputs().editedCells, 1);
     session.regenerate();
-    QVERIFY(session.matrix(MatrixId::Wq)(3, 4) != 7.0);
-    QCOMPARE(session.editedCells(), 0);
+    QVERIFY(session.inputs().matrix(MatrixId::Wq)(3, 4) != 7.0);
+    QCOMPARE(session.inputs().editedCells, 0);
 }
 
 void TestSession::emptySentenceKeepsLastResult()
 {
     Session session;
-    const attn::Matrix weights = session.result().weightsMatrix();
+    const attn::Matrix weights = session.published()->shown()->weightsMatrix();
     QSignalSpy problems(&session, &Session::problemChanged);
     QSignalSpy changed(&session, &Session::resultChanged);
     session.setSentence(QStringLiteral("  "));
     QVERIFY(!session.problem().isEmpty());
     QCOMPARE(problems.count(), 1);
     QCOMPARE(changed.count(), 0);
-    QCOMPARE(session.tokenCount(), 6);
-    QCOMPARE(maxAbsDiff(session.result().weightsMatrix(), weights), 0.0);
+    QCOMPARE(session.published()->tokenCount(), 6);
+    QCOMPARE(maxAbsDiff(session.published()->shown()->weightsMatrix(), weights), 0.0);
     // Another change while the sentence is empty still reports the sentence.
     session.setScaleMode(attn::ScaleMode::None);
     QVERIFY(!session.problem().isEmpty());
@@ -346,8 +350,9 @@ void TestSession::emptySentenceKeepsLastResult()
 
     session.setSentence(QStringLiteral("hello world"));
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.tokens(), QStringList({"hello", "world"}));
-    QCOMPARE(maxAbsDiff(session.result().scaledMatrix(), session.result().scores), 0.0);
+    QCOMPARE(session.published()->tokens(), QStringList({"hello", "world"}));
+    QCOMPARE(maxAbsDiff(session.published()->shown()->scaledMatrix(), session.published()->shown()->scores),
+             0.0);
 }
 
 void TestSession::oneResultSignalPerChange()
@@ -367,7 +372,7 @@ void TestSession::oneResultSignalPerChange()
 void TestSession::weightSumIsOne()
 {
     Session session;
-    for (int i = 0; i < session.tokenCount(); ++i)
+    for (int i = 0; i < session.published()->tokenCount(); ++i)
         QVERIFY(std::abs(session.weightSum(i) - 1.0) < 1e-12);
     QCOMPARE(session.weightSum(-1), 0.0);
 }

@@ -65,27 +65,27 @@ void TestSessionHeads::articleHeadsThroughTheSession()
     session.setHeadCount(3);
     QVERIFY(session.problem().isEmpty());
     QCOMPARE(results.count(), 1);
-    QCOMPARE(session.headCount(), 3);
-    const auto multi = session.multiHeadResult();
+    QCOMPARE(session.published()->headCount(), 3);
+    const auto multi = session.published()->heads();
     QVERIFY(multi);
     for (int i = 0; i < 3; ++i) {
         session.selectHead(i);
-        QCOMPARE(session.selectedHead(), i);
+        QCOMPARE(session.inputs().selectedHead, i);
         // torch.rand is bit-exact: the session's W_q is head i's W_query^T.
-        QVERIFY(same(session.matrix(MatrixId::Wq),
+        QVERIFY(same(session.inputs().matrix(MatrixId::Wq),
                      testdata::toMatrix(mh["multihead_W_query"].toArray()[i]).transpose()));
-        QVERIFY(same(session.matrix(MatrixId::Wk),
+        QVERIFY(same(session.inputs().matrix(MatrixId::Wk),
                      testdata::toMatrix(mh["multihead_W_key"].toArray()[i]).transpose()));
-        QVERIFY(same(session.matrix(MatrixId::Wv),
+        QVERIFY(same(session.inputs().matrix(MatrixId::Wv),
                      testdata::toMatrix(mh["multihead_W_value"].toArray()[i]).transpose()));
         // PyTorch's float32 weights, as tst_multihead holds them.
-        QVERIFY(testdata::maxAbsDiff(session.result().weightsMatrix(),
+        QVERIFY(testdata::maxAbsDiff(session.published()->shown()->weightsMatrix(),
                                      testdata::toMatrix(mh["weights"].toArray()[i]))
                 < 1e-6);
-        QVERIFY(testdata::maxAbsDiff(session.result().Q.row(1),
+        QVERIFY(testdata::maxAbsDiff(session.published()->shown()->Q.row(1),
                                      testdata::toMatrix(mh["multihead_query_2"].toArray()[i]))
                 < 2e-6);
-        QCOMPARE(session.resultDK(), 24);
+        QCOMPARE(session.published()->dK(), 24);
     }
 }
 
@@ -93,7 +93,7 @@ void TestSessionHeads::selectingAHeadComputesNothing()
 {
     Session session;
     session.setHeadCount(3);
-    const auto multi = session.multiHeadResult();
+    const auto multi = session.published()->heads();
     QSignalSpy selected(&session, &Session::headSelected);
     QSignalSpy results(&session, &Session::resultChanged);
     session.selectHead(2);
@@ -101,36 +101,36 @@ void TestSessionHeads::selectingAHeadComputesNothing()
     QCOMPARE(selected.first().first().toInt(), 2);
     QCOMPARE(results.count(), 1);
     // The same result object: the head is shown, not computed again.
-    QCOMPARE(session.multiHeadResult().get(), multi.get());
-    QCOMPARE(&session.result(), &multi->heads[2]);
-    QCOMPARE(session.stats().meanEntropyNats, multi->stats[2].meanEntropyNats);
+    QCOMPARE(session.published()->heads().get(), multi.get());
+    QCOMPARE(&*session.published()->shown(), &multi->heads[2]);
+    QCOMPARE(session.published()->stats().meanEntropyNats, multi->stats[2].meanEntropyNats);
     session.selectHead(2);  // already selected
     session.selectHead(3);  // no such head
     session.selectHead(-1);
     QCOMPARE(selected.count(), 1);
-    QCOMPARE(session.selectedHead(), 2);
+    QCOMPARE(session.inputs().selectedHead, 2);
 }
 
 void TestSessionHeads::editingTheSelectedHead()
 {
     Session session;
     session.setHeadCount(3);
-    const auto before = session.multiHeadResult();
+    const auto before = session.published()->heads();
     session.selectHead(1);
     QVERIFY(session.setMatrixCell(MatrixId::Wk, 2, 5, 0.75));
-    QCOMPARE(session.editedCells(), 1);
-    const attn::MultiHeadParams& params = session.multiHeadParams();
+    QCOMPARE(session.inputs().editedCells, 1);
+    const attn::MultiHeadParams& params = session.inputs().multiHead;
     QCOMPARE(params.head(1).Wk(2, 5), 0.75);
-    QCOMPARE(session.matrix(MatrixId::Wk)(2, 5), 0.75);
-    const auto after = session.multiHeadResult();
+    QCOMPARE(session.inputs().matrix(MatrixId::Wk)(2, 5), 0.75);
+    const auto after = session.published()->heads();
     QVERIFY(after.get() != before.get());
     // The other heads are as they were; head 2 is the single-head pass
     // over its edited weights.
     QVERIFY(same(after->heads[0].weightsMatrix(), before->heads[0].weightsMatrix()));
     QVERIFY(same(after->heads[2].weightsMatrix(), before->heads[2].weightsMatrix()));
     const attn::HeadWeights w = params.head(1);
-    const attn::Expected<attn::AttentionResult> alone =
-        attn::computeAttention(session.matrix(MatrixId::X), w.Wq, w.Wk, w.Wv, session.options());
+    const attn::Expected<attn::AttentionResult> alone = attn::computeAttention(
+        session.inputs().matrix(MatrixId::X), w.Wq, w.Wk, w.Wv, session.inputs().options);
     QVERIFY(alone.ok());
     QVERIFY(same(after->heads[1].weightsMatrix(), alone->weightsMatrix()));
     QVERIFY(!same(after->heads[1].weightsMatrix(), before->heads[1].weightsMatrix()));
@@ -140,16 +140,17 @@ void TestSessionHeads::editingTheSelectedHead()
     QVERIFY(!session.published()->headsChangedSince(nullptr));
     // Another head selected: its own weights; the edit still counts.
     session.selectHead(0);
-    QVERIFY(session.matrix(MatrixId::Wk)(2, 5) != 0.75);
-    QCOMPARE(session.editedCells(), 1);
-    QCOMPARE(session.userCells().count(), 0);
+    QVERIFY(session.inputs().matrix(MatrixId::Wk)(2, 5) != 0.75);
+    QCOMPARE(session.inputs().editedCells, 1);
+    QCOMPARE(session.inputs().userCells.count(), 0);
     // An X edit reaches every head.
     QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 2.0));
-    QCOMPARE(session.editedCells(), 2);
+    QCOMPARE(session.inputs().editedCells, 2);
     QVERIFY(!session.published()->headsChangedSince(after.get()));  // every head changed
     for (int i = 0; i < 3; ++i)
-        QCOMPARE(session.multiHeadResult()->heads[std::size_t(i)].Q(0, 0),
-                 (session.matrix(MatrixId::X).row(0) * session.multiHeadParams().head(i).Wq.col(0))(0, 0));
+        QCOMPARE(session.published()->heads()->heads[std::size_t(i)].Q(0, 0),
+                 (session.inputs().matrix(MatrixId::X).row(0) * session.inputs().multiHead.head(i).Wq.col(0))(
+                     0, 0));
 }
 
 void TestSessionHeads::splitLayoutFollowsDModel()
@@ -161,28 +162,28 @@ void TestSessionHeads::splitLayoutFollowsDModel()
     heads.torchInit = true;
     session.setHeadsConfig(heads);
     QVERIFY2(session.problem().isEmpty(), qPrintable(session.problem()));
-    QCOMPARE(session.config().dK, 4);
-    QCOMPARE(session.config().dV, 4);
-    QCOMPARE(session.resultDK(), 4);
-    QCOMPARE(session.headCount(), 4);
+    QCOMPARE(session.inputs().config.dK, 4);
+    QCOMPARE(session.inputs().config.dV, 4);
+    QCOMPARE(session.published()->dK(), 4);
+    QCOMPARE(session.published()->headCount(), 4);
     // nn.MultiheadAttention's own initialisation, over the session's X.
     const attn::SplitHeads torch = attn::drawTorchMha(123, 16, 4);
-    QVERIFY(same(session.multiHeadParams().split.inProjWeight, torch.inProjWeight));
+    QVERIFY(same(session.inputs().multiHead.split.inProjWeight, torch.inProjWeight));
     const attn::Expected<attn::MultiHeadResult> alone =
-        attn::computeMultiHead(session.matrix(MatrixId::X), torch, session.options());
+        attn::computeMultiHead(session.inputs().matrix(MatrixId::X), torch, session.inputs().options);
     QVERIFY(alone.ok());
-    QVERIFY(same(session.multiHeadResult()->output, alone->output));
-    QVERIFY(same(session.multiHeadResult()->weightsAverage, alone->weightsAverage));
+    QVERIFY(same(session.published()->heads()->output, alone->output));
+    QVERIFY(same(session.published()->heads()->weightsAverage, alone->weightsAverage));
     session.selectHead(3);
-    QVERIFY(same(session.matrix(MatrixId::Wv), torch.head(3).Wv));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wv), torch.head(3).Wv));
     // d_model 16 -> 32: head_dim follows.
     session.setDModel(32);
-    QCOMPARE(session.config().dK, 8);
-    QCOMPARE(session.resultDK(), 8);
-    QCOMPARE(session.selectedHead(), 3);
+    QCOMPARE(session.inputs().config.dK, 8);
+    QCOMPARE(session.published()->dK(), 8);
+    QCOMPARE(session.inputs().selectedHead, 3);
     // An edit of head 4's W_q lands in in_proj_weight's row 3 * 8 + col.
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 5, 2, -0.5));
-    QCOMPARE(session.multiHeadParams().split.inProjWeight(3 * 8 + 2, 5), -0.5);
+    QCOMPARE(session.inputs().multiHead.split.inProjWeight(3 * 8 + 2, 5), -0.5);
 }
 
 void TestSessionHeads::splitRefusesAnIndivisibleH()
@@ -192,15 +193,15 @@ void TestSessionHeads::splitRefusesAnIndivisibleH()
     heads.heads = 4;
     heads.layout = attn::HeadLayout::Split;
     session.setHeadsConfig(heads);
-    QCOMPARE(session.headCount(), 4);
+    QCOMPARE(session.published()->headCount(), 4);
     session.setHeadCount(3);
     QVERIFY(session.problem().contains(QStringLiteral("do not divide E = 16")));
     // The last good lab stays on display.
-    QCOMPARE(session.headCount(), 4);
-    QCOMPARE(session.resultDK(), 4);
+    QCOMPARE(session.published()->headCount(), 4);
+    QCOMPARE(session.published()->dK(), 4);
     session.setHeadCount(8);
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.resultDK(), 2);
+    QCOMPARE(session.published()->dK(), 2);
 }
 
 void TestSessionHeads::undoCoversHeadsAndEdits()
@@ -213,24 +214,24 @@ void TestSessionHeads::undoCoversHeadsAndEdits()
     QCOMPARE(stack.text(0), QStringLiteral("3 heads"));
     session.selectHead(2);
     QCOMPARE(stack.count(), 1);  // choosing a head is not an edit
-    const double drawn = session.matrix(MatrixId::Wv)(1, 1);
+    const double drawn = session.inputs().matrix(MatrixId::Wv)(1, 1);
     QVERIFY(session.setMatrixCell(MatrixId::Wv, 1, 1, 9.0));
     QCOMPARE(stack.count(), 2);
     QCOMPARE(stack.text(1), QStringLiteral("Edit W_v(2, 2) of head 3"));
     session.selectHead(0);
     stack.undo();
-    QCOMPARE(session.headCount(), 3);
-    QCOMPARE(session.selectedHead(), 0);  // the user's choice stays
-    QCOMPARE(session.multiHeadParams().head(2).Wv(1, 1), drawn);
-    QCOMPARE(session.editedCells(), 0);
+    QCOMPARE(session.published()->headCount(), 3);
+    QCOMPARE(session.inputs().selectedHead, 0);  // the user's choice stays
+    QCOMPARE(session.inputs().multiHead.head(2).Wv(1, 1), drawn);
+    QCOMPARE(session.inputs().editedCells, 0);
     stack.undo();
-    QVERIFY(!session.multiHeadResult());
-    QCOMPARE(session.headCount(), 1);
+    QVERIFY(!session.published()->heads());
+    QCOMPARE(session.published()->headCount(), 1);
     stack.redo();
     stack.redo();
-    QCOMPARE(session.headCount(), 3);
-    QCOMPARE(session.multiHeadParams().head(2).Wv(1, 1), 9.0);
-    QCOMPARE(session.editedCells(), 1);
+    QCOMPARE(session.published()->headCount(), 3);
+    QCOMPARE(session.inputs().multiHead.head(2).Wv(1, 1), 9.0);
+    QCOMPARE(session.inputs().editedCells, 1);
 }
 
 // Typed cells are CellCommands (two values, no copy of the lab), each in
@@ -247,7 +248,7 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     split.layout = attn::HeadLayout::Split;
     session.setHeadsConfig(split);
     QCOMPARE(stack.count(), 1);
-    const double drawnX = session.model().X(0, 0);
+    const double drawnX = session.inputs().model.X(0, 0);
     QVERIFY(drawnX != 0.5);
     QVERIFY(session.setMatrixCell(MatrixId::X, 0, 0, 0.5));  // from the seed's draw
     QCOMPARE(stack.count(), 2);
@@ -260,11 +261,11 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(int(recorder.current().cells.size()), 1);
     QCOMPARE(recorder.current().cells[0].value, 0.5);
     session.selectHead(2);
-    const attn::Matrix inProj = session.multiHeadParams().split.inProjWeight;
-    const double k = session.matrix(MatrixId::Wk)(3, 1);
+    const attn::Matrix inProj = session.inputs().multiHead.split.inProjWeight;
+    const double k = session.inputs().matrix(MatrixId::Wk)(3, 1);
     QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, -2.0));
     session.selectHead(0);
-    const double q = session.matrix(MatrixId::Wq)(0, 2);
+    const double q = session.inputs().matrix(MatrixId::Wq)(0, 2);
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 2, 3.0));
     QCOMPARE(stack.count(), 4);
     const auto* first = dynamic_cast<const CellCommand*>(stack.command(2));
@@ -273,49 +274,49 @@ void TestSessionHeads::cellStepsKeepTheirHead()
     QCOMPARE(first->edit().before, k);
     QCOMPARE(stack.text(3), QStringLiteral("Edit W_q(1, 3) of head 1"));
     // W_k^3(3, 1) is in_proj_weight(E + 2 * head_dim + 1, 3) (E = 16, head_dim 4).
-    QCOMPARE(session.multiHeadParams().split.inProjWeight(16 + 8 + 1, 3), -2.0);
+    QCOMPARE(session.inputs().multiHead.split.inProjWeight(16 + 8 + 1, 3), -2.0);
 
     session.selectHead(1);
     stack.undo();
     stack.undo();
-    QCOMPARE(session.selectedHead(), 1);
-    QVERIFY(same(session.multiHeadParams().split.inProjWeight, inProj));
-    QCOMPARE(session.model().X(0, 0), 0.5);
+    QCOMPARE(session.inputs().selectedHead, 1);
+    QVERIFY(same(session.inputs().multiHead.split.inProjWeight, inProj));
+    QCOMPARE(session.inputs().model.X(0, 0), 0.5);
     // The shown head's result is the whole pass's over the restored cells.
-    const attn::MultiHeadResult whole =
-        *attn::computeMultiHead(session.model().X, session.multiHeadParams().split, session.options());
-    QVERIFY(same(session.multiHeadResult()->output, whole.output));
-    QVERIFY(same(session.result().scores, whole.heads[1].scores));
+    const attn::MultiHeadResult whole = *attn::computeMultiHead(
+        session.inputs().model.X, session.inputs().multiHead.split, session.inputs().options);
+    QVERIFY(same(session.published()->heads()->output, whole.output));
+    QVERIFY(same(session.published()->shown()->scores, whole.heads[1].scores));
     stack.redo();
-    QCOMPARE(session.selectedHead(), 1);
-    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
-    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
+    QCOMPARE(session.inputs().selectedHead, 1);
+    QCOMPARE(session.inputs().multiHead.head(2).Wk(3, 1), -2.0);
+    QCOMPARE(session.inputs().multiHead.head(0).Wq(0, 2), q);
 
     // The next step's "before" holds the cells as they are now.
     session.setHeadCount(2);
     QCOMPARE(stack.count(), 4);  // the redone W_q step was dropped by the new step
     stack.undo();
-    QCOMPARE(session.headCount(), 4);
-    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), -2.0);
-    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 2), q);
-    QCOMPARE(session.model().X(0, 0), 0.5);
+    QCOMPARE(session.published()->headCount(), 4);
+    QCOMPARE(session.inputs().multiHead.head(2).Wk(3, 1), -2.0);
+    QCOMPARE(session.inputs().multiHead.head(0).Wq(0, 2), q);
+    QCOMPARE(session.inputs().model.X(0, 0), 0.5);
 
     // Undoing the first cell goes back to the seed's draw: no cell counts as
     // edited, as after a snapshot step; redo types it again.
     stack.undo();
-    QCOMPARE(session.multiHeadParams().head(2).Wk(3, 1), k);
+    QCOMPARE(session.inputs().multiHead.head(2).Wk(3, 1), k);
     stack.undo();
     QCOMPARE(stack.index(), 1);
-    QCOMPARE(session.model().X(0, 0), drawnX);
-    QCOMPARE(session.editedCells(), 0);
+    QCOMPARE(session.inputs().model.X(0, 0), drawnX);
+    QCOMPARE(session.inputs().editedCells, 0);
     QVERIFY(recorder.current().drawn);
     QVERIFY(recorder.current().cells.empty());
-    QCOMPARE(session.headCount(), 4);
-    QCOMPARE(session.selectedHead(), 1);
+    QCOMPARE(session.published()->headCount(), 4);
+    QCOMPARE(session.inputs().selectedHead, 1);
     stack.redo();
-    QCOMPARE(session.model().X(0, 0), 0.5);
-    QCOMPARE(session.editedCells(), 1);
-    QCOMPARE(session.selectedHead(), 1);
+    QCOMPARE(session.inputs().model.X(0, 0), 0.5);
+    QCOMPARE(session.inputs().editedCells, 1);
+    QCOMPARE(session.inputs().selectedHead, 1);
     QCOMPARE(stack.count(), 4);
 }
 
@@ -330,12 +331,13 @@ void TestSessionHeads::stepsKeepTheirSnapshots()
     UndoRecorder recorder(&session, &stack);
     session.setHeadCount(3);
     session.selectHead(1);
-    QVERIFY(session.setMatrix(MatrixId::Wv, attn::Matrix(session.matrix(MatrixId::Wv).array() + 0.5)));
+    QVERIFY(
+        session.setMatrix(MatrixId::Wv, attn::Matrix(session.inputs().matrix(MatrixId::Wv).array() + 0.5)));
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 1, 2, 4.0));
-    QVERIFY(!recorder.current().drawn);            // the lab holds matrices now
-    session.setCausal(!session.options().causal);  // a snapshot step of the whole lab
+    QVERIFY(!recorder.current().drawn);                   // the lab holds matrices now
+    session.setCausal(!session.inputs().options.causal);  // a snapshot step of the whole lab
     const int afterStep = stack.count();
-    const double x = session.model().X(1, 1);
+    const double x = session.inputs().model.X(1, 1);
     QVERIFY(session.setMatrixCell(MatrixId::X, 1, 1, -3.0));
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 0, 5.0));
     QCOMPARE(stack.count(), afterStep + 2);
@@ -349,20 +351,20 @@ void TestSessionHeads::stepsKeepTheirSnapshots()
     stack.undo();
     stack.undo();
     stack.undo();  // the mask step
-    QCOMPARE(session.model().X(1, 1), x);
+    QCOMPARE(session.inputs().model.X(1, 1), x);
     stack.redo();  // the mask step: its lab, without the cells typed after it
-    QCOMPARE(session.model().X(1, 1), x);
-    QVERIFY(session.multiHeadParams().head(1).Wq(0, 0) != 5.0);
-    QCOMPARE(session.multiHeadParams().head(1).Wq(1, 2), 4.0);
+    QCOMPARE(session.inputs().model.X(1, 1), x);
+    QVERIFY(session.inputs().multiHead.head(1).Wq(0, 0) != 5.0);
+    QCOMPARE(session.inputs().multiHead.head(1).Wq(1, 2), 4.0);
     stack.redo();
     stack.redo();
-    QCOMPARE(session.model().X(1, 1), -3.0);
-    QCOMPARE(session.multiHeadParams().head(1).Wq(0, 0), 5.0);
+    QCOMPARE(session.inputs().model.X(1, 1), -3.0);
+    QCOMPARE(session.inputs().multiHead.head(1).Wq(0, 0), 5.0);
     // A step after the cells starts from them.
-    session.setCausal(!session.options().causal);
+    session.setCausal(!session.inputs().options.causal);
     stack.undo();
-    QCOMPARE(session.model().X(1, 1), -3.0);
-    QCOMPARE(session.multiHeadParams().head(1).Wq(0, 0), 5.0);
+    QCOMPARE(session.inputs().model.X(1, 1), -3.0);
+    QCOMPARE(session.inputs().multiHead.head(1).Wq(0, 0), 5.0);
 }
 
 // A seed step computed by the worker (320 tokens, 2 heads of 32) with a
@@ -388,20 +390,20 @@ void TestSessionHeads::redrawInFlightIsOneStep()
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 0, 0, 3.0));
     session.waitForResult();
     const int steps = stack.count();
-    const attn::Matrix x = session.model().X;
+    const attn::Matrix x = session.inputs().model.X;
     session.setSeed(124);
     QVERIFY(session.isRedrawing());
     QCOMPARE(stack.count(), steps);  // nothing yet: the matrices are the old seed's
     session.waitForResult();
     QCOMPARE(stack.count(), steps + 1);
     QCOMPARE(stack.text(steps), QStringLiteral("Seed 124"));
-    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 0), 3.0);  // the typed cell kept
-    QVERIFY(!same(session.model().X, x));
+    QCOMPARE(session.inputs().multiHead.head(0).Wq(0, 0), 3.0);  // the typed cell kept
+    QVERIFY(!same(session.inputs().model.X, x));
     stack.undo();
     session.waitForResult();
-    QCOMPARE(session.config().seed, std::uint64_t(123));
-    QVERIFY(same(session.model().X, x));
-    QCOMPARE(session.multiHeadParams().head(0).Wq(0, 0), 3.0);
+    QCOMPARE(session.inputs().config.seed, std::uint64_t(123));
+    QVERIFY(same(session.inputs().model.X, x));
+    QCOMPARE(session.inputs().multiHead.head(0).Wq(0, 0), 3.0);
 }
 
 void TestSessionHeads::stateRoundTrip()
@@ -420,18 +422,18 @@ void TestSessionHeads::stateRoundTrip()
     QSignalSpy selected(&b, &Session::headSelected);
     QVERIFY(b.setState(state));
     QCOMPARE(selected.count(), 1);
-    QCOMPARE(b.selectedHead(), 1);
-    QCOMPARE(b.headsConfig(), heads);
-    QCOMPARE(b.editedCells(), 1);
-    QVERIFY(same(b.multiHeadResult()->output, a.multiHeadResult()->output));
-    QVERIFY(same(b.multiHeadResult()->concat, a.multiHeadResult()->concat));
-    QCOMPARE(b.multiHeadResult()->output.cols(), 16);  // W_o (2 d_v, d_model)
+    QCOMPARE(b.inputs().selectedHead, 1);
+    QCOMPARE(b.inputs().heads, heads);
+    QCOMPARE(b.inputs().editedCells, 1);
+    QVERIFY(same(b.published()->heads()->output, a.published()->heads()->output));
+    QVERIFY(same(b.published()->heads()->concat, a.published()->heads()->concat));
+    QCOMPARE(b.published()->heads()->output.cols(), 16);  // W_o (2 d_v, d_model)
     // A wrong shape for the selected head is refused, nothing changed.
     LabState wrong = state;
     wrong.Wq = attn::Matrix::Zero(16, 3);
     QVERIFY(!b.setState(wrong));
-    QCOMPARE(b.selectedHead(), 1);
-    QCOMPARE(b.matrix(MatrixId::Wq)(0, 0), 1.5);
+    QCOMPARE(b.inputs().selectedHead, 1);
+    QCOMPARE(b.inputs().matrix(MatrixId::Wq)(0, 0), 1.5);
 }
 
 void TestSessionHeads::largeWorkInTheWorker()
@@ -442,16 +444,16 @@ void TestSessionHeads::largeWorkInTheWorker()
     session.setParameters(config, {}, heads);
     QVERIFY(session.isComputing());
     QVERIFY(results.wait(60000));
-    QCOMPARE(session.headCount(), 8);
-    QCOMPARE(session.tokenCount(), 600);
+    QCOMPARE(session.published()->headCount(), 8);
+    QCOMPARE(session.published()->tokenCount(), 600);
     const attn::Expected<attn::MultiHeadResult> alone = attn::computeMultiHead(
-        session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+        session.inputs().matrix(MatrixId::X), session.inputs().multiHead.split, session.inputs().options);
     QVERIFY(alone.ok());
-    QVERIFY(same(session.multiHeadResult()->weightsAverage, alone->weightsAverage));
-    QVERIFY(same(session.multiHeadResult()->output, alone->output));
+    QVERIFY(same(session.published()->heads()->weightsAverage, alone->weightsAverage));
+    QVERIFY(same(session.published()->heads()->output, alone->output));
     // A cell edit at this size is the worker's too.
     session.selectHead(5);
-    const auto beforeEdit = session.multiHeadResult();
+    const auto beforeEdit = session.published()->heads();
     QCOMPARE(session.published()->headsChangedSince(beforeEdit.get()),
              std::optional<std::vector<int>>(std::vector<int>()));
     QVERIFY(session.setMatrixCell(MatrixId::Wk, 3, 1, 0.25));
@@ -462,13 +464,13 @@ void TestSessionHeads::largeWorkInTheWorker()
              std::optional<std::vector<int>>(std::vector<int>{5}));
     for (int i : {0, 1, 2, 3, 4, 6, 7})
         QVERIFY(
-            sameHead(session.multiHeadResult()->heads[std::size_t(i)], beforeEdit->heads[std::size_t(i)]));
-    QCOMPARE(session.selectedHead(), 5);
-    QCOMPARE(session.matrix(MatrixId::Wk)(3, 1), 0.25);
-    const attn::HeadWeights w = session.multiHeadParams().head(5);
+            sameHead(session.published()->heads()->heads[std::size_t(i)], beforeEdit->heads[std::size_t(i)]));
+    QCOMPARE(session.inputs().selectedHead, 5);
+    QCOMPARE(session.inputs().matrix(MatrixId::Wk)(3, 1), 0.25);
+    const attn::HeadWeights w = session.inputs().multiHead.head(5);
     QCOMPARE(w.Wk(3, 1), 0.25);
     // The head shown is head 5 (the preview sent ahead of it, or head 5 itself).
-    QVERIFY(sameHead(session.result(), session.multiHeadResult()->heads[5]));
+    QVERIFY(sameHead(*session.published()->shown(), session.published()->heads()->heads[5]));
     // Two heads edited while the first edit computes: head 6's alone,
     // superseded by heads 6 and 3 over the same result. The numbers are
     // the whole pass's over the edited parameters, bit for bit.
@@ -477,21 +479,21 @@ void TestSessionHeads::largeWorkInTheWorker()
     QVERIFY(session.setMatrixCell(MatrixId::Wv, 7, 7, -1.5));
     QVERIFY(session.isComputing());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
-    QCOMPARE(session.multiHeadParams().head(5).Wq(0, 0), 1.5);
-    QCOMPARE(session.multiHeadParams().head(2).Wv(7, 7), -1.5);
+    QCOMPARE(session.inputs().multiHead.head(5).Wq(0, 0), 1.5);
+    QCOMPARE(session.inputs().multiHead.head(2).Wv(7, 7), -1.5);
     const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
-        session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+        session.inputs().matrix(MatrixId::X), session.inputs().multiHead.split, session.inputs().options);
     QVERIFY(whole.ok());
-    const auto shown = session.multiHeadResult();
+    const auto shown = session.published()->heads();
     QVERIFY(same(shown->output, whole->output));
     QVERIFY(same(shown->weightsAverage, whole->weightsAverage));
     for (int i = 0; i < 8; ++i)
         QVERIFY(same(shown->heads[std::size_t(i)].scores, whole->heads[std::size_t(i)].scores));
-    QCOMPARE(session.editedCells(), 3);
+    QCOMPARE(session.inputs().editedCells, 3);
     // A seed step draws every head again.
-    session.setSeed(session.config().seed + 1);
+    session.setSeed(session.inputs().config.seed + 1);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
-    QVERIFY(session.multiHeadResult() != shown);
+    QVERIFY(session.published()->heads() != shown);
     QVERIFY(!session.published()->headsChangedSince(shown.get()));
 }
 
@@ -508,17 +510,18 @@ struct StepSeen {
 void watchStep(Session* session, StepSeen* seen, QObject* context)
 {
     QObject::connect(session, &Session::previewChanged, context, [session, seen] {
-        seen->order.append(session->preview() ? QStringLiteral("preview") : QStringLiteral("dropped"));
-        if (session->preview()) {
-            seen->preview = session->preview();
+        seen->order.append(session->requests().preview() ? QStringLiteral("preview")
+                                                         : QStringLiteral("dropped"));
+        if (session->requests().preview()) {
+            seen->preview = session->requests().preview();
             // What the maps read meanwhile.
-            QCOMPARE(session->shownResult(), session->preview());
+            QCOMPARE(session->shownResult(), session->requests().preview());
             QVERIFY(session->isComputing());
         }
     });
     QObject::connect(session, &Session::resultChanged, context, [session, seen] {
         seen->order.append(QStringLiteral("result"));
-        QVERIFY(!session->preview());
+        QVERIFY(!session->requests().preview());
     });
 }
 
@@ -548,14 +551,14 @@ void TestSessionHeads::theSelectedHeadComesFirst()
         QVERIFY(seen.preview);
         // The result's head is the preview itself, and its numbers are the
         // engine's whole pass's head 5 over the edited weights.
-        QCOMPARE(&session.result(), seen.preview.get());
-        QCOMPARE(session.shownResult(), session.sharedResult());
+        QCOMPARE(&*session.published()->shown(), seen.preview.get());
+        QCOMPARE(session.shownResult(), session.published()->shown());
         const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
-            session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+            session.inputs().matrix(MatrixId::X), session.inputs().multiHead.split, session.inputs().options);
         QVERIFY(whole.ok());
-        QCOMPARE(session.multiHeadParams().head(5).Wq(3, 1), 0.25);
+        QCOMPARE(session.inputs().multiHead.head(5).Wq(3, 1), 0.25);
         QVERIFY(sameHead(*seen.preview, whole->heads[5]));
-        QVERIFY(sameHead(session.multiHeadResult()->heads[5], whole->heads[5]));
+        QVERIFY(sameHead(session.published()->heads()->heads[5], whole->heads[5]));
     }
     // Not wanted (the Heads tab): the whole pass alone.
     {
@@ -573,25 +576,25 @@ void TestSessionHeads::theSelectedHeadComesFirst()
         StepSeen seen;
         QObject context;
         watchStep(&session, &seen, &context);
-        session.setSeed(session.config().seed + 1);
+        session.setSeed(session.inputs().config.seed + 1);
         QVERIFY(results.wait(60000));
         QCOMPARE(seen.order, QStringList({"preview", "result"}));
-        QCOMPARE(session.matrix(MatrixId::X)(2, 2), 0.5);
-        QCOMPARE(session.multiHeadParams().head(5).Wq(3, 1), 0.25);
+        QCOMPARE(session.inputs().matrix(MatrixId::X)(2, 2), 0.5);
+        QCOMPARE(session.inputs().multiHead.head(5).Wq(3, 1), 0.25);
         const attn::Expected<attn::MultiHeadResult> whole = attn::computeMultiHead(
-            session.matrix(MatrixId::X), session.multiHeadParams().split, session.options());
+            session.inputs().matrix(MatrixId::X), session.inputs().multiHead.split, session.inputs().options);
         QVERIFY(whole.ok());
         QVERIFY(sameHead(*seen.preview, whole->heads[5]));
-        QCOMPARE(&session.result(), seen.preview.get());
+        QCOMPARE(&*session.published()->shown(), seen.preview.get());
     }
     // The Article's draw is one stream: no head alone, so no preview.
     {
         StepSeen seen;
         QObject context;
         watchStep(&session, &seen, &context);
-        attn::ModelConfig article = session.config();
+        attn::ModelConfig article = session.inputs().config;
         article.init = attn::InitMode::Article;
-        session.setParameters(article, session.options(), session.headsConfig());
+        session.setParameters(article, session.inputs().options, session.inputs().heads);
         QVERIFY(results.wait(60000));
         QCOMPARE(seen.order, QStringList({"result"}));
     }
@@ -600,15 +603,15 @@ void TestSessionHeads::theSelectedHeadComesFirst()
 void TestSessionHeads::oneHeadAgainIsTheSingleHead()
 {
     Session session;
-    const attn::Matrix single = session.result().weightsMatrix();
+    const attn::Matrix single = session.published()->shown()->weightsMatrix();
     session.setHeadCount(3);
-    QVERIFY(!same(session.result().weightsMatrix(), single));
+    QVERIFY(!same(session.published()->shown()->weightsMatrix(), single));
     session.setHeadCount(1);
-    QVERIFY(!session.multiHeadResult());
-    QCOMPARE(session.headCount(), 1);
-    QVERIFY(same(session.result().weightsMatrix(), single));
-    const attn::Expected<attn::Model> model = attn::buildModel(session.config());
-    QVERIFY(same(session.matrix(MatrixId::Wq), model->Wq));
+    QVERIFY(!session.published()->heads());
+    QCOMPARE(session.published()->headCount(), 1);
+    QVERIFY(same(session.published()->shown()->weightsMatrix(), single));
+    const attn::Expected<attn::Model> model = attn::buildModel(session.inputs().config);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), model->Wq));
     QVERIFY(session.state().multiHead.headCount() == 0);
 }
 
@@ -618,18 +621,19 @@ namespace {
 // user's cells of X laid over it, and shows the engine's whole pass over it.
 void checkDrawnWithCells(const Session& session, const std::vector<std::pair<int, double>>& diagonal)
 {
-    attn::Expected<attn::Model> model = attn::buildModel(session.config());
+    attn::Expected<attn::Model> model = attn::buildModel(session.inputs().config);
     QVERIFY(model.ok());
     for (const auto& [i, value] : diagonal)
         model->X(i, i) = value;
-    QVERIFY(same(session.matrix(MatrixId::X), model->X));
-    const attn::SplitHeads split = attn::packSplitHeads(attn::drawIndependentHeads(session.config(), 8));
-    QVERIFY(same(session.multiHeadParams().split.inProjWeight, split.inProjWeight));
-    QVERIFY(same(session.multiHeadParams().split.outProjWeight, split.outProjWeight));
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), model->X));
+    const attn::SplitHeads split =
+        attn::packSplitHeads(attn::drawIndependentHeads(session.inputs().config, 8));
+    QVERIFY(same(session.inputs().multiHead.split.inProjWeight, split.inProjWeight));
+    QVERIFY(same(session.inputs().multiHead.split.outProjWeight, split.outProjWeight));
     const attn::Expected<attn::MultiHeadResult> whole =
-        attn::computeMultiHead(model->X, split, session.options());
+        attn::computeMultiHead(model->X, split, session.inputs().options);
     QVERIFY(whole.ok());
-    const auto shown = session.multiHeadResult();
+    const auto shown = session.published()->heads();
     QVERIFY(same(shown->output, whole->output));
     QVERIFY(same(shown->weightsAverage, whole->weightsAverage));
     for (int i = 0; i < 8; ++i)
@@ -650,7 +654,7 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     QVERIFY(results.wait(60000));
     QVERIFY(session.setMatrixCell(MatrixId::X, 2, 2, 0.5));
     QVERIFY(results.wait(60000));
-    const std::uint64_t seed = session.config().seed;
+    const std::uint64_t seed = session.inputs().config.seed;
     // A seed set, not stepped: nothing is looked ahead.
     session.setSeed(seed + 5);
     QVERIFY(results.wait(60000));
@@ -667,7 +671,7 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     session.setSeed(seed + 2);
     QVERIFY(results.wait(60000));
     QCOMPARE(session.requests().lookAheadsTaken(), taken + 1);
-    QCOMPARE(session.config().seed, seed + 2);
+    QCOMPARE(session.inputs().config.seed, seed + 2);
     checkDrawnWithCells(session, {{2, 0.5}});
 
     // Another cell typed meanwhile: the look-ahead of seed + 3 is dropped
@@ -688,7 +692,7 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     session.setSeed(seed + 1);
     QVERIFY(results.wait(60000));
     QCOMPARE(session.requests().lookAheadsTaken(), taken + 2);
-    QCOMPARE(session.config().seed, seed + 1);
+    QCOMPARE(session.inputs().config.seed, seed + 1);
     checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
 
     // Stepped again at once, the look-ahead taken in flight (or not yet
@@ -699,7 +703,7 @@ void TestSessionHeads::aSeedStepLooksOneStepAhead()
     QCoreApplication::processEvents();  // the paint's note: the look-ahead starts
     session.setSeed(seed - 1);
     QTRY_VERIFY_WITH_TIMEOUT(!session.isComputing(), 60000);
-    QCOMPARE(session.config().seed, seed - 1);
+    QCOMPARE(session.inputs().config.seed, seed - 1);
     QCOMPARE(dropped.count(), 0);
     checkDrawnWithCells(session, {{2, 0.5}, {3, -0.25}});
 

@@ -73,10 +73,10 @@ void TestSessionLab::saveThenOpen()
 
     Session b;
     QVERIFY(b.setState(opened.value()));
-    QCOMPARE(b.headsConfig(), heads);
-    QCOMPARE(b.selectedHead(), selected);
-    QCOMPARE(b.matrix(MatrixId::Wk)(1, 0), -0.75);
-    const auto ra = a.multiHeadResult(), rb = b.multiHeadResult();
+    QCOMPARE(b.inputs().heads, heads);
+    QCOMPARE(b.inputs().selectedHead, selected);
+    QCOMPARE(b.inputs().matrix(MatrixId::Wk)(1, 0), -0.75);
+    const auto ra = a.published()->heads(), rb = b.published()->heads();
     QVERIFY(ra && rb);
     QCOMPARE(rb->headCount(), heads.heads);
     for (int i = 0; i < heads.heads; ++i)
@@ -84,7 +84,7 @@ void TestSessionLab::saveThenOpen()
     QVERIFY(same(rb->weightsAverage, ra->weightsAverage));
     QVERIFY(same(rb->concat, ra->concat));
     QVERIFY(same(rb->output, ra->output));
-    QVERIFY(same(b.result().weightsMatrix(), a.result().weightsMatrix()));
+    QVERIFY(same(b.published()->shown()->weightsMatrix(), a.published()->shown()->weightsMatrix()));
     // The file's export is the session's numbers too.
     const auto snapshot = computeLabSnapshot(opened.value());
     QVERIFY(snapshot.ok());

@@ -125,7 +125,7 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
         QCOMPARE(stack.index(), int(states.size()));
         QVERIFY(snapshotIsTheState(recorder, session));
         QVERIFY(recorder.current().drawn);
-        QCOMPARE(int(recorder.current().cells.size()), session.editedCells());
+        QCOMPARE(int(recorder.current().cells.size()), session.inputs().editedCells);
         states.push_back(session.state());
     };
     QVERIFY(session.setMatrixCell(MatrixId::X, 2, 3, 0.5));  // over the draw
@@ -136,7 +136,7 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     step();
     session.setSeed(124);  // the cells kept over the new draw
     step();
-    QCOMPARE(session.editedCells(), 2);
+    QCOMPARE(session.inputs().editedCells, 2);
     QCOMPARE(int(recorder.current().cells.size()), 2);
     if (multi) {
         session.selectHead(2);
@@ -159,16 +159,16 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     step();
     QVERIFY(noMatricesKept(stack));
 
-    const int shown = session.selectedHead();
+    const int shown = session.inputs().selectedHead;
     for (int i = int(states.size()) - 2; i >= 0; --i) {
         stack.undo();
         QCOMPARE(stack.index(), i);
         QVERIFY2(sameLab(session.state(), states[std::size_t(i)]),
                  qPrintable(QStringLiteral("undo to %1").arg(i)));
-        QCOMPARE(session.selectedHead(), shown);
+        QCOMPARE(session.inputs().selectedHead, shown);
         QVERIFY(snapshotIsTheState(recorder, session));
     }
-    QCOMPARE(session.editedCells(), 0);
+    QCOMPARE(session.inputs().editedCells, 0);
     for (int i = 1; i < int(states.size()); ++i) {
         stack.redo();
         QVERIFY2(sameLab(session.state(), states[std::size_t(i)]),
@@ -178,8 +178,8 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     const LabState last = session.state();
     Session fresh;
     QVERIFY(fresh.setState(last));
-    QVERIFY(attn::sameBits(fresh.result().scores, session.result().scores));
-    QVERIFY(attn::sameBits(fresh.result().context, session.result().context));
+    QVERIFY(attn::sameBits(fresh.published()->shown()->scores, session.published()->shown()->scores));
+    QVERIFY(attn::sameBits(fresh.published()->shown()->context, session.published()->shown()->context));
 }
 
 // The window's case: a seed step of an edited 600-token lab of 8 split
@@ -206,8 +206,8 @@ void TestUndoRecorder::seedStepsOfAnEditedLabInTheWorker()
         QCOMPARE(stack.count(), before + seed - 123);
         QCOMPARE(stack.text(stack.count() - 1), QStringLiteral("Seed %1").arg(seed));
         QVERIFY(snapshotIsTheState(recorder, session));
-        QCOMPARE(session.multiHeadParams().head(3).Wq(5, 1), 0.75);
-        QCOMPARE(session.model().X(599, 63), -2.5);
+        QCOMPARE(session.inputs().multiHead.head(3).Wq(5, 1), 0.75);
+        QCOMPARE(session.inputs().model.X(599, 63), -2.5);
     }
     QVERIFY(noMatricesKept(stack));
     for (int i = 0; i < 3; ++i)

@@ -60,10 +60,10 @@ struct Shown {
 
     explicit Shown(const Session& s)
         : state(s.state()),
-          scores(s.result().scores),
-          scaled(s.result().scaledMatrix()),
-          weights(s.result().weightsMatrix()),
-          context(s.result().context)
+          scores(s.published()->shown()->scores),
+          scaled(s.published()->shown()->scaledMatrix()),
+          weights(s.published()->shown()->weightsMatrix()),
+          context(s.published()->shown()->context)
     {
     }
 };
@@ -80,10 +80,14 @@ bool sameConfig(const LabState& a, const LabState& b)
 // The matrices and the result (what the maps draw) are unchanged.
 bool sameDisplay(const Shown& a, const Session& s)
 {
-    return sameMatrix(a.state.X, s.matrix(MatrixId::X)) && sameMatrix(a.state.Wq, s.matrix(MatrixId::Wq))
-           && sameMatrix(a.state.Wk, s.matrix(MatrixId::Wk)) && sameMatrix(a.state.Wv, s.matrix(MatrixId::Wv))
-           && sameMatrix(a.scores, s.result().scores) && sameMatrix(a.scaled, s.result().scaledMatrix())
-           && sameMatrix(a.weights, s.result().weightsMatrix()) && sameMatrix(a.context, s.result().context);
+    return sameMatrix(a.state.X, s.inputs().matrix(MatrixId::X))
+           && sameMatrix(a.state.Wq, s.inputs().matrix(MatrixId::Wq))
+           && sameMatrix(a.state.Wk, s.inputs().matrix(MatrixId::Wk))
+           && sameMatrix(a.state.Wv, s.inputs().matrix(MatrixId::Wv))
+           && sameMatrix(a.scores, s.published()->shown()->scores)
+           && sameMatrix(a.scaled, s.published()->shown()->scaledMatrix())
+           && sameMatrix(a.weights, s.published()->shown()->weightsMatrix())
+           && sameMatrix(a.context, s.published()->shown()->context);
 }
 
 // The first map in the window holding NaN or +inf (-inf marks masked cells),
@@ -99,10 +103,10 @@ QString notFinite(const MainWindow& w)
         }
     }
     const Session& s = *w.session();
-    if (!s.result().weightsMatrix().allFinite() || !s.result().context.allFinite()
-        || !s.result().scores.allFinite())
+    if (!s.published()->shown()->weightsMatrix().allFinite() || !s.published()->shown()->context.allFinite()
+        || !s.published()->shown()->scores.allFinite())
         return QStringLiteral("session result");
-    const attn::AttentionStats& st = s.stats();
+    const attn::AttentionStats& st = s.published()->stats();
     for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance, st.meanMaxWeight,
                      st.meanEntropyNats, st.meanJacobianNorm})
         if (!std::isfinite(x))
@@ -244,10 +248,10 @@ void TestBadInput::startsDespiteTinyDivisorInSettings()
     }
     MainWindow w;
     w.restoreSettings();
-    QCOMPARE(w.session()->options().scale, attn::ScaleMode::Custom);
-    QCOMPARE(w.session()->options().customDivisor, attn::AttentionOptions().customDivisor);
+    QCOMPARE(w.session()->inputs().options.scale, attn::ScaleMode::Custom);
+    QCOMPARE(w.session()->inputs().options.customDivisor, attn::AttentionOptions().customDivisor);
     QVERIFY(w.session()->problem().isEmpty());
-    const attn::Matrix weights = w.session()->result().weightsMatrix();
+    const attn::Matrix weights = w.session()->published()->shown()->weightsMatrix();
     QVERIFY(weights.allFinite());
     QCOMPARE(weights.row(0).sum(), 1.0);
 }
@@ -544,7 +548,7 @@ void TestBadInput::badInput()
             QTest::keyClick(sentence, Qt::Key_Backspace);
         else
             typeText(sentence, QString::fromUtf8(input));
-        QCOMPARE(s->config().sentence, input.toStdString());
+        QCOMPARE(s->inputs().config.sentence, input.toStdString());
         ok = s->problem().isEmpty();
     } else if (entry == "cell") {
         auto* m = guitest::find<MatrixTableModel>(w, QStringLiteral("matrixModel") + target);
@@ -601,9 +605,9 @@ void TestBadInput::badInput()
         QVERIFY(s->problem().isEmpty());
         QVERIFY2(!sameDisplay(before, *s) || entry == "open", "accepted input changed nothing");
         if (input.contains("e-324"))  // the denormal is kept as it is, not flushed to 0
-            QCOMPARE(s->matrix(MatrixId::X)(1, 2), 4.9e-324);
+            QCOMPARE(s->inputs().matrix(MatrixId::X)(1, 2), 4.9e-324);
         if (entry == "type")
-            QCOMPARE(s->tokenCount(), 3);  // right to left, three words
+            QCOMPARE(s->published()->tokenCount(), 3);  // right to left, three words
         return;
     }
     // Refused: a message, and the maps show exactly what they showed.

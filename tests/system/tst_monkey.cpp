@@ -57,7 +57,7 @@ QString problemIn(const MainWindow& w, bool views = true)
         }
     }
     const Session& s = *w.session();
-    const attn::AttentionResult& r = s.result();
+    const attn::AttentionResult& r = *s.published()->shown();
     if (!r.Q.allFinite() || !r.K.allFinite() || !r.V.allFinite() || !r.scores.allFinite()
         || !r.weightsMatrix().allFinite() || !r.context.allFinite())
         return QStringLiteral("the session's result is not finite");
@@ -71,7 +71,7 @@ QString problemIn(const MainWindow& w, bool views = true)
     for (int q = 0; q < r.tokens(); ++q)
         if (std::abs(s.weightSum(q) - 1.0) > 1e-9)
             return QStringLiteral("weights of query %1 sum to %2").arg(q).arg(s.weightSum(q));
-    const attn::AttentionStats& st = s.stats();
+    const attn::AttentionStats& st = s.published()->stats();
     for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance, st.meanMaxWeight,
                      st.meanEntropyNats, st.meanJacobianNorm})
         if (!std::isfinite(x))
@@ -155,11 +155,11 @@ void TestMonkey::randomEvents()
 
     // Keeps the lab within the sizes this test uses.
     auto capSizes = [&] {
-        if (s->config().dK > kMaxDim)
+        if (s->inputs().config.dK > kMaxDim)
             dK->setValue(kMaxDim);
-        if (s->config().dV > kMaxDim)
+        if (s->inputs().config.dV > kMaxDim)
             dV->setValue(kMaxDim);
-        if (s->config().dModel > kMaxDim)
+        if (s->inputs().config.dModel > kMaxDim)
             dModel->setValue(kMaxDim);
     };
 
@@ -171,7 +171,7 @@ void TestMonkey::randomEvents()
         case 0:
         case 1: {  // typing, or erasing when the sentence is long
             sentence->setFocus();
-            if (s->tokenCount() >= kMaxTokens || sentence->text().size() > 200)
+            if (s->published()->tokenCount() >= kMaxTokens || sentence->text().size() > 200)
                 QTest::keyClick(sentence, Qt::Key_Backspace);
             else
                 QTest::keyClick(sentence, ascii[uniform(0, int(sizeof ascii) - 2)]);
@@ -182,7 +182,7 @@ void TestMonkey::randomEvents()
             if (uniform(0, 1) == 0) {
                 for (int k = uniform(1, 6); k > 0; --k)
                     QTest::keyClick(sentence, Qt::Key_Backspace);
-            } else if (s->tokenCount() < kMaxTokens) {
+            } else if (s->published()->tokenCount() < kMaxTokens) {
                 typeChar(sentence, characters.at(uniform(0, int(characters.size()) - 1)));
             }
             break;
@@ -275,7 +275,7 @@ void TestMonkey::randomEvents()
     }
     QCoreApplication::processEvents();
     QVERIFY(problemIn(w).isEmpty());
-    QVERIFY(s->tokenCount() <= kMaxTokens + 6);
+    QVERIFY(s->published()->tokenCount() <= kMaxTokens + 6);
     QStringList perKind;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         perKind.append(QStringLiteral("%1:%2 (%3 ms)")
@@ -285,8 +285,9 @@ void TestMonkey::randomEvents()
     qInfo(
         "sent %d random events (kind:count %s); undo stack %d steps; final sentence has %d "
         "tokens, d_model %d, d_k %d, d_v %d",
-        sent, qPrintable(perKind.join(' ')), w.documents()->undoStack()->count(), s->tokenCount(),
-        s->config().dModel, s->config().dK, s->config().dV);
+        sent, qPrintable(perKind.join(' ')), w.documents()->undoStack()->count(),
+        s->published()->tokenCount(), s->inputs().config.dModel, s->inputs().config.dK,
+        s->inputs().config.dV);
     QCOMPARE(sent, kEvents);
 }
 

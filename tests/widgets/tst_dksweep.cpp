@@ -78,10 +78,10 @@ void TestDkSweep::sequenceIsTheSlidersStepsUpAndBack()
     window.restoreSettings();
     QSlider* slider = find<QSlider>(window, QStringLiteral("dKSlider"));
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1);
-    std::vector<int> keys{window.session()->resultDK()};
-    while (window.session()->resultDK() < 1024) {
+    std::vector<int> keys{window.session()->published()->dK()};
+    while (window.session()->published()->dK() < 1024) {
         QTest::keyClick(slider, Qt::Key_Right);
-        keys.push_back(window.session()->resultDK());
+        keys.push_back(window.session()->published()->dK());
     }
     QCOMPARE(keys, grid);
     // Log-even: about 8 steps an octave, never more than a factor 2^(1/4) apart above 8.
@@ -107,12 +107,12 @@ void TestDkSweep::playButtonSweepsEveryView()
     auto* button = find<DkSweepButton>(window, QStringLiteral("dkPlayButton"));
     QVERIFY(button->isVisible());
     const int steps = window.documents()->undoStack()->count();
-    const int startDk = window.session()->resultDK();
+    const int startDk = window.session()->published()->dK();
 
     std::vector<int> shown;
     bool viewsAgree = true;
     connect(sweep, &DkSweep::stepped, this, [&](int, int dK) {
-        shown.push_back(window.session()->resultDK());
+        shown.push_back(window.session()->published()->dK());
         viewsAgree =
             viewsAgree && find<QSpinBox>(window, QStringLiteral("dKSpin"))->value() == dK
             && find<QSlider>(window, QStringLiteral("dKSlider"))->value() == attn::sliderPositionFromDk(dK)
@@ -129,14 +129,14 @@ void TestDkSweep::playButtonSweepsEveryView()
     QVERIFY(!sweep->isRunning());
     QCOMPARE(button->text(), QStringLiteral("▶ Play"));
     // It ends where the teacher started.
-    QCOMPARE(window.session()->resultDK(), startDk);
+    QCOMPARE(window.session()->published()->dK(), startDk);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), startDk);
     // At most one undo step for the whole sweep (none when it changed nothing).
     const int after = window.documents()->undoStack()->count();
     QVERIFY(after == steps || after == steps + 1);
     if (after == steps + 1) {
         window.documents()->undoStack()->undo();
-        QCOMPARE(window.session()->resultDK(), startDk);
+        QCOMPARE(window.session()->published()->dK(), startDk);
     }
 }
 
@@ -162,15 +162,15 @@ void TestDkSweep::playButtonStops()
     // The stop may come while the next step's d_k is applied and its result
     // still in the worker (a loaded machine): the lab stays at the d_k it
     // has, the last step shown or the one after it, and its result arrives.
-    const int atStop = window.session()->config().dK;
+    const int atStop = window.session()->inputs().config.dK;
     const auto& sequence = DkSweep::sequence();
     QVERIFY2(
         atStop == last || (std::size_t(steps) < sequence.size() && atStop == sequence[std::size_t(steps)]),
         qPrintable(QStringLiteral("d_k %1 at the stop, last step %2").arg(atStop).arg(last)));
-    QTRY_COMPARE(window.session()->resultDK(), atStop);
+    QTRY_COMPARE(window.session()->published()->dK(), atStop);
     QTest::qWait(100);
     QCOMPARE(int(stepped.size()), steps);
-    QCOMPARE(window.session()->resultDK(), atStop);
+    QCOMPARE(window.session()->published()->dK(), atStop);
 
     // Taking the d_k spin box during a sweep stops it there.
     finished.clear();
@@ -179,7 +179,7 @@ void TestDkSweep::playButtonStops()
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(77);
     QCOMPARE(finished.size(), 1);
     QVERIFY(!sweep->isRunning());
-    QTRY_COMPARE(window.session()->resultDK(), 77);
+    QTRY_COMPARE(window.session()->published()->dK(), 77);
     QCOMPARE(button->text(), QStringLiteral("▶ Play"));
 }
 
@@ -223,7 +223,7 @@ void TestDkSweep::recordsNumberedFrames()
     QVERIFY(!message.isEmpty());
     QVERIFY(message.last().first().toString().contains(QString::number(n)));
     // Back at the d_k it started from.
-    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->published()->dK(), 24);
 
     // Frames already there are not replaced without asking.
     find<QAction>(*button, QStringLiteral("dkRecordAction"))->trigger();
@@ -239,7 +239,7 @@ void TestDkSweep::framesAreEachStepsOwnResult()
 {
     MainWindow window;
     window.restoreSettings();
-    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->published()->dK(), 24);
     DkSweep* sweep = find<DkSweep>(window, QStringLiteral("dkSweep"));
     // The maker the window gives a recording that starts now.
     const DkSweep::FrameMaker maker = sweep->frameSource()();
@@ -255,9 +255,10 @@ void TestDkSweep::framesAreEachStepsOwnResult()
     for (const int dK : {1, 2, 7, 24, 181, 1024, 3}) {
         const attn::Expected<AttentionSnapshot> own = source.at(dK);
         QVERIFY(own.ok());
-        attn::ModelConfig config = window.session()->config();
+        attn::ModelConfig config = window.session()->inputs().config;
         config.dK = dK;
-        const attn::Expected<AttentionSnapshot> engine = computeSnapshot(config, window.session()->options());
+        const attn::Expected<AttentionSnapshot> engine =
+            computeSnapshot(config, window.session()->inputs().options);
         QVERIFY(engine.ok());
         QCOMPARE(int(own->head().Q.cols()), dK);
         QCOMPARE(own->head().weightsMatrix(), engine->head().weightsMatrix());
@@ -269,7 +270,7 @@ void TestDkSweep::framesAreEachStepsOwnResult()
         QCOMPARE(QImage::fromData(frame.value()), QImage::fromData(expected.value()));
         QCOMPARE(DkSweepSource::title(dK), QStringLiteral("d_k = %1").arg(dK));
         // The screen stays where it was.
-        QCOMPARE(window.session()->resultDK(), 24);
+        QCOMPARE(window.session()->published()->dK(), 24);
     }
     // Another d_k, another picture.
     QVERIFY(QImage::fromData(dkSweepFramePng(source, 1, 1, 125, size, style).value())
@@ -293,7 +294,7 @@ void TestDkSweep::recordingMakesAMissingFolder()
     QVERIFY2(QString::fromStdString(started.error().message).contains(QStringLiteral("cannot be made")),
              started.error().message.c_str());
     QVERIFY(!sweep->isRunning());
-    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->published()->dK(), 24);
 
     const QString missing = dir.filePath(QStringLiteral("no/such/folder"));
     QSignalSpy finished(sweep, &DkSweep::finished);
@@ -323,22 +324,22 @@ void TestDkSweep::asksBeforeDroppingTheUsersWeights()
     QVERIFY(window.session()->setMatrixCell(MatrixId::Wq, 3, 5, -7.5));
     QVERIFY(window.session()->setMatrixCell(MatrixId::Wk, 0, 23, 2.25));
     QCOMPARE(sweep->userCellsDroppedAtDkOne(), 2);
-    const attn::Matrix Wq = window.session()->matrix(MatrixId::Wq);
+    const attn::Matrix Wq = window.session()->inputs().matrix(MatrixId::Wq);
 
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
     QCOMPARE(asked, 2);
     QVERIFY(!sweep->isRunning());
-    QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wq), Wq);
 
     answer = true;
     QSignalSpy finished(sweep, &DkSweep::finished);
     QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(10, button->height() / 2));
     QVERIFY(finished.wait(120000));
-    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->published()->dK(), 24);
     // Undo of the sweep brings the user's cells back.
     window.documents()->undoStack()->undo();
-    QCOMPARE(window.session()->resultDK(), 24);
-    QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
+    QCOMPARE(window.session()->published()->dK(), 24);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wq), Wq);
 }
 
 QTEST_MAIN(TestDkSweep)

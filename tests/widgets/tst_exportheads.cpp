@@ -54,19 +54,20 @@ void TestExportHeads::allViewsAndNumbersTakeTheHeads()
     QTemporaryDir out;
     const QDir dir(out.path());
     // One head: the files of today.
-    QVERIFY(!session.multiHeadResult());
-    heads->setResult(session.multiHeadResult(), session.tokenLabels(), session.selectedHead());
+    QVERIFY(!session.published()->heads());
+    heads->setResult(session.published()->heads(), session.published()->labels(),
+                     session.inputs().selectedHead);
     QVERIFY(actions.exportAllViews(dir.filePath(QStringLiteral("one")), QSize(400, 300)).ok());
     const int single = QDir(dir.filePath(QStringLiteral("one"))).entryList(QDir::Files).size();
     // The snapshot's views, the scaled-vs-unscaled comparison and the focused query.
     QCOMPARE(single, (ViewExporter::views().size() + 2) * 3);
 
     session.setHeadCount(3);
-    QCOMPARE(session.headCount(), 3);
+    QCOMPARE(session.published()->headCount(), 3);
     session.selectHead(1);
-    const std::shared_ptr<const attn::MultiHeadResult> r = session.multiHeadResult();
+    const std::shared_ptr<const attn::MultiHeadResult> r = session.published()->heads();
     QVERIFY(r);
-    heads->setResult(r, session.tokenLabels(), session.selectedHead());
+    heads->setResult(r, session.published()->labels(), session.inputs().selectedHead);
     const QString all = dir.filePath(QStringLiteral("all"));
     QVERIFY(actions.exportAllViews(all, QSize(400, 300)).ok());
     // The grid, the average, 3 × 3 head maps and the concat, in three formats.

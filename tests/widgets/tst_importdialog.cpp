@@ -37,7 +37,7 @@ bool okEnabled(const ImportDialog& dialog)
 
 attn::Matrix sampleX(const Session& session)
 {
-    const attn::Matrix& current = session.matrix(MatrixId::X);
+    const attn::Matrix& current = session.inputs().matrix(MatrixId::X);
     attn::Matrix m(current.rows(), current.cols());
     for (Eigen::Index i = 0; i < m.rows(); ++i)
         for (Eigen::Index j = 0; j < m.cols(); ++j)

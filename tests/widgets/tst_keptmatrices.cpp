@@ -98,29 +98,29 @@ void TestKeptMatrices::matricesSurviveChangesTheyDoNotDependOn()
     // X and W_v do not depend on d_k: kept exactly, and nothing to say.
     session.setDK(32);
     QVERIFY(session.problem().isEmpty());
-    QCOMPARE(session.result().Q.cols(), 32);
-    QVERIFY(same(session.matrix(MatrixId::X), X));
-    QVERIFY(same(session.matrix(MatrixId::Wv), Wv));
+    QCOMPARE(session.published()->shown()->Q.cols(), 32);
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wv), Wv));
     attn::ModelConfig c;
     c.dK = 32;
-    QVERIFY(same(session.matrix(MatrixId::Wq), drawn(c).Wq));  // not the user's: the draw
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), drawn(c).Wq));  // not the user's: the draw
     QCOMPARE(notices.count(), 0);
 
     // W_q typed by hand does not depend on d_v.
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 2, 3, 4.5));
-    const attn::Matrix Wq = session.matrix(MatrixId::Wq);
+    const attn::Matrix Wq = session.inputs().matrix(MatrixId::Wq);
     session.setDV(5);
-    QVERIFY(same(session.matrix(MatrixId::X), X));
-    QVERIFY(same(session.matrix(MatrixId::Wq), Wq));
-    QCOMPARE(session.matrix(MatrixId::Wv).cols(), 5);
-    QVERIFY(same(session.matrix(MatrixId::Wv), Wv.leftCols(5)));
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), Wq));
+    QCOMPARE(session.inputs().matrix(MatrixId::Wv).cols(), 5);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wv), Wv.leftCols(5)));
 
     // Scale and mask keep everything.
     session.setScaleMode(attn::ScaleMode::None);
     session.setCausal(true);
-    QVERIFY(same(session.matrix(MatrixId::X), X));
-    QVERIFY(same(session.matrix(MatrixId::Wq), Wq));
-    QCOMPARE(session.editedCells(), 6 * 16 + 16 * 5 + 1);
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), Wq));
+    QCOMPARE(session.inputs().editedCells, 6 * 16 + 16 * 5 + 1);
 }
 
 void TestKeptMatrices::growingKeepsUserColumnsAndDrawsTheRest()
@@ -130,14 +130,14 @@ void TestKeptMatrices::growingKeepsUserColumnsAndDrawsTheRest()
     QVERIFY(session.setMatrix(MatrixId::Wq, Wq));
     QSignalSpy notices(&session, &Session::matrixNotice);
     session.setDK(32);
-    const attn::Matrix& now = session.matrix(MatrixId::Wq);
+    const attn::Matrix& now = session.inputs().matrix(MatrixId::Wq);
     QCOMPARE(now.cols(), 32);
     QVERIFY(same(now.leftCols(24), Wq));
     attn::ModelConfig c;
     c.dK = 32;
     const attn::Model draw = drawn(c);
     QVERIFY(same(now.rightCols(8), draw.Wq.rightCols(8)));
-    QVERIFY(same(session.matrix(MatrixId::Wk), draw.Wk));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wk), draw.Wk));
     QCOMPARE(notices.count(), 1);
     const QString text = notices.first().first().toString();
     QVERIFY2(text.contains(QStringLiteral("d_k 24 → 32"))
@@ -145,8 +145,8 @@ void TestKeptMatrices::growingKeepsUserColumnsAndDrawsTheRest()
              qPrintable(text));
     // Back to 24: every cell of the user's is there again, none dropped.
     session.setDK(24);
-    QVERIFY(same(session.matrix(MatrixId::Wq), Wq));
-    QCOMPARE(session.editedCells(), 16 * 24);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), Wq));
+    QCOMPARE(session.inputs().editedCells, 16 * 24);
 }
 
 void TestKeptMatrices::cuttingDropsOnlyWhatNoLongerFitsAndSaysSo()
@@ -156,8 +156,8 @@ void TestKeptMatrices::cuttingDropsOnlyWhatNoLongerFitsAndSaysSo()
     QVERIFY(session.setMatrix(MatrixId::Wk, Wk));
     QSignalSpy notices(&session, &Session::matrixNotice);
     session.setDK(10);
-    QVERIFY(same(session.matrix(MatrixId::Wk), Wk.leftCols(10)));
-    QCOMPARE(session.editedCells(), 16 * 10);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wk), Wk.leftCols(10)));
+    QCOMPARE(session.inputs().editedCells, 16 * 10);
     QCOMPARE(notices.count(), 1);
     const QString text = notices.first().first().toString();
     QVERIFY2(
@@ -169,8 +169,8 @@ void TestKeptMatrices::cuttingDropsOnlyWhatNoLongerFitsAndSaysSo()
     const attn::Matrix X = userMatrix(6, 16, 0.5);
     QVERIFY(session.setMatrix(MatrixId::X, X));
     session.setDModel(12);
-    QVERIFY(same(session.matrix(MatrixId::X), X.leftCols(12)));
-    QVERIFY(same(session.matrix(MatrixId::Wk), Wk.topLeftCorner(12, 10)));
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X.leftCols(12)));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wk), Wk.topLeftCorner(12, 10)));
 }
 
 void TestKeptMatrices::seedChangeKeepsTypedCells()
@@ -183,15 +183,15 @@ void TestKeptMatrices::seedChangeKeepsTypedCells()
     c.seed = 7;
     attn::Matrix want = drawn(c).Wq;
     want(3, 4) = 7.0;
-    QVERIFY(same(session.matrix(MatrixId::Wq), want));
-    QCOMPARE(session.editedCells(), 1);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), want));
+    QCOMPARE(session.inputs().editedCells, 1);
     QCOMPARE(notices.count(), 1);
     QVERIFY(notices.first().first().toString().contains(
         QStringLiteral("W_q keeps your 1 cells over the new draw")));
     // Regenerate draws afresh and says nothing of the user's is left.
     session.regenerate();
-    QVERIFY(same(session.matrix(MatrixId::Wq), drawn(c).Wq));
-    QCOMPARE(session.editedCells(), 0);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), drawn(c).Wq));
+    QCOMPARE(session.inputs().editedCells, 0);
     QCOMPARE(notices.count(), 2);
     QVERIFY(notices.last().first().toString().isEmpty());
 }
@@ -206,10 +206,10 @@ void TestKeptMatrices::sentenceChangeKeepsRowsByToken()
     // "to be or not to be" -> "to be or maybe not to be": the user's rows
     // follow their tokens (the second "to" keeps the second "to"'s row).
     session.setSentence(QStringLiteral("to be or maybe not to be"));
-    QCOMPARE(session.tokenCount(), 7);
-    const attn::Matrix& now = session.matrix(MatrixId::X);
+    QCOMPARE(session.published()->tokenCount(), 7);
+    const attn::Matrix& now = session.inputs().matrix(MatrixId::X);
     const int from[7] = {0, 1, 2, -1, 3, 4, 5};
-    attn::ModelConfig c = session.config();
+    attn::ModelConfig c = session.inputs().config;
     const attn::Model draw = drawn(c);
     for (int i = 0; i < 7; ++i) {
         if (from[i] < 0)
@@ -217,7 +217,7 @@ void TestKeptMatrices::sentenceChangeKeepsRowsByToken()
         else
             QVERIFY2(same(now.row(i), X.row(from[i])), qPrintable(QString::number(i)));
     }
-    QCOMPARE(session.editedCells(), 6 * 16);
+    QCOMPARE(session.inputs().editedCells, 6 * 16);
 }
 
 void TestKeptMatrices::importOfAnotherWidthSetsTheDimension()
@@ -229,22 +229,22 @@ void TestKeptMatrices::importOfAnotherWidthSetsTheDimension()
     QSignalSpy parameters(&session, &Session::parametersChanged);
     const attn::Matrix Wq = userMatrix(16, 8, 3.0);
     QVERIFY(session.setMatrix(MatrixId::Wq, Wq));
-    QCOMPARE(session.config().dK, 8);
+    QCOMPARE(session.inputs().config.dK, 8);
     QVERIFY(parameters.count() >= 1);
-    QVERIFY(same(session.matrix(MatrixId::X), X));
-    QVERIFY(same(session.matrix(MatrixId::Wq), Wq));
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wq), Wq));
     attn::ModelConfig c;
     c.dK = 8;
-    QVERIFY(same(session.matrix(MatrixId::Wk), drawn(c).Wk));
-    QCOMPARE(session.result().Q.cols(), 8);
+    QVERIFY(same(session.inputs().matrix(MatrixId::Wk), drawn(c).Wk));
+    QCOMPARE(session.published()->shown()->Q.cols(), 8);
     QCOMPARE(notices.count(), 1);
     QVERIFY2(notices.first().first().toString().contains(QStringLiteral("d_k is now 8 (was 24)")),
              qPrintable(notices.first().first().toString()));
     // Rows that do not fit are refused, nothing changed.
     QVERIFY(!session.setMatrix(MatrixId::Wv, userMatrix(12, 28)));
     QVERIFY(!session.setMatrix(MatrixId::X, userMatrix(5, 16)));
-    QCOMPARE(session.config().dK, 8);
-    QVERIFY(same(session.matrix(MatrixId::X), X));
+    QCOMPARE(session.inputs().config.dK, 8);
+    QVERIFY(same(session.inputs().matrix(MatrixId::X), X));
 }
 
 void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
@@ -273,7 +273,7 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
         QVERIFY(window.documents()->importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }
-    QVERIFY(same(session->matrix(MatrixId::X), X));
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
 
     // d_k 24 -> 32 in the spin box, typed.
     QSpinBox* dK = guitest::find<QSpinBox>(window, QStringLiteral("dKSpin"));
@@ -281,8 +281,8 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
     dK->selectAll();
     QTest::keyClicks(dK, QStringLiteral("32"));
     QTest::keyClick(dK, Qt::Key_Enter);
-    QCOMPARE(session->config().dK, 32);
-    QVERIFY(same(session->matrix(MatrixId::X), X));
+    QCOMPARE(session->inputs().config.dK, 32);
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
 
     // A W_q 12 wide: the dialog does not refuse it, says d_k becomes 12.
     {
@@ -295,10 +295,10 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
         QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
         QVERIFY(window.documents()->importMatrix(dialog.target(), dialog.path(), dialog.transpose()));
     }
-    QCOMPARE(session->config().dK, 12);
+    QCOMPARE(session->inputs().config.dK, 12);
     QCOMPARE(dK->value(), 12);
-    QVERIFY(same(session->matrix(MatrixId::X), X));
-    QVERIFY(same(session->matrix(MatrixId::Wq), Wq));
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session->inputs().matrix(MatrixId::Wq), Wq));
     auto* notice = guitest::find<NoticeBar>(window, QStringLiteral("noticeBar"));
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("d_k is now 12")));
@@ -306,21 +306,21 @@ void TestKeptMatrices::importXThenDkThenWThroughTheWindow()
     // Undo walks back: d_k 32 with X, then d_k 24 with X, then the draw.
     QUndoStack* stack = window.documents()->undoStack();
     stack->undo();
-    QCOMPARE(session->config().dK, 32);
+    QCOMPARE(session->inputs().config.dK, 32);
     QCOMPARE(dK->value(), 32);
-    QVERIFY(same(session->matrix(MatrixId::X), X));
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
     QVERIFY(!notice->isVisible());
     stack->undo();
-    QCOMPARE(session->config().dK, 24);
-    QVERIFY(same(session->matrix(MatrixId::X), X));
+    QCOMPARE(session->inputs().config.dK, 24);
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
     stack->undo();
-    QVERIFY(same(session->matrix(MatrixId::X), drawn(attn::ModelConfig()).X));
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), drawn(attn::ModelConfig()).X));
     stack->redo();
     stack->redo();
     stack->redo();
-    QCOMPARE(session->config().dK, 12);
-    QVERIFY(same(session->matrix(MatrixId::X), X));
-    QVERIFY(same(session->matrix(MatrixId::Wq), Wq));
+    QCOMPARE(session->inputs().config.dK, 12);
+    QVERIFY(same(session->inputs().matrix(MatrixId::X), X));
+    QVERIFY(same(session->inputs().matrix(MatrixId::Wq), Wq));
 }
 
 void TestKeptMatrices::noticeBarShowsACutUntilDismissed()
@@ -349,7 +349,7 @@ void TestKeptMatrices::noticeBarShowsACutUntilDismissed()
     // Undo of the cut brings the 64 cells back.
     window.documents()->undoStack()->undo();  // the mask
     window.documents()->undoStack()->undo();  // d_k
-    QVERIFY(same(window.session()->matrix(MatrixId::Wq), Wq));
+    QVERIFY(same(window.session()->inputs().matrix(MatrixId::Wq), Wq));
 }
 
 QTEST_MAIN(TestKeptMatrices)

@@ -204,21 +204,21 @@ void TestKeyboard::undoRedoFromAnyWidget()
     MainWindow window;
     QVERIFY(showActive(window));
     Session* s = window.session();
-    const int before = s->config().dK;
+    const int before = s->inputs().config.dK;
     s->setDK(before * 2);
-    QCOMPARE(s->config().dK, before * 2);
+    QCOMPARE(s->inputs().config.dK, before * 2);
     auto* target = find<QWidget>(window, widget);
     target->setFocus(Qt::TabFocusReason);
     QCOMPARE(QApplication::focusWidget(), target);
 
     QTest::keyClick(target, Qt::Key_Z, Qt::ControlModifier);
-    QCOMPARE(s->config().dK, before);
+    QCOMPARE(s->inputs().config.dK, before);
     QTest::keyClick(target, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-    QCOMPARE(s->config().dK, before * 2);
+    QCOMPARE(s->inputs().config.dK, before * 2);
     QTest::keyClick(target, Qt::Key_Z, Qt::ControlModifier);
-    QCOMPARE(s->config().dK, before);
+    QCOMPARE(s->inputs().config.dK, before);
     QTest::keyClick(target, Qt::Key_Y, Qt::ControlModifier);
-    QCOMPARE(s->config().dK, before * 2);
+    QCOMPARE(s->inputs().config.dK, before * 2);
     // The widget kept the keyboard focus.
     QCOMPARE(QApplication::focusWidget(), target);
 }
@@ -240,7 +240,7 @@ void TestKeyboard::aFieldKeepsItsOwnUndo()
     QVERIFY(sentence->isUndoAvailable());
     QTest::keyClick(sentence, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(sentence->text(), text);
-    QCOMPARE(s->config().dK, 40);  // the field's undo, not the lab's
+    QCOMPARE(s->inputs().config.dK, 40);  // the field's undo, not the lab's
 }
 
 void TestKeyboard::noAmbiguousShortcuts()
@@ -275,7 +275,7 @@ void TestKeyboard::noAmbiguousShortcuts()
     QTest::keyClick(map, Qt::Key_Z, Qt::ControlModifier);
     QTest::keyClick(map, Qt::Key_Y, Qt::ControlModifier);
     qInstallMessageHandler(old);
-    QCOMPARE(window.session()->config().dK, 48);
+    QCOMPARE(window.session()->inputs().config.dK, 48);
     for (const QString& m : messages)
         QVERIFY2(!m.contains(QLatin1String("mbiguous")), qPrintable(m));
 }
@@ -451,15 +451,15 @@ void TestKeyboard::pageKeysDoubleAndHalveDk()
     QVERIFY(showActive(window));
     Session* s = window.session();
     s->setDK(start);
-    QCOMPARE(s->config().dK, start);
+    QCOMPARE(s->inputs().config.dK, start);
     auto* target = find<QWidget>(window, widget);
     target->setFocus(Qt::TabFocusReason);
     QTest::keyClick(target, Qt::Key(key));
-    QCOMPARE(s->config().dK, expected);
+    QCOMPARE(s->inputs().config.dK, expected);
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), expected);
     // And back the other way.
     QTest::keyClick(target, key == Qt::Key_PageUp ? Qt::Key_PageDown : Qt::Key_PageUp);
-    QCOMPARE(s->config().dK, ParameterPanel::pageStepDk(expected, key != Qt::Key_PageUp));
+    QCOMPARE(s->inputs().config.dK, ParameterPanel::pageStepDk(expected, key != Qt::Key_PageUp));
 }
 
 QTEST_MAIN(TestKeyboard)

@@ -161,7 +161,7 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
         QVERIFY(!w.isWindowModified());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("round.attnlab")));
         saved = w.session()->state();
-        savedResult = w.session()->result();
+        savedResult = *w.session()->published()->shown();
     }
     MainWindow w;
     Prompts prompts;
@@ -169,16 +169,16 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 0);  // nothing to lose yet
     QVERIFY(sameLab(w.session()->state(), saved));
-    QCOMPARE(w.session()->editedCells(), 3);
+    QCOMPARE(w.session()->inputs().editedCells, 3);
     // Same inputs, same arithmetic: the results agree bit for bit.
-    const attn::AttentionResult& r = w.session()->result();
+    const attn::AttentionResult& r = *w.session()->published()->shown();
     QVERIFY(sameMatrix(r.scores, savedResult.scores));
     QVERIFY(sameMatrix(r.scaledMatrix(), savedResult.scaledMatrix()));
     QVERIFY(sameMatrix(r.weightsMatrix(), savedResult.weightsMatrix()));
     QVERIFY(sameMatrix(r.context, savedResult.context));
     QCOMPARE(r.divisor, 2.5);
-    QVERIFY(std::signbit(w.session()->matrix(MatrixId::X)(2, 3)));
-    QCOMPARE(w.session()->tokens(), QStringList({"the", "quick", "brown", "fox", "jumps"}));
+    QVERIFY(std::signbit(w.session()->inputs().matrix(MatrixId::X)(2, 3)));
+    QCOMPARE(w.session()->published()->tokens(), QStringList({"the", "quick", "brown", "fox", "jumps"}));
     QCOMPARE(w.focusQuery(), 3);
     QVERIFY(guitest::find<PipelineView>(w, QStringLiteral("pipelineView"))->independentRanges());
     QCOMPARE(guitest::find<QTabWidget>(w, QStringLiteral("mapsTabs"))->currentIndex(), 1);
@@ -204,21 +204,21 @@ void TestLabDocument::unsavedChangesAreAskedAbout()
     prompts.answer = LabDocument::UnsavedAnswer::Cancel;
     QVERIFY(!w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 1);
-    QCOMPARE(w.session()->config().dK, 7);
+    QCOMPARE(w.session()->inputs().config.dK, 7);
     QVERIFY(!w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 2);
-    QCOMPARE(w.session()->config().dK, 7);
+    QCOMPARE(w.session()->inputs().config.dK, 7);
     QVERIFY(!w.documents()->openPreset(DocumentController::presets().front()));
     QCOMPARE(prompts.unsaved, 3);
 
     prompts.answer = LabDocument::UnsavedAnswer::Discard;
     QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 4);
-    QCOMPARE(w.session()->config().sentence, std::string("another lab"));
+    QCOMPARE(w.session()->inputs().config.sentence, std::string("another lab"));
     // Opened and untouched: no question.
     QVERIFY(w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 4);
-    QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
+    QCOMPARE(w.session()->inputs().config.sentence, std::string(attn::kArticleSentence));
     QVERIFY(w.documents()->document()->filePath().isEmpty());
     // Undoing back to the saved state leaves nothing to ask about.
     w.session()->setSeed(5);
@@ -258,7 +258,7 @@ void TestLabDocument::saveAnswerSavesFirst()
     prompts.answer = LabDocument::UnsavedAnswer::Save;
     // No file chosen: the save fails and nothing is discarded.
     QVERIFY(!w.documents()->newLab());
-    QCOMPARE(w.session()->config().dV, 9);
+    QCOMPARE(w.session()->inputs().config.dV, 9);
     prompts.savePath = path(QStringLiteral("asked.attnlab"));
     QVERIFY(w.documents()->newLab());
     QCOMPARE(prompts.unsaved, 2);
@@ -266,7 +266,7 @@ void TestLabDocument::saveAnswerSavesFirst()
     QVERIFY(back.ok());
     QCOMPARE(back.value().config.dV, 9);
     QCOMPARE(back.value().Wv.cols(), 9);
-    QCOMPARE(w.session()->config().dV, 28);
+    QCOMPARE(w.session()->inputs().config.dV, 28);
 }
 
 void TestLabDocument::failedSaveKeepsTheOldFile()
@@ -354,7 +354,7 @@ void TestLabDocument::autosaveIsOfferedBack()
         QCOMPARE(w.documents()->document()->orphanedAutosaves(), QStringList{autosave});
         QVERIFY(!w.documents()->document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);
-        QCOMPARE(w.session()->config().sentence, std::string(attn::kArticleSentence));
+        QCOMPARE(w.session()->inputs().config.sentence, std::string(attn::kArticleSentence));
         QVERIFY(!QFileInfo::exists(autosave));  // declined: gone
         QVERIFY(!w.documents()->document()->offerRecovery());
         QCOMPARE(prompts.recovery, 1);  // nothing left to offer
@@ -604,7 +604,7 @@ void TestLabDocument::presets()
     QVERIFY(DocumentController::presets().contains(resource));
     QVERIFY(w.findChild<QAction*>(QStringLiteral("preset_") + name));
     w.findChild<QAction*>(QStringLiteral("preset_") + name)->trigger();
-    const attn::ModelConfig& c = w.session()->config();
+    const attn::ModelConfig& c = w.session()->inputs().config;
     QCOMPARE(QString::fromStdString(c.sentence), sentence);
     QCOMPARE(c.seed, std::uint64_t(123));
     QCOMPARE(c.dModel, dModel);
@@ -617,11 +617,11 @@ void TestLabDocument::presets()
     // parameters alone gives the same attention.
     attn::Expected<attn::Model> model = attn::buildModel(c);
     QVERIFY(model.ok());
-    QCOMPARE(w.session()->editedCells(), 0);
+    QCOMPARE(w.session()->inputs().editedCells, 0);
     attn::Expected<attn::AttentionResult> r =
         attn::computeAttention(model.value().X, model.value().Wq, model.value().Wk, model.value().Wv, {});
     QVERIFY(r.ok());
-    QVERIFY(sameMatrix(w.session()->result().weightsMatrix(), r.value().weightsMatrix()));
+    QVERIFY(sameMatrix(w.session()->published()->shown()->weightsMatrix(), r.value().weightsMatrix()));
 }
 
 void TestLabDocument::commandLineLabStartsTheWindow()
@@ -712,7 +712,7 @@ void TestLabDocument::quitWithDiscardDoesNotComeBack()
     w.restoreSettings();
     w.offerRecovery();
     QCOMPARE(prompts.recovery, 0);
-    const attn::ModelConfig& c = w.session()->config();
+    const attn::ModelConfig& c = w.session()->inputs().config;
     QCOMPARE(c.sentence, std::string(attn::kArticleSentence));
     QCOMPARE(c.seed, std::uint64_t(123));
     QCOMPARE(c.tokenizer, attn::TokenizerMode::Article);
@@ -726,7 +726,7 @@ void TestLabDocument::quitWithDiscardDoesNotComeBack()
     QVERIFY(w.close());
     MainWindow again;
     again.restoreSettings();
-    QCOMPARE(again.session()->config().seed, std::uint64_t(55));
+    QCOMPARE(again.session()->inputs().config.seed, std::uint64_t(55));
 }
 
 QTEST_MAIN(TestLabDocument)

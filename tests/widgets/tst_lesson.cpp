@@ -89,13 +89,13 @@ void TestLesson::startAndArticlePresetStayTheArticles()
 {
     MainWindow window;
     window.restoreSettings();
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QCOMPARE(window.session()->config().seed, std::uint64_t(123));
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.seed, std::uint64_t(123));
     QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("article"))));
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
     QVERIFY(window.documents()->openPreset(presetPath(QStringLiteral("cinema"))));
-    QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(QString::fromStdString(window.session()->config().sentence),
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::UnitVariance);
+    QCOMPARE(QString::fromStdString(window.session()->inputs().config.sentence),
              QStringLiteral("Jane is going to the cinema to watch a new film"));
 }
 
@@ -113,12 +113,12 @@ void TestLesson::experimentSwitchesToUnitVariance()
     find<QAction>(window, QStringLiteral("lessonModeAction"))->trigger();
     // The first four steps are about any weights: nothing switched yet.
     for (int s = 0; s < 4; ++s) {
-        QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+        QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
         QVERIFY(!notice->isVisible());
         QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     }
     QCOMPARE(lesson->stage(), LessonPanel::Stage::DkExperiment);
-    QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::UnitVariance);
     QCOMPARE(find<QComboBox>(window, QStringLiteral("initCombo"))->currentData().toInt(),
              int(attn::InitMode::UnitVariance));
     // Said in the panel, not only in the status bar.
@@ -128,7 +128,7 @@ void TestLesson::experimentSwitchesToUnitVariance()
 
     // Undo brings the article's weights back, and the panel stops claiming.
     window.documents()->undoStack()->undo();
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("not on unit-variance ones")));
     QVERIFY(!notice->text().contains(QStringLiteral("switched")));
@@ -145,10 +145,10 @@ void TestLesson::experimentKeepsTheUsersMatrices()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.session()->setMatrixCell(MatrixId::Wq, 0, 0, -2.5));
-    const attn::Matrix Wq = window.session()->matrix(MatrixId::Wq);
+    const attn::Matrix Wq = window.session()->inputs().matrix(MatrixId::Wq);
     openLessonAtExperiment(window);
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
-    QCOMPARE(window.session()->matrix(MatrixId::Wq), Wq);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wq), Wq);
     QLabel* notice = find<QLabel>(window, QStringLiteral("lessonInitNotice"));
     QVERIFY(notice->isVisible());
     QVERIFY(notice->text().contains(QStringLiteral("current matrices")));
@@ -173,7 +173,7 @@ void TestLesson::statementsHoldAtEveryDk()
         QVERIFY(window.documents()->openPreset(presetPath(preset)));
     openLessonAtExperiment(window);
     LessonPanel* lesson = find<LessonPanel>(window, QStringLiteral("lessonPanel"));
-    QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::UnitVariance);
     const QString text = lesson->explanation(LessonPanel::stepOf(LessonPanel::Stage::DkExperiment));
     // The statements checked below.
     QVERIFY(text.contains(QStringLiteral("Without the scaling the score variance grows with d_k")));
@@ -190,7 +190,7 @@ void TestLesson::statementsHoldAtEveryDk()
     const QLocale locale;
     for (int d = 1; d <= 1024; d *= 2) {
         dK->setValue(d);
-        QCOMPARE(window.session()->resultDK(), d);
+        QCOMPARE(window.session()->published()->dK(), d);
         const attn::ScalingComparison& c = *window.session()->published()->comparison();
         QCOMPARE(c.dK, d);
         if (d == 1)
@@ -247,7 +247,7 @@ void TestLesson::articleWeightsWouldContradictTheLesson()
     window.restoreSettings();
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(1024);
     const attn::ScalingComparison& c = *window.session()->published()->comparison();
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
     QVERIFY(std::abs(c.meanMaxRaw - c.meanMaxScaled) < 0.05);
     QVERIFY(c.varScaled > 100);  // far from the 1 of step 2
 }
@@ -266,7 +266,7 @@ void TestLesson::histogramFollowsDk()
     double previousRatio = 0;
     for (int d : {1, 16, 256, 1024}) {
         find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(d);
-        const attn::ScoreHistogram expected = attn::scoreHistogram(window.session()->result());
+        const attn::ScoreHistogram expected = attn::scoreHistogram(*window.session()->published()->shown());
         QVERIFY(sameHistogram(view->histogram(), expected));
         QCOMPARE(view->histogram().dK, d);
         QVERIFY(view->titleText().contains(QString::number(d)));
@@ -299,12 +299,12 @@ void TestLesson::histogramSamplesThousandsOfTokens()
     QStringList words;
     for (int i = 0; i < 3000; ++i)
         words << QStringLiteral("w%1").arg(i % 97);
-    attn::ModelConfig config = window.session()->config();
+    attn::ModelConfig config = window.session()->inputs().config;
     config.sentence = words.join(QLatin1Char(' ')).toStdString();
     config.dK = 8;
-    window.session()->setParameters(config, window.session()->options());
+    window.session()->setParameters(config, window.session()->inputs().options);
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isComputing(), 60000);
-    QCOMPARE(window.session()->tokenCount(), 3000);
+    QCOMPARE(window.session()->published()->tokenCount(), 3000);
     ScoreHistogramView* view = find<ScoreHistogramView>(window, QStringLiteral("scoreHistogramView"));
     const attn::ScoreHistogram& h = view->histogram();
     QTRY_COMPARE(view->histogram().totalPairs, 3000LL * 3000);

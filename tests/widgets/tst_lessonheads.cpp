@@ -130,7 +130,7 @@ void TestLessonHeads::stepsAfterTheExperiment()
     stepTo(*window_, Stage::DkExperiment);
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("&Next"));
-    QCOMPARE(window_->session()->headCount(), 1);
+    QCOMPARE(window_->session()->published()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
     QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 11"));
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
@@ -149,10 +149,10 @@ void TestLessonHeads::queriesOfEachHead()
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
 
     // The article's set-up, from the unit variance of the experiment.
-    QCOMPARE(session->headCount(), 3);
-    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Independent);
-    QVERIFY(!session->headsConfig().outputProjection);
-    const attn::ModelConfig& c = session->config();
+    QCOMPARE(session->published()->headCount(), 3);
+    QCOMPARE(session->inputs().heads.layout, attn::HeadLayout::Independent);
+    QVERIFY(!session->inputs().heads.outputProjection);
+    const attn::ModelConfig& c = session->inputs().config;
     QCOMPARE(c.init, attn::InitMode::Article);
     QCOMPARE(c.seed, std::uint64_t(123));
     QCOMPARE(QString::fromStdString(c.sentence), QStringLiteral("Life is short, eat dessert first"));
@@ -168,7 +168,7 @@ void TestLessonHeads::queriesOfEachHead()
              guitest::find<HeatmapView>(*window_, QStringLiteral("queryMap")));
 
     // The panel shows the session's heads: their queries of x_2.
-    QCOMPARE(lesson->heads().get(), session->multiHeadResult().get());
+    QCOMPARE(lesson->heads().get(), session->published()->heads().get());
     const attn::Matrix query2 = testdata::toMatrix(mh["multihead_query_2"]);
     QCOMPARE(query2.rows(), 3);
     QCOMPARE(query2.cols(), 24);
@@ -183,7 +183,7 @@ void TestLessonHeads::queriesOfEachHead()
         guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->toolTip().split(QLatin1Char('\n'));
     QCOMPARE(tipLines.size(), 3);
     for (int i = 0; i < 3; ++i) {
-        const attn::RowVector q = session->multiHeadResult()->heads[std::size_t(i)].Q.row(1);
+        const attn::RowVector q = session->published()->heads()->heads[std::size_t(i)].Q.row(1);
         QVERIFY2(testdata::maxAbsDiff(q, query2.row(i)) < 2e-6, qPrintable(QString::number(i)));
         // Written with four decimals: the first two in the text, all 24 on hover.
         for (int j = 0; j < 2; ++j)
@@ -209,7 +209,7 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
     stepTo(*window_, Stage::HeadKeysValues);
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     QCOMPARE(pipeline->highlightedMap(), pipeline->keyMap());
     QVERIFY(pipeline->keyMap()->isVisible()
             && guitest::find<HeatmapView>(*pipeline, QStringLiteral("valueMap"))->isVisible());
@@ -218,13 +218,13 @@ void TestLessonHeads::keysAndValuesOfAChosenHead()
         QTest::mouseClick(
             guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1)),
             Qt::LeftButton);
-        QCOMPARE(session->selectedHead(), i);
+        QCOMPARE(session->inputs().selectedHead, i);
         QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton%1").arg(i + 1))
                     ->isChecked());
         const attn::Matrix keys = slice(mh, "keys", i);
         const attn::Matrix values = slice(mh, "values", i);
-        QVERIFY(testdata::maxAbsDiff(session->result().K, keys) < 1e-5);
-        QVERIFY(testdata::maxAbsDiff(session->result().V, values) < 1e-5);
+        QVERIFY(testdata::maxAbsDiff(session->published()->shown()->K, keys) < 1e-5);
+        QVERIFY(testdata::maxAbsDiff(session->published()->shown()->V, values) < 1e-5);
         // The tab's maps are the chosen head's.
         QVERIFY(testdata::maxAbsDiff(pipeline->keyMap()->values(), keys) < 1e-5);
         QVERIFY(testdata::maxAbsDiff(
@@ -255,19 +255,19 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->highlightedMap(),
              nullptr);
     QCOMPARE(panel->kind(), HeadMapKind::Weights);
-    QCOMPARE(panel->result().get(), session->multiHeadResult().get());
+    QCOMPARE(panel->result().get(), session->published()->heads().get());
     QCOMPARE(panel->grid()->headCount(), 3);
     QCOMPARE(panel->grid()->tileCount(), 4);  // and the average
-    const QStringList tokens = session->tokenLabels();
+    const QStringList tokens = session->published()->labels();
     const QString live = guitest::find<QLabel>(*lesson, QStringLiteral("lessonLiveText"))->text();
     attn::Matrix average = attn::Matrix::Zero(6, 6);
     QStringList favourites;
     for (int i = 0; i < 3; ++i) {
         const attn::Matrix weights = slice(mh, "weights", i);
         average += weights / 3;
-        QVERIFY(
-            testdata::maxAbsDiff(session->multiHeadResult()->heads[std::size_t(i)].weightsMatrix(), weights)
-            < 1e-6);
+        QVERIFY(testdata::maxAbsDiff(session->published()->heads()->heads[std::size_t(i)].weightsMatrix(),
+                                     weights)
+                < 1e-6);
         // The key each head weighs most for x_2, by a loop over the reference.
         int best = 0;
         for (int j = 1; j < 6; ++j)
@@ -282,13 +282,13 @@ void TestLessonHeads::eachHeadAttendsDifferently()
     // They do differ, here: three heads, three different keys.
     QCOMPARE(favourites,
              QStringList({QStringLiteral("short"), QStringLiteral("Life"), QStringLiteral("is")}));
-    QVERIFY(testdata::maxAbsDiff(session->multiHeadResult()->weightsAverage, average) < 1e-6);
+    QVERIFY(testdata::maxAbsDiff(session->published()->heads()->weightsAverage, average) < 1e-6);
     QVERIFY(fitsTheDock(lesson));
 
     // A click on a head in the grid: the session's head and the lesson's.
     HeadGridView* grid = panel->grid();
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
-    QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(session->inputs().selectedHead, 2);
     QVERIFY(guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton3"))->isChecked());
     QVERIFY(!guitest::find<QToolButton>(*lesson, QStringLiteral("lessonHeadButton1"))->isChecked());
 }
@@ -298,25 +298,25 @@ void TestLessonHeads::concatenationAndOutputProjection()
     const QJsonObject mh = multiHeadReference();
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsAttend);
-    QVERIFY(!session->headsConfig().outputProjection);
+    QVERIFY(!session->inputs().heads.outputProjection);
     stepTo(*window_, Stage::HeadsConcat);
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
-    QVERIFY(session->headsConfig().outputProjection);
-    QCOMPARE(session->headCount(), 3);
+    QVERIFY(session->inputs().heads.outputProjection);
+    QCOMPARE(session->published()->headCount(), 3);
     QCOMPARE(window_->documents()->undoStack()->text(window_->documents()->undoStack()->count() - 1),
              QStringLiteral("Output projection W_o for the lesson"));
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
     QCOMPARE(guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"))->currentPage(), panel);
     QTRY_VERIFY(panel->outputView()->isVisible());
 
-    const std::shared_ptr<const attn::MultiHeadResult> multi = session->multiHeadResult();
+    const std::shared_ptr<const attn::MultiHeadResult> multi = session->published()->heads();
     const attn::Matrix& concat = multi->concat;
     QCOMPARE(concat.rows(), 6);
     QCOMPARE(concat.cols(), 84);
     for (int i = 0; i < 3; ++i)
         QVERIFY(testdata::maxAbsDiff(concat.middleCols(28 * i, 28), slice(mh, "context", i)) < 1e-5);
     // output = concat W_o, by a plain loop.
-    const attn::Matrix& Wo = session->multiHeadParams().independent.Wo;
+    const attn::Matrix& Wo = session->inputs().multiHead.independent.Wo;
     QCOMPARE(Wo.rows(), 84);
     QCOMPARE(Wo.cols(), 16);
     QVERIFY(multi->hasOutput());
@@ -364,7 +364,7 @@ void TestLessonHeads::steppingBackRestoresOneHead()
                 ->text()
                 .contains(QStringLiteral("switched to the unit-variance")));
     stepTo(*window_, Stage::HeadsConcat);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     // Back within the heads' steps: still three.
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
@@ -373,22 +373,22 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::HeadQueries);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
     const int steps = window_->documents()->undoStack()->count();
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::LearningMatters);
-    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(session->published()->headCount(), 1);
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::DkExperiment);
-    QCOMPARE(session->headCount(), 1);
-    QVERIFY(!session->headsConfig().multiHead());
-    QVERIFY(!session->multiHeadResult());
-    QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
-    QCOMPARE(session->matrix(MatrixId::Wq), experiment.Wq);
-    QCOMPARE(session->matrix(MatrixId::X), experiment.X);
+    QCOMPARE(session->published()->headCount(), 1);
+    QVERIFY(!session->inputs().heads.multiHead());
+    QVERIFY(!session->published()->heads());
+    QCOMPARE(session->inputs().config.init, attn::InitMode::UnitVariance);
+    QCOMPARE(session->inputs().matrix(MatrixId::Wq), experiment.Wq);
+    QCOMPARE(session->inputs().matrix(MatrixId::X), experiment.X);
     QCOMPARE(window_->documents()->undoStack()->count(), steps + 1);
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))->isVisible());
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
@@ -401,46 +401,46 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     // The earlier steps show one head too.
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
-    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(session->published()->headCount(), 1);
     // Undo brings the heads back; Next sets them again.
     window_->documents()->undoStack()->undo();
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     window_->documents()->undoStack()->redo();
-    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(session->published()->headCount(), 1);
     stepTo(*window_, Stage::HeadQueries);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
 }
 
 void TestLessonHeads::leavingTheLessonRestoresOneHead()
 {
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsConcat);
-    QVERIFY(session->headsConfig().outputProjection);
+    QVERIFY(session->inputs().heads.outputProjection);
     // Finish on the last step (the model's, after the heads) closes the
     // lesson, and the lab has one head again.
     stepTo(*window_, Stage::ModelHeads);
     QTest::mouseClick(guitest::find<QPushButton>(*window_, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
     QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
-    QCOMPARE(session->headCount(), 1);
-    QVERIFY(!session->headsConfig().multiHead());
-    QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(session->published()->headCount(), 1);
+    QVERIFY(!session->inputs().heads.multiHead());
+    QCOMPARE(session->inputs().config.init, attn::InitMode::UnitVariance);
     // Edit > Undo keeps the heads for whoever wants to go on with them.
     window_->documents()->undoStack()->undo();
-    QCOMPARE(session->headCount(), 3);
-    QVERIFY(session->headsConfig().outputProjection);
+    QCOMPARE(session->published()->headCount(), 3);
+    QVERIFY(session->inputs().heads.outputProjection);
     // Opened again, the lesson starts over; heads it did not set are the
     // user's and stay (the single-head steps show the head selected).
     guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
     QCOMPARE(guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"))->step(), 0);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     stepTo(*window_, Stage::HeadQueries);
-    QCOMPARE(session->headCount(), 3);
-    QVERIFY(!session->headsConfig().outputProjection);
+    QCOMPARE(session->published()->headCount(), 3);
+    QVERIFY(!session->inputs().heads.outputProjection);
     // Leaving puts back the lab from before the multi-head steps: those heads, with W_o.
     guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->trigger();
-    QCOMPARE(session->headCount(), 3);
-    QVERIFY(session->headsConfig().outputProjection);
+    QCOMPARE(session->published()->headCount(), 3);
+    QVERIFY(session->inputs().heads.outputProjection);
 }
 
 void TestLessonHeads::theUsersChangesStayWithOneHead()
@@ -450,18 +450,19 @@ void TestLessonHeads::theUsersChangesStayWithOneHead()
     stepTo(*window_, Stage::HeadKeysValues);
     // The student tries a sentence of their own on the heads.
     session->setSentence(QStringLiteral("the cat sat on the mat"));
-    QCOMPARE(session->headCount(), 3);
-    QCOMPARE(session->tokenCount(), 6);
+    QCOMPARE(session->published()->headCount(), 3);
+    QCOMPARE(session->published()->tokenCount(), 6);
     QVERIFY(lesson->liveText().contains(QStringLiteral("Head 1 shown")));
     while (lesson->stage() != Stage::DkExperiment)
         QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                           Qt::LeftButton);
     // One head, the sentence kept (not the lab from before the heads).
-    QCOMPARE(session->headCount(), 1);
-    QVERIFY(!session->headsConfig().multiHead());
-    QCOMPARE(QString::fromStdString(session->config().sentence), QStringLiteral("the cat sat on the mat"));
+    QCOMPARE(session->published()->headCount(), 1);
+    QVERIFY(!session->inputs().heads.multiHead());
+    QCOMPARE(QString::fromStdString(session->inputs().config.sentence),
+             QStringLiteral("the cat sat on the mat"));
     // ... and the experiment switching to unit variance, as it does.
-    QCOMPARE(session->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(session->inputs().config.init, attn::InitMode::UnitVariance);
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
                 ->text()
                 .contains(QStringLiteral("switched to the unit-variance")));
@@ -479,7 +480,7 @@ void TestLessonHeads::headsTabShowsOneHeadAfterTheLesson()
                       Qt::LeftButton);
     QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
     QTRY_VERIFY(!session->isComputing());
-    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(session->published()->headCount(), 1);
     auto* panel = guitest::find<HeadsPanel>(*window_, QStringLiteral("headsPanel"));
     PipelineView* pipeline = guitest::find<PipelineView>(*window_, QStringLiteral("pipelineView"));
     const auto checkOneHead = [&] {
@@ -488,7 +489,7 @@ void TestLessonHeads::headsTabShowsOneHeadAfterTheLesson()
         QTRY_VERIFY(panel->grid()->result());
         QCOMPARE(panel->grid()->headCount(), 1);
         const attn::MultiHeadResult& shown = *panel->grid()->result();
-        const attn::AttentionResult& r = session->result();
+        const attn::AttentionResult& r = *session->published()->shown();
         QVERIFY(testdata::maxAbsDiff(shown.heads[0].weightsMatrix(), r.weightsMatrix()) == 0.0);
         QVERIFY(testdata::maxAbsDiff(shown.concat, r.context) == 0.0);
         QVERIFY(testdata::maxAbsDiff(shown.weightsAverage, r.weightsMatrix()) == 0.0);
@@ -506,7 +507,7 @@ void TestLessonHeads::headsTabShowsOneHeadAfterTheLesson()
     pipeline->showPage(pipeline->rawScoresMap());
     QVERIFY(window_->documents()->openLab(path));
     QTRY_VERIFY(!session->isComputing());
-    QCOMPARE(session->tokenCount(), 6);
+    QCOMPARE(session->published()->tokenCount(), 6);
     checkOneHead();
     QCOMPARE(panel->grid()->result()->heads[0].tokens(), 6);
 }

@@ -262,14 +262,14 @@ void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
     QTest::mouseClick(
         guitest::find<QPushButton>(*window->models()->panel(), QStringLiteral("modelShowButton")),
         Qt::LeftButton);
-    QTRY_VERIFY(lab->isBorrowed());
-    const int headDk = lab->config().dK;
+    QTRY_VERIFY(lab->inputs().borrowed.active());
+    const int headDk = lab->inputs().config.dK;
     const int undoSteps = window->documents()->undoStack()->count();
 
     stepTo(*window, Stage::DkExperiment);
     QTRY_VERIFY(!lab->isComputing());
-    QVERIFY(!lab->isBorrowed());
-    QCOMPARE(lab->config().init, attn::InitMode::UnitVariance);
+    QVERIFY(!lab->inputs().borrowed.active());
+    QCOMPARE(lab->inputs().config.init, attn::InitMode::UnitVariance);
     QCOMPARE(window->documents()->undoStack()->count(), undoSteps + 1);
     QCOMPARE(window->documents()->undoStack()->undoText(),
              QStringLiteral("The lab's own matrices for the lesson's experiment"));
@@ -282,8 +282,8 @@ void TestLessonModel::experimentTakesTheLabBackFromAModelHead()
     QVERIFY2(c.varScaled > 0.05 && c.varScaled < 5.0, qPrintable(QString::number(c.varScaled)));
 
     window->documents()->undoStack()->undo();
-    QTRY_VERIFY(lab->isBorrowed());
-    QCOMPARE(lab->config().dK, headDk);
+    QTRY_VERIFY(lab->inputs().borrowed.active());
+    QCOMPARE(lab->inputs().config.dK, headDk);
 }
 
 // The model step's findings name the what-if settings they were measured

@@ -131,7 +131,7 @@ void TestLongInputs::weightsMapAt2000TokensIsNotWhite()
     session.setInit(attn::InitMode::UnitVariance);
     session.setSentence(distinctWords(2000));
     session.waitForResult();
-    QCOMPARE(session.result().tokens(), 2000);
+    QCOMPARE(session.published()->shown()->tokens(), 2000);
     PipelineView view(&session);
     view.resize(1500, 700);
     HeatmapView* weights = view.weightsMap();
@@ -175,7 +175,8 @@ void TestLongInputs::weightsScaleIsSwitchableAndExported()
     // The exported weights map uses the scale the window shows: its picture
     // equals the window's map drawn at the same size.
     const AttentionSnapshot snapshot =
-        singleHeadSnapshot(session.config(), session.options(), session.model(), session.result(), {});
+        singleHeadSnapshot(session.inputs().config, session.inputs().options, session.inputs().model,
+                           *session.published()->shown(), {});
     ViewExporter exporter(snapshot);
     exporter.setWeightsScaleMode(view.weightsScaleMode());
     const QImage exported = exporter.image(ExportView::Weights, QSize(500, 400));
@@ -213,8 +214,8 @@ void TestLongInputs::repeatedWordsCarryTheirPositionInTheViews()
     session.setSentence(QStringLiteral("we want to go to the sea"));
     session.waitForResult();
     const QStringList want = {"we", "want", "to#3", "go", "to#5", "the", "sea"};
-    QCOMPARE(session.tokens()[2], QStringLiteral("to"));  // the tokens themselves are unchanged
-    QCOMPARE(session.tokenLabels(), want);
+    QCOMPARE(session.published()->tokens()[2], QStringLiteral("to"));  // the tokens themselves are unchanged
+    QCOMPARE(session.published()->labels(), want);
     PipelineView pipeline(&session);
     pipeline.resize(1400, 600);
     for (HeatmapView* map : {pipeline.rawScoresMap(), pipeline.scaledScoresMap(), pipeline.weightsMap()}) {
@@ -241,7 +242,7 @@ void TestLongInputs::repeatedWordsCarryTheirPositionInTheViews()
     StatisticsPanel stats(&session);
     auto* table = stats.findChild<QTableView*>();
     QVERIFY(table);
-    const int argMax = session.stats().rows[0].argMax;
+    const int argMax = session.published()->stats().rows[0].argMax;
     QCOMPARE(table->model()->index(0, 2).data().toString(), want[argMax]);
 }
 
@@ -256,9 +257,9 @@ void TestLongInputs::focusTableSortsByEveryColumn()
     focus.setQuery(7);
     QTableView* table = guitest::find<QTableView>(focus, QStringLiteral("focusTable"));
     QAbstractItemModel* model = table->model();
-    const int n = session.result().tokens();
+    const int n = session.published()->shown()->tokens();
     QCOMPARE(model->rowCount(), n + 1);
-    const attn::AttentionResult& r = session.result();
+    const attn::AttentionResult& r = *session.published()->shown();
     // The numbers of column c for key j, as the engine has them.
     const auto number = [&](int c, int j) {
         switch (c) {
@@ -294,7 +295,7 @@ void TestLongInputs::focusTableSortsByEveryColumn()
     }
     // Sorted by weight, the first row is the largest weight's key.
     table->horizontalHeader()->setSortIndicator(3, Qt::DescendingOrder);
-    QCOMPARE(keyAt(0), session.stats().rows[7].argMax);
+    QCOMPARE(keyAt(0), session.published()->stats().rows[7].argMax);
 }
 
 void TestLongInputs::weightsScaleMenuIsRemembered()

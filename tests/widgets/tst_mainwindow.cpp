@@ -223,7 +223,7 @@ void TestMainWindow::dKSliderUpdatesTheMaps()
     QCOMPARE(spin->value(), 12);
     QTest::keyClick(slider, Qt::Key_Left);
     QCOMPARE(spin->value(), 11);
-    QCOMPARE(window.session()->config().dK, 11);
+    QCOMPARE(window.session()->inputs().config.dK, 11);
 
     attn::ModelConfig config;
     config.dK = 11;
@@ -366,21 +366,21 @@ void TestMainWindow::renumberingIsExplained()
     MainWindow window;
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
     auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     auto* note = find<QLabel>(window, QStringLiteral("renumberNoteLabel"));
     QVERIFY(!note->isVisible());
     edit->end(false);
     // A word sorting after every other ("zz"): nobody moves, no note.
-    const QList<int> article = window.session()->tokenIds();
+    const QList<int> article = window.session()->published()->ids();
     QTest::keyClicks(edit, QStringLiteral(" zz"));
-    QCOMPARE(window.session()->tokenIds().mid(0, 6), article);
+    QCOMPARE(window.session()->published()->ids().mid(0, 6), article);
     QVERIFY(!note->isVisible());
 
     // "Aa" sorts before "Life" and the rest: every word's id goes up by one.
-    const QList<int> before = window.session()->tokenIds();
+    const QList<int> before = window.session()->published()->ids();
     QTest::keyClicks(edit, QStringLiteral(" Aa"));
-    const QList<int> after = window.session()->tokenIds();
+    const QList<int> after = window.session()->published()->ids();
     const attn::Tokenization t =
         attn::tokenize("Life is short, eat dessert first zz Aa", attn::TokenizerMode::Article).value();
     QCOMPARE(after, QList<int>(t.ids.begin(), t.ids.end()));
@@ -398,7 +398,7 @@ void TestMainWindow::renumberingIsExplained()
     QVERIFY(note->isVisible());  // "A" still sorts first
     QTest::keyClick(edit, Qt::Key_Backspace);
     QTest::keyClick(edit, Qt::Key_Backspace);
-    QCOMPARE(window.session()->tokenIds(), before);
+    QCOMPARE(window.session()->published()->ids(), before);
     QVERIFY(!note->isVisible());
 
     // The other initialisations keep each word's id: no note either.
@@ -421,9 +421,9 @@ void TestMainWindow::washedOutScaledMapIsSaid()
     QVERIFY(!independent->isChecked());
     QVERIFY(note->isHidden());
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(512);
-    QTRY_COMPARE(window.session()->resultDK(), 512);
+    QTRY_COMPARE(window.session()->published()->dK(), 512);
     QVERIFY(!note->isHidden());
-    const attn::AttentionResult& r = window.session()->result();
+    const attn::AttentionResult& r = *window.session()->published()->shown();
     const double share = (r.maxAbsKeptScore / r.divisor) / r.maxAbsScore;
     QVERIFY(share < 0.1);
     QVERIFY2(note->text().contains(
@@ -435,7 +435,7 @@ void TestMainWindow::washedOutScaledMapIsSaid()
     independent->setChecked(false);
     QVERIFY(!note->isHidden());
     find<QSpinBox>(window, QStringLiteral("dKSpin"))->setValue(24);
-    QTRY_COMPARE(window.session()->resultDK(), 24);
+    QTRY_COMPARE(window.session()->published()->dK(), 24);
     QVERIFY(note->isHidden());
 }
 
@@ -488,14 +488,14 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     auto* edit = find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("one two three four five six seven eight nine ten eleven twelve"));
-    const attn::AttentionResult& r = window.session()->result();
+    const attn::AttentionResult& r = *window.session()->published()->shown();
     QCOMPARE(r.tokens(), 12);
     const int q = window.focusQuery();
     std::vector<int> order(12);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return r.weights(q, a) > r.weights(q, b); });
-    const QStringList tokens = window.session()->tokens();
+    const QStringList tokens = window.session()->published()->tokens();
     const QString mix = find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text();
     QVERIFY2(mix.startsWith(QStringLiteral("z_%1 = %2·v(%3) + ")
                                 .arg(q + 1)
@@ -515,7 +515,7 @@ void TestMainWindow::focusPanelSummarisesManyKeys()
     // With a causal mask query 3 mixes only the three keys it sees, in order.
     find<QCheckBox>(window, QStringLiteral("causalCheck"))->setChecked(true);
     window.setFocusQuery(2);
-    const attn::AttentionResult& c = window.session()->result();
+    const attn::AttentionResult& c = *window.session()->published()->shown();
     QVERIFY(c.causal);
     QCOMPARE(find<QLabel>(window, QStringLiteral("focusMixingLabel"))->text(),
              QStringLiteral("z_3 = %1·v(one) + %2·v(two) + %3·v(three)")
@@ -535,7 +535,7 @@ void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
     auto* dock = find<QDockWidget>(window, QStringLiteral("matricesDock"));
     QTRY_VERIFY(!wq->isLive());  // tabbed behind the focused query
     find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(8));
-    QCOMPARE(window.session()->resultDK(), 8);
+    QCOMPARE(window.session()->published()->dK(), 8);
     QCOMPARE(wq->columnCount(), 24);  // as last announced to the view
 
     dock->raise();
@@ -546,7 +546,7 @@ void TestMainWindow::hiddenMatrixTablesCatchUpWhenShown()
     QCOMPARE(wq->columnCount(), 8);
     QCOMPARE(view->model()->columnCount(), 8);
     QCOMPARE(wq->index(2, 7).data(Qt::EditRole).toString(),
-             QString::number(window.session()->matrix(MatrixId::Wq)(2, 7), 'g', 17));
+             QString::number(window.session()->inputs().matrix(MatrixId::Wq)(2, 7), 'g', 17));
 }
 
 void TestMainWindow::arrowKeysMoveTheFocus()
@@ -652,12 +652,12 @@ void TestMainWindow::settingsRememberLastParameters()
     }
     MainWindow window;
     window.restoreSettings();
-    const attn::ModelConfig& c = window.session()->config();
+    const attn::ModelConfig& c = window.session()->inputs().config;
     QCOMPARE(c.sentence, std::string("a b a"));
     QCOMPARE(c.dK, 10);
     QCOMPARE(c.seed, std::uint64_t(99));
     QCOMPARE(c.init, attn::InitMode::UnitVariance);
-    QVERIFY(window.session()->options().causal);
+    QVERIFY(window.session()->inputs().options.causal);
     QVERIFY(find<PipelineView>(window, QStringLiteral("pipelineView"))->independentRanges());
     QCOMPARE(find<QLineEdit>(window, QStringLiteral("sentenceEdit"))->text(), QStringLiteral("a b a"));
     QCOMPARE(find<QSpinBox>(window, QStringLiteral("dKSpin"))->value(), 10);
@@ -714,7 +714,7 @@ void TestMainWindow::typingANewWordKeepsOtherTokensIdsAndColours()
     QList<QColor> colours;
     for (int i = 0; i < 5; ++i)
         colours.append(strip->chipColor(i));
-    const attn::Matrix X = window.session()->matrix(MatrixId::X);
+    const attn::Matrix X = window.session()->inputs().matrix(MatrixId::X);
 
     // "apple" sorts before every other word: a sorted vocabulary would
     // renumber them all.
@@ -725,7 +725,7 @@ void TestMainWindow::typingANewWordKeepsOtherTokensIdsAndColours()
     QCOMPARE(strip->ids()[5], 4);
     for (int i = 0; i < 5; ++i)
         QCOMPARE(strip->chipColor(i), colours[i]);
-    QCOMPARE(maxAbsDiff(window.session()->matrix(MatrixId::X).topRows(5), X), 0.0);
+    QCOMPARE(maxAbsDiff(window.session()->inputs().matrix(MatrixId::X).topRows(5), X), 0.0);
 }
 
 // Typed into the W_q table: "3,5" is refused with a message under the table
@@ -743,7 +743,7 @@ void TestMainWindow::refusedCellMessageStaysUntilAValidEdit()
     QTRY_VERIFY(view->isVisible());
     auto* message = find<QLabel>(window, QStringLiteral("matrixMessageLabel"));
     QVERIFY(!message->isVisible());
-    const double old = window.session()->matrix(MatrixId::Wq)(1, 2);
+    const double old = window.session()->inputs().matrix(MatrixId::Wq)(1, 2);
 
     const auto typeInto = [&](int row, int col, const QString& text) {
         view->setFocus();
@@ -757,7 +757,7 @@ void TestMainWindow::refusedCellMessageStaysUntilAValidEdit()
         QTRY_VERIFY(QApplication::focusWidget() == view);
     };
     typeInto(1, 2, QStringLiteral("3,5"));
-    QCOMPARE(window.session()->matrix(MatrixId::Wq)(1, 2), old);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wq)(1, 2), old);
     QVERIFY(message->isVisible());
     QVERIFY2(message->text().contains(QStringLiteral("W_q(2, 3)"))
                  && message->text().contains(QStringLiteral("the decimal separator is a point (3.5)")),
@@ -772,7 +772,7 @@ void TestMainWindow::refusedCellMessageStaysUntilAValidEdit()
     QVERIFY(message->isVisible());
 
     typeInto(1, 2, QStringLiteral("3.5"));
-    QCOMPARE(window.session()->matrix(MatrixId::Wq)(1, 2), 3.5);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wq)(1, 2), 3.5);
     QVERIFY(!message->isVisible());
     QVERIFY(!cell.data(Qt::BackgroundRole).isValid());
     QVERIFY(cell.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("W_q(2, 3) = 3.5")));

@@ -95,7 +95,7 @@ void TestPathologicalLabels::windowPaintsThem()
     const long before = residentMiB();
     session->setSentence(QStringLiteral("the ") + token + QStringLiteral(" sat"));
     session->waitForResult();
-    QTRY_COMPARE_WITH_TIMEOUT(session->tokenCount(), 3, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(session->published()->tokenCount(), 3, 10000);
     QCoreApplication::processEvents();
     // Every widget painted, now (grab paints the whole window into a picture).
     const QImage picture = window->grab().toImage();
@@ -104,8 +104,8 @@ void TestPathologicalLabels::windowPaintsThem()
     if (before >= 0 && after >= 0)
         QVERIFY2(after - before < 400, qPrintable(QStringLiteral("%1 MiB -> %2 MiB").arg(before).arg(after)));
 
-    QCOMPARE(session->tokens().value(1), token);  // the token itself is whole
-    QCOMPARE(session->tokenLabels().value(1), label);
+    QCOMPARE(session->published()->tokens().value(1), token);  // the token itself is whole
+    QCOMPARE(session->published()->labels().value(1), label);
 
     // The maps (window and pictures alike) label it with the cut text.
     for (const char* name : {"rawScoresMap", "scaledScoresMap", "weightsMap", "queryMap", "contextMap"}) {

@@ -136,26 +136,26 @@ void TestScalingLabWindow::sliderReachesOneAnd1024()
     slider->setFocus();
     QTest::keyClick(slider, Qt::Key_Home);
     QCOMPARE(spin->value(), 1);
-    QCOMPARE(window.session()->resultDK(), 1);
-    QCOMPARE(window.session()->result().Q.cols(), 1);
+    QCOMPARE(window.session()->published()->dK(), 1);
+    QCOMPARE(window.session()->published()->shown()->Q.cols(), 1);
     // A page is one octave: from 1 ten pages reach 1024 through every power of 2.
     for (int k = 1; k <= 10; ++k) {
         QTest::keyClick(slider, Qt::Key_PageUp);
         QCOMPARE(spin->value(), 1 << k);
-        QCOMPARE(window.session()->resultDK(), 1 << k);
+        QCOMPARE(window.session()->published()->dK(), 1 << k);
     }
     QTest::keyClick(slider, Qt::Key_PageUp);  // stays at the end
-    QCOMPARE(window.session()->resultDK(), 1024);
+    QCOMPARE(window.session()->published()->dK(), 1024);
     QTest::keyClick(slider, Qt::Key_Home);
     QTest::keyClick(slider, Qt::Key_End);
     QCOMPARE(spin->value(), 1024);
-    QCOMPARE(window.session()->result().K.cols(), 1024);
+    QCOMPARE(window.session()->published()->shown()->K.cols(), 1024);
     // Equal travel per octave: evenly spaced positions give 1, 2, 4, ... 1024.
     QCOMPARE(slider->minimum(), 0);
     const int octave = slider->maximum() / 10;
     for (int k = 0; k <= 10; ++k) {
         slider->setValue(k * octave);
-        QCOMPARE(window.session()->resultDK(), 1 << k);
+        QCOMPARE(window.session()->published()->dK(), 1 << k);
     }
 }
 
@@ -168,7 +168,7 @@ void TestScalingLabWindow::sliderPositionsGiveTheirDk()
     for (int position = slider->minimum(); position <= slider->maximum(); position += 3) {
         slider->setValue(position);
         const int dK = attn::dkFromSliderPosition(position);
-        QCOMPARE(window.session()->resultDK(), dK);
+        QCOMPARE(window.session()->published()->dK(), dK);
         QCOMPARE(spin->value(), dK);
         QCOMPARE(slider->value(), position);  // the session's echo does not move it
         QVERIFY(dK >= previous);
@@ -190,7 +190,7 @@ void TestScalingLabWindow::arrowKeysWalkTheLabGrid()
     for (std::size_t g = 1; g < grid.size(); ++g) {
         QTest::keyClick(slider, Qt::Key_Right);
         QCOMPARE(spin->value(), grid[g]);
-        QCOMPARE(window.session()->resultDK(), grid[g]);
+        QCOMPARE(window.session()->published()->dK(), grid[g]);
     }
     QTest::keyClick(slider, Qt::Key_Up);
     QCOMPARE(spin->value(), 1024);
@@ -220,7 +220,7 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
     // and the slider shows the nearest position without changing d_k.
     for (int dK : {1000, 1001, 137, 2, 1023}) {
         spin->setValue(dK);
-        QCOMPARE(window.session()->resultDK(), dK);
+        QCOMPARE(window.session()->published()->dK(), dK);
         QCOMPARE(spin->value(), dK);
         QCOMPARE(slider->value(), attn::sliderPositionFromDk(dK));
         QCOMPARE(find<ScalingLabView>(window, QStringLiteral("scalingLabView"))->currentDk(), dK);
@@ -228,7 +228,7 @@ void TestScalingLabWindow::spinBoxTakesEveryInteger()
     spin->setFocus();
     spin->setValue(7);
     QTest::keyClick(spin, Qt::Key_Up);
-    QCOMPARE(window.session()->resultDK(), 8);
+    QCOMPARE(window.session()->published()->dK(), 8);
 }
 
 void TestScalingLabWindow::sliderMovesTheLabMarker()
@@ -242,7 +242,7 @@ void TestScalingLabWindow::sliderMovesTheLabMarker()
                             Qt::Key_Left,  Qt::Key_Home,  Qt::Key_PageUp};
     for (Qt::Key key : keys) {
         QTest::keyClick(slider, key);
-        const int dK = window.session()->resultDK();
+        const int dK = window.session()->published()->dK();
         QCOMPARE(lab->currentDk(), dK);
         for (int p = 0; p < ScalingLabView::kPlotCount; ++p) {
             QCPItemStraightLine* marker =
@@ -404,10 +404,10 @@ void TestScalingLabWindow::lessonStepsHighlightTheirView()
     QCOMPARE(leftBorderColour(find<QFrame>(window, QStringLiteral("dKFrame"))), highlight);
     QVERIFY(parameters->dKSlider()->hasFocus());
     // The experiment's arrow keys go straight to d_k.
-    const int before = window.session()->resultDK();
+    const int before = window.session()->published()->dK();
     QTest::keyClick(parameters->dKSlider(), Qt::Key_Right);
-    QVERIFY(window.session()->resultDK() > before);
-    QVERIFY(lesson->liveText().contains(QString::number(window.session()->resultDK())));
+    QVERIFY(window.session()->published()->dK() > before);
+    QVERIFY(lesson->liveText().contains(QString::number(window.session()->published()->dK())));
 
     QTest::mouseClick(find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")), Qt::LeftButton);
     QCOMPARE(pipeline->highlightedMap(), pipeline->contextMap());
@@ -446,7 +446,7 @@ void TestScalingLabWindow::hiddenCompareViewCatchesUpWhenShown()
     QVERIFY(!view->isVisible());
     QVERIFY(!window.session()->comparisonWanted());
     find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::sliderPositionFromDk(256));
-    QCOMPARE(window.session()->resultDK(), 256);
+    QCOMPARE(window.session()->published()->dK(), 256);
     QVERIFY(view->comparison().dK != 256);  // skipped while hidden
 
     find<PipelineView>(window, QStringLiteral("pipelineView"))->showPage(view);
@@ -473,13 +473,13 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     auto* pipeline = find<PipelineView>(window, QStringLiteral("pipelineView"));
     auto* initCombo = find<QComboBox>(window, QStringLiteral("initCombo"));
     auto* initNote = find<QLabel>(window, QStringLiteral("initNoteLabel"));
-    QCOMPARE(window.session()->config().init, attn::InitMode::Article);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::Article);
     QVERIFY(initNote->text().startsWith(QStringLiteral("Article")));
     QCOMPARE(compare->initMode(), attn::InitMode::Article);
     find<QSlider>(window, QStringLiteral("dKSlider"))->setValue(attn::kDkSliderPositions);  // d_k 1024
 
     find<QAction>(window, QStringLiteral("scalingDemoAction"))->trigger();
-    QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::UnitVariance);
     QCOMPARE(initCombo->currentData().toInt(), int(attn::InitMode::UnitVariance));
     QVERIFY(initNote->text().startsWith(QStringLiteral("Unit variance")));
     QVERIFY(initNote->text().contains(QStringLiteral("variance ≈ 1")));
@@ -487,8 +487,8 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     QVERIFY(compare->initText().contains(QStringLiteral("unit variance")));
     QCOMPARE(pipeline->currentPage(), compare);
     // The rest of the parameters are kept.
-    QCOMPARE(window.session()->resultDK(), 1024);
-    QCOMPARE(window.session()->config().seed, 123u);
+    QCOMPARE(window.session()->published()->dK(), 1024);
+    QCOMPARE(window.session()->inputs().config.seed, 123u);
 
     attn::ModelConfig config;
     config.init = attn::InitMode::UnitVariance;
@@ -503,7 +503,7 @@ void TestScalingLabWindow::scalingDemoSwitchesToUnitVariance()
     QVERIFY(initNote->text().startsWith(QStringLiteral("Standard normal")));
     QCOMPARE(compare->initMode(), attn::InitMode::StandardNormal);
     QTest::mouseClick(parameters->scalingDemoButton(), Qt::LeftButton);
-    QCOMPARE(window.session()->config().init, attn::InitMode::UnitVariance);
+    QCOMPARE(window.session()->inputs().config.init, attn::InitMode::UnitVariance);
     QCOMPARE(pipeline->currentPage(), compare);
 }
 
@@ -556,11 +556,11 @@ void TestScalingLabWindow::labRunsInTheSessionsWorker()
     QSignalSpy results(window->session(), &Session::resultChanged);
     lab->compute(config);
     QVERIFY(progress.wait(120000));
-    attn::ModelConfig large = window->session()->config();
+    attn::ModelConfig large = window->session()->inputs().config;
     large.sentence = testconfigs::numberedSentence(1024);
     large.dK = 64;
     large.dV = 64;
-    window->session()->setParameters(large, window->session()->options());
+    window->session()->setParameters(large, window->session()->inputs().options);
     QVERIFY(window->session()->isComputing());
     QVERIFY(results.wait(120000));
     QVERIFY(done.count() > 0 || done.wait(120000));
@@ -568,9 +568,9 @@ void TestScalingLabWindow::labRunsInTheSessionsWorker()
     const attn::ScalingLabCurves direct = attn::runScalingLab(config).value();
     QCOMPARE(lab->curves().varRaw, direct.varRaw);
     QCOMPARE(lab->curves().gradNormScaled, direct.gradNormScaled);
-    QCOMPARE(window->session()->tokenCount(), 1024);
-    QCOMPARE(maxAbsDiff(window->session()->result().weightsMatrix(),
-                        engine(large, window->session()->options()).weightsMatrix()),
+    QCOMPARE(window->session()->published()->tokenCount(), 1024);
+    QCOMPARE(maxAbsDiff(window->session()->published()->shown()->weightsMatrix(),
+                        engine(large, window->session()->inputs().options).weightsMatrix()),
              0.0);
     // Closed while the lab and the maps compute: the lab goes with the
     // session, before its worker; nothing reaches the view after.
@@ -578,7 +578,7 @@ void TestScalingLabWindow::labRunsInTheSessionsWorker()
     lab->compute(config);
     QVERIFY(progress.wait(120000));
     large.dK = 72;
-    window->session()->setParameters(large, window->session()->options());
+    window->session()->setParameters(large, window->session()->inputs().options);
     QVERIFY(lab->isComputing() && window->session()->isComputing());
     delete window;
 }

@@ -208,11 +208,11 @@ void TestScreens::shortWindowKeepsTheMapRows()
     // The same with 300 keys, whose bars stand for several keys each.
     for (const int tokens : {0, 300}) {
         if (tokens > 0) {
-            attn::ModelConfig config = shown->session()->config();
+            attn::ModelConfig config = shown->session()->inputs().config;
             config.sentence = testconfigs::numberedSentence(tokens);
             QSignalSpy results(shown->session(), &Session::resultChanged);
-            shown->session()->setParameters(config, shown->session()->options(),
-                                            shown->session()->headsConfig());
+            shown->session()->setParameters(config, shown->session()->inputs().options,
+                                            shown->session()->inputs().heads);
             QVERIFY(results.count() > 0 || results.wait(30000));
             QTest::qWait(50);
         }

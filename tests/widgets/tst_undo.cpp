@@ -42,24 +42,24 @@ bool sameMatrix(const attn::Matrix& a, const attn::Matrix& b)
 // the engine computes from those matrices.
 void verifyState(const Session& s, const LabState& want)
 {
-    QCOMPARE(s.config().sentence, want.config.sentence);
-    QCOMPARE(s.config().seed, want.config.seed);
-    QCOMPARE(s.config().dModel, want.config.dModel);
-    QCOMPARE(s.config().dK, want.config.dK);
-    QCOMPARE(s.config().dV, want.config.dV);
-    QCOMPARE(s.config().init, want.config.init);
-    QCOMPARE(s.options().causal, want.options.causal);
-    QCOMPARE(s.options().scale, want.options.scale);
+    QCOMPARE(s.inputs().config.sentence, want.config.sentence);
+    QCOMPARE(s.inputs().config.seed, want.config.seed);
+    QCOMPARE(s.inputs().config.dModel, want.config.dModel);
+    QCOMPARE(s.inputs().config.dK, want.config.dK);
+    QCOMPARE(s.inputs().config.dV, want.config.dV);
+    QCOMPARE(s.inputs().config.init, want.config.init);
+    QCOMPARE(s.inputs().options.causal, want.options.causal);
+    QCOMPARE(s.inputs().options.scale, want.options.scale);
     QVERIFY(s.problem().isEmpty());
-    QVERIFY(sameMatrix(s.matrix(MatrixId::X), want.X));
-    QVERIFY(sameMatrix(s.matrix(MatrixId::Wq), want.Wq));
-    QVERIFY(sameMatrix(s.matrix(MatrixId::Wk), want.Wk));
-    QVERIFY(sameMatrix(s.matrix(MatrixId::Wv), want.Wv));
+    QVERIFY(sameMatrix(s.inputs().matrix(MatrixId::X), want.X));
+    QVERIFY(sameMatrix(s.inputs().matrix(MatrixId::Wq), want.Wq));
+    QVERIFY(sameMatrix(s.inputs().matrix(MatrixId::Wk), want.Wk));
+    QVERIFY(sameMatrix(s.inputs().matrix(MatrixId::Wv), want.Wv));
     const attn::Expected<attn::AttentionResult> r =
         attn::computeAttention(want.X, want.Wq, want.Wk, want.Wv, want.options);
     QVERIFY(r.ok());
-    QVERIFY(sameMatrix(s.result().weightsMatrix(), r.value().weightsMatrix()));
-    QVERIFY(sameMatrix(s.result().context, r.value().context));
+    QVERIFY(sameMatrix(s.published()->shown()->weightsMatrix(), r.value().weightsMatrix()));
+    QVERIFY(sameMatrix(s.published()->shown()->context, r.value().context));
 }
 
 }  // namespace
@@ -99,7 +99,7 @@ void TestUndo::cellEditIsOneStep()
     QCOMPARE(stack->count(), 0);
     MatrixTableModel* wk = guitest::find<MatrixTableModel>(window, QStringLiteral("matrixModelWk"));
     QVERIFY(wk->setData(wk->index(2, 5), QStringLiteral("1.25")));
-    QCOMPARE(window.session()->matrix(MatrixId::Wk)(2, 5), 1.25);
+    QCOMPARE(window.session()->inputs().matrix(MatrixId::Wk)(2, 5), 1.25);
     LabState after = window.session()->state();
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("Edit W_k(3, 6)"));
@@ -109,11 +109,11 @@ void TestUndo::cellEditIsOneStep()
 
     stack->undo();
     verifyState(*window.session(), before);
-    QCOMPARE(window.session()->editedCells(), 0);
+    QCOMPARE(window.session()->inputs().editedCells, 0);
     QCOMPARE(wk->data(wk->index(2, 5), Qt::EditRole).toDouble(), before.Wk(2, 5));
     stack->redo();
     verifyState(*window.session(), after);
-    QCOMPARE(window.session()->editedCells(), 1);
+    QCOMPARE(window.session()->inputs().editedCells, 1);
 }
 
 void TestUndo::typingTheSentenceIsOneStep()
@@ -127,7 +127,7 @@ void TestUndo::typingTheSentenceIsOneStep()
     edit->setFocus();
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("the cat sat"));
-    QCOMPARE(window.session()->config().sentence, std::string("the cat sat"));
+    QCOMPARE(window.session()->inputs().config.sentence, std::string("the cat sat"));
     QCOMPARE(stack->count(), 1);
     const LabState typed = window.session()->state();
 
@@ -135,7 +135,7 @@ void TestUndo::typingTheSentenceIsOneStep()
     QTest::keyClick(edit, Qt::Key_Return);
     QTest::keyClicks(edit, QStringLiteral(" down"));
     QCOMPARE(stack->count(), 2);
-    QCOMPARE(window.session()->config().sentence, std::string("the cat sat down"));
+    QCOMPARE(window.session()->inputs().config.sentence, std::string("the cat sat down"));
 
     stack->undo();
     verifyState(*window.session(), typed);
@@ -143,7 +143,7 @@ void TestUndo::typingTheSentenceIsOneStep()
     stack->undo();
     verifyState(*window.session(), before);
     QCOMPARE(edit->text(), QString::fromLatin1(attn::kArticleSentence));
-    QCOMPARE(window.session()->tokenCount(), 6);
+    QCOMPARE(window.session()->published()->tokenCount(), 6);
     stack->redo();
     verifyState(*window.session(), typed);
     QCOMPARE(edit->text(), QStringLiteral("the cat sat"));
@@ -172,7 +172,7 @@ void TestUndo::dKSliderDragIsOneStep()
         slider->setValue(start + step * std::max(1, (slider->maximum() - start) / 8));
     slider->setSliderDown(false);  // sliderReleased
     QVERIFY(!window.documents()->recorder()->inGesture());
-    const int dK = window.session()->config().dK;
+    const int dK = window.session()->inputs().config.dK;
     QVERIFY(dK > before.config.dK);
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("d_k = %1").arg(dK));
@@ -181,7 +181,7 @@ void TestUndo::dKSliderDragIsOneStep()
 
     stack->undo();
     verifyState(*window.session(), before);
-    QCOMPARE(window.session()->resultDK(), 24);
+    QCOMPARE(window.session()->published()->dK(), 24);
     stack->redo();
     verifyState(*window.session(), dragged);
 
@@ -202,7 +202,7 @@ void TestUndo::sliderDragBackToStartLeavesNoStep()
     QCOMPARE(window.documents()->undoStack()->count(), 1);
     slider->setValue(start);
     slider->setSliderDown(false);
-    QCOMPARE(window.session()->config().dK, 24);
+    QCOMPARE(window.session()->inputs().config.dK, 24);
     QCOMPARE(window.documents()->undoStack()->count(), 0);
 }
 
@@ -255,9 +255,9 @@ void TestUndo::parametersAndRegenerate()
         stack->redo();
         verifyState(*window.session(), *want);
     }
-    QCOMPARE(window.session()->editedCells(), 0);
+    QCOMPARE(window.session()->inputs().editedCells, 0);
     stack->undo();
-    QCOMPARE(window.session()->editedCells(), 1);
+    QCOMPARE(window.session()->inputs().editedCells, 1);
 }
 
 void TestUndo::importIsUndone()
@@ -290,10 +290,10 @@ void TestUndo::importIsUndone()
     QVERIFY(!window.documents()->importMatrix(MatrixId::X, path, true));
 
     QVERIFY(window.documents()->importMatrix(MatrixId::Wq, path, true));
-    QVERIFY(sameMatrix(window.session()->matrix(MatrixId::Wq), torchWeight.transpose()));
+    QVERIFY(sameMatrix(window.session()->inputs().matrix(MatrixId::Wq), torchWeight.transpose()));
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("Import W_q from query.npy"));
-    QCOMPARE(window.session()->editedCells(), 16 * 24);
+    QCOMPARE(window.session()->inputs().editedCells, 16 * 24);
     const LabState imported = window.session()->state();
     stack->undo();
     verifyState(*window.session(), before);
@@ -317,11 +317,11 @@ void TestUndo::shortcutsAndCleanState()
     QVERIFY(undo->isEnabled());
     QVERIFY(window.isWindowModified());
     QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::Key_Z));
-    QCOMPARE(window.session()->config().dV, 28);
+    QCOMPARE(window.session()->inputs().config.dV, 28);
     QVERIFY(!window.isWindowModified());
     QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
-    QCOMPARE(window.session()->config().dV, 5);
-    QCOMPARE(window.session()->result().context.cols(), 5);
+    QCOMPARE(window.session()->inputs().config.dV, 5);
+    QCOMPARE(window.session()->published()->shown()->context.cols(), 5);
 }
 
 QTEST_MAIN(TestUndo)

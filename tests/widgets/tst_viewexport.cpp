@@ -162,7 +162,7 @@ void TestViewExport::svgKeepsTextAsText()
     const QStringList texts = svgTexts(svg, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(svg.contains("width=\"1500\""));
-    for (const QString& token : w.session()->tokens())
+    for (const QString& token : w.session()->published()->tokens())
         QVERIFY2(texts.count(token) >= 6, qPrintable(token));  // rows and columns of three maps
     QVERIFY(texts.contains(QStringLiteral("softmax")));
     QVERIFY(texts.contains(QStringLiteral("÷ √24")));
@@ -271,7 +271,7 @@ void TestViewExport::exportNumbers()
     QCOMPARE(wv.value()(1, 2), 3.0);
     attn::Expected<attn::Matrix> weights = readNpyFile(QDir(out).filePath(QStringLiteral("weights.npy")));
     QVERIFY(weights.ok());
-    QVERIFY((weights.value().array() == w.session()->result().weightsMatrix().array()).all());
+    QVERIFY((weights.value().array() == w.session()->published()->shown()->weightsMatrix().array()).all());
 }
 
 void TestViewExport::commandLinePictures()

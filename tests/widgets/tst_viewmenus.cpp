@@ -153,7 +153,7 @@ void TestViewMenus::everyViewExports()
         heads.heads = 3;
         heads.outputProjection = true;
         w.session()->setHeadsConfig(heads);
-        QCOMPARE(w.session()->headCount(), 3);
+        QCOMPARE(w.session()->published()->headCount(), 3);
     }
     // The training lab's plots draw steps taken (before the first, there is nothing to show).
     if (ExportView(view) >= ExportView::TrainingLoss && ExportView(view) <= ExportView::TrainingSaturated) {
@@ -344,7 +344,7 @@ void TestViewMenus::numbersReadBackExactly()
     MainWindow w;
     w.setFocusQuery(3);
     ViewExportController* exports = w.exports()->controller();
-    const attn::AttentionResult& r = w.session()->result();
+    const attn::AttentionResult& r = *w.session()->published()->shown();
     // A map: the labelled matrix, read back to the same doubles.
     const attn::Expected<std::string> weights = exports->numbers(ExportView::Weights);
     QVERIFY(weights);

@@ -64,9 +64,9 @@ bool isModelsHead(const Session& lab, const ModelSession& gpt2, int layer, int h
 {
     const attn::Expected<attn::AttentionResult> r =
         attn::gpt2Head(*attnlab::gpt2Weights(*gpt2.model()), *gpt2.result(), layer, head);
-    return r && relDiff(lab.result().scores, r->scores) <= 1e-12
-           && testdata::maxAbsDiff(lab.result().weightsMatrix(), r->weightsMatrix()) <= 1e-12
-           && relDiff(lab.result().context, r->context) <= 1e-12;
+    return r && relDiff(lab.published()->shown()->scores, r->scores) <= 1e-12
+           && testdata::maxAbsDiff(lab.published()->shown()->weightsMatrix(), r->weightsMatrix()) <= 1e-12
+           && relDiff(lab.published()->shown()->context, r->context) <= 1e-12;
 }
 
 }  // namespace
@@ -99,18 +99,18 @@ void TestWindowBorrow::clickShowsTheHead()
     QVERIFY(opened.wait(10000));
     const QString sentence = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(typeSentence(*window, sentence));
-    QVERIFY(!lab->isBorrowed());
+    QVERIFY(!lab->inputs().borrowed.active());
     const int steps = stack->count();
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
 
     ModelGridView* grid = panel->grid();
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileRect(1, 2).center());
-    QVERIFY(lab->isBorrowed());
-    QCOMPARE(lab->borrowed().layer, 1);
-    QCOMPARE(lab->borrowed().head, 2);
+    QVERIFY(lab->inputs().borrowed.active());
+    QCOMPARE(lab->inputs().borrowed.layer, 1);
+    QCOMPARE(lab->inputs().borrowed.head, 2);
     QVERIFY(isModelsHead(*lab, *gpt2, 1, 2));
-    QCOMPARE(lab->tokenCount(), 10);
+    QCOMPARE(lab->published()->tokenCount(), 10);
     QCOMPARE(stack->count(), steps + 1);
     QCOMPARE(stack->text(stack->count() - 1), QStringLiteral("Show GPT-2 layer 2, head 3"));
     QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),
@@ -147,19 +147,19 @@ void TestWindowBorrow::clickShowsTheHead()
     // The keyboard: Up selects layer 1, head 3; Enter shows it.
     grid->setFocus();
     QTest::keyClick(grid, Qt::Key_Up);
-    QCOMPARE(lab->borrowed().layer, 1);
+    QCOMPARE(lab->inputs().borrowed.layer, 1);
     QTest::keyClick(grid, Qt::Key_Return);
-    QCOMPARE(lab->borrowed().layer, 0);
-    QCOMPARE(lab->borrowed().head, 2);
+    QCOMPARE(lab->inputs().borrowed.layer, 0);
+    QCOMPARE(lab->inputs().borrowed.head, 2);
     QVERIFY(isModelsHead(*lab, *gpt2, 0, 2));
     const int shown = stack->count();
 
     // A new sentence: the same head of the model's pass over it, one step.
     QVERIFY(typeSentence(*window, QStringLiteral("Jane is going to the cinema")));
-    QTRY_VERIFY(!lab->awaitsBorrow());
-    QVERIFY(lab->isBorrowed());
-    QCOMPARE(lab->tokenCount(), 6);
-    QCOMPARE(lab->borrowed().head, 2);
+    QTRY_VERIFY(!lab->inputs().awaitingBorrow);
+    QVERIFY(lab->inputs().borrowed.active());
+    QCOMPARE(lab->published()->tokenCount(), 6);
+    QCOMPARE(lab->inputs().borrowed.head, 2);
     QVERIFY(isModelsHead(*lab, *gpt2, 0, 2));
     QCOMPARE(stack->count(), shown + 1);
     QCOMPARE(stack->text(stack->count() - 1), QStringLiteral("Edit the sentence"));
@@ -167,8 +167,8 @@ void TestWindowBorrow::clickShowsTheHead()
     // Undo back to before the first click: the lab's own matrices.
     while (stack->index() > steps)
         stack->undo();
-    QVERIFY(!lab->isBorrowed());
-    QCOMPARE(lab->config().dModel, 16);
+    QVERIFY(!lab->inputs().borrowed.active());
+    QCOMPARE(lab->inputs().config.dModel, 16);
     QVERIFY(guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))->text().isEmpty()
             || !guitest::find<NoticeBar>(*window, QStringLiteral("noticeBar"))->isVisible());
 }

@@ -61,7 +61,7 @@ void TestWindowHeads::threeHeadsAndAClick()
     auto* selected = find<QSpinBox>(*window, QStringLiteral("selectedHeadSpin"));
     QVERIFY(!selected->isEnabled());
     find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     QVERIFY(selected->isEnabled());
     QCOMPARE(selected->maximum(), 3);
     QVERIFY(find<QLabel>(*window, QStringLiteral("headsNote"))
@@ -75,21 +75,21 @@ void TestWindowHeads::threeHeadsAndAClick()
     QVERIFY(session->requests().previewWanted());
     // Hidden, the panel keeps the result for later and its grid holds none.
     QVERIFY(!panel->isVisible());
-    QCOMPARE(panel->result().get(), session->multiHeadResult().get());
+    QCOMPARE(panel->result().get(), session->published()->heads().get());
     QVERIFY(!panel->grid()->result());
     for (int i = 0; i < tabs->count(); ++i)
         if (tabs->widget(i)->isAncestorOf(panel) || tabs->widget(i) == panel)
             tabs->setCurrentIndex(i);
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(!session->requests().previewWanted());
-    QCOMPARE(panel->result().get(), session->multiHeadResult().get());
+    QCOMPARE(panel->result().get(), session->published()->heads().get());
     HeadGridView* grid = panel->grid();
-    QCOMPARE(grid->result().get(), session->multiHeadResult().get());
+    QCOMPARE(grid->result().get(), session->published()->heads().get());
     QCOMPARE(grid->headCount(), 3);
 
     // A click on head 3's tile: the session's head, everywhere.
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->tileMapRect(2).center());
-    QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(session->inputs().selectedHead, 2);
     QCOMPARE(selected->value(), 3);
     QCOMPARE(grid->selectedHead(), 2);
     const attn::Matrix wq = testdata::toMatrix(mh["multihead_W_query"].toArray()[2]).transpose();
@@ -103,7 +103,7 @@ void TestWindowHeads::threeHeadsAndAClick()
 
     // The spin box picks a head too.
     selected->setValue(1);
-    QCOMPARE(session->selectedHead(), 0);
+    QCOMPARE(session->inputs().selectedHead, 0);
     QCOMPARE(grid->selectedHead(), 0);
     QVERIFY(std::abs(weights->value(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) < 1e-6);
 
@@ -112,10 +112,10 @@ void TestWindowHeads::threeHeadsAndAClick()
     const HeatmapRenderer* head2 = &grid->renderer().tileMap(1);
     const HeatmapRenderer* head1 = &grid->renderer().tileMap(0);
     QVERIFY(editor->setData(editor->index(0, 0), 2.5, Qt::EditRole));
-    QTRY_COMPARE(grid->result().get(), session->multiHeadResult().get());
+    QTRY_COMPARE(grid->result().get(), session->published()->heads().get());
     QCOMPARE(&grid->renderer().tileMap(1), head2);
     QVERIFY(&grid->renderer().tileMap(0) != head1);
-    const attn::Matrix w0 = session->multiHeadResult()->heads[0].weightsMatrix();
+    const attn::Matrix w0 = session->published()->heads()->heads[0].weightsMatrix();
     QCOMPARE(grid->renderer().value(0, 1, 4), w0(1, 4));
     QVERIFY(std::abs(w0(1, 4) - testdata::toMatrix(mh["weights"].toArray()[0])(1, 4)) > 1e-6);
 }
@@ -133,7 +133,7 @@ void TestWindowHeads::splitLayoutInThePanel()
     auto* note = find<QLabel>(*window, QStringLiteral("headsNote"));
     heads->setValue(4);
     layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Split)));
-    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
+    QCOMPARE(session->inputs().heads.layout, attn::HeadLayout::Split);
     QVERIFY(session->problem().isEmpty());
     QCOMPARE(dK->value(), 4);
     QVERIFY(!dK->isEnabled());
@@ -144,10 +144,10 @@ void TestWindowHeads::splitLayoutInThePanel()
     // h = 3 does not divide 16: said, and the last good lab stays.
     heads->setValue(3);
     QVERIFY(note->text().contains(QStringLiteral("does not divide")));
-    QCOMPARE(session->headCount(), 4);
+    QCOMPARE(session->published()->headCount(), 4);
     heads->setValue(2);
     QCOMPARE(dK->value(), 8);
-    QCOMPARE(session->resultDK(), 8);
+    QCOMPARE(session->published()->dK(), 8);
     // Back to independent heads: d_k is the user's again.
     layout->setCurrentIndex(layout->findData(int(attn::HeadLayout::Independent)));
     QVERIFY(dK->isEnabled());
@@ -163,14 +163,14 @@ void TestWindowHeads::undoTheHeads()
     auto* outputProjection = find<QCheckBox>(*window, QStringLiteral("outputProjectionCheck"));
     heads->setValue(3);
     outputProjection->setChecked(true);
-    QVERIFY(session->multiHeadResult()->hasOutput());
+    QVERIFY(session->published()->heads()->hasOutput());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
-    QVERIFY(!session->headsConfig().outputProjection);
+    QVERIFY(!session->inputs().heads.outputProjection);
     QVERIFY(!outputProjection->isChecked());
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
-    QCOMPARE(session->headCount(), 1);
+    QCOMPARE(session->published()->headCount(), 1);
     QCOMPARE(heads->value(), 1);
-    QVERIFY(!session->multiHeadResult());
+    QVERIFY(!session->published()->heads());
 }
 
 // Sets the window to case `c`'s sentence, width and mask and writes its
@@ -178,12 +178,12 @@ void TestWindowHeads::undoTheHeads()
 bool prepareCase(MainWindow* window, const QJsonObject& c, const QString& dir)
 {
     Session* session = window->session();
-    attn::ModelConfig config = session->config();
+    attn::ModelConfig config = session->inputs().config;
     config.sentence = c["sentence"].toString().toStdString();
     config.dModel = c["E"].toInt();
-    attn::AttentionOptions options = session->options();
+    attn::AttentionOptions options = session->inputs().options;
     options.causal = c["causal"].toBool();
-    session->setParameters(config, options, session->headsConfig());
+    session->setParameters(config, options, session->inputs().heads);
     if (!session->problem().isEmpty())
         return false;
     find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(c["h"].toInt());
@@ -212,18 +212,18 @@ void TestWindowHeads::importModuleState()
     Session* session = window->session();
     QTemporaryDir dir;
     QVERIFY(prepareCase(window.get(), c, dir.path()));
-    const attn::HeadsConfig before = session->headsConfig();
-    const attn::Matrix x = session->model().X;
+    const attn::HeadsConfig before = session->inputs().heads;
+    const attn::Matrix x = session->inputs().model.X;
     QCOMPARE(testdata::maxAbsDiff(x, testdata::toMatrix(c["x"])), 0.0);
 
     const attn::Status imported = window->documents()->importMhaState(dir.filePath("state"));
     QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
-    QTRY_VERIFY(session->multiHeadResult());
+    QTRY_VERIFY(session->published()->heads());
     const int h = c["h"].toInt();
-    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Split);
-    QCOMPARE(session->headCount(), h);
+    QCOMPARE(session->inputs().heads.layout, attn::HeadLayout::Split);
+    QCOMPARE(session->published()->headCount(), h);
     QCOMPARE(find<QSpinBox>(*window, QStringLiteral("dKSpin"))->value(), c["E"].toInt() / h);
-    const attn::MultiHeadResult& r = *session->multiHeadResult();
+    const attn::MultiHeadResult& r = *session->published()->heads();
     const QJsonObject f = c["float64"].toObject();
     QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(c["attn_output"])) < 1e-5);
     QVERIFY(testdata::maxAbsDiff(r.output, testdata::toMatrix(f["attn_output"])) < 1e-12);
@@ -237,14 +237,14 @@ void TestWindowHeads::importModuleState()
             < 1e-12);
     }
     // The module's parameters exactly, and X untouched.
-    QCOMPARE(testdata::maxAbsDiff(session->multiHeadParams().split.inProjWeight,
+    QCOMPARE(testdata::maxAbsDiff(session->inputs().multiHead.split.inProjWeight,
                                   testdata::toMatrix(c["in_proj_weight"])),
              0.0);
-    QCOMPARE(testdata::maxAbsDiff(session->model().X, x), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(session->inputs().model.X, x), 0.0);
 
     QTest::keyClick(window.get(), Qt::Key_Z, Qt::ControlModifier);
-    QVERIFY(session->headsConfig() == before);
-    QCOMPARE(testdata::maxAbsDiff(session->model().X, x), 0.0);
+    QVERIFY(session->inputs().heads == before);
+    QCOMPARE(testdata::maxAbsDiff(session->inputs().model.X, x), 0.0);
 }
 
 // A state folder that does not fit: the file and the expected shape named,
@@ -276,15 +276,15 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
         imported.error().message.c_str());
     // h = 3 cannot split E = 32.
     find<QSpinBox>(*window, QStringLiteral("headsSpin"))->setValue(3);
-    QCOMPARE(session->headCount(), 3);
+    QCOMPARE(session->published()->headCount(), 3);
     imported = window->documents()->importMhaState(state);
     QVERIFY(!imported.ok());
     QVERIFY2(QString::fromStdString(imported.error().message)
                  .contains(QStringLiteral("3 heads do not divide E = 32")),
              imported.error().message.c_str());
-    QCOMPARE(session->headCount(), 3);
-    QCOMPARE(session->headsConfig().layout, attn::HeadLayout::Independent);
-    QCOMPARE(testdata::maxAbsDiff(session->model().X, before.X), 0.0);
+    QCOMPARE(session->published()->headCount(), 3);
+    QCOMPARE(session->inputs().heads.layout, attn::HeadLayout::Independent);
+    QCOMPARE(testdata::maxAbsDiff(session->inputs().model.X, before.X), 0.0);
 }
 
 void TestWindowHeads::theShownHeadFirst()
@@ -306,9 +306,9 @@ void TestWindowHeads::theShownHeadFirst()
     std::shared_ptr<const attn::AttentionResult> preview;
     bool mapsShowedIt = false;
     connect(session, &Session::previewChanged, this, [&] {
-        if (!session->preview())
+        if (!session->requests().preview())
             return;
-        preview = session->preview();
+        preview = session->requests().preview();
         const attn::Matrix w = preview->weightsMatrix();
         mapsShowedIt = session->isComputing() && weights->value(5, 7) == w(5, 7)
                        && weights->value(599, 0) == w(599, 0) && q->value(0, 2) == preview->Q(focused, 2);
@@ -319,10 +319,10 @@ void TestWindowHeads::theShownHeadFirst()
     disconnect(session, &Session::previewChanged, this, nullptr);
     QVERIFY(preview);
     QVERIFY(mapsShowedIt);
-    QCOMPARE(session->multiHeadParams().head(3).Wq(0, 2), 2.5);
+    QCOMPARE(session->inputs().multiHead.head(3).Wq(0, 2), 2.5);
     // The result's head 3 is that preview, and the maps still show it.
-    QCOMPARE(session->sharedResult(), preview);
-    const attn::Matrix w = session->multiHeadResult()->heads[3].weightsMatrix();
+    QCOMPARE(session->published()->shown(), preview);
+    const attn::Matrix w = session->published()->heads()->heads[3].weightsMatrix();
     QCOMPARE(weights->value(5, 7), w(5, 7));
     QVERIFY((preview->weightsMatrix().array() == w.array()).all());
 }

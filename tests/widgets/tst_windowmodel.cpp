@@ -355,9 +355,10 @@ void TestWindowModel::followsASentenceSetElsewhere()
     window->models()->openModel(tinyFolder());
     QVERIFY(opened.wait(10000));
     const QJsonObject c = lessonCase();
-    attn::ModelConfig config = window->session()->config();
+    attn::ModelConfig config = window->session()->inputs().config;
     config.sentence = c["sentence"].toString().toStdString();
-    window->session()->setParameters(config, window->session()->options(), window->session()->headsConfig());
+    window->session()->setParameters(config, window->session()->inputs().options,
+                                     window->session()->inputs().heads);
     QCOMPARE(session->sentence(), c["sentence"].toString());
     QTRY_VERIFY_WITH_TIMEOUT(session->result() && !session->isComputing(), 10000);
     const QJsonArray ids = c["token_ids"].toArray();

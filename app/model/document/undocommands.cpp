@@ -95,9 +95,9 @@ bool sameSnapshot(const LabSnapshot& a, const LabSnapshot& b)
 bool sameParameters(const LabSnapshot& s, const Session& session)
 {
     const LabState& lab = s.lab;
-    return s.stale == !session.problem().isEmpty() && lab.config == session.config()
-           && lab.options == session.options() && lab.heads == session.headsConfig()
-           && lab.borrowed.sameHead(session.borrowed());
+    return s.stale == !session.problem().isEmpty() && lab.config == session.inputs().config
+           && lab.options == session.inputs().options && lab.heads == session.inputs().heads
+           && lab.borrowed.sameHead(session.inputs().borrowed);
 }
 
 bool snapshotMatches(const LabSnapshot& s, const Session& session)
@@ -106,16 +106,16 @@ bool snapshotMatches(const LabSnapshot& s, const Session& session)
         return false;
     const LabState& lab = s.lab;
     if (s.drawn) {
-        if (session.editedCells() != int(s.cells.size()))
+        if (session.inputs().editedCells != int(s.cells.size()))
             return false;
         const std::optional<std::vector<LabCell>> cells = session.cellsOverDraw();
         return cells && sameCells(*cells, s.cells);
     }
-    const attn::Model& m = session.model();
+    const attn::Model& m = session.inputs().model;
     if (!attn::sameBits(lab.X, m.X))
         return false;
     if (lab.heads.multiHead())
-        return sameHeads(lab.multiHead, session.multiHeadParams());
+        return sameHeads(lab.multiHead, session.inputs().multiHead);
     return attn::sameBits(lab.Wq, m.Wq) && attn::sameBits(lab.Wk, m.Wk) && attn::sameBits(lab.Wv, m.Wv);
 }
 

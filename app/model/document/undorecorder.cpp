@@ -31,14 +31,14 @@ LabSnapshot UndoRecorder::current() const
 {
     LabSnapshot s;
     s.stale = !session_->problem().isEmpty();
-    s.editedCells = session_->editedCells();
+    s.editedCells = session_->inputs().editedCells;
     // The user's cells over the draw while they are fewer than a quarter of
     // the lab's entries (a cell takes three entries' room): a whole matrix
     // imported is kept as it is.
     const auto entries = [this] {
         std::size_t n = 0;
         for (MatrixId m : {MatrixId::X, MatrixId::Wq, MatrixId::Wk, MatrixId::Wv})
-            n += std::size_t(session_->matrix(m).size());
+            n += std::size_t(session_->inputs().matrix(m).size());
         return n;
     };
     std::optional<std::vector<LabCell>> cells;
@@ -47,10 +47,10 @@ LabSnapshot UndoRecorder::current() const
     if (cells) {
         s.drawn = true;
         s.cells = std::move(*cells);
-        s.lab.config = session_->config();
-        s.lab.options = session_->options();
-        s.lab.heads = session_->headsConfig();
-        s.lab.selectedHead = session_->selectedHead();
+        s.lab.config = session_->inputs().config;
+        s.lab.options = session_->inputs().options;
+        s.lab.heads = session_->inputs().heads;
+        s.lab.selectedHead = session_->inputs().selectedHead;
     } else {
         s.lab = session_->state();
     }
@@ -92,7 +92,7 @@ void UndoRecorder::apply(const LabSnapshot& snapshot)
 {
     applying_ = true;
     // The head shown stays the user's choice, not the history's.
-    const int head = session_->selectedHead();
+    const int head = session_->inputs().selectedHead;
     // The seed's draw alone is redrawn by the parameters (in the worker
     // when large); with the user's cells it is drawn here and set whole.
     LabState lab = snapshot.lab;
@@ -126,7 +126,7 @@ void UndoRecorder::record()
     // the old matrices: that is no state to undo to (it made a second step,
     // "Regenerate from the seed", when the redraw came).
     // So does a new sentence waiting for the borrowed GPT-2 head's pass.
-    if (session_->isRedrawing() || session_->awaitsBorrow()) {
+    if (session_->isRedrawing() || session_->inputs().awaitingBorrow) {
         pendingRedraw_ = true;
         return;
     }
@@ -175,7 +175,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
     // Over the draw alone (the first cell), the step's "before" is that
     // snapshot: undo draws it again, and no cell counts as edited.
     if (last_->drawn) {
-        if (applying_ || session_->isRedrawing() || session_->awaitsBorrow()
+        if (applying_ || session_->isRedrawing() || session_->inputs().awaitingBorrow
             || !sameParameters(*last_, *session_))
             return;  // record() makes the step (or apply() takes the state)
         const auto had = std::find_if(last_->cells.begin(), last_->cells.end(), [&](const LabCell& c) {
@@ -183,7 +183,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
                    && (c.which == MatrixId::X || c.head == edit.head);
         });
         const bool wasUsers = had != last_->cells.end();
-        if (wasUsers ? had->value != edit.before : session_->editedCells() != last_->editedCells + 1)
+        if (wasUsers ? had->value != edit.before : session_->inputs().editedCells != last_->editedCells + 1)
             return;
         std::shared_ptr<const LabSnapshot> before = std::move(last_);
         last_ = std::make_shared<LabSnapshot>(current());
@@ -200,7 +200,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
     }
     // last_ is the session before the edit, unless a change is still to be
     // recorded (then record() makes one step of both).
-    if (last_->stale || lab.heads != session_->headsConfig())
+    if (last_->stale || lab.heads != session_->inputs().heads)
         return;
     double was = 0.0;
     if (edit.which != MatrixId::X && heads) {
@@ -221,7 +221,7 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
     if (last_.use_count() > 1)
         last_ = std::make_shared<LabSnapshot>(*last_);
     setLabCell(&last_->lab, edit, edit.after);
-    last_->editedCells = session_->editedCells();
+    last_->editedCells = session_->inputs().editedCells;
     if (applying_)
         return;
     ++run_;
@@ -234,9 +234,9 @@ void UndoRecorder::cellEdited(const CellEdit& edit)
 void UndoRecorder::applyCell(const CellEdit& edit, double value)
 {
     applying_ = true;
-    const int shown = session_->selectedHead();
+    const int shown = session_->inputs().selectedHead;
     const bool otherHead =
-        edit.which != MatrixId::X && session_->headsConfig().multiHead() && edit.head != shown;
+        edit.which != MatrixId::X && session_->inputs().heads.multiHead() && edit.head != shown;
     if (otherHead)
         session_->selectHead(edit.head);
     session_->setMatrixCell(edit.which, edit.row, edit.col, value);

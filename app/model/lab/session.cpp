@@ -31,11 +31,11 @@ Session::Session(QObject* parent)
     connect(requests_.get(), &LabRequests::previewChanged, this, &Session::previewChanged);
     // The head still selected, over the same tokens.
     requests_->setPreviewFilter([this](int head, const attn::AttentionResult& result) {
-        return current_->heads() && head == in_.selectedHead && result.tokens() == tokenCount();
+        return current_->heads() && head == in_.selectedHead && result.tokens() == current_->tokenCount();
     });
     requests_->setLookAheadSource([this](std::uint64_t seed) -> std::unique_ptr<AttentionJob> {
-        if (!current_->heads() || !problem_.isEmpty() || isBorrowed()
-            || multiHeadBytes(headCount(), tokenCount()) > kLookAheadBytes)
+        if (!current_->heads() || !problem_.isEmpty() || in_.borrowed.active()
+            || multiHeadBytes(current_->headCount(), current_->tokenCount()) > kLookAheadBytes)
             return nullptr;
         std::unique_ptr<AttentionJob> job = makeJob(in_, true, true);
         job->config.seed = seed;
@@ -92,7 +92,7 @@ QList<QSize> Session::sampleSizes() const
     if (fixedSampleSizes_)
         return *fixedSampleSizes_;
     QList<QSize> sizes;
-    for (const SampleGrid& g : sampleCache()->grids)
+    for (const SampleGrid& g : current_->samples()->grids)
         sizes.append(QSize(int(g.colAt.size()), int(g.rowAt.size())));
     return sizes;
 }
@@ -103,7 +103,7 @@ std::shared_ptr<AttentionOutcome> Session::computeNow(AttentionJob& job) const
     outcome->redraw = job.redraw;
     outcome->keep = job.keep;
     // Large work done here (a lab opened, an undo step) uses every core.
-    const int tokens = job.redraw ? tokenCount() : int(job.model.X.rows());
+    const int tokens = job.redraw ? current_->tokenCount() : int(job.model.X.rows());
     const int threads = isLargeWork(job.config, job.heads, tokens) ? AttentionWorker::threads() : 1;
     if (job.heads.multiHead())
         computeHeadsJob(job, outcome.get(), threads, nullptr);
@@ -219,7 +219,7 @@ void Session::setSentence(const QString& sentence)
         // sentence is borrowed in its place (or released).
         in_.awaitingBorrow = true;
         emit parametersChanged();
-        emit matrixNotice(borrowedNotice());
+        emit matrixNotice(in_.borrowedNotice());
         return;
     }
     redraw();
@@ -300,7 +300,7 @@ void Session::redraw(bool keep)
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
     const int words = int(std::count(in_.config.sentence.begin(), in_.config.sentence.end(), ' ')) + 1;
-    if (isLargeWork(in_.config, in_.heads, std::max(words, tokenCount()))) {
+    if (isLargeWork(in_.config, in_.heads, std::max(words, current_->tokenCount()))) {
         requests_->start(makeJob(in_, true, keep));
         return;
     }
@@ -321,7 +321,7 @@ void Session::recompute()
         redraw(requests_->keeps());
         return;
     }
-    if (!in_.modelStale && isLargeWork(in_.config, in_.heads, tokenCount())) {
+    if (!in_.modelStale && isLargeWork(in_.config, in_.heads, current_->tokenCount())) {
         requests_->start(makeJob(in_, false, false));
         return;
     }

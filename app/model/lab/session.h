@@ -62,9 +62,9 @@ public:
 
     // Work above which redraws and recomputations leave the GUI thread.
     static constexpr double kAsyncWork = 1 << 24;
-    // A computation runs in the worker; result() is the previous one.
+    // A computation runs in the worker; published() is the previous result.
     bool isComputing() const { return requests_->computing(); }
-    // A redraw is in flight: config() is the new one, the matrices still the
+    // A redraw is in flight: inputs().config is the new one, the matrices still the
     // last model's until its result comes.
     bool isRedrawing() const { return requests_->redrawing(); }
     // Finishes a computation in progress at once (on this thread) and shows
@@ -72,21 +72,18 @@ public:
     // it first, so that they apply to the requested parameters.
     void waitForResult();
 
-    // The parameters as last requested (they may have no result: see problem()).
-    const attn::ModelConfig& config() const { return in_.config; }
-    const attn::AttentionOptions& options() const { return in_.options; }
-
-    // The last good model and its attention.
-    const attn::Model& model() const { return in_.model; }
-    // The newest result, whole (labresult.h): published once per change,
-    // before resultChanged(), and never changed after. The accessors below
-    // read it.
+    // What the lab computes from, as last requested (labinputs.h): the
+    // parameters (config, options, heads; they may have no result: see
+    // problem()), the last good model's matrices, the user's cells and the
+    // borrowed head. inputs().config.dK is the request; published()->dK()
+    // is the d_k of the result every view shows.
+    const LabInputs& inputs() const { return in_; }
+    // The newest result, whole (labresult.h): the tokens, the shown head's
+    // result and statistics, every head, the comparison and the samples.
+    // Published once per change, before resultChanged(), and never changed
+    // after; views keep it alive and read the n x n maps from it instead of
+    // copying them. Each new result is a new object.
     std::shared_ptr<const LabResult> published() const { return current_; }
-    const attn::AttentionResult& result() const { return *current_->shown(); }
-    // The same result, shared: views keep it alive and read the n x n maps
-    // from it instead of copying them. Each new result is a new object.
-    std::shared_ptr<const attn::AttentionResult> sharedResult() const { return current_->shown(); }
-    const attn::AttentionStats& stats() const { return current_->stats(); }
     // Unscaled vs scaled softmax of the result (attn::compareScaling, in
     // published()->comparison()): two more n x n maps, so it is computed
     // only while a view wants it, else on first use after each result.
@@ -96,42 +93,26 @@ public:
     bool comparisonWanted() const { return comparisonWanted_; }
 
     // Where the pipeline's maps sample a result at thousands of tokens: they
-    // sample the current result into sampleCache(), one grid per picture
+    // sample the current result into published()->samples(), one grid per picture
     // size (none while they draw every cell). The worker then takes the next
     // result's scores and weights at the cells of those grids while it has
     // each row in cache (in parallel, with no exponential per cell), instead
     // of the GUI thread reading them across the whole map afterwards.
-    // The cache the maps of the current result sample into: the worker's
-    // samples (published()->presampled()), or an empty one for them to fill.
-    std::shared_ptr<ResultSampleCache> sampleCache() const { return current_->samples(); }
+    // The cache the maps of the current result sample into is
+    // published()->samples(): the worker's samples (presampled()), or an
+    // empty one for them to fill.
     // Picture sizes (width x height cells) to sample at instead of those of
-    // sampleCache()'s grids, for a caller without maps; an empty list
+    // published()->samples()'s grids, for a caller without maps; an empty list
     // samples nothing.
     void setSampleSizes(const QList<QSize>& sizes) { fixedSampleSizes_ = sizes; }
 
-    // X (n, d_model), W (d_model, d_k|d_v)
-    const attn::Matrix& matrix(MatrixId which) const { return in_.matrix(which); }
-    bool hasResult() const { return current_->computed(); }
-
-    int tokenCount() const { return current_->tokenCount(); }
-    QStringList tokens() const { return current_->tokens(); }  // sentence order
-    // The tokens as views label them, repeated words with their position
-    // ("to#4"; positionedLabels), made once per tokenisation.
-    QStringList tokenLabels() const { return current_->labels(); }
-    QList<int> tokenIds() const { return current_->ids(); }  // vocabulary id per token
     int vocabularySize() const;
-    // The d_k the current result was computed with (the width of Q): the
-    // one every view of the result uses (config().dK is the request).
-    int resultDK() const { return current_->dK(); }
 
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
-    // Cells that are the user's (typed or imported), not the seed's draw.
-    int editedCells() const { return in_.editedCells; }
-    const UserCells& userCells() const { return in_.userCells; }
     // The matrices as the seed's draw with the user's cells laid over it:
-    // when they are exactly the draw of config() and headsConfig() but for
-    // these editedCells() cells, the cells (X's, then each head's W_q's,
+    // when they are exactly the draw of inputs().config and inputs().heads but for
+    // inputs().editedCells cells, the cells (X's, then each head's W_q's,
     // W_k's and W_v's, in a fixed order); nullopt otherwise (a problem, a
     // borrowed head, a redraw in flight, a lab whose other parameters, such
     // as an imported module's biases, are not the draw's). Read in place:
@@ -165,7 +146,7 @@ public:
     void regenerate();
 
     // The whole state: parameters and the current matrices (view left empty).
-    // Only meaningful while problem() is empty: with a problem, config() is
+    // Only meaningful while problem() is empty: with a problem, inputs().config is
     // the refused request and the matrices belong to the last good model.
     LabState state() const;
     // Parameters and matrices at once (a saved lab, an undo step). The
@@ -178,36 +159,32 @@ public:
     // W_k) or d_v (W_v), and the other matrices follow as for that change.
     attn::Status setMatrix(MatrixId which, const attn::Matrix& values);
 
-    // Multi-head attention. With headsConfig().multiHead() false (one
+    // Multi-head attention. With inputs().heads.multiHead() false (one
     // independent head, no W_o) everything above is today's single head.
-    // Otherwise every head is computed; one of them, selectedHead(), is the
-    // session's head: matrix(W_q|W_k|W_v), result() and stats() are that
+    // Otherwise every head is computed; one of them, inputs().selectedHead, is the
+    // session's head: its W_q, W_k, W_v and published()->shown() are that
     // head's, and editing W_q, W_k or W_v edits that head. Selecting another
     // head computes nothing. In the split layout d_k = d_v = d_model / h.
-    const attn::HeadsConfig& headsConfig() const { return in_.heads; }
-    int headCount() const { return current_->headCount(); }
-    int selectedHead() const { return in_.selectedHead; }  // 0-based
     void selectHead(int head);
     // A multi-head request in the worker computes the selected head alone
     // first (the same numbers, bit for bit, as that head of the whole pass:
-    // attn::headAloneExact) and the session holds it here until the rest
-    // comes: the views of that head (the pipeline's maps, the focus panel)
+    // attn::headAloneExact) and requests().preview() holds it until the
+    // rest comes: the views of that head (the pipeline's maps, the focus panel)
     // show it (shownResult) while the other heads, the average, the concat
     // and the output, the statistics and the matrix tables are still the
     // previous result's. Null when no preview is out; after resultChanged
     // it is null again. None comes for a new sentence (the tokens are still
     // the previous ones), a draw that is one stream (Article, torch-mha) or
     // while it is not wanted (setPreviewWanted).
-    std::shared_ptr<const attn::AttentionResult> preview() const { return requests_->preview(); }
-    // What a view of the selected head's maps shows: preview(), else sharedResult().
+    // What a view of the selected head's maps shows: requests().preview(), else published()->shown().
     std::shared_ptr<const attn::AttentionResult> shownResult() const
     {
-        return preview() ? preview() : current_->shown();
+        return requests_->preview() ? requests_->preview() : current_->shown();
     }
-    // The cache those maps sample shownResult() into (sampleCache() for result_).
+    // The cache those maps sample shownResult() into (published()->samples() without a preview).
     std::shared_ptr<ResultSampleCache> shownSampleCache() const
     {
-        return preview() ? requests_->previewSamples() : sampleCache();
+        return requests_->preview() ? requests_->previewSamples() : current_->samples();
     }
     // The requests to the worker: the preview's and the look-ahead's
     // switches, and the points where they wait for the views' paint
@@ -216,10 +193,6 @@ public:
     // head.
     LabRequests& requests() const { return *requests_; }
     static constexpr std::size_t kLookAheadBytes = std::size_t(128) << 20;
-    // Every head's result, or null for the single head.
-    std::shared_ptr<const attn::MultiHeadResult> multiHeadResult() const { return current_->heads(); }
-    // Every head's parameters (of the current result); empty for the single head.
-    const attn::MultiHeadParams& multiHeadParams() const { return in_.multiHead; }
     void setHeadsConfig(const attn::HeadsConfig& heads);
     void setHeadCount(int heads);
     void setHeadLayout(attn::HeadLayout layout);
@@ -229,44 +202,39 @@ public:
     // One GPT-2 head shown with this session's engine (borrowedhead.h,
     // LabInputs::fromState): setState with an active `borrowed` (modelHeadState
     // builds one) takes its tokens and matrices; cells edited keep it
-    // borrowed (editedCells() counts them against the model's numbers). A
+    // borrowed (inputs().editedCells counts them against the model's numbers). A
     // redraw (seed, tokenizer, initialisation, a dimension, the heads)
     // leaves it for the lab's own parameters of before with that change;
     // so does a new sentence, unless the session follows the model (see
     // setFollowsModel).
-    const BorrowedHead& borrowed() const { return in_.borrowed; }
-    bool isBorrowed() const { return in_.borrowed.active(); }
     // While followed, a new sentence keeps the borrowed head on display and
-    // waits (awaitsBorrow()) for the window to borrow the same layer and
+    // waits (inputs().awaitingBorrow) for the window to borrow the same layer and
     // head of the model's pass over it, or to release it.
     void setFollowsModel(bool on) { followsModel_ = on; }
-    bool awaitsBorrow() const { return in_.awaitingBorrow; }
     // The lab's own parameters again (with the current sentence), drawn from
     // the seed; nothing happens when no head is borrowed.
     void releaseBorrowed();
-    // What the borrowed head is, for the window's notice; empty when none is.
-    QString borrowedNotice() const { return in_.borrowedNotice(); }
 
     // The d_k lab, computed in the lab lane of this session's worker, after
     // the attention work (see AttentionWorker).
     ScalingLabRun* scalingLab() const { return scalingLab_.get(); }
 
 signals:
-    void parametersChanged();  // config() or options() changed
+    void parametersChanged();  // inputs().config or .options changed
     // setSentence took a new sentence, before the lab redraws for it (and
     // parametersChanged follows): a model reading the sentence starts first.
     void sentenceChanged();
     void modelRedrawn();   // the matrices were replaced; their shapes may differ
-    void resultChanged();  // result(), stats() and the matrices are current
+    void resultChanged();  // published() and the matrices are current
     // A request's result will never show: a newer request, an edit or a
     // state superseded it. Once per superseded request given to the worker.
     void resultDropped();
-    // preview() changed: the maps show shownResult() (after resultChanged
+    // requests().preview() changed: the maps show shownResult() (after resultChanged
     // it is null again, with no signal of its own).
     void previewChanged();
     void problemChanged();  // problem() changed
     void editRefused(const QString& message);
-    void headSelected(int head);  // selectedHead() changed (result() too)
+    void headSelected(int head);  // inputs().selectedHead changed (published() too)
     // setMatrixCell changed one cell: the inputs hold it already, the
     // result of the edit comes after (resultChanged).
     void cellEdited(const attnlab::CellEdit& edit);

@@ -14,9 +14,9 @@ namespace attnlab {
 attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double value)
 {
     waitForResult();
-    const attn::Matrix& m = matrix(which);
-    const QString refusal = hasResult() ? cellRefusal(m, which, row, col, value)
-                                        : tr("There are no matrices to edit: %1").arg(problem_);
+    const attn::Matrix& m = in_.matrix(which);
+    const QString refusal = current_->computed() ? cellRefusal(m, which, row, col, value)
+                                                 : tr("There are no matrices to edit: %1").arg(problem_);
     if (!refusal.isEmpty()) {
         emit editRefused(refusal);
         return attn::Error{refusal.toStdString()};
@@ -60,7 +60,7 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     emit cellEdited(CellEdit{which, 0, row, col, old, value});
     emit resultChanged();
     if (in_.borrowed.active())
-        emit matrixNotice(borrowedNotice());
+        emit matrixNotice(in_.borrowedNotice());
     return attn::okStatus();
 }
 
@@ -88,10 +88,10 @@ std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
 {
     if (!problem_.isEmpty() || in_.borrowed.active())
         return std::nullopt;
-    if (isRedrawing())  // the draw of config() is coming, with the cells kept
+    if (isRedrawing())  // the draw of in_.config is coming, with the cells kept
         return in_.editedCells == 0 ? std::optional<std::vector<LabCell>>(std::vector<LabCell>())
                                     : std::nullopt;
-    if (!hasResult())
+    if (!current_->computed())
         return std::nullopt;
     return in_.cellsOverDraw();
 }
@@ -108,7 +108,7 @@ attn::Status Session::setState(const LabState& state)
 attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 {
     waitForResult();
-    if (!hasResult() || in_.modelStale)
+    if (!current_->computed() || in_.modelStale)
         return attn::Error{tr("There is no model to import into: %1").arg(problem_).toStdString()};
     QString notice;
     attn::Expected<LabInputs> inputs = in_.withImport(which, values, &notice);
@@ -141,7 +141,7 @@ attn::Status Session::replaceInputs(LabInputs inputs, const QString& notice)
     emit parametersChanged();
     emit modelRedrawn();
     emit resultChanged();
-    if (multiHead() || isBorrowed())
+    if (multiHead() || in_.borrowed.active())
         emit headSelected(in_.selectedHead);
     // What became of the user's cells; a notice about the replaced matrices no longer applies.
     emit matrixNotice(notice);

@@ -74,7 +74,7 @@ void Session::recomputeHeads()
         recompute();
         return;
     }
-    if (isLargeWork(in_.config, in_.heads, tokenCount())) {
+    if (isLargeWork(in_.config, in_.heads, current_->tokenCount())) {
         requests_->start(makeJob(in_, false, false, true), true);
         return;
     }

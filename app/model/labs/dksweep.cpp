@@ -33,7 +33,7 @@ QString DkSweep::frameFileName(int frame)
 
 int DkSweep::userCellsDroppedAtDkOne() const
 {
-    const UserCells& cells = session_->userCells();
+    const UserCells& cells = session_->inputs().userCells;
     int dropped = 0;
     for (const MatrixId which : {MatrixId::Wq, MatrixId::Wk}) {
         const CellMask& mask = cells.mask[int(which)];
@@ -82,7 +82,7 @@ void DkSweep::begin(const QString& directory)
     directory_ = directory;
     if (directory_.isEmpty())
         frameMaker_ = nullptr;
-    startDk_ = session_->config().dK;
+    startDk_ = session_->inputs().config.dK;
     index_ = 0;
     framesWritten_ = 0;
     running_ = true;
@@ -117,11 +117,11 @@ void DkSweep::onResultChanged()
     if (!waiting_) {
         // A d_k the sweep did not ask for: the user took over (slider, spin
         // box, undo); the sweep leaves it there.
-        if (session_->resultDK() != appliedDk_)
+        if (session_->published()->dK() != appliedDk_)
             stop();
         return;
     }
-    if (session_->resultDK() != sequence_[std::size_t(index_)])
+    if (session_->published()->dK() != sequence_[std::size_t(index_)])
         return;
     waiting_ = false;
     // Out of setDK's call chain, so that every view has taken the result.
@@ -166,7 +166,7 @@ void DkSweep::finish(bool completed)
     waiting_ = false;
     frameMaker_ = nullptr;  // and the lab it holds
     // Back where the teacher started (within the sweep's undo step).
-    if (completed && session_->config().dK != startDk_)
+    if (completed && session_->inputs().config.dK != startDk_)
         session_->setDK(startDk_);
     emit finished(completed);
 }

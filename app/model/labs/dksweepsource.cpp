@@ -31,7 +31,7 @@ attn::Expected<AttentionSnapshot> DkSweepSource::at(int dK)
         return status_.error();
     session_->setDK(dK);
     session_->waitForResult();
-    if (!session_->problem().isEmpty() || session_->resultDK() != dK)
+    if (!session_->problem().isEmpty() || session_->published()->dK() != dK)
         return attn::Error{
             DkSweepText::tr("d_k %1 does not compute: %2").arg(dK).arg(session_->problem()).toStdString()};
     return sessionSnapshot(*session_);
@@ -46,8 +46,8 @@ AttentionSnapshot sessionSnapshot(const Session& session)
 {
     // With a problem the config is the refused request: the snapshot
     // describes what is shown.
-    return singleHeadSnapshot(session.config(), session.options(), session.model(), session.result(),
-                              session.stats());
+    return singleHeadSnapshot(session.inputs().config, session.inputs().options, session.inputs().model,
+                              *session.published()->shown(), session.published()->stats());
 }
 
 }  // namespace attnlab

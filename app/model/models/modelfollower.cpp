@@ -25,22 +25,23 @@ void ModelFollower::followSentence()
     // A sentence the model refuses (empty, too long) keeps the borrowed head
     // on display, waiting, as the lab keeps its last good model; the Model
     // tab says why.
-    const QString text = QString::fromStdString(lab_->config().sentence);
+    const QString text = QString::fromStdString(lab_->inputs().config.sentence);
     if (text != model_->sentence())
         model_->setSentence(text);
 }
 
 void ModelFollower::followPass()
 {
-    if (!lab_->isBorrowed() || model_->isComputing())
+    if (!lab_->inputs().borrowed.active() || model_->isComputing())
         return;
-    const BorrowedHead& shown = lab_->borrowed();
-    const bool awaits = lab_->awaitsBorrow();
+    const BorrowedHead& shown = lab_->inputs().borrowed;
+    const bool awaits = lab_->inputs().awaitingBorrow;
     // The user's edits of the head, or a head of another model (undo), stay.
     if (!awaits
-        && (lab_->editedCells() > 0 || !model_->hasModel() || shown.identity != model_->model()->identity))
+        && (lab_->inputs().editedCells > 0 || !model_->hasModel()
+            || shown.identity != model_->model()->identity))
         return;
-    if (model_->sentence().toStdString() != lab_->config().sentence)
+    if (model_->sentence().toStdString() != lab_->inputs().config.sentence)
         return;  // the pass of another sentence than the lab's
     const attn::Expected<LabState> state = modelHeadState(*model_, shown.layer, shown.head, *lab_);
     if (!state) {
@@ -48,9 +49,9 @@ void ModelFollower::followPass()
             lab_->releaseBorrowed();
         return;
     }
-    const attn::AttentionOptions& o = lab_->options();
+    const attn::AttentionOptions& o = lab_->inputs().options;
     if (!awaits && state->options.scale == o.scale && state->options.customDivisor == o.customDivisor
-        && state->options.causal == o.causal && state->X == lab_->matrix(MatrixId::X))
+        && state->options.causal == o.causal && state->X == lab_->inputs().matrix(MatrixId::X))
         return;  // nothing new for this head (a temperature, another head's divisor)
     lab_->setState(*state);
 }

@@ -102,13 +102,13 @@ LabState borrowedHeadState(std::shared_ptr<const attn::Model> original, const QS
                            int head, double divisor, const std::string& sentence, const Session& lab)
 {
     LabState s;
-    const BorrowedHead& was = lab.borrowed();
+    const BorrowedHead& was = lab.inputs().borrowed;
     s.borrowed.model = model;
     s.borrowed.layer = layer;
     s.borrowed.head = head;
-    s.borrowed.ownConfig = was.active() ? was.ownConfig : lab.config();
-    s.borrowed.ownOptions = was.active() ? was.ownOptions : lab.options();
-    s.borrowed.ownHeads = was.active() ? was.ownHeads : lab.headsConfig();
+    s.borrowed.ownConfig = was.active() ? was.ownConfig : lab.inputs().config;
+    s.borrowed.ownOptions = was.active() ? was.ownOptions : lab.inputs().options;
+    s.borrowed.ownHeads = was.active() ? was.ownHeads : lab.inputs().heads;
     s.config = s.borrowed.ownConfig;
     s.config.sentence = sentence;
     s.config.dModel = int(original->X.cols());

@@ -65,7 +65,9 @@ QVariant FocusTableModel::data(const QModelIndex& index, int role) const
             return index.column() == 3 ? formatForDisplay(session_->weightSum(i)) : QString();
         }
         switch (index.column()) {
-        case 0: return QStringLiteral("%1 %2").arg(j + 1).arg(displayLabel(session_->tokens().value(j)));
+        case 0:
+            return QStringLiteral("%1 %2").arg(j + 1).arg(
+                displayLabel(session_->published()->tokens().value(j)));
         case 1: return formatForDisplay(r.scores(i, j));
         case 2: return r.isMasked(i, j) ? tr("masked") : formatForDisplay(r.scaled(i, j));
         case 3: return formatForDisplay(r.weights(i, j));

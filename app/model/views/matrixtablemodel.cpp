@@ -11,14 +11,14 @@ namespace attnlab {
 MatrixTableModel::MatrixTableModel(Session* session, MatrixId which, QObject* parent)
     : QAbstractTableModel(parent), session_(session), which_(which)
 {
-    const attn::Matrix& m = session_->matrix(which_);
+    const attn::Matrix& m = session_->inputs().matrix(which_);
     rows_ = int(m.rows());
     cols_ = int(m.cols());
     connect(session_, &Session::modelRedrawn, this, [this] {
         // A reset makes every view re-lay out its headers; a matrix that
         // keeps its shape (X and W_v on a d_k step) only has new values,
         // which resultChanged announces next.
-        const attn::Matrix& m = session_->matrix(which_);
+        const attn::Matrix& m = session_->inputs().matrix(which_);
         if (int(m.rows()) == rows_ && int(m.cols()) == cols_)
             return;
         setRefusal(-1, -1, QString());  // its cell may be gone
@@ -43,7 +43,7 @@ void MatrixTableModel::setLive(bool live)
         return;
     stale_ = false;
     beginResetModel();
-    const attn::Matrix& m = session_->matrix(which_);
+    const attn::Matrix& m = session_->inputs().matrix(which_);
     rows_ = int(m.rows());
     cols_ = int(m.cols());
     endResetModel();
@@ -71,7 +71,7 @@ int MatrixTableModel::columnCount(const QModelIndex& parent) const
 
 QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
 {
-    const attn::Matrix& m = session_->matrix(which_);
+    const attn::Matrix& m = session_->inputs().matrix(which_);
     if (!index.isValid() || index.row() >= m.rows() || index.column() >= m.cols())
         return {};
     const double value = m(index.row(), index.column());
@@ -147,7 +147,7 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     const bool tokenRows = which_ == MatrixId::X && orientation == Qt::Vertical;
     if (tokenRows) {
-        const QStringList tokens = session_->tokens();
+        const QStringList tokens = session_->published()->tokens();
         const QString token = section < tokens.size() ? displayLabel(tokens[section]) : QString();
         if (role == Qt::ToolTipRole)
             return tr("Row %1: the embedding x_%1 of token \"%2\"").arg(section + 1).arg(token);
@@ -156,8 +156,8 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
     // A borrowed GPT-2 head: X's last column is ones, W's last row the bias.
     const bool biasColumn = orientation == Qt::Horizontal && which_ == MatrixId::X;
     const bool biasRow = orientation == Qt::Vertical && which_ != MatrixId::X;
-    if (session_->isBorrowed() && (biasColumn || biasRow)
-        && section == session_->matrix(MatrixId::X).cols() - 1) {
+    if (session_->inputs().borrowed.active() && (biasColumn || biasRow)
+        && section == session_->inputs().matrix(MatrixId::X).cols() - 1) {
         if (role == Qt::ToolTipRole)
             return biasColumn ? tr("The bias column: ones, so that X W adds W's last row, the head's bias")
                               : tr("The head's bias (c_attn's bias, this head's columns)");

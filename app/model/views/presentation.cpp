@@ -99,18 +99,18 @@ QString formatForDisplay(double value)
 
 QString divisorText(const Session& session)
 {
-    switch (session.options().scale) {
-    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(session.resultDK());
+    switch (session.inputs().options.scale) {
+    case attn::ScaleMode::SqrtDk: return QStringLiteral("√%1").arg(session.published()->dK());
     case attn::ScaleMode::None: return QStringLiteral("1");
-    case attn::ScaleMode::Custom: return QString::number(session.result().divisor, 'g', 6);
+    case attn::ScaleMode::Custom: return QString::number(session.published()->shown()->divisor, 'g', 6);
     }
     return {};
 }
 
 QString scoreCellToolTip(const Session& session, int query, int key)
 {
-    const attn::AttentionResult& r = session.result();
-    QStringList tokens = session.tokens();
+    const attn::AttentionResult& r = *session.published()->shown();
+    QStringList tokens = session.published()->tokens();
     if (query < 0 || key < 0 || query >= r.tokens() || key >= r.tokens() || query >= tokens.size()
         || key >= tokens.size())
         return {};

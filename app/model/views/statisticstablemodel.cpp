@@ -14,7 +14,7 @@ StatisticsTableModel::StatisticsTableModel(Session* session, QObject* parent)
 
 void StatisticsTableModel::refresh()
 {
-    const int rows = int(session_->stats().rows.size());
+    const int rows = int(session_->published()->stats().rows.size());
     if (rows != rows_) {
         beginResetModel();
         rows_ = rows;
@@ -36,18 +36,20 @@ int StatisticsTableModel::columnCount(const QModelIndex& parent) const
 
 QVariant StatisticsTableModel::data(const QModelIndex& index, int role) const
 {
-    const attn::AttentionStats& s = session_->stats();
+    const attn::AttentionStats& s = session_->published()->stats();
     const int i = index.row();
     if (!index.isValid() || i >= int(s.rows.size()))
         return {};
     const attn::RowStats& row = s.rows[std::size_t(i)];
-    const QStringList tokens = session_->tokenLabels();
+    const QStringList tokens = session_->published()->labels();
     const QString query = tokens.value(i);
     const QString key = tokens.value(row.argMax);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case 0: return QStringLiteral("%1 %2").arg(i + 1).arg(displayLabel(session_->tokens().value(i)));
+        case 0:
+            return QStringLiteral("%1 %2").arg(i + 1).arg(
+                displayLabel(session_->published()->tokens().value(i)));
         case 1: return QString::number(row.maxWeight, 'f', 3);
         case 2: return key;
         case 3: return QString::number(row.entropyNats, 'f', 3);

@@ -130,8 +130,8 @@ AttentionSnapshot ExportActions::currentSnapshot() const
 {
     // With a problem the config is the refused request: the snapshot
     // describes what is shown.
-    return singleHeadSnapshot(session_->config(), session_->options(), session_->model(), session_->result(),
-                              session_->stats());
+    return singleHeadSnapshot(session_->inputs().config, session_->inputs().options, session_->inputs().model,
+                              *session_->published()->shown(), session_->published()->stats());
 }
 
 std::unique_ptr<ViewExporter> ExportActions::makeViewExporter() const

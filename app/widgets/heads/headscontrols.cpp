@@ -111,8 +111,8 @@ HeadsControls::HeadsControls(Session* session, QWidget* parent) : QWidget(parent
 
 void HeadsControls::syncFromSession()
 {
-    const attn::HeadsConfig& h = session_->headsConfig();
-    const attn::ModelConfig& c = session_->config();
+    const attn::HeadsConfig& h = session_->inputs().heads;
+    const attn::ModelConfig& c = session_->inputs().config;
     const bool split = h.layout == attn::HeadLayout::Split;
     const QSignalBlocker b1(heads_), b2(layout_), b3(outputProjection_), b4(torchInit_), b5(selected_);
     heads_->setValue(h.heads);
@@ -121,9 +121,9 @@ void HeadsControls::syncFromSession()
     outputProjection_->setEnabled(!split);
     torchInit_->setChecked(h.torchInit);
     torchInit_->setVisible(split);
-    const int shown = session_->headCount();
+    const int shown = session_->published()->headCount();
     selected_->setRange(1, shown);
-    selected_->setValue(session_->selectedHead() + 1);
+    selected_->setValue(session_->inputs().selectedHead + 1);
     selected_->setEnabled(shown > 1);
     QString note;
     if (split && c.dModel % h.heads != 0)

@@ -92,8 +92,8 @@ void LessonController::createLessonDock()
     connect(lesson_, &LessonPanel::headRequested, session_, &Session::selectHead);
     connect(lesson_, &LessonPanel::finished, lessonDock_, &QDockWidget::close);
     connect(session_, &Session::parametersChanged, lesson_,
-            [this] { lesson_->setInitMode(session_->config().init); });
-    lesson_->setInitMode(session_->config().init);
+            [this] { lesson_->setInitMode(session_->inputs().config.init); });
+    lesson_->setInitMode(session_->inputs().config.init);
 }
 
 void LessonController::createDkSweep()
@@ -165,23 +165,24 @@ bool LessonController::eventFilter(QObject* watched, QEvent* event)
 
 void LessonController::updateScalingViews()
 {
-    if (!session_->hasResult())
+    if (!session_->published()->computed())
         return;
-    views_.lab->setCurrentDk(session_->resultDK());
-    views_.compare->setInitMode(session_->config().init);
+    views_.lab->setCurrentDk(session_->published()->dK());
+    views_.compare->setInitMode(session_->inputs().config.init);
     // The comparison is the core's (two more n x n softmaxes, computed by
     // the session with the result, off the GUI thread when large); the views
     // only draw it.
-    const ViewDemand::Comparison demand = ViewDemand::comparison(
-        window_->isVisible(), session_->tokenCount(), views_.compare->isVisible(), lessonDock_->isVisible());
+    const ViewDemand::Comparison demand =
+        ViewDemand::comparison(window_->isVisible(), session_->published()->tokenCount(),
+                               views_.compare->isVisible(), lessonDock_->isVisible());
     session_->setComparisonWanted(demand.computeWithResult);
     if (!demand.updateCompareView && !demand.updateLesson)
         return;
     const std::shared_ptr<const attn::ScalingComparison> comparison = session_->published()->comparison();
     if (demand.updateCompareView && views_.compare->comparisonPointer() != comparison) {
-        views_.compare->setData(comparison, session_->tokenLabels());
+        views_.compare->setData(comparison, session_->published()->labels());
         // Sampled above attn::kScoreHistogramMaxPairs: about a millisecond.
-        views_.compare->setHistogram(attn::scoreHistogram(session_->result()));
+        views_.compare->setHistogram(attn::scoreHistogram(*session_->published()->shown()));
     }
     if (demand.updateLesson)
         lesson_->setLiveComparison(*comparison);
@@ -240,7 +241,7 @@ void LessonController::showModelStage()
     if (!model_ || !model_->hasModel())
         return;
     const QString sentence = CinemaLesson::sentence();
-    if (QString::fromStdString(session_->config().sentence) != sentence)
+    if (QString::fromStdString(session_->inputs().config.sentence) != sentence)
         recorder_->recordAs(tr("The lesson's sentence for the model"),
                             [this, &sentence] { session_->setSentence(sentence); });
     if (modelPage_)
@@ -271,7 +272,7 @@ void LessonController::showHeadsStage(LessonPanel::Stage stage)
         break;
     case Stage::HeadsConcat:
         pipeline->setHighlightedMap(nullptr);
-        if (!session_->headsConfig().outputProjection)
+        if (!session_->inputs().heads.outputProjection)
             recorder_->recordAs(tr("Output projection W_o for the lesson"),
                                 [this] { session_->setOutputProjection(true); });
         if (headsPanel_) {
@@ -300,7 +301,7 @@ void LessonController::enterLessonHeads()
 {
     // Already on (the user's own changes of the heads kept), or set again
     // after an undo took them away.
-    if (lessonHeads_ && session_->headsConfig().multiHead())
+    if (lessonHeads_ && session_->inputs().heads.multiHead())
         return;
     if (!lessonHeads_) {
         beforeHeads_.reset();
@@ -328,10 +329,11 @@ namespace {
 // back to the lab from before loses nothing of the user's.
 bool stillTheLessonsLab(const Session& session)
 {
-    const attn::AttentionOptions& o = session.options();
+    const attn::AttentionOptions& o = session.inputs().options;
     const attn::AttentionOptions d;
-    return session.config() == attn::ModelConfig() && o.scale == d.scale && o.causal == d.causal
-           && session.editedCells() == 0 && session.headsConfig().layout == attn::HeadLayout::Independent;
+    return session.inputs().config == attn::ModelConfig() && o.scale == d.scale && o.causal == d.causal
+           && session.inputs().editedCells == 0
+           && session.inputs().heads.layout == attn::HeadLayout::Independent;
 }
 
 }  // namespace
@@ -343,7 +345,7 @@ void LessonController::leaveLessonHeads()
     lessonHeads_ = false;
     const std::optional<LabState> before = std::move(beforeHeads_);
     beforeHeads_.reset();
-    if (!session_->headsConfig().multiHead())
+    if (!session_->inputs().heads.multiHead())
         return;  // one head already (the user's choice, or an undo)
     // The lab from before the heads; after changes of the user's own (a
     // sentence, an edited cell, an opened lab), those kept with one head.
@@ -352,7 +354,7 @@ void LessonController::leaveLessonHeads()
         if (!whole || !session_->setState(*before))
             session_->setHeadsConfig(attn::HeadsConfig());
     });
-    if (whole && beforeSwitched_ && session_->config().init == attn::InitMode::UnitVariance)
+    if (whole && beforeSwitched_ && session_->inputs().config.init == attn::InitMode::UnitVariance)
         lesson_->noteInitSwitched();
     emit message(tr("Back to one head, as before the lesson's multi-head steps; Edit > Undo "
                     "brings the heads back."),
@@ -367,8 +369,8 @@ void LessonController::updateLessonHeads()
             lesson_->setLiveHeads(nullptr, QStringList(), 0, 0);
         return;
     }
-    lesson_->setLiveHeads(session_->multiHeadResult(), session_->tokenLabels(), session_->config().dModel,
-                          session_->selectedHead());
+    lesson_->setLiveHeads(session_->published()->heads(), session_->published()->labels(),
+                          session_->inputs().config.dModel, session_->inputs().selectedHead);
 }
 
 void LessonController::prepareLessonExperiment()
@@ -378,19 +380,20 @@ void LessonController::prepareLessonExperiment()
     // shown in the pipeline has q and k of its own spread (a tiny
     // checkpoint's: score variance 31.4 raw, 7.84 scaled at d_k 4): the lab's
     // own unit-variance matrices take its place (one undo step).
-    if (session_->isBorrowed()) {
+    if (session_->inputs().borrowed.active()) {
         const QString head = tr("GPT-2 layer %1, head %2")
-                                 .arg(session_->borrowed().layer + 1)
-                                 .arg(session_->borrowed().head + 1);
+                                 .arg(session_->inputs().borrowed.layer + 1)
+                                 .arg(session_->inputs().borrowed.head + 1);
         // One undo step: the head let go, then unit variance if the lab's
         // own parameters had another initialisation.
         const QString step = tr("The lab's own matrices for the lesson's experiment");
         recorder_->beginGesture();
         recorder_->recordAs(step, [this] { session_->releaseBorrowed(); });
-        if (session_->config().init != attn::InitMode::UnitVariance)
+        if (session_->inputs().config.init != attn::InitMode::UnitVariance)
             recorder_->recordAs(step, [this] { session_->setInit(attn::InitMode::UnitVariance); });
         recorder_->endGesture();
-        if (!session_->isBorrowed() && session_->config().init == attn::InitMode::UnitVariance) {
+        if (!session_->inputs().borrowed.active()
+            && session_->inputs().config.init == attn::InitMode::UnitVariance) {
             lesson_->setInitMode(attn::InitMode::UnitVariance);
             lesson_->noteBorrowedReleased(head);
             emit message(tr("The lesson's experiment runs on the lab's own unit-variance matrices in place "
@@ -402,11 +405,11 @@ void LessonController::prepareLessonExperiment()
     }
     // Drawn matrices are redrawn so (one undo step); the user's own are kept,
     // and the panel says which of the two happened.
-    if (session_->config().init == attn::InitMode::UnitVariance || session_->editedCells() > 0)
+    if (session_->inputs().config.init == attn::InitMode::UnitVariance || session_->inputs().editedCells > 0)
         return;
     recorder_->recordAs(tr("Unit-variance initialisation for the lesson"),
                         [this] { session_->setInit(attn::InitMode::UnitVariance); });
-    if (session_->config().init == attn::InitMode::UnitVariance)
+    if (session_->inputs().config.init == attn::InitMode::UnitVariance)
         lesson_->noteInitSwitched();
 }
 

@@ -206,7 +206,7 @@ void FocusPanel::refresh()
     const std::shared_ptr<const attn::AttentionResult> shown = session_->shownResult();
     const attn::AttentionResult& r = *shown;
     // Repeated words carry their position ("to#4") in the labels.
-    const QStringList tokens = session_->tokenLabels();
+    const QStringList tokens = session_->published()->labels();
     const int n = r.tokens();
     if (n == 0 || query_ < 0 || query_ >= n || tokens.size() != n)
         return;
@@ -215,7 +215,7 @@ void FocusPanel::refresh()
 
     title_->setText(tr("Query %1 \"%2\": how its context vector is built")
                         .arg(i + 1)
-                        .arg(shortLabel(title_->fontMetrics(), session_->tokens().value(i))));
+                        .arg(shortLabel(title_->fontMetrics(), session_->published()->tokens().value(i))));
     qCaption_->setText(tr("1. Its query q_%1 = x_%1 W_q (d_k = %2)").arg(i + 1).arg(r.Q.cols()));
     const double qRange = symmetricRange(r.Q.row(i));
     qVector_->setData(r.Q.row(i), {token}, dimensionLabels(int(r.Q.cols())));
@@ -303,7 +303,7 @@ void FocusPanel::sizeKeyColumn()
     QFont bold = table_->font();
     bold.setBold(true);
     widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(tr("sum")));
-    const QStringList tokens = session_->tokens();  // the key column's plain words
+    const QStringList tokens = session_->published()->tokens();  // the key column's plain words
     TextWidths widths(table_->font());
     for (int j = 0; j < tokens.size(); ++j)
         widest =

@@ -113,26 +113,27 @@ InputPanel::InputPanel(Session* session, QWidget* parent) : QWidget(parent), ses
 
 void InputPanel::syncFromSession()
 {
-    const QString sentence = QString::fromStdString(session_->config().sentence);
+    const QString sentence = QString::fromStdString(session_->inputs().config.sentence);
     if (sentence_->text() != sentence) {
         const QSignalBlocker blocker(sentence_);
         sentence_->setText(sentence);
     }
     const QSignalBlocker blocker(tokenizer_);
-    tokenizer_->setCurrentIndex(tokenizer_->findData(int(session_->config().tokenizer)));
+    tokenizer_->setCurrentIndex(tokenizer_->findData(int(session_->inputs().config.tokenizer)));
 }
 
 void InputPanel::refreshTokens()
 {
-    strip_->setTokens(session_->tokens(), session_->tokenIds());
+    strip_->setTokens(session_->published()->tokens(), session_->published()->ids());
     // Against the tokens as they were before the renumbering (kept while the
     // note stands, so that it stays as the new word is typed out), under the
     // same initialisation and tokenizer.
-    const TokenNumbering numbering{session_->tokens(), session_->tokenIds()};
-    const attn::ModelConfig& config = session_->config();
+    const TokenNumbering numbering{session_->published()->tokens(), session_->published()->ids()};
+    const attn::ModelConfig& config = session_->inputs().config;
     const bool sameRules = config.init == numberingInit_ && config.tokenizer == numberingTokenizer_;
-    const QString note =
-        session_->isBorrowed() || !sameRules ? QString() : renumberNote(numbering_, numbering, config.init);
+    const QString note = session_->inputs().borrowed.active() || !sameRules
+                             ? QString()
+                             : renumberNote(numbering_, numbering, config.init);
     if (note.isEmpty()) {
         numbering_ = numbering;
         numberingInit_ = config.init;
@@ -142,22 +143,22 @@ void InputPanel::refreshTokens()
     renumbered_->setVisible(!note.isEmpty());
     stripScroll_->setFixedHeight(strip_->sizeHint().height()
                                  + stripScroll_->horizontalScrollBar()->sizeHint().height());
-    const attn::ModelConfig& c = session_->config();
+    const attn::ModelConfig& c = session_->inputs().config;
     const QString sizes =
-        session_->isBorrowed()
-            ? tr("%n GPT-2 token(s); X is %1 × %2.", nullptr, session_->tokenCount())
-                  .arg(session_->matrix(MatrixId::X).rows())
-                  .arg(session_->matrix(MatrixId::X).cols())
-            : tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->tokenCount())
+        session_->inputs().borrowed.active()
+            ? tr("%n GPT-2 token(s); X is %1 × %2.", nullptr, session_->published()->tokenCount())
+                  .arg(session_->inputs().matrix(MatrixId::X).rows())
+                  .arg(session_->inputs().matrix(MatrixId::X).cols())
+            : tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->published()->tokenCount())
                   .arg(session_->vocabularySize())
-                  .arg(session_->matrix(MatrixId::X).rows())
-                  .arg(session_->matrix(MatrixId::X).cols());
+                  .arg(session_->inputs().matrix(MatrixId::X).rows())
+                  .arg(session_->inputs().matrix(MatrixId::X).cols());
     QString origin;
-    if (session_->isBorrowed())
+    if (session_->inputs().borrowed.active())
         origin = tr("The pieces of %2; X is layer %1's LayerNorm output and a bias column of ones.")
-                     .arg(session_->borrowed().layer + 1)
-                     .arg(session_->borrowed().model);
-    else if (session_->editedCells() == 0)
+                     .arg(session_->inputs().borrowed.layer + 1)
+                     .arg(session_->inputs().borrowed.model);
+    else if (session_->inputs().editedCells == 0)
         origin = tr("Matrices drawn from seed %1 (%2 initialisation).")
                      .arg(c.seed)
                      .arg(QString::fromLatin1(attn::initModeName(c.init)));
@@ -166,7 +167,7 @@ void InputPanel::refreshTokens()
             tr("%n cell(s) edited by hand; edits are kept until the sentence, seed, "
                "initialisation or a dimension changes, which redraws every matrix from the "
                "seed.",
-               nullptr, session_->editedCells());
+               nullptr, session_->inputs().editedCells);
     origin_->setText(sizes + QLatin1Char(' ') + origin);
 }
 

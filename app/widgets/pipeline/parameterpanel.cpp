@@ -243,8 +243,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
 
 void ParameterPanel::syncFromSession()
 {
-    const attn::ModelConfig& c = session_->config();
-    const attn::AttentionOptions& o = session_->options();
+    const attn::ModelConfig& c = session_->inputs().config;
+    const attn::AttentionOptions& o = session_->inputs().options;
     const QSignalBlocker b1(seed_), b2(init_), b3(dModel_), b4(dKSlider_), b5(dK_), b6(dV_), b7(scale_),
         b8(divisor_), b9(causal_);
     seed_->setValue(int(std::min<quint64>(c.seed, quint64(seed_->maximum()))));
@@ -257,7 +257,7 @@ void ParameterPanel::syncFromSession()
     dK_->setValue(c.dK);
     dV_->setValue(c.dV);
     // The split layout's head_dim is d_model / h: d_k and d_v follow it.
-    const bool split = session_->headsConfig().layout == attn::HeadLayout::Split;
+    const bool split = session_->inputs().heads.layout == attn::HeadLayout::Split;
     dKSlider_->setEnabled(!split);
     dK_->setEnabled(!split);
     dV_->setEnabled(!split);
@@ -318,18 +318,18 @@ void ParameterPanel::updateInitNote()
 {
     QString note;
     QString tip;
-    if (session_->isBorrowed()) {
+    if (session_->inputs().borrowed.active()) {
         // The seed and initialisation shown are the lab's own, not these matrices'.
         initNote_->setText(tr("GPT-2's trained weights, not a draw from the seed."));
         initNote_->setToolTip(
             tr("X, W_q, W_k and W_v are GPT-2 layer %1, head %2's (%3). Another seed, initialisation or "
                "dimension goes back to the lab's own matrices.")
-                .arg(session_->borrowed().layer + 1)
-                .arg(session_->borrowed().head + 1)
-                .arg(session_->borrowed().model));
+                .arg(session_->inputs().borrowed.layer + 1)
+                .arg(session_->inputs().borrowed.head + 1)
+                .arg(session_->inputs().borrowed.model));
         return;
     }
-    switch (session_->config().init) {
+    switch (session_->inputs().config.init) {
     case attn::InitMode::UnitVariance:
         note =
             tr("Unit variance: q and k entries have variance ≈ 1, as the 1/√d_k argument "

@@ -361,7 +361,7 @@ void PipelineView::refresh()
     // flight (Session::preview) or the result.
     const std::shared_ptr<const attn::AttentionResult> shared = session_->shownResult();
     const attn::AttentionResult& r = *shared;
-    const QStringList tokens = session_->tokenLabels();
+    const QStringList tokens = session_->published()->labels();
     const QString divisor = divisorText(*session_);
     const int dK = int(r.Q.cols());
     const int dV = int(r.V.cols());

@@ -86,8 +86,8 @@ StatisticsPanel::StatisticsPanel(Session* session, QWidget* parent) : QWidget(pa
 
 void StatisticsPanel::refresh()
 {
-    const attn::AttentionStats& s = session_->stats();
-    const QStringList tokens = session_->tokens();
+    const attn::AttentionStats& s = session_->published()->stats();
+    const QStringList tokens = session_->published()->tokens();
     rawVariance_->setText(formatForDisplay(s.rawVariance));
     scaledVariance_->setText(formatForDisplay(s.scaledVariance));
     meanMax_->setText(formatForDisplay(s.meanMaxWeight));
@@ -108,7 +108,7 @@ void StatisticsPanel::sizeColumns()
     const int cap = fm.averageCharWidth() * 24;
     int widestQuery = 0;
     int widestToken = 0;
-    const QStringList labels = session_->tokenLabels();  // the "to key" column's
+    const QStringList labels = session_->published()->labels();  // the "to key" column's
     TextWidths texts(table_->font());
     for (int i = 0; i < sizedFor_.size(); ++i) {
         const int w = texts.advance(displayLabel(sizedFor_[i]));

@@ -365,8 +365,8 @@ void DocumentController::showImportDialog()
 
 attn::Status DocumentController::importMhaState(const QString& dir)
 {
-    const int heads = session_->headsConfig().heads;
-    attn::Expected<attn::SplitHeads> split = readMhaState(dir, session_->config().dModel, heads);
+    const int heads = session_->inputs().heads.heads;
+    attn::Expected<attn::SplitHeads> split = readMhaState(dir, session_->inputs().config.dModel, heads);
     if (!split)
         return attn::Error{tr("%1: %2")
                                .arg(QFileInfo(dir).fileName(), QString::fromStdString(split.error().message))
@@ -386,7 +386,7 @@ void DocumentController::chooseMhaState()
         return;
     rememberFolder(FolderUse::Open, dir);
     const attn::Status imported = importMhaState(dir);
-    emit message(imported ? mhaImportedText(session_->headsConfig().heads, session_->config().dModel,
+    emit message(imported ? mhaImportedText(session_->inputs().heads.heads, session_->inputs().config.dModel,
                                             QFileInfo(dir).fileName())
                           : QString::fromStdString(imported.error().message),
                  10000);

@@ -28,8 +28,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override
     {
         if (!fired_ && event->type() == QEvent::Paint && watched->isWidgetType()
-            && static_cast<QWidget*>(watched)->window() == window_ && window_->session()->hasResult()
-            && !window_->session()->isComputing()) {
+            && static_cast<QWidget*>(watched)->window() == window_
+            && window_->session()->published()->computed() && !window_->session()->isComputing()) {
             fired_ = true;
             // A zero timer runs after the paint in progress has finished.
             QTimer::singleShot(0, this, [this] {

@@ -33,7 +33,7 @@ struct Shape {
 
 Shape shapeOf(const Session& session, MatrixId which)
 {
-    const attn::Matrix& m = session.matrix(which);
+    const attn::Matrix& m = session.inputs().matrix(which);
     switch (which) {
     case MatrixId::X: return {int(m.rows()), int(m.cols()), "tokens x d_model"};
     case MatrixId::Wq:
@@ -301,7 +301,7 @@ void ImportDialog::check()
                            .arg(m.value().rows())
                            .arg(m.value().cols())
                            .arg(matrixName(target()));
-        const int width = int(session_->matrix(target()).cols());
+        const int width = int(session_->inputs().matrix(target()).cols());
         if (m.value().cols() != width)
             text += QLatin1Char(' ')
                     + tr("%1 becomes %2 (now %3); your other matrices are kept where they fit.")

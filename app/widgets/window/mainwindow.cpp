@@ -210,8 +210,8 @@ void MainWindow::createScalingLabViews()
     pipeline_->addPage(training_, tr("Training"));
     connect(training_, &TrainingView::message, this, &MainWindow::showMessage);
     connect(session_, &Session::parametersChanged, training_,
-            [this] { training_->followDk(session_->config().dK); });
-    training_->followDk(session_->config().dK);
+            [this] { training_->followDk(session_->inputs().config.dK); });
+    training_->followDk(session_->inputs().config.dK);
 
     auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
     lessons_ = new LessonController(session_, documents_->recorder(),
@@ -228,20 +228,20 @@ void MainWindow::createHeadsView()
     // that head as one (built when the tab is on screen).
     auto oneHead = std::make_shared<OneHeadView>();
     auto show = [this, oneHead] {
-        std::shared_ptr<const attn::MultiHeadResult> result = session_->multiHeadResult();
-        if (result || !session_->hasResult())
+        std::shared_ptr<const attn::MultiHeadResult> result = session_->published()->heads();
+        if (result || !session_->published()->computed())
             oneHead->clear();
         else if (heads_->isVisible() || !isVisible())
-            result = oneHead->of(session_->shownResult(), session_->stats());
+            result = oneHead->of(session_->shownResult(), session_->published()->stats());
         // After an edit of one head's weights only that head's tile is drawn again.
         const std::optional<std::vector<int>> changed =
             session_->published()->headsChangedSince(heads_->grid()->result().get());
-        heads_->setResult(result, session_->tokenLabels(), session_->selectedHead(),
+        heads_->setResult(result, session_->published()->labels(), session_->inputs().selectedHead,
                           changed ? &*changed : nullptr);
     };
     connect(session_, &Session::resultChanged, heads_, show);
     connect(pipeline_->tabs(), &QTabWidget::currentChanged, heads_, [this, show] {
-        if (heads_->isVisible() && !heads_->result() && session_->hasResult())
+        if (heads_->isVisible() && !heads_->result() && session_->published()->computed())
             show();
     });
     connect(heads_, &HeadsPanel::headActivated, session_, &Session::selectHead);
@@ -347,7 +347,7 @@ void MainWindow::showMessage(const QString& text, int timeout) const
 
 void MainWindow::setFocusQuery(int query)
 {
-    const int n = session_->tokenCount();
+    const int n = session_->published()->tokenCount();
     query = n == 0 ? 0 : std::clamp(query, 0, n - 1);
     preferredFocus_ = query;
     showFocus(query);
@@ -365,7 +365,7 @@ void MainWindow::onResultChanged()
 {
     // While a sentence is typed it passes through shorter ones; the focus
     // returns to the chosen query once it exists again.
-    const int n = session_->tokenCount();
+    const int n = session_->published()->tokenCount();
     showFocus(n == 0 ? 0 : std::min(preferredFocus_, n - 1));
 }
 

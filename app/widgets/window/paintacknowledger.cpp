@@ -23,7 +23,7 @@ PaintAcknowledger::PaintAcknowledger(Session* session, QObject* parent) : QObjec
 {
     session_->requests().setAwaitsPaint(true);
     connect(session_, &Session::previewChanged, this, [this] {
-        if (session_->preview())
+        if (session_->requests().preview())
             QCoreApplication::postEvent(
                 this, new PaintedEvent(PaintedEvent::kPreview, session_->requests().generation()),
                 Qt::LowEventPriority);

@@ -54,10 +54,11 @@ void WindowSettings::save() const
 {
     QSettings settings;
     // A borrowed GPT-2 head's d_model, d_k and mask are not the lab's own.
-    const bool borrowed = session_->isBorrowed();
-    attn::ModelConfig config = borrowed ? session_->borrowed().ownConfig : session_->config();
-    config.sentence = session_->config().sentence;
-    saveParameters(settings, config, borrowed ? session_->borrowed().ownOptions : session_->options());
+    const bool borrowed = session_->inputs().borrowed.active();
+    attn::ModelConfig config = borrowed ? session_->inputs().borrowed.ownConfig : session_->inputs().config;
+    config.sentence = session_->inputs().config.sentence;
+    saveParameters(settings, config,
+                   borrowed ? session_->inputs().borrowed.ownOptions : session_->inputs().options);
     settings.setValue(QStringLiteral("view/independentRanges"), pipeline_->independentRanges());
     settings.setValue(QStringLiteral("view/weightsScale"),
                       weightsScaleModeKey(pipeline_->weightsScaleMode()));
