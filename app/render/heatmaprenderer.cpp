@@ -4,7 +4,7 @@
 #include "colormap.h"
 #include "displaylabel.h"
 #include "numbertext.h"
-#include "twohalves.h"
+#include "heatmapcells.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -14,15 +14,6 @@
 #include <limits>
 
 namespace attnlab {
-
-namespace {
-
-bool isMasked(double v)
-{
-    return v == -std::numeric_limits<double>::infinity();
-}
-
-}  // namespace
 
 HeatmapRenderer::HeatmapRenderer() : cells_(matrixCells(attn::Matrix()))
 {
@@ -271,7 +262,8 @@ const HeatmapLayout& HeatmapRenderer::layout(const QSize& size) const
     };
     layoutCache_ = HeatmapLayout::compute(in);
     const auto fewerDecimals = [&] {
-        const int fewest = fewestCellDecimals();
+        findExtremes();
+        const int fewest = fewestDecimals(extremes_, scale_.decimals);
         while (!layoutCache_.cellText && cellDecimals_ > fewest) {
             --cellDecimals_;
             widestTextStale_ = true;
@@ -372,7 +364,7 @@ QColor HeatmapRenderer::colorFor(double value) const
 QColor HeatmapRenderer::cellColor(int row, int col) const
 {
     const double v = cells_->value(row, col);
-    if (std::isnan(v) || isMasked(v))
+    if (std::isnan(v) || isMaskedCell(v))
         return QColor::fromRgb(colormap::kMasked);
     return QColor::fromRgb(scale_.rgb(v, colorScale() == MapScale::PerRow ? rowMaxAt(row) : 0.0));
 }
@@ -385,38 +377,9 @@ void HeatmapRenderer::ensureCellImage(int width, int height) const
     }
     if (!cellImageStale_ && cellImage_.size() == QSize(width, height))
         return;
-    cellImage_ = QImage(width, height, QImage::Format_RGB32);
-    // The cell at each pixel's centre, read in one go (a source may share
-    // the reading among the maps of one result); zoomed in, only the block.
-    const QRect b = shownBlock();
-    std::vector<int> columnAt = cellsAtPixels(b.width(), width);
-    std::vector<int> rowAt = cellsAtPixels(b.height(), height);
-    for (int& c : columnAt)
-        c += b.left();
-    for (int& r : rowAt)
-        r += b.top();
-    std::vector<double> values(std::size_t(width) * std::size_t(height));
-    cells_->sample(rowAt, columnAt, values.data());
-    // Each row's largest value for a per-row scale, taken here (rowMaxAt
-    // fills a cache), so that the rows can be coloured on two threads: a
-    // 512 x 512 map is a quarter of a million colours, about 4 ms on one core
-    // (the worker is idle while the window repaints).
-    const MapScale scale = colorScale();
-    std::vector<double> rowMax(std::size_t(height), 0.0);
-    if (scale == MapScale::PerRow)
-        for (int y = 0; y < height; ++y)
-            rowMax[std::size_t(y)] = rowMaxAt(rowAt[std::size_t(y)]);
-    uchar* bits = cellImage_.bits();
-    const qsizetype stride = cellImage_.bytesPerLine();
-    inTwoHalves(std::size_t(height), std::size_t(width), [&](std::size_t first, std::size_t last) {
-        const double* v = values.data() + first * std::size_t(width);
-        for (std::size_t y = first; y < last; ++y) {
-            auto* line = reinterpret_cast<QRgb*>(bits + qsizetype(y) * stride);
-            const double m = rowMax[y];
-            for (int x = 0; x < width; ++x, ++v)
-                line[x] = std::isnan(*v) || isMasked(*v) ? colormap::kMasked : scale_.rgb(*v, m);
-        }
-    });
+    // Zoomed in, only the block.
+    cellImage_ = colouredCells(*cells_, shownBlock(), width, height, scale_,
+                               [this](int row) { return rowMaxAt(row); });
     cellImageStale_ = false;
 }
 
@@ -425,37 +388,7 @@ void HeatmapRenderer::findExtremes() const
     if (!extremesStale_)
         return;
     extremesStale_ = false;
-    extremes_ = Extremes{};
-    const int rows = rowCount();
-    const int cols = columnCount();
-    if (rows == 0 || cols == 0)
-        return;
-    std::vector<double> row(static_cast<std::size_t>(cols));
-    for (int r = 0; r < rows; ++r) {
-        cells_->rowValues(r, row.data());
-        for (const double v : row) {
-            if (std::isnan(v)) {
-                extremes_.anyNaN = true;
-            } else if (!isMasked(v)) {
-                extremes_.low = std::min(extremes_.low, v);
-                extremes_.high = std::max(extremes_.high, v);
-            }
-        }
-    }
-}
-
-int HeatmapRenderer::fewestCellDecimals() const
-{
-    findExtremes();
-    double largest = 0.0;
-    for (const double v : {extremes_.low, extremes_.high})
-        if (std::isfinite(v))
-            largest = std::max(largest, std::abs(v));
-    if (largest == 0.0)
-        return scale_.decimals;
-    // Two significant digits of the largest magnitude: 145 and 29.6 need
-    // none after the point, 1.0 one, 0.5 two.
-    return std::clamp(1 - static_cast<int>(std::floor(std::log10(largest))), 0, scale_.decimals);
+    extremes_ = cellExtremes(*cells_);
 }
 
 const QString& HeatmapRenderer::widestCellText() const
@@ -542,7 +475,7 @@ void HeatmapRenderer::paintCells(QPainter& painter, const HeatmapLayout& l, cons
             for (int c = 0; c < cols; ++c) {
                 const QRect rect = l.cellRect(r, c);
                 const double v = cells_->value(b.top() + r, b.left() + c);
-                if (std::isnan(v) || isMasked(v)) {
+                if (std::isnan(v) || isMaskedCell(v)) {
                     painter.fillRect(rect, masked);
                     painter.fillRect(rect, hatch);
                     if (std::isnan(v) && l.cellText) {

@@ -9,6 +9,7 @@
 // (HeatmapView) and exported pictures alike, and needs no widget.
 
 #include "cellsource.h"
+#include "heatmapcells.h"
 #include "heatmapcolorscale.h"
 #include "heatmaplabelpainter.h"
 #include "heatmaplayout.h"
@@ -118,7 +119,6 @@ public:
 private:
     double rowMaxAt(int row) const;
     void findExtremes() const;
-    int fewestCellDecimals() const;  // two significant digits of the largest magnitude
     void invalidate(bool colours);
     void ensureCellImage(int width, int height) const;
     void paintCells(QPainter& painter, const HeatmapLayout& l, const HeatmapStyle& style) const;
@@ -144,12 +144,7 @@ private:
     mutable bool cellImageStale_ = true;
     mutable QString widestCellText_;
     mutable bool widestTextStale_ = true;
-    struct Extremes {
-        double low = std::numeric_limits<double>::infinity();
-        double high = -std::numeric_limits<double>::infinity();
-        bool anyNaN = false;
-    };
-    mutable Extremes extremes_;  // of the finite, unmasked cells
+    mutable CellExtremes extremes_;
     mutable bool extremesStale_ = true;
     mutable int cellDecimals_ = 2;  // decimals of the printed cells, from the last layout
     mutable HeatmapLayout layoutCache_;

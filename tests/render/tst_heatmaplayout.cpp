@@ -5,11 +5,16 @@
 // from the rules in heatmaplayout.cpp; the comments give the sums.
 
 #include "heatmaplayout.h"
+#include "heatmapnavigation.h"
 
 #include <QTest>
 
+using attnlab::draggedBlock;
 using attnlab::HeatmapLayout;
 using attnlab::HeatmapLayoutInput;
+using attnlab::keyPan;
+using attnlab::wheelPan;
+using attnlab::zoomedBlock;
 
 namespace {
 
@@ -46,6 +51,8 @@ private slots:
     void smallerNumbersFitShorterCells();
     void compactLayoutGivesTheCellsTheWidth();
     void compactMapsShareTheirRows();
+    void zoomKeepsTheAnchorCellInPlace();
+    void dragWheelAndKeysPanByHandWorkedSteps();
 };
 
 void TestHeatmapLayout::smallMapPrintsValues()
@@ -278,6 +285,46 @@ void TestHeatmapLayout::compactMapsShareTheirRows()
     QCOMPARE(b.captionLines, 2);
     QCOMPARE(b.caption, QRect(5, 263, 290, 32));
     QCOMPARE(b.caption.bottom() + 1, 300 - 5);
+}
+
+void TestHeatmapLayout::zoomKeepsTheAnchorCellInPlace()
+{
+    // 10 x 10 cells at 2x about cell (2, 2): sides 5; the anchor sat at
+    // (2 + 0.5) / 10 = 0.25 of the block, so the new block starts at
+    // round(2.5 - 0.25 * 5) = round(1.25) = 1.
+    QCOMPARE(zoomedBlock(QRect(0, 0, 10, 10), 10, 10, 2.0, 2, 2), QRect(1, 1, 5, 5));
+    // About the centre by default: (5 + 0.5) / 10 of the block -> round(5.5 - 2.75) = 3.
+    QCOMPARE(zoomedBlock(QRect(0, 0, 10, 10), 10, 10, 2.0), QRect(3, 3, 5, 5));
+    // Out to at most the map, in to at least one cell; a bad factor changes nothing.
+    QCOMPARE(zoomedBlock(QRect(3, 3, 5, 5), 10, 10, 0.1).size(), QSize(10, 10));
+    QCOMPARE(zoomedBlock(QRect(0, 0, 4, 6), 6, 4, 100.0).size(), QSize(1, 1));
+    QCOMPARE(zoomedBlock(QRect(3, 3, 5, 5), 10, 10, 0.0), QRect(3, 3, 5, 5));
+    QCOMPARE(zoomedBlock(QRect(3, 3, 5, 5), 0, 10, 2.0), QRect(3, 3, 5, 5));
+}
+
+void TestHeatmapLayout::dragWheelAndKeysPanByHandWorkedSteps()
+{
+    // 8 x 4 cells shown over 160 x 40 px: 20 px a column, 10 px a row; a
+    // drag of (+45, -21) px moves the block round(2.25) = 2 columns left
+    // and round(2.1) = 2 rows down.
+    QCOMPARE(draggedBlock(QRect(10, 10, 8, 4), QPoint(45, -21), QSize(160, 40)), QRect(8, 12, 8, 4));
+    // A notch (120) down moves an eighth of 16 rows = 2 rows; Shift moves 2 of 16 columns.
+    const QRect block(0, 0, 16, 16);
+    QCOMPARE(wheelPan(block, QPoint(0, -120), false), QPoint(0, 2));
+    QCOMPARE(wheelPan(block, QPoint(0, 120), true), QPoint(-2, 0));
+    // A sideways wheel pans the columns; a small block still moves a cell per
+    // notch, and a fraction of a notch at least one cell.
+    QCOMPARE(wheelPan(block, QPoint(-240, 0), false), QPoint(4, 0));
+    QCOMPARE(wheelPan(QRect(0, 0, 3, 3), QPoint(0, -120), false), QPoint(0, 1));
+    QCOMPARE(wheelPan(block, QPoint(0, 15), false), QPoint(0, -1));
+    // Keys: an eighth of 40 columns / 24 rows, Page Up/Down the height.
+    const QRect wide(0, 0, 40, 24);
+    QCOMPARE(keyPan(wide, Qt::Key_Left, false), QPoint(-5, 0));
+    QCOMPARE(keyPan(wide, Qt::Key_Right, true), QPoint(5, 0));
+    QCOMPARE(keyPan(wide, Qt::Key_Down, true), QPoint(0, 3));
+    QCOMPARE(keyPan(wide, Qt::Key_Down, false), QPoint());  // the focused query moves instead
+    QCOMPARE(keyPan(wide, Qt::Key_PageUp, false), QPoint(0, -24));
+    QCOMPARE(keyPan(wide, Qt::Key_A, false), QPoint());
 }
 
 QTEST_APPLESS_MAIN(TestHeatmapLayout)

@@ -2,7 +2,7 @@
 #include "heatmapview.h"
 
 #include "focusframe.h"
-#include "size_limits.h"
+#include "heatmapnavigation.h"
 
 #include <QEvent>
 #include <QApplication>
@@ -13,12 +13,6 @@
 #include <cmath>
 
 namespace attnlab {
-
-namespace {
-
-// Up to this many rows and columns the size hint leaves room for the values.
-
-}  // namespace
 
 HeatmapView::~HeatmapView() = default;
 
@@ -299,21 +293,9 @@ QSize HeatmapView::minimumSizeHint() const
 QSize HeatmapView::sizeHint() const
 {
     const QFontMetrics fm = fontMetrics();
-    const int rows = rowCount();
-    const int cols = columnCount();
-    if (rows == 0 || cols == 0)
-        return {480, 400};
-    // Room for the printed values when the matrix is small, else a few
-    // pixels per cell; the labels and scale take about a quarter more.
-    const bool small = rows <= attn::kLegibleTokens && cols <= attn::kLegibleTokens;
-    const int cellW = std::max(fm.height(), small ? fm.horizontalAdvance(renderer_.widestCellText()) : 0) + 8;
-    const int cellH = fm.height() + 8;
-    const int w = small ? cols * cellW : cols * 2;
-    const int h = small ? rows * cellH : rows * 2;
-    const int extra = fm.horizontalAdvance(QLatin1Char('M')) * 16;
-    return QSize(w + extra, h + extra / 2 + 2 * fm.height())
-        .expandedTo(minimumSizeHint())
-        .boundedTo(QSize(900, 800));
+    return heatmapSizeHint(
+        rowCount(), columnCount(), fm.height(), fm.horizontalAdvance(QLatin1Char('M')),
+        [&] { return fm.horizontalAdvance(renderer_.widestCellText()); }, minimumSizeHint());
 }
 
 void HeatmapView::paintEvent(QPaintEvent*)

@@ -6,6 +6,8 @@
 // stays whole.
 #include "heatmapview.h"
 
+#include "heatmapnavigation.h"
+
 #include <QApplication>
 #include <QEvent>
 #include <QHelpEvent>
@@ -26,13 +28,7 @@ void HeatmapView::mouseMoveEvent(QMouseEvent* event)
         if (!dragging_ && delta.manhattanLength() >= QApplication::startDragDistance())
             dragging_ = true;
         if (dragging_) {
-            // The block follows the pointer, a cell per cell width moved.
-            const QRect cells = renderer_.layout(size()).cells;
-            const int dc = static_cast<int>(
-                std::lround(double(delta.x()) * pressBlock_.width() / std::max(1, cells.width())));
-            const int dr = static_cast<int>(
-                std::lround(double(delta.y()) * pressBlock_.height() / std::max(1, cells.height())));
-            setShownBlock(pressBlock_.translated(-dc, -dr));
+            setShownBlock(draggedBlock(pressBlock_, delta, renderer_.layout(size()).cells.size()));
             setCursor(Qt::ClosedHandCursor);
             event->accept();
             return;
@@ -115,57 +111,28 @@ void HeatmapView::wheelEvent(QWheelEvent* event)
         event->ignore();  // the page scrolls
         return;
     }
-    // A notch moves an eighth of the block (at least a cell); Shift or a
-    // sideways wheel moves along the columns.
-    const bool sideways = (event->modifiers() & Qt::ShiftModifier) || angle.x() != 0;
-    const int notches = sideways ? (angle.x() != 0 ? angle.x() : angle.y()) : angle.y();
-    const QRect b = shownBlock();
-    const int stepSize = std::max(1, (sideways ? b.width() : b.height()) / 8);
-    const int cells = -static_cast<int>(std::lround(notches / 120.0 * stepSize));
-    if (sideways)
-        panBy(0, cells == 0 ? (notches > 0 ? -1 : 1) : cells);
-    else
-        panBy(cells == 0 ? (notches > 0 ? -1 : 1) : cells, 0);
+    const QPoint pan = wheelPan(shownBlock(), angle, event->modifiers() & Qt::ShiftModifier);
+    panBy(pan.y(), pan.x());
     event->accept();
 }
 
 void HeatmapView::keyPressEvent(QKeyEvent* event)
 {
-    const QRect b = shownBlock();
-    const int rowStep = std::max(1, b.height() / 8);
-    const int colStep = std::max(1, b.width() / 8);
-    const bool shift = event->modifiers() & Qt::ShiftModifier;
     switch (event->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal: zoomBy(1.5); break;
     case Qt::Key_Minus: zoomBy(1 / 1.5); break;
     case Qt::Key_0: resetZoom(); break;
-    case Qt::Key_Left:
-    case Qt::Key_Right:
-        if (!isZoomed()) {
-            QWidget::keyPressEvent(event);
+    default: {
+        const QPoint pan = isZoomed()
+                               ? keyPan(shownBlock(), event->key(), event->modifiers() & Qt::ShiftModifier)
+                               : QPoint();
+        if (pan.isNull()) {
+            QWidget::keyPressEvent(event);  // plain Up/Down move the focused query (the window's filter)
             return;
         }
-        panBy(0, event->key() == Qt::Key_Left ? -colStep : colStep);
-        break;
-    case Qt::Key_Up:
-    case Qt::Key_Down:
-        // Plain Up/Down move the focused query (the window's filter).
-        if (!shift || !isZoomed()) {
-            QWidget::keyPressEvent(event);
-            return;
-        }
-        panBy(event->key() == Qt::Key_Up ? -rowStep : rowStep, 0);
-        break;
-    case Qt::Key_PageUp:
-    case Qt::Key_PageDown:
-        if (!isZoomed()) {
-            QWidget::keyPressEvent(event);
-            return;
-        }
-        panBy(event->key() == Qt::Key_PageUp ? -b.height() : b.height(), 0);
-        break;
-    default: QWidget::keyPressEvent(event); return;
+        panBy(pan.y(), pan.x());
+    }
     }
     event->accept();
 }
@@ -200,22 +167,7 @@ bool HeatmapView::event(QEvent* event)
 
 void HeatmapView::zoomBy(double factor, int row, int col)
 {
-    if (!(factor > 0.0) || rowCount() == 0 || columnCount() == 0)
-        return;
-    const QRect b = shownBlock();
-    if (row < 0)
-        row = b.top() + b.height() / 2;
-    if (col < 0)
-        col = b.left() + b.width() / 2;
-    // Both sides by the same factor, at least one cell.
-    const int h = std::clamp(static_cast<int>(std::lround(b.height() / factor)), 1, rowCount());
-    const int w = std::clamp(static_cast<int>(std::lround(b.width() / factor)), 1, columnCount());
-    // The anchor cell keeps its place within the block.
-    const double fy = (row - b.top() + 0.5) / b.height();
-    const double fx = (col - b.left() + 0.5) / b.width();
-    const int top = static_cast<int>(std::lround(row + 0.5 - fy * h));
-    const int left = static_cast<int>(std::lround(col + 0.5 - fx * w));
-    setShownBlock(QRect(left, top, w, h));
+    setShownBlock(zoomedBlock(shownBlock(), rowCount(), columnCount(), factor, row, col));
 }
 
 void HeatmapView::panBy(int rows, int cols)
