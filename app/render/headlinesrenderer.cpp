@@ -36,7 +36,7 @@ void HeadLinesRenderer::setFont(const QFont& font)
     linesImageValid_ = false;  // the labels' width moves the lines' ends
 }
 
-void HeadLinesRenderer::setResult(std::shared_ptr<const attn::Gpt2Result> result,
+void HeadLinesRenderer::setResult(std::shared_ptr<const attn::DecoderResult> result,
                                   const QStringList& tokenLabels)
 {
     result_ = std::move(result);

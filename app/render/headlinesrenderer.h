@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The head view of one GPT-2 layer, after BertViz's (Vig 2019): the tokens
+// The head view of one decoder model layer, after BertViz's (Vig 2019): the tokens
 // in two columns, queries on the left and keys on the right, a line from
 // each query to each key it attends to, its opacity the weight, one colour
 // per head (a legend of the heads' colours; the caller's mask switches
@@ -30,7 +30,6 @@ class QPainter;
 
 namespace attn {
 struct DecoderResult;
-using Gpt2Result = DecoderResult;
 }  // namespace attn
 
 namespace attnlab {
@@ -53,8 +52,8 @@ public:
     void setFont(const QFont& font);
     const QFont& font() const { return font_; }
     // Null (or a result without kept maps): nothing to draw.
-    void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
-    const std::shared_ptr<const attn::Gpt2Result>& result() const { return result_; }
+    void setResult(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokenLabels);
+    const std::shared_ptr<const attn::DecoderResult>& result() const { return result_; }
     // 0-based; clamped to the result's layers.
     void setLayer(int layer);
     int layer() const { return layer_; }
@@ -104,7 +103,7 @@ private:
     void paintLines(QPainter& painter, const HeadLinesLayout& l) const;
 
     QFont font_;
-    std::shared_ptr<const attn::Gpt2Result> result_;
+    std::shared_ptr<const attn::DecoderResult> result_;
     QStringList tokens_;
     int layer_ = 0;
     std::vector<bool> shown_;

@@ -26,7 +26,7 @@ void ModelGridRenderer::setFont(const QFont& font)
     layoutValid_ = false;
 }
 
-void ModelGridRenderer::setResult(std::shared_ptr<const attn::Gpt2Result> result,
+void ModelGridRenderer::setResult(std::shared_ptr<const attn::DecoderResult> result,
                                   const QStringList& tokenLabels)
 {
     result_ = std::move(result);
@@ -117,11 +117,11 @@ void ModelGridRenderer::rebuildMaps()
     if (!result_ || result_->layers.empty() || result_->layers.front().heads.empty())
         return;
     const std::size_t heads = result_->layers.front().heads.size();
-    for (const attn::Gpt2Layer& layer : result_->layers)
+    for (const attn::DecoderLayer& layer : result_->layers)
         if (layer.heads.size() != heads)
             return;  // without kept maps: nothing to draw
     const WeightsScale weights = chooseWeightsScale(weightsMode_, result_->tokens());
-    for (const attn::Gpt2Layer& layer : result_->layers)
+    for (const attn::DecoderLayer& layer : result_->layers)
         for (const attn::AttentionResult& head : layer.heads) {
             auto m = std::make_unique<HeatmapRenderer>();
             m->setFont(font_);

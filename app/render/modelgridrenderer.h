@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Draws a GPT-2 result's layers x heads grid with QPainter: one small map
+// Draws a decoder model result's layers x heads grid with QPainter: one small map
 // of every head's attention weights (rows "L1".., columns "H1.."), laid out
 // by ModelGridLayout, the selected tile outlined in the highlight colour,
 // the hovered one in the text colour, and the colour legend along the
@@ -31,7 +31,6 @@ class QPainter;
 
 namespace attn {
 struct DecoderResult;
-using Gpt2Result = DecoderResult;
 }  // namespace attn
 
 namespace attnlab {
@@ -48,8 +47,8 @@ public:
     const QFont& font() const { return font_; }
     // Null (or a result without kept maps): no tiles. tokenLabels name the
     // rows and columns (cellText).
-    void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
-    const std::shared_ptr<const attn::Gpt2Result>& result() const { return result_; }
+    void setResult(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokenLabels);
+    const std::shared_ptr<const attn::DecoderResult>& result() const { return result_; }
     const QStringList& tokenLabels() const { return tokens_; }
     void setWeightsScaleMode(WeightsScaleMode mode);
 
@@ -108,7 +107,7 @@ private:
     void paintLegend(QPainter& painter, const QRect& area, const HeatmapStyle& style) const;
 
     QFont font_;
-    std::shared_ptr<const attn::Gpt2Result> result_;
+    std::shared_ptr<const attn::DecoderResult> result_;
     QStringList tokens_;
     WeightsScaleMode weightsMode_ = WeightsScaleMode::Automatic;
     int selectedLayer_ = -1;

@@ -17,7 +17,7 @@
 
 namespace attnlab {
 
-ModelPicturesExporter::ModelPicturesExporter(std::shared_ptr<const attn::Gpt2Result> result,
+ModelPicturesExporter::ModelPicturesExporter(std::shared_ptr<const attn::DecoderResult> result,
                                              const QStringList& tokens, const QStringList& topLabels,
                                              ModelPictureOptions options)
     : result_(std::move(result)), tokens_(tokens), topLabels_(topLabels), options_(std::move(options))
@@ -30,7 +30,7 @@ bool ModelPicturesExporter::isEmpty() const
 {
     if (!result_ || result_->layers.empty())
         return true;
-    for (const attn::Gpt2Layer& layer : result_->layers)
+    for (const attn::DecoderLayer& layer : result_->layers)
         if (layer.heads.empty() || layer.heads.size() != result_->layers.front().heads.size())
             return true;
     return false;
@@ -47,7 +47,7 @@ int ModelPicturesExporter::headViewLayer(int layer) const
 }
 
 QString ModelPicturesExporter::modelName(const QString& folder, const std::string& scaleMode,
-                                         const attn::Gpt2Divisors& divisors)
+                                         const attn::HeadDivisors& divisors)
 {
     QString name = QDir(folder).dirName();
     if (scaleMode == "none")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Pictures of a GPT-2 result for slides, print and the manual: the model
+// Pictures of a decoder model result for slides, print and the manual: the model
 // view (the layers x heads grid, ModelGridRenderer), the head view of one
 // layer (HeadLinesRenderer) and the next-token panel (NextTokenRenderer),
 // each with a title naming the model and the sentence, and "random
@@ -12,7 +12,7 @@
 
 #include "attentionexport.h"
 #include "expected.h"
-#include "gpt2.h"
+#include "decoder_model.h"
 #include "matrix.h"
 #include "pictureencoder.h"
 #include "stagedwrite.h"
@@ -47,7 +47,7 @@ struct ModelPictureOptions {
     // The next-token panel's tokens and temperature when they are not the
     // result's own (the window applies a temperature without a new pass);
     // empty: result->top at result->temperature.
-    std::vector<attn::Gpt2TopToken> nextTokens;
+    std::vector<attn::TopToken> nextTokens;
     double nextTemperature = 1.0;
 };
 
@@ -56,13 +56,13 @@ class ModelPicturesExporter {
 public:
     // tokens: the pieces' display text ("␣cinema"); topLabels[i]: the
     // display text of result->top[i].
-    ModelPicturesExporter(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokens,
+    ModelPicturesExporter(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokens,
                           const QStringList& topLabels, ModelPictureOptions options = {});
     ~ModelPicturesExporter();
     ModelPicturesExporter(const ModelPicturesExporter&) = delete;
     ModelPicturesExporter& operator=(const ModelPicturesExporter&) = delete;
 
-    // No result, or one without every head's maps (Gpt2Options::keepMaps).
+    // No result, or one without every head's maps (DecoderRunOptions::keepMaps).
     bool isEmpty() const;
 
     void paintModelView(QPainter& painter, const QSize& size) const;
@@ -81,7 +81,7 @@ public:
     // pass used unless it is GPT-2's own (scaleMode as model_attention.json
     // names it: "none", "custom" with every divisor equal, "per-head").
     static QString modelName(const QString& folder, const std::string& scaleMode,
-                             const attn::Gpt2Divisors& divisors);
+                             const attn::HeadDivisors& divisors);
 
     static QSize modelViewSize() { return {1200, 900}; }
     static QSize headViewSize() { return {1200, 900}; }
@@ -101,7 +101,7 @@ private:
     // The title's two lines (three with a caption) on top; returns the rest of the picture.
     QRect paintTitle(QPainter& painter, const QSize& size, const QString& title) const;
 
-    std::shared_ptr<const attn::Gpt2Result> result_;
+    std::shared_ptr<const attn::DecoderResult> result_;
     QStringList tokens_;
     QStringList topLabels_;
     ModelPictureOptions options_;

@@ -18,7 +18,7 @@ void NextTokenRenderer::setFont(const QFont& font)
     layoutValid_ = false;
 }
 
-void NextTokenRenderer::setPrediction(const std::vector<attn::Gpt2TopToken>& top, const QStringList& labels,
+void NextTokenRenderer::setPrediction(const std::vector<attn::TopToken>& top, const QStringList& labels,
                                       double temperature, const QString& context)
 {
     entries_.clear();

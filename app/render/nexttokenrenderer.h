@@ -24,7 +24,6 @@ class QPainter;
 
 namespace attn {
 struct TopToken;
-using Gpt2TopToken = TopToken;
 }  // namespace attn
 
 namespace attnlab {
@@ -58,10 +57,10 @@ public:
 
     void setFont(const QFont& font);
     const QFont& font() const { return font_; }
-    // top: largest first (runGpt2's Gpt2Result::top); labels[i] names top[i];
+    // top: largest first (runGpt2's DecoderResult::top); labels[i] names top[i];
     // context: the last token's text for the caption (empty: none).
-    void setPrediction(const std::vector<attn::Gpt2TopToken>& top, const QStringList& labels,
-                       double temperature, const QString& context = QString());
+    void setPrediction(const std::vector<attn::TopToken>& top, const QStringList& labels, double temperature,
+                       const QString& context = QString());
     void clear();
     const std::vector<Entry>& entries() const { return entries_; }
     double temperature() const { return temperature_; }

@@ -120,11 +120,11 @@ void TestModelAttentionExport::json()
     // " 🙂" is one token, 32485 "ĠðŁĻĤ".
     const std::vector<int> ids = model->tokenizer->encodeIds(QStringLiteral("Jane is going \U0001F642 too"));
     QCOMPARE(ids, (std::vector<int>{41083, 318, 1016, 32485, 1165}));
-    attn::Gpt2Options options;
-    options.divisors = attn::Gpt2Divisors::standard(attnlab::gpt2Weights(*model)->config);
+    attn::DecoderRunOptions options;
+    options.divisors = attn::HeadDivisors::standard(attnlab::gpt2Weights(*model)->config);
     QVERIFY(options.divisors.set(attn::ScaleMode::Custom, 2.5, 4).ok());
     options.temperature = 0.7;
-    const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids, options);
+    const attn::Expected<attn::DecoderResult> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids, options);
     QVERIFY(r.ok());
 
     std::ostringstream out;
@@ -194,7 +194,7 @@ void TestModelAttentionExport::json()
     QCOMPARE(next.size(), 10);
     for (int k = 0; k < 10; ++k) {
         const QJsonObject t = next[k].toObject();
-        const attn::Gpt2TopToken& top = r->top[std::size_t(k)];
+        const attn::TopToken& top = r->top[std::size_t(k)];
         QCOMPARE(t["id"].toInt(), top.id);
         QCOMPARE(t["logit"].toDouble(), top.logit);
         QCOMPARE(t["probability"].toDouble(), top.probability);
@@ -224,7 +224,7 @@ void TestModelAttentionExport::sizeEstimate()
         for (int i = 0; i < n; ++i)
             ids.push_back(
                 model->tokenizer->encodeIds(i == 0 ? QStringLiteral("a") : QStringLiteral(" a")).front());
-        const attn::Expected<attn::Gpt2Result> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids);
+        const attn::Expected<attn::DecoderResult> r = attn::runGpt2(*attnlab::gpt2Weights(*model), ids);
         QVERIFY(r.ok());
         std::ostringstream out;
         attnlab::writeModelAttentionJson(out, model.value(), r.value(), "sqrt-dk");

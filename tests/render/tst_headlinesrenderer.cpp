@@ -54,7 +54,7 @@ QImage picture(const HeadLinesRenderer& r, const QSize& size)
 
 // Every (head, query, key) of `layer` with a weight of at least `min`, by
 // an independent pass over the weights matrices.
-std::vector<HeadLinesRenderer::Line> allLines(const attn::Gpt2Result& r, int layer, double min)
+std::vector<HeadLinesRenderer::Line> allLines(const attn::DecoderResult& r, int layer, double min)
 {
     std::vector<HeadLinesRenderer::Line> out;
     const auto& heads = r.layers[std::size_t(layer)].heads;
@@ -278,7 +278,7 @@ void TestHeadLinesRenderer::longSentenceIsCapped()
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < 8; ++j)
             X(i, j) = std::sin(0.37 * (i + 1) * (j + 1)) * 2.0;
-    auto result = std::make_shared<attn::Gpt2Result>();
+    auto result = std::make_shared<attn::DecoderResult>();
     result->tokenIds.assign(std::size_t(n), 0);
     result->layers.resize(1);
     attn::AttentionOptions options;

@@ -56,7 +56,7 @@ QString svgText(const QByteArray& svg)
 QStringList topLabels(const tinygpt2::Run& run)
 {
     QStringList labels;
-    for (const attn::Gpt2TopToken& t : run.result->top)
+    for (const attn::TopToken& t : run.result->top)
         labels << run.tokenizer.token(t.id).display;
     return labels;
 }
@@ -218,8 +218,8 @@ void TestModelPicturesExporter::writtenTogetherOrNotAtAll()
     for (const QString& name : names)
         QVERIFY(QFileInfo(dir.filePath(name)).size() > 1000);
     // A result without the maps (keepMaps off): an error and no files.
-    auto bare = std::make_shared<attn::Gpt2Result>(*run.result);
-    for (attn::Gpt2Layer& layer : bare->layers)
+    auto bare = std::make_shared<attn::DecoderResult>(*run.result);
+    for (attn::DecoderLayer& layer : bare->layers)
         layer.heads.clear();
     const ModelPicturesExporter none(bare, run.tokens, topLabels(run));
     QVERIFY(none.isEmpty());

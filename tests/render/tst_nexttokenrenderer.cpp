@@ -31,7 +31,7 @@ namespace {
 QStringList topLabels(const tinygpt2::Run& run)
 {
     QStringList labels;
-    for (const attn::Gpt2TopToken& t : run.result->top)
+    for (const attn::TopToken& t : run.result->top)
         labels << run.tokenizer.token(t.id).display;
     return labels;
 }

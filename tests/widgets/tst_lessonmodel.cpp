@@ -53,7 +53,7 @@ struct Independent {
     QString last;
 };
 
-QStringList rankedByLoop(const attn::Gpt2Result& r, int key, bool brief = false)
+QStringList rankedByLoop(const attn::DecoderResult& r, int key, bool brief = false)
 {
     struct Entry {
         int layer, head;
@@ -101,7 +101,7 @@ Independent independent(const QString& sentence)
         }
     }
     for (int i = 0; i < 5; ++i) {
-        const attn::Gpt2TopToken& t = result->top[std::size_t(i)];
+        const attn::TopToken& t = result->top[std::size_t(i)];
         out.next << QStringLiteral("“%1” %2").arg(tokenizer->token(t.id).display,
                                                   CinemaLesson::percentText(t.probability));
     }

@@ -301,7 +301,7 @@ void TestModelExports::oneViewAsShown()
     const QStringList rows = QString::fromStdString(csv.value()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(rows.size(), 11);
     QCOMPARE(rows.first(), QStringLiteral("rank,id,token,logit,probability,temperature"));
-    const attn::Gpt2TopToken& top = w.session()->nextTokens().front();
+    const attn::TopToken& top = w.session()->nextTokens().front();
     QVERIFY(rows[1].startsWith(QStringLiteral("1,%1,").arg(top.id)));
     QVERIFY(rows[1].endsWith(QStringLiteral(",2")));
     const QStringList fields = rows[1].split(QLatin1Char(','));

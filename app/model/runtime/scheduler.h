@@ -7,7 +7,7 @@
 //   replaces the waiting one, which never runs, so a burst of requests
 //   (typing) costs at most the job in flight and the last one. The job in
 //   flight has its stop flag set as soon as a newer job is posted, so that a
-//   long job can end early (attn::Gpt2Options::cancel). ModelSession's loader
+//   long job can end early (attn::DecoderRunOptions::cancel). ModelSession's loader
 //   and runner, TrainingLabRun, the import dialog's read.
 // - Policy::Queue: first in, first out, and every job runs (the reaper's
 //   frees).

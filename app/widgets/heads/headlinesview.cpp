@@ -19,7 +19,8 @@ HeadLinesView::HeadLinesView(QWidget* parent) : QWidget(parent)
 
 HeadLinesView::~HeadLinesView() = default;
 
-void HeadLinesView::setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels)
+void HeadLinesView::setResult(std::shared_ptr<const attn::DecoderResult> result,
+                              const QStringList& tokenLabels)
 {
     renderer_.setResult(std::move(result), tokenLabels);
     if (int(shown_.size()) != renderer_.headCount()) {

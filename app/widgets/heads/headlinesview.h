@@ -21,7 +21,7 @@ public:
     explicit HeadLinesView(QWidget* parent = nullptr);
     ~HeadLinesView() override;
 
-    void setResult(std::shared_ptr<const attn::Gpt2Result> result, const QStringList& tokenLabels);
+    void setResult(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokenLabels);
     void setLayer(int layer);
     const HeadLinesRenderer& renderer() const { return renderer_; }
 
