@@ -203,7 +203,7 @@ void TestAsync::setStateDropsTheComputationInFlight()
 
     session.setDK(96);
     QVERIFY(session.isComputing());
-    LabState bad = session.state();
+    LabState bad = session.inputs().state();
     bad.X.resize(3, 3);  // not the shape the config gives
     QVERIFY(!session.setState(bad).ok());
     QVERIFY(session.isComputing());  // still on its way

@@ -13,6 +13,7 @@
 // of GPT-2 XL's width (n_embd 1600, X 1601 wide) fits the pipeline and its
 // scores equal a plain loop; an X over the entry budget is refused by name.
 
+#include "focusbars.h"
 #include "gpt2.h"
 #include "gpt2folder.h"
 #include "gpt2cases.h"
@@ -149,7 +150,7 @@ void TestGpt2HeadState::equalsTheModelsHead()
             QVERIFY2(std::abs(r.scores(i, j) - scores(i, j)) <= 1e-4 * std::max(1.0, std::abs(scores(i, j))),
                      qPrintable(QStringLiteral("score (%1, %2)").arg(i).arg(j)));
     for (int i = 0; i < n; ++i)
-        QVERIFY(std::abs(lab.weightSum(i) - 1.0) <= 1e-12);
+        QVERIFY(std::abs(attnlab::weightRowSum(*lab.shownResult(), i) - 1.0) <= 1e-12);
     QVERIFY(lab.inputs().borrowedNotice().startsWith(
         QStringLiteral("GPT-2 layer 2, head %1 of %2").arg(h + 1).arg(checkpoint)));
 }
@@ -325,7 +326,7 @@ void TestGpt2HeadState::whatIfDivisorIsTheLabsScale()
 void TestGpt2HeadState::refusals()
 {
     Session lab;
-    const LabState own = lab.state();
+    const LabState own = lab.inputs().state();
     ModelSession gpt2;
     attn::Expected<LabState> none = modelHeadState(gpt2, 1, 2, lab);
     QVERIFY(!none);
@@ -344,11 +345,11 @@ void TestGpt2HeadState::refusals()
     const attn::Expected<LabState> busy = modelHeadState(gpt2, 0, 0, lab);
     QVERIFY(!busy);
     QVERIFY(QString::fromStdString(busy.error().message).contains(QStringLiteral("still computing")));
-    QCOMPARE(lab.state().X, own.X);
+    QCOMPARE(lab.inputs().state().X, own.X);
     QVERIFY(!lab.inputs().borrowed.active());
     QTRY_VERIFY_WITH_TIMEOUT(!gpt2.isComputing(), 10000);
     QVERIFY(borrow(lab, gpt2, 0, 0));
-    const attn::Status saved = validateLabState(lab.state());
+    const attn::Status saved = validateLabState(lab.inputs().state());
     QVERIFY(!saved);
     QVERIFY(QString::fromStdString(saved.error().message).contains(QStringLiteral("GPT-2 layer 1, head 1")));
     // An import of another shape is refused; the head stays.
@@ -417,7 +418,7 @@ void TestGpt2HeadState::gpt2XlWidthFits()
                                .arg(lab.published()->shown()->scores(i, j), 0, 'g', 17)
                                .arg(s, 0, 'g', 17)));
         }
-        QVERIFY(std::abs(lab.weightSum(i) - 1.0) <= 1e-12);
+        QVERIFY(std::abs(attnlab::weightRowSum(*lab.shownResult(), i) - 1.0) <= 1e-12);
     }
     QCOMPARE(lab.published()->shown()->divisor, 8.0);
 

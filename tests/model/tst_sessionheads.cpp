@@ -415,7 +415,7 @@ void TestSessionHeads::stateRoundTrip()
     a.setHeadsConfig(heads);
     a.selectHead(1);
     QVERIFY(a.setMatrixCell(MatrixId::Wq, 0, 0, 1.5));
-    const LabState state = a.state();
+    const LabState state = a.inputs().state();
     QCOMPARE(state.heads, heads);
     QCOMPARE(state.selectedHead, 1);
     Session b;
@@ -612,7 +612,7 @@ void TestSessionHeads::oneHeadAgainIsTheSingleHead()
     QVERIFY(same(session.published()->shown()->weightsMatrix(), single));
     const attn::Expected<attn::Model> model = attn::buildModel(session.inputs().config);
     QVERIFY(same(session.inputs().matrix(MatrixId::Wq), model->Wq));
-    QVERIFY(session.state().multiHead.headCount() == 0);
+    QVERIFY(session.inputs().state().multiHead.headCount() == 0);
 }
 
 namespace {

@@ -57,7 +57,7 @@ void TestSessionLab::saveThenOpen()
     QVERIFY2(a.problem().isEmpty(), qPrintable(a.problem()));
     a.selectHead(selected);
     QVERIFY(a.setMatrixCell(MatrixId::Wk, 1, 0, -0.75));
-    const LabState state = a.state();
+    const LabState state = a.inputs().state();
     QVERIFY2(validateLabState(state).ok(),
              validateLabState(state).ok() ? "" : validateLabState(state).error().message.c_str());
 

@@ -57,7 +57,7 @@ bool sameLab(const LabState& a, const LabState& b)
 bool snapshotIsTheState(const UndoRecorder& recorder, const Session& session)
 {
     const attn::Expected<LabState> lab = snapshotLab(recorder.current());
-    return lab && sameLab(lab.value(), session.state());
+    return lab && sameLab(lab.value(), session.inputs().state());
 }
 
 // Every step of `stack` holds no matrices.
@@ -119,14 +119,14 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     const bool multi = heads.multiHead();
 
     // The state after each step, as the session holds it then.
-    std::vector<LabState> states{session.state()};
+    std::vector<LabState> states{session.inputs().state()};
     const auto step = [&] {
         QVERIFY(session.problem().isEmpty());
         QCOMPARE(stack.index(), int(states.size()));
         QVERIFY(snapshotIsTheState(recorder, session));
         QVERIFY(recorder.current().drawn);
         QCOMPARE(int(recorder.current().cells.size()), session.inputs().editedCells);
-        states.push_back(session.state());
+        states.push_back(session.inputs().state());
     };
     QVERIFY(session.setMatrixCell(MatrixId::X, 2, 3, 0.5));  // over the draw
     step();
@@ -163,7 +163,7 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     for (int i = int(states.size()) - 2; i >= 0; --i) {
         stack.undo();
         QCOMPARE(stack.index(), i);
-        QVERIFY2(sameLab(session.state(), states[std::size_t(i)]),
+        QVERIFY2(sameLab(session.inputs().state(), states[std::size_t(i)]),
                  qPrintable(QStringLiteral("undo to %1").arg(i)));
         QCOMPARE(session.inputs().selectedHead, shown);
         QVERIFY(snapshotIsTheState(recorder, session));
@@ -171,11 +171,11 @@ void TestUndoRecorder::cellsOverTheDrawGiveEveryStateBack()
     QCOMPARE(session.inputs().editedCells, 0);
     for (int i = 1; i < int(states.size()); ++i) {
         stack.redo();
-        QVERIFY2(sameLab(session.state(), states[std::size_t(i)]),
+        QVERIFY2(sameLab(session.inputs().state(), states[std::size_t(i)]),
                  qPrintable(QStringLiteral("redo to %1").arg(i)));
     }
     // The result is the pass over the restored parameters.
-    const LabState last = session.state();
+    const LabState last = session.inputs().state();
     Session fresh;
     QVERIFY(fresh.setState(last));
     QVERIFY(attn::sameBits(fresh.published()->shown()->scores, session.published()->shown()->scores));
@@ -197,7 +197,7 @@ void TestUndoRecorder::seedStepsOfAnEditedLabInTheWorker()
     QVERIFY(session.setMatrixCell(MatrixId::Wq, 5, 1, 0.75));
     QVERIFY(session.setMatrixCell(MatrixId::X, 599, 63, -2.5));
     session.waitForResult();
-    const LabState edited = session.state();
+    const LabState edited = session.inputs().state();
     const int before = stack.count();
     for (int seed = 124; seed <= 126; ++seed) {
         session.setSeed(std::uint64_t(seed));
@@ -213,7 +213,7 @@ void TestUndoRecorder::seedStepsOfAnEditedLabInTheWorker()
     for (int i = 0; i < 3; ++i)
         stack.undo();
     session.waitForResult();
-    QVERIFY(sameLab(session.state(), edited));
+    QVERIFY(sameLab(session.inputs().state(), edited));
 }
 
 void TestUndoRecorder::labsOtherThanTheDrawKeepTheirMatrices()
@@ -222,14 +222,14 @@ void TestUndoRecorder::labsOtherThanTheDrawKeepTheirMatrices()
     Session single;
     QUndoStack stack;
     UndoRecorder recorder(&single, &stack);
-    const LabState drawn = single.state();
+    const LabState drawn = single.inputs().state();
     QVERIFY(single.setMatrix(MatrixId::Wv, attn::Matrix(drawn.Wv.array() * 0.5 + 0.25)));
     QVERIFY(!recorder.current().drawn);
     const auto* import = dynamic_cast<const SnapshotCommand*>(stack.command(stack.count() - 1));
     QVERIFY(import);
     QVERIFY(import->before().drawn);
     QVERIFY(!import->after().drawn);
-    QVERIFY(sameLab(import->after().lab, single.state()));
+    QVERIFY(sameLab(import->after().lab, single.inputs().state()));
 
     // A module's biases are not the draw's: no cell says so.
     Session heads;
@@ -239,17 +239,17 @@ void TestUndoRecorder::labsOtherThanTheDrawKeepTheirMatrices()
     split.heads = 2;
     split.layout = attn::HeadLayout::Split;
     heads.setHeadsConfig(split);
-    const LabState before = heads.state();
+    const LabState before = heads.inputs().state();
     attn::SplitHeads module = before.multiHead.split;
     module.outProjBias(1) = 0.125;
     QVERIFY(heads.setState(withSplitHeads(before, module)));
     QVERIFY(!heads.cellsOverDraw());
     QVERIFY(!headsRecorder.current().drawn);
-    const LabState imported = heads.state();
+    const LabState imported = heads.inputs().state();
     headsStack.undo();
-    QVERIFY(sameLab(heads.state(), before));
+    QVERIFY(sameLab(heads.inputs().state(), before));
     headsStack.redo();
-    QVERIFY(sameLab(heads.state(), imported));
+    QVERIFY(sameLab(heads.inputs().state(), imported));
 }
 
 QTEST_MAIN(TestUndoRecorder)

@@ -59,7 +59,7 @@ struct Shown {
     attn::Matrix scores, scaled, weights, context;
 
     explicit Shown(const Session& s)
-        : state(s.state()),
+        : state(s.inputs().state()),
           scores(s.published()->shown()->scores),
           scaled(s.published()->shown()->scaledMatrix()),
           weights(s.published()->shown()->weightsMatrix()),
@@ -159,7 +159,7 @@ QByteArray baseLab()
 {
     Session s;
     std::ostringstream out;
-    writeLabJson(out, s.state());
+    writeLabJson(out, s.inputs().state());
     return QByteArray::fromStdString(out.str());
 }
 
@@ -614,7 +614,7 @@ void TestBadInput::badInput()
     QVERIFY2(!all.trimmed().isEmpty(), "no message");
     QVERIFY(sameDisplay(before, *s));
     if (entry != "sentence" && entry != "type" && entry != "paste" && entry != "setter")
-        QVERIFY(sameConfig(before.state, s->state()));
+        QVERIFY(sameConfig(before.state, s->inputs().state()));
     else
         QVERIFY(!s->problem().isEmpty());  // the refused request is named until fixed
 }

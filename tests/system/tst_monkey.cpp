@@ -8,6 +8,7 @@
 // +inf (-inf only marks masked cells), and the session's result and
 // statistics are finite with each query's weights summing to 1.
 
+#include "focusbars.h"
 #include "mainwindow.h"
 
 #include "documentcontroller.h"
@@ -69,8 +70,10 @@ QString problemIn(const MainWindow& w, bool views = true)
                 return QStringLiteral("scaled(%1, %2) = %3").arg(i).arg(j).arg(x);
         }
     for (int q = 0; q < r.tokens(); ++q)
-        if (std::abs(s.weightSum(q) - 1.0) > 1e-9)
-            return QStringLiteral("weights of query %1 sum to %2").arg(q).arg(s.weightSum(q));
+        if (std::abs(attnlab::weightRowSum(*s.shownResult(), q) - 1.0) > 1e-9)
+            return QStringLiteral("weights of query %1 sum to %2")
+                .arg(q)
+                .arg(attnlab::weightRowSum(*s.shownResult(), q));
     const attn::AttentionStats& st = s.published()->stats();
     for (double x : {st.rawMean, st.rawVariance, st.scaledMean, st.scaledVariance, st.meanMaxWeight,
                      st.meanEntropyNats, st.meanJacobianNorm})

@@ -249,7 +249,7 @@ void TestDkSweep::framesAreEachStepsOwnResult()
     style.focusRow = exporter->focusQuery();
     style.options = exporter->options();
     style.weightsScale = exporter->weightsScaleMode();
-    DkSweepSource source(window.session()->state());
+    DkSweepSource source(window.session()->inputs().state());
     QVERIFY(source.status().ok());
     const QSize size(300, 140);
     for (const int dK : {1, 2, 7, 24, 181, 1024, 3}) {

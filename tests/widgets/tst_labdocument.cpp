@@ -160,7 +160,7 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
         QVERIFY(!w.documents()->document()->isModified());
         QVERIFY(!w.isWindowModified());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("round.attnlab")));
-        saved = w.session()->state();
+        saved = w.session()->inputs().state();
         savedResult = *w.session()->published()->shown();
     }
     MainWindow w;
@@ -168,7 +168,7 @@ void TestLabDocument::saveThenOpenGivesTheSameLab()
     prompts.install(w.documents()->document());
     QVERIFY(w.documents()->openLab(file));
     QCOMPARE(prompts.unsaved, 0);  // nothing to lose yet
-    QVERIFY(sameLab(w.session()->state(), saved));
+    QVERIFY(sameLab(w.session()->inputs().state(), saved));
     QCOMPARE(w.session()->inputs().editedCells, 3);
     // Same inputs, same arithmetic: the results agree bit for bit.
     const attn::AttentionResult& r = *w.session()->published()->shown();
@@ -300,12 +300,12 @@ void TestLabDocument::killedDuringSaveKeepsAWholeFile()
     MainWindow w;
     w.session()->setDModel(256);
     w.session()->setDK(256);
-    const LabState small = w.session()->state();
+    const LabState small = w.session()->inputs().state();
     QVERIFY(w.documents()->document()->saveAs(file));
     w.session()->setSentence(
         QStringLiteral("a much longer sentence makes a larger embedding "
                        "matrix to write out to the file"));
-    const LabState large = w.session()->state();
+    const LabState large = w.session()->inputs().state();
     for (int delayMs : {2, 15, 40}) {
         const pid_t child = fork();
         QVERIFY(child >= 0);
@@ -340,7 +340,7 @@ void TestLabDocument::autosaveIsOfferedBack()
         makeChanges(w);
         QTRY_VERIFY(QFileInfo::exists(autosave));
         QVERIFY(QFileInfo::exists(autosave + ".lock"));  // held while the window lives
-        crashed = w.session()->state();
+        crashed = w.session()->inputs().state();
         // No closeEvent: the run ends as if it had crashed.
     }
     const QString kept = path(QStringLiteral("autosave-copy.attnlab"));
@@ -367,7 +367,7 @@ void TestLabDocument::autosaveIsOfferedBack()
     prompts.recover = true;
     QVERIFY(w.documents()->document()->offerRecovery());
     QCOMPARE(prompts.recovery, 1);
-    QVERIFY(sameLab(w.session()->state(), crashed));
+    QVERIFY(sameLab(w.session()->inputs().state(), crashed));
     QCOMPARE(w.focusQuery(), 3);
     QVERIFY(w.documents()->document()->isModified());  // recovered, not saved anywhere
     QVERIFY(w.documents()->document()->filePath().isEmpty());
@@ -402,7 +402,7 @@ void TestLabDocument::twoWindowsKeepTheirOwnAutosave()
     QVERIFY(second.documents()->document()->autosavePath() != firstFile);
     second.documents()->document()->closeCleanly();
     QVERIFY(QFileInfo::exists(firstFile));
-    QVERIFY(sameLab(readLabFile(firstFile).value(), first.session()->state()));
+    QVERIFY(sameLab(readLabFile(firstFile).value(), first.session()->inputs().state()));
 }
 
 // A truncated autosave answered with Restore: the lab on display stays,
@@ -431,7 +431,7 @@ void TestLabDocument::damagedAutosaveIsKept()
     Prompts prompts;
     prompts.install(w.documents()->document());
     w.documents()->document()->setAutosaveFolder(folder);
-    const LabState before = w.session()->state();
+    const LabState before = w.session()->inputs().state();
     const LabDocument::Recovery recovery = w.documents()->document()->offerRecovery();
     QVERIFY(!recovery.restored);
     QCOMPARE(prompts.recovery, 1);
@@ -439,7 +439,7 @@ void TestLabDocument::damagedAutosaveIsKept()
              qPrintable(recovery.problem));
     QVERIFY2(recovery.problem.endsWith(QStringLiteral("It is kept as '%1.damaged'.").arg(autosave)),
              qPrintable(recovery.problem));
-    QVERIFY(sameLab(w.session()->state(), before));
+    QVERIFY(sameLab(w.session()->inputs().state(), before));
     QCOMPARE(readBytes(autosave + ".damaged"), bytes);
     QVERIFY(w.documents()->document()->orphanedAutosaves().isEmpty());
 }
@@ -480,7 +480,7 @@ void TestLabDocument::timerAutosaveWritesOnItsOwnThread()
     doc->setAutosaveFolder(path(QStringLiteral("autosave-thread")));
     QSignalSpy written(doc, &LabDocument::autosaveWritten);
     makeChanges(w);
-    const LabState taken = w.session()->state();
+    const LabState taken = w.session()->inputs().state();
     doc->autosaveInBackground();
     QVERIFY(doc->autosaveInFlight());
     w.session()->setSeed(77);     // after the state was taken: not in this write
@@ -632,7 +632,7 @@ void TestLabDocument::commandLineLabStartsTheWindow()
         MainWindow w;
         makeChanges(w);
         QVERIFY(w.documents()->document()->saveAs(file));
-        state = w.session()->state();
+        state = w.session()->inputs().state();
     }
     attn::Expected<LabState> read = readLabFile(file);
     QVERIFY(read.ok());
@@ -644,7 +644,7 @@ void TestLabDocument::commandLineLabStartsTheWindow()
     start.lab = read.value();
     MainWindow w;
     w.restoreSettings(start);
-    QVERIFY(sameLab(w.session()->state(), state));
+    QVERIFY(sameLab(w.session()->inputs().state(), state));
     QCOMPARE(w.focusQuery(), 3);
     QVERIFY(!w.documents()->document()->isModified());
     QVERIFY(!w.documents()->undoStack()->canUndo());

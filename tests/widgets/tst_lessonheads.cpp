@@ -359,7 +359,7 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     Session* session = window_->session();
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
-    const LabState experiment = session->state();
+    const LabState experiment = session->inputs().state();
     QVERIFY(guitest::find<QLabel>(*lesson, QStringLiteral("lessonInitNotice"))
                 ->text()
                 .contains(QStringLiteral("switched to the unit-variance")));

@@ -95,12 +95,12 @@ void TestUndo::cellEditIsOneStep()
 {
     MainWindow window;
     QUndoStack* stack = window.documents()->undoStack();
-    const LabState before = window.session()->state();
+    const LabState before = window.session()->inputs().state();
     QCOMPARE(stack->count(), 0);
     MatrixTableModel* wk = guitest::find<MatrixTableModel>(window, QStringLiteral("matrixModelWk"));
     QVERIFY(wk->setData(wk->index(2, 5), QStringLiteral("1.25")));
     QCOMPARE(window.session()->inputs().matrix(MatrixId::Wk)(2, 5), 1.25);
-    LabState after = window.session()->state();
+    LabState after = window.session()->inputs().state();
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("Edit W_k(3, 6)"));
     // A refused edit is no step.
@@ -122,14 +122,14 @@ void TestUndo::typingTheSentenceIsOneStep()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QUndoStack* stack = window.documents()->undoStack();
-    const LabState before = window.session()->state();
+    const LabState before = window.session()->inputs().state();
     QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
     edit->setFocus();
     edit->selectAll();
     QTest::keyClicks(edit, QStringLiteral("the cat sat"));
     QCOMPARE(window.session()->inputs().config.sentence, std::string("the cat sat"));
     QCOMPARE(stack->count(), 1);
-    const LabState typed = window.session()->state();
+    const LabState typed = window.session()->inputs().state();
 
     // Return ends the run: the next keystrokes are a step of their own.
     QTest::keyClick(edit, Qt::Key_Return);
@@ -163,7 +163,7 @@ void TestUndo::dKSliderDragIsOneStep()
 {
     MainWindow window;
     QUndoStack* stack = window.documents()->undoStack();
-    const LabState before = window.session()->state();
+    const LabState before = window.session()->inputs().state();
     QSlider* slider = window.findChild<QSlider*>(QStringLiteral("dKSlider"));
     slider->setSliderDown(true);  // sliderPressed
     QVERIFY(window.documents()->recorder()->inGesture());
@@ -176,7 +176,7 @@ void TestUndo::dKSliderDragIsOneStep()
     QVERIFY(dK > before.config.dK);
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("d_k = %1").arg(dK));
-    const LabState dragged = window.session()->state();
+    const LabState dragged = window.session()->inputs().state();
     QCOMPARE(dragged.Wq.cols(), dK);
 
     stack->undo();
@@ -210,17 +210,17 @@ void TestUndo::parametersAndRegenerate()
 {
     MainWindow window;
     QUndoStack* stack = window.documents()->undoStack();
-    const LabState s0 = window.session()->state();
+    const LabState s0 = window.session()->inputs().state();
 
     window.findChild<QSpinBox*>(QStringLiteral("seedSpin"))->setValue(7);
-    const LabState s1 = window.session()->state();
+    const LabState s1 = window.session()->inputs().state();
     QCOMPARE(s1.config.seed, std::uint64_t(7));
     window.findChild<QCheckBox*>(QStringLiteral("causalCheck"))->setChecked(true);
-    const LabState s2 = window.session()->state();
+    const LabState s2 = window.session()->inputs().state();
     QVERIFY(window.session()->setMatrixCell(MatrixId::X, 0, 0, -3.5));
-    const LabState s3 = window.session()->state();
+    const LabState s3 = window.session()->inputs().state();
     window.findChild<QAction*>(QStringLiteral("regenerateAction"))->trigger();
-    const LabState s4 = window.session()->state();
+    const LabState s4 = window.session()->inputs().state();
     QCOMPARE(s4.X(0, 0), s2.X(0, 0));
     QCOMPARE(stack->count(), 4);
     QCOMPARE(stack->undoText(), QStringLiteral("Regenerate from the seed"));
@@ -264,7 +264,7 @@ void TestUndo::importIsUndone()
 {
     MainWindow window;
     QUndoStack* stack = window.documents()->undoStack();
-    const LabState before = window.session()->state();
+    const LabState before = window.session()->inputs().state();
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
 
@@ -294,7 +294,7 @@ void TestUndo::importIsUndone()
     QCOMPARE(stack->count(), 1);
     QCOMPARE(stack->undoText(), QStringLiteral("Import W_q from query.npy"));
     QCOMPARE(window.session()->inputs().editedCells, 16 * 24);
-    const LabState imported = window.session()->state();
+    const LabState imported = window.session()->inputs().state();
     stack->undo();
     verifyState(*window.session(), before);
     stack->redo();

@@ -257,7 +257,7 @@ void TestWindowHeads::badModuleStateKeepsTheLab()
     Session* session = window->session();
     QTemporaryDir dir;
     QVERIFY(prepareCase(window.get(), c, dir.path()));
-    const LabState before = session->state();
+    const LabState before = session->inputs().state();
     const QString state = dir.filePath("state");
     QVERIFY(mhatest::writeNpyFile(state + "/in_proj_weight.npy",
                                   testdata::toMatrix(c["in_proj_weight"]).transpose()));

@@ -66,7 +66,7 @@ attn::Expected<LabState> LabDocument::currentState() const
         return attn::Error{tr("The lab cannot be saved while its parameters give no result: %1")
                                .arg(session_->problem())
                                .toStdString()};
-    LabState state = session_->state();
+    LabState state = session_->inputs().state();
     if (state.borrowed.active())  // refused, with the reason (and autosave keeps the last lab)
         return validateLabState(state).error();
     if (getView_)

@@ -52,7 +52,7 @@ LabSnapshot UndoRecorder::current() const
         s.lab.heads = session_->inputs().heads;
         s.lab.selectedHead = session_->inputs().selectedHead;
     } else {
-        s.lab = session_->state();
+        s.lab = session_->inputs().state();
     }
     return s;
 }

@@ -42,6 +42,19 @@ attn::Expected<double> parseCellValue(const QString& text)
     return value;
 }
 
+attn::Expected<double> parseCellValue(MatrixId which, int row, int col, const QString& text)
+{
+    attn::Expected<double> value = parseCellValue(text);
+    if (!value)
+        return attn::Error{tr("%1(%2, %3): %4 The old value is kept.")
+                               .arg(matrixName(which))
+                               .arg(row + 1)
+                               .arg(col + 1)
+                               .arg(QString::fromStdString(value.error().message))
+                               .toStdString()};
+    return value;
+}
+
 QString cellRefusal(const attn::Matrix& m, MatrixId which, int row, int col, double value)
 {
     if (row < 0 || row >= m.rows() || col < 0 || col >= m.cols())

@@ -27,6 +27,9 @@ struct CellEdit {
 // user's locale for its digits; a comma is refused as a decimal separator:
 // the point is the one used throughout), or a readable error.
 attn::Expected<double> parseCellValue(const QString& text);
+// The same for cell (row, col) of matrix `which`, its error a whole
+// message: "W_q(2, 3): "x" is not a finite number. The old value is kept."
+attn::Expected<double> parseCellValue(MatrixId which, int row, int col, const QString& text);
 
 // Why `value` cannot go into cell (row, col) of `m` (matrix `which`): no such
 // cell, not finite, or larger than attn::kMaxInputMagnitude; empty when it can.

@@ -168,4 +168,32 @@ LabState withSplitHeads(LabState state, attn::SplitHeads split)
     return state;
 }
 
+attn::HeadsConfig withHeadCount(attn::HeadsConfig heads, int count)
+{
+    heads.heads = count;
+    return heads;
+}
+
+attn::HeadsConfig withHeadLayout(attn::HeadsConfig heads, attn::HeadLayout layout)
+{
+    heads.layout = layout;
+    if (layout == attn::HeadLayout::Split)
+        heads.outputProjection = false;  // out_proj is part of the split layout
+    else
+        heads.torchInit = false;
+    return heads;
+}
+
+attn::HeadsConfig withOutputProjection(attn::HeadsConfig heads, bool on)
+{
+    heads.outputProjection = on && heads.layout == attn::HeadLayout::Independent;
+    return heads;
+}
+
+attn::HeadsConfig withTorchInit(attn::HeadsConfig heads, bool on)
+{
+    heads.torchInit = on && heads.layout == attn::HeadLayout::Split;
+    return heads;
+}
+
 }  // namespace attnlab

@@ -20,6 +20,17 @@ namespace attnlab {
 
 // config with the split layout's d_k = d_v = d_model / h (when h divides
 // d_model); other layouts unchanged.
+// `heads` with `count` heads.
+attn::HeadsConfig withHeadCount(attn::HeadsConfig heads, int count);
+// `heads` with another layout: the split layout has its output projection
+// built in (outputProjection off), only it has PyTorch's initialisation
+// (torchInit off otherwise).
+attn::HeadsConfig withHeadLayout(attn::HeadsConfig heads, attn::HeadLayout layout);
+// `heads` with W_o on or off (independent heads only) and with PyTorch's
+// initialisation on or off (split heads only).
+attn::HeadsConfig withOutputProjection(attn::HeadsConfig heads, bool on);
+attn::HeadsConfig withTorchInit(attn::HeadsConfig heads, bool on);
+
 attn::ModelConfig headsModelConfig(const attn::ModelConfig& config, const attn::HeadsConfig& heads);
 
 // Every head's parameters for config (already through headsModelConfig):

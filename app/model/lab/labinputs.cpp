@@ -3,6 +3,7 @@
 
 #include "headparams.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -244,6 +245,26 @@ QString LabInputs::borrowedNotice() const
     if (awaitingBorrow)
         text += QLatin1Char(' ') + tr("Waiting for the model's pass over the new sentence…");
     return text;
+}
+
+void LabInputs::countHeadsCell(MatrixId which, int row, int col, double value)
+{
+    userCells.mask[int(which)](row, col) = true;
+    if (which != MatrixId::X) {
+        setHeadCell(&multiHead, selectedHead, int(which) - 1, row, col, value);
+        if (std::find(staleHeads.begin(), staleHeads.end(), selectedHead) == staleHeads.end())
+            staleHeads.push_back(selectedHead);
+        staleParts |= 1u << (int(which) - 1);  // W_q, W_k, W_v: attn::kHeadQuery, kHeadKey, kHeadValue
+    }
+    editedCells = userCells.count() + otherEdits;  // the other heads are as they were
+}
+
+void LabInputs::countSingleCell(MatrixId which, int row, int col, double value)
+{
+    userCells.mask[int(which)](row, col) = true;
+    if (borrowed.active())  // back to the model's number: no longer the user's
+        userCells.mask[int(which)](row, col) = value != matrixOf(*borrowed.original, which)(row, col);
+    editedCells = userCells.count();
 }
 
 }  // namespace attnlab

@@ -90,7 +90,9 @@ public:
     const attn::Matrix& matrix(MatrixId which) const { return matrixOf(model, which); }
     attn::Matrix& matrix(MatrixId which) { return matrixOf(model, which); }
 
-    // Parameters and the current matrices (the view left empty).
+    // Parameters and the current matrices (the view left empty). Only
+    // meaningful while the session has no problem(): with one, config is the
+    // refused request and the matrices belong to the last good model.
     LabState state() const;
     // The inputs of a saved lab, an undo step or a borrowed model head
     // (labinputsfromstate.cpp): the matrices must have the shapes the
@@ -118,6 +120,13 @@ public:
     void showHead(int head, bool countOthers = true);
     int otherHeadsEdits() const;
     void clearHeads();  // back to the single head's bookkeeping
+
+    // A cell the user typed, already in matrix(which), counted as the
+    // user's. With several heads a weight is the selected head's and marks
+    // that head stale (its W_q, W_k or W_v part); in the single head a cell
+    // set back to a borrowed head's own number is the model's again.
+    void countHeadsCell(MatrixId which, int row, int col, double value);
+    void countSingleCell(MatrixId which, int row, int col, double value);
 
     // Leaving a borrowed head: config, options and heads back to the lab's
     // own, with what the user changed meanwhile.

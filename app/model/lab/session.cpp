@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "attentionworker.h"
+#include "labjob.h"
 #include "labrequests.h"
 #include "headparams.h"
 #include "presentation.h"
@@ -37,55 +38,14 @@ Session::Session(QObject* parent)
         if (!current_->heads() || !problem_.isEmpty() || in_.borrowed.active()
             || multiHeadBytes(current_->headCount(), current_->tokenCount()) > kLookAheadBytes)
             return nullptr;
-        std::unique_ptr<AttentionJob> job = makeJob(in_, true, true);
-        job->config.seed = seed;
-        return job;
+        std::unique_ptr<AttentionJob> next = job(in_, LabJobKind::RedrawKeeping);
+        next->config.seed = seed;
+        return next;
     });
     redraw(false);
 }
 
 Session::~Session() = default;
-
-bool Session::isLargeWork(const attn::ModelConfig& config, const attn::HeadsConfig& heads, int tokens)
-{
-    const double n = tokens;
-    const double work = n * n * (config.dK + config.dV) + n * config.dModel * (2.0 * config.dK + config.dV);
-    return work * (heads.multiHead() ? heads.heads : 1) > kAsyncWork;
-}
-
-std::unique_ptr<AttentionJob> Session::makeJob(const LabInputs& in, bool redraw, bool keep,
-                                               bool headsOnly) const
-{
-    auto job = std::make_unique<AttentionJob>();
-    job->redraw = redraw;
-    job->keep = redraw && keep;
-    job->config = in.config;
-    job->options = in.options;
-    job->comparison = comparisonWanted_;
-    job->sampleSizes = sampleSizes();
-    if (!redraw || job->keep)
-        job->model = in.model;  // X (n, d_model) and the weights: small next to the maps
-    if (job->keep)
-        job->cells = in.userCells;
-    if (in.heads.multiHead()) {
-        job->heads = in.heads;
-        job->selectedHead = in.selectedHead;
-        // A preview needs the tokens the maps label it with.
-        job->preview = requests_->previewWanted()
-                       && (!redraw
-                           || (in.config.sentence == in.modelConfig.sentence
-                               && in.config.tokenizer == in.modelConfig.tokenizer && !in.modelStale
-                               && !in.borrowed.active()));
-        if (!redraw)
-            job->params = in.multiHead;
-        if (headsOnly && !redraw) {
-            job->recomputeHeads = in.staleHeads;
-            job->recomputeParts = in.staleParts;
-            job->base = current_->heads();
-        }
-    }
-    return job;
-}
 
 QList<QSize> Session::sampleSizes() const
 {
@@ -97,19 +57,21 @@ QList<QSize> Session::sampleSizes() const
     return sizes;
 }
 
+bool Session::largeWork(int tokens) const
+{
+    return isLargeLabWork(in_.config, in_.heads, tokens, kAsyncWork);
+}
+
+std::unique_ptr<AttentionJob> Session::job(const LabInputs& in, LabJobKind kind) const
+{
+    return makeLabJob(in, kind,
+                      {comparisonWanted_, sampleSizes(), requests_->previewWanted(), current_->heads()});
+}
+
 std::shared_ptr<AttentionOutcome> Session::computeNow(AttentionJob& job) const
 {
-    auto outcome = std::make_shared<AttentionOutcome>();
-    outcome->redraw = job.redraw;
-    outcome->keep = job.keep;
-    // Large work done here (a lab opened, an undo step) uses every core.
     const int tokens = job.redraw ? current_->tokenCount() : int(job.model.X.rows());
-    const int threads = isLargeWork(job.config, job.heads, tokens) ? AttentionWorker::threads() : 1;
-    if (job.heads.multiHead())
-        computeHeadsJob(job, outcome.get(), threads, nullptr);
-    else
-        computeSingleHeadJob(job, outcome.get(), *resultPool_, threads, nullptr);
-    return outcome;
+    return computeLabJob(job, tokens, kAsyncWork, *resultPool_);
 }
 
 bool Session::finish(AttentionOutcome& outcome)
@@ -120,7 +82,10 @@ bool Session::finish(AttentionOutcome& outcome)
         setProblem(outcome.error);
         return false;
     }
-    const QString notice = outcome.multi ? installHeads(outcome) : installSingle(outcome);
+    TakenOutcome taken = takeOutcome(outcome, in_, *current_, *requests_);
+    publish(std::move(taken.result));
+    setProblem(QString());
+    const QString& notice = taken.notice;
     if (outcome.redraw)
         emit modelRedrawn();
     emit resultChanged();
@@ -135,28 +100,6 @@ void Session::deliver(const std::shared_ptr<AttentionOutcome>& outcome)
     const bool heads = outcome->multi != nullptr;  // finish() takes it
     if (finish(*outcome) && heads)
         requests_->headsShown(outcome->generation);
-}
-
-LabResult Session::singleResult(AttentionOutcome& outcome, const attn::Model& over) const
-{
-    LabResult next = LabResult::single(tokensOf(over), idsOf(over), std::move(outcome.result),
-                                       std::move(outcome.stats), in_.options);
-    next.setComparison(std::move(outcome.comparison));
-    next.setSamples(std::move(outcome.samples), true);
-    return next;
-}
-
-QString Session::installSingle(AttentionOutcome& outcome)
-{
-    in_.clearHeads();
-    LabResult next = singleResult(outcome, outcome.redraw ? outcome.model : in_.model);
-    QString notice;
-    if (outcome.redraw)
-        notice = in_.installModel(std::move(outcome.model), outcome.config, std::move(outcome.cells),
-                                  outcome.report);
-    publish(std::move(next));
-    setProblem(QString());
-    return notice;
 }
 
 void Session::waitForResult()
@@ -177,22 +120,6 @@ void Session::publish(LabResult next)
 {
     next.shareLabelsWith(*current_);
     current_ = std::make_shared<const LabResult>(std::move(next));
-}
-
-int Session::vocabularySize() const
-{
-    return int(in_.model.tokenization.vocab.size());
-}
-
-double Session::weightSum(int query) const
-{
-    const std::shared_ptr<const attn::AttentionResult> shown = shownResult();
-    const int n = shown->tokens();
-    if (query < 0 || query >= n)
-        return 0.0;
-    Eigen::VectorXd row(n);
-    shown->weightsRow(query, row.data());
-    return row.sum();
 }
 
 void Session::setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
@@ -226,11 +153,6 @@ void Session::setSentence(const QString& sentence)
     emit parametersChanged();
 }
 
-void Session::setTokenizer(attn::TokenizerMode mode)
-{
-    changeConfig(&attn::ModelConfig::tokenizer, mode);
-}
-
 void Session::setSeed(quint64 seed)
 {
     const std::uint64_t from = in_.config.seed;
@@ -239,41 +161,6 @@ void Session::setSeed(quint64 seed)
     const bool down = seed + 1 == from && seed != 0;
     if (up || down)
         requests_->seedStep(up ? seed + 1 : seed - 1);
-}
-
-void Session::setInit(attn::InitMode mode)
-{
-    changeConfig(&attn::ModelConfig::init, mode);
-}
-
-void Session::setDModel(int dModel)
-{
-    changeConfig(&attn::ModelConfig::dModel, dModel);
-}
-
-void Session::setDK(int dK)
-{
-    changeConfig(&attn::ModelConfig::dK, dK);
-}
-
-void Session::setDV(int dV)
-{
-    changeConfig(&attn::ModelConfig::dV, dV);
-}
-
-void Session::setScaleMode(attn::ScaleMode mode)
-{
-    changeOption(&attn::AttentionOptions::scale, mode);
-}
-
-void Session::setCustomDivisor(double divisor)
-{
-    changeOption(&attn::AttentionOptions::customDivisor, divisor);
-}
-
-void Session::setCausal(bool causal)
-{
-    changeOption(&attn::AttentionOptions::causal, causal);
 }
 
 void Session::releaseBorrowed()
@@ -300,8 +187,9 @@ void Session::redraw(bool keep)
     // The sentence's token count, roughly (words; the tokenizer may split
     // punctuation off): enough to tell a lesson from thousands of tokens.
     const int words = int(std::count(in_.config.sentence.begin(), in_.config.sentence.end(), ' ')) + 1;
-    if (isLargeWork(in_.config, in_.heads, std::max(words, current_->tokenCount()))) {
-        requests_->start(makeJob(in_, true, keep));
+    const LabJobKind kind = keep ? LabJobKind::RedrawKeeping : LabJobKind::Redraw;
+    if (largeWork(std::max(words, current_->tokenCount()))) {
+        requests_->start(job(in_, kind));
         return;
     }
     redrawNow(keep);
@@ -310,8 +198,7 @@ void Session::redraw(bool keep)
 void Session::redrawNow(bool keep)
 {
     requests_->supersede();  // a computation in flight
-    const std::unique_ptr<AttentionJob> job = makeJob(in_, true, keep);
-    finish(*computeNow(*job));
+    finish(*computeNow(*job(in_, keep ? LabJobKind::RedrawKeeping : LabJobKind::Redraw)));
 }
 
 void Session::recompute()
@@ -321,8 +208,8 @@ void Session::recompute()
         redraw(requests_->keeps());
         return;
     }
-    if (!in_.modelStale && isLargeWork(in_.config, in_.heads, current_->tokenCount())) {
-        requests_->start(makeJob(in_, false, false));
+    if (!in_.modelStale && largeWork(current_->tokenCount())) {
+        requests_->start(job(in_, LabJobKind::Recompute));
         return;
     }
     recomputeNow();
@@ -335,8 +222,7 @@ void Session::recomputeNow()
         redraw();
         return;
     }
-    const std::unique_ptr<AttentionJob> job = makeJob(in_, false, false);
-    finish(*computeNow(*job));
+    finish(*computeNow(*job(in_, LabJobKind::Recompute)));
 }
 
 void Session::setProblem(const QString& problem)

@@ -16,18 +16,18 @@
 // cannot be computed (an empty sentence, a bad divisor) keeps the last good
 // model and result on display and sets problem() instead.
 //
-// Large work (about n^2 (d_k + d_v) above kAsyncWork) runs in a worker thread
-// so that the window stays responsive: until resultChanged() the previous
-// model and result stay on display and isComputing() is true. A newer
-// request supersedes an older one: the worker stops the older computation
-// within one panel of rows and resultDropped() says it is gone (see
-// AttentionWorker). Lesson sizes are computed at once, as before.
+// Large work (about n^2 (d_k + d_v) above kAsyncWork) runs in the worker:
+// until resultChanged() the previous result stays on display and
+// isComputing() is true; a newer request supersedes it (resultDropped()).
+// Lesson sizes are computed at once. docs/ARCHITECTURE.md, "The path of a
+// request", follows one through.
 
 #include "attention.h"
-#include "attentionjob.h"
 #include "cellvalue.h"
+#include "headparams.h"
 #include "labfile.h"
 #include "labinputs.h"
+#include "labjob.h"
 #include "labrequests.h"
 #include "labresult.h"
 #include "model.h"
@@ -92,21 +92,13 @@ public:
     void setComparisonWanted(bool wanted) { comparisonWanted_ = wanted; }
     bool comparisonWanted() const { return comparisonWanted_; }
 
-    // Where the pipeline's maps sample a result at thousands of tokens: they
-    // sample the current result into published()->samples(), one grid per picture
-    // size (none while they draw every cell). The worker then takes the next
-    // result's scores and weights at the cells of those grids while it has
-    // each row in cache (in parallel, with no exponential per cell), instead
-    // of the GUI thread reading them across the whole map afterwards.
-    // The cache the maps of the current result sample into is
-    // published()->samples(): the worker's samples (presampled()), or an
-    // empty one for them to fill.
-    // Picture sizes (width x height cells) to sample at instead of those of
-    // published()->samples()'s grids, for a caller without maps; an empty list
-    // samples nothing.
+    // At thousands of tokens the pipeline's maps sample a result into
+    // published()->samples(), one grid per picture size; the worker then
+    // takes the next result's scores and weights at those grids' cells while
+    // it has each row in cache, instead of the GUI thread reading them across
+    // the whole map afterwards. setSampleSizes gives the picture sizes
+    // (width x height cells) for a caller without maps (empty: none).
     void setSampleSizes(const QList<QSize>& sizes) { fixedSampleSizes_ = sizes; }
-
-    int vocabularySize() const;
 
     // Why the requested parameters give no result; empty when they do.
     QString problem() const { return problem_; }
@@ -119,21 +111,19 @@ public:
     // the matrices are not copied. An undo step keeps these instead of the
     // matrices (LabSnapshot) and draws the seed again to go back.
     std::optional<std::vector<LabCell>> cellsOverDraw() const;
-    // Sum of one query's attention weights in shownResult() (1 up to rounding; 0 if fully masked).
-    double weightSum(int query) const;
 
     void setParameters(const attn::ModelConfig& config, const attn::AttentionOptions& options,
                        const attn::HeadsConfig& heads = attn::HeadsConfig());
     void setSentence(const QString& sentence);
-    void setTokenizer(attn::TokenizerMode mode);
+    void setTokenizer(attn::TokenizerMode mode) { changeConfig(&attn::ModelConfig::tokenizer, mode); }
     void setSeed(quint64 seed);
-    void setInit(attn::InitMode mode);
-    void setDModel(int dModel);
-    void setDK(int dK);
-    void setDV(int dV);
-    void setScaleMode(attn::ScaleMode mode);
-    void setCustomDivisor(double divisor);
-    void setCausal(bool causal);
+    void setInit(attn::InitMode mode) { changeConfig(&attn::ModelConfig::init, mode); }
+    void setDModel(int dModel) { changeConfig(&attn::ModelConfig::dModel, dModel); }
+    void setDK(int dK) { changeConfig(&attn::ModelConfig::dK, dK); }
+    void setDV(int dV) { changeConfig(&attn::ModelConfig::dV, dV); }
+    void setScaleMode(attn::ScaleMode mode) { changeOption(&attn::AttentionOptions::scale, mode); }
+    void setCustomDivisor(double divisor) { changeOption(&attn::AttentionOptions::customDivisor, divisor); }
+    void setCausal(bool causal) { changeOption(&attn::AttentionOptions::causal, causal); }
 
     // One entry of X or a weight matrix. Refuses (with a message, the old value
     // kept) an index out of range, a value that is not finite, or one larger in
@@ -145,10 +135,6 @@ public:
     // Redraws every matrix from the seed, dropping hand edits.
     void regenerate();
 
-    // The whole state: parameters and the current matrices (view left empty).
-    // Only meaningful while problem() is empty: with a problem, inputs().config is
-    // the refused request and the matrices belong to the last good model.
-    LabState state() const;
     // Parameters and matrices at once (a saved lab, an undo step). The
     // matrices must have the shapes the config gives; cells that differ from
     // the seed's draw count as hand edits. Refused, with nothing changed, if
@@ -166,22 +152,15 @@ public:
     // head's, and editing W_q, W_k or W_v edits that head. Selecting another
     // head computes nothing. In the split layout d_k = d_v = d_model / h.
     void selectHead(int head);
-    // A multi-head request in the worker computes the selected head alone
-    // first (the same numbers, bit for bit, as that head of the whole pass:
-    // attn::headAloneExact) and requests().preview() holds it until the
-    // rest comes: the views of that head (the pipeline's maps, the focus panel)
-    // show it (shownResult) while the other heads, the average, the concat
-    // and the output, the statistics and the matrix tables are still the
-    // previous result's. Null when no preview is out; after resultChanged
-    // it is null again. None comes for a new sentence (the tokens are still
-    // the previous ones), a draw that is one stream (Article, torch-mha) or
-    // while it is not wanted (setPreviewWanted).
-    // What a view of the selected head's maps shows: requests().preview(), else published()->shown().
+    // What the views of the selected head (the pipeline's maps, the focus
+    // panel) show: the preview, if one is out (a multi-head request's
+    // selected head computed first, bit for bit that head of the whole pass;
+    // labrequests.h), else published()->shown(); and the cache those maps
+    // sample it into.
     std::shared_ptr<const attn::AttentionResult> shownResult() const
     {
         return requests_->preview() ? requests_->preview() : current_->shown();
     }
-    // The cache those maps sample shownResult() into (published()->samples() without a preview).
     std::shared_ptr<ResultSampleCache> shownSampleCache() const
     {
         return requests_->preview() ? requests_->previewSamples() : current_->samples();
@@ -194,22 +173,19 @@ public:
     LabRequests& requests() const { return *requests_; }
     static constexpr std::size_t kLookAheadBytes = std::size_t(128) << 20;
     void setHeadsConfig(const attn::HeadsConfig& heads);
-    void setHeadCount(int heads);
-    void setHeadLayout(attn::HeadLayout layout);
-    void setOutputProjection(bool on);
-    void setTorchInit(bool on);
+    void setHeadCount(int heads) { setHeadsConfig(withHeadCount(in_.heads, heads)); }
+    void setHeadLayout(attn::HeadLayout layout) { setHeadsConfig(withHeadLayout(in_.heads, layout)); }
+    void setOutputProjection(bool on) { setHeadsConfig(withOutputProjection(in_.heads, on)); }
+    void setTorchInit(bool on) { setHeadsConfig(withTorchInit(in_.heads, on)); }
 
-    // One GPT-2 head shown with this session's engine (borrowedhead.h,
-    // LabInputs::fromState): setState with an active `borrowed` (modelHeadState
-    // builds one) takes its tokens and matrices; cells edited keep it
-    // borrowed (inputs().editedCells counts them against the model's numbers). A
-    // redraw (seed, tokenizer, initialisation, a dimension, the heads)
-    // leaves it for the lab's own parameters of before with that change;
-    // so does a new sentence, unless the session follows the model (see
-    // setFollowsModel).
-    // While followed, a new sentence keeps the borrowed head on display and
-    // waits (inputs().awaitingBorrow) for the window to borrow the same layer and
-    // head of the model's pass over it, or to release it.
+    // A model's head shown with the lab's engine (borrowedhead.h): setState
+    // with an active `borrowed` (modelHeadState) takes its tokens and
+    // matrices; edited cells keep it borrowed (counted against the model's
+    // numbers). A redraw leaves it for the lab's own parameters with that
+    // change, and so does a new sentence unless the session follows the
+    // model: then the head stays on display and waits
+    // (inputs().awaitingBorrow) for the window to borrow the same head of
+    // the model's pass over the new sentence, or to release it.
     void setFollowsModel(bool on) { followsModel_ = on; }
     // The lab's own parameters again (with the current sentence), drawn from
     // the seed; nothing happens when no head is borrowed.
@@ -272,13 +248,11 @@ private:
     void recompute();  // attention over the current matrices
     void redrawNow(bool keep);
     void recomputeNow();
-    void recomputeHeads();  // after an edit of the selected head's weights
-    static bool isLargeWork(const attn::ModelConfig& config, const attn::HeadsConfig& heads, int tokens);
-    // The request that computes `inputs`: a redraw from their config, or a
-    // recompute over their matrices; headsOnly: their stale heads alone,
-    // over the current result.
-    std::unique_ptr<AttentionJob> makeJob(const LabInputs& inputs, bool redraw, bool keep,
-                                          bool headsOnly = false) const;
+    void recomputeHeads();             // after an edit of the selected head's weights
+    bool largeWork(int tokens) const;  // of in_ over `tokens` tokens (isLargeLabWork)
+    // The request of `kind` that computes `inputs` (makeLabJob, labjob.h),
+    // with what the views want of its result.
+    std::unique_ptr<AttentionJob> job(const LabInputs& inputs, LabJobKind kind) const;
     QList<QSize> sampleSizes() const;  // where the next result is sampled
     // `job` computed on this thread, every core for large work.
     std::shared_ptr<AttentionOutcome> computeNow(AttentionJob& job) const;
@@ -287,12 +261,6 @@ private:
     // for an error.
     bool finish(AttentionOutcome& outcome);
     void deliver(const std::shared_ptr<AttentionOutcome>& outcome);  // from the worker
-    // The result published and the inputs taken in; emits nothing and
-    // returns what became of the user's cells, for a redraw.
-    QString installSingle(AttentionOutcome& outcome);
-    QString installHeads(AttentionOutcome& outcome);  // sessionheads.cpp
-    // The single head's result in `outcome`, labelled with `over`'s tokens.
-    LabResult singleResult(AttentionOutcome& outcome, const attn::Model& over) const;
     // `next` becomes the session's result (see published()); emits nothing.
     void publish(LabResult next);
     void setProblem(const QString& problem);

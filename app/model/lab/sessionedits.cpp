@@ -5,6 +5,7 @@
 #include "session.h"
 
 #include "headparams.h"
+#include "labjob.h"
 
 #include <algorithm>
 #include <utility>
@@ -28,35 +29,23 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
     target(row, col) = value;
     if (multiHead()) {
         // The selected head's weight, or X; done in the worker when large.
-        in_.userCells.mask[int(which)](row, col) = true;
-        if (which == MatrixId::X) {
-            in_.editedCells = in_.userCells.count() + in_.otherEdits;
-            emit cellEdited(CellEdit{which, in_.selectedHead, row, col, old, value});
-            recompute();  // every head's Q, K and V
-            return attn::okStatus();
-        }
-        setHeadCell(&in_.multiHead, in_.selectedHead, int(which) - 1, row, col, value);
-        in_.editedCells = in_.userCells.count() + in_.otherEdits;  // the other heads are as they were
-        if (std::find(in_.staleHeads.begin(), in_.staleHeads.end(), in_.selectedHead) == in_.staleHeads.end())
-            in_.staleHeads.push_back(in_.selectedHead);
-        in_.staleParts |= 1u << (int(which) - 1);  // W_q, W_k, W_v: attn::kHeadQuery, kHeadKey, kHeadValue
+        in_.countHeadsCell(which, row, col, value);
         emit cellEdited(CellEdit{which, in_.selectedHead, row, col, old, value});
-        recomputeHeads();  // that head alone, the others kept
+        if (which == MatrixId::X)
+            recompute();  // every head's Q, K and V
+        else
+            recomputeHeads();  // that head alone, the others kept
         return attn::okStatus();
     }
-    const std::unique_ptr<AttentionJob> job = makeJob(in_, false, false);
-    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job);
+    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job(in_, LabJobKind::Recompute));
     if (!outcome->error.isEmpty()) {
         target(row, col) = old;
         emit editRefused(outcome->error);
         return attn::Error{outcome->error.toStdString()};
     }
     in_.clearHeads();
-    publish(singleResult(*outcome, in_.model));
-    in_.userCells.mask[int(which)](row, col) = true;
-    if (in_.borrowed.active())  // back to the model's number: no longer the user's
-        in_.userCells.mask[int(which)](row, col) = value != matrixOf(*in_.borrowed.original, which)(row, col);
-    in_.editedCells = in_.userCells.count();
+    publish(singleHeadResult(*outcome, in_.model, in_.options));
+    in_.countSingleCell(which, row, col, value);
     emit cellEdited(CellEdit{which, 0, row, col, old, value});
     emit resultChanged();
     if (in_.borrowed.active())
@@ -66,22 +55,12 @@ attn::Status Session::setMatrixCell(MatrixId which, int row, int col, double val
 
 attn::Status Session::setMatrixCellText(MatrixId which, int row, int col, const QString& text)
 {
-    const attn::Expected<double> value = parseCellValue(text);
+    const attn::Expected<double> value = parseCellValue(which, row, col, text);
     if (!value) {
-        const QString message = tr("%1(%2, %3): %4 The old value is kept.")
-                                    .arg(matrixName(which))
-                                    .arg(row + 1)
-                                    .arg(col + 1)
-                                    .arg(QString::fromStdString(value.error().message));
-        emit editRefused(message);
-        return attn::Error{message.toStdString()};
+        emit editRefused(QString::fromStdString(value.error().message));
+        return value.error();
     }
     return setMatrixCell(which, row, col, value.value());
-}
-
-LabState Session::state() const
-{
-    return in_.state();
 }
 
 std::optional<std::vector<LabCell>> Session::cellsOverDraw() const
@@ -119,8 +98,7 @@ attn::Status Session::setMatrix(MatrixId which, const attn::Matrix& values)
 
 attn::Status Session::replaceInputs(LabInputs inputs, const QString& notice)
 {
-    const std::unique_ptr<AttentionJob> job = makeJob(inputs, false, false);
-    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job);
+    const std::shared_ptr<AttentionOutcome> outcome = computeNow(*job(inputs, LabJobKind::Recompute));
     if (!outcome->error.isEmpty())
         return attn::Error{outcome->error.toStdString()};
     // Everything is replaced: a computation in flight is dropped, not
@@ -135,7 +113,7 @@ attn::Status Session::replaceInputs(LabInputs inputs, const QString& notice)
             next.setComparison(std::move(outcome->comparison));
         publish(std::move(next));
     } else {
-        publish(singleResult(*outcome, in_.model));
+        publish(singleHeadResult(*outcome, in_.model, in_.options));
     }
     setProblem(QString());
     emit parametersChanged();

@@ -76,4 +76,14 @@ FocusExtremes focusExtremes(const double* scores, const double* weights, int n)
     return e;
 }
 
+double weightRowSum(const attn::AttentionResult& result, int query)
+{
+    const int n = result.tokens();
+    if (query < 0 || query >= n)
+        return 0.0;
+    Eigen::VectorXd row(n);
+    result.weightsRow(query, row.data());
+    return row.sum();
+}
+
 }  // namespace attnlab

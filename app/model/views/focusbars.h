@@ -5,6 +5,8 @@
 // terms of its context vector z_i = Σ_j a_ij v_j, and the extremes that
 // decide how wide its numbers print.
 
+#include "attention.h"
+
 #include <vector>
 
 namespace attnlab {
@@ -35,8 +37,11 @@ struct FocusMixture {
 };
 inline constexpr int kMaxMixingTerms = 8;
 // weights: the `keys` attended weights of the query; weightSum: their sum
-// as the session gives it.
+// (weightRowSum).
 FocusMixture focusMixture(const double* weights, int keys, double weightSum, int maxTerms = kMaxMixingTerms);
+// The sum of query `query`'s weights in `result`: 1 up to rounding, 0 for
+// a query out of range.
+double weightRowSum(const attn::AttentionResult& result, int query);
 
 // A query row's extremes for the widths of its printed numbers: the lowest
 // and highest score (with 0), the non-zero score smallest in magnitude and

@@ -2,6 +2,7 @@
 #include "focustablemodel.h"
 
 #include "displaylabel.h"
+#include "focusbars.h"
 #include "presentation.h"
 #include "session.h"
 
@@ -62,7 +63,7 @@ QVariant FocusTableModel::data(const QModelIndex& index, int role) const
         if (sumRow) {
             if (index.column() == 0)
                 return tr("sum");
-            return index.column() == 3 ? formatForDisplay(session_->weightSum(i)) : QString();
+            return index.column() == 3 ? formatForDisplay(weightRowSum(r, i)) : QString();
         }
         switch (index.column()) {
         case 0:

@@ -109,7 +109,7 @@ void LessonController::createDkSweep()
         style.focusRow = exporter->focusQuery();
         style.options = exporter->options();
         style.weightsScale = exporter->weightsScaleMode();
-        auto source = std::make_shared<DkSweepSource>(session_->state());
+        auto source = std::make_shared<DkSweepSource>(session_->inputs().state());
         return [source, style](int dK, int step, int steps, const QSize& size) {
             return dkSweepFramePng(*source, dK, step, steps, size.isEmpty() ? dkSweepFrameSize() : size,
                                    style);
@@ -306,7 +306,7 @@ void LessonController::enterLessonHeads()
     if (!lessonHeads_) {
         beforeHeads_.reset();
         if (session_->problem().isEmpty())
-            beforeHeads_ = session_->state();
+            beforeHeads_ = session_->inputs().state();
         beforeSwitched_ = lesson_->initSwitched();
     }
     lessonHeads_ = true;

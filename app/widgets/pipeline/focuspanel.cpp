@@ -277,8 +277,7 @@ QString FocusPanel::mixingText(const attn::AttentionResult& r, const std::vector
     // text layout of thousands of words on every change).
     // The sum (another pass over the row) only matters when keys are left out.
     const int keys = r.keys(i);
-    const FocusMixture mix =
-        focusMixture(w.data(), keys, keys > kMaxMixingTerms ? session_->weightSum(i) : 1.0);
+    const FocusMixture mix = focusMixture(w.data(), keys, keys > kMaxMixingTerms ? weightRowSum(r, i) : 1.0);
     QStringList terms;
     for (const int j : mix.keys)
         terms.append(QStringLiteral("%1·v(%2)")

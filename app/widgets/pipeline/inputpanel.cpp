@@ -150,7 +150,7 @@ void InputPanel::refreshTokens()
                   .arg(session_->inputs().matrix(MatrixId::X).rows())
                   .arg(session_->inputs().matrix(MatrixId::X).cols())
             : tr("%n token(s), vocabulary of %1; X is %2 × %3.", nullptr, session_->published()->tokenCount())
-                  .arg(session_->vocabularySize())
+                  .arg(int(session_->inputs().model.tokenization.vocab.size()))
                   .arg(session_->inputs().matrix(MatrixId::X).rows())
                   .arg(session_->inputs().matrix(MatrixId::X).cols());
     QString origin;

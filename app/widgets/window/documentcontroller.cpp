@@ -371,7 +371,7 @@ attn::Status DocumentController::importMhaState(const QString& dir)
         return attn::Error{tr("%1: %2")
                                .arg(QFileInfo(dir).fileName(), QString::fromStdString(split.error().message))
                                .toStdString()};
-    const LabState state = withSplitHeads(session_->state(), std::move(split).value());
+    const LabState state = withSplitHeads(session_->inputs().state(), std::move(split).value());
     attn::Status imported = attn::okStatus();
     recorder_->recordAs(tr("Import nn.MultiheadAttention state from %1").arg(QFileInfo(dir).fileName()),
                         [&] { imported = session_->setState(state); });
