@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "flash_tiles.h"
 
+#include "kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,6 +28,18 @@ Status validateFlashInputs(const Matrix& Q, const Matrix& K, const Matrix& V, do
         return Error{"The scale divisor must be a finite number above 0; got " + std::to_string(divisor)
                      + "."};
     return okStatus();
+}
+
+// Whether query i sees every key from first to last: its visible keys are
+// one range (none, causal, sliding) or the sink's and the window's.
+bool seesWholeTile(const AttentionMask& mask, int i, int first, int last)
+{
+    if (mask.hides(i, first) || mask.hides(i, last))
+        return false;
+    if (mask.kind != AttentionMask::Kind::SinkWindow)
+        return true;
+    // The hidden gap between the sink and the window: sink .. i - window.
+    return std::max(first, mask.sink) > std::min(last, i - mask.window);
 }
 
 }  // namespace
@@ -65,6 +79,20 @@ Expected<Matrix> flashAttention(const Matrix& Q, const Matrix& K, const Matrix& 
     Matrix context(n, dv);
     FlashStep step;
     Matrix scores;  // (rows, cols) of the tile: raw, then the exponentials
+    // With the AVX2 kernels (kernels.h) each key block's K and V are packed
+    // once (n x d in all, as the direct pass packs them) and a tile's
+    // products are the kernels'; otherwise Eigen's.
+    const bool fused = kernels::available();
+    const int keyBlocks = (n + blockCols - 1) / blockCols;
+    std::vector<kernels::PackedKeys> packedKeys(fused ? std::size_t(keyBlocks) : 0);
+    std::vector<kernels::PackedValues> packedValues(fused ? std::size_t(keyBlocks) : 0);
+    for (std::size_t J = 0; J < packedKeys.size(); ++J) {
+        const int k0 = int(J) * blockCols;
+        const int cols = std::min(blockCols, n - k0);
+        kernels::packKeys(K.data() + std::ptrdiff_t(k0) * K.cols(), cols, int(K.cols()), &packedKeys[J]);
+        kernels::packValues(V.data() + std::ptrdiff_t(k0) * dv, cols, int(dv), &packedValues[J]);
+    }
+    Matrix added;  // (rows, d_v): the tile's P V with the kernels
     for (int q0 = 0; q0 < n; q0 += blockRows) {
         const int rows = std::min(blockRows, n - q0);
         step.queryFirst = q0;
@@ -79,39 +107,52 @@ Expected<Matrix> flashAttention(const Matrix& Q, const Matrix& K, const Matrix& 
             step.skipped = mask.hidesTile(step.queryFirst, step.queryLast, step.keyFirst, step.keyLast);
             step.rescale.setOnes(rows);
             if (!step.skipped) {
-                scores.noalias() = Q.middleRows(q0, rows) * K.middleRows(k0, cols).transpose();
+                if (fused) {
+                    scores.resize(rows, cols);
+                    kernels::scores(Q.data() + std::ptrdiff_t(q0) * Q.cols(), rows,
+                                    packedKeys[std::size_t(k0 / blockCols)], scores.data(), cols);
+                } else {
+                    scores.noalias() = Q.middleRows(q0, rows) * K.middleRows(k0, cols).transpose();
+                }
                 for (int a = 0; a < rows; ++a) {
                     const int i = q0 + a;
+                    auto row = scores.row(a).array();
                     // Divides, as the direct pass does (not a reciprocal).
-                    double tileMax = -inf;
-                    for (int b = 0; b < cols; ++b) {
-                        if (mask.hides(i, k0 + b)) {
-                            scores(a, b) = -inf;
-                            continue;
-                        }
-                        scores(a, b) /= divisor;
-                        tileMax = std::max(tileMax, scores(a, b));
-                    }
+                    row /= divisor;
+                    // The row sees the whole tile (the common case), or the
+                    // hidden entries become -inf.
+                    const bool whole = seesWholeTile(mask, i, k0, k0 + cols - 1);
+                    if (!whole)
+                        for (int b = 0; b < cols; ++b)
+                            if (mask.hides(i, k0 + b))
+                                row(b) = -inf;
+                    const double tileMax = row.maxCoeff();
                     const double mOld = step.m(a);
                     const double mNew = std::max(mOld, tileMax);
                     if (mNew == -inf) {  // no key seen yet, none here: the row keeps its state
-                        scores.row(a).setZero();
+                        row.setZero();
                         continue;
                     }
                     const double rescale = mNew == mOld ? 1.0 : std::exp(mOld - mNew);
-                    double sum = 0.0;
-                    for (int b = 0; b < cols; ++b) {
-                        const double p = scores(a, b) == -inf ? 0.0 : std::exp(scores(a, b) - mNew);
-                        scores(a, b) = p;
-                        sum += p;
-                    }
+                    row = (row - mNew).exp();
+                    if (!whole)
+                        for (int b = 0; b < cols; ++b)
+                            if (mask.hides(i, k0 + b))
+                                row(b) = 0.0;
                     step.rescale(a) = rescale;
-                    step.l(a) = rescale * step.l(a) + sum;
+                    step.l(a) = rescale * step.l(a) + row.sum();
                     step.m(a) = mNew;
                     if (rescale != 1.0)
                         step.O.row(a) *= rescale;
                 }
-                step.O.noalias() += scores * V.middleRows(k0, cols);
+                if (fused) {
+                    added.resize(rows, dv);
+                    kernels::context(scores.data(), cols, rows, packedValues[std::size_t(k0 / blockCols)],
+                                     added.data(), dv);
+                    step.O += added;
+                } else {
+                    step.O.noalias() += scores * V.middleRows(k0, cols);
+                }
             }
             if (visit)
                 visit(step);

@@ -34,8 +34,12 @@
 // every row has seen a key (l > 0) by the end.
 //
 // Memory: Q, K, V and the context (n x d) plus one tile's state: the
-// B_r x B_c scores and B_r x (d_v + 3) of m, l, rescale and O. The visitor
-// sees the state after each step; recording it is the caller's choice.
+// B_r x B_c scores and B_r x (d_v + 3) of m, l, rescale and O (with the
+// AVX2 kernels, kernels.h, K and V packed per key block, n x d again). The
+// visitor sees the state after each step; recording it is the caller's
+// choice. At n = 4096, d = 64 in 64 x 64 tiles the pass took 0.25 s where
+// the direct pass took 0.26 s (one thread each, 2026-12-06; causal 0.13 s
+// and 0.12 s).
 
 #include "attention_mask.h"
 #include "expected.h"

@@ -10,6 +10,7 @@
 #include "attention.h"
 #include "attention_mask.h"
 #include "flash_tiles.h"
+#include "kernels.h"
 #include "model.h"
 
 #include <QtTest>
@@ -213,6 +214,7 @@ void TestFlashTiles::againstPlainLoops_data()
     QTest::addColumn<int>("sink");
     QTest::addColumn<double>("divisor");
     QTest::addColumn<double>("spread");
+    QTest::addColumn<bool>("baseline");  // Eigen's products instead of the AVX2 kernels
     const int shapes[][5] = {{1, 1, 1, 1, 1},  {2, 3, 2, 1, 1},   {5, 4, 3, 2, 2},   {6, 8, 5, 2, 3},
                              {7, 3, 6, 3, 2},  {7, 5, 2, 7, 7},   {9, 6, 4, 4, 5},   {13, 7, 9, 5, 3},
                              {16, 8, 8, 4, 4}, {17, 4, 3, 16, 1}, {23, 9, 11, 6, 7}, {40, 16, 12, 9, 11}};
@@ -223,10 +225,11 @@ void TestFlashTiles::againstPlainLoops_data()
                 const double d = divisor < 0 ? std::sqrt(double(s[1])) : divisor;
                 const int window = std::max(1, s[0] / 3);
                 const int sink = std::min(2, s[0] - 1);
-                QTest::addRow("n%d dk%d dv%d %dx%d %s div%g spread%g", s[0], s[1], s[2], s[3], s[4], mask, d,
-                              spread)
-                    << s[0] << s[1] << s[2] << s[3] << s[4] << QString::fromLatin1(mask) << window << sink
-                    << d << spread;
+                for (bool baseline : {false, true})
+                    QTest::addRow("n%d dk%d dv%d %dx%d %s div%g spread%g%s", s[0], s[1], s[2], s[3], s[4],
+                                  mask, d, spread, baseline ? " baseline" : "")
+                        << s[0] << s[1] << s[2] << s[3] << s[4] << QString::fromLatin1(mask) << window << sink
+                        << d << spread << baseline;
             }
         }
     }
@@ -244,6 +247,9 @@ void TestFlashTiles::againstPlainLoops()
     QFETCH(int, sink);
     QFETCH(double, divisor);
     QFETCH(double, spread);
+    QFETCH(bool, baseline);
+    attn::kernels::setEnabled(!baseline);
+    const auto restore = qScopeGuard([] { attn::kernels::setEnabled(true); });
     std::mt19937_64 rng(std::uint64_t(n * 1000 + dk * 31 + br * 7 + bc));
     const attn::Matrix Q = randomMatrix(n, dk, rng, spread);
     const attn::Matrix K = randomMatrix(n, dk, rng, spread);
