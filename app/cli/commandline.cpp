@@ -9,6 +9,8 @@
 #include "dksweepframes.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
+#include "flashexport.h"
+#include "flashtilesoption.h"
 #include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
@@ -64,9 +66,10 @@ struct Request {
     bool listPresets = false;
     // --preset NAME: its lab, whose parameters the options after it change.
     std::optional<LabState> presetLab;
-    bool presetOverridden = false;  // a model option came after --preset
-    bool dkSweep = false;           // --dk-sweep: the frames of the d_k sweep
-    QSize pictureSize;              // --size, or invalid
+    bool presetOverridden = false;          // a model option came after --preset
+    bool dkSweep = false;                   // --dk-sweep: the frames of the d_k sweep
+    std::optional<FlashBlocks> flashTiles;  // --flash-tiles RxC: flash.json
+    QSize pictureSize;                      // --size, or invalid
 };
 
 struct UsageError {
@@ -112,7 +115,7 @@ std::optional<UsageError> parseScale(std::string_view text, attn::AttentionOptio
 bool isModelOptionName(std::string_view name)
 {
     return name != "--export-dir" && name != "--format" && name != "--open" && name != "--save"
-           && name != "--dk-sweep";
+           && name != "--dk-sweep" && name != "--flash-tiles";
 }
 
 // --preset NAME and --list-presets: the presets of File > Presets by short
@@ -205,6 +208,11 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
         request->formats = std::string(value);
     } else if (name == "--preset") {
         return applyPreset(value, request);
+    } else if (name == "--flash-tiles") {
+        FlashBlocks blocks;
+        if (std::optional<QString> error = parseFlashTiles(value, &blocks))
+            return UsageError{*error};
+        request->flashTiles = blocks;
     } else if (name == "--open" || name == "--save") {
         if (value.empty())
             return UsageError{CommandLine::tr("%1 is empty; give a file name")
@@ -320,6 +328,10 @@ std::optional<UsageError> validate(const Request& request)
         if (request.savePath)
             return UsageError{CommandLine::tr("--dk-sweep cannot be combined with --save")};
     }
+    if (request.flashTiles && !request.exportDir)
+        return UsageError{CommandLine::tr("--flash-tiles writes flash.json: give --export-dir DIR")};
+    if (request.flashTiles && request.dkSweep)
+        return UsageError{CommandLine::tr("--flash-tiles cannot be combined with --dk-sweep")};
     if (request.openPath && request.modelOptions)
         return UsageError{CommandLine::tr("--open cannot be combined with %1: the lab file holds "
                                           "the model; change it in the window")
@@ -404,6 +416,11 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
     }
     if (request.dkSweep)
         return runDkSweep(request, lab);
+    if (request.flashTiles && lab && lab->heads.multiHead()) {
+        printError(CommandLine::tr("--flash-tiles tiles a lab of one head; this lab has %n head(s)", nullptr,
+                                   lab->heads.heads));
+        return kExitUsageError;
+    }
     if (lab && lab->heads.multiHead())
         return runMultiHeadLab(*lab, request.exportDir, request.formats, request.savePath);
     const attn::Expected<AttentionSnapshot> snapshot =
@@ -412,11 +429,17 @@ int runHeadless(int argc, char** argv, const Request& request, const LabState* l
         printError(QString::fromStdString(snapshot.error().message));
         return kExitRuntimeError;
     }
+    std::vector<OutputFile> flash;
+    if (request.flashTiles) {
+        if (const std::optional<QString> problem = flashTilesProblem(snapshot.value(), *request.flashTiles))
+            return fail(kExitUsageError, *problem);
+        flash.push_back(flashJsonFile(snapshot.value(), request.flashTiles->rows, request.flashTiles->cols));
+    }
     const LabState state = request.savePath
                                ? labStateFromSnapshot(snapshot.value(), lab ? lab->view : QJsonObject())
                                : LabState();
     return writeRunOutputs(snapshot.value(), request.savePath ? &state : nullptr, request.exportDir,
-                           request.formats, request.savePath);
+                           request.formats, request.savePath, std::move(flash));
 }
 
 MultiHeadCommandInput multiHeadInput(const Request& request)
@@ -484,6 +507,10 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error = UsageError{CommandLine::tr("--allow-large-export lets --model DIR --export-dir OUT write a "
                                            "model_attention.json over %1 GB: give it with --model DIR")
                                .arg(kMaxModelAttentionJsonBytes / 1e9)};
+    if (!error && wantsModel(parser) && request.flashTiles)
+        error =
+            UsageError{CommandLine::tr("--flash-tiles tiles the lab's head; it does not take --model DIR "
+                                       "yet")};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {
@@ -538,6 +565,10 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
     if (wantsMultiHead(parser) && request.dkSweep)
         error =
             UsageError{CommandLine::tr("--dk-sweep sweeps a lab of one head; leave out the "
+                                       "multi-head options")};
+    if (wantsMultiHead(parser) && request.flashTiles)
+        error =
+            UsageError{CommandLine::tr("--flash-tiles tiles a lab of one head; leave out the "
                                        "multi-head options")};
     if (error) {
         printError(error->message);

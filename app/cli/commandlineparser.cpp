@@ -70,6 +70,7 @@ constexpr Spec kOptions[] = {
     {"format", true, Mode::Both, false},
     {"size", true, Mode::Window, false},
     {"dk-sweep", false, Mode::Window, false},
+    {"flash-tiles", true, Mode::Window, false},
     {"scaling-lab", false, Mode::Both, false},
     {"n-keys", true, Mode::Lab | Mode::Training, false},
     {"samples", true, Mode::Lab, false},

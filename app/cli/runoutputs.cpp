@@ -30,13 +30,15 @@ QString text(const std::string& s)
 
 int writeRunOutputs(const AttentionSnapshot& snapshot, const LabState* lab,
                     const std::optional<std::string>& exportDir, const std::optional<std::string>& formatList,
-                    const std::optional<std::string>& savePath)
+                    const std::optional<std::string>& savePath, std::vector<OutputFile> extraExportFiles)
 {
     std::vector<OutputFileSet> sets;
     std::size_t exported = 0;
     if (exportDir) {
         const ExportFormats formats = formatList ? parseExportFormats(*formatList).value() : ExportFormats();
         sets.push_back({localPath(*exportDir), attentionExportFiles(snapshot, formats)});
+        for (OutputFile& file : extraExportFiles)
+            sets.back().files.push_back(std::move(file));
         exported = sets.back().files.size();
     }
     if (savePath && lab) {

@@ -7,19 +7,23 @@
 
 #include "attentionsnapshot.h"
 #include "labfile.h"
+#include "stagedwrite.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
 // attentionExportFiles of `snapshot` into exportDir as `formats` asks
-// (checked by the caller; none: json and csv), and `lab` at savePath
+// (checked by the caller; none: json and csv) and `extraExportFiles`
+// (flash.json), and `lab` at savePath
 // when both are given; then "Wrote N file(s) to 'DIR'." and "Saved the lab
 // to 'FILE'.". The exit status: 0, or 1 with one line saying what could
 // not be written. A QCoreApplication exists.
 int writeRunOutputs(const AttentionSnapshot& snapshot, const LabState* lab,
                     const std::optional<std::string>& exportDir, const std::optional<std::string>& formats,
-                    const std::optional<std::string>& savePath);
+                    const std::optional<std::string>& savePath,
+                    std::vector<OutputFile> extraExportFiles = {});
 
 }  // namespace attnlab
