@@ -12,6 +12,7 @@
 #include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "headlabcommand.h"
 #include "modelcommand.h"
 #include "multiheadcommand.h"
 #include "numberargument.h"
@@ -484,6 +485,9 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error = UsageError{CommandLine::tr("--allow-large-export lets --model DIR --export-dir OUT write a "
                                            "model_attention.json over %1 GB: give it with --model DIR")
                                .arg(kMaxModelAttentionJsonBytes / 1e9)};
+    if (!error && !wantsModel(parser))
+        if (const std::optional<QString> headLab = headLabWithoutModel(parser))
+            error = UsageError{*headLab};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {
