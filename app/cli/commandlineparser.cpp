@@ -66,6 +66,8 @@ constexpr Spec kOptions[] = {
     {"ablate", true, Mode::Window, false},
     {"ablation", true, Mode::Window, false},
     {"probe", true, Mode::Window, false},
+    {"logit-lens", false, Mode::Window, false},
+    {"rollout", false, Mode::Window, false},
     {"preset", true, Mode::Window, false},
     {"list-presets", false, Mode::Window, false},
     {"open", true, Mode::Window, false},

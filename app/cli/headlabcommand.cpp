@@ -26,7 +26,8 @@ constexpr std::uint64_t kMaxIndex = 1u << 20;
 // Large enough for any model's positions (twice the span).
 constexpr std::uint64_t kMaxSpan = 1u << 20;
 
-const char* const kHeadLabOptions[] = {"--head-scores", "--ablate", "--ablation", "--probe"};
+const char* const kHeadLabOptions[] = {"--head-scores", "--ablate",     "--ablation",
+                                       "--probe",       "--logit-lens", "--rollout"};
 
 attn::Error usage(const QString& message)
 {
@@ -115,6 +116,8 @@ attn::Expected<HeadLabRequest> readHeadLabRequest(const CommandLineParser& parse
 {
     HeadLabRequest request;
     request.headScores = parser.isSet(QStringLiteral("--head-scores"));
+    request.logitLens = parser.isSet(QStringLiteral("--logit-lens"));
+    request.rollout = parser.isSet(QStringLiteral("--rollout"));
     if (parser.isSet(QStringLiteral("--ablate"))) {
         attn::Expected<std::vector<attn::HeadIndex>> heads =
             parseHeads(parser.value(QStringLiteral("--ablate")));

@@ -18,6 +18,11 @@
 //                            (head_scores.h: repeatProbeIdRange,
 //                            repeatedSpanIds; SEED 0 when left out) repeated
 //                            twice, with the model's loss on each repeat
+//   --logit-lens             also write logit_lens.json (lens_rollout.h):
+//                            after each layer, each position's 5 most likely
+//                            next tokens
+//   --rollout                add attention rollout (n x n) to
+//                            model_attention.json; needs --format json
 //
 // They combine with each other, --scale, --temperature and --format. Bad
 // values exit 2 with one line, before anything is written.
@@ -43,6 +48,8 @@ struct HeadLabRequest {
     bool probe = false;
     int probeSpan = 0;
     std::uint64_t probeSeed = 0;
+    bool logitLens = false;
+    bool rollout = false;
 };
 
 // The options above, if any is given.

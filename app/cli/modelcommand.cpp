@@ -7,6 +7,7 @@
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "headlabcommand.h"
+#include "lens_rollout.h"
 #include "modelattentionexport.h"
 #include "modelfamilies.h"
 #include "modelmapbudget.h"
@@ -40,8 +41,8 @@ bool isModelRunOption(const QString& name)
 {
     for (const char* allowed :
          {"--model", "--sentence", "--scale", "--temperature", "--caption", "--export-dir", "--format",
-          "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe", "--size", "--kernel",
-          "--exit-after-first-paint", "--screenshot"})
+          "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe", "--logit-lens",
+          "--rollout", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -175,6 +176,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     } else {
         ids = model->tokenizer->encodeIds(sentence);
     }
+    if (lab->logitLens)
+        options.keepHidden = true;
     if (!lab->ablate.empty()) {
         headLab.ablated = lab->ablate;
         headLab.ablation = lab->ablation;
@@ -192,6 +195,9 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
     // A model_attention.json of gigabytes is written only when asked for.
     const bool json = !input.formats || parseExportFormats(*input.formats)->json;
+    if (lab->rollout && !json)
+        return usage(CommandLine::tr("--rollout adds rollout to %1: give --format json")
+                         .arg(QLatin1String(kModelAttentionFileName)));
     if (const double bytes = modelAttentionJsonBytes(config, int(ids.size()));
         json && bytes > kMaxModelAttentionJsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
         return usage(CommandLine::tr("--format json would write %1 of about %2 GB (%3 heads' scores and "
@@ -229,6 +235,21 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     }
 
     ModelStart start;
+    if (lab->rollout) {
+        attn::Expected<attn::Matrix> rollout = attn::attentionRollout(*model->decoder, *result);
+        if (!rollout)
+            return usage(
+                CommandLine::tr("--rollout: %1").arg(QString::fromStdString(rollout.error().message)));
+        headLab.rollout = std::move(rollout).value();
+    }
+    if (lab->logitLens) {
+        attn::Expected<attn::LogitLens> lens =
+            attn::logitLens(*model->decoder, *result, 5, options.temperature, options.threads);
+        if (!lens)
+            return usage(
+                CommandLine::tr("--logit-lens: %1").arg(QString::fromStdString(lens.error().message)));
+        start.logitLens = std::move(lens).value();
+    }
     if (lab->headScores) {
         attn::Expected<attn::HeadScoreTable> scores = attn::headScores(*model->decoder, *result);
         if (!scores)
@@ -248,8 +269,9 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
-    for (const char* option : {"--scale", "--temperature", "--format", "--caption", "--allow-large-export",
-                               "--head-scores", "--ablate", "--ablation", "--probe"})
+    for (const char* option :
+         {"--scale", "--temperature", "--format", "--caption", "--allow-large-export", "--head-scores",
+          "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
@@ -288,6 +310,9 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     if (start->headScores)
         files.push_back(headScoresJsonFile(start->model, start->result, start->scaleMode, *start->headScores,
                                            start->headLab));
+    if (start->logitLens)
+        files.push_back(logitLensJsonFile(start->model, start->result, start->scaleMode, *start->logitLens,
+                                          start->headLab));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
             modelPictureFiles(start.value(), start->sentence, parser.value(QStringLiteral("--caption")),

@@ -25,6 +25,7 @@
 #include "gpt2.h"
 #include "head_scores.h"
 #include "headlabexport.h"
+#include "lens_rollout.h"
 #include "modelfolder.h"
 
 #include <QString>
@@ -60,6 +61,7 @@ struct ModelStart {
     // the files, and with --head-scores every head's scores.
     ModelHeadLab headLab;
     std::optional<attn::HeadScoreTable> headScores;
+    std::optional<attn::LogitLens> logitLens;  // --logit-lens
 };
 
 // The options checked (combinations, --temperature, --scale's range), the

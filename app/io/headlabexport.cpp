@@ -36,10 +36,21 @@ const char* headAblationName(attn::HeadAblation kind)
 }
 
 void writeHeadLabKeys(JsonWriter& json, const ModelTokenizer& tokenizer, const ModelHeadLab& lab,
-                      bool withIntactTop)
+                      bool forModelAttention)
 {
+    if (forModelAttention && lab.rollout) {
+        json.key("rollout");
+        json.beginArray();
+        for (Eigen::Index i = 0; i < lab.rollout->rows(); ++i) {
+            json.beginArray(JsonWriter::Layout::Inline);
+            for (Eigen::Index j = 0; j < lab.rollout->cols(); ++j)
+                json.value((*lab.rollout)(i, j));
+            json.endArray();
+        }
+        json.endArray();
+    }
     if (!lab.ablated.empty()) {
-        if (withIntactTop) {
+        if (forModelAttention) {
             json.key("next_token_intact");
             writeTopTokens(json, tokenizer, lab.intactTop);
         }
@@ -111,6 +122,58 @@ void writeHeadScoresJson(std::ostream& out, const ModelFolder& model, const attn
     writeHeadLabKeys(json, *model.tokenizer, lab, false);
     json.endObject();
     json.finish();
+}
+
+void writeLogitLensJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                        const std::string& scaleMode, const attn::LogitLens& lens, const ModelHeadLab& lab)
+{
+    const ModelTokenizer& tokenizer = *model.tokenizer;
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("model");
+    writeModelObject(json, model);
+    writeModelRunKeys(json, model, result, scaleMode);
+    json.key("temperature");
+    json.value(result.temperature);
+    json.key("layers");
+    json.beginArray();
+    for (int l = 0; l < lens.layers; ++l) {
+        json.beginObject();
+        json.key("positions");
+        json.beginArray();
+        for (int i = 0; i < lens.positions; ++i) {
+            json.beginObject(JsonWriter::Layout::Inline);
+            json.key("top");
+            json.beginArray(JsonWriter::Layout::Inline);
+            for (const attn::TopToken& top : lens.at(l, i)) {
+                json.beginObject(JsonWriter::Layout::Inline);
+                json.key("id");
+                json.value(top.id);
+                json.key("token");
+                json.value(QString::fromUtf8(tokenizer.tokenBytes(top.id)).toStdString());
+                json.key("probability");
+                json.value(top.probability);
+                json.endObject();
+            }
+            json.endArray();
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    writeHeadLabKeys(json, tokenizer, lab, false);
+    json.endObject();
+    json.finish();
+}
+
+OutputFile logitLensJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const attn::LogitLens& lens,
+                             const ModelHeadLab& lab)
+{
+    return {kLogitLensFileName, [&model, &result, scaleMode, &lens, &lab](std::ostream& out) {
+                writeLogitLensJson(out, model, result, scaleMode, lens, lab);
+            }};
 }
 
 OutputFile headScoresJsonFile(const ModelFolder& model, const attn::DecoderResult& result,

@@ -21,14 +21,23 @@
 //                      file is then the ablated pass's
 //   next_token_intact  model_attention.json only, with ablated: the intact
 //                      model's next tokens, as next_token
+//   rollout            model_attention.json only (--rollout): attention
+//                      rollout, n x n (lens_rollout.h)
 //   probe              (--probe repeat:R[:SEED]) kind "repeat", span R, seed,
 //                      id_low and id_high (the ids drawn from, id_high
 //                      excluded), loss_first and loss_second: the model's
 //                      mean next-token loss (natural log, temperature 1) on
 //                      the first and the second repeat
+//
+// logit_lens.json (--logit-lens): model, tokens, pieces, token_ids, scale,
+// temperature as model_attention.json's; layers: n_layer objects with
+// positions: n objects with top: the 5 most likely next tokens read from
+// the residual stream after that layer (id, token, probability under
+// softmax(logits / temperature)), largest first; and the keys above.
 
 #include "decoder_model.h"
 #include "head_scores.h"
+#include "lens_rollout.h"
 #include "modelfolder.h"
 #include "stagedwrite.h"
 
@@ -43,6 +52,7 @@ namespace attnlab {
 class JsonWriter;
 
 inline constexpr char kHeadScoresFileName[] = "head_scores.json";
+inline constexpr char kLogitLensFileName[] = "logit_lens.json";
 
 struct RepeatProbeRun {
     int span = 0;
@@ -56,16 +66,17 @@ struct ModelHeadLab {
     attn::HeadAblation ablation = attn::HeadAblation::Zero;
     std::vector<attn::TopToken> intactTop;  // with ablated: the intact pass's next tokens
     std::optional<RepeatProbeRun> probe;
+    std::optional<attn::Matrix> rollout;  // --rollout
 };
 
 // "zero" or "mean".
 const char* headAblationName(attn::HeadAblation kind);
 
 // The keys `lab` adds (above), for a writer inside the file's object;
-// `intactTop` is written only by model_attention.json's writer
-// (withIntactTop).
+// next_token_intact and rollout are written only by model_attention.json's
+// writer (forModelAttention).
 void writeHeadLabKeys(JsonWriter& json, const ModelTokenizer& tokenizer, const ModelHeadLab& lab,
-                      bool withIntactTop = true);
+                      bool forModelAttention = true);
 
 void writeHeadScoresJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
                          const std::string& scaleMode, const attn::HeadScoreTable& scores,
@@ -76,5 +87,11 @@ void writeHeadScoresJson(std::ostream& out, const ModelFolder& model, const attn
 OutputFile headScoresJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
                               const std::string& scaleMode, const attn::HeadScoreTable& scores,
                               const ModelHeadLab& lab);
+
+void writeLogitLensJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                        const std::string& scaleMode, const attn::LogitLens& lens, const ModelHeadLab& lab);
+OutputFile logitLensJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const attn::LogitLens& lens,
+                             const ModelHeadLab& lab);
 
 }  // namespace attnlab

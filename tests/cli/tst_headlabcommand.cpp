@@ -10,6 +10,7 @@
 
 #include "gpt2cases.h"
 #include "head_scores.h"
+#include "lens_rollout.h"
 #include "modelfamilies.h"
 #include "plainheadscores.h"
 #include "runapp.h"
@@ -101,6 +102,8 @@ private slots:
     void headScores();
     void ablation();
     void probeWithEverything();
+    void lensAndRollout_data();
+    void lensAndRollout();
     void refused_data();
     void refused();
     void refusedWithoutModel();
@@ -242,6 +245,87 @@ void TestHeadLabCommand::probeWithEverything()
     QVERIFY(!scores["layers"][0]["heads"][0]["induction"].isNull());
 }
 
+void TestHeadLabCommand::lensAndRollout_data()
+{
+    QTest::addColumn<bool>("ablate");
+    QTest::addRow("intact") << false;
+    QTest::addRow("head 0.3 ablated, temperature 1.5") << true;
+}
+
+void TestHeadLabCommand::lensAndRollout()
+{
+    QFETCH(bool, ablate);
+    const QJsonObject c = gpt2cases::reference(QStringLiteral("tiny-gpt2"))["cases"].toArray()[0].toObject();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QStringList arguments{"--model",      tinyFolder(), "--sentence",   c["sentence"].toString(),
+                          "--logit-lens", "--rollout",  "--export-dir", out};
+    if (ablate)
+        arguments << QStringList{"--ablate", "0.3", "--temperature", "1.5"};
+    const Run run = runApp(arguments);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject lensFile = readJsonFile(out + QStringLiteral("/logit_lens.json"));
+    const QJsonObject attention = readJsonFile(out + QStringLiteral("/model_attention.json"));
+
+    const attnlab::ModelFolder model = tinyModel();
+    const std::vector<int> ids = idsOf(c["token_ids"].toArray());
+    attn::DecoderRunOptions options;
+    options.keepHidden = true;
+    if (ablate) {
+        options.temperature = 1.5;
+        options.headOutput = attn::ablationHook({{0, 3}}, attn::HeadAblation::Zero);
+    }
+    const auto pass = model.decoder->run(ids, options);
+    QVERIFY(pass.ok());
+    const attn::LogitLens lens = attn::logitLens(*model.decoder, *pass, 5, options.temperature).value();
+    const QJsonArray layers = lensFile["layers"].toArray();
+    QCOMPARE(int(layers.size()), 2);
+    for (int l = 0; l < 2; ++l) {
+        const QJsonArray positions = layers[l].toObject()["positions"].toArray();
+        QCOMPARE(int(positions.size()), int(ids.size()));
+        for (int i = 0; i < positions.size(); ++i) {
+            const QJsonArray top = positions[i].toObject()["top"].toArray();
+            QCOMPARE(int(top.size()), 5);
+            for (int k = 0; k < 5; ++k) {
+                const QJsonObject t = top[k].toObject();
+                QCOMPARE(t["id"].toInt(), lens.at(l, i)[std::size_t(k)].id);
+                QVERIFY(t["probability"].toDouble() == lens.at(l, i)[std::size_t(k)].probability);
+                QCOMPARE(t["token"].toString(),
+                         QString::fromUtf8(model.tokenizer->tokenBytes(t["id"].toInt())));
+            }
+        }
+    }
+    // The last layer's lens at the last position is the next token.
+    QCOMPARE(
+        layers[1].toObject()["positions"].toArray().last().toObject()["top"].toArray()[0].toObject()["id"],
+        attention["next_token"].toArray()[0].toObject()["id"]);
+
+    const attn::Matrix rollout = testdata::toMatrix(attention["rollout"]);
+    QCOMPARE(testdata::maxAbsDiff(rollout, attn::attentionRollout(*model.decoder, *pass).value()), 0.0);
+    for (Eigen::Index i = 0; i < rollout.rows(); ++i)
+        QVERIFY(std::abs(rollout.row(i).sum() - 1.0) <= 1e-12);
+    if (ablate)
+        return;
+    // Intact: the definition over reference.json's NumPy weights.
+    const Eigen::Index n = Eigen::Index(ids.size());
+    attn::Matrix expected = attn::Matrix::Identity(n, n);
+    for (const QJsonValue& layer : c["layers"].toArray()) {
+        attn::Matrix b = attn::Matrix::Zero(n, n);
+        const QJsonArray heads = layer.toObject()["heads"].toArray();
+        for (const QJsonValue& head : heads)
+            b += testdata::toMatrix(head.toObject()["weights"]);
+        b = 0.5 * b / double(heads.size());
+        for (Eigen::Index i = 0; i < n; ++i) {
+            b(i, i) += 0.5;
+            b.row(i) /= b.row(i).sum();
+        }
+        expected = attn::Matrix(b * expected);
+    }
+    QVERIFY2(testdata::maxAbsDiff(rollout, expected) <= 1e-12,
+             qPrintable(QString::number(testdata::maxAbsDiff(rollout, expected))));
+}
+
 void TestHeadLabCommand::refused_data()
 {
     QTest::addColumn<QStringList>("arguments");  // after --model DIR
@@ -279,6 +363,8 @@ void TestHeadLabCommand::refused_data()
                                                 << QStringLiteral(
                                                        "--probe repeat:33 is 66 tokens; this model takes at "
                                                        "most 64 (its config.json): give R up to 32");
+    QTest::newRow("rollout without json") << (sentence + QStringList{"--rollout", "--format", "png"} + out)
+                                          << QStringLiteral("--rollout adds rollout to model_attention.json");
     QTest::newRow("in the window") << (sentence + QStringList{"--head-scores"})
                                    << QStringLiteral("--head-scores with --model is for the export");
 }
@@ -303,9 +389,12 @@ void TestHeadLabCommand::refusedWithoutModel()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString out = dir.filePath(QStringLiteral("out"));
-    for (const char* option : {"--head-scores", "--probe", "--ablate", "--ablation"}) {
+    for (const char* option :
+         {"--head-scores", "--probe", "--ablate", "--ablation", "--logit-lens", "--rollout"}) {
         QStringList lone{QLatin1String(option)};
-        if (QLatin1String(option) != QLatin1String("--head-scores"))
+        if (QLatin1String(option) == QLatin1String("--probe")
+            || QLatin1String(option) == QLatin1String("--ablate")
+            || QLatin1String(option) == QLatin1String("--ablation"))
             lone << QStringLiteral("x");
         const Run alone = runApp(lone + QStringList{"--export-dir", out});
         QCOMPARE(alone.exitCode, 2);
