@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelattentionexport.h"
 
+#include "headlabexport.h"
 #include "jsonwriter.h"
 
 #include <QByteArray>
@@ -99,15 +100,10 @@ std::string divisorScaleMode(const attn::HeadDivisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
-                             const std::string& scaleMode, const ModelNextTokens* next)
+void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::DecoderResult& result,
+                       const std::string& scaleMode)
 {
     const ModelTokenizer& tokenizer = *model.tokenizer;
-    JsonWriter json(out);
-    json.beginObject();
-    json.key("model");
-    writeModel(json, model);
-
     json.key("tokens");
     json.beginArray(JsonWriter::Layout::Inline);
     for (const int id : result.tokenIds)
@@ -134,6 +130,44 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
     else
         json.null();
     json.endObject();
+}
+
+void writeTopTokens(JsonWriter& json, const ModelTokenizer& tokenizer,
+                    const std::vector<attn::TopToken>& tops)
+{
+    json.beginArray();
+    for (const attn::TopToken& top : tops) {
+        json.beginObject(JsonWriter::Layout::Inline);
+        json.key("id");
+        json.value(top.id);
+        json.key("token");
+        json.value(tokenText(tokenizer, top.id));
+        json.key("piece");
+        json.value(tokenPiece(tokenizer, top.id));
+        json.key("logit");
+        json.value(top.logit);
+        json.key("probability");
+        json.value(top.probability);
+        json.endObject();
+    }
+    json.endArray();
+}
+
+void writeModelObject(JsonWriter& json, const ModelFolder& model)
+{
+    writeModel(json, model);
+}
+
+void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const ModelNextTokens* next,
+                             const ModelHeadLab* lab)
+{
+    const ModelTokenizer& tokenizer = *model.tokenizer;
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("model");
+    writeModel(json, model);
+    writeModelRunKeys(json, model, result, scaleMode);
     json.key("temperature");
     json.value(next ? next->temperature : result.temperature);
 
@@ -151,22 +185,9 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
     json.endArray();
 
     json.key("next_token");
-    json.beginArray();
-    for (const attn::TopToken& top : next ? next->top : result.top) {
-        json.beginObject(JsonWriter::Layout::Inline);
-        json.key("id");
-        json.value(top.id);
-        json.key("token");
-        json.value(tokenText(tokenizer, top.id));
-        json.key("piece");
-        json.value(tokenPiece(tokenizer, top.id));
-        json.key("logit");
-        json.value(top.logit);
-        json.key("probability");
-        json.value(top.probability);
-        json.endObject();
-    }
-    json.endArray();
+    writeTopTokens(json, tokenizer, next ? next->top : result.top);
+    if (lab)
+        writeHeadLabKeys(json, tokenizer, *lab);
     json.endObject();
     json.finish();
 }
@@ -185,10 +206,10 @@ double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens)
 }
 
 OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
-                                  const std::string& scaleMode)
+                                  const std::string& scaleMode, const ModelHeadLab* lab)
 {
-    return {kModelAttentionFileName, [&model, &result, scaleMode](std::ostream& out) {
-                writeModelAttentionJson(out, model, result, scaleMode);
+    return {kModelAttentionFileName, [&model, &result, scaleMode, lab](std::ostream& out) {
+                writeModelAttentionJson(out, model, result, scaleMode, nullptr, lab);
             }};
 }
 
