@@ -46,11 +46,11 @@ attn::Expected<Gpt2Tokenizer> Gpt2Tokenizer::fromFolder(const QString& folder)
 {
     const QDir dir(folder);
     const attn::Expected<QByteArray> vocab =
-        readInputFile(dir.filePath(QStringLiteral("vocab.json")), kMaxTokenizerFileBytes, "a vocab.json");
+        readInputFile(dir.filePath(QStringLiteral("vocab.json")), kMaxTokenizerFileBytes, "vocab.json");
     if (!vocab)
         return vocab.error();
     const attn::Expected<QByteArray> merges =
-        readInputFile(dir.filePath(QStringLiteral("merges.txt")), kMaxTokenizerFileBytes, "a merges.txt");
+        readInputFile(dir.filePath(QStringLiteral("merges.txt")), kMaxTokenizerFileBytes, "merges.txt");
     if (!merges)
         return merges.error();
     return fromData(std::string_view(vocab->constData(), std::size_t(vocab->size())),
