@@ -143,6 +143,7 @@ private slots:
     void tokensAndBos();
     void mergeForms();
     void ignoreMerges();
+    void llama3SplitPattern();
     void prefixSpaceAndSplitString();
     void addedTokenOptions_data();
     void addedTokenOptions();
@@ -313,6 +314,51 @@ void TestTokenizerJson::ignoreMerges()
     QVERIFY(ignoring.ok());
     QCOMPARE((*ignoring)->encodeIds(QStringLiteral("xyz")), (Ids{260}));
     QCOMPARE((*ignoring)->encodeIds(QStringLiteral("xyzz")), (Ids{'x', 'y', 'z', 'z'}));
+}
+
+// Llama 3's Split pattern: digits in threes, contractions in any case, and
+// of two spaces before a word, the first alone (\s+(?!\S)). Extra tokens
+// "34" (260), "'S" (261), "ĠĠ" (262) with merges "3 4", "' S", "Ġ Ġ" show
+// where the pieces end; GPT-2's ByteLevel regex cuts "12345" as one piece.
+void TestTokenizerJson::llama3SplitPattern()
+{
+    QJsonObject json = smallTokenizer();
+    QJsonObject model = json[QStringLiteral("model")].toObject();
+    QJsonObject vocab = model[QStringLiteral("vocab")].toObject();
+    vocab.insert(QStringLiteral("34"), 260);
+    vocab.insert(QStringLiteral("'S"), 261);
+    vocab.insert(QStringLiteral("ĠĠ"), 262);
+    QJsonArray merges = model[QStringLiteral("merges")].toArray();
+    merges.append(QStringLiteral("3 4"));
+    merges.append(QStringLiteral("' S"));
+    merges.append(QStringLiteral("Ġ Ġ"));
+    model.insert(QStringLiteral("vocab"), vocab);
+    model.insert(QStringLiteral("merges"), merges);
+    json.insert(QStringLiteral("model"), model);
+    const auto gpt2 = fromJson(json);
+    QVERIFY(gpt2.ok());
+    QCOMPARE((*gpt2)->encodeIds(QStringLiteral("12345")), (Ids{'1', '2', 260, '5'}));
+
+    const QString llama3 = QStringLiteral(
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
+        "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+        "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+");
+    json.insert(
+        QStringLiteral("pre_tokenizer"),
+        QJsonObject{{"type", "Sequence"},
+                    {"pretokenizers", QJsonArray{QJsonObject{{"type", "Split"},
+                                                             {"pattern", QJsonObject{{"Regex", llama3}}},
+                                                             {"behavior", "Isolated"},
+                                                             {"invert", false}},
+                                                 QJsonObject{{"type", "ByteLevel"},
+                                                             {"add_prefix_space", false},
+                                                             {"trim_offsets", true},
+                                                             {"use_regex", false}}}}});
+    const auto t = fromJson(withModel(json, QStringLiteral("ignore_merges"), true));
+    QVERIFY2(t.ok(), t.ok() ? "" : t.error().message.c_str());
+    QCOMPARE((*t)->encodeIds(QStringLiteral("12345 it'S  ok")),
+             (Ids{'1', '2', '3', '4', '5', ' ', 'i', 't', 261, ' ', ' ', 'o', 'k'}));
+    QCOMPARE((*t)->encodeIds(QStringLiteral("a   b")), (Ids{'a', 262, ' ', 'b'}));
 }
 
 // add_prefix_space puts "Ġ" before each piece that lacks a space; a Split
