@@ -419,7 +419,7 @@ attn::Expected<std::shared_ptr<const TokenizerJson>> TokenizerJson::fromData(std
         }
     }
 
-    auto tokenizer = std::make_shared<TokenizerJson>();
+    std::shared_ptr<TokenizerJson> tokenizer(new TokenizerJson);
     tokenizer->data_ = std::move(data);
     return std::shared_ptr<const TokenizerJson>(std::move(tokenizer));
 }

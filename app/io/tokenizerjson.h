@@ -66,10 +66,11 @@ public:
     ModelToken token(int id) const override;
     QByteArray tokenBytes(int id) const override;
 
-    struct Data;
-
 private:
+    struct Data;
     std::shared_ptr<const Data> data_;
+
+    TokenizerJson() = default;
 };
 
 // FOLDER/tokenizer.json and FOLDER/tokenizer_config.json (when present).
