@@ -3,6 +3,7 @@
 
 #include "llama.h"
 #include "llamacheckpoint.h"
+#include "tokenizerjson.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,6 +12,41 @@
 #include <utility>
 
 namespace attnlab {
+
+namespace {
+
+attn::Expected<ModelFolder> readWithTokenizerJson(const QString& folder, const QByteArray& config)
+{
+    return readLlamaFolder(folder, config, &readTokenizerJson);
+}
+
+// The folder's files, config.json first: the loading message lists them and
+// folderIdentity digests them (a shard's own bytes are not among them; the
+// index, which names the shards, is).
+const std::vector<const char*>& llamaFiles()
+{
+    static const std::vector<const char*> files{"config.json", "tokenizer.json", "tokenizer_config.json",
+                                                "model.safetensors", "model.safetensors.index.json"};
+    return files;
+}
+
+ModelFamily family(const char* modelType, const char* name)
+{
+    ModelFamily f;
+    f.modelType = modelType;
+    f.name = name;
+    f.files = llamaFiles();
+    f.read = &readWithTokenizerJson;
+    return f;
+}
+
+}  // namespace
+
+std::vector<ModelFamily> llamaFamilies()
+{
+    return {family("llama", "Llama"), family("qwen2", "Qwen2"), family("qwen3", "Qwen3"),
+            family("mistral", "Mistral")};
+}
 
 attn::Expected<ModelFolder> readLlamaFolder(const QString& folder, const QByteArray& config,
                                             FolderTokenizerReader readTokenizer)

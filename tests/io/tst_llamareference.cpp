@@ -14,6 +14,7 @@
 
 #include "llama.h"
 #include "llamacheckpoint.h"
+#include "modelfamilies.h"
 #include "testdata.h"
 
 #include <QtTest>
@@ -97,6 +98,8 @@ private slots:
     void unscaled_data();
     void unscaled();
     void readerFacts();
+    void wholeFolder_data();
+    void wholeFolder();
 };
 
 void TestLlamaReference::reference_data()
@@ -207,6 +210,42 @@ void TestLlamaReference::readerFacts()
     QCOMPARE(q.ropeTheta, 1e6);
     QVERIFY(q.qkNorm);
     QCOMPARE(qwen->config().kvHeadOf(3), 1);
+}
+
+void TestLlamaReference::wholeFolder_data()
+{
+    unscaled_data();
+}
+
+void TestLlamaReference::wholeFolder()
+{
+    // The folder as the command line and the window open it (the list of
+    // families, config.json's model_type, the tokenizer from tokenizer.json):
+    // each sentence's text gives the reference's token ids, and those the
+    // reference's ten largest logits.
+    QFETCH(QString, checkpoint);
+    const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/") + checkpoint;
+    const auto model = attnlab::readModelFolder(folder);
+    QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+    QCOMPARE(model->family,
+             checkpoint == QLatin1String("tiny-llama") ? QStringLiteral("llama") : QStringLiteral("qwen3"));
+    QCOMPARE(model->dtype,
+             checkpoint == QLatin1String("tiny-llama") ? std::string("F32") : std::string("BF16"));
+    QVERIFY(model->tokenizer->vocabSize() <= model->config().vocabSize);
+    const QJsonObject ref = testdata::readJson(QStringLiteral("llama/%1/reference.json").arg(checkpoint));
+    for (const QJsonValue& value : ref["cases"].toArray()) {
+        const QJsonObject c = value.toObject();
+        std::vector<int> want;
+        for (const QJsonValue& id : c["token_ids"].toArray())
+            want.push_back(id.toInt());
+        const std::vector<int> ids = model->tokenizer->encodeIds(c["sentence"].toString());
+        QCOMPARE(ids, want);
+        attn::DecoderRunOptions options;
+        options.topK = 10;
+        const auto r = model->decoder->run(ids, options);
+        QVERIFY(r.ok());
+        compareTop(r->top, c["top10"].toArray());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestLlamaReference)
