@@ -59,6 +59,8 @@ struct LlamaConfig {
         c.vocabSize = vocabSize;
         c.maxPositions = maxPositions;
         c.slidingWindow = slidingWindow;
+        c.ropeTheta = ropeTheta;
+        c.ropeScaling = ropeScaling.enabled ? "llama3" : "";
         return c;
     }
 };
