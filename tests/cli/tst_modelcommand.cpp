@@ -478,7 +478,7 @@ void TestModelCommand::badCheckpoint_data()
         << QStringList{"config.json", "gemma", "supported: gpt2, llama"};
     QTest::newRow("model_type llama on GPT-2's config")
         << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"")
-        << QStringList{"config.json", "no num_hidden_layers"};
+        << QStringList{"config.json", "architectures", "GPT2LMHeadModel", "ForCausalLM"};
     QTest::newRow("no model_type") << replaceInConfig("\"model_type\": \"gpt2\",", "")
                                    << QStringList{"config.json", "no model_type", "supported: gpt2"};
     QTest::newRow("n_head 3") << replaceInConfig("\"n_head\": 4", "\"n_head\": 3")
