@@ -41,6 +41,25 @@ void writeModel(JsonWriter& json, const ModelFolder& model)
     json.value(config.vocabSize);
     json.key("dtype");
     json.value(model.dtype);
+    json.key("num_key_value_heads");
+    json.value(config.kvHeads);
+    json.key("head_dim");
+    json.value(config.headDim);
+    json.key("rope_theta");
+    if (config.ropeTheta > 0)
+        json.value(config.ropeTheta);
+    else
+        json.null();
+    json.key("rope_scaling");
+    if (!config.ropeScaling.empty())
+        json.value(config.ropeScaling);
+    else
+        json.null();
+    json.key("sliding_window");
+    if (config.slidingWindow > 0)
+        json.value(config.slidingWindow);
+    else
+        json.null();
     json.endObject();
 }
 
@@ -55,11 +74,13 @@ double commonDivisor(const attn::HeadDivisors& divisors)
     return divisors.values.front();
 }
 
-void writeHead(JsonWriter& json, const attn::AttentionResult& head)
+void writeHead(JsonWriter& json, const attn::AttentionResult& head, int kvHead)
 {
     const int n = head.tokens();
     std::vector<double> row(std::size_t(n), 0.0);
     json.beginObject();
+    json.key("kv_head");
+    json.value(kvHead);
     json.key("divisor");
     json.value(head.divisor);
     json.key("scores");
@@ -177,8 +198,8 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
         json.beginObject();
         json.key("heads");
         json.beginArray();
-        for (const attn::AttentionResult& head : layer.heads)
-            writeHead(json, head);
+        for (std::size_t h = 0; h < layer.heads.size(); ++h)
+            writeHead(json, layer.heads[h], model.config().kvHeadOf(int(h)));
         json.endArray();
         json.endObject();
     }
