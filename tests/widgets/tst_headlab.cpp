@@ -17,6 +17,7 @@
 #include "modelgridview.h"
 #include "modelpanel.h"
 #include "modelsession.h"
+#include "nexttokenview.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -102,6 +103,9 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(box && table && note);
     ModelGridView* grid = panel->grid();
     QVERIFY(!grid->renderer().hasRanking());
+    // The head lab's "Head scores" page, after the selected head's "Last token".
+    QCOMPARE(panel->headLab()->count(), 3);
+    panel->headLab()->setCurrentIndex(1);
 
     // Induction: core's scores of a pass run here, ranked, in the table and the grid.
     const attn::DecoderResult intact = runHere(*session);
@@ -121,7 +125,7 @@ void TestHeadLab::scoresAndAblation()
             QCOMPARE(table->item(row, 1)->text(), QString::number(expected, 'f', 4));
             QCOMPARE(grid->renderer().ranking()(h.layer, h.head), expected);
         }
-        QVERIFY(!note->isVisible());
+        QVERIFY(note->isHidden());
     }
     // A click on a row selects that head.
     choose(box, int(attn::HeadScoreKind::Induction));
@@ -139,8 +143,10 @@ void TestHeadLab::scoresAndAblation()
     QTest::mouseClick(grid, Qt::LeftButton, Qt::ControlModifier, grid->tileRect(1, 2).center());
     QVERIFY(session->isAblated(1, 2));
     QVERIFY(grid->renderer().crossedTiles() == std::vector<int>{1 * 4 + 2});
+    QCOMPARE(panel->headLab()->currentIndex(), 2);  // the Ablation page comes forward
     QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
     QVERIFY(comparison->isVisible());
+    QVERIFY(panel->nextTokenView()->isHidden());  // the table in the bars' place
     const attn::DecoderResult ablated =
         runHere(*session, attn::ablationHook({{1, 2}}, attn::HeadAblation::Zero));
     const std::vector<attn::NextTokenChange> expected =
@@ -200,14 +206,16 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(grid->renderer().crossedTiles().empty());
     QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
     QVERIFY(!comparison->isVisible());
+    QVERIFY(panel->nextTokenView()->isVisible());
 
     // A sentence with no repeated token: the duplicate-token score is empty
     // for every head, shown as an empty cell and its reason, never 0.
+    panel->headLab()->setCurrentIndex(1);
     choose(box, int(attn::HeadScoreKind::DuplicateToken));
     QVERIFY(typeSentence(*window, QStringLiteral("A quick brown fox")));
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(table->item(0, 1)->text(), QString());
-    QVERIFY(note->isVisible());
+    QVERIFY(!note->isHidden());
     QVERIFY(note->text().contains(QStringLiteral("empty")));
     QVERIFY(std::isnan(grid->renderer().ranking()(0, 0)));
     QVERIFY(grid->renderer().markedTiles().empty());

@@ -66,9 +66,11 @@ QString emptyReason(attn::HeadScoreKind kind)
 
 }  // namespace
 
-HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QWidget(parent), session_(session)
+HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(parent), session_(session)
 {
-    score_ = new QComboBox(this);
+    scoresPage_ = new QWidget(this);
+    ablationPage_ = new QWidget(this);
+    score_ = new QComboBox(scoresPage_);
     score_->setObjectName(QStringLiteral("modelScoreBox"));
     score_->setAccessibleName(tr("Head score"));
     score_->addItem(tr("none"), -1);
@@ -84,15 +86,15 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QWidget(par
            "induction: mean over those rows of the weight on the token after each earlier copy;\n"
            "first token: mean over i ≥ 1 of A[i, 0] (the attention sink).\n"
            "A score no row defines is empty."));
-    scoreNote_ = new QLabel(this);
+    scoreNote_ = new QLabel(scoresPage_);
     scoreNote_->setObjectName(QStringLiteral("modelScoreNote"));
     scoreNote_->setWordWrap(true);
     scoreNote_->hide();
-    ranked_ = makeTable({tr("head"), tr("score")}, QStringLiteral("modelScoreTable"), this);
+    ranked_ = makeTable({tr("head"), tr("score")}, QStringLiteral("modelScoreTable"), scoresPage_);
     ranked_->setAccessibleName(tr("Heads ranked by the chosen score"));
     ranked_->setToolTip(tr("Every head by the chosen score, largest first; click one to select it."));
 
-    mode_ = new QComboBox(this);
+    mode_ = new QComboBox(ablationPage_);
     mode_->setObjectName(QStringLiteral("modelAblationModeBox"));
     mode_->setAccessibleName(tr("Ablation"));
     mode_->addItem(tr("zero"), int(attn::HeadAblation::Zero));
@@ -100,23 +102,23 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QWidget(par
     mode_->setToolTip(
         tr("zero: the head's context is set to 0 before the output projection; mean: each of its "
            "columns is replaced by its mean over the positions. Everything after it is recomputed."));
-    selected_ = new QPushButton(this);
+    selected_ = new QPushButton(ablationPage_);
     selected_->setObjectName(QStringLiteral("modelAblateSelectedButton"));
     selected_->setToolTip(
         tr("Ablate the selected head, or stop ablating it (Ctrl+click a head does "
            "the same)."));
-    topK_ = new QSpinBox(this);
+    topK_ = new QSpinBox(ablationPage_);
     topK_->setObjectName(QStringLiteral("modelAblateTopSpin"));
     topK_->setRange(1, 1);
     topK_->setValue(1);
     topK_->setAccessibleName(tr("How many heads to ablate"));
-    top_ = new QPushButton(tr("highest by score"), this);
+    top_ = new QPushButton(tr("highest by score"), ablationPage_);
     top_->setObjectName(QStringLiteral("modelAblateTopButton"));
     top_->setToolTip(tr("Ablate the k heads with the largest chosen score (and no others)."));
-    clear_ = new QPushButton(tr("None"), this);
+    clear_ = new QPushButton(tr("None"), ablationPage_);
     clear_->setObjectName(QStringLiteral("modelAblationClearButton"));
     clear_->setToolTip(tr("Ablate no head: the intact model."));
-    ablated_ = new QLabel(this);
+    ablated_ = new QLabel(ablationPage_);
     ablated_->setObjectName(QStringLiteral("modelAblationLabel"));
     ablated_->setWordWrap(true);
 
@@ -128,17 +130,17 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QWidget(par
            "probability: softmax(logits / T) with and without the ablated heads."));
     comparison_->hide();
 
-    tokenA_ = new QLineEdit(QStringLiteral(" film"), this);
+    tokenA_ = new QLineEdit(QStringLiteral(" film"), ablationPage_);
     tokenA_->setObjectName(QStringLiteral("modelLogitTokenA"));
     tokenA_->setAccessibleName(tr("First token of the logit difference"));
-    tokenB_ = new QLineEdit(QStringLiteral(" book"), this);
+    tokenB_ = new QLineEdit(QStringLiteral(" book"), ablationPage_);
     tokenB_->setObjectName(QStringLiteral("modelLogitTokenB"));
     tokenB_->setAccessibleName(tr("Second token of the logit difference"));
     for (QLineEdit* edit : {tokenA_, tokenB_}) {
         edit->setToolTip(tr("A token of the model, its leading space included (“ film”)."));
         edit->setMaximumWidth(10 * fontMetrics().averageCharWidth());
     }
-    difference_ = new QLabel(this);
+    difference_ = new QLabel(ablationPage_);
     difference_->setObjectName(QStringLiteral("modelLogitDifference"));
     difference_->setWordWrap(true);
     difference_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -147,31 +149,38 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QWidget(par
            "model favours the first token, intact and with the ablated heads."));
 
     auto* scoreRow = new QHBoxLayout;
-    scoreRow->addWidget(new QLabel(tr("Head score:"), this));
+    scoreRow->addWidget(new QLabel(tr("Score:"), scoresPage_));
     scoreRow->addWidget(score_, 1);
     auto* ablateRow = new QHBoxLayout;
-    ablateRow->addWidget(new QLabel(tr("Ablate:"), this));
+    ablateRow->addWidget(new QLabel(tr("Ablate:"), ablationPage_));
     ablateRow->addWidget(mode_);
     ablateRow->addWidget(selected_, 1);
     auto* topRow = new QHBoxLayout;
     topRow->addWidget(topK_);
     topRow->addWidget(top_, 1);
     topRow->addWidget(clear_);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(scoreRow);
-    layout->addWidget(scoreNote_);
-    layout->addWidget(ranked_, 1);
+    auto* scores = new QVBoxLayout(scoresPage_);
+    scores->setContentsMargins(2, 2, 2, 2);
+    scores->setSpacing(2);
+    scores->addLayout(scoreRow);
+    scores->addWidget(scoreNote_);
+    scores->addWidget(ranked_, 1);
+    auto* layout = new QVBoxLayout(ablationPage_);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
     layout->addLayout(ablateRow);
     layout->addLayout(topRow);
     layout->addWidget(ablated_);
     auto* differenceRow = new QHBoxLayout;
-    differenceRow->addWidget(new QLabel(tr("Logit"), this));
+    differenceRow->addWidget(new QLabel(tr("Logit"), ablationPage_));
     differenceRow->addWidget(tokenA_);
-    differenceRow->addWidget(new QLabel(QStringLiteral("−"), this));
+    differenceRow->addWidget(new QLabel(QStringLiteral("−"), ablationPage_));
     differenceRow->addWidget(tokenB_);
     differenceRow->addWidget(difference_, 1);
     layout->addLayout(differenceRow);
+    layout->addStretch(1);
+    addTab(scoresPage_, tr("Head scores"));
+    addTab(ablationPage_, tr("Ablation"));
     connect(tokenA_, &QLineEdit::textChanged, this, &HeadLabPanel::showLogitDifference);
     connect(tokenB_, &QLineEdit::textChanged, this, &HeadLabPanel::showLogitDifference);
 
@@ -333,6 +342,7 @@ void HeadLabPanel::showAblation()
 
 void HeadLabPanel::toggle(int layer, int head)
 {
+    setCurrentWidget(ablationPage_);
     const attn::Status set = session_->toggleAblated(layer, head);
     if (!set)
         emit message(QString::fromStdString(set.error().message));

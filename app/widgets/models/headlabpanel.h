@@ -8,9 +8,11 @@
 // zero or mean; Ctrl+click in the grid toggles a head) and the intact and
 // ablated next tokens side by side, and the logit difference between two
 // tokens the user types. It shows what the session computed and
-// hands every change to it.
+// hands every change to it. Two pages, "Head scores" and "Ablation", so
+// that each needs only a few lines of the tab's height (1024 x 700 leaves
+// the Model tab about 170 pixels for them); the owner may add its own.
 
-#include <QWidget>
+#include <QTabWidget>
 
 class QComboBox;
 class QLabel;
@@ -23,7 +25,7 @@ namespace attnlab {
 
 class ModelSession;
 
-class HeadLabPanel : public QWidget {
+class HeadLabPanel : public QTabWidget {
     Q_OBJECT
 public:
     explicit HeadLabPanel(ModelSession* session, QWidget* parent = nullptr);
@@ -72,6 +74,8 @@ private:
     QLineEdit* tokenA_;
     QLineEdit* tokenB_;
     QLabel* difference_;
+    QWidget* scoresPage_;
+    QWidget* ablationPage_;
 };
 
 }  // namespace attnlab

@@ -194,18 +194,22 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     next_->setObjectName(QStringLiteral("modelNextTokens"));
     headLab_ = new HeadLabPanel(session_, this);
     headLab_->setObjectName(QStringLiteral("modelHeadLab"));
-
-    auto* middle = new QVBoxLayout;
+    // The selected head's row is the tabs' first page, the head lab's two after it.
+    auto* lastTokenPage = new QWidget(headLab_);
+    auto* middle = new QVBoxLayout(lastTokenPage);
+    middle->setContentsMargins(2, 2, 2, 2);
+    middle->setSpacing(2);
     middle->addWidget(headCaption_);
     middle->addWidget(lastRow_, 1);
     middle->addWidget(divisorCaption_);
-    middle->addWidget(headLab_, 2);
+    headLab_->insertTab(0, lastTokenPage, tr("Last token"));
+    headLab_->setCurrentIndex(0);
     auto* right = new QVBoxLayout;
     right->addWidget(next_, 1);
     right->addWidget(headLab_->comparison(), 1);
     auto* body = new QHBoxLayout;
     body->addWidget(grid_, 4);
-    body->addLayout(middle, 3);
+    body->addWidget(headLab_, 3);
     body->addLayout(right, 3);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -414,6 +418,9 @@ void ModelPanel::showAblated()
         for (const attn::HeadIndex& h : session_->ablatedHeads())
             tiles.push_back(h.layer * session_->config().heads + h.head);
     grid_->setCrossedTiles(std::move(tiles));
+    // While heads are ablated the table sets both passes' tokens side by
+    // side, in the bars' place.
+    next_->setVisible(headLab_->comparison()->isHidden());
 }
 
 void ModelPanel::applyScale()
