@@ -36,13 +36,24 @@ QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget
 }
 
 // The number in the cell's text (`decimals`), and whole in Qt::UserRole.
-QTableWidgetItem* numberItem(double value, int decimals, bool sign = false)
+QTableWidgetItem* numberItem(double value, int decimals)
 {
-    QString text = QString::number(value, 'f', decimals);
-    if (sign && value >= 0.0)
-        text.prepend(QLatin1Char('+'));
+    const QString text = QString::number(value, 'f', decimals);
     auto* item = new QTableWidgetItem(text);
     item->setData(Qt::UserRole, value);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+// A probability (or a change of one) as a percentage, 3 decimals: the
+// next-token bars' unit; the probability whole in Qt::UserRole.
+QTableWidgetItem* percentItem(double probability, bool sign = false)
+{
+    QString text = QString::number(100.0 * probability, 'f', 3) + QStringLiteral(" %");
+    if (sign && probability >= 0.0)
+        text.prepend(QLatin1Char('+'));
+    auto* item = new QTableWidgetItem(text);
+    item->setData(Qt::UserRole, probability);
     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     return item;
 }
@@ -332,11 +343,17 @@ void HeadLabPanel::showAblation()
         auto* token = new QTableWidgetItem(session_->vocabularyToken(c.id).display);
         token->setData(Qt::UserRole, c.id);
         comparison_->setItem(row, 0, token);
-        comparison_->setItem(row, 1, numberItem(c.intactProbability, 4));
-        comparison_->setItem(row, 2, numberItem(c.ablatedProbability, 4));
-        comparison_->setItem(row, 3, numberItem(c.change(), 4, true));
+        comparison_->setItem(row, 1, percentItem(c.intactProbability));
+        comparison_->setItem(row, 2, percentItem(c.ablatedProbability));
+        comparison_->setItem(row, 3, percentItem(c.change(), true));
     }
     comparison_->resizeColumnsToContents();
+    // A long token elides (its whole text in the tooltip) before a number does.
+    const int tokenWidth = 12 * comparison_->fontMetrics().averageCharWidth();
+    if (comparison_->columnWidth(0) > tokenWidth)
+        comparison_->setColumnWidth(0, tokenWidth);
+    for (int row = 0; row < comparison_->rowCount(); ++row)
+        comparison_->item(row, 0)->setToolTip(comparison_->item(row, 0)->text());
     emit ablationShown();
 }
 
