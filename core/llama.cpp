@@ -5,6 +5,7 @@
 #include "gpt2_kernels.h"
 #include "kernels.h"
 #include "parallel.h"
+#include "tensor_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,19 +19,9 @@ namespace {
 // that Eigen's numbers (which may depend on the block) do not depend on it.
 constexpr int kFeatureBlock = 256;
 
-std::string shapeText(int rows, int cols)
-{
-    return "(" + std::to_string(rows) + " x " + std::to_string(cols) + ")";
-}
-
 Status checkTensor(const std::string& name, const FloatTensor& t, int rows, int cols)
 {
-    if (t.empty())
-        return Error{"Llama weights: the tensor " + name + " is missing."};
-    if (t.rows != rows || t.cols != cols)
-        return Error{"Llama weights: the tensor " + name + " is " + shapeText(t.rows, t.cols)
-                     + "; the config needs " + shapeText(rows, cols) + "."};
-    return okStatus();
+    return attn::checkTensor("Llama", name, t, rows, cols);
 }
 
 // out(:, r0 .. r0 + count - 1) = in W(r0 .. r0 + count - 1, :)^T, W (out, in)
