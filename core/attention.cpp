@@ -49,6 +49,7 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
     const bool fused = kernels::available();
     r->divisor = divisor;
     r->causal = options.causal;
+    r->window = options.causal ? std::max(options.window, 0) : 0;
     r->softmaxKernel = fused ? SoftmaxKernel::Avx2 : SoftmaxKernel::Baseline;
     const Eigen::Index n = r->Q.rows();
     r->scores.resize(n, n);
@@ -93,22 +94,25 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
             for (Eigen::Index i = i0; i < i0 + rows; ++i) {
                 const double* scoreRow = r->scores.data() + i * n;
                 double* weightRow = weights.data() + (i - i0) * n;
-                // Query i may attend to keys 0..i only with a causal mask;
-                // the diagonal is always kept, so no row is fully masked.
+                // Query i may attend to keys 0..i only with a causal mask
+                // (first..i with a sliding window); the diagonal is always
+                // kept, so no row is fully masked.
                 const Eigen::Index keys = options.causal ? i + 1 : n;
+                const Eigen::Index first = r->firstKey(int(i));
                 // Divides, as the formula (and PyTorch) does: multiplying by
                 // the reciprocal can differ in the last bit.
-                r->rowScale[std::size_t(i)] = scaledSoftmaxRow(scoreRow, r->divisor, scaled.data(), weightRow,
-                                                               int(keys), r->softmaxKernel);
+                r->rowScale[std::size_t(i)] =
+                    scaledSoftmaxRow(scoreRow + first, r->divisor, scaled.data(), weightRow + first,
+                                     int(keys - first), r->softmaxKernel);
+                std::fill(weightRow, weightRow + first, 0.0);
                 std::fill(weightRow + keys, weightRow + n, 0.0);
                 const Eigen::Map<const Eigen::ArrayXd> row(scoreRow, n);
-                const double kept = row.head(keys).abs().maxCoeff();
+                const double kept = row.segment(first, keys - first).abs().maxCoeff();
                 extremes->kept = std::max(extremes->kept, kept);
-                extremes->all =
-                    std::max({extremes->all, kept, keys < n ? row.tail(n - keys).abs().maxCoeff() : 0.0});
+                extremes->all = std::max({extremes->all, kept, row.abs().maxCoeff()});
                 if (visit)
                     visit(int(i), WeightRow{weightRow, scoreRow, scaled.data(), int(keys), int(n),
-                                            r->rowScale[std::size_t(i)]});
+                                            r->rowScale[std::size_t(i)], int(first)});
             }
             if (fused)
                 kernels::context(weights.data(), n, int(rows), packedValues,
@@ -314,16 +318,19 @@ double AttentionResult::weights(int query, int key) const
 {
     if (isMasked(query, key))
         return 0.0;
-    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key, keys(query),
-                              softmaxKernel);
+    const int first = firstKey(query);
+    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key - first,
+                              keys(query) - first, softmaxKernel);
 }
 
 void AttentionResult::scaledRow(int query, double* out) const
 {
     const int n = tokens();
     const int kept = keys(query);
+    const int first = firstKey(query);
     const double* row = scores.data() + std::size_t(query) * n;
-    for (int j = 0; j < kept; ++j)
+    std::fill(out, out + first, -std::numeric_limits<double>::infinity());
+    for (int j = first; j < kept; ++j)
         out[j] = row[j] / divisor;
     std::fill(out + kept, out + n, -std::numeric_limits<double>::infinity());
 }
@@ -333,9 +340,11 @@ void AttentionResult::weightsRow(int query, double* out) const
     // The row computed again the way the engine did: the same numbers.
     const int n = tokens();
     const int kept = keys(query);
-    std::vector<double> scaled(static_cast<std::size_t>(kept));
-    scaledSoftmaxRow(scores.data() + std::size_t(query) * n, divisor, scaled.data(), out, kept,
-                     softmaxKernel);
+    const int first = firstKey(query);
+    std::vector<double> scaled(static_cast<std::size_t>(kept - first));
+    scaledSoftmaxRow(scores.data() + std::size_t(query) * n + first, divisor, scaled.data(), out + first,
+                     kept - first, softmaxKernel);
+    std::fill(out, out + first, 0.0);
     std::fill(out + kept, out + n, 0.0);
 }
 

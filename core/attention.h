@@ -25,9 +25,13 @@ struct AttentionOptions {
     ScaleMode scale = ScaleMode::SqrtDk;
     double customDivisor = 1.0;  // used with ScaleMode::Custom
     bool causal = false;
+    // With causal, a sliding window of this many keys (Mistral's
+    // sliding_window w): query i sees keys j with i - w < j <= i. 0: none.
+    int window = 0;
     bool operator==(const AttentionOptions& o) const
     {
-        return scale == o.scale && customDivisor == o.customDivisor && causal == o.causal;
+        return scale == o.scale && customDivisor == o.customDivisor && causal == o.causal
+               && window == o.window;
     }
     bool operator!=(const AttentionOptions& o) const { return !(*this == o); }
 };
@@ -50,14 +54,17 @@ struct AttentionResult {
     std::vector<SoftmaxRowScale> rowScale;  // (n) how each weight row was normalised
     double divisor = 1.0;
     bool causal = false;
+    int window = 0;                                         // AttentionOptions::window (with causal)
     SoftmaxKernel softmaxKernel = SoftmaxKernel::Baseline;  // how the rows were normalised
     double maxAbsScore = 0.0;                               // largest |score| over all cells
     double maxAbsKeptScore = 0.0;                           // largest |score| over the unmasked cells
 
     int tokens() const { return int(Q.rows()); }
-    bool isMasked(int query, int key) const { return causal && key > query; }
-    // Keys query `query` attends to: 0..keys(query)-1.
+    bool isMasked(int query, int key) const { return causal && (key > query || key < firstKey(query)); }
+    // Keys query `query` attends to: firstKey(query)..keys(query)-1 (the
+    // first is 0 unless a sliding window hides the earlier keys).
     int keys(int query) const { return causal ? query + 1 : tokens(); }
+    int firstKey(int query) const { return causal && window > 0 && query >= window ? query - window + 1 : 0; }
 
     // scores / divisor, -inf where masked.
     double scaled(int query, int key) const;
@@ -106,15 +113,17 @@ Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)
                                            const AttentionOptions& options);
 
 // One query's row as the engine has it while it is at hand: weights[j] =
-// exp(scaled[j] - scale.max) * scale.invSum for the attended keys
-// 0..keys-1; the other entries of the n are masked (weight 0).
+// exp(scaled[j - first] - scale.max) * scale.invSum for the attended keys
+// first..keys-1; the other entries of the n are masked (weight 0). `first`
+// is 0 unless a sliding window hides the earlier keys.
 struct WeightRow {
     const double* weights = nullptr;  // n values, 0 where masked
     const double* scores = nullptr;   // the n raw scores (the result's row)
-    const double* scaled = nullptr;   // the first `keys` scaled scores
+    const double* scaled = nullptr;   // the keys - first scaled scores of keys first..keys-1
     int keys = 0;
     int n = 0;
     SoftmaxRowScale scale;
+    int first = 0;
 };
 
 // Called with each query's row, e.g. to take its statistics without

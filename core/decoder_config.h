@@ -19,6 +19,14 @@ struct DecoderConfig {
     int width = 0;         // E, the residual stream's (hidden_size, n_embd)
     int vocabSize = 0;     // logits per position
     int maxPositions = 0;  // the longest sentence the model takes, in tokens
+    // Query i sees keys j with i - slidingWindow < j <= i (Mistral's
+    // sliding_window); 0: every key up to i, as GPT-2.
+    int slidingWindow = 0;
+    // Rotary positions (RoPE): the base of the frequencies (rope_theta),
+    // 0 for a model with learned positions (GPT-2); the rope_scaling type
+    // applied to them ("llama3"), empty for none.
+    double ropeTheta = 0.0;
+    std::string ropeScaling;
 
     // The key/value head query head `head` reads (heads a multiple of
     // kvHeads): with 8 heads and 2 kvHeads, heads 0-3 read 0 and 4-7 read 1.

@@ -214,8 +214,14 @@ struct RowTaker {
     explicit RowTaker(Eigen::Index n) : rows(static_cast<std::size_t>(n)), moments(rows.size()) {}
     void take(int i, const WeightRow& row)
     {
-        rows[std::size_t(i)] = rowStatistics(row);
-        moments[std::size_t(i)] = rowMoments(row.scores, row.keys);
+        // The attended keys first..keys-1 (a sliding window's), as a row of their own.
+        WeightRow kept = row;
+        kept.weights += row.first;
+        kept.scores += row.first;
+        kept.keys -= row.first;
+        kept.first = 0;
+        rows[std::size_t(i)] = rowStatistics(kept);
+        moments[std::size_t(i)] = rowMoments(kept.scores, kept.keys);
     }
     AttentionStats finish(const AttentionResult& r) { return combine(r, std::move(rows), moments); }
 };
@@ -230,11 +236,13 @@ AttentionStats computeStatistics(const AttentionResult& r)
     for (int i = 0; i < n; ++i) {
         // The row the engine had: the same numbers as its visitor saw.
         const int keys = r.keys(i);
+        const int first = r.firstKey(i);
         const double* scores = r.scores.data() + std::size_t(i) * n;
-        const SoftmaxRowScale scale =
-            scaledSoftmaxRow(scores, r.divisor, scaled.data(), weights.data(), keys, r.softmaxKernel);
+        const SoftmaxRowScale scale = scaledSoftmaxRow(scores + first, r.divisor, scaled.data(),
+                                                       weights.data() + first, keys - first, r.softmaxKernel);
+        std::fill(weights.begin(), weights.begin() + first, 0.0);
         std::fill(weights.begin() + keys, weights.end(), 0.0);
-        taker.take(i, WeightRow{weights.data(), scores, scaled.data(), keys, n, scale});
+        taker.take(i, WeightRow{weights.data(), scores, scaled.data(), keys, n, scale, first});
     }
     return taker.finish(r);
 }

@@ -14,6 +14,7 @@
 #include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "headlabcommand.h"
 #include "modelcommand.h"
 #include "multiheadcommand.h"
 #include "numberargument.h"
@@ -511,6 +512,9 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error =
             UsageError{CommandLine::tr("--flash-tiles tiles the lab's head; it does not take --model DIR "
                                        "yet")};
+    if (!error && !wantsModel(parser))
+        if (const std::optional<QString> headLab = headLabWithoutModel(parser))
+            error = UsageError{*headLab};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {

@@ -140,8 +140,9 @@ void paintFocusedQueryFigure(QPainter& p, const QSize& size, const AttentionSnap
     r.scaledRow(q, scaled.data());
     r.weightsRow(q, weights.data());
     const int keys = r.keys(q);
-    for (int j = keys; j < n; ++j)
-        scaled[std::size_t(j)] = 0.0;  // masked: no bar
+    for (int j = 0; j < n; ++j)
+        if (r.isMasked(q, j))
+            scaled[std::size_t(j)] = 0.0;  // masked: no bar
     const FocusBars bars = focusBars(scaled.data(), weights.data(), keys);
     QStringList keyLabels;
     for (int b = 0; b < int(bars.keys.size()); ++b) {

@@ -119,16 +119,18 @@ public:
             for (std::size_t y = first; y < last; ++y) {
                 const int i = rowAt[y];
                 const int keys = r.keys(i);
+                const int firstKey = r.firstKey(i);  // 0 unless a sliding window hides earlier keys
                 for (std::size_t x = 0; x < w; ++x) {
                     const int j = colAt[x];
                     const double s = scores[y * w + x];
+                    const bool seen = j >= firstKey && j < keys;
                     double v = s;
                     if (map_ == ResultMap::Scaled)
-                        v = j < keys ? s / r.divisor : -std::numeric_limits<double>::infinity();
+                        v = seen ? s / r.divisor : -std::numeric_limits<double>::infinity();
                     else if (map_ == ResultMap::Weights)
-                        v = j < keys ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)], j,
-                                                                keys, r.softmaxKernel)
-                                     : 0.0;
+                        v = seen ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)],
+                                                            j - firstKey, keys - firstKey, r.softmaxKernel)
+                                 : 0.0;
                     *o++ = v;
                 }
             }
