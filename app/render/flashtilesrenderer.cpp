@@ -183,7 +183,7 @@ void FlashTilesRenderer::drawMap(QPainter& painter, const Layout& l, const Flash
     const bool grid = std::min(br, bc) * l.cell >= 4.0;
     if (!grid)
         painter.drawRect(l.map);
-    for (int I = 0; grid&& I = 0; I <= walk.queryBlocks(); ++I) {
+    for (int I = 0; grid && I <= walk.queryBlocks(); ++I) {
         const double y = l.map.top() + std::min(n, I * br) * l.cell;
         painter.drawLine(QPointF(l.map.left(), y), QPointF(l.map.right(), y));
     }
@@ -303,7 +303,7 @@ void FlashTilesRenderer::drawState(QPainter& painter, const QRectF& area, const 
     header(xr, cols.rescale, tr("rescale"));
     header(xl, cols.l, tr("l"));
     for (int c = 0; c < oCols; ++c)
-        header(xo + c * cols.o, cols.o, c == 0 ? tr("O[:, 0]") : QStringLiteral("%1").arg(c));
+        header(xo + c * cols.o, cols.o, tr("O[:, %1]").arg(c));
     y += lineH;
     painter.setPen(QPen(style.frame, 1.0));
     painter.drawLine(QPointF(x0, y - 2), QPointF(xo + oCols * cols.o, y - 2));

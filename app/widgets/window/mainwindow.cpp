@@ -219,8 +219,9 @@ void MainWindow::createScalingLabViews()
     pipeline_->addPage(flash, tr("Flash tiles"));
 
     auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
-    lessons_ = new LessonController(session_, documents_->recorder(),
-                                    {pipeline_, parameters_, compare_, lab_, focusDock, training_}, this);
+    lessons_ =
+        new LessonController(session_, documents_->recorder(),
+                             {pipeline_, parameters_, compare_, lab_, focusDock, training_, flash}, this);
     connect(lessons_, &LessonController::message, this, &MainWindow::showMessage);
 }
 
