@@ -63,6 +63,17 @@ long long flashStepCount(int tokens, int blockRows, int blockCols)
            * (((long long)tokens + blockCols - 1) / blockCols);
 }
 
+FlashMemory flashMemoryBytes(int tokens, int dK, int dV, int blockRows, int blockCols)
+{
+    const long long n = tokens;
+    FlashMemory bytes;
+    bytes.inputsAndContext = 8 * n * (2LL * dK + 2LL * dV);
+    bytes.oneTile =
+        8 * (static_cast<long long>(blockRows) * blockCols + static_cast<long long>(blockRows) * (dV + 3));
+    bytes.scoreMatrix = 8 * n * n;
+    return bytes;
+}
+
 Expected<Matrix> flashAttention(const Matrix& Q, const Matrix& K, const Matrix& V, double divisor,
                                 const AttentionMask& mask, int blockRows, int blockCols,
                                 const FlashStepVisitor& visit)

@@ -73,6 +73,17 @@ Status validateFlashBlocks(long long blockRows, long long blockCols, int tokens)
 // ceil(n / B_r) * ceil(n / B_c): every tile, the skipped ones included.
 long long flashStepCount(int tokens, int blockRows, int blockCols);
 
+// What the tiled pass holds, in bytes of 8-byte numbers, beside the n x n
+// score matrix it never holds: Q, K, V and the context, 8 n (2 d_k + 2 d_v);
+// one tile, the B_r x B_c scores and the block's m, l, rescale and O,
+// 8 (B_r B_c + B_r (d_v + 3)); the matrix, 8 n^2 (flash.json's memory_bytes).
+struct FlashMemory {
+    long long inputsAndContext = 0;
+    long long oneTile = 0;
+    long long scoreMatrix = 0;
+};
+FlashMemory flashMemoryBytes(int tokens, int dK, int dV, int blockRows, int blockCols);
+
 // The context (n, d_v) by tiles; `visit`, if set, after every step in
 // order. Q (n, d_k), K (n, d_k), V (n, d_v), n >= 1, every entry finite;
 // divisor finite and > 0; blocks as validateFlashBlocks; mask as

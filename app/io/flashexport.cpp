@@ -107,13 +107,14 @@ void writeFlashJson(std::ostream& out, const AttentionSnapshot& s, int blockRows
     json.key("max_abs_diff");
     json.value(attn::maxAbsDifference(context.value(), head.context));
     json.key("memory_bytes");
+    const attn::FlashMemory memory = attn::flashMemoryBytes(int(n), int(dK), int(dV), blockRows, blockCols);
     json.beginObject(Layout::Inline);
     json.key("inputs_and_context");
-    json.value(std::int64_t(8 * n * (2 * dK + 2 * dV)));
+    json.value(std::int64_t(memory.inputsAndContext));
     json.key("one_tile");
-    json.value(std::int64_t(8 * (static_cast<long long>(blockRows) * blockCols + blockRows * (dV + 3))));
+    json.value(std::int64_t(memory.oneTile));
     json.key("score_matrix");
-    json.value(std::int64_t(8 * n * n));
+    json.value(std::int64_t(memory.scoreMatrix));
     json.endObject();
     json.endObject();
     json.finish();

@@ -116,28 +116,29 @@ void TestLessonHeads::init()
 
 void TestLessonHeads::stepsAfterTheExperiment()
 {
-    QCOMPARE(LessonPanel::kStepCount, 11);
+    QCOMPARE(LessonPanel::kStepCount, 12);
     QCOMPARE(LessonPanel::stepOf(Stage::DkExperiment), 4);
     QCOMPARE(LessonPanel::stepOf(Stage::LearningMatters), 5);
     const Stage heads[] = {Stage::HeadQueries, Stage::HeadKeysValues, Stage::HeadsAttend, Stage::HeadsConcat};
     for (int i = 0; i < 4; ++i) {
-        QCOMPARE(LessonPanel::stageOfStep(6 + i), heads[i]);
+        QCOMPARE(LessonPanel::stageOfStep(7 + i), heads[i]);
         QVERIFY(LessonPanel::isMultiHead(heads[i]));
     }
     QVERIFY(!LessonPanel::isMultiHead(Stage::DkExperiment));
     QVERIFY(!LessonPanel::isMultiHead(Stage::LearningMatters));
+    QVERIFY(!LessonPanel::isMultiHead(Stage::FlashTiles));
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
     stepTo(*window_, Stage::DkExperiment);
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("&Next"));
     QCOMPARE(window_->session()->published()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 10 of 11"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 12"));
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("&Next"));
     // The model step after them is the last (tst_lessonmodel).
     QVERIFY(!LessonPanel::isMultiHead(Stage::ModelHeads));
-    QCOMPARE(LessonPanel::stageOfStep(10), Stage::ModelHeads);
+    QCOMPARE(LessonPanel::stageOfStep(11), Stage::ModelHeads);
 }
 
 void TestLessonHeads::queriesOfEachHead()
@@ -376,6 +377,10 @@ void TestLessonHeads::steppingBackRestoresOneHead()
     QCOMPARE(session->published()->headCount(), 3);
     // Back to the experiment: its one head on unit variance, as it was.
     const int steps = window_->documents()->undoStack()->count();
+    QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
+                      Qt::LeftButton);
+    QCOMPARE(lesson->stage(), Stage::FlashTiles);
+    QCOMPARE(session->published()->headCount(), 1);
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonBackButton")),
                       Qt::LeftButton);
     QCOMPARE(lesson->stage(), Stage::LearningMatters);

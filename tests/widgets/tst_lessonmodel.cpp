@@ -186,7 +186,7 @@ void TestLessonModel::lessonStepGivesTheBlank()
     LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 11"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 12 of 12"));
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("Fi&nish"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");

@@ -12,6 +12,7 @@
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lessontraining.h"
+#include "pipelineview.h"
 #include "training_lab.h"
 #include "trainingview.h"
 
@@ -155,6 +156,10 @@ void TestLessonTraining::lessonRunsBothLabs()
     QVERIFY(training->isRunning());
     lesson->next();
     QVERIFY(!training->isRunning());
+    // The next step, the Flash tiles one, shows that tab.
+    QCOMPARE(lesson->stage(), LessonPanel::Stage::FlashTiles);
+    QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),
+             guitest::find<QWidget>(*window, QStringLiteral("flashTilesView")));
     QVERIFY(!guitest::find<TrainingView>(*window, QStringLiteral("trainingView"))->run()->isRunning());
 }
 

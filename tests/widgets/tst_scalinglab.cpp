@@ -386,14 +386,15 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QSignalSpy changed(&panel, &LessonPanel::stepChanged);
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
-    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 11"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 12"));
     QVERIFY(!guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton"))->isEnabled());
-    const LessonPanel::Stage order[] = {LessonPanel::Stage::Scores,       LessonPanel::Stage::Scale,
-                                        LessonPanel::Stage::Softmax,      LessonPanel::Stage::Context,
-                                        LessonPanel::Stage::DkExperiment, LessonPanel::Stage::LearningMatters,
-                                        LessonPanel::Stage::HeadQueries,  LessonPanel::Stage::HeadKeysValues,
-                                        LessonPanel::Stage::HeadsAttend,  LessonPanel::Stage::HeadsConcat,
-                                        LessonPanel::Stage::ModelHeads};
+    const LessonPanel::Stage order[] = {
+        LessonPanel::Stage::Scores,         LessonPanel::Stage::Scale,
+        LessonPanel::Stage::Softmax,        LessonPanel::Stage::Context,
+        LessonPanel::Stage::DkExperiment,   LessonPanel::Stage::LearningMatters,
+        LessonPanel::Stage::FlashTiles,     LessonPanel::Stage::HeadQueries,
+        LessonPanel::Stage::HeadKeysValues, LessonPanel::Stage::HeadsAttend,
+        LessonPanel::Stage::HeadsConcat,    LessonPanel::Stage::ModelHeads};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
         QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")),
@@ -411,10 +412,10 @@ void TestScalingLabGui::lessonWalksEveryStage()
     }
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
-    QCOMPARE(panel.stepIndicator(), QString("Step 11 of 11"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 12 of 12"));
     QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(panel.step(), 10);
+    QCOMPARE(panel.step(), LessonPanel::kStepCount - 1);
     // The d_k experiment, the last single-head step, reads the live comparison.
     panel.setStep(4);
 

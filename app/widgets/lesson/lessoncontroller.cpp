@@ -220,6 +220,11 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
         pipeline->showPage(views_.compare);
         views_.parameters->dKSlider()->setFocus(Qt::OtherFocusReason);
         break;
+    case Stage::FlashTiles:
+        pipeline->setHighlightedMap(nullptr);
+        if (views_.flash)
+            pipeline->showPage(views_.flash);
+        break;
     case Stage::ModelHeads:
         pipeline->setHighlightedMap(nullptr);
         showModelStage();

@@ -48,6 +48,7 @@ public:
         ScalingLabView* lab = nullptr;
         QDockWidget* besideDock = nullptr;  // the lesson dock is a tab beside it
         TrainingView* training = nullptr;   // "why it matters for learning" runs it
+        QWidget* flash = nullptr;           // the Flash tiles tab, for its step
     };
     LessonController(Session* session, UndoRecorder* recorder, Views views, QMainWindow* window);
 

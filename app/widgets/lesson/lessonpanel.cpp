@@ -116,10 +116,11 @@ LessonPanel::Stage LessonPanel::stageOfStep(int step)
     case 3: return Stage::Context;
     case 4: return Stage::DkExperiment;
     case 5: return Stage::LearningMatters;
-    case 6: return Stage::HeadQueries;
-    case 7: return Stage::HeadKeysValues;
-    case 8: return Stage::HeadsAttend;
-    case 9: return Stage::HeadsConcat;
+    case 6: return Stage::FlashTiles;
+    case 7: return Stage::HeadQueries;
+    case 8: return Stage::HeadKeysValues;
+    case 9: return Stage::HeadsAttend;
+    case 10: return Stage::HeadsConcat;
     default: return Stage::ModelHeads;
     }
 }
@@ -146,6 +147,7 @@ QString LessonPanel::title(int step) const
     case Stage::Context: return tr("Weighted sum: mix the values");
     case Stage::DkExperiment: return tr("Experiment: move d_k and watch the softmax saturate");
     case Stage::LearningMatters: return tr("Why it matters for learning");
+    case Stage::FlashTiles: return tr("Inside the computation: the same weights, tile by tile");
     case Stage::HeadQueries: return tr("Multi-head attention: several heads in parallel");
     case Stage::HeadKeysValues: return tr("Each head has its own keys and values");
     case Stage::HeadsAttend: return tr("Each head attends differently");
@@ -198,6 +200,15 @@ QString LessonPanel::explanation(int step) const
             "to recall a key's label, once with the scores divided by √d_k and once without, from the "
             "same weights on the same batches. The lesson runs it at d_k 16 and then at d_k 256; the "
             "line below says what the curves measured.");
+    case Stage::FlashTiles:
+        return tr(
+            "Real systems never hold the whole n × n matrix of scores. FlashAttention walks it in "
+            "tiles of B_r queries × B_c keys, keeping for each query row a running maximum m, a "
+            "running sum l of the exponentials and an unnormalised output O. When a tile brings a "
+            "larger score, the old l and O are first multiplied by the rescale factor "
+            "exp(m_old − m_new). Step through the Flash tiles tab: at the end O / l is the "
+            "pipeline's context to the last digit, and only one tile of scores was held at a "
+            "time. With the causal mask, the tiles above the diagonal are skipped entirely.");
     case Stage::HeadQueries:
         return tr(
             "Multi-head attention runs the scaled dot-product attention several times in "

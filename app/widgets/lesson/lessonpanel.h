@@ -43,6 +43,7 @@ public:
         Context,
         DkExperiment,
         LearningMatters,  // the Training tab at d_k 16 and 256, and what its curves show
+        FlashTiles,       // the Flash tiles tab: the same head in tiles, the online softmax
         HeadQueries,      // h = 3 as in the article: stacked weights, query_2 per head
         HeadKeysValues,   // the Q, K, V tab on a chosen head
         HeadsAttend,      // the head grid: each head attends differently
@@ -50,7 +51,7 @@ public:
         ModelHeads,       // an opened GPT-2's heads on "cinema" and "watch", its next words
     };
     Q_ENUM(Stage)
-    static constexpr int kStepCount = 11;
+    static constexpr int kStepCount = 12;
     // The article's x_2 ("is"), whose query each head's is shown.
     static constexpr int kArticleQuery = 1;
     // Buttons for the first heads; more are chosen in the parameter panel.
@@ -62,7 +63,7 @@ public:
     Stage stage() const { return stageOfStep(step_); }
     static Stage stageOfStep(int step);
     static int stepOf(Stage stage);
-    static bool isMultiHead(Stage stage);  // the four after "why it matters for learning"
+    static bool isMultiHead(Stage stage);  // the four after the Flash tiles step
 
     QString title(int step) const;
     QString explanation(int step) const;

@@ -5,6 +5,7 @@
 
 #include "documentcontroller.h"
 #include "exportactions.h"
+#include "flashtilesview.h"
 #include "focuspanel.h"
 #include "headgridview.h"
 #include "headspanel.h"
@@ -212,10 +213,15 @@ void MainWindow::createScalingLabViews()
     connect(session_, &Session::parametersChanged, training_,
             [this] { training_->followDk(session_->inputs().config.dK); });
     training_->followDk(session_->inputs().config.dK);
+    // FlashAttention's tiles over the lab's head, walked step by step.
+    auto* flash = new FlashTilesView(session_);
+    flash->setObjectName(QStringLiteral("flashTilesView"));
+    pipeline_->addPage(flash, tr("Flash tiles"));
 
     auto* focusDock = findChild<QDockWidget*>(QStringLiteral("focusDock"));
-    lessons_ = new LessonController(session_, documents_->recorder(),
-                                    {pipeline_, parameters_, compare_, lab_, focusDock, training_}, this);
+    lessons_ =
+        new LessonController(session_, documents_->recorder(),
+                             {pipeline_, parameters_, compare_, lab_, focusDock, training_, flash}, this);
     connect(lessons_, &LessonController::message, this, &MainWindow::showMessage);
 }
 
