@@ -2,7 +2,7 @@
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
 //                     [gpt2-tokenizer] [tokenizer-json] [gpt2-open] [gpt2-forward] [gpt2-typing]
-//                     [training-lab]
+//                     [training-lab] [flash]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -10,6 +10,7 @@
 // exponential instead of the AVX2 kernels (as attention-lab --kernel=baseline).
 
 #include "engine_bench.h"
+#include "flash_bench.h"
 #include "gpt2_bench.h"
 #include "gpt2open_bench.h"
 #include "gpt2tokenizer_bench.h"
@@ -78,6 +79,8 @@ int main(int argc, char** argv)
             bench::runMemoryBench(ATTNLAB_APP_PATH, 4096, 64);
     }
 #endif
+    if (wanted("flash"))
+        bench::runFlashBench(4096, 64, quick ? 4096 : 16384);
     if (wanted("engine"))
         bench::runEngineBench(
             quick ? std::vector<int>{16, 128, 512} : std::vector<int>{16, 128, 512, 2048, 4096}, 64);
