@@ -34,6 +34,12 @@ struct DecoderConfig {
     // The width of the heads' contexts side by side, the output
     // projection's input: E for GPT-2, not always with an explicit head_dim.
     int contextWidth() const { return heads * headDim; }
+    // What a generating model keeps per token in its key/value cache, in
+    // numbers: a key and a value of headDim for each key/value head of each
+    // layer, 2 x layers x kvHeads x headDim; and the same with one K/V per
+    // query head (no grouped-query sharing), 2 x layers x heads x headDim.
+    long long kvCacheNumbersPerToken() const { return 2LL * layers * kvHeads * headDim; }
+    long long kvCacheNumbersPerTokenUnshared() const { return 2LL * layers * heads * headDim; }
 };
 
 }  // namespace attn

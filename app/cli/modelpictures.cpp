@@ -29,6 +29,7 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     options.sentence = sentence;
     options.caption = caption;
     options.everyLayer = true;
+    options.keyValueHeads = start.model.decoder->config().kvHeads;
     const ModelPicturesExporter exporter(result, tokens, topLabels, options);
     if (exporter.isEmpty())
         return attn::Error{"the model's pictures need every head's maps"};

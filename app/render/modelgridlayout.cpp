@@ -8,7 +8,7 @@
 namespace attnlab {
 
 ModelGridLayout ModelGridLayout::compute(const QSize& size, int layers, int heads, int lineHeight,
-                                         int labelWidth, int tokens, int tokenLabelWidth)
+                                         int labelWidth, int tokens, int tokenLabelWidth, int kvHeads)
 {
     ModelGridLayout l;
     l.size = size;
@@ -23,8 +23,10 @@ ModelGridLayout ModelGridLayout::compute(const QSize& size, int layers, int head
         l.legend = QRect(pad, size.height() - line - pad, size.width() - 2 * pad, line);
         area.setBottom(l.legend.top() - pad - 1);
     }
-    // The head labels' line on top, the layer labels' column on the left.
-    const int labelHeight = line + pad;
+    // The head labels' line on top (two with the key/value heads' groups),
+    // the layer labels' column on the left.
+    const bool grouped = kvHeads >= 1 && kvHeads < l.heads && l.heads % kvHeads == 0;
+    const int labelHeight = (grouped ? 2 : 1) * (line + pad);
     const int labelColumn = std::max(0, labelWidth) + 2 * pad;
     area.adjust(labelColumn, labelHeight, -pad, 0);
     const int cellWidth = area.width() / l.heads;
@@ -68,8 +70,16 @@ ModelGridLayout ModelGridLayout::compute(const QSize& size, int layers, int head
         l.layerLabels.emplace_back(left - room.width() - labelColumn, top + layer * l.tileStep.height(),
                                    labelColumn - pad, l.side);
     for (int head = 0; head < l.heads; ++head)
-        l.headLabels.emplace_back(left + head * l.tileStep.width(), top - room.height() - labelHeight, l.side,
+        l.headLabels.emplace_back(left + head * l.tileStep.width(), top - room.height() - line - pad, l.side,
                                   line);
+    if (grouped) {
+        const int group = l.heads / kvHeads;
+        for (int kv = 0; kv < kvHeads; ++kv) {
+            const int first = left + kv * group * l.tileStep.width() - room.width();
+            const int last = left + ((kv + 1) * group - 1) * l.tileStep.width() + l.side;
+            l.groupLabels.emplace_back(first, top - room.height() - labelHeight, last - first, line);
+        }
+    }
     return l;
 }
 

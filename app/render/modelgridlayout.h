@@ -23,8 +23,11 @@ struct ModelGridLayout {
     // bottom when that leaves the grid at least four lines.
     // With `tokens` and `tokenLabelWidth` (the widest token label), each
     // map gets room for its tokens' labels where tileLabelsFit says so.
+    // With `kvHeads` from 1 to heads - 1 dividing heads (grouped-query
+    // attention), a second line above the head labels holds one label per
+    // key/value head spanning the query heads that share it (groupLabels).
     static ModelGridLayout compute(const QSize& size, int layers, int heads, int lineHeight, int labelWidth,
-                                   int tokens = 0, int tokenLabelWidth = 0);
+                                   int tokens = 0, int tokenLabelWidth = 0, int kvHeads = 0);
 
     QSize size;
     int layers = 0;
@@ -35,6 +38,7 @@ struct ModelGridLayout {
     std::vector<QRect> tiles;        // layer-major: tiles[layer * heads + head]
     std::vector<QRect> layerLabels;  // left of each row
     std::vector<QRect> headLabels;   // above each column
+    std::vector<QRect> groupLabels;  // above the head labels, one per key/value head; empty: none
     QRect legend;                    // empty: none
     // Each tile's token labels (layer-major, as tiles): the queries left of
     // the map, the keys above it; empty when they do not fit.

@@ -149,9 +149,17 @@ const ModelGridLayout& ModelGridRenderer::layout(const QSize& size) const
             tokenLabelWidth = std::max(tokenLabelWidth, fm.horizontalAdvance(token));
     layoutCache_ = ModelGridLayout::compute(size, layerCount(), headCount(), fm.height(),
                                             fm.horizontalAdvance(QStringLiteral("L%1").arg(layerCount())),
-                                            tokens(), tokenLabelWidth);
+                                            tokens(), tokenLabelWidth, kvHeads_);
     layoutValid_ = true;
     return layoutCache_;
+}
+
+void ModelGridRenderer::setKeyValueHeads(int kvHeads)
+{
+    if (kvHeads == kvHeads_)
+        return;
+    kvHeads_ = kvHeads;
+    layoutValid_ = false;
 }
 
 bool ModelGridRenderer::tileAt(const QSize& size, const QPoint& pos, int* layer, int* head) const
@@ -318,7 +326,31 @@ void ModelGridRenderer::paint(QPainter& painter, const QSize& size, const Heatma
             label = QString::number(head + 1);
         painter.drawText(r, Qt::AlignHCenter | Qt::AlignBottom, label);
     }
+    // The key/value heads' groups: a label over a bracket spanning the
+    // query heads that share it.
     painter.setFont(font_);
+    painter.setPen(style.text);
+    for (std::size_t kv = 0; kv < l.groupLabels.size(); ++kv) {
+        const QRect& r = l.groupLabels[kv];
+        QString label = tr("K/V %1").arg(kv + 1);
+        if (fm.horizontalAdvance(label) > r.width())
+            label = QString::number(kv + 1);
+        const int textWidth = std::min(r.width(), fm.horizontalAdvance(label) + fm.averageCharWidth());
+        painter.drawText(r, Qt::AlignHCenter | Qt::AlignVCenter, label);
+        const double y = r.center().y() + 0.5;
+        const double left = r.left() + 1.5, right = r.right() - 0.5;
+        const double textLeft = r.center().x() - textWidth / 2.0,
+                     textRight = r.center().x() + textWidth / 2.0;
+        const double tick = fm.height() / 3.0;
+        if (textLeft - left > 4) {
+            painter.drawLine(QPointF(left, y), QPointF(textLeft, y));
+            painter.drawLine(QPointF(left, y), QPointF(left, y + tick));
+        }
+        if (right - textRight > 4) {
+            painter.drawLine(QPointF(textRight, y), QPointF(right, y));
+            painter.drawLine(QPointF(right, y), QPointF(right, y + tick));
+        }
+    }
     if (l.side > 0) {
         for (int layer = 0; layer < l.layers; ++layer)
             for (int head = 0; head < l.heads; ++head) {

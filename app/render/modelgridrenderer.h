@@ -51,6 +51,11 @@ public:
     const std::shared_ptr<const attn::DecoderResult>& result() const { return result_; }
     const QStringList& tokenLabels() const { return tokens_; }
     void setWeightsScaleMode(WeightsScaleMode mode);
+    // Grouped-query attention: the key/value heads per layer (fewer than the
+    // heads, dividing them) label each group of query heads that shares one
+    // ("K/V 1" over H1 and H2); 0 or the head count: no groups.
+    void setKeyValueHeads(int kvHeads);
+    int keyValueHeads() const { return kvHeads_; }
 
     // (-1, -1) or out of range: none.
     void setSelectedTile(int layer, int head);
@@ -125,6 +130,7 @@ private:
     int marked_ = 0;
     bool rankingColored_ = false;
     std::vector<int> crossed_;
+    int kvHeads_ = 0;
     std::vector<std::unique_ptr<HeatmapRenderer>> maps_;  // layer-major
     mutable ModelGridLayout layoutCache_;
     mutable bool layoutValid_ = false;

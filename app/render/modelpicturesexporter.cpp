@@ -136,6 +136,7 @@ void ModelPicturesExporter::paintModelView(QPainter& painter, const QSize& size)
         ModelGridRenderer grid;
         grid.setFont(picturestyle::font(size));
         grid.setResult(result_, tokens_);
+        grid.setKeyValueHeads(options_.keyValueHeads);
         grid.setSelectedTile(options_.selectedLayer, options_.selectedHead);
         if (options_.ranking.size() > 0)
             grid.setRanking(options_.ranking, options_.rankingCaption);

@@ -42,7 +42,8 @@ struct ModelPictureOptions {
     std::vector<bool> headMask;  // the head view's heads (empty: all)
     int selectedLayer = -1;      // outlined in the model view (-1: none)
     int selectedHead = -1;
-    attn::Matrix ranking;  // (layers, heads) numbers on the tiles, or empty
+    attn::Matrix ranking;   // (layers, heads) numbers on the tiles, or empty
+    int keyValueHeads = 0;  // grouped-query attention's groups in the model view (ModelGridRenderer)
     QString rankingCaption;
     // The next-token panel's tokens and temperature when they are not the
     // result's own (the window applies a temperature without a new pass);

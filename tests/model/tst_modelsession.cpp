@@ -8,6 +8,7 @@
 
 #include "modelfamilies.h"
 #include "modelsession.h"
+#include "keyvaluesharing.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -95,6 +96,7 @@ private slots:
     void tooManyTokens();
     void mapBudget();
     void temperature();
+    void keyValueSharingInWords();
 };
 
 void TestModelSession::reference_data()
@@ -128,13 +130,17 @@ void TestModelSession::reference()
     QCOMPARE(
         session.modelSummary(),
         QStringLiteral("GPT-2: a causal decoder model with %1 layers of %2 heads (head_dim %3), width %4, "
-                       "%5 positions, %6")
+                       "%5 positions, %6; K/V cache %7 per token")
             .arg(nLayer)
             .arg(nHead)
             .arg(width / nHead)
             .arg(width)
             .arg(config["n_positions"].toInt())
-            .arg(checkpoint == QLatin1String("tiny-gpt2") ? QStringLiteral("F32") : QStringLiteral("F16")));
+            .arg(checkpoint == QLatin1String("tiny-gpt2") ? QStringLiteral("F32") : QStringLiteral("F16"))
+            // A key and a value of the width's numbers per layer, 2 x n_layer x
+            // n_embd: 2 x 2 x 16 in F32 (4 bytes) and 2 x 3 x 8 in F16 (2 bytes).
+            .arg(checkpoint == QLatin1String("tiny-gpt2") ? QStringLiteral("256 bytes")
+                                                          : QStringLiteral("96 bytes")));
     QVERIFY(setSentence(session, c["sentence"].toString()));
     QVERIFY(!session.isComputing());
     QVERIFY(session.problem().isEmpty());
@@ -480,6 +486,39 @@ void TestModelSession::temperature()
     QCOMPARE(session.nextTokens().front().id, result->top.front().id);
     QVERIFY(!session.setTemperature(0.0).ok());
     QCOMPARE(session.temperature(), 2.0);
+}
+
+void TestModelSession::keyValueSharingInWords()
+{
+    // 3 layers, 8 query heads on 2 K/V heads of 16: 2 x 3 x 2 x 16 = 192
+    // numbers per token, 768 bytes in F32, 384 in BF16; with one K/V per
+    // query head 2 x 3 x 8 x 16 = 768 numbers, 3072 bytes = 3 KiB in F32.
+    attn::DecoderConfig c;
+    c.layers = 3;
+    c.heads = 8;
+    c.kvHeads = 2;
+    c.headDim = 16;
+    QCOMPARE(c.kvCacheNumbersPerToken(), 192LL);
+    QCOMPARE(c.kvCacheNumbersPerTokenUnshared(), 768LL);
+    QCOMPARE(attnlab::keyValueCacheText(c, "F32"),
+             QStringLiteral("K/V cache 768 bytes per token, 3 KiB with one K/V per query head"));
+    QCOMPARE(attnlab::keyValueCacheText(c, "BF16"),
+             QStringLiteral("K/V cache 384 bytes per token, 1.5 KiB with one K/V per query head"));
+    QCOMPARE(attnlab::keyValueCacheText(c, "F16+F32"),
+             QStringLiteral("K/V cache 192 numbers per token, 768 numbers with one K/V per query head"));
+    // Head 5 (0-based) is H6 on screen: heads 4-7 read K/V head 1, the
+    // second.
+    QCOMPARE(attnlab::keyValueSharingText(c, 5), QStringLiteral("reads K/V head 2 with heads 5, 7, 8"));
+    QCOMPARE(attnlab::keyValueSharingText(c, 0), QStringLiteral("reads K/V head 1 with heads 2, 3, 4"));
+    QVERIFY(attnlab::keyValueSharingText(c, 8).isEmpty());
+    c.kvHeads = 4;
+    QCOMPARE(attnlab::keyValueSharingText(c, 3), QStringLiteral("reads K/V head 2 with head 3"));
+    c.kvHeads = 1;
+    QCOMPARE(attnlab::keyValueSharingText(c, 3), QStringLiteral("reads K/V head 1 with every head"));
+    // GPT-2's one K/V per query head: no sharing to tell.
+    c.kvHeads = 8;
+    QVERIFY(attnlab::keyValueSharingText(c, 3).isEmpty());
+    QCOMPARE(attnlab::keyValueCacheText(c, "F32"), QStringLiteral("K/V cache 3 KiB per token"));
 }
 
 QTEST_GUILESS_MAIN(TestModelSession)

@@ -24,6 +24,7 @@ class TestModelGridRenderer : public QObject {
     Q_OBJECT
 private slots:
     void gpt2SmallAtTheWindowSize();
+    void keyValueGroups();
     void tilesFitApart_data();
     void tilesFitApart();
     void hitTesting();
@@ -86,6 +87,39 @@ void TestModelGridRenderer::gpt2SmallAtTheWindowSize()
     QCOMPARE(tiny.gap, 8);
     QCOMPARE(tiny.side, 239);
     QCOMPARE(tiny.tile(1, 3).bottomRight(), tiny.tile(0, 0).topLeft() + QPoint(3 * 247 + 238, 247 + 238));
+}
+
+void TestModelGridRenderer::keyValueGroups()
+{
+    // Without groups (GPT-2, kvHeads = heads, or a count that does not divide
+    // the heads) the layout is unchanged: the tiny model's 2 x 4 as above.
+    const ModelGridLayout plain = ModelGridLayout::compute(QSize(1024, 700), 2, 4, 16, 30);
+    for (const int kv : {0, 4, 3, 8}) {
+        const ModelGridLayout l = ModelGridLayout::compute(QSize(1024, 700), 2, 4, 16, 30, 0, 0, kv);
+        QVERIFY(l.groupLabels.empty());
+        QCOMPARE(l.tiles, plain.tiles);
+        QCOMPARE(l.headLabels, plain.headLabels);
+    }
+    // 4 query heads on 2 K/V heads: a second label line (16 + 4 px), so the
+    // cells are min(982 / 4, (656 - 20) / 2) = 245 again, gap 8, maps
+    // min((982 - 24) / 4, (636 - 8) / 2) = 239 still; one label over H1-H2,
+    // one over H3-H4, on the line above the head labels.
+    const ModelGridLayout g = ModelGridLayout::compute(QSize(1024, 700), 2, 4, 16, 30, 0, 0, 2);
+    QCOMPARE(g.side, 239);
+    QCOMPARE(int(g.groupLabels.size()), 2);
+    for (int kv = 0; kv < 2; ++kv) {
+        const QRect& r = g.groupLabels[std::size_t(kv)];
+        QCOMPARE(r.left(), g.tile(0, 2 * kv).left());
+        QCOMPARE(r.right(), g.tile(0, 2 * kv + 1).right());
+        QCOMPARE(r.height(), 16);
+        QCOMPARE(r.bottom() + 1 + 4, g.headLabels[std::size_t(2 * kv)].top());
+    }
+    QVERIFY(g.groupLabels[0].right() < g.groupLabels[1].left());
+    // One K/V head for all (multi-query attention): one label over every head.
+    const ModelGridLayout one = ModelGridLayout::compute(QSize(1024, 700), 2, 4, 16, 30, 0, 0, 1);
+    QCOMPARE(int(one.groupLabels.size()), 1);
+    QCOMPARE(one.groupLabels[0].left(), one.tile(0, 0).left());
+    QCOMPARE(one.groupLabels[0].right(), one.tile(0, 3).right());
 }
 
 void TestModelGridRenderer::tilesFitApart_data()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelsession.h"
 
+#include "keyvaluesharing.h"
+
 #include "attentionworker.h"
 #include "modelfamilies.h"
 #include "scheduler.h"
@@ -112,13 +114,14 @@ QString ModelSession::modelSummary() const
     const attn::DecoderConfig& c = config();
     return tr("%1: a causal decoder model with %2 layers of %3 heads (head_dim %4), width %5, "
               "%6 positions, %7")
-        .arg(model_->familyName)
-        .arg(c.layers)
-        .arg(c.heads)
-        .arg(c.headDim)
-        .arg(c.width)
-        .arg(c.maxPositions)
-        .arg(QString::fromStdString(model_->dtype));
+               .arg(model_->familyName)
+               .arg(c.layers)
+               .arg(c.heads)
+               .arg(c.headDim)
+               .arg(c.width)
+               .arg(c.maxPositions)
+               .arg(QString::fromStdString(model_->dtype))
+           + QStringLiteral("; ") + keyValueCacheText(c, model_->dtype);
 }
 
 void ModelSession::setSentence(const QString& sentence)

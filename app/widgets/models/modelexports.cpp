@@ -79,6 +79,7 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
     options.sentence = QString::fromUtf8(sentence);
     options.nextTokens = next.top;
     options.nextTemperature = next.temperature;
+    options.keyValueHeads = session_->config().kvHeads;
     if (asShown) {
         const ModelGridRenderer& grid = views_.grid->renderer();
         options.selectedLayer = grid.selectedLayer();

@@ -33,6 +33,12 @@ void ModelGridView::setResult(std::shared_ptr<const attn::DecoderResult> result,
     update();
 }
 
+void ModelGridView::setKeyValueHeads(int kvHeads)
+{
+    renderer_.setKeyValueHeads(kvHeads);
+    update();
+}
+
 void ModelGridView::setSelected(int layer, int head)
 {
     renderer_.setSelectedTile(layer, head);

@@ -27,6 +27,8 @@ public:
 
     // Null: no tiles. tokenLabels name the rows and columns in tooltips.
     void setResult(std::shared_ptr<const attn::DecoderResult> result, const QStringList& tokenLabels);
+    // Grouped-query attention's groups over the heads (ModelGridRenderer).
+    void setKeyValueHeads(int kvHeads);
     std::shared_ptr<const attn::DecoderResult> result() const { return renderer_.result(); }
     void setSelected(int layer, int head);
     // One number per tile (ModelGridRenderer::setRanking), the three largest marked.

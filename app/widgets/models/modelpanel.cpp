@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelpanel.h"
 
+#include "keyvaluesharing.h"
+
 #include "cinemalesson.h"
 #include "elidedlabel.h"
 #include "headlabpanel.h"
@@ -13,6 +15,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -290,8 +293,11 @@ void ModelPanel::showMessage(const QString& text)
 void ModelPanel::showModel()
 {
     showMessage(QString());
-    summary_->setText(tr("%1 — %2").arg(session_->modelFolder(), session_->modelSummary()));
-    summary_->setToolTip(summary_->text());
+    // The folder's name on screen, its whole path in the tooltip.
+    const QString folder = session_->modelFolder();
+    const QString name = QFileInfo(folder).fileName();
+    summary_->setText(tr("%1 — %2").arg(name.isEmpty() ? folder : name, session_->modelSummary()));
+    summary_->setToolTip(tr("%1 — %2").arg(folder, session_->modelSummary()));
     grid_->setResult(nullptr, {});
     grid_->setPlaceholder(
         tr("The sentence's maps show here, one per layer and head, once the model "
@@ -333,6 +339,7 @@ void ModelPanel::showResult()
     QStringList labels;
     for (const ModelToken& t : session_->resultTokens())
         labels << t.display;
+    grid_->setKeyValueHeads(session_->config().kvHeads);
     grid_->setResult(session_->result(), labels);
     if (rankKey_ >= int(labels.size()))
         rankKey_ = -1;
@@ -361,10 +368,13 @@ void ModelPanel::showSelection()
         lastRow_->setRowCount(0);
     } else {
         const int last = shown->tokens() - 1;
-        headCaption_->setText(tr("%1, ÷ %2\nfrom “%3”:")
-                                  .arg(ModelGridRenderer::tileName(layer, head))
-                                  .arg(shown->divisor)
-                                  .arg(tokens[std::size_t(last)].display));
+        const QString sharing = keyValueSharingText(session_->config(), head);
+        headCaption_->setText(
+            tr("%1, ÷ %2\nfrom “%3”:")
+                .arg(sharing.isEmpty() ? ModelGridRenderer::tileName(layer, head)
+                                       : tr("%1 (%2)").arg(ModelGridRenderer::tileName(layer, head), sharing))
+                .arg(shown->divisor)
+                .arg(tokens[std::size_t(last)].display));
         lastRow_->setRowCount(last + 1);
         for (int j = 0; j <= last; ++j) {
             lastRow_->setItem(j, 0, new QTableWidgetItem(tokens[std::size_t(j)].display));
