@@ -29,6 +29,7 @@
 #include "expected.h"
 #include "matrix.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -105,6 +106,9 @@ public:
     void reserve(int tokens);
     // Forgets every token (the room stays).
     void clear() { tokens_ = 0; }
+    // Forgets the tokens from `tokens` on (a step taken back); no change
+    // for a count at or above tokens().
+    void truncate(int tokens) { tokens_ = std::clamp(tokens, 0, tokens_); }
 
 private:
     friend Expected<DecodeResult> runDecodeStep(const DecoderConfig&, DecoderSteps&, const std::vector<int>&,

@@ -316,8 +316,17 @@ void TestKvCache::cacheBytes()
     QVERIFY(llama->decode({1, 2, 3}, &cache, {}));
     QCOMPARE(cache.bytes(), std::int64_t(3 * 512));
     QCOMPARE(cache.bytesOneKvPerQueryHead(), std::int64_t(3 * 1024));
-    QVERIFY(llama->decode({4}, &cache, {}));
+    const attn::Expected<attn::DecodeResult> fourth = llama->decode({4}, &cache, {});
+    QVERIFY(fourth);
     QCOMPARE(cache.bytes(), std::int64_t(4 * 512));
+    // A step taken back and taken again: the same numbers.
+    cache.truncate(3);
+    QCOMPARE(cache.tokens(), 3);
+    const attn::Expected<attn::DecodeResult> again = llama->decode({4}, &cache, {});
+    QVERIFY(again);
+    QVERIFY(attn::sameBits(again->logits, fourth->logits));
+    cache.truncate(9);
+    QCOMPARE(cache.tokens(), 4);
     QCOMPARE(attn::KvCache::bytes(llama->config(), 4), std::int64_t(4 * 512));
     QCOMPARE(attn::KvCache::bytesOneKvPerQueryHead(llama->config(), 4), std::int64_t(4 * 1024));
     QCOMPARE(attn::KvCache::kBytesPerNumber, 8);
