@@ -96,8 +96,8 @@ KvCache::KvCache(const DecoderConfig& config)
       kvHeads_(std::max(config.kvHeads, 0)),
       heads_(std::max(config.heads, 0)),
       headDim_(std::max(config.headDim, 0)),
-      keys_(std::size_t(layers_) * std::size_t(kvHeads_)),
-      values_(std::size_t(layers_) * std::size_t(kvHeads_))
+      keys_(std::size_t(layers_) * std::size_t(kvHeads_), Matrix(0, std::max(config.headDim, 0))),
+      values_(std::size_t(layers_) * std::size_t(kvHeads_), Matrix(0, std::max(config.headDim, 0)))
 {
 }
 
@@ -141,7 +141,8 @@ void KvCache::reserve(int tokens)
     for (std::vector<Matrix>* store : {&keys_, &values_})
         for (Matrix& m : *store) {
             Matrix grown(tokens, headDim_);
-            grown.topRows(tokens_) = m.topRows(tokens_);
+            if (tokens_ > 0)
+                grown.topRows(tokens_) = m.topRows(tokens_);
             m.swap(grown);
         }
     capacity_ = tokens;

@@ -313,6 +313,8 @@ void TestKvCache::cacheBytes()
     const std::unique_ptr<attn::DecoderModel> llama = makeModel(LlamaGqa);
     attn::KvCache cache(llama->config());
     QCOMPARE(cache.bytes(), std::int64_t(0));
+    QCOMPARE(cache.keys(1, 1).rows(), Eigen::Index(0));
+    QCOMPARE(cache.keys(1, 1).cols(), Eigen::Index(8));
     QVERIFY(llama->decode({1, 2, 3}, &cache, {}));
     QCOMPARE(cache.bytes(), std::int64_t(3 * 512));
     QCOMPARE(cache.bytesOneKvPerQueryHead(), std::int64_t(3 * 1024));
