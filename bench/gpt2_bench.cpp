@@ -19,11 +19,7 @@
 #include <string>
 
 namespace bench {
-namespace {
 
-// Random weights with GPT-2 small's shapes (124M float32, about 500 MB):
-// uniform in [-0.05, 0.05] (LayerNorm gains around 1) from a xorshift, so
-// that drawing them takes a fraction of a second.
 attn::Gpt2Weights gpt2SmallWeights()
 {
     attn::Gpt2Config c;
@@ -71,8 +67,6 @@ attn::Gpt2Weights gpt2SmallWeights()
     w.storage = store;
     return w;
 }
-
-}  // namespace
 
 void runGpt2ForwardBench(const std::vector<int>& sizes)
 {

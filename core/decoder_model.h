@@ -53,6 +53,9 @@
 namespace attn {
 
 class DecoderSteps;
+class KvCache;
+struct DecodeOptions;
+struct DecodeResult;
 
 // The score divisor of every (layer, head): the what-if controls (scale
 // mode for every layer, one layer or one head) are edits of this table.
@@ -182,6 +185,14 @@ public:
     // bit for bit (all of them; one row: Matrix(row)). An error for another
     // width, no rows, or logits that are not finite.
     Expected<Matrix> readOut(const Matrix& hidden, int threads = 1) const;
+
+    // One step of generation over a key/value cache (kv_cache.h, which
+    // defines it): the new tokens after the cached ones (the prompt into an
+    // empty cache, then one token at a time), their last row's logits and
+    // attention, the cache extended by them. Errors as run's, and a cache of
+    // another model's shape, positions beyond the model's.
+    Expected<DecodeResult> decode(const std::vector<int>& newIds, KvCache* cache,
+                                  const DecodeOptions& options) const;
 
     // The table of the divisors the model was trained with.
     HeadDivisors standardDivisors() const { return HeadDivisors::standard(config()); }

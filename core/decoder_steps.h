@@ -15,6 +15,11 @@
 // makes and headInputs reads. The numbers must not depend on the thread
 // count the object was made with. Only a family's implementation and the
 // shared pass include this header; views use decoder_model.h.
+//
+// A decode step (kv_cache.h) runs the same steps over the new tokens alone,
+// at positions firstPosition().. (the tokens already cached come first):
+// embed adds that position's embedding (GPT-2) and beginLayer rotates by it
+// (RoPE); everything else works row by row.
 
 #include "attention.h"
 #include "matrix.h"
@@ -27,8 +32,14 @@ class DecoderSteps {
 public:
     virtual ~DecoderSteps() = default;
 
-    // h (n, E): the tokens' embeddings at positions 0..n-1 (ids already
-    // checked against the vocabulary, n against the positions).
+    // The position of the first row the next embed and beginLayer take: 0
+    // for a whole pass, the cached tokens' count for a decode step.
+    void setFirstPosition(int position) { firstPosition_ = position; }
+    int firstPosition() const { return firstPosition_; }
+
+    // h (n, E): the tokens' embeddings at positions firstPosition() ..
+    // firstPosition() + n - 1 (ids already checked against the vocabulary,
+    // the positions against the model's).
     virtual Matrix embed(const std::vector<int>& tokenIds) = 0;
 
     // The layer's attention input (n, E), a norm of h, returned to be kept
@@ -43,7 +54,8 @@ public:
     virtual void headInputs(int layer, int head, AttentionResult* result) const = 0;
 
     // The same from a kept attention input alone (DecoderModel::head): bit
-    // for bit what beginLayer and headInputs give.
+    // for bit what beginLayer and headInputs give (a whole pass's, from
+    // position 0).
     virtual void headInputsFrom(int layer, int head, const Matrix& attentionInput,
                                 AttentionResult* result) const = 0;
 
@@ -57,6 +69,9 @@ public:
 
     // logits (rows, vocab) of final-normed rows.
     virtual Matrix unembed(const Matrix& normed) const = 0;
+
+protected:
+    int firstPosition_ = 0;
 };
 
 }  // namespace attn

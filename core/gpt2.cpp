@@ -96,7 +96,8 @@ public:
         const FloatTensor::Map wpe = w_.wpe.map();
         Matrix h(n, w_.config.nEmbd);
         for (int i = 0; i < n; ++i)
-            h.row(i) = wte.row(tokenIds[std::size_t(i)]).cast<double>() + wpe.row(i).cast<double>();
+            h.row(i) =
+                wte.row(tokenIds[std::size_t(i)]).cast<double>() + wpe.row(firstPosition_ + i).cast<double>();
         return h;
     }
 

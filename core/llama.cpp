@@ -162,7 +162,7 @@ private:
         Matrix block = x->middleCols(Eigen::Index(head) * hd, hd);
         if (c_.qkNorm)
             block = rmsNorm(block, norm, c_.rmsNormEps);
-        applyRope(inv_, &block);
+        applyRope(inv_, &block, firstPosition_);
         x->middleCols(Eigen::Index(head) * hd, hd) = block;
     }
 

@@ -11,6 +11,7 @@
 #include "exportdirectory.h"
 #include "flashexport.h"
 #include "flashtilesoption.h"
+#include "generatecommand.h"
 #include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
@@ -515,6 +516,9 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
     if (!error && !wantsModel(parser))
         if (const std::optional<QString> headLab = headLabWithoutModel(parser))
             error = UsageError{*headLab};
+    if (!error && !wantsModel(parser))
+        if (const std::optional<QString> generation = generationWithoutModel(parser))
+            error = UsageError{*generation};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {

@@ -6,6 +6,7 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
+#include "generatecommand.h"
 #include "headlabcommand.h"
 #include "lens_rollout.h"
 #include "modelattentionexport.h"
@@ -39,10 +40,12 @@ struct CommandLine {
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed :
-         {"--model", "--sentence", "--scale", "--temperature", "--caption", "--export-dir", "--format",
-          "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe", "--logit-lens",
-          "--rollout", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
+    for (const char* allowed : {"--model",       "--sentence",   "--scale",    "--temperature",
+                                "--caption",     "--export-dir", "--format",   "--allow-large-export",
+                                "--head-scores", "--ablate",     "--ablation", "--probe",
+                                "--logit-lens",  "--rollout",    "--generate", "--sample",
+                                "--top-k",       "--size",       "--kernel",   "--exit-after-first-paint",
+                                "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -60,6 +63,9 @@ std::optional<QString> checkCombination(const CommandLineParser& parser, bool wi
     for (const CommandLineParser::Option& option : parser.options()) {
         if (isModelRunOption(option.name) || (window && option.name == QLatin1String("--preset")))
             continue;
+        // --seed seeds --generate's --sample (generatecommand.h).
+        if (option.name == QLatin1String("--seed") && parser.isSet(QStringLiteral("--generate")))
+            continue;
         return CommandLine::tr(
                    "--model cannot be combined with %1: the checkpoint is the model "
                    "(its sizes, weights and tokenizer); with --model give --sentence, "
@@ -72,7 +78,14 @@ std::optional<QString> checkCombination(const CommandLineParser& parser, bool wi
     return std::nullopt;
 }
 
-std::optional<QString> readTemperature(const CommandLineParser& parser, double* temperature)
+}  // namespace
+
+std::optional<QString> modelOptionConflict(const CommandLineParser& parser)
+{
+    return checkCombination(parser);
+}
+
+std::optional<QString> readModelTemperature(const CommandLineParser& parser, double* temperature)
 {
     if (!parser.isSet(QStringLiteral("--temperature")))
         return std::nullopt;
@@ -88,6 +101,8 @@ std::optional<QString> readTemperature(const CommandLineParser& parser, double* 
     *temperature = t;
     return std::nullopt;
 }
+
+namespace {
 
 std::optional<QString> checkFormats(const ModelCommandInput& input)
 {
@@ -124,7 +139,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     if (std::optional<QString> conflict = checkCombination(parser))
         return usage(*conflict);
     double temperature = 1.0;
-    if (std::optional<QString> bad = readTemperature(parser, &temperature))
+    if (std::optional<QString> bad = readModelTemperature(parser, &temperature))
         return usage(*bad);
     if (std::optional<QString> bad = checkFormats(input))
         return usage(*bad);
@@ -269,6 +284,10 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
+    for (const char* option : {"--generate", "--sample", "--top-k"})
+        if (parser.isSet(QLatin1String(option)))
+            return usage(CommandLine::tr("%1 with --model writes generation.json: give --export-dir OUT")
+                             .arg(QLatin1String(option)));
     for (const char* option :
          {"--scale", "--temperature", "--format", "--caption", "--allow-large-export", "--head-scores",
           "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
@@ -298,6 +317,8 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     const QString directory = localPath(*input.exportDir);
     if (const std::optional<QString> link = linkInTheWay(directory))
         return fail(kExitRuntimeError, *link);
+    if (asksForGeneration(parser))
+        return runGenerateCommand(parser, input, directory);
     const attn::Expected<ModelStart> start = modelStart(parser, input);
     if (!start)
         return fail(kExitUsageError, QString::fromStdString(start.error().message));

@@ -14,6 +14,8 @@
 //                        (modelpictures.h) with png, svg, pdf
 //   --head-scores, --ablate, --ablation, --probe
 //                        the head lab's (headlabcommand.h)
+//   --generate N, --sample, --top-k K, --seed S
+//                        generation.json instead (generatecommand.h)
 //
 // The other model options (sizes, seed, tokenizer, causal, matrix files,
 // heads, presets, labs) describe the application's own model and are
@@ -39,6 +41,12 @@ namespace attnlab {
 class CommandLineParser;
 
 bool wantsModel(const CommandLineParser& parser);
+
+// The checks every --model export shares (generatecommand.h's too): an
+// option a --model run does not take (the line to print, or nothing), and
+// --temperature's value into `temperature` (left as it is when not given).
+std::optional<QString> modelOptionConflict(const CommandLineParser& parser);
+std::optional<QString> readModelTemperature(const CommandLineParser& parser, double* temperature);
 
 // What handleCommandLine read for every command: --scale (mode and divisor,
 // already a positive number), --export-dir and --format.

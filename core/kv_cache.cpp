@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "kv_cache.h"
+
+#include "decoder_steps.h"
+#include "parallel.h"
+#include "size_limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace attn {
+namespace {
+
+bool isCancelled(const DecodeOptions& options)
+{
+    return options.cancel && options.cancel->load(std::memory_order_relaxed);
+}
+
+std::string shapeOf(int layers, int kvHeads, int headDim)
+{
+    return std::to_string(layers) + " layers x " + std::to_string(kvHeads) + " key/value heads x head_dim "
+           + std::to_string(headDim);
+}
+
+Status checkStep(const DecoderConfig& c, const std::vector<int>& ids, const KvCache& cache,
+                 const DecodeOptions& options, HeadDivisors* divisors)
+{
+    if (c.layers < 1 || c.heads < 1 || c.kvHeads < 1 || c.headDim < 1 || c.heads % c.kvHeads != 0
+        || c.vocabSize < 1 || c.maxPositions < 1)
+        return Error{"The model's configuration has no layers, heads or positions to decode with."};
+    if (!cache.fits(c))
+        return Error{"The key/value cache is for " + shapeOf(cache.layers(), cache.kvHeads(), cache.headDim())
+                     + "; the model has " + shapeOf(c.layers, c.kvHeads, c.headDim) + "."};
+    const int n = int(ids.size());
+    if (n < 1)
+        return Error{"A decode step needs at least one new token."};
+    const int maxTokens = std::min(c.maxPositions, kMaxTokens);
+    if (n > maxTokens - cache.tokens())
+        return Error{"The cache holds " + std::to_string(cache.tokens()) + " tokens and the step adds "
+                     + std::to_string(n) + "; this model takes at most " + std::to_string(maxTokens) + "."};
+    for (int i = 0; i < n; ++i)
+        if (ids[std::size_t(i)] < 0 || ids[std::size_t(i)] >= c.vocabSize)
+            return Error{"Token " + std::to_string(i + 1) + " has id " + std::to_string(ids[std::size_t(i)])
+                         + ", outside the vocabulary (0 to " + std::to_string(c.vocabSize - 1) + ")."};
+    *divisors = options.divisors.empty() ? HeadDivisors::standard(c) : options.divisors;
+    return divisors->check(c);
+}
+
+Error notFinite(int layer, int head)
+{
+    return Error{"Layer " + std::to_string(layer) + ", head " + std::to_string(head)
+                 + ": the attention is not finite. The checkpoint holds values too large or not numbers."};
+}
+
+// The prefill's attention (nothing cached before): the whole pass's own
+// (decoder_model.cpp's attend), over the head's Q, K and V.
+Status attendWhole(const DecoderConfig& c, double divisor, AttentionResult* r)
+{
+    AttentionOptions options;
+    options.scale = ScaleMode::Custom;
+    options.customDivisor = divisor;
+    options.causal = true;
+    options.window = c.slidingWindow;
+    return computeAttentionFromProjections(options, r);
+}
+
+// One query row q (hd) against the cached keys first..last (inclusive) of
+// K and V: softmax(q K^T / divisor) V into `context`, the weights into
+// `weights` (last + 1 entries, 0 before first) when given. False if a
+// number is not finite.
+bool attendRow(const Eigen::Ref<const RowVector>& q, const Matrix& K, const Matrix& V, int first, int last,
+               double divisor, Eigen::Ref<RowVector> context, RowVector* weights)
+{
+    const int count = last - first + 1;
+    RowVector a(count);
+    for (int j = 0; j < count; ++j)
+        a[j] = q.dot(K.row(first + j)) / divisor;
+    const double top = a.maxCoeff();
+    a = (a.array() - top).exp();
+    a /= a.sum();
+    context.noalias() = a * V.middleRows(first, count);
+    if (weights) {
+        weights->setZero(last + 1);
+        weights->tail(count) = a;
+    }
+    return std::isfinite(top) && context.allFinite();
+}
+
+}  // namespace
+
+KvCache::KvCache(const DecoderConfig& config)
+    : layers_(std::max(config.layers, 0)),
+      kvHeads_(std::max(config.kvHeads, 0)),
+      heads_(std::max(config.heads, 0)),
+      headDim_(std::max(config.headDim, 0)),
+      keys_(std::size_t(layers_) * std::size_t(kvHeads_), Matrix(0, std::max(config.headDim, 0))),
+      values_(std::size_t(layers_) * std::size_t(kvHeads_), Matrix(0, std::max(config.headDim, 0)))
+{
+}
+
+bool KvCache::fits(const DecoderConfig& config) const
+{
+    return layers_ == config.layers && kvHeads_ == config.kvHeads && heads_ == config.heads
+           && headDim_ == config.headDim && layers_ > 0 && kvHeads_ > 0;
+}
+
+Eigen::Block<const Matrix> KvCache::keys(int layer, int kvHead) const
+{
+    return Eigen::Block<const Matrix>(keys_[index(layer, kvHead)], 0, 0, tokens_, headDim_);
+}
+
+Eigen::Block<const Matrix> KvCache::values(int layer, int kvHead) const
+{
+    return Eigen::Block<const Matrix>(values_[index(layer, kvHead)], 0, 0, tokens_, headDim_);
+}
+
+std::int64_t KvCache::bytesFor(int tokens, int kvHeads) const
+{
+    return std::int64_t(2) * layers_ * kvHeads * headDim_ * std::int64_t(tokens) * kBytesPerNumber;
+}
+
+std::int64_t KvCache::bytes(const DecoderConfig& config, int tokens)
+{
+    return std::int64_t(2) * config.layers * config.kvHeads * config.headDim * std::int64_t(tokens)
+           * kBytesPerNumber;
+}
+
+std::int64_t KvCache::bytesOneKvPerQueryHead(const DecoderConfig& config, int tokens)
+{
+    return std::int64_t(2) * config.layers * config.heads * config.headDim * std::int64_t(tokens)
+           * kBytesPerNumber;
+}
+
+void KvCache::reserve(int tokens)
+{
+    if (tokens <= capacity_)
+        return;
+    for (std::vector<Matrix>* store : {&keys_, &values_})
+        for (Matrix& m : *store) {
+            Matrix grown(tokens, headDim_);
+            if (tokens_ > 0)
+                grown.topRows(tokens_) = m.topRows(tokens_);
+            m.swap(grown);
+        }
+    capacity_ = tokens;
+}
+
+Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps,
+                                     const std::vector<int>& newIds, KvCache* cache,
+                                     const DecodeOptions& options)
+{
+    if (!cache)
+        return Error{"A decode step needs a key/value cache."};
+    HeadDivisors divisors;
+    if (Status s = checkStep(c, newIds, *cache, options, &divisors); !s)
+        return s.error();
+    const int t = cache->tokens();
+    const int m = int(newIds.size());
+    const int hd = c.headDim;
+    const int group = c.heads / c.kvHeads;
+    const int threads = std::max(options.threads, 1);
+    if (t + m > cache->capacity_)
+        cache->reserve(std::max(t + m, std::min(2 * cache->capacity_, std::min(c.maxPositions, kMaxTokens))));
+
+    DecodeResult r;
+    r.firstPosition = t;
+    r.newTokens = m;
+    r.heads = c.heads;
+    if (options.keepAttention)
+        r.attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
+    steps.setFirstPosition(t);
+    Matrix h = steps.embed(newIds);
+    std::vector<AttentionResult> heads(std::size_t(c.heads));
+    std::vector<char> finite(std::size_t(c.heads), 1);
+    Matrix contexts(m, c.contextWidth());
+    for (int l = 0; l < c.layers; ++l) {
+        if (isCancelled(options))
+            return cancelledError(kDecoderCancelled);
+        steps.beginLayer(l, h);
+        forEachIndex(c.heads, threads, [&](int i) { steps.headInputs(l, i, &heads[std::size_t(i)]); });
+        // The new rows of each key/value head after the cached ones (the
+        // cache's count moves only once the step has succeeded).
+        for (int g = 0; g < c.kvHeads; ++g) {
+            const AttentionResult& first = heads[std::size_t(g) * std::size_t(group)];
+            cache->keyStore(l, g).middleRows(t, m) = first.K;
+            cache->valueStore(l, g).middleRows(t, m) = first.V;
+        }
+        forEachIndex(c.heads, threads, [&](int i) {
+            AttentionResult& head = heads[std::size_t(i)];
+            const double divisor = divisors.at(l, i);
+            RowVector* kept = options.keepAttention ? &r.attention[std::size_t(l) * c.heads + i] : nullptr;
+            auto context = contexts.middleCols(Eigen::Index(i) * hd, hd);
+            if (t == 0) {
+                finite[std::size_t(i)] = bool(attendWhole(c, divisor, &head));
+                if (!finite[std::size_t(i)])
+                    return;
+                context = head.context;
+                if (kept) {
+                    kept->resize(m);
+                    head.weightsRow(m - 1, kept->data());
+                }
+                return;
+            }
+            const Matrix& K = cache->keyStore(l, c.kvHeadOf(i));
+            const Matrix& V = cache->valueStore(l, c.kvHeadOf(i));
+            for (int row = 0; row < m; ++row) {
+                const int p = t + row;
+                const int firstKey =
+                    c.slidingWindow > 0 && p >= c.slidingWindow ? p - c.slidingWindow + 1 : 0;
+                if (!attendRow(head.Q.row(row), K, V, firstKey, p, divisor, context.row(row),
+                               row == m - 1 ? kept : nullptr))
+                    finite[std::size_t(i)] = 0;
+            }
+        });
+        for (int i = 0; i < c.heads; ++i)
+            if (!finite[std::size_t(i)])
+                return notFinite(l, i);
+        steps.endLayer(l, contexts, &h);
+    }
+    if (isCancelled(options))
+        return cancelledError(kDecoderCancelled);
+    const Matrix logits = steps.unembed(steps.finalNorm(Matrix(h.bottomRows(1))));
+    r.logits = logits.row(0);
+    if (!r.logits.allFinite())
+        return Error{"The logits are not finite (the checkpoint holds values too large or not numbers)."};
+    cache->tokens_ = t + m;
+    return r;
+}
+
+// DecoderModel's member, here beside the step it runs.
+Expected<DecodeResult> DecoderModel::decode(const std::vector<int>& newIds, KvCache* cache,
+                                            const DecodeOptions& options) const
+{
+    const std::unique_ptr<DecoderSteps> s = steps(std::max(options.threads, 1));
+    return runDecodeStep(config(), *s, newIds, cache, options);
+}
+
+}  // namespace attn
