@@ -124,14 +124,12 @@ std::int64_t KvCache::bytesFor(int tokens, int kvHeads) const
 
 std::int64_t KvCache::bytes(const DecoderConfig& config, int tokens)
 {
-    return std::int64_t(2) * config.layers * config.kvHeads * config.headDim * std::int64_t(tokens)
-           * kBytesPerNumber;
+    return config.kvCacheNumbersPerToken() * std::int64_t(tokens) * kBytesPerNumber;
 }
 
 std::int64_t KvCache::bytesOneKvPerQueryHead(const DecoderConfig& config, int tokens)
 {
-    return std::int64_t(2) * config.layers * config.heads * config.headDim * std::int64_t(tokens)
-           * kBytesPerNumber;
+    return config.kvCacheNumbersPerTokenUnshared() * std::int64_t(tokens) * kBytesPerNumber;
 }
 
 void KvCache::reserve(int tokens)
