@@ -9,6 +9,7 @@
 #include "engine_bench.h"
 
 #include "attention.h"
+#include "benchmatrix.h"
 #include "benchutil.h"
 #include "kernels.h"
 
@@ -17,19 +18,6 @@
 #include <string>
 
 namespace bench {
-namespace {
-
-attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols)
-{
-    std::normal_distribution<double> dist(0.0, 1.0);
-    attn::Matrix m(rows, cols);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = dist(rng);
-    return m;
-}
-
-}  // namespace
-
 void runEngineBench(const std::vector<int>& sizes, int d)
 {
     std::mt19937 rng(42);

@@ -2,6 +2,7 @@
 #include "flash_bench.h"
 
 #include "attention.h"
+#include "benchmatrix.h"
 #include "benchutil.h"
 #include "flash_tiles.h"
 #include "size_limits.h"
@@ -20,15 +21,6 @@ namespace {
 
 constexpr int kBlockRows = 64;
 constexpr int kBlockCols = 256;
-
-attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols)
-{
-    std::normal_distribution<double> dist(0.0, 1.0);
-    attn::Matrix m(rows, cols);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = dist(rng);
-    return m;
-}
 
 // A line of /proc/self/status in KiB ("VmRSS:", "VmHWM:"); -1 if absent.
 long statusKiB(const char* key)

@@ -9,6 +9,7 @@
 
 #include "process_bench.h"
 
+#include "benchmatrix.h"
 #include "benchutil.h"
 #include "npy.h"
 
@@ -114,15 +115,6 @@ void printError(const char* name, int n, const std::string& what)
 {
     std::printf("{\"case\":\"%s\",\"n\":%d,\"error\":\"%s\"}\n", name, n, what.c_str());
     std::fflush(stdout);
-}
-
-attn::Matrix randomMatrix(std::mt19937& rng, int rows, int cols, double sd)
-{
-    std::normal_distribution<double> dist(0.0, sd);
-    attn::Matrix m(rows, cols);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = dist(rng);
-    return m;
 }
 
 bool writeNpyFile(const std::string& path, const attn::Matrix& m)

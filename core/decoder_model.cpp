@@ -76,9 +76,9 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
     return okStatus();
 }
 
-// The attention pass of attention.h over the Q, K and V the steps set, with
-// the causal mask and the model's sliding window, if any.
-Status attend(const DecoderConfig& c, double divisor, AttentionResult* r)
+}  // namespace
+
+Status attendDecoderHead(const DecoderConfig& c, double divisor, AttentionResult* r)
 {
     AttentionOptions options;
     options.scale = ScaleMode::Custom;
@@ -87,8 +87,6 @@ Status attend(const DecoderConfig& c, double divisor, AttentionResult* r)
     options.window = c.slidingWindow;
     return computeAttentionFromProjections(options, r);
 }
-
-}  // namespace
 
 HeadDivisors HeadDivisors::standard(const DecoderConfig& config)
 {
@@ -188,7 +186,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
                 return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
             steps.headInputs(l, i, &head);
-            headStatus[std::size_t(i)] = attend(c, r.divisors.at(l, i), &head);
+            headStatus[std::size_t(i)] = attendDecoderHead(c, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 contexts.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
@@ -239,7 +237,7 @@ Expected<AttentionResult> recomputeHead(const DecoderConfig& c, const DecoderSte
         return Error{"The result is not one of this model's passes."};
     AttentionResult r;
     steps.headInputsFrom(layer, head, input, &r);
-    if (Status s = attend(c, result.divisors.at(layer, head), &r); !s)
+    if (Status s = attendDecoderHead(c, result.divisors.at(layer, head), &r); !s)
         return s.error();
     return r;
 }

@@ -204,6 +204,12 @@ protected:
     virtual std::unique_ptr<DecoderSteps> steps(int threads) const = 0;
 };
 
+// One head's attention in a decoder pass, over the Q, K and V set in `r`:
+// attention.h's pass with the causal mask, the model's sliding window, if
+// any, and `divisor`. The whole pass, the head computed again and the
+// key/value cache's prefill all call it.
+Status attendDecoderHead(const DecoderConfig& config, double divisor, AttentionResult* r);
+
 // The pass over a family's steps, with every check, kept matrix, hook and
 // cancel check the families share: what DecoderModel::run and runGpt2 call.
 Expected<DecoderResult> runDecoderPass(const DecoderConfig& config, DecoderSteps& steps,

@@ -55,18 +55,6 @@ Error notFinite(int layer, int head)
                  + ": the attention is not finite. The checkpoint holds values too large or not numbers."};
 }
 
-// The prefill's attention (nothing cached before): the whole pass's own
-// (decoder_model.cpp's attend), over the head's Q, K and V.
-Status attendWhole(const DecoderConfig& c, double divisor, AttentionResult* r)
-{
-    AttentionOptions options;
-    options.scale = ScaleMode::Custom;
-    options.customDivisor = divisor;
-    options.causal = true;
-    options.window = c.slidingWindow;
-    return computeAttentionFromProjections(options, r);
-}
-
 // One query row q (hd) against the cached keys first..last (inclusive) of
 // K and V: softmax(q K^T / divisor) V into `context`, the weights into
 // `weights` (last + 1 entries, 0 before first) when given. False if a
@@ -192,7 +180,7 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
             RowVector* kept = options.keepAttention ? &r.attention[std::size_t(l) * c.heads + i] : nullptr;
             auto context = contexts.middleCols(Eigen::Index(i) * hd, hd);
             if (t == 0) {
-                finite[std::size_t(i)] = bool(attendWhole(c, divisor, &head));
+                finite[std::size_t(i)] = bool(attendDecoderHead(c, divisor, &head));
                 if (!finite[std::size_t(i)])
                     return;
                 context = head.context;

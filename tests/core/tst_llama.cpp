@@ -12,6 +12,7 @@
 
 #include "kernels.h"
 #include "llama.h"
+#include "randomllama.h"
 #include "statistics.h"
 
 #include <QtTest>
@@ -30,64 +31,6 @@ namespace {
 
 using attn::Matrix;
 using Rows = std::vector<std::vector<double>>;
-
-// Weights owned by their storage, as a reader's are.
-class Builder {
-public:
-    explicit Builder(const attn::LlamaConfig& c, unsigned seed)
-        : store_(std::make_shared<Store>()), rng_(seed)
-    {
-        w_.config = c;
-        w_.storage = store_;
-    }
-    attn::FloatTensor random(int rows, int cols, float scale, float offset = 0.0f)
-    {
-        std::normal_distribution<float> dist(0.0f, scale);
-        store_->emplace_back(std::size_t(rows) * std::size_t(cols));
-        for (float& x : store_->back())
-            x = offset + dist(rng_);
-        return {store_->back().data(), rows, cols};
-    }
-    attn::LlamaWeights build()
-    {
-        const attn::LlamaConfig& c = w_.config;
-        const int e = c.width, qw = c.heads * c.headDim, kw = c.kvHeads * c.headDim;
-        w_.embed = random(c.vocabSize, e, 0.5f);
-        w_.blocks.resize(std::size_t(c.layers));
-        for (attn::LlamaBlock& b : w_.blocks) {
-            b.inputNorm = random(1, e, 0.1f, 1.0f);
-            b.q = random(qw, e, 0.3f);
-            b.k = random(kw, e, 0.3f);
-            b.v = random(kw, e, 0.3f);
-            if (c.qkvBias) {
-                b.qBias = random(1, qw, 0.2f);
-                b.kBias = random(1, kw, 0.2f);
-                b.vBias = random(1, kw, 0.2f);
-            }
-            b.o = random(e, qw, 0.2f);
-            if (c.oBias)
-                b.oBias = random(1, e, 0.2f);
-            if (c.qkNorm) {
-                b.qNorm = random(1, c.headDim, 0.1f, 1.0f);
-                b.kNorm = random(1, c.headDim, 0.1f, 1.0f);
-            }
-            b.postNorm = random(1, e, 0.1f, 1.0f);
-            b.gate = random(c.intermediate, e, 0.3f);
-            b.up = random(c.intermediate, e, 0.3f);
-            b.down = random(e, c.intermediate, 0.2f);
-        }
-        w_.norm = random(1, e, 0.1f, 1.0f);
-        w_.lmHeadTied = c.tieWordEmbeddings;
-        w_.lmHead = w_.lmHeadTied ? w_.embed : random(c.vocabSize, e, 0.5f);
-        return w_;
-    }
-
-private:
-    using Store = std::vector<std::vector<float>>;
-    std::shared_ptr<Store> store_;
-    std::mt19937 rng_;
-    attn::LlamaWeights w_;
-};
 
 double at(const attn::FloatTensor& t, int r, int c)
 {
@@ -342,7 +285,7 @@ void TestLlama::againstPlainLoops()
         c.ropeTheta = 10000;
         break;
     }
-    const attn::LlamaWeights w = Builder(c, 7u + unsigned(shape)).build();
+    const attn::LlamaWeights w = randomllama::randomWeights(c, 7u + unsigned(shape));
     auto model = attn::LlamaDecoderModel::create(w);
     QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
     std::vector<int> ids;
@@ -434,7 +377,7 @@ void TestLlama::slidingWindowHidesEarlyKeys()
 {
     attn::LlamaConfig c = config("mistral", 2, 1, 8, 16);
     c.slidingWindow = 4;
-    auto model = attn::LlamaDecoderModel::create(Builder(c, 5u).build());
+    auto model = attn::LlamaDecoderModel::create(randomllama::randomWeights(c, 5u));
     QVERIFY(model.ok());
     const auto r = (*model)->run({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
     QVERIFY(r.ok());
@@ -466,7 +409,7 @@ void TestLlama::slidingWindowHidesEarlyKeys()
     QVERIFY(std::abs(stats.meanEntropyNats - entropy) < 1e-13);
     // Without the window the same model reads every earlier key.
     c.slidingWindow = 0;
-    auto all = attn::LlamaDecoderModel::create(Builder(c, 5u).build());
+    auto all = attn::LlamaDecoderModel::create(randomllama::randomWeights(c, 5u));
     const auto r0 = (*all)->run({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
     QVERIFY(r0->layers[1].heads[1].weightsMatrix()(9, 0) > 0);
     QCOMPARE(r0->layers[0].heads[0].scores, r->layers[0].heads[0].scores);
@@ -478,7 +421,7 @@ void TestLlama::threadsAndRecomputedHeads()
     c.qkNorm = true;
     c.vocabSize = 5000;  // logits in two blocks
     c.intermediate = 300;
-    auto model = attn::LlamaDecoderModel::create(Builder(c, 11u).build());
+    auto model = attn::LlamaDecoderModel::create(randomllama::randomWeights(c, 11u));
     QVERIFY(model.ok());
     const std::vector<int> ids{3, 999, 4500, 17, 17, 2};
     for (const bool fused : {true, false}) {
@@ -519,7 +462,7 @@ void TestLlama::badWeights()
         return s.ok() ? std::string() : s.error().message;
     };
     attn::LlamaConfig c = config("llama", 4, 2, 8, 32);
-    attn::LlamaWeights w = Builder(c, 1u).build();
+    attn::LlamaWeights w = randomllama::randomWeights(c, 1u);
     QCOMPARE(message(w), std::string());
     w.config.kvHeads = 3;
     QCOMPARE(message(w),
@@ -527,16 +470,16 @@ void TestLlama::badWeights()
     w.config = c;
     w.config.headDim = 7;
     QCOMPARE(message(w), std::string("Llama config: head_dim 7 is odd; RoPE rotates pairs of dimensions."));
-    w = Builder(c, 1u).build();
+    w = randomllama::randomWeights(c, 1u);
     w.blocks[1].k.rows = 8;
     QCOMPARE(message(w), std::string("Llama weights: the tensor model.layers.1.self_attn.k_proj.weight is (8 "
                                      "x 32); the config needs (16 x 32)."));
-    w = Builder(c, 1u).build();
+    w = randomllama::randomWeights(c, 1u);
     w.blocks[0].postNorm = {};
     QCOMPARE(message(w),
              std::string("Llama weights: the tensor model.layers.0.post_attention_layernorm.weight "
                          "is missing."));
-    w = Builder(c, 1u).build();
+    w = randomllama::randomWeights(c, 1u);
     w.blocks[0].qNorm = w.blocks[0].inputNorm;
     QCOMPARE(message(w), std::string("Llama weights: the tensor model.layers.0.self_attn.q_norm.weight is "
                                      "given but the config has none."));
