@@ -48,9 +48,10 @@ ScoreHistogram scoreHistogram(const AttentionResult& result, int bins, long long
     double sum = 0, sumSquares = 0;
     for (int i = 0; i < n; i += h.rowStride) {
         const double* row = result.scores.row(i).data();
-        const int keys = result.keys(i);
-        for (int j = 0; j < keys; ++j) {
-            const double s = row[j];
+        const VisibleKeys vis = result.visible(i);
+        const int keys = vis.count();
+        for (int c = 0; c < keys; ++c) {
+            const double s = row[vis.key(c)];
             ++h.raw[std::size_t(histogramBin(s, h.limit, bins))];
             ++h.scaled[std::size_t(histogramBin(s / h.divisor, h.limit, bins))];
             sum += s - shift;
