@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
-//                     [gpt2-tokenizer] [gpt2-open] [gpt2-forward] [gpt2-typing] [training-lab]
+//                     [gpt2-tokenizer] [tokenizer-json] [gpt2-open] [gpt2-forward] [gpt2-typing]
+//                     [training-lab]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -14,6 +15,7 @@
 #include "gpt2tokenizer_bench.h"
 #include "multihead_bench.h"
 #include "kernels.h"
+#include "tokenizerjson_bench.h"
 #include "training_bench.h"
 
 #ifdef ATTNLAB_BENCH_GUI
@@ -83,6 +85,8 @@ int main(int argc, char** argv)
         bench::runMultiHeadBench(quick ? std::vector<int>{128, 512} : std::vector<int>{512, 2048}, 512, 8);
     if (wanted("gpt2-tokenizer"))
         bench::runGpt2TokenizerBench(ATTNLAB_SOURCE_DIR "/tests/data/gpt2/tiny-gpt2", 1000);
+    if (wanted("tokenizer-json"))
+        bench::runTokenizerJsonBench(ATTNLAB_SOURCE_DIR "/tests/data/llama/tiny-qwen3", 2000);
     if (wanted("gpt2-open"))
         bench::runGpt2OpenBench();
     if (wanted("gpt2-forward"))

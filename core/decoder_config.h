@@ -5,6 +5,9 @@
 // what only its pass needs, such as its norm's epsilon, and converts to
 // this one. Plain C++: no Eigen, so that the readers' headers stay light.
 
+#include "attention_mask.h"
+
+#include <algorithm>
 #include <string>
 
 namespace attn {
@@ -19,6 +22,14 @@ struct DecoderConfig {
     int width = 0;         // E, the residual stream's (hidden_size, n_embd)
     int vocabSize = 0;     // logits per position
     int maxPositions = 0;  // the longest sentence the model takes, in tokens
+    // Query i sees keys j with i - slidingWindow < j <= i (Mistral's
+    // sliding_window); 0: every key up to i, as GPT-2.
+    int slidingWindow = 0;
+    // Rotary positions (RoPE): the base of the frequencies (rope_theta),
+    // 0 for a model with learned positions (GPT-2); the rope_scaling type
+    // applied to them ("llama3"), empty for none.
+    double ropeTheta = 0.0;
+    std::string ropeScaling;
 
     // The key/value head query head `head` reads (heads a multiple of
     // kvHeads): with 8 heads and 2 kvHeads, heads 0-3 read 0 and 4-7 read 1.
@@ -26,6 +37,14 @@ struct DecoderConfig {
     // The width of the heads' contexts side by side, the output
     // projection's input: E for GPT-2, not always with an explicit head_dim.
     int contextWidth() const { return heads * headDim; }
+    // The mask the model was trained with: causal, or sliding:W with its
+    // sliding window (a window beyond kMaxMaskWidth, wider than any
+    // sentence the lab takes, sees what causal sees; it is kept as sliding).
+    AttentionMask ownMask() const
+    {
+        return slidingWindow > 0 ? AttentionMask::sliding(std::min(slidingWindow, kMaxMaskWidth))
+                                 : AttentionMask::causal();
+    }
 };
 
 }  // namespace attn

@@ -32,6 +32,9 @@ Status checkConfig(const DecoderConfig& c)
         return Error{
             "The model's configuration needs at least one layer, head, key/value head, head "
             "dimension, width, vocabulary entry and position."};
+    if (c.slidingWindow < 0)
+        return Error{"The model's sliding window must be 0 (none) or a number of keys; got "
+                     + std::to_string(c.slidingWindow) + "."};
     if (c.heads % c.kvHeads != 0)
         return Error{"The model's " + std::to_string(c.heads) + " heads are not a multiple of its "
                      + std::to_string(c.kvHeads) + " key/value heads."};
@@ -74,13 +77,13 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
 }
 
 // The attention pass of attention.h over the Q, K and V the steps set, with
-// the causal mask.
-Status attend(double divisor, AttentionResult* r)
+// the model's own mask: causal, or its sliding window.
+Status attend(const DecoderConfig& c, double divisor, AttentionResult* r)
 {
     AttentionOptions options;
     options.scale = ScaleMode::Custom;
     options.customDivisor = divisor;
-    options.causal = true;
+    options.setMask(c.ownMask());
     return computeAttentionFromProjections(options, r);
 }
 
@@ -184,7 +187,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
                 return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
             steps.headInputs(l, i, &head);
-            headStatus[std::size_t(i)] = attend(r.divisors.at(l, i), &head);
+            headStatus[std::size_t(i)] = attend(c, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 contexts.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
@@ -235,7 +238,7 @@ Expected<AttentionResult> recomputeHead(const DecoderConfig& c, const DecoderSte
         return Error{"The result is not one of this model's passes."};
     AttentionResult r;
     steps.headInputsFrom(layer, head, input, &r);
-    if (Status s = attend(result.divisors.at(layer, head), &r); !s)
+    if (Status s = attend(c, result.divisors.at(layer, head), &r); !s)
         return s.error();
     return r;
 }

@@ -25,8 +25,8 @@
 //     Gpt2DecoderModel).
 //     runDecoderPass holds everything the families share: the checks of
 //     the ids and options, the order of the steps, the attention of each
-//     head (attention.h, causal; a sliding window would be added there,
-//     for every family), the hooks, what is kept, the cancel flag and the
+//     head (attention.h, causal, with DecoderConfig::slidingWindow for
+//     every family that has one), the hooks, what is kept, the cancel flag and the
 //     top tokens; recomputeHead and readOut likewise.
 //   - app/io: the reader of its folder (config.json and the tensors) into
 //     those weights, and its tokenizer (a ModelTokenizer, modeltokenizer.h:

@@ -5,6 +5,7 @@
 #include "gpt2_kernels.h"
 #include "kernels.h"
 #include "parallel.h"
+#include "tensor_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,19 +19,9 @@ namespace {
 // thread count, so that the numbers do not depend on it.
 constexpr int kColumnBlock = 256;
 
-std::string shapeText(int rows, int cols)
-{
-    return "(" + std::to_string(rows) + " x " + std::to_string(cols) + ")";
-}
-
 Status checkTensor(const std::string& name, const FloatTensor& t, int rows, int cols)
 {
-    if (t.empty())
-        return Error{"GPT-2 weights: the tensor " + name + " is missing."};
-    if (t.rows != rows || t.cols != cols)
-        return Error{"GPT-2 weights: the tensor " + name + " is " + shapeText(t.rows, t.cols)
-                     + "; the config needs " + shapeText(rows, cols) + "."};
-    return okStatus();
+    return attn::checkTensor("GPT-2", name, t, rows, cols);
 }
 
 // out (rows of in, width) = in W(:, c0 .. c0 + width - 1), leading dimension

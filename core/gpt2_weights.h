@@ -9,6 +9,7 @@
 // y = x W + b.
 
 #include "decoder_config.h"
+#include "float_tensor.h"
 
 #include <Eigen/Core>
 
@@ -43,18 +44,6 @@ struct Gpt2Config {
         c.maxPositions = nPositions;
         return c;
     }
-};
-
-// One stored tensor: `rows` x `cols` floats, row-major. A vector is one row.
-struct FloatTensor {
-    using Map = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-
-    const float* data = nullptr;
-    int rows = 0;
-    int cols = 0;
-
-    Map map() const { return Map(data, rows, cols); }
-    bool empty() const { return data == nullptr; }
 };
 
 struct Gpt2Block {

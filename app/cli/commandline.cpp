@@ -14,6 +14,7 @@
 #include "modelattentionexport.h"
 #include "labfile.h"
 #include "matrixfilestart.h"
+#include "headlabcommand.h"
 #include "modelcommand.h"
 #include "multiheadcommand.h"
 #include "numberargument.h"
@@ -531,6 +532,9 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error =
             UsageError{CommandLine::tr("--mask applies to the lab's attention; it does not take "
                                        "--model DIR yet")};
+    if (!error && !wantsModel(parser))
+        if (const std::optional<QString> headLab = headLabWithoutModel(parser))
+            error = UsageError{*headLab};
     if (!error && wantsModel(parser) && !request.exportDir) {
         attn::Expected<std::shared_ptr<const ModelFolder>> model = modelWindowFolder(parser);
         if (!model) {

@@ -6,6 +6,8 @@
 #include "consoleio.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
+#include "headlabcommand.h"
+#include "lens_rollout.h"
 #include "modelattentionexport.h"
 #include "modelfamilies.h"
 #include "modelmapbudget.h"
@@ -39,7 +41,8 @@ bool isModelRunOption(const QString& name)
 {
     for (const char* allowed :
          {"--model", "--sentence", "--scale", "--temperature", "--caption", "--export-dir", "--format",
-          "--allow-large-export", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
+          "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe", "--logit-lens",
+          "--rollout", "--size", "--kernel", "--exit-after-first-paint", "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -131,9 +134,12 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     if (folder.isEmpty())
         return usage(CommandLine::tr(
             "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
-    if (!parser.isSet(QStringLiteral("--sentence")))
+    attn::Expected<HeadLabRequest> lab = readHeadLabRequest(parser);
+    if (!lab)
+        return lab.error();
+    if (!lab->probe && !parser.isSet(QStringLiteral("--sentence")))
         return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
-    const QString sentence = parser.value(QStringLiteral("--sentence"));
+    QString sentence = parser.value(QStringLiteral("--sentence"));
 
     attn::Expected<ModelFolder> model = readModelFolder(folder);
     if (!model)
@@ -141,6 +147,8 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
     const attn::DecoderConfig& config = model->config();
+    if (const attn::Status checked = checkHeadLabRequest(*lab, config); !checked)
+        return checked.error();
 
     attn::DecoderRunOptions options;
     options.divisors = attn::HeadDivisors::standard(config);
@@ -152,7 +160,29 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
 
-    const std::vector<int> ids = model->tokenizer->encodeIds(sentence);
+    ModelHeadLab headLab;
+    std::vector<int> ids;
+    if (lab->probe) {
+        const attn::TokenIdRange range = attn::repeatProbeIdRange(config.vocabSize);
+        attn::Expected<std::vector<int>> drawn = attn::repeatedSpanIds(lab->probeSpan, lab->probeSeed, range);
+        if (!drawn)
+            return usage(CommandLine::tr("--probe: %1").arg(QString::fromStdString(drawn.error().message)));
+        ids = std::move(drawn).value();
+        headLab.probe = RepeatProbeRun{lab->probeSpan, lab->probeSeed, range, {}};
+        const attn::Expected<QString> text = model->tokenizer->decode(ids);
+        sentence = text ? text.value() : QString();
+        // The losses read the last block's residual stream.
+        options.keepHidden = true;
+    } else {
+        ids = model->tokenizer->encodeIds(sentence);
+    }
+    if (lab->logitLens)
+        options.keepHidden = true;
+    if (!lab->ablate.empty()) {
+        headLab.ablated = lab->ablate;
+        headLab.ablation = lab->ablation;
+        options.headOutput = attn::ablationHook(lab->ablate, lab->ablation);
+    }
     if (int(ids.size()) > config.maxPositions)
         return usage(CommandLine::tr("--sentence is %1 tokens; this model takes at most %2 "
                                      "(its config.json)")
@@ -165,6 +195,9 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--sentence: %1").arg(*tooLarge));
     // A model_attention.json of gigabytes is written only when asked for.
     const bool json = !input.formats || parseExportFormats(*input.formats)->json;
+    if (lab->rollout && !json)
+        return usage(CommandLine::tr("--rollout adds rollout to %1: give --format json")
+                         .arg(QLatin1String(kModelAttentionFileName)));
     if (const double bytes = modelAttentionJsonBytes(config, int(ids.size()));
         json && bytes > kMaxModelAttentionJsonBytes && !parser.isSet(QStringLiteral("--allow-large-export")))
         return usage(CommandLine::tr("--format json would write %1 of about %2 GB (%3 heads' scores and "
@@ -179,11 +212,56 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     attn::Expected<attn::DecoderResult> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
+    if (!headLab.ablated.empty()) {
+        // The intact model's next tokens beside the ablated ones.
+        attn::DecoderRunOptions intact = options;
+        intact.headOutput = nullptr;
+        intact.keepMaps = false;
+        intact.keepHidden = false;
+        attn::Expected<attn::DecoderResult> pass = model->decoder->run(ids, intact);
+        if (!pass)
+            return usage(QString::fromStdString(pass.error().message));
+        headLab.intactTop = pass->top;
+    }
+    if (headLab.probe) {
+        const attn::Expected<std::vector<double>> losses =
+            attn::nextTokenLosses(*model->decoder, *result, options.threads);
+        const attn::Expected<attn::RepeatLoss> loss = losses
+                                                          ? attn::repeatLoss(*losses, lab->probeSpan)
+                                                          : attn::Expected<attn::RepeatLoss>(losses.error());
+        if (!loss)
+            return usage(CommandLine::tr("--probe: %1").arg(QString::fromStdString(loss.error().message)));
+        headLab.probe->loss = loss.value();
+    }
 
     ModelStart start;
+    if (lab->rollout) {
+        attn::Expected<attn::Matrix> rollout = attn::attentionRollout(*model->decoder, *result);
+        if (!rollout)
+            return usage(
+                CommandLine::tr("--rollout: %1").arg(QString::fromStdString(rollout.error().message)));
+        headLab.rollout = std::move(rollout).value();
+    }
+    if (lab->logitLens) {
+        attn::Expected<attn::LogitLens> lens =
+            attn::logitLens(*model->decoder, *result, 5, options.temperature, options.threads);
+        if (!lens)
+            return usage(
+                CommandLine::tr("--logit-lens: %1").arg(QString::fromStdString(lens.error().message)));
+        start.logitLens = std::move(lens).value();
+    }
+    if (lab->headScores) {
+        attn::Expected<attn::HeadScoreTable> scores = attn::headScores(*model->decoder, *result);
+        if (!scores)
+            return usage(
+                CommandLine::tr("--head-scores: %1").arg(QString::fromStdString(scores.error().message)));
+        start.headScores = std::move(scores).value();
+    }
     start.model = std::move(model).value();
     start.result = std::move(result).value();
     start.scaleMode = scaleModeOf(input.scale);
+    start.sentence = sentence;
+    start.headLab = std::move(headLab);
     return start;
 }
 
@@ -191,7 +269,9 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
 {
     if (std::optional<QString> conflict = checkCombination(parser, true))
         return usage(*conflict);
-    for (const char* option : {"--scale", "--temperature", "--format", "--caption", "--allow-large-export"})
+    for (const char* option :
+         {"--scale", "--temperature", "--format", "--caption", "--allow-large-export", "--head-scores",
+          "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
@@ -225,12 +305,18 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
         input.formats ? parseExportFormats(*input.formats).value() : ExportFormats();
     std::vector<OutputFile> files;
     if (formats.json)
-        files.push_back(modelAttentionJsonFile(start->model, start->result, start->scaleMode));
+        files.push_back(
+            modelAttentionJsonFile(start->model, start->result, start->scaleMode, &start->headLab));
+    if (start->headScores)
+        files.push_back(headScoresJsonFile(start->model, start->result, start->scaleMode, *start->headScores,
+                                           start->headLab));
+    if (start->logitLens)
+        files.push_back(logitLensJsonFile(start->model, start->result, start->scaleMode, *start->logitLens,
+                                          start->headLab));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
-            modelPictureFiles(start.value(), parser.value(QStringLiteral("--sentence")),
-                              parser.value(QStringLiteral("--caption")), formats,
-                              parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
+            modelPictureFiles(start.value(), start->sentence, parser.value(QStringLiteral("--caption")),
+                              formats, parser.pictureSize().isValid() ? parser.pictureSize() : QSize());
         if (!pictures)
             return fail(kExitRuntimeError, QString::fromStdString(pictures.error().message));
         for (OutputFile& file : pictures.value())

@@ -12,6 +12,8 @@
 //   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf
 //                        (modelpictures.h) with png, svg, pdf
+//   --head-scores, --ablate, --ablation, --probe
+//                        the head lab's (headlabcommand.h)
 //
 // The other model options (sizes, seed, tokenizer, causal, matrix files,
 // heads, presets, labs) describe the application's own model and are
@@ -21,6 +23,9 @@
 #include "attention.h"
 #include "expected.h"
 #include "gpt2.h"
+#include "head_scores.h"
+#include "headlabexport.h"
+#include "lens_rollout.h"
 #include "modelfolder.h"
 
 #include <QString>
@@ -51,6 +56,12 @@ struct ModelStart {
     ModelFolder model;
     attn::DecoderResult result;
     std::string scaleMode;  // "sqrt-dk", "none" or "custom"
+    QString sentence;       // --sentence, or the text of --probe's tokens
+    // The head lab's (headlabcommand.h): what --ablate and --probe add to
+    // the files, and with --head-scores every head's scores.
+    ModelHeadLab headLab;
+    std::optional<attn::HeadScoreTable> headScores;
+    std::optional<attn::LogitLens> logitLens;  // --logit-lens
 };
 
 // The options checked (combinations, --temperature, --scale's range), the

@@ -11,7 +11,7 @@
 // themselves, the other 68 for U+0100.., so a space is "Ġ" and "\n" is "Ċ");
 // then the adjacent pair with the lowest merge rank is merged, every
 // occurrence left to right, until no pair has a rank. That last step runs
-// with a heap over the pairs, O(m log m) for a piece of m bytes, so a
+// with a heap over the pairs (mergeBytePairs, bytelevelbpe.h), O(m log m) for a piece of m bytes, so a
 // 50,000-character word costs milliseconds, not minutes; results are cached
 // per piece (a bounded cache shared by copies, safe across threads).
 //

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelattentionexport.h"
 
+#include "headlabexport.h"
 #include "jsonwriter.h"
 
 #include <QByteArray>
@@ -40,6 +41,25 @@ void writeModel(JsonWriter& json, const ModelFolder& model)
     json.value(config.vocabSize);
     json.key("dtype");
     json.value(model.dtype);
+    json.key("num_key_value_heads");
+    json.value(config.kvHeads);
+    json.key("head_dim");
+    json.value(config.headDim);
+    json.key("rope_theta");
+    if (config.ropeTheta > 0)
+        json.value(config.ropeTheta);
+    else
+        json.null();
+    json.key("rope_scaling");
+    if (!config.ropeScaling.empty())
+        json.value(config.ropeScaling);
+    else
+        json.null();
+    json.key("sliding_window");
+    if (config.slidingWindow > 0)
+        json.value(config.slidingWindow);
+    else
+        json.null();
     json.endObject();
 }
 
@@ -54,11 +74,13 @@ double commonDivisor(const attn::HeadDivisors& divisors)
     return divisors.values.front();
 }
 
-void writeHead(JsonWriter& json, const attn::AttentionResult& head)
+void writeHead(JsonWriter& json, const attn::AttentionResult& head, int kvHead)
 {
     const int n = head.tokens();
     std::vector<double> row(std::size_t(n), 0.0);
     json.beginObject();
+    json.key("kv_head");
+    json.value(kvHead);
     json.key("divisor");
     json.value(head.divisor);
     json.key("scores");
@@ -99,15 +121,10 @@ std::string divisorScaleMode(const attn::HeadDivisors& divisors, int headDim)
     return divisor == 1.0 ? "none" : "custom";
 }
 
-void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
-                             const std::string& scaleMode, const ModelNextTokens* next)
+void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::DecoderResult& result,
+                       const std::string& scaleMode)
 {
     const ModelTokenizer& tokenizer = *model.tokenizer;
-    JsonWriter json(out);
-    json.beginObject();
-    json.key("model");
-    writeModel(json, model);
-
     json.key("tokens");
     json.beginArray(JsonWriter::Layout::Inline);
     for (const int id : result.tokenIds)
@@ -134,25 +151,13 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
     else
         json.null();
     json.endObject();
-    json.key("temperature");
-    json.value(next ? next->temperature : result.temperature);
+}
 
-    json.key("layers");
+void writeTopTokens(JsonWriter& json, const ModelTokenizer& tokenizer,
+                    const std::vector<attn::TopToken>& tops)
+{
     json.beginArray();
-    for (const attn::DecoderLayer& layer : result.layers) {
-        json.beginObject();
-        json.key("heads");
-        json.beginArray();
-        for (const attn::AttentionResult& head : layer.heads)
-            writeHead(json, head);
-        json.endArray();
-        json.endObject();
-    }
-    json.endArray();
-
-    json.key("next_token");
-    json.beginArray();
-    for (const attn::TopToken& top : next ? next->top : result.top) {
+    for (const attn::TopToken& top : tops) {
         json.beginObject(JsonWriter::Layout::Inline);
         json.key("id");
         json.value(top.id);
@@ -167,6 +172,43 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
         json.endObject();
     }
     json.endArray();
+}
+
+void writeModelObject(JsonWriter& json, const ModelFolder& model)
+{
+    writeModel(json, model);
+}
+
+void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
+                             const std::string& scaleMode, const ModelNextTokens* next,
+                             const ModelHeadLab* lab)
+{
+    const ModelTokenizer& tokenizer = *model.tokenizer;
+    JsonWriter json(out);
+    json.beginObject();
+    json.key("model");
+    writeModel(json, model);
+    writeModelRunKeys(json, model, result, scaleMode);
+    json.key("temperature");
+    json.value(next ? next->temperature : result.temperature);
+
+    json.key("layers");
+    json.beginArray();
+    for (const attn::DecoderLayer& layer : result.layers) {
+        json.beginObject();
+        json.key("heads");
+        json.beginArray();
+        for (std::size_t h = 0; h < layer.heads.size(); ++h)
+            writeHead(json, layer.heads[h], model.config().kvHeadOf(int(h)));
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+
+    json.key("next_token");
+    writeTopTokens(json, tokenizer, next ? next->top : result.top);
+    if (lab)
+        writeHeadLabKeys(json, tokenizer, *lab);
     json.endObject();
     json.finish();
 }
@@ -185,10 +227,10 @@ double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens)
 }
 
 OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
-                                  const std::string& scaleMode)
+                                  const std::string& scaleMode, const ModelHeadLab* lab)
 {
-    return {kModelAttentionFileName, [&model, &result, scaleMode](std::ostream& out) {
-                writeModelAttentionJson(out, model, result, scaleMode);
+    return {kModelAttentionFileName, [&model, &result, scaleMode, lab](std::ostream& out) {
+                writeModelAttentionJson(out, model, result, scaleMode, nullptr, lab);
             }};
 }
 

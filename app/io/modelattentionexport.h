@@ -23,6 +23,8 @@
 //   next_token   the most likely next tokens after the last position,
 //                largest logit first: id, token (its text as in tokens),
 //                piece, logit, probability (over the whole vocabulary)
+// and, from the head lab's options (headlabexport.h), next_token_intact,
+// ablated and ablation (--ablate), probe (--probe).
 // Numbers are written in their shortest round-trip form (numberformat.h).
 
 #include "decoder_model.h"
@@ -35,6 +37,10 @@
 
 namespace attnlab {
 
+class JsonWriter;
+class ModelTokenizer;
+struct ModelHeadLab;
+
 inline constexpr char kModelAttentionFileName[] = "model_attention.json";
 
 // The next tokens and temperature written instead of the result's own (the
@@ -45,9 +51,20 @@ struct ModelNextTokens {
 };
 
 // `result` must have been run with keepMaps (every head's maps); `scaleMode`
-// names how its divisor table was made (see `scale` above).
+// names how its divisor table was made (see `scale` above); `lab`, if
+// given, the head lab's keys.
 void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const attn::DecoderResult& result,
-                             const std::string& scaleMode, const ModelNextTokens* next = nullptr);
+                             const std::string& scaleMode, const ModelNextTokens* next = nullptr,
+                             const ModelHeadLab* lab = nullptr);
+
+// The parts other files of a run share (head_scores.json): the `model`
+// object; the keys tokens, pieces, token_ids and scale; a list of top
+// tokens as next_token writes it.
+void writeModelObject(JsonWriter& json, const ModelFolder& model);
+void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::DecoderResult& result,
+                       const std::string& scaleMode);
+void writeTopTokens(JsonWriter& json, const ModelTokenizer& tokenizer,
+                    const std::vector<attn::TopToken>& tops);
 
 // The `scale` mode of a divisor table: "sqrt-dk" (sqrt(head_dim) everywhere),
 // "none" (1 everywhere), "custom" (one other divisor everywhere) or "per-head".
@@ -66,9 +83,9 @@ inline constexpr double kMaxModelAttentionJsonBytes = 1e9;
 // small at 1,000 tokens: about 3.8 GB).
 double modelAttentionJsonBytes(const attn::DecoderConfig& config, int tokens);
 
-// model_attention.json as an OutputFile; its writer refers to `model` and
-// `result`, which must outlive it.
+// model_attention.json as an OutputFile; its writer refers to `model`,
+// `result` and `lab`, which must outlive it.
 OutputFile modelAttentionJsonFile(const ModelFolder& model, const attn::DecoderResult& result,
-                                  const std::string& scaleMode);
+                                  const std::string& scaleMode, const ModelHeadLab* lab = nullptr);
 
 }  // namespace attnlab

@@ -3,6 +3,7 @@
 
 #include "gpt2folder.h"
 #include "inputfile.h"
+#include "llamafolder.h"
 #include "safetensors.h"
 
 #include <QDir>
@@ -30,10 +31,13 @@ attn::Error fail(const std::string& what)
 
 const std::vector<ModelFamily>& modelFamilies()
 {
-    // One line a family.
-    static const std::vector<ModelFamily> families{
-        gpt2Family(),
-    };
+    // One line a family (the Llama family's reader takes four model_types).
+    static const std::vector<ModelFamily> families = [] {
+        std::vector<ModelFamily> all{gpt2Family()};
+        for (const ModelFamily& f : llamaFamilies())
+            all.push_back(f);
+        return all;
+    }();
     return families;
 }
 

@@ -20,16 +20,17 @@ namespace attnlab {
 const std::vector<ModelFamily>& modelFamilies();
 // The family of `modelType`, or null.
 const ModelFamily* findModelFamily(std::string_view modelType);
-// The model_types registered, for messages: "gpt2" (", " between them).
+// The model_types registered, for messages: "gpt2, llama, qwen2, qwen3, mistral".
 std::string supportedModelTypes();
-// Their names, for the views: "GPT-2" (", " between them).
+// Their names, for the views: "GPT-2, Llama, Qwen2, Qwen3, Mistral".
 QString supportedFamilyNames();
 
 // FOLDER read by the family its config.json's model_type names. Errors: the
 // file readers' one line for config.json (missing, too large, unreadable),
 // "config.json: not valid JSON: ...", "config.json: not a JSON object",
-// "config.json: no model_type (supported: gpt2)", "config.json: model_type
-// \"llama\" is not supported (supported: gpt2)", then the family's own.
+// "config.json: no model_type (supported: gpt2, llama, qwen2, qwen3,
+// mistral)", "config.json: model_type \"gemma\" is not supported
+// (supported: ...)", then the family's own.
 attn::Expected<ModelFolder> readModelFolder(const QString& folder);
 
 }  // namespace attnlab

@@ -62,7 +62,8 @@ void ModelGridRenderer::setHoveredTile(int layer, int head)
     hoveredHead_ = inside ? head : -1;
 }
 
-void ModelGridRenderer::setRanking(const attn::Matrix& values, const QString& caption, int marked)
+void ModelGridRenderer::setRanking(const attn::Matrix& values, const QString& caption, int marked,
+                                   bool colored)
 {
     if (values.rows() == 0 || values.rows() != layerCount() || values.cols() != headCount()) {
         clearRanking();
@@ -71,6 +72,7 @@ void ModelGridRenderer::setRanking(const attn::Matrix& values, const QString& ca
     ranking_ = values;
     rankingCaption_ = caption;
     marked_ = std::max(0, marked);
+    rankingColored_ = colored;
 }
 
 void ModelGridRenderer::clearRanking()
@@ -78,6 +80,7 @@ void ModelGridRenderer::clearRanking()
     ranking_ = attn::Matrix();
     rankingCaption_.clear();
     marked_ = 0;
+    rankingColored_ = false;
 }
 
 std::vector<int> ModelGridRenderer::markedTiles() const
@@ -258,6 +261,20 @@ void ModelGridRenderer::paintRanking(QPainter& painter, const ModelGridLayout& l
                 continue;  // the tile is too small for its number; the tooltip has it
             // A box at the bottom of the tile, so that the map stays visible above it.
             const QRect box(t.left() + (t.width() - w) / 2, t.bottom() + 1 - h, w, h);
+            if (rankingColored_) {
+                // The value's colour on the weights' scale, the largest outlined.
+                const QColor fill = maps_.front()->colorFor(v);
+                painter.fillRect(box, fill);
+                painter.setFont(isMarked ? bold : font_);
+                painter.setPen(qGray(fill.rgb()) < 128 ? Qt::white : Qt::black);
+                painter.drawText(box, Qt::AlignCenter, text);
+                if (isMarked) {
+                    painter.setBrush(Qt::NoBrush);
+                    painter.setPen(QPen(style.text, 1));
+                    painter.drawRect(QRectF(box).adjusted(0.5, 0.5, -0.5, -0.5));
+                }
+                continue;
+            }
             // The largest in the text colour, apart from the selection's highlight.
             const QColor fill = isMarked ? style.text : style.background;
             painter.fillRect(box, fill);
@@ -318,6 +335,15 @@ void ModelGridRenderer::paint(QPainter& painter, const QSize& size, const Heatma
         painter.setFont(font_);
         if (hasRanking())
             paintRanking(painter, l, style);
+        // Ablated heads crossed out, in the message red.
+        painter.setPen(QPen(QColor(0xb3, 0x26, 0x1e), 2));
+        for (int tile : crossed_) {
+            if (tile < 0 || tile >= l.layers * l.heads)
+                continue;
+            const QRectF t = QRectF(l.tile(tile / l.heads, tile % l.heads)).adjusted(2, 2, -2, -2);
+            painter.drawLine(t.topLeft(), t.bottomRight());
+            painter.drawLine(t.topRight(), t.bottomLeft());
+        }
         // The outlines last, so that no neighbouring tile covers them.
         painter.setBrush(Qt::NoBrush);
         if (hoveredLayer_ >= 0) {

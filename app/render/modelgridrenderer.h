@@ -64,7 +64,9 @@ public:
     // with two decimals, the `marked` largest outlined; caption says what
     // the numbers are ("weight from “new” to “cinema”"). An empty table (or
     // one of another shape) clears it; NaN entries print nothing.
-    void setRanking(const attn::Matrix& values, const QString& caption, int marked = 3);
+    // `colored`: each number's box is filled with its colour on the weights'
+    // scale (the head lab's scores are shares of attention, as weights are).
+    void setRanking(const attn::Matrix& values, const QString& caption, int marked = 3, bool colored = false);
     void clearRanking();
     bool hasRanking() const { return ranking_.size() > 0; }
     const attn::Matrix& ranking() const { return ranking_; }
@@ -72,6 +74,10 @@ public:
     // The `marked` tiles with the largest numbers, largest first, as
     // layer * heads + head (ties: the smaller index).
     std::vector<int> markedTiles() const;
+
+    // The heads drawn crossed out (the ablated ones), as layer * heads + head.
+    void setCrossedTiles(std::vector<int> tiles) { crossed_ = std::move(tiles); }
+    const std::vector<int>& crossedTiles() const { return crossed_; }
 
     int layerCount() const;
     int headCount() const;
@@ -117,6 +123,8 @@ private:
     attn::Matrix ranking_;
     QString rankingCaption_;
     int marked_ = 0;
+    bool rankingColored_ = false;
+    std::vector<int> crossed_;
     std::vector<std::unique_ptr<HeatmapRenderer>> maps_;  // layer-major
     mutable ModelGridLayout layoutCache_;
     mutable bool layoutValid_ = false;

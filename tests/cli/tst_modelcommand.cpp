@@ -473,9 +473,12 @@ void TestModelCommand::badCheckpoint_data()
         return rewrite(d.filePath(QStringLiteral("vocab.json")),
                        [](const QByteArray&) { return QByteArray("{\"a\": 1,"); });
     }) << QStringList{"vocab.json", "ends early"};
-    QTest::newRow("model_type llama")
+    QTest::newRow("model_type gemma")
+        << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"gemma\"")
+        << QStringList{"config.json", "gemma", "supported: gpt2, llama"};
+    QTest::newRow("model_type llama on GPT-2's config")
         << replaceInConfig("\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"")
-        << QStringList{"config.json", "llama", "supported: gpt2"};
+        << QStringList{"config.json", "architectures", "GPT2LMHeadModel", "ForCausalLM"};
     QTest::newRow("no model_type") << replaceInConfig("\"model_type\": \"gpt2\",", "")
                                    << QStringList{"config.json", "no model_type", "supported: gpt2"};
     QTest::newRow("n_head 3") << replaceInConfig("\"n_head\": 4", "\"n_head\": 3")

@@ -13,3 +13,4 @@ int fuzzLabFile(const std::uint8_t* data, std::size_t size);
 int fuzzJson(const std::uint8_t* data, std::size_t size);
 int fuzzGpt2Tokenizer(const std::uint8_t* data, std::size_t size);
 int fuzzSafetensors(const std::uint8_t* data, std::size_t size);
+int fuzzTokenizerJson(const std::uint8_t* data, std::size_t size);

@@ -22,7 +22,8 @@ void TestFuzzCorpus::replay_data()
     QTest::addColumn<QString>("path");
     const QDir root(QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fuzz/corpus"));
     int count = 0;
-    for (const char* name : {"tokenizer", "csv", "npy", "labfile", "json", "gpt2tokenizer", "safetensors"}) {
+    for (const char* name :
+         {"tokenizer", "csv", "npy", "labfile", "json", "gpt2tokenizer", "safetensors", "tokenizerjson"}) {
         const QString target = QString::fromLatin1(name);
         const QDir dir(root.filePath(target));
         const QStringList files = dir.entryList(QDir::Files, QDir::Name);
@@ -56,6 +57,8 @@ void TestFuzzCorpus::replay()
         QCOMPARE(fuzzGpt2Tokenizer(data, size), 0);
     else if (target == "safetensors")
         QCOMPARE(fuzzSafetensors(data, size), 0);
+    else if (target == "tokenizerjson")
+        QCOMPARE(fuzzTokenizerJson(data, size), 0);
     else
         QCOMPARE(fuzzLabFile(data, size), 0);
 }

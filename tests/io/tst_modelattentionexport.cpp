@@ -141,6 +141,15 @@ void TestModelAttentionExport::json()
     QCOMPARE(m["n_positions"].toInt(), 32);
     QCOMPARE(m["vocab_size"].toInt(), 50257);
     QCOMPARE(m["dtype"].toString(), QStringLiteral("F16"));
+    // GPT-2: one key/value head per head, learned positions, no window.
+    QCOMPARE(m["num_key_value_heads"].toInt(), 2);
+    QCOMPARE(m["head_dim"].toInt(), 4);
+    QVERIFY(m["rope_theta"].isNull());
+    QVERIFY(m["rope_scaling"].isNull());
+    QVERIFY(m["sliding_window"].isNull());
+    for (const QJsonValue& layer : doc["layers"].toArray())
+        for (int h = 0; h < 2; ++h)
+            QCOMPARE(layer.toObject()["heads"].toArray()[h].toObject()["kv_head"].toInt(-1), h);
 
     const QJsonArray tokens = doc["tokens"].toArray();
     const QJsonArray pieces = doc["pieces"].toArray();

@@ -378,7 +378,7 @@ void TestModelSession::badFolderKeepsModel()
     QTemporaryDir bad;
     QFile config(bad.filePath(QStringLiteral("config.json")));
     QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(R"({"model_type": "llama"})");
+    config.write(R"({"model_type": "gemma"})");
     config.close();
     const auto direct = attnlab::readModelFolder(bad.path());
     QVERIFY(!direct.ok());
@@ -389,7 +389,7 @@ void TestModelSession::badFolderKeepsModel()
     QVERIFY(session.isLoading());
     QVERIFY(failed.wait(10000));
     QCOMPARE(failed.first().at(0).toString(), QString::fromStdString(direct.error().message));
-    QVERIFY(failed.first().at(0).toString().contains(QStringLiteral("llama")));
+    QVERIFY(failed.first().at(0).toString().contains(QStringLiteral("gemma")));
     QCOMPARE(opened.count(), 0);
     QVERIFY(!session.isLoading());
     QCOMPARE(session.modelFolder(), folder(QStringLiteral("tiny-gpt2")));

@@ -7,7 +7,9 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace attnlab {
@@ -26,6 +28,10 @@ struct ModelSession::Outcome {
     std::vector<ModelToken> tokens;
     attn::Expected<attn::DecoderResult> result = attn::Error{};
     bool cancelled = false;  // stopped by a newer request
+    attn::HeadScoreTable scores;
+    std::vector<attn::HeadIndex> ablated;
+    attn::HeadAblation ablation = attn::HeadAblation::Zero;
+    attn::RowVector ablatedLogits;
 };
 
 ModelSession::ModelSession(QObject* parent)
@@ -89,6 +95,11 @@ void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
     result_.reset();
     resultTokens_.clear();
     next_.clear();
+    scores_ = attn::HeadScoreTable();
+    ablated_.clear();
+    resultAblated_.clear();
+    ablatedLogits_ = attn::RowVector();
+    changes_.clear();
     emit modelOpened();
     emit selectionChanged(layer_, head_);
     retokenize();
@@ -161,6 +172,7 @@ void ModelSession::request()
     setComputing(true);
     // Posting supersedes the pass in flight: its flag stops it between layers.
     runner_->post([this, model = model_, ids = std::move(ids), options, tokens = tokens_, generation,
+                   ablated = ablated_, ablation = ablation_,
                    hook = passHook_](const std::atomic<bool>& superseded) {
         if (hook)
             hook();
@@ -171,6 +183,28 @@ void ModelSession::request()
         run.cancel = &superseded;
         outcome->result = model->decoder->run(ids, run);
         outcome->cancelled = attn::isCancelled(outcome->result);
+        if (outcome->result) {
+            // The scores read the kept maps: no new pass.
+            attn::Expected<attn::HeadScoreTable> scores = attn::headScores(*model->decoder, *outcome->result);
+            if (!scores)
+                outcome->result = scores.error();
+            else
+                outcome->scores = std::move(scores.value());
+        }
+        if (outcome->result && !ablated.empty()) {
+            attn::DecoderRunOptions without = run;
+            without.keepMaps = false;
+            without.headOutput = attn::ablationHook(ablated, ablation);
+            attn::Expected<attn::DecoderResult> other = model->decoder->run(ids, without);
+            if (!other) {
+                outcome->cancelled = attn::isCancelled(other);
+                outcome->result = other.error();
+            } else {
+                outcome->ablated = ablated;
+                outcome->ablation = ablation;
+                outcome->ablatedLogits = std::move(other.value().lastLogits);
+            }
+        }
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     });
@@ -190,6 +224,11 @@ void ModelSession::deliver(const std::shared_ptr<Outcome>& outcome)
     result_ = std::make_shared<const attn::DecoderResult>(std::move(outcome->result.value()));
     resultTokens_ = std::move(outcome->tokens);
     next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
+    scores_ = std::move(outcome->scores);
+    resultAblated_ = std::move(outcome->ablated);
+    resultAblation_ = outcome->ablation;
+    ablatedLogits_ = std::move(outcome->ablatedLogits);
+    compareNext();
     setProblem(QString());
     emit resultChanged();
 }
@@ -291,9 +330,123 @@ attn::Status ModelSession::setTemperature(double temperature)
     temperature_ = temperature;
     if (result_) {
         next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
+        compareNext();
         emit resultChanged();
     }
     return attn::okStatus();
+}
+
+attn::Matrix ModelSession::headScoreMatrix(attn::HeadScoreKind kind) const
+{
+    if (scores_.values.empty())
+        return attn::Matrix();
+    attn::Matrix table(scores_.layers, scores_.heads);
+    for (int l = 0; l < scores_.layers; ++l)
+        for (int h = 0; h < scores_.heads; ++h) {
+            const std::optional<double>& v = scores_.at(l, h)[kind];
+            table(l, h) = v ? *v : std::numeric_limits<double>::quiet_NaN();
+        }
+    return table;
+}
+
+std::vector<attn::HeadIndex> ModelSession::rankedHeads(attn::HeadScoreKind kind) const
+{
+    return scores_.values.empty() ? std::vector<attn::HeadIndex>() : attn::rankHeads(scores_, kind);
+}
+
+attn::Expected<ModelSession::LogitDifference> ModelSession::logitDifference(const QString& a,
+                                                                            const QString& b) const
+{
+    if (!result_)
+        return attn::Error{"no pass to read: open a model and type a sentence"};
+    int id[2] = {0, 0};
+    const QString text[2] = {a, b};
+    for (int k = 0; k < 2; ++k) {
+        const std::vector<int> ids = model_->tokenizer->encodeIds(text[k]);
+        if (ids.size() != 1)
+            return attn::Error{
+                tr("“%1” is %2 of this model; the logit difference needs one token each "
+                   "(a leading space is part of a word's token: “ film”).")
+                    .arg(text[k], ids.empty() ? tr("no token") : tr("%1 tokens").arg(ids.size()))
+                    .toStdString()};
+        id[k] = ids.front();
+    }
+    LogitDifference out;
+    out.a = id[0];
+    out.b = id[1];
+    const attn::Expected<double> intact = attn::logitDifference(result_->lastLogits, id[0], id[1]);
+    if (!intact)
+        return intact.error();
+    out.intact = *intact;
+    if (!resultAblated_.empty()) {
+        const attn::Expected<double> ablated = attn::logitDifference(ablatedLogits_, id[0], id[1]);
+        if (!ablated)
+            return ablated.error();
+        out.ablated = *ablated;
+    }
+    return out;
+}
+
+void ModelSession::compareNext()
+{
+    changes_.clear();
+    if (result_ && !resultAblated_.empty() && ablatedLogits_.size() == result_->lastLogits.size())
+        changes_ = attn::compareNextTokens(result_->lastLogits, ablatedLogits_, kNextTokens, temperature_);
+}
+
+attn::Status ModelSession::setAblation(std::vector<attn::HeadIndex> heads, attn::HeadAblation kind)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    for (const attn::HeadIndex& h : heads)
+        if (h.layer < 0 || h.layer >= config().layers || h.head < 0 || h.head >= config().heads)
+            return attn::Error{
+                QStringLiteral("layer %1 head %2 is not a head of this model (%3 layers x %4 heads)")
+                    .arg(h.layer + 1)
+                    .arg(h.head + 1)
+                    .arg(config().layers)
+                    .arg(config().heads)
+                    .toStdString()};
+    // Layer-major, each head once: the order the hook and the files name them in.
+    std::sort(heads.begin(), heads.end(), [](const attn::HeadIndex& a, const attn::HeadIndex& b) {
+        return a.layer != b.layer ? a.layer < b.layer : a.head < b.head;
+    });
+    heads.erase(std::unique(heads.begin(), heads.end(),
+                            [](const attn::HeadIndex& a, const attn::HeadIndex& b) {
+                                return a.layer == b.layer && a.head == b.head;
+                            }),
+                heads.end());
+    const bool same = heads.size() == ablated_.size()
+                      && std::equal(heads.begin(), heads.end(), ablated_.begin(),
+                                    [](const attn::HeadIndex& a, const attn::HeadIndex& b) {
+                                        return a.layer == b.layer && a.head == b.head;
+                                    });
+    if (same && (kind == ablation_ || heads.empty()))
+        return attn::okStatus();
+    ablated_ = std::move(heads);
+    ablation_ = kind;
+    if (!tokens_.empty())
+        request();
+    return attn::okStatus();
+}
+
+attn::Status ModelSession::toggleAblated(int layer, int head)
+{
+    std::vector<attn::HeadIndex> heads = ablated_;
+    const auto at = std::find_if(heads.begin(), heads.end(), [&](const attn::HeadIndex& h) {
+        return h.layer == layer && h.head == head;
+    });
+    if (at != heads.end())
+        heads.erase(at);
+    else
+        heads.push_back({layer, head});
+    return setAblation(std::move(heads), ablation_);
+}
+
+bool ModelSession::isAblated(int layer, int head) const
+{
+    return std::any_of(ablated_.begin(), ablated_.end(),
+                       [&](const attn::HeadIndex& h) { return h.layer == layer && h.head == head; });
 }
 
 void ModelSession::setProblem(const QString& problem)

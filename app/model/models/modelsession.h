@@ -19,12 +19,19 @@
 // the next-token softmax of the last logits, so it is applied at once
 // (attn::topTokens over the vocabulary) with no new pass.
 //
+// The head lab (issue 39) rides on the same pass: the job also computes
+// every head's type scores (attn::headScores) and, with heads ablated
+// (setAblation), runs the pass again without them (attn::ablationHook, its
+// maps not kept), so the scores, the ablated logits and the result are one
+// outcome, superseded together.
+//
 // After each pass shown, or a temperature change, resultChanged(); a
 // request that cannot run (no model, no tokens, more than n_positions,
 // a bad divisor) keeps the last result and sets problem() instead.
 
-#include "expected.h"
 #include "decoder_model.h"
+#include "expected.h"
+#include "head_scores.h"
 #include "modelfolder.h"
 #include "modelmapbudget.h"
 #include "modeltokenizer.h"
@@ -34,6 +41,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attnlab {
@@ -80,6 +88,44 @@ public:
     // The 10 most likely next tokens after result()'s last position at
     // temperature(), largest first.
     const std::vector<attn::TopToken>& nextTokens() const { return next_; }
+    // Every head's type scores for result() (computed with its pass; an
+    // empty table without a result). A score no row defines is nullopt.
+    const attn::HeadScoreTable& headScores() const { return scores_; }
+    // One score of every head as a (layers, heads) table, NaN where the
+    // score is empty; empty without a result.
+    attn::Matrix headScoreMatrix(attn::HeadScoreKind kind) const;
+    // The heads that have the score, largest first (attn::rankHeads).
+    std::vector<attn::HeadIndex> rankedHeads(attn::HeadScoreKind kind) const;
+
+    // The heads the next passes run without (none: no ablated pass), and
+    // how (zero, or each column's mean). Changing them runs the pass again;
+    // a head out of range is an error and changes nothing.
+    attn::Status setAblation(std::vector<attn::HeadIndex> heads, attn::HeadAblation kind);
+    // Adds or removes one head.
+    attn::Status toggleAblated(int layer, int head);
+    const std::vector<attn::HeadIndex>& ablatedHeads() const { return ablated_; }
+    attn::HeadAblation ablation() const { return ablation_; }
+    bool isAblated(int layer, int head) const;
+    // The heads and mode result()'s ablated pass ran with (empty: none ran).
+    const std::vector<attn::HeadIndex>& resultAblatedHeads() const { return resultAblated_; }
+    attn::HeadAblation resultAblation() const { return resultAblation_; }
+    // With an ablated pass: its last logits, and the next tokens of both
+    // passes side by side at temperature() (attn::compareNextTokens, the
+    // kNextTokens most likely of each). Empty otherwise.
+    const attn::RowVector& ablatedLogits() const { return ablatedLogits_; }
+    const std::vector<attn::NextTokenChange>& nextTokenChanges() const { return changes_; }
+
+    // logits[a] - logits[b] of the last position for two tokens the user
+    // types (" film", " book": each must be one token of the model), in the
+    // intact pass and, with an ablated pass, without the ablated heads.
+    struct LogitDifference {
+        int a = 0;
+        int b = 0;
+        double intact = 0.0;
+        std::optional<double> ablated;
+    };
+    attn::Expected<LogitDifference> logitDifference(const QString& a, const QString& b) const;
+
     // A vocabulary token of the model (id in range).
     ModelToken vocabularyToken(int id) const;
     // A pass is in flight; result() is the previous one.
@@ -142,6 +188,7 @@ private:
     void setComputing(bool computing);
     void retokenize();
     void installModel(std::shared_ptr<const ModelFolder> model);
+    void compareNext();
 
     std::shared_ptr<const ModelFolder> model_;
     QString sentence_;
@@ -149,6 +196,13 @@ private:
     std::shared_ptr<const attn::DecoderResult> result_;
     std::vector<ModelToken> resultTokens_;
     std::vector<attn::TopToken> next_;
+    attn::HeadScoreTable scores_;
+    std::vector<attn::HeadIndex> ablated_;
+    attn::HeadAblation ablation_ = attn::HeadAblation::Zero;
+    std::vector<attn::HeadIndex> resultAblated_;
+    attn::HeadAblation resultAblation_ = attn::HeadAblation::Zero;
+    attn::RowVector ablatedLogits_;
+    std::vector<attn::NextTokenChange> changes_;
     attn::HeadDivisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
     double temperature_ = 1.0;

@@ -39,9 +39,15 @@ void ModelGridView::setSelected(int layer, int head)
     update();
 }
 
-void ModelGridView::setRanking(const attn::Matrix& values, const QString& caption)
+void ModelGridView::setRanking(const attn::Matrix& values, const QString& caption, bool colored)
 {
-    renderer_.setRanking(values, caption, 3);
+    renderer_.setRanking(values, caption, 3, colored);
+    update();
+}
+
+void ModelGridView::setCrossedTiles(std::vector<int> tiles)
+{
+    renderer_.setCrossedTiles(std::move(tiles));
     update();
 }
 
@@ -93,7 +99,10 @@ void ModelGridView::mousePressEvent(QMouseEvent* event)
     }
     setSelected(layer, head);
     emit headActivated(layer, head);
-    emit headShown(layer, head);
+    if (event->modifiers() & Qt::ControlModifier)
+        emit ablationToggled(layer, head);
+    else
+        emit headShown(layer, head);
 }
 
 void ModelGridView::mouseMoveEvent(QMouseEvent* event)
@@ -134,8 +143,12 @@ void ModelGridView::keyPressEvent(QKeyEvent* event)
     }
     setSelected(l, h);
     emit headActivated(l, h);
-    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
-        emit headShown(l, h);
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {
+        if (event->modifiers() & Qt::ControlModifier)
+            emit ablationToggled(l, h);
+        else
+            emit headShown(l, h);
+    }
 }
 
 bool ModelGridView::event(QEvent* event)

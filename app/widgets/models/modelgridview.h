@@ -4,8 +4,10 @@
 // the result it is handed (it reads no session and computes nothing). A
 // click on a tile picks that head (headActivated); the arrow keys move the
 // selection and pick as they go. A left click or Enter also asks for the
-// head in the pipeline (headShown). Tooltips name the tile, the cell's tokens
-// and its weight.
+// head in the pipeline (headShown). A Ctrl+click (or Ctrl+Enter) asks to
+// ablate the head, or to stop ablating it (ablationToggled); ablated heads
+// are drawn crossed out. Tooltips name the tile, the cell's tokens and its
+// weight.
 
 #include "gpt2.h"
 #include "modelgridrenderer.h"
@@ -28,7 +30,9 @@ public:
     std::shared_ptr<const attn::DecoderResult> result() const { return renderer_.result(); }
     void setSelected(int layer, int head);
     // One number per tile (ModelGridRenderer::setRanking), the three largest marked.
-    void setRanking(const attn::Matrix& values, const QString& caption);
+    void setRanking(const attn::Matrix& values, const QString& caption, bool colored = false);
+    // The heads drawn crossed out, as layer * heads + head.
+    void setCrossedTiles(std::vector<int> tiles);
     void clearRanking();
     int selectedLayer() const { return renderer_.selectedLayer(); }
     int selectedHead() const { return renderer_.selectedHead(); }
@@ -51,6 +55,7 @@ signals:
     void headActivated(int layer, int head);
     // Show this head in the pipeline (a left click, or Enter on the selected tile).
     void headShown(int layer, int head);
+    void ablationToggled(int layer, int head);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

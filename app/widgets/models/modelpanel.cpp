@@ -3,6 +3,7 @@
 
 #include "cinemalesson.h"
 #include "elidedlabel.h"
+#include "headlabpanel.h"
 #include "modelfamilies.h"
 #include "modelsession.h"
 #include "modelgridrenderer.h"
@@ -191,17 +192,25 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
            "click it again for no ranking."));
     next_ = new NextTokenView(this);
     next_->setObjectName(QStringLiteral("modelNextTokens"));
-
-    auto* middle = new QVBoxLayout;
+    headLab_ = new HeadLabPanel(session_, this);
+    headLab_->setObjectName(QStringLiteral("modelHeadLab"));
+    // The selected head's row is the tabs' first page, the head lab's two after it.
+    auto* lastTokenPage = new QWidget(headLab_);
+    auto* middle = new QVBoxLayout(lastTokenPage);
+    middle->setContentsMargins(2, 2, 2, 2);
+    middle->setSpacing(2);
     middle->addWidget(headCaption_);
     middle->addWidget(lastRow_, 1);
     middle->addWidget(divisorCaption_);
+    headLab_->insertTab(0, lastTokenPage, tr("Last token"));
+    headLab_->setCurrentIndex(0);
     auto* right = new QVBoxLayout;
     right->addWidget(next_, 1);
+    right->addWidget(headLab_->comparison(), 1);
     auto* body = new QHBoxLayout;
     body->addWidget(grid_, 4);
-    body->addLayout(middle, 2);
-    body->addLayout(right, 4);
+    body->addWidget(headLab_, 3);
+    body->addLayout(right, 3);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* top = new QHBoxLayout;
@@ -219,13 +228,24 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     fitToFont();
 
     connect(grid_, &ModelGridView::headActivated, session_, &ModelSession::selectHead);
+    connect(grid_, &ModelGridView::ablationToggled, headLab_, &HeadLabPanel::toggle);
+    connect(headLab_, &HeadLabPanel::message, this, &ModelPanel::showMessage);
+    connect(headLab_, &HeadLabPanel::ablationShown, this, &ModelPanel::showAblated);
+    connect(headLab_, &HeadLabPanel::scoreChosen, this, [this](int kind) {
+        if (kind >= 0)
+            rankKey_ = -1;  // the grid shows one set of numbers
+        showRanking();
+    });
     connect(session_, &ModelSession::selectionChanged, this, &ModelPanel::showSelection);
     connect(session_, &ModelSession::modelOpened, this, &ModelPanel::showModel);
     connect(session_, &ModelSession::resultChanged, this, &ModelPanel::showResult);
     connect(session_, &ModelSession::loadFailed, this, &ModelPanel::showMessage);
     connect(session_, &ModelSession::problemChanged, this, &ModelPanel::showMessage);
-    connect(lastRow_, &QTableWidget::cellClicked, this,
-            [this](int row, int) { rankBy(row == rankKey_ ? -1 : row); });
+    connect(lastRow_, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (row != rankKey_)
+            headLab_->setScoreKind(-1);
+        rankBy(row == rankKey_ ? -1 : row);
+    });
     connect(scale_, &QComboBox::activated, this, &ModelPanel::applyScale);
     connect(scope_, &QComboBox::activated, this, &ModelPanel::applyScale);
     connect(divisor_, &QDoubleSpinBox::editingFinished, this, [this] {
@@ -373,6 +393,14 @@ void ModelPanel::rankBy(int key)
 void ModelPanel::showRanking()
 {
     const std::vector<ModelToken>& tokens = session_->resultTokens();
+    if (rankKey_ < 0 && headLab_->scoreKind() >= 0) {
+        const attn::Matrix scores = session_->headScoreMatrix(attn::HeadScoreKind(headLab_->scoreKind()));
+        if (scores.size() == 0)
+            grid_->clearRanking();
+        else
+            grid_->setRanking(scores, headLab_->scoreCaption(), true);
+        return;
+    }
     const attn::Matrix table = session_->weightsFromLast(rankKey_);
     if (table.size() == 0) {
         grid_->clearRanking();
@@ -381,6 +409,18 @@ void ModelPanel::showRanking()
     grid_->setRanking(
         table,
         tr("weight from “%1” to “%2”").arg(tokens.back().display, tokens[std::size_t(rankKey_)].display));
+}
+
+void ModelPanel::showAblated()
+{
+    std::vector<int> tiles;
+    if (session_->hasModel())
+        for (const attn::HeadIndex& h : session_->ablatedHeads())
+            tiles.push_back(h.layer * session_->config().heads + h.head);
+    grid_->setCrossedTiles(std::move(tiles));
+    // While heads are ablated the table sets both passes' tokens side by
+    // side, in the bars' place.
+    next_->setVisible(headLab_->comparison()->isHidden());
 }
 
 void ModelPanel::applyScale()

@@ -5,7 +5,8 @@
 // heads grid (ModelGridView; a click makes a head the selected one and
 // shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
-// tokens, and the what-if controls (scale mode and divisor, where it
+// tokens, the head lab (HeadLabPanel: head-type scores, which the grid
+// prints, and ablation), and the what-if controls (scale mode and divisor, where it
 // applies, the temperature). It shows what the session computed and hands
 // every change to it.
 
@@ -23,6 +24,7 @@ class QTextBrowser;
 
 namespace attnlab {
 
+class HeadLabPanel;
 class ModelSession;
 class ModelGridView;
 class NextTokenView;
@@ -36,6 +38,8 @@ public:
     int rankedKey() const { return rankKey_; }
     // The most likely next tokens as bars, most likely first.
     NextTokenView* nextTokenView() const { return next_; }
+    // The head lab: scores, ablation, the intact and ablated next tokens.
+    HeadLabPanel* headLab() const { return headLab_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -59,6 +63,7 @@ private:
     void applyScale();
     void rankBy(int key);  // -1: none
     void showRanking();
+    void showAblated();
 
     ModelSession* session_;
     QLabel* summary_;
@@ -76,6 +81,7 @@ private:
     // to that key (again: no ranking).
     QTableWidget* lastRow_;
     NextTokenView* next_;
+    HeadLabPanel* headLab_;
     QComboBox* scale_;
     QDoubleSpinBox* divisor_;
     QComboBox* scope_;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "llamafolder.h"
+
+#include "llama.h"
+#include "llamacheckpoint.h"
+#include "tokenizerjson.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <string>
+#include <utility>
+
+namespace attnlab {
+
+namespace {
+
+attn::Expected<ModelFolder> readWithTokenizerJson(const QString& folder, const QByteArray& config)
+{
+    return readLlamaFolder(folder, config, &readTokenizerJson);
+}
+
+// The folder's files, config.json first: the loading message lists them and
+// folderIdentity digests them (a shard's own bytes are not among them; the
+// index, which names the shards, is).
+const std::vector<const char*>& llamaFiles()
+{
+    static const std::vector<const char*> files{"config.json", "tokenizer.json", "tokenizer_config.json",
+                                                "model.safetensors", "model.safetensors.index.json"};
+    return files;
+}
+
+ModelFamily family(const char* modelType, const char* name)
+{
+    ModelFamily f;
+    f.modelType = modelType;
+    f.name = name;
+    f.files = llamaFiles();
+    f.read = &readWithTokenizerJson;
+    return f;
+}
+
+}  // namespace
+
+std::vector<ModelFamily> llamaFamilies()
+{
+    return {family("llama", "Llama"), family("qwen2", "Qwen2"), family("qwen3", "Qwen3"),
+            family("mistral", "Mistral")};
+}
+
+attn::Expected<ModelFolder> readLlamaFolder(const QString& folder, const QByteArray& config,
+                                            FolderTokenizerReader readTokenizer)
+{
+    attn::Expected<LlamaCheckpoint> checkpoint = readLlamaCheckpoint(folder, config);
+    if (!checkpoint)
+        return checkpoint.error();
+    const QString tokenizerPath = QDir(folder).filePath(QStringLiteral("tokenizer.json"));
+    if (!QFileInfo::exists(tokenizerPath) && !QFileInfo(tokenizerPath).isSymLink())
+        return attn::Error{"tokenizer.json is missing (the model's tokenizer, in Hugging Face's format)"};
+    attn::Expected<std::shared_ptr<const ModelTokenizer>> tokenizer = readTokenizer(folder);
+    if (!tokenizer)
+        return tokenizer.error();
+    const int configVocab = checkpoint->weights.config.vocabSize;
+    if ((*tokenizer)->vocabSize() > configVocab)
+        return attn::Error{"tokenizer.json has " + std::to_string((*tokenizer)->vocabSize())
+                           + " tokens but config.json's vocab_size is only " + std::to_string(configVocab)};
+    attn::Expected<std::unique_ptr<attn::LlamaDecoderModel>> decoder =
+        attn::LlamaDecoderModel::create(std::move(checkpoint->weights));
+    if (!decoder)
+        return decoder.error();
+    ModelFolder model;
+    model.decoder = std::move(decoder).value();
+    model.tokenizer = std::move(tokenizer).value();
+    model.dtype = std::move(checkpoint->dtype);
+    return model;
+}
+
+}  // namespace attnlab

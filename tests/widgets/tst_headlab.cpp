@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Model tab's head lab in the window (real widgets, offscreen) over the
+// tiny reference checkpoint: the score chooser prints core's scores in the
+// grid and ranks the heads in modelScoreTable as attn::rankHeads does (the
+// numbers core's, from a pass run here); a score the sentence does not
+// define is an empty cell with its reason, not 0; a Ctrl+click on a tile
+// ablates that head (crossed out) and modelAblationTable shows core's
+// attn::compareNextTokens of the intact and ablated passes; "highest by
+// score" ablates the k first of the ranking; "None" restores the model;
+// the logit difference of " film" and " book" is the logits' own.
+
+#include "guitest.h"
+#include "head_scores.h"
+#include "headlabpanel.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "modelgridview.h"
+#include "modelpanel.h"
+#include "modelsession.h"
+#include "nexttokenview.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attnlab;
+
+namespace {
+
+bool typeSentence(MainWindow& window, const QString& sentence)
+{
+    ModelSession* session = window.models()->session();
+    QSignalSpy changed(session, &ModelSession::resultChanged);
+    QLineEdit* edit = guitest::find<QLineEdit>(window, QStringLiteral("sentenceEdit"));
+    if (!edit)
+        return false;
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_Delete);
+    QTest::keyClicks(edit, sentence);
+    return QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000)
+           && session->result() && session->sentence() == sentence;
+}
+
+attn::DecoderResult runHere(const ModelSession& session, attn::HeadOutputHook hook = {})
+{
+    std::vector<int> ids;
+    for (const ModelToken& t : session.resultTokens())
+        ids.push_back(t.id);
+    attn::DecoderRunOptions options;
+    options.headOutput = std::move(hook);
+    attn::Expected<attn::DecoderResult> r = session.model()->decoder->run(ids, options);
+    if (!r)
+        qFatal("%s", r.error().message.c_str());
+    return std::move(r.value());
+}
+
+void choose(QComboBox* box, int data)
+{
+    box->setCurrentIndex(box->findData(data));
+}
+
+}  // namespace
+
+class TestHeadLab : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void scoresAndAblation();
+
+private:
+    QTemporaryDir settingsDir_;
+};
+
+void TestHeadLab::initTestCase()
+{
+    QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
+}
+
+void TestHeadLab::scoresAndAblation()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat sat on the mat.")));
+
+    auto* box = guitest::find<QComboBox>(*panel, QStringLiteral("modelScoreBox"));
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("modelScoreTable"));
+    auto* note = guitest::find<QLabel>(*panel, QStringLiteral("modelScoreNote"));
+    QVERIFY(box && table && note);
+    ModelGridView* grid = panel->grid();
+    QVERIFY(!grid->renderer().hasRanking());
+    // The head lab's "Head scores" page, after the selected head's "Last token".
+    QCOMPARE(panel->headLab()->count(), 3);
+    panel->headLab()->setCurrentIndex(1);
+
+    // Induction: core's scores of a pass run here, ranked, in the table and the grid.
+    const attn::DecoderResult intact = runHere(*session);
+    const attn::Expected<attn::HeadScoreTable> core = attn::headScores(*session->model()->decoder, intact);
+    QVERIFY(core.ok());
+    for (attn::HeadScoreKind kind : attn::kAllHeadScoreKinds) {
+        choose(box, int(kind));
+        QVERIFY(grid->renderer().hasRanking());
+        QVERIFY(grid->renderer().rankingCaption().endsWith(QStringLiteral(" score")));
+        const std::vector<attn::HeadIndex> order = attn::rankHeads(*core, kind);
+        QCOMPARE(table->rowCount(), 8);
+        for (int row = 0; row < 8; ++row) {
+            const attn::HeadIndex& h = order[std::size_t(row)];
+            const double expected = *core->at(h.layer, h.head)[kind];
+            QCOMPARE(table->item(row, 0)->text(), QStringLiteral("L%1 H%2").arg(h.layer + 1).arg(h.head + 1));
+            QCOMPARE(table->item(row, 1)->data(Qt::UserRole).toDouble(), expected);
+            QCOMPARE(table->item(row, 1)->text(), QString::number(expected, 'f', 4));
+            QCOMPARE(grid->renderer().ranking()(h.layer, h.head), expected);
+        }
+        QVERIFY(note->isHidden());
+    }
+    // A click on a row selects that head.
+    choose(box, int(attn::HeadScoreKind::Induction));
+    const attn::HeadIndex best = attn::rankHeads(*core, attn::HeadScoreKind::Induction).front();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualItemRect(table->item(0, 0)).center());
+    QCOMPARE(session->selectedLayer(), best.layer);
+    QCOMPARE(session->selectedHead(), best.head);
+
+    // Ctrl+click on layer 2 head 3: ablated (zero), crossed out, and the
+    // next tokens side by side are core's comparison.
+    auto* comparison = guitest::find<QTableWidget>(*panel, QStringLiteral("modelAblationTable"));
+    QVERIFY(comparison && !comparison->isVisible());
+    QSignalSpy changed(session, &ModelSession::resultChanged);
+    QTest::mouseClick(grid, Qt::LeftButton, Qt::ControlModifier, grid->tileRect(1, 2).center());
+    QVERIFY(session->isAblated(1, 2));
+    QVERIFY(grid->renderer().crossedTiles() == std::vector<int>{1 * 4 + 2});
+    QCOMPARE(panel->headLab()->currentIndex(), 2);  // the Ablation page comes forward
+    QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
+    QVERIFY(comparison->isVisible());
+    QVERIFY(panel->nextTokenView()->isHidden());  // the table in the bars' place
+    const attn::DecoderResult ablated =
+        runHere(*session, attn::ablationHook({{1, 2}}, attn::HeadAblation::Zero));
+    const std::vector<attn::NextTokenChange> expected =
+        attn::compareNextTokens(intact.lastLogits, ablated.lastLogits, ModelSession::kNextTokens, 1.0);
+    QCOMPARE(comparison->rowCount(), int(expected.size()));
+    for (int row = 0; row < comparison->rowCount(); ++row) {
+        const attn::NextTokenChange& e = expected[std::size_t(row)];
+        QCOMPARE(comparison->item(row, 0)->data(Qt::UserRole).toInt(), e.id);
+        QCOMPARE(comparison->item(row, 0)->text(), session->vocabularyToken(e.id).display);
+        QCOMPARE(comparison->item(row, 1)->data(Qt::UserRole).toDouble(), e.intactProbability);
+        QCOMPARE(comparison->item(row, 2)->data(Qt::UserRole).toDouble(), e.ablatedProbability);
+        QCOMPARE(comparison->item(row, 3)->data(Qt::UserRole).toDouble(), e.change());
+    }
+    // The logit difference " film" - " book", intact and ablated, from the logits here.
+    auto* difference = guitest::find<QLabel>(*panel, QStringLiteral("modelLogitDifference"));
+    const std::vector<int> film = session->model()->tokenizer->encodeIds(QStringLiteral(" film"));
+    const std::vector<int> book = session->model()->tokenizer->encodeIds(QStringLiteral(" book"));
+    QCOMPARE(int(film.size()), 1);
+    QCOMPARE(int(book.size()), 1);
+    QCOMPARE(difference->property("intact").toDouble(),
+             intact.lastLogits(film.front()) - intact.lastLogits(book.front()));
+    QCOMPARE(difference->property("ablated").toDouble(),
+             ablated.lastLogits(film.front()) - ablated.lastLogits(book.front()));
+    // Two tokens typed as one field: refused with its reason, no number.
+    guitest::find<QLineEdit>(*panel, QStringLiteral("modelLogitTokenB"))
+        ->setText(QStringLiteral(" book shop"));
+    QVERIFY(difference->text().contains(QStringLiteral("2 tokens")));
+    QVERIFY(!difference->property("intact").isValid());
+    guitest::find<QLineEdit>(*panel, QStringLiteral("modelLogitTokenB"))->setText(QStringLiteral(" book"));
+    QVERIFY(guitest::find<QLabel>(*panel, QStringLiteral("modelAblationLabel"))
+                ->text()
+                .contains(QStringLiteral("L2 H3")));
+
+    // The 2 highest by the previous-token score, mean-ablated.
+    choose(box, int(attn::HeadScoreKind::PreviousToken));
+    auto* mode = guitest::find<QComboBox>(*panel, QStringLiteral("modelAblationModeBox"));
+    choose(mode, int(attn::HeadAblation::Mean));
+    guitest::find<QSpinBox>(*panel, QStringLiteral("modelAblateTopSpin"))->setValue(2);
+    changed.clear();
+    guitest::find<QPushButton>(*panel, QStringLiteral("modelAblateTopButton"))->click();
+    const std::vector<attn::HeadIndex> order = attn::rankHeads(*core, attn::HeadScoreKind::PreviousToken);
+    QCOMPARE(int(session->ablatedHeads().size()), 2);
+    QCOMPARE(session->ablation(), attn::HeadAblation::Mean);
+    for (const attn::HeadIndex& h : {order[0], order[1]})
+        QVERIFY(session->isAblated(h.layer, h.head));
+    QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
+    const attn::DecoderResult mean =
+        runHere(*session, attn::ablationHook({order[0], order[1]}, attn::HeadAblation::Mean));
+    const std::vector<attn::NextTokenChange> meanExpected =
+        attn::compareNextTokens(intact.lastLogits, mean.lastLogits, ModelSession::kNextTokens, 1.0);
+    QCOMPARE(comparison->item(0, 2)->data(Qt::UserRole).toDouble(), meanExpected.front().ablatedProbability);
+
+    // None: the intact model, the table hidden.
+    changed.clear();
+    guitest::find<QPushButton>(*panel, QStringLiteral("modelAblationClearButton"))->click();
+    QVERIFY(session->ablatedHeads().empty());
+    QVERIFY(grid->renderer().crossedTiles().empty());
+    QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
+    QVERIFY(!comparison->isVisible());
+    QVERIFY(panel->nextTokenView()->isVisible());
+
+    // A sentence with no repeated token: the duplicate-token score is empty
+    // for every head, shown as an empty cell and its reason, never 0.
+    panel->headLab()->setCurrentIndex(1);
+    choose(box, int(attn::HeadScoreKind::DuplicateToken));
+    QVERIFY(typeSentence(*window, QStringLiteral("A quick brown fox")));
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(0, 1)->text(), QString());
+    QVERIFY(!note->isHidden());
+    QVERIFY(note->text().contains(QStringLiteral("empty")));
+    QVERIFY(std::isnan(grid->renderer().ranking()(0, 0)));
+    QVERIFY(grid->renderer().markedTiles().empty());
+}
+
+QTEST_MAIN(TestHeadLab)
+#include "tst_headlab.moc"
