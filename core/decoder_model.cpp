@@ -73,20 +73,29 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
     if (options.topK < 1)
         return Error{"The number of next tokens to list must be at least 1; got "
                      + std::to_string(options.topK) + "."};
+    if (options.mask) {
+        // A decoder predicts each next token from the ones before it: a
+        // mask that let a query see later keys would read its answer.
+        if (options.mask->kind == AttentionMask::Kind::None)
+            return Error{
+                "A decoder model's mask must hide the keys after each query (causal, sliding:W or "
+                "sink:S,window:W); none would let each position read the tokens it is to predict."};
+        if (Status s = validateAttentionMask(*options.mask); !s)
+            return s;
+    }
     return okStatus();
 }
 
-// The attention pass of attention.h over the Q, K and V the steps set, with
-// the model's own mask: causal, or its sliding window.
-Status attend(const DecoderConfig& c, double divisor, AttentionResult* r)
+// The attention pass of attention.h over the Q, K and V the steps set,
+// with `mask` (the model's own, or the what-if's).
+Status attend(const AttentionMask& mask, double divisor, AttentionResult* r)
 {
     AttentionOptions options;
     options.scale = ScaleMode::Custom;
     options.customDivisor = divisor;
-    options.setMask(c.ownMask());
+    options.setMask(mask);
     return computeAttentionFromProjections(options, r);
 }
-
 }  // namespace
 
 HeadDivisors HeadDivisors::standard(const DecoderConfig& config)
@@ -164,6 +173,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
         return s.error();
     r.tokenIds = tokenIds;
     r.temperature = options.temperature;
+    r.mask = options.mask ? *options.mask : c.ownMask();
     const int n = int(tokenIds.size());
     const int hd = c.headDim;
     const int threads = std::max(options.threads, 1);
@@ -187,7 +197,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
                 return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
             steps.headInputs(l, i, &head);
-            headStatus[std::size_t(i)] = attend(c, r.divisors.at(l, i), &head);
+            headStatus[std::size_t(i)] = attend(r.mask, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 contexts.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
@@ -238,7 +248,9 @@ Expected<AttentionResult> recomputeHead(const DecoderConfig& c, const DecoderSte
         return Error{"The result is not one of this model's passes."};
     AttentionResult r;
     steps.headInputsFrom(layer, head, input, &r);
-    if (Status s = attend(c, result.divisors.at(layer, head), &r); !s)
+    // A result made without a pass (no mask set) had the model's own.
+    const AttentionMask mask = result.mask.kind == AttentionMask::Kind::None ? c.ownMask() : result.mask;
+    if (Status s = attend(mask, result.divisors.at(layer, head), &r); !s)
         return s.error();
     return r;
 }
