@@ -528,10 +528,6 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
         error =
             UsageError{CommandLine::tr("--flash-tiles tiles the lab's head; it does not take --model DIR "
                                        "yet")};
-    if (!error && wantsModel(parser) && request.mask)
-        error =
-            UsageError{CommandLine::tr("--mask applies to the lab's attention; it does not take "
-                                       "--model DIR yet")};
     if (!error && !wantsModel(parser))
         if (const std::optional<QString> headLab = headLabWithoutModel(parser))
             error = UsageError{*headLab};
@@ -573,7 +569,8 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
             ModelCommandInput{request.options, request.exportDir, request.formats,
                               parser.isSet(QStringLiteral("--caption"))
                                   ? std::optional<QString>(parser.value(QStringLiteral("--caption")))
-                                  : std::nullopt},
+                                  : std::nullopt,
+                              request.mask},
             argc, argv);
         return outcome;
     }

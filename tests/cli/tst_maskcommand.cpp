@@ -6,7 +6,11 @@
 // weights times V (within 1e-12, from the file's own numbers); --mask causal
 // writes what --causal writes, byte for byte; the lab file keeps the mask
 // and reopens to the same numbers; flash.json tiles the same mask; the
-// usage errors (exit 2, one line, nothing written).
+// usage errors (exit 2, one line, nothing written). With --model DIR (the
+// reference checkpoints tiny-gpt2 and tiny-llama): model_attention.json
+// says the mask, every head's scores are null exactly where it hides a key
+// and its weights 0 there, and layer 0 (whose input no mask changes) has
+// the reference.json scores, softmaxed over the keys the mask leaves.
 
 #include "runapp.h"
 
@@ -111,6 +115,9 @@ private slots:
     void flashTilesTakeTheMask();
     void usageErrors_data();
     void usageErrors();
+    void modelWhatIf_data();
+    void modelWhatIf();
+    void modelUsageErrors();
 };
 
 void TestMaskCommand::attentionJsonSaysAndAppliesTheMask_data()
@@ -263,10 +270,16 @@ void TestMaskCommand::usageErrors_data()
     QTest::newRow("empty") << QStringList{"--mask", ""} << QByteArray("--mask");
     QTest::newRow("missing value") << QStringList{"--mask"} << QByteArray("--mask");
     QTest::newRow("twice") << QStringList{"--mask", "causal", "--mask", "sliding:2"} << QByteArray("--mask");
-    QTest::newRow("with a model") << QStringList{"--mask", "sliding:2", "--model", "/nonexistent"}
-                                  << QByteArray(
-                                         "attention-lab: --mask applies to the lab's attention; it does "
-                                         "not take --model DIR yet\n");
+    QTest::newRow("none with a model")
+        << QStringList{"--mask",     "none",
+                       "--model",    QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"),
+                       "--sentence", "a b"}
+        << QByteArray(
+               "attention-lab: --mask none would let each position of the model read the tokens it is to "
+               "predict; with --model give causal, sliding:W or sink:S,window:W\n");
+    QTest::newRow("bad mask with a model") << QStringList{
+        "--model",   QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"), "--sentence", "a b", "--mask",
+        "sliding:-1"} << QByteArray("not 'sliding:-1'\n");
 }
 
 void TestMaskCommand::usageErrors()
@@ -279,6 +292,103 @@ void TestMaskCommand::usageErrors()
     QVERIFY2(run.err.contains(message), run.err.constData());
     QCOMPARE(run.err.count('\n'), 1);
     QVERIFY(!QFileInfo::exists(dir.filePath("out")));
+}
+
+void TestMaskCommand::modelWhatIf_data()
+{
+    QTest::addColumn<QString>("checkpoint");  // under tests/data
+    QTest::addColumn<QString>("mask");        // empty: no --mask
+    QTest::newRow("gpt2 own") << QStringLiteral("gpt2/tiny-gpt2") << QString();
+    QTest::newRow("gpt2 sliding:3") << QStringLiteral("gpt2/tiny-gpt2") << QStringLiteral("sliding:3");
+    QTest::newRow("gpt2 sink:2,window:1")
+        << QStringLiteral("gpt2/tiny-gpt2") << QStringLiteral("sink:2,window:1");
+    QTest::newRow("llama sink:1,window:2")
+        << QStringLiteral("llama/tiny-llama") << QStringLiteral("sink:1,window:2");
+    QTest::newRow("llama causal") << QStringLiteral("llama/tiny-llama") << QStringLiteral("causal");
+}
+
+void TestMaskCommand::modelWhatIf()
+{
+    QFETCH(QString, checkpoint);
+    QFETCH(QString, mask);
+    const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + checkpoint;
+    const QJsonObject reference = readJsonFile(folder + "/reference.json")["cases"].toArray()[0].toObject();
+    QTemporaryDir dir;
+    QStringList args{"--model",      folder,
+                     "--sentence",   reference["sentence"].toString(),
+                     "--export-dir", dir.filePath("out")};
+    if (!mask.isEmpty())
+        args << "--mask" << mask;
+    const Run run = runApp(args);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath("out/model_attention.json"));
+    const QString applied = mask.isEmpty() ? QStringLiteral("causal") : mask;
+    QCOMPARE(json["mask"].toString(), applied);
+    QVERIFY(json["model"].toObject()["sliding_window"].isNull());
+    QCOMPARE(json["token_ids"].toArray(), reference["token_ids"].toArray());
+    const int n = json["token_ids"].toArray().size();
+    const QJsonArray layers = json["layers"].toArray();
+    QVERIFY(layers.size() >= 2);
+    for (int l = 0; l < layers.size(); ++l) {
+        const QJsonArray heads = layers[l].toObject()["heads"].toArray();
+        for (int h = 0; h < heads.size(); ++h) {
+            const QJsonObject head = heads[h].toObject();
+            const QJsonArray scores = head["scores"].toArray(), weights = head["weights"].toArray();
+            const QJsonArray refScores = reference["layers"]
+                                             .toArray()[0]
+                                             .toObject()["heads"]
+                                             .toArray()[h]
+                                             .toObject()["scores"]
+                                             .toArray();
+            const double divisor = head["divisor"].toDouble();
+            for (int i = 0; i < n; ++i) {
+                const QJsonArray s = scores[i].toArray(), w = weights[i].toArray(),
+                                 ref = refScores[i].toArray();
+                double largest = -INFINITY, sum = 0.0, total = 0.0;
+                for (int j = 0; j < n; ++j) {
+                    QCOMPARE(s[j].isNull(), hides(applied, i, j));
+                    if (hides(applied, i, j))
+                        QCOMPARE(w[j].toDouble(), 0.0);
+                    else
+                        largest = std::max(largest, ref[j].toDouble() / divisor);
+                    total += w[j].toDouble();
+                }
+                QVERIFY(std::abs(total - 1.0) < 1e-12);
+                if (l > 0)
+                    continue;
+                // Layer 0: the reference's scores, softmaxed over the keys the mask leaves.
+                for (int j = 0; j < n; ++j)
+                    if (!hides(applied, i, j))
+                        sum += std::exp(ref[j].toDouble() / divisor - largest);
+                for (int j = 0; j < n; ++j) {
+                    if (hides(applied, i, j))
+                        continue;
+                    const double want = std::exp(ref[j].toDouble() / divisor - largest) / sum;
+                    QVERIFY2(std::abs(w[j].toDouble() - want) <= 1e-10,
+                             qPrintable(QStringLiteral("head %1 (%2, %3): %4 vs %5")
+                                            .arg(h)
+                                            .arg(i)
+                                            .arg(j)
+                                            .arg(w[j].toDouble())
+                                            .arg(want)));
+                    QVERIFY(std::abs(s[j].toDouble() - ref[j].toDouble())
+                            <= 1e-10 * std::max(1.0, std::abs(ref[j].toDouble())));
+                }
+            }
+        }
+    }
+}
+
+void TestMaskCommand::modelUsageErrors()
+{
+    // The window's Model tab has its own choice of the mask: --mask with
+    // --model and no --export-dir is refused, as --scale is.
+    const Run run = runApp({"--model", QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"), "--mask",
+                            "sliding:2", "-platform", "offscreen"});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err,
+             QByteArray("attention-lab: --mask with --model is for the export: give --export-dir OUT, "
+                        "or set it in the window's Model tab\n"));
 }
 
 QTEST_GUILESS_MAIN(TestMaskCommand)
