@@ -135,6 +135,8 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     maskKind_->addItem(tr("all earlier keys"), int(attn::AttentionMask::Kind::Causal));
     maskKind_->addItem(tr("sliding window"), int(attn::AttentionMask::Kind::Sliding));
     maskKind_->addItem(tr("sink + window"), int(attn::AttentionMask::Kind::SinkWindow));
+    // As wide as the choice shown: the spin boxes beside it need the room.
+    maskKind_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     maskKind_->setToolTip(
         tr("Which earlier keys a query sees under the causal mask: all of them; the last W "
            "(a sliding window, itself included: i − W < j ≤ i); or the first S tokens (attention "
@@ -147,6 +149,9 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     maskWindow_->setPrefix(tr("W "));
     maskWindow_->setKeyboardTracking(false);
     maskWindow_->setToolTip(tr("W: how many of the latest keys a query sees, itself included."));
+    // No arrows (the wheel and the keys step it): with the sink's box and
+    // the choice, the row fits a 1024-pixel window.
+    maskWindow_->setButtonSymbols(QAbstractSpinBox::NoButtons);
     maskSink_ = new QSpinBox(this);
     maskSink_->setObjectName(QStringLiteral("maskSinkSpin"));
     maskSink_->setAccessibleName(tr("Mask sink S"));
@@ -155,6 +160,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     maskSink_->setPrefix(tr("S "));
     maskSink_->setKeyboardTracking(false);
     maskSink_->setToolTip(tr("S: how many of the first tokens every query also sees (the sinks)."));
+    maskSink_->setButtonSymbols(QAbstractSpinBox::NoButtons);
 
     regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
@@ -167,7 +173,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     initNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Ends in "…" on a narrow window rather than widening it; the tooltip explains.
     initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    initNote_->setMinimumWidth(80);
+    initNote_->setMinimumWidth(56);  // "Article…": room for the mask's S and W at 1024 pixels
 
     scalingDemo_ = new QPushButton(tr("Scalin&g demo"), this);
     scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
@@ -230,7 +236,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     attention->addWidget(maskKind_);
     attention->addWidget(maskSink_);
     attention->addWidget(maskWindow_);
-    attention->addSpacing(16);
+    attention->addSpacing(8);
     attention->addWidget(initNote_, 1);
     attention->addSpacing(8);
     attention->addWidget(regenerate_);
