@@ -30,7 +30,7 @@ struct AttentionOptions {
     // A mask beyond causal (sliding:W, sink:S,window:W); none leaves the
     // choice to `causal`. setMask keeps the two in one canonical form:
     // causal alone for the causal mask, `mask` for the others.
-    AttentionMask mask;
+    AttentionMask mask = AttentionMask::none();
 
     // The mask the pass applies.
     AttentionMask effectiveMask() const
