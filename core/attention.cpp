@@ -47,9 +47,10 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
               const WeightRowVisitor& visit, int threads, const std::atomic<bool>* cancel)
 {
     const bool fused = kernels::available();
+    const AttentionMask mask = options.effectiveMask();
     r->divisor = divisor;
-    r->causal = options.causal;
-    r->window = options.causal ? std::max(options.window, 0) : 0;
+    r->mask = mask;
+    r->causal = mask.kind == AttentionMask::Kind::Causal;
     r->softmaxKernel = fused ? SoftmaxKernel::Avx2 : SoftmaxKernel::Baseline;
     const Eigen::Index n = r->Q.rows();
     r->scores.resize(n, n);
@@ -79,6 +80,12 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
     auto work = [&](Extremes* extremes) {
         Matrix weights(std::min(kPanelRows, n), n);
         std::vector<double> scaled(static_cast<std::size_t>(n));
+        // A row of two runs (sink + window) is softmaxed packed.
+        std::vector<double> packedScores, packedWeights;
+        if (mask.kind == AttentionMask::Kind::SinkWindow) {
+            packedScores.resize(static_cast<std::size_t>(n));
+            packedWeights.resize(static_cast<std::size_t>(n));
+        }
         for (Eigen::Index p = nextPanel++; p < panels; p = nextPanel++) {
             if (cancel && cancel->load(std::memory_order_relaxed)) {
                 cancelled.store(true, std::memory_order_relaxed);
@@ -94,30 +101,50 @@ Status attend(const AttentionOptions& options, double divisor, AttentionResult* 
             for (Eigen::Index i = i0; i < i0 + rows; ++i) {
                 const double* scoreRow = r->scores.data() + i * n;
                 double* weightRow = weights.data() + (i - i0) * n;
-                // Query i may attend to keys 0..i only with a causal mask
-                // (first..i with a sliding window); the diagonal is always
-                // kept, so no row is fully masked.
-                const Eigen::Index keys = options.causal ? i + 1 : n;
-                const Eigen::Index first = r->firstKey(int(i));
+                // The keys query i attends to: all, 0..i (causal), or one or
+                // two runs of 0..i; every mask keeps the diagonal, so no row
+                // is fully masked. The softmax runs over them packed in key
+                // order: a run in place, two runs copied together.
+                const VisibleKeys vis = mask.visible(int(i), int(n));
+                const int keys = vis.count();
+                const double* keptScores = scoreRow + vis.from;
+                double* keptWeights = weightRow + vis.from;
+                if (vis.head > 0) {
+                    std::copy(scoreRow, scoreRow + vis.head, packedScores.begin());
+                    std::copy(scoreRow + vis.from, scoreRow + vis.to, packedScores.begin() + vis.head);
+                    keptScores = packedScores.data();
+                    keptWeights = packedWeights.data();
+                }
                 // Divides, as the formula (and PyTorch) does: multiplying by
                 // the reciprocal can differ in the last bit.
-                r->rowScale[std::size_t(i)] =
-                    scaledSoftmaxRow(scoreRow + first, r->divisor, scaled.data(), weightRow + first,
-                                     int(keys - first), r->softmaxKernel);
-                std::fill(weightRow, weightRow + first, 0.0);
-                std::fill(weightRow + keys, weightRow + n, 0.0);
+                r->rowScale[std::size_t(i)] = scaledSoftmaxRow(keptScores, r->divisor, scaled.data(),
+                                                               keptWeights, keys, r->softmaxKernel);
+                if (vis.head > 0) {
+                    std::copy(keptWeights, keptWeights + vis.head, weightRow);
+                    std::fill(weightRow + vis.head, weightRow + vis.from, 0.0);
+                    std::copy(keptWeights + vis.head, keptWeights + keys, weightRow + vis.from);
+                } else {
+                    std::fill(weightRow, weightRow + vis.from, 0.0);
+                }
+                std::fill(weightRow + vis.to, weightRow + n, 0.0);
                 const Eigen::Map<const Eigen::ArrayXd> row(scoreRow, n);
-                const double kept = row.segment(first, keys - first).abs().maxCoeff();
+                const double kept = Eigen::Map<const Eigen::ArrayXd>(keptScores, keys).abs().maxCoeff();
                 extremes->kept = std::max(extremes->kept, kept);
-                extremes->all = std::max({extremes->all, kept, row.abs().maxCoeff()});
+                if (vis.prefix())
+                    extremes->all = std::max(
+                        {extremes->all, kept, vis.to < n ? row.tail(n - vis.to).abs().maxCoeff() : 0.0});
+                else
+                    extremes->all = std::max(extremes->all, row.abs().maxCoeff());
                 if (visit)
-                    visit(int(i), WeightRow{weightRow, scoreRow, scaled.data(), int(keys), int(n),
-                                            r->rowScale[std::size_t(i)], int(first)});
+                    visit(int(i), WeightRow{weightRow, scoreRow, scaled.data(), keys, int(n),
+                                            r->rowScale[std::size_t(i)], keptWeights, keptScores, vis});
             }
+            // Every mask but none hides the keys after the query: the
+            // kernel skips those zeros.
             if (fused)
                 kernels::context(weights.data(), n, int(rows), packedValues,
                                  r->context.data() + i0 * r->context.cols(), r->context.cols(),
-                                 options.causal ? int(i0) : -1);
+                                 mask.kind != AttentionMask::Kind::None ? int(i0) : -1);
             else
                 r->context.middleRows(i0, rows).noalias() = weights.topRows(rows) * r->V;
         }
@@ -276,6 +303,8 @@ Status computeAttentionInto(const Matrix& X, const Matrix& Wq, const Matrix& Wk,
 {
     if (Status s = validateInputs(X, Wq, Wk, Wv); !s)
         return s;
+    if (Status s = validateAttentionMask(options.effectiveMask()); !s)
+        return s;
     const Expected<double> divisor = scaleDivisor(options, int(Wq.cols()));
     if (!divisor)
         return divisor.error();
@@ -301,6 +330,8 @@ Status computeAttentionFromProjections(const AttentionOptions& options, Attentio
          {std::pair<const char*, const Matrix*>{"Q", &r->Q}, {"K", &r->K}, {"V", &r->V}})
         if (!m->allFinite())
             return Error{std::string(name) + " has an entry that is not finite."};
+    if (Status s = validateAttentionMask(options.effectiveMask()); !s)
+        return s;
     const Expected<double> divisor = scaleDivisor(options, int(r->Q.cols()));
     if (!divisor)
         return divisor.error();
@@ -318,34 +349,50 @@ double AttentionResult::weights(int query, int key) const
 {
     if (isMasked(query, key))
         return 0.0;
-    const int first = firstKey(query);
-    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], key - first,
-                              keys(query) - first, softmaxKernel);
+    // The entry at its position among the attended keys, as the engine
+    // softmaxed them packed.
+    const VisibleKeys vis = visible(query);
+    return scaledSoftmaxEntry(scores(query, key) / divisor, rowScale[std::size_t(query)], vis.position(key),
+                              vis.count(), softmaxKernel);
 }
 
 void AttentionResult::scaledRow(int query, double* out) const
 {
     const int n = tokens();
-    const int kept = keys(query);
-    const int first = firstKey(query);
+    const VisibleKeys vis = visible(query);
     const double* row = scores.data() + std::size_t(query) * n;
-    std::fill(out, out + first, -std::numeric_limits<double>::infinity());
-    for (int j = first; j < kept; ++j)
+    const double hidden = -std::numeric_limits<double>::infinity();
+    std::fill(out, out + n, hidden);
+    for (int j = 0; j < vis.head; ++j)
         out[j] = row[j] / divisor;
-    std::fill(out + kept, out + n, -std::numeric_limits<double>::infinity());
+    for (int j = vis.from; j < vis.to; ++j)
+        out[j] = row[j] / divisor;
+}
+
+SoftmaxRowScale softmaxAttendedRow(const double* scoreRow, int n, const VisibleKeys& vis, double divisor,
+                                   SoftmaxKernel kernel, double* out)
+{
+    const int kept = vis.count();
+    std::vector<double> scaled(static_cast<std::size_t>(kept));
+    std::fill(out, out + n, 0.0);
+    if (vis.head == 0)
+        return scaledSoftmaxRow(scoreRow + vis.from, divisor, scaled.data(), out + vis.from, kept, kernel);
+    std::vector<double> packed(static_cast<std::size_t>(kept)), weights(packed.size());
+    std::copy(scoreRow, scoreRow + vis.head, packed.begin());
+    std::copy(scoreRow + vis.from, scoreRow + vis.to, packed.begin() + vis.head);
+    const SoftmaxRowScale scale =
+        scaledSoftmaxRow(packed.data(), divisor, scaled.data(), weights.data(), kept, kernel);
+    std::copy(weights.begin(), weights.begin() + vis.head, out);
+    std::copy(weights.begin() + vis.head, weights.end(), out + vis.from);
+    return scale;
 }
 
 void AttentionResult::weightsRow(int query, double* out) const
 {
     // The row computed again the way the engine did: the same numbers.
     const int n = tokens();
-    const int kept = keys(query);
-    const int first = firstKey(query);
-    std::vector<double> scaled(static_cast<std::size_t>(kept - first));
-    scaledSoftmaxRow(scores.data() + std::size_t(query) * n + first, divisor, scaled.data(), out + first,
-                     kept - first, softmaxKernel);
-    std::fill(out, out + first, 0.0);
-    std::fill(out + kept, out + n, 0.0);
+    softmaxAttendedRow(scores.data() + std::size_t(query) * n, n, visible(query), divisor, softmaxKernel,
+                       out);
 }
 
 Matrix AttentionResult::scaledMatrix() const

@@ -4,10 +4,12 @@
 //
 //   Q = X W_q (n, d_k)   K = X W_k (n, d_k)   V = X W_v (n, d_v)
 //   scores S = Q K^T (n, n)                   S(i, j) = q_i . k_j
-//   scaled   = S / divisor  (+ causal mask: -inf where j > i)
+//   scaled   = S / divisor  (+ a mask, attention_mask.h: -inf where it
+//              hides key j from query i; causal hides j > i)
 //   weights A = softmax(scaled) row by row    each query's row sums to 1
 //   context Z = A V (n, d_v)
 
+#include "attention_mask.h"
 #include "expected.h"
 #include "matrix.h"
 #include "softmax.h"
@@ -25,13 +27,26 @@ struct AttentionOptions {
     ScaleMode scale = ScaleMode::SqrtDk;
     double customDivisor = 1.0;  // used with ScaleMode::Custom
     bool causal = false;
-    // With causal, a sliding window of this many keys (Mistral's
-    // sliding_window w): query i sees keys j with i - w < j <= i. 0: none.
-    int window = 0;
+    // A mask beyond causal (sliding:W, sink:S,window:W); none leaves the
+    // choice to `causal`. setMask keeps the two in one canonical form:
+    // causal alone for the causal mask, `mask` for the others.
+    AttentionMask mask = AttentionMask::none();
+
+    // The mask the pass applies.
+    AttentionMask effectiveMask() const
+    {
+        if (mask.kind != AttentionMask::Kind::None)
+            return mask;
+        return causal ? AttentionMask::causal() : AttentionMask::none();
+    }
+    void setMask(const AttentionMask& m)
+    {
+        causal = m.kind == AttentionMask::Kind::Causal;
+        mask = causal ? AttentionMask::none() : m;
+    }
     bool operator==(const AttentionOptions& o) const
     {
-        return scale == o.scale && customDivisor == o.customDivisor && causal == o.causal
-               && window == o.window;
+        return scale == o.scale && customDivisor == o.customDivisor && causal == o.causal && mask == o.mask;
     }
     bool operator!=(const AttentionOptions& o) const { return !(*this == o); }
 };
@@ -53,18 +68,25 @@ struct AttentionResult {
     Matrix context;                         // (n, d_v)
     std::vector<SoftmaxRowScale> rowScale;  // (n) how each weight row was normalised
     double divisor = 1.0;
-    bool causal = false;
-    int window = 0;                                         // AttentionOptions::window (with causal)
+    bool causal = false;  // the mask is exactly causal (keys after the query hidden, no others)
+    AttentionMask mask;   // the mask applied (none, causal, sliding, sink + window)
     SoftmaxKernel softmaxKernel = SoftmaxKernel::Baseline;  // how the rows were normalised
     double maxAbsScore = 0.0;                               // largest |score| over all cells
     double maxAbsKeptScore = 0.0;                           // largest |score| over the unmasked cells
 
     int tokens() const { return int(Q.rows()); }
-    bool isMasked(int query, int key) const { return causal && (key > query || key < firstKey(query)); }
-    // Keys query `query` attends to: firstKey(query)..keys(query)-1 (the
-    // first is 0 unless a sliding window hides the earlier keys).
-    int keys(int query) const { return causal ? query + 1 : tokens(); }
-    int firstKey(int query) const { return causal && window > 0 && query >= window ? query - window + 1 : 0; }
+    // The mask the numbers were computed with: `mask`, or causal for a
+    // result that sets only `causal` (made by hand).
+    AttentionMask appliedMask() const
+    {
+        return causal && mask.kind == AttentionMask::Kind::None ? AttentionMask::causal() : mask;
+    }
+    bool isMasked(int query, int key) const { return appliedMask().hides(query, key); }
+    // The keys query `query` attends to; 0..keys-1 (a prefix) with no mask
+    // or the causal one, one or two runs with the others.
+    VisibleKeys visible(int query) const { return appliedMask().visible(query, tokens()); }
+    // How many keys query `query` attends to.
+    int keys(int query) const { return visible(query).count(); }
 
     // scores / divisor, -inf where masked.
     double scaled(int query, int key) const;
@@ -77,6 +99,12 @@ struct AttentionResult {
     Matrix scaledMatrix() const;
     Matrix weightsMatrix() const;
 };
+
+// One row's softmax as the engine takes it: the raw scores of the keys
+// `vis` packed in key order, divided by `divisor`, normalised; `out` (n)
+// gets each weight at its key and 0 at the hidden ones.
+SoftmaxRowScale softmaxAttendedRow(const double* scoreRow, int n, const VisibleKeys& vis, double divisor,
+                                   SoftmaxKernel kernel, double* out);
 
 // The custom divisor's range (the parameter panel's too). The floor keeps
 // every intermediate finite: entries within kMaxInputMagnitude at d_model
@@ -112,18 +140,28 @@ Expected<AttentionResult> computeAttention(const Matrix& X,   // (n, d_model)
                                            const Matrix& Wv,  // (d_model, d_v)
                                            const AttentionOptions& options);
 
-// One query's row as the engine has it while it is at hand: weights[j] =
-// exp(scaled[j - first] - scale.max) * scale.invSum for the attended keys
-// first..keys-1; the other entries of the n are masked (weight 0). `first`
-// is 0 unless a sliding window hides the earlier keys.
+// One query's row as the engine has it while it is at hand. The attended
+// keys are `visible` (0..keys-1 with no mask or the causal one); their
+// weights, raw and scaled scores are also given packed in key order:
+// keptWeights[c] = exp(scaled[c] - scale.max) * scale.invSum for key
+// visible.key(c). The other entries of the n are masked (weight 0).
 struct WeightRow {
     const double* weights = nullptr;  // n values, 0 where masked
     const double* scores = nullptr;   // the n raw scores (the result's row)
-    const double* scaled = nullptr;   // the keys - first scaled scores of keys first..keys-1
+    const double* scaled = nullptr;   // the `keys` attended scaled scores
     int keys = 0;
     int n = 0;
     SoftmaxRowScale scale;
-    int first = 0;
+    const double* keptWeights = nullptr;  // the `keys` attended weights
+    const double* keptScores = nullptr;   // the `keys` attended raw scores
+    VisibleKeys visible = {};
+
+    // The packed arrays, or for a row made without them (a prefix row)
+    // the first `keys` of weights and scores.
+    const double* attendedWeights() const { return keptWeights ? keptWeights : weights; }
+    const double* attendedScores() const { return keptScores ? keptScores : scores; }
+    // The key of packed position c.
+    int keyAt(int c) const { return keptWeights ? visible.key(c) : c; }
 };
 
 // Called with each query's row, e.g. to take its statistics without

@@ -42,6 +42,22 @@ bool AttentionMask::hides(int query, int key) const
     return false;
 }
 
+VisibleKeys AttentionMask::visible(int query, int tokens) const
+{
+    VisibleKeys v;
+    v.to = kind == Kind::None ? tokens : query + 1;
+    if (kind == Kind::Sliding || kind == Kind::SinkWindow)
+        v.from = std::max(0, query - window + 1);
+    // The sinks before the window; when they reach it the row is one run.
+    if (kind == Kind::SinkWindow && sink > 0) {
+        if (sink >= v.from)
+            v.from = 0;
+        else
+            v.head = sink;
+    }
+    return v;
+}
+
 bool AttentionMask::hidesTile(int queryFirst, int queryLast, int keyFirst, int keyLast) const
 {
     for (int i = queryFirst; i <= queryLast; ++i) {

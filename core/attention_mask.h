@@ -9,8 +9,8 @@
 //   sink:S,window:W keys j <= i with j < S or i - W < j: the first S tokens
 //                   (StreamingLLM's attention sinks) plus the last W
 //
-// The tiled pass (flash_tiles.h) takes any of them; the direct engine
-// (attention.h) applies none or causal.
+// The tiled pass (flash_tiles.h) and the direct engine (attention.h) take
+// any of them.
 
 #include "expected.h"
 
@@ -18,6 +18,23 @@
 #include <string_view>
 
 namespace attn {
+
+// The keys one query row sees, in key order: [0, head) then [from, to).
+// Every mask here gives at most these two runs (head = 0 for all but the
+// sink's, and then head < from). Position c of the visible keys is key
+// key(c); none and causal are the prefix 0..to-1.
+struct VisibleKeys {
+    int head = 0;
+    int from = 0;
+    int to = 0;
+
+    int count() const { return head + (to - from); }
+    bool prefix() const { return head == 0 && from == 0; }
+    // The key at position c (0 <= c < count()).
+    int key(int c) const { return c < head ? c : from + (c - head); }
+    // The position of a visible key among them.
+    int position(int key) const { return key < head ? key : head + (key - from); }
+};
 
 struct AttentionMask {
     enum class Kind { None, Causal, Sliding, SinkWindow };
@@ -32,6 +49,8 @@ struct AttentionMask {
 
     // Whether query `query` does not see key `key` (0-based).
     bool hides(int query, int key) const;
+    // The keys query `query` of `tokens` sees (the query must be < tokens).
+    VisibleKeys visible(int query, int tokens) const;
     // Whether every (i, j) with first..last query rows and first..last key
     // columns (inclusive) is hidden: a tile the tiled pass skips.
     bool hidesTile(int queryFirst, int queryLast, int keyFirst, int keyLast) const;

@@ -5,6 +5,9 @@
 // what only its pass needs, such as its norm's epsilon, and converts to
 // this one. Plain C++: no Eigen, so that the readers' headers stay light.
 
+#include "attention_mask.h"
+
+#include <algorithm>
 #include <string>
 
 namespace attn {
@@ -40,6 +43,14 @@ struct DecoderConfig {
     // query head (no grouped-query sharing), 2 x layers x heads x headDim.
     long long kvCacheNumbersPerToken() const { return 2LL * layers * kvHeads * headDim; }
     long long kvCacheNumbersPerTokenUnshared() const { return 2LL * layers * heads * headDim; }
+    // The mask the model was trained with: causal, or sliding:W with its
+    // sliding window (a window beyond kMaxMaskWidth, wider than any
+    // sentence the lab takes, sees what causal sees; it is kept as sliding).
+    AttentionMask ownMask() const
+    {
+        return slidingWindow > 0 ? AttentionMask::sliding(std::min(slidingWindow, kMaxMaskWidth))
+                                 : AttentionMask::causal();
+    }
 };
 
 }  // namespace attn

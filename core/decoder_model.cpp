@@ -73,18 +73,27 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
     if (options.topK < 1)
         return Error{"The number of next tokens to list must be at least 1; got "
                      + std::to_string(options.topK) + "."};
+    if (options.mask) {
+        // A decoder predicts each next token from the ones before it: a
+        // mask that let a query see later keys would read its answer.
+        if (options.mask->kind == AttentionMask::Kind::None)
+            return Error{
+                "A decoder model's mask must hide the keys after each query (causal, sliding:W or "
+                "sink:S,window:W); none would let each position read the tokens it is to predict."};
+        if (Status s = validateAttentionMask(*options.mask); !s)
+            return s;
+    }
     return okStatus();
 }
 
 }  // namespace
 
-Status attendDecoderHead(const DecoderConfig& c, double divisor, AttentionResult* r)
+Status attendDecoderHead(const AttentionMask& mask, double divisor, AttentionResult* r)
 {
     AttentionOptions options;
     options.scale = ScaleMode::Custom;
     options.customDivisor = divisor;
-    options.causal = true;
-    options.window = c.slidingWindow;
+    options.setMask(mask);
     return computeAttentionFromProjections(options, r);
 }
 
@@ -163,6 +172,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
         return s.error();
     r.tokenIds = tokenIds;
     r.temperature = options.temperature;
+    r.mask = options.mask ? *options.mask : c.ownMask();
     const int n = int(tokenIds.size());
     const int hd = c.headDim;
     const int threads = std::max(options.threads, 1);
@@ -186,7 +196,7 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
                 return;  // the check after the heads ends the pass
             AttentionResult& head = heads[std::size_t(i)];
             steps.headInputs(l, i, &head);
-            headStatus[std::size_t(i)] = attendDecoderHead(c, r.divisors.at(l, i), &head);
+            headStatus[std::size_t(i)] = attendDecoderHead(r.mask, r.divisors.at(l, i), &head);
             if (headStatus[std::size_t(i)])
                 contexts.middleCols(Eigen::Index(i) * hd, hd) = head.context;
         });
@@ -237,7 +247,9 @@ Expected<AttentionResult> recomputeHead(const DecoderConfig& c, const DecoderSte
         return Error{"The result is not one of this model's passes."};
     AttentionResult r;
     steps.headInputsFrom(layer, head, input, &r);
-    if (Status s = attendDecoderHead(c, result.divisors.at(layer, head), &r); !s)
+    // A result made without a pass (no mask set) had the model's own.
+    const AttentionMask mask = result.mask.kind == AttentionMask::Kind::None ? c.ownMask() : result.mask;
+    if (Status s = attendDecoderHead(mask, result.divisors.at(layer, head), &r); !s)
         return s.error();
     return r;
 }

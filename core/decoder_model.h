@@ -8,7 +8,7 @@
 //
 //   h = embed(ids)                                                  (n, E)
 //   per block l:  a = attention input (a norm of h)                 (n, E)
-//     head i: Q, K, V from a (n, head_dim);  A = softmax(Q K^T / divisor(l, i), causal)
+//     head i: Q, K, V from a (n, head_dim);  A = softmax(Q K^T / divisor(l, i), mask)
 //             ctx_i = A V                                           (n, head_dim)
 //             ctx_i = hook(l, i, ctx_i)       (DecoderRunOptions::headOutput)
 //     h += [ctx_1 | ... | ctx_H] W_o (+ b)   then the rest of the block (the MLP)
@@ -25,8 +25,9 @@
 //     Gpt2DecoderModel).
 //     runDecoderPass holds everything the families share: the checks of
 //     the ids and options, the order of the steps, the attention of each
-//     head (attention.h, causal, with DecoderConfig::slidingWindow for
-//     every family that has one), the hooks, what is kept, the cancel flag and the
+//     head (attention.h, with the model's own mask, DecoderConfig::ownMask:
+//     causal, or sliding with its sliding_window; or the what-if's,
+//     DecoderRunOptions::mask), the hooks, what is kept, the cancel flag and the
 //     top tokens; recomputeHead and readOut likewise.
 //   - app/io: the reader of its folder (config.json and the tensors) into
 //     those weights, and its tokenizer (a ModelTokenizer, modeltokenizer.h:
@@ -48,6 +49,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attn {
@@ -87,7 +89,12 @@ struct HeadDivisors {
 using HeadOutputHook = std::function<void(int layer, int head, Eigen::Ref<Matrix> context)>;
 
 struct DecoderRunOptions {
-    HeadDivisors divisors;     // empty: HeadDivisors::standard
+    HeadDivisors divisors;  // empty: HeadDivisors::standard
+    // The what-if of the mask: every layer's heads attend with this one
+    // instead of the model's own (DecoderConfig::ownMask): causal,
+    // sliding:W or sink:S,window:W ("what if the model saw only the last
+    // 8 tokens?"). Empty: the model's own. None (no mask) is refused.
+    std::optional<AttentionMask> mask;
     double temperature = 1.0;  // next-token probabilities = softmax(logits / temperature)
     int topK = 10;             // entries in DecoderResult::top
     // Keep every head's AttentionResult (Q, K, V, raw scores, context and
@@ -144,6 +151,7 @@ struct DecoderLayer {
 struct DecoderResult {
     std::vector<int> tokenIds;
     HeadDivisors divisors;  // the table the pass used
+    AttentionMask mask;     // the mask every head attended with (the model's own or the what-if's)
     double temperature = 1.0;
     Matrix embedded;                   // (n, E) h before the first block, with keepHidden
     std::vector<DecoderLayer> layers;  // one per block
@@ -205,10 +213,10 @@ protected:
 };
 
 // One head's attention in a decoder pass, over the Q, K and V set in `r`:
-// attention.h's pass with the causal mask, the model's sliding window, if
-// any, and `divisor`. The whole pass, the head computed again and the
-// key/value cache's prefill all call it.
-Status attendDecoderHead(const DecoderConfig& config, double divisor, AttentionResult* r);
+// attention.h's pass with `mask` (the model's own, DecoderConfig::ownMask,
+// or a what-if's) and `divisor`. The whole pass, the head computed again and
+// the key/value cache's prefill all call it.
+Status attendDecoderHead(const AttentionMask& mask, double divisor, AttentionResult* r);
 
 // The pass over a family's steps, with every check, kept matrix, hook and
 // cancel check the families share: what DecoderModel::run and runGpt2 call.

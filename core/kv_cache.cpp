@@ -180,7 +180,7 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
             RowVector* kept = options.keepAttention ? &r.attention[std::size_t(l) * c.heads + i] : nullptr;
             auto context = contexts.middleCols(Eigen::Index(i) * hd, hd);
             if (t == 0) {
-                finite[std::size_t(i)] = bool(attendDecoderHead(c, divisor, &head));
+                finite[std::size_t(i)] = bool(attendDecoderHead(c.ownMask(), divisor, &head));
                 if (!finite[std::size_t(i)])
                     return;
                 context = head.context;

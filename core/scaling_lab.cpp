@@ -222,22 +222,15 @@ Expected<ScalingLabCurves> runScalingLab(const ScalingLabConfig& config, const s
 namespace {
 
 // Softmax of `scores` / divisor row by row; under the causal mask query i
-// sees keys firstKey(i)..i (0..i without a window) and the rest get weight 0, as in computeAttention, so that
+// sees keys 0..i (another mask, its keys) and the rest get weight 0, as in computeAttention, so that
 // the arithmetic (and every bit of the result) is the engine's. (n, n)
 Matrix maskedSoftmax(const AttentionResult& r, double divisor)
 {
     const int n = r.tokens();
     Matrix m(n, n);
-    std::vector<double> scaled(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        double* row = m.data() + std::size_t(i) * n;
-        const int visible = r.keys(i);
-        const int first = r.firstKey(i);
-        scaledSoftmaxRow(r.scores.data() + std::size_t(i) * n + first, divisor, scaled.data(), row + first,
-                         visible - first, r.softmaxKernel);
-        std::fill(row, row + first, 0.0);
-        std::fill(row + visible, row + n, 0.0);
-    }
+    for (int i = 0; i < n; ++i)
+        softmaxAttendedRow(r.scores.data() + std::size_t(i) * n, n, r.visible(i), divisor, r.softmaxKernel,
+                           m.data() + std::size_t(i) * n);
     return m;
 }
 

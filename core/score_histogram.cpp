@@ -39,7 +39,7 @@ ScoreHistogram scoreHistogram(const AttentionResult& result, int bins, long long
     h.raw.assign(std::size_t(bins), 0);
     h.scaled.assign(std::size_t(bins), 0);
     for (int i = 0; i < n; ++i)
-        h.totalPairs += result.keys(i) - result.firstKey(i);
+        h.totalPairs += result.keys(i);
     h.rowStride = int(std::max(1LL, (h.totalPairs + maxPairs - 1) / maxPairs));
 
     // Sums about the first score, which keeps the variance exact for
@@ -48,16 +48,16 @@ ScoreHistogram scoreHistogram(const AttentionResult& result, int bins, long long
     double sum = 0, sumSquares = 0;
     for (int i = 0; i < n; i += h.rowStride) {
         const double* row = result.scores.row(i).data();
-        const int keys = result.keys(i);
-        const int first = result.firstKey(i);
-        for (int j = first; j < keys; ++j) {
-            const double s = row[j];
+        const VisibleKeys vis = result.visible(i);
+        const int keys = vis.count();
+        for (int c = 0; c < keys; ++c) {
+            const double s = row[vis.key(c)];
             ++h.raw[std::size_t(histogramBin(s, h.limit, bins))];
             ++h.scaled[std::size_t(histogramBin(s / h.divisor, h.limit, bins))];
             sum += s - shift;
             sumSquares += (s - shift) * (s - shift);
         }
-        h.pairs += keys - first;
+        h.pairs += keys;
     }
     if (h.pairs > 0) {
         const double mean = sum / double(h.pairs);

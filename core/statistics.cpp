@@ -128,15 +128,18 @@ RowStats rowStatistics(const WeightRow& row)
 {
     if (row.keys <= 0)
         return RowStats();
-    const Spread spread = spreadOf(row.weights, row.keys);
+    const double* weights = row.attendedWeights();
+    const Spread spread = spreadOf(weights, row.keys);
     // With p_j = exp(s_j - m) / Z, ln p_j = (s_j - m) - ln Z, so
     //   H = -sum p_j ln p_j = ln Z + sum_j p_j (m - s_j)
     // (the weights sum to 1): two non-negative terms, nothing cancels, and
     // no logarithm per weight. A weight that underflowed to 0 adds 0. The
     // largest weight is exp(0) / Z, so ln Z = -ln p_a.
-    const Eigen::Map<const Eigen::ArrayXd> p(row.weights, row.keys), x(row.scaled, row.keys);
+    const Eigen::Map<const Eigen::ArrayXd> p(weights, row.keys), x(row.scaled, row.keys);
     const double h = minusLogLargest(spread, row.scale.invSum) + (p * (row.scale.max - x)).sum();
-    return fromSpread(spread, row.weights, h);
+    RowStats stats = fromSpread(spread, weights, h);
+    stats.argMax = row.keyAt(spread.argMax);  // a key, not a packed position
+    return stats;
 }
 
 namespace {
@@ -214,14 +217,8 @@ struct RowTaker {
     explicit RowTaker(Eigen::Index n) : rows(static_cast<std::size_t>(n)), moments(rows.size()) {}
     void take(int i, const WeightRow& row)
     {
-        // The attended keys first..keys-1 (a sliding window's), as a row of their own.
-        WeightRow kept = row;
-        kept.weights += row.first;
-        kept.scores += row.first;
-        kept.keys -= row.first;
-        kept.first = 0;
-        rows[std::size_t(i)] = rowStatistics(kept);
-        moments[std::size_t(i)] = rowMoments(kept.scores, kept.keys);
+        rows[std::size_t(i)] = rowStatistics(row);
+        moments[std::size_t(i)] = rowMoments(row.attendedScores(), row.keys);
     }
     AttentionStats finish(const AttentionResult& r) { return combine(r, std::move(rows), moments); }
 };
@@ -233,16 +230,29 @@ AttentionStats computeStatistics(const AttentionResult& r)
     const int n = r.tokens();
     RowTaker taker(n);
     std::vector<double> weights(static_cast<std::size_t>(n)), scaled(static_cast<std::size_t>(n));
+    std::vector<double> keptScores(weights.size()), keptWeights(weights.size());
     for (int i = 0; i < n; ++i) {
         // The row the engine had: the same numbers as its visitor saw.
-        const int keys = r.keys(i);
-        const int first = r.firstKey(i);
+        const VisibleKeys vis = r.visible(i);
+        const int keys = vis.count();
         const double* scores = r.scores.data() + std::size_t(i) * n;
-        const SoftmaxRowScale scale = scaledSoftmaxRow(scores + first, r.divisor, scaled.data(),
-                                                       weights.data() + first, keys - first, r.softmaxKernel);
-        std::fill(weights.begin(), weights.begin() + first, 0.0);
-        std::fill(weights.begin() + keys, weights.end(), 0.0);
-        taker.take(i, WeightRow{weights.data(), scores, scaled.data(), keys, n, scale, first});
+        // As the engine does: one run in place, two runs packed.
+        const double* kept = scores + vis.from;
+        double* keptWeightRow = weights.data() + vis.from;
+        if (vis.head > 0) {
+            for (int c = 0; c < keys; ++c)
+                keptScores[std::size_t(c)] = scores[vis.key(c)];
+            kept = keptScores.data();
+            keptWeightRow = keptWeights.data();
+        }
+        std::fill(weights.begin(), weights.end(), 0.0);
+        const SoftmaxRowScale scale =
+            scaledSoftmaxRow(kept, r.divisor, scaled.data(), keptWeightRow, keys, r.softmaxKernel);
+        if (vis.head > 0)
+            for (int c = 0; c < keys; ++c)
+                weights[std::size_t(vis.key(c))] = keptWeights[std::size_t(c)];
+        taker.take(
+            i, WeightRow{weights.data(), scores, scaled.data(), keys, n, scale, keptWeightRow, kept, vis});
     }
     return taker.finish(r);
 }

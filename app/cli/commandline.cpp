@@ -68,10 +68,12 @@ struct Request {
     bool listPresets = false;
     // --preset NAME: its lab, whose parameters the options after it change.
     std::optional<LabState> presetLab;
-    bool presetOverridden = false;          // a model option came after --preset
-    bool dkSweep = false;                   // --dk-sweep: the frames of the d_k sweep
-    std::optional<FlashBlocks> flashTiles;  // --flash-tiles RxC: flash.json
-    QSize pictureSize;                      // --size, or invalid
+    bool presetOverridden = false;            // a model option came after --preset
+    bool dkSweep = false;                     // --dk-sweep: the frames of the d_k sweep
+    std::optional<FlashBlocks> flashTiles;    // --flash-tiles RxC: flash.json
+    bool causalGiven = false;                 // --causal
+    std::optional<attn::AttentionMask> mask;  // --mask MASK
+    QSize pictureSize;                        // --size, or invalid
 };
 
 struct UsageError {
@@ -202,6 +204,15 @@ std::optional<UsageError> applyOption(std::string_view name, std::string_view va
                                   .arg(quoted(value))};
     } else if (name == "--scale") {
         return parseScale(value, &request->options);
+    } else if (name == "--mask") {
+        const attn::Expected<attn::AttentionMask> mask = attn::parseAttentionMask(value);
+        if (!mask)
+            return UsageError{
+                CommandLine::tr("--mask must be causal, sliding:W (W from 1) or sink:S,window:W "
+                                "(S from 0, W from 1), or none; not %1")
+                    .arg(quoted(value))};
+        request->mask = mask.value();
+        request->options.setMask(mask.value());
     } else if (name == "--export-dir") {
         if (value.empty())
             return UsageError{CommandLine::tr("--export-dir is empty; give a directory")};
@@ -264,9 +275,10 @@ std::optional<UsageError> readArguments(const CommandLineParser& parser, Request
         if (name == "--dk-sweep")
             request->dkSweep = true;
         if (name == "--causal" || name == "--transpose-weights") {
-            if (name == "--causal")
+            if (name == "--causal") {
                 request->options.causal = true;
-            else
+                request->causalGiven = true;
+            } else
                 request->matrixFiles.transposeWeights = true;
         }
         if (isModelOptionName(name)) {
@@ -278,6 +290,10 @@ std::optional<UsageError> readArguments(const CommandLineParser& parser, Request
             return error;
         notePresetOverride(name, request);
     }
+    // --causal is causal's own spelling; with another mask it asks for two.
+    if (request->causalGiven && request->mask && request->mask->kind != attn::AttentionMask::Kind::Causal)
+        return UsageError{CommandLine::tr("--causal conflicts with --mask %1: give one of them")
+                              .arg(QString::fromStdString(request->mask->name()))};
     for (const QString& arg : parser.positional()) {
         // A bare file name opens that lab, as a file manager (the desktop
         // entry's "attention-lab %f") passes it.
@@ -557,7 +573,8 @@ CommandLineOutcome handleCommandLine(const CommandLineParser& parser, int argc, 
             ModelCommandInput{request.options, request.exportDir, request.formats,
                               parser.isSet(QStringLiteral("--caption"))
                                   ? std::optional<QString>(parser.value(QStringLiteral("--caption")))
-                                  : std::nullopt},
+                                  : std::nullopt,
+                              request.mask},
             argc, argv);
         return outcome;
     }

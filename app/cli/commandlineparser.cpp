@@ -49,6 +49,7 @@ constexpr Spec kOptions[] = {
     {"init", true, Mode::Window, false},
     {"scale", true, Mode::Window, false},
     {"causal", false, Mode::Window, false},
+    {"mask", true, Mode::Window, false},
     {"x", true, Mode::Window, false},
     {"wq", true, Mode::Window, false},
     {"wk", true, Mode::Window, false},

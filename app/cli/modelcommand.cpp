@@ -40,11 +40,13 @@ struct CommandLine {
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed : {"--model",       "--sentence",   "--scale",    "--temperature",
-                                "--caption",     "--export-dir", "--format",   "--allow-large-export",
-                                "--head-scores", "--ablate",     "--ablation", "--probe",
-                                "--logit-lens",  "--rollout",    "--generate", "--sample",
-                                "--top-k",       "--size",       "--kernel",   "--exit-after-first-paint",
+    for (const char* allowed : {"--model",       "--sentence",    "--scale",
+                                "--mask",        "--temperature", "--caption",
+                                "--export-dir",  "--format",      "--allow-large-export",
+                                "--head-scores", "--ablate",      "--ablation",
+                                "--probe",       "--logit-lens",  "--rollout",
+                                "--generate",    "--sample",      "--top-k",
+                                "--size",        "--kernel",      "--exit-after-first-paint",
                                 "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
@@ -69,7 +71,7 @@ std::optional<QString> checkCombination(const CommandLineParser& parser, bool wi
         return CommandLine::tr(
                    "--model cannot be combined with %1: the checkpoint is the model "
                    "(its sizes, weights and tokenizer); with --model give --sentence, "
-                   "--scale, --temperature, --export-dir and --format")
+                   "--scale, --mask, --temperature, --export-dir and --format")
             .arg(option.name);
     }
     if (!parser.positional().isEmpty())
@@ -171,6 +173,15 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
             options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim);
         !set)
         return usage(CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
+    if (input.mask) {
+        // A decoder's what-if: the keys after the query stay hidden.
+        if (input.mask->kind == attn::AttentionMask::Kind::None)
+            return usage(
+                CommandLine::tr("--mask none would let each position of the model read the "
+                                "tokens it is to predict; with --model give causal, "
+                                "sliding:W or sink:S,window:W"));
+        options.mask = input.mask;
+    }
     options.temperature = temperature;
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
@@ -289,8 +300,8 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
             return usage(CommandLine::tr("%1 with --model writes generation.json: give --export-dir OUT")
                              .arg(QLatin1String(option)));
     for (const char* option :
-         {"--scale", "--temperature", "--format", "--caption", "--allow-large-export", "--head-scores",
-          "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
+         {"--scale", "--mask", "--temperature", "--format", "--caption", "--allow-large-export",
+          "--head-scores", "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "

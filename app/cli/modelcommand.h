@@ -8,6 +8,8 @@
 //                        n_positions tokens
 //   --scale MODE         sqrt-dk (GPT-2's own), none or a divisor, applied to
 //                        every head of every layer
+//   --mask MASK          causal, sliding:W or sink:S,window:W instead of the
+//                        model's own mask in every layer (the what-if)
 //   --temperature T      the next-token softmax's, softmax(logits / T)
 //   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf
@@ -56,6 +58,9 @@ struct ModelCommandInput {
     std::optional<std::string> formats;
     // --caption TEXT: a line under every picture's title ("random weights").
     std::optional<QString> caption;
+    // --mask MASK: every layer's heads attend with it instead of the
+    // model's own (attn::DecoderRunOptions::mask).
+    std::optional<attn::AttentionMask> mask;
 };
 
 // A model read and run over the sentence: what the export writes, and what
@@ -82,7 +87,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
 // refuse exits 2 with their one line as the export does and the window does
 // not read it again. --sentence, if given, is the
 // window's sentence; --preset NAME opens that lab beside the model (which
-// reads its sentence); --scale, --temperature and --format belong to the
+// reads its sentence); --scale, --mask, --temperature and --format belong to the
 // export (the Model tab has its own what-if controls) and are refused.
 attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const CommandLineParser& parser);
 

@@ -24,8 +24,10 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
     // Not owned: the result outlives the exporters, all local to this call.
     const std::shared_ptr<const attn::DecoderResult> result(std::shared_ptr<void>(), &r);
     ModelPictureOptions options;
-    // A what-if scale is part of what the pictures show, so their titles say it.
-    options.modelName = ModelPicturesExporter::modelName(start.model.folder, start.scaleMode, r.divisors);
+    // A what-if scale or mask is part of what the pictures show, so their titles say it.
+    options.modelName = ModelPicturesExporter::modelName(
+        start.model.folder, start.scaleMode, r.divisors,
+        r.mask != start.model.config().ownMask() ? r.mask.name() : std::string());
     options.sentence = sentence;
     options.caption = caption;
     options.everyLayer = true;

@@ -357,7 +357,9 @@ void writeAttentionJson(std::ostream& out, const AttentionSnapshot& s)
     json.key("scale_divisor");
     json.value(s.head().divisor);
     json.key("causal");
-    json.value(s.head().causal);
+    json.value(s.head().appliedMask().kind != attn::AttentionMask::Kind::None);
+    json.key("mask");
+    json.value(std::string_view(s.head().appliedMask().name()));
     for (const Entry& entry : focusEntries(s))
         writeEntry(json, entry);
     json.key("stats");

@@ -7,7 +7,8 @@
 //
 // attention.json: one object with the settings (sentence, tokens, token_ids,
 // vocab, seed, d_model, d_k, d_v, init, tokenizer, scale_mode, scale_divisor,
-// causal), head 1's matrices X, W_q, W_k (d_model, d_k), W_v (d_model, d_v),
+// causal: true for every mask that hides the keys after the query, mask: "none", "causal",
+// "sliding:W" or "sink:S,window:W"), head 1's matrices X, W_q, W_k (d_model, d_k), W_v (d_model, d_v),
 // Q, K, V, scores, scaled_scores, weights, context as arrays of rows, and its
 // stats. Numbers are written in their shortest round-trip form, so they read
 // back exactly. JSON has no -inf: a masked entry of scaled_scores is null.

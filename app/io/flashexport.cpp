@@ -42,8 +42,7 @@ long long flashJsonNumbers(int tokens, int dV, int blockCols)
 void writeFlashJson(std::ostream& out, const AttentionSnapshot& s, int blockRows, int blockCols)
 {
     const attn::AttentionResult& head = s.head();
-    const attn::AttentionMask mask =
-        head.causal ? attn::AttentionMask::causal() : attn::AttentionMask::none();
+    const attn::AttentionMask mask = head.appliedMask();
     const long long n = head.tokens();
     const long long dK = head.Q.cols();
     const long long dV = head.V.cols();
@@ -67,7 +66,7 @@ void writeFlashJson(std::ostream& out, const AttentionSnapshot& s, int blockRows
     json.key("scale_divisor");
     json.value(head.divisor);
     json.key("causal");
-    json.value(head.causal);
+    json.value(mask.kind != attn::AttentionMask::Kind::None);
     json.key("mask");
     json.value(std::string_view(mask.name()));
     json.key("block_rows");

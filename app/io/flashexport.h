@@ -5,7 +5,7 @@
 // from the direct pass's (attention-lab --flash-tiles RxC --export-dir DIR).
 //
 //   generator, sentence, tokens, d_k, d_v, scale_mode, scale_divisor,
-//   causal, mask ("none" or "causal"),
+//   causal, mask ("none", "causal", "sliding:W" or "sink:S,window:W"),
 //   block_rows (B_r), block_cols (B_c),
 //   steps: one object per (query block, key block) in processing order
 //     (query block outer, key block inner):

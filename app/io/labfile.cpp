@@ -25,9 +25,10 @@ namespace {
 using Layout = JsonWriter::Layout;
 using Type = JsonValue::Type;
 
-const char* const kKnownKeys[] = {
-    "format", "version",    "app_version",   "sentence", "tokenizer", "seed", "d_model", "d_k", "d_v",
-    "init",   "scale_mode", "scale_divisor", "causal",   "X",         "W_q",  "W_k",     "W_v", "view"};
+const char* const kKnownKeys[] = {"format",     "version",       "app_version", "sentence", "tokenizer",
+                                  "seed",       "d_model",       "d_k",         "d_v",      "init",
+                                  "scale_mode", "scale_divisor", "causal",      "X",        "W_q",
+                                  "W_k",        "W_v",           "view",        "mask"};
 // Version 2's: the multi-head lab (labheads.h).
 const char* const kHeadsKey = "heads";
 
@@ -206,8 +207,18 @@ void writeLabJson(std::ostream& out, const LabState& s)
     json.value(attn::scaleModeName(s.options.scale));
     json.key("scale_divisor");
     json.value(s.options.customDivisor);
+    // "causal" is true for every mask that hides the keys after the query,
+    // so that an Attention Lab that does not know "mask" opens a windowed
+    // lab as causal (warning that it left "mask" out); "mask" is written
+    // for the masks beyond causal only, leaving other labs' files as they were.
+    const attn::AttentionMask mask = s.options.effectiveMask();
     json.key("causal");
-    json.value(s.options.causal);
+    json.value(mask.kind != attn::AttentionMask::Kind::None);
+    if (mask.kind == attn::AttentionMask::Kind::Sliding
+        || mask.kind == attn::AttentionMask::Kind::SinkWindow) {
+        json.key("mask");
+        json.value(std::string_view(mask.name()));
+    }
     const std::pair<const char*, const attn::Matrix*> matrices[] = {
         {"X", &s.X}, {"W_q", &s.Wq}, {"W_k", &s.Wk}, {"W_v", &s.Wv}};
     for (const auto& [name, m] : matrices) {
@@ -300,6 +311,19 @@ attn::Expected<LabState> parseLab(std::string_view text)
     state.options.customDivisor = read.number("scale_divisor", attn::AttentionOptions().customDivisor,
                                               state.options.scale == attn::ScaleMode::Custom);
     state.options.causal = read.boolean("causal");
+    if (root.find("mask")) {
+        const std::string text = read.string("mask");
+        if (read.error())
+            return *read.error();
+        const attn::Expected<attn::AttentionMask> mask = attn::parseAttentionMask(text);
+        if (!mask)
+            return attn::Error{"\"mask\": " + mask.error().message};
+        // Every mask but none hides the keys after the query: "causal" says so.
+        if (state.options.causal != (mask->kind != attn::AttentionMask::Kind::None))
+            return attn::Error{"\"mask\" is \"" + mask->name() + "\" but \"causal\" is "
+                               + (state.options.causal ? "true" : "false") + "; they must agree"};
+        state.options.setMask(mask.value());
+    }
 
     state.X = read.matrix("X");
     state.Wq = read.matrix("W_q");

@@ -14,7 +14,9 @@
 //     "init": "article",               article | normal | unit-variance
 //     "scale_mode": "sqrt-dk",         sqrt-dk | none | custom
 //     "scale_divisor": 1.0,            the custom divisor
-//     "causal": false,
+//     "causal": false,                 true for every mask but none
+//     "mask": "sliding:3",             sliding:W | sink:S,window:W; only for
+//                                      those masks (absent: "causal" decides)
 //     "X": [[...], ...],               (n, d_model), n = tokens of the sentence
 //     "W_q": [[...], ...],             (d_model, d_k)
 //     "W_k": [[...], ...],             (d_model, d_k)
@@ -32,7 +34,9 @@
 // without "version" is read as version 1 with a warning; a newer version is
 // refused with a message naming it (it may hold what this one cannot show);
 // unknown keys are warned about and left out ("heads" in a version 1 file
-// too). Everything else that is wrong (not this format, a missing field, a
+// too). "mask" needs no new version: an Attention Lab that predates it
+// warns that it left "mask" out and opens the lab as causal, which every
+// such mask is. Everything else that is wrong (not this format, a missing field, a
 // wrong type, a matrix whose shape does not fit the dimensions or the
 // sentence's tokens, a non-finite entry) is an error naming the field.
 

@@ -151,6 +151,10 @@ void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::D
     else
         json.null();
     json.endObject();
+    // The mask every head attended with: the model's own (causal, or
+    // sliding:W with its sliding_window) or --mask's what-if.
+    json.key("mask");
+    json.value(result.mask.name());
 }
 
 void writeTopTokens(JsonWriter& json, const ModelTokenizer& tokenizer,

@@ -15,11 +15,15 @@
 //   scale        mode ("sqrt-dk", "none", "custom" or "per-head") and
 //                divisor (the one applied to every head, null when the
 //                heads differ)
+//   mask         the mask every head attended with: "causal", "sliding:W"
+//                (the model's own: model.sliding_window; or --mask's
+//                what-if) or "sink:S,window:W"
 //   temperature  the next-token softmax's: probabilities =
 //                softmax(logits / temperature)
 //   layers       n_layer objects with heads: n_head objects with divisor,
-//                scores (raw q_i . k_j, n x n, null above the diagonal,
-//                which the causal mask hides) and weights (n x n, 0 there)
+//                scores (raw q_i . k_j, n x n, null where the mask hides
+//                key j from query i: above the diagonal, and before the
+//                window) and weights (n x n, 0 there)
 //   next_token   the most likely next tokens after the last position,
 //                largest logit first: id, token (its text as in tokens),
 //                piece, logit, probability (over the whole vocabulary)
@@ -58,8 +62,8 @@ void writeModelAttentionJson(std::ostream& out, const ModelFolder& model, const 
                              const ModelHeadLab* lab = nullptr);
 
 // The parts other files of a run share (head_scores.json): the `model`
-// object; the keys tokens, pieces, token_ids and scale; a list of top
-// tokens as next_token writes it.
+// object; the keys tokens, pieces, token_ids, scale and mask; a list of
+// top tokens as next_token writes it.
 void writeModelObject(JsonWriter& json, const ModelFolder& model);
 void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::DecoderResult& result,
                        const std::string& scaleMode);

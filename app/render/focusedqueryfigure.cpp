@@ -139,7 +139,9 @@ void paintFocusedQueryFigure(QPainter& p, const QSize& size, const AttentionSnap
     std::vector<double> weights(std::size_t(n), 0.0);
     r.scaledRow(q, scaled.data());
     r.weightsRow(q, weights.data());
-    const int keys = r.keys(q);
+    // The keys up to the last one the query sees; a hidden one among them
+    // (outside a sliding window) has no bar.
+    const int keys = r.visible(q).to;
     for (int j = 0; j < n; ++j)
         if (r.isMasked(q, j))
             scaled[std::size_t(j)] = 0.0;  // masked: no bar

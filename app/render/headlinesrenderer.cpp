@@ -166,8 +166,9 @@ void HeadLinesRenderer::collectLines() const
         }
         for (int q = hovered_ >= 0 ? hovered_ : 0; q < (hovered_ >= 0 ? hovered_ + 1 : n); ++q) {
             r.weightsRow(q, row.data());
-            for (int k = 0; k < r.keys(q); ++k)
-                offer(h, q, k, row[std::size_t(k)]);
+            const attn::VisibleKeys vis = r.visible(q);
+            for (int c = 0; c < vis.count(); ++c)
+                offer(h, q, vis.key(c), row[std::size_t(vis.key(c))]);
         }
     }
     lines_.reserve(heap.size());

@@ -125,7 +125,10 @@ void HeadsExporter::paintHead(QPainter& painter, const QSize& size, int head, He
                     .arg(head + 1)
                     .arg(r.divisor == std::sqrt(double(r.Q.cols())) ? QStringLiteral("√%1").arg(r.Q.cols())
                                                                     : QString::number(r.divisor, 'g', 6),
-                         r.causal ? tr(", causal mask") : QString());
+                         r.causal ? tr(", causal mask")
+                         : r.mask.kind != attn::AttentionMask::Kind::None
+                             ? tr(", mask %1").arg(QString::fromStdString(r.mask.name()))
+                             : QString());
         break;
     case HeadMapKind::Weights:
         title = tr("Head %1: attention weights A_%1 (rows sum to 1)").arg(head + 1);

@@ -100,12 +100,14 @@ std::vector<int> ModelGridRenderer::markedTiles() const
 
 int ModelGridRenderer::layerCount() const
 {
-    return maps_.empty() ? 0 : int(result_->layers.size());
+    // setResult asks before it rebuilds the maps: the old maps with no result.
+    return maps_.empty() || !result_ ? 0 : int(result_->layers.size());
 }
 
 int ModelGridRenderer::headCount() const
 {
-    return maps_.empty() ? 0 : int(result_->layers.front().heads.size());
+    return maps_.empty() || !result_ || result_->layers.empty() ? 0
+                                                                : int(result_->layers.front().heads.size());
 }
 
 int ModelGridRenderer::tokens() const

@@ -47,7 +47,7 @@ int ModelPicturesExporter::headViewLayer(int layer) const
 }
 
 QString ModelPicturesExporter::modelName(const QString& folder, const std::string& scaleMode,
-                                         const attn::HeadDivisors& divisors)
+                                         const attn::HeadDivisors& divisors, const std::string& maskWhatIf)
 {
     QString name = QDir(folder).dirName();
     if (scaleMode == "none")
@@ -56,6 +56,8 @@ QString ModelPicturesExporter::modelName(const QString& folder, const std::strin
         name += QStringLiteral(" (scores / %1)").arg(divisors.values.front());
     else if (scaleMode == "per-head")
         name += QStringLiteral(" (what-if divisors per layer or head)");
+    if (!maskWhatIf.empty())
+        name += QStringLiteral(" (mask %1)").arg(QString::fromStdString(maskWhatIf));
     return name;
 }
 

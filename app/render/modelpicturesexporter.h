@@ -80,9 +80,10 @@ public:
 
     // The titles' model name: the folder's name, and the what-if scale the
     // pass used unless it is GPT-2's own (scaleMode as model_attention.json
-    // names it: "none", "custom" with every divisor equal, "per-head").
+    // names it: "none", "custom" with every divisor equal, "per-head"), and
+    // the what-if mask, `maskWhatIf` ("sliding:8"; empty: the model's own).
     static QString modelName(const QString& folder, const std::string& scaleMode,
-                             const attn::HeadDivisors& divisors);
+                             const attn::HeadDivisors& divisors, const std::string& maskWhatIf = {});
 
     static QSize modelViewSize() { return {1200, 900}; }
     static QSize headViewSize() { return {1200, 900}; }

@@ -90,7 +90,10 @@ void PipelineFigure::paint(QPainter& painter, const QSize& size) const
     const QString caption =
         tr("A = softmax(Q Kᵀ ÷ %1)%2     rows: queries · columns: keys · each row of A sums to 1")
             .arg(divisor_)
-            .arg(r.causal ? tr(", keys after the query masked") : QString());
+            .arg(r.causal ? tr(", keys after the query masked")
+                 : r.mask.kind != attn::AttentionMask::Kind::None
+                     ? tr(", mask %1").arg(QString::fromStdString(r.mask.name()))
+                     : QString());
     const int captionH = captionFm.height();
     const int bottom = h - margin - captionH - px;
 
@@ -141,10 +144,12 @@ void PipelineFigure::paint(QPainter& painter, const QSize& size) const
         painter.drawText(QRectF(left - px, arrowY - operatorFm.height() * 1.25, right - left + 2 * px,
                                 operatorFm.height()),
                          Qt::AlignHCenter | Qt::AlignBottom, above);
-        if (i == 0 && r.causal)
-            painter.drawText(QRectF(left - px, arrowY + operatorFm.height() * 0.3, right - left + 2 * px,
-                                    operatorFm.height()),
-                             Qt::AlignHCenter | Qt::AlignTop, tr("mask j > i"));
+        if (i == 0 && r.mask.kind != attn::AttentionMask::Kind::None)
+            painter.drawText(
+                QRectF(left - px, arrowY + operatorFm.height() * 0.3, right - left + 2 * px,
+                       operatorFm.height()),
+                Qt::AlignHCenter | Qt::AlignTop,
+                r.causal ? tr("mask j > i") : tr("mask %1").arg(QString::fromStdString(r.mask.name())));
     }
 
     painter.setFont(captionFont);

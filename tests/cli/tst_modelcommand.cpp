@@ -384,6 +384,20 @@ void TestModelCommand::pictures()
     QFile svg(none.filePath(QStringLiteral("out/model_view.svg")));
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("tiny-gpt2 (scale none: raw scores): attention weights"));
+    // So is a what-if mask; the model's own is not.
+    for (const QString& mask : {QStringLiteral("sliding:3"), QStringLiteral("causal")}) {
+        QTemporaryDir masked;
+        QVERIFY(masked.isValid());
+        run =
+            exportModel(model, QStringLiteral("Jane is going"), masked, {"--format", "svg", "--mask", mask});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QFile maskedSvg(masked.filePath(QStringLiteral("out/model_view.svg")));
+        QVERIFY(maskedSvg.open(QIODevice::ReadOnly));
+        const QByteArray title = mask == QLatin1String("causal")
+                                     ? QByteArray("tiny-gpt2: attention weights")
+                                     : QByteArray("tiny-gpt2 (mask sliding:3): attention weights");
+        QVERIFY2(maskedSvg.readAll().contains(title), title.constData());
+    }
 
     // --caption: a line under every picture's title (the manual's picture says "random weights").
     QTemporaryDir captioned;

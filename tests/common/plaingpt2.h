@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -206,9 +207,14 @@ inline attn::Matrix plainReadOut(const attn::Gpt2Weights& w, const attn::Matrix&
     return logits;
 }
 
+// Whether query i sees key j (a mask written as a rule); empty: causal.
+using PlainSeen = std::function<bool(int i, int j)>;
+
 inline PlainPass plainPass(const attn::Gpt2Weights& w, const std::vector<int>& ids,
-                           const attn::Gpt2Divisors& div, const PlainAblation& ablation = {})
+                           const attn::Gpt2Divisors& div, const PlainAblation& ablation = {},
+                           const PlainSeen& mask = {})
 {
+    const PlainSeen seen = mask ? mask : PlainSeen([](int i, int j) { return j <= i; });
     const attn::Gpt2Config& c = w.config;
     const int n = int(ids.size()), e = c.nEmbd, hd = e / c.nHead;
     PlainPass out;
@@ -240,18 +246,20 @@ inline PlainPass plainPass(const attn::Gpt2Weights& w, const std::vector<int>& i
             const double divisor = div.values[std::size_t(l * c.nHead + hh)];
             for (int i = 0; i < n; ++i) {
                 double largest = -INFINITY;
-                for (int j = 0; j <= i; ++j)
-                    largest = std::max(largest, p.scores(i, j) / divisor);
+                for (int j = 0; j < n; ++j)
+                    if (seen(i, j))
+                        largest = std::max(largest, p.scores(i, j) / divisor);
                 double sum = 0;
-                for (int j = 0; j <= i; ++j)
-                    sum += p.weights(i, j) = std::exp(p.scores(i, j) / divisor - largest);
-                for (int j = 0; j <= i; ++j)
+                for (int j = 0; j < n; ++j)
+                    if (seen(i, j))
+                        sum += p.weights(i, j) = std::exp(p.scores(i, j) / divisor - largest);
+                for (int j = 0; j < n; ++j)
                     p.weights(i, j) /= sum;
             }
             for (int i = 0; i < n; ++i)
                 for (int d = 0; d < hd; ++d) {
                     double z = 0;
-                    for (int j = 0; j <= i; ++j)
+                    for (int j = 0; j < n; ++j)
                         z += p.weights(i, j) * p.v(j, d);
                     concat(i, hh * hd + d) = z;
                 }

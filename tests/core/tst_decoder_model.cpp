@@ -107,6 +107,9 @@ private slots:
     void logitLens();
     void readOutRefusesOtherWidths();
     void headRecomputed();
+    void maskWhatIfAgainstPlainLoop_data();
+    void maskWhatIfAgainstPlainLoop();
+    void maskWhatIfRefused();
     void cancelFlag();
 };
 
@@ -415,6 +418,86 @@ void TestDecoderModel::headRecomputed()
         QVERIFY(!foreign.ok());
         QCOMPARE(foreign.error().message, std::string("The result is not one of this model's passes."));
     });
+}
+
+void TestDecoderModel::maskWhatIfAgainstPlainLoop_data()
+{
+    QTest::addColumn<QString>("mask");
+    QTest::addColumn<int>("sink");    // -1: no sinks
+    QTest::addColumn<int>("window");  // 0: every earlier key
+    QTest::addColumn<int>("tokens");
+    QTest::newRow("causal") << QStringLiteral("causal") << -1 << 0 << 9;
+    QTest::newRow("sliding:1, each token itself") << QStringLiteral("sliding:1") << -1 << 1 << 7;
+    QTest::newRow("sliding:3") << QStringLiteral("sliding:3") << -1 << 3 << 11;
+    QTest::newRow("sink:1,window:2") << QStringLiteral("sink:1,window:2") << 1 << 2 << 12;
+    QTest::newRow("sink:4,window:1") << QStringLiteral("sink:4,window:1") << 4 << 1 << 10;
+    QTest::newRow("sink:0,window:5") << QStringLiteral("sink:0,window:5") << 0 << 5 << 13;
+}
+
+// The what-if mask (DecoderRunOptions::mask) against the plain loop with the
+// same keys written as a rule: every head's scores and weights and the
+// logits; the result says its mask, and head() recomputes with it.
+void TestDecoderModel::maskWhatIfAgainstPlainLoop()
+{
+    QFETCH(QString, mask);
+    QFETCH(int, sink);
+    QFETCH(int, window);
+    QFETCH(int, tokens);
+    const Case c = caseOf(2, 4, 16, 60, true, tokens);
+    const auto model = makeModel(c.weights);
+    const PlainSeen seen = [&](int i, int j) {
+        return j <= i && (window == 0 || j > i - window || j < sink);
+    };
+    const PlainPass plain = plainPass(c.weights, c.ids, model->standardDivisors(), {}, seen);
+    withBothProducts([&] {
+        attn::DecoderRunOptions options;
+        options.mask = attn::parseAttentionMask(mask.toStdString()).value();
+        options.allLogits = true;
+        const auto r = model->run(c.ids, options);
+        QVERIFY(r.ok());
+        QCOMPARE(QString::fromStdString(r->mask.name()), mask);
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h) {
+                const attn::AttentionResult& got = r->layers[std::size_t(l)].heads[std::size_t(h)];
+                const PlainHead& want = plain.heads[std::size_t(l)][std::size_t(h)];
+                const QString where = QStringLiteral("layer %1 head %2").arg(l).arg(h);
+                for (int i = 0; i < tokens; ++i)
+                    for (int j = 0; j < tokens; ++j)
+                        QVERIFY2(got.isMasked(i, j) == !seen(i, j), qPrintable(where));
+                QVERIFY2(relativeDiff(got.weightsMatrix(), want.weights) <= 1e-12, qPrintable(where));
+                QVERIFY2(relativeDiff(got.scores, want.scores) <= 1e-12, qPrintable(where));
+                const auto again = model->head(*r, l, h);
+                QVERIFY(again.ok());
+                QVERIFY(sameHead(*again, got));
+            }
+        VERIFY_WITHIN(relativeDiff(r->logits, plain.logits), kPlainTolerance, "logits");
+    });
+}
+
+void TestDecoderModel::maskWhatIfRefused()
+{
+    const Case c = caseOf(1, 2, 8, 20, true, 5);
+    const auto model = makeModel(c.weights);
+    attn::DecoderRunOptions options;
+    options.mask = attn::AttentionMask::none();
+    const auto none = model->run(c.ids, options);
+    QVERIFY(!none.ok());
+    QVERIFY2(
+        QString::fromStdString(none.error().message).contains(QStringLiteral("must hide the keys after")),
+        none.error().message.c_str());
+    options.mask = attn::AttentionMask::sliding(0);
+    const auto zero = model->run(c.ids, options);
+    QVERIFY(!zero.ok());
+    QVERIFY2(QString::fromStdString(zero.error().message).contains(QStringLiteral("window must be from 1")),
+             zero.error().message.c_str());
+    // A window as wide as the sentence: causal's numbers bit for bit.
+    options.mask = attn::AttentionMask::sliding(5);
+    const auto wide = model->run(c.ids, options);
+    const auto own = model->run(c.ids);
+    QVERIFY(wide.ok() && own.ok());
+    QVERIFY(own->mask == attn::AttentionMask::causal());
+    QVERIFY(sameBits(wide->lastLogits, own->lastLogits));
+    QVERIFY(sameBits(wide->layers[0].heads[1].weightsMatrix(), own->layers[0].heads[1].weightsMatrix()));
 }
 
 void TestDecoderModel::cancelFlag()

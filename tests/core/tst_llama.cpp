@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -114,7 +115,12 @@ struct PlainPass {
     std::vector<double> lastLogits;
 };
 
-PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids, double divisor)
+// Whether query i sees key j; empty: the model's own mask (causal, with
+// Mistral's sliding window).
+using Seen = std::function<bool(int i, int j)>;
+
+PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids, double divisor,
+                       const Seen& whatIf = {})
 {
     const attn::LlamaConfig& c = w.config;
     const int n = int(ids.size()), hd = c.headDim, group = c.heads / c.kvHeads;
@@ -168,6 +174,8 @@ PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids,
                 std::vector<double> e(std::size_t(n), 0.0);
                 double top = -std::numeric_limits<double>::infinity(), sum = 0;
                 auto seen = [&](int j) {
+                    if (whatIf)
+                        return whatIf(i, j);
                     return j <= i && (c.slidingWindow == 0 || j > i - c.slidingWindow);
                 };
                 for (int j = 0; j < n; ++j)
@@ -257,13 +265,21 @@ void TestLlama::againstPlainLoops_data()
     QTest::addColumn<int>("shape");
     QTest::addColumn<int>("tokens");
     QTest::addColumn<double>("divisor");  // 0: sqrt(head_dim)
-    QTest::newRow("llama 4/2 tied") << 0 << 7 << 0.0;
-    QTest::newRow("llama 4/2 unscaled") << 0 << 7 << 1.0;
-    QTest::newRow("qwen2 6/2 biases untied") << 1 << 9 << 0.0;
-    QTest::newRow("qwen3 4/1 head_dim 16 over 24, qk norm, o bias") << 2 << 6 << 0.0;
-    QTest::newRow("mistral 4/4 window 3") << 3 << 9 << 0.0;
-    QTest::newRow("llama3 rope scaling") << 4 << 12 << 0.0;
-    QTest::newRow("one token") << 2 << 1 << 0.0;
+    QTest::addColumn<QString>("mask");    // the what-if (DecoderRunOptions::mask), empty: the model's own
+    const QString own;
+    QTest::newRow("llama 4/2 tied") << 0 << 7 << 0.0 << own;
+    QTest::newRow("llama 4/2 unscaled") << 0 << 7 << 1.0 << own;
+    QTest::newRow("qwen2 6/2 biases untied") << 1 << 9 << 0.0 << own;
+    QTest::newRow("qwen3 4/1 head_dim 16 over 24, qk norm, o bias") << 2 << 6 << 0.0 << own;
+    QTest::newRow("mistral 4/4 window 3") << 3 << 9 << 0.0 << own;
+    QTest::newRow("llama3 rope scaling") << 4 << 12 << 0.0 << own;
+    QTest::newRow("one token") << 2 << 1 << 0.0 << own;
+    // The mask what-if: every layer's heads with another mask.
+    QTest::newRow("llama what-if sliding:3") << 0 << 9 << 0.0 << QStringLiteral("sliding:3");
+    QTest::newRow("qwen2 what-if sink:1,window:2") << 1 << 11 << 0.0 << QStringLiteral("sink:1,window:2");
+    QTest::newRow("qwen3 what-if sink:3,window:1") << 2 << 8 << 0.0 << QStringLiteral("sink:3,window:1");
+    QTest::newRow("mistral window 3, what-if causal") << 3 << 9 << 0.0 << QStringLiteral("causal");
+    QTest::newRow("mistral window 3, what-if sliding:5") << 3 << 10 << 0.0 << QStringLiteral("sliding:5");
 }
 
 void TestLlama::againstPlainLoops()
@@ -271,6 +287,7 @@ void TestLlama::againstPlainLoops()
     QFETCH(int, shape);
     QFETCH(int, tokens);
     QFETCH(double, divisor);
+    QFETCH(QString, mask);
     attn::LlamaConfig c;
     switch (shape) {
     case 0: c = config("llama", 4, 2, 8, 32), c.tieWordEmbeddings = true; break;
@@ -297,13 +314,34 @@ void TestLlama::againstPlainLoops()
         options.divisors = (*model)->standardDivisors();
         QVERIFY(options.divisors.set(attn::ScaleMode::None, 1.0, c.headDim).ok());
     }
-    const PlainPass plain = plainForward(w, ids, divisor > 0 ? divisor : std::sqrt(double(c.headDim)));
+    // The what-if's keys written out from the masks' definitions (issue
+    // 40): sliding:W sees i - W < j <= i; sink:S,window:W also j < S.
+    Seen seen;
+    if (!mask.isEmpty()) {
+        const auto parsed = attn::parseAttentionMask(mask.toStdString());
+        QVERIFY(parsed.ok());
+        options.mask = parsed.value();
+        const QStringList parts = mask.split(QRegularExpression(QStringLiteral("[:,]")));
+        if (parts[0] == QLatin1String("causal"))
+            seen = [](int i, int j) { return j <= i; };
+        else if (parts[0] == QLatin1String("sliding"))
+            seen = [w = parts[1].toInt()](int i, int j) { return j <= i && j > i - w; };
+        else
+            seen = [s = parts[1].toInt(), w = parts[3].toInt()](int i, int j) {
+                return j <= i && (j < s || j > i - w);
+            };
+    }
+    const PlainPass plain = plainForward(w, ids, divisor > 0 ? divisor : std::sqrt(double(c.headDim)), seen);
 
     for (const bool fused : {true, false}) {
         attn::kernels::setEnabled(fused);
         const auto r = (*model)->run(ids, options);
         attn::kernels::setEnabled(true);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(QString::fromStdString(r->mask.name()),
+                 !mask.isEmpty()       ? mask
+                 : c.slidingWindow > 0 ? QStringLiteral("sliding:%1").arg(c.slidingWindow)
+                                       : QStringLiteral("causal"));
         for (int l = 0; l < c.layers; ++l)
             for (int h = 0; h < c.heads; ++h) {
                 const attn::AttentionResult& got = r->layers[std::size_t(l)].heads[std::size_t(h)];
@@ -382,10 +420,10 @@ void TestLlama::slidingWindowHidesEarlyKeys()
     const auto r = (*model)->run({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
     QVERIFY(r.ok());
     const attn::AttentionResult& head = r->layers[1].heads[1];
-    QCOMPARE(head.window, 4);
+    QVERIFY(head.mask == attn::AttentionMask::sliding(4));
     const Matrix a = head.weightsMatrix();
     for (int i = 0; i < 10; ++i) {
-        QCOMPARE(head.firstKey(i), std::max(0, i - 3));
+        QCOMPARE(head.visible(i).from, std::max(0, i - 3));
         double sum = 0;
         for (int j = 0; j < 10; ++j) {
             const bool seen = j <= i && j > i - 4;
@@ -426,11 +464,13 @@ void TestLlama::threadsAndRecomputedHeads()
     const std::vector<int> ids{3, 999, 4500, 17, 17, 2};
     for (const bool fused : {true, false}) {
         attn::kernels::setEnabled(fused);
-        attn::DecoderRunOptions one, three;
+        attn::DecoderRunOptions one, three, masked;
         three.threads = 3;
+        masked.mask = attn::AttentionMask::sinkWindow(1, 2);
         const auto a = (*model)->run(ids, one);
         const auto b = (*model)->run(ids, three);
-        QVERIFY(a.ok() && b.ok());
+        const auto m = (*model)->run(ids, masked);
+        QVERIFY(a.ok() && b.ok() && m.ok());
         QCOMPARE(a->lastLogits, b->lastLogits);
         for (int l = 0; l < c.layers; ++l)
             for (int h = 0; h < c.heads; ++h) {
@@ -443,7 +483,18 @@ void TestLlama::threadsAndRecomputedHeads()
                 QCOMPARE(again->V, kept.V);
                 QCOMPARE(again->scores, kept.scores);
                 QCOMPARE(again->context, kept.context);
+                // A what-if's head is recomputed with the what-if's mask.
+                const attn::AttentionResult& keptMasked = m->layers[std::size_t(l)].heads[std::size_t(h)];
+                const auto recomputed = (*model)->head(*m, l, h);
+                QVERIFY(recomputed.ok());
+                QVERIFY(recomputed->mask == attn::AttentionMask::sinkWindow(1, 2));
+                QCOMPARE(recomputed->context, keptMasked.context);
+                QCOMPARE(recomputed->weightsMatrix(), keptMasked.weightsMatrix());
             }
+        // The what-if changes what the queries after the window see.
+        QVERIFY(m->layers[0].heads[0].weightsMatrix()(5, 2) == 0.0);
+        QVERIFY(a->layers[0].heads[0].weightsMatrix()(5, 2) > 0.0);
+        QVERIFY(m->lastLogits != a->lastLogits);
         // Heads 0-2 share key/value head 0, heads 3-5 head 1.
         QCOMPARE(a->layers[0].heads[2].K, a->layers[0].heads[0].K);
         QCOMPARE(a->layers[0].heads[5].V, a->layers[0].heads[3].V);

@@ -205,10 +205,11 @@ void TestAttentionExport::fileNames()
 
 void TestAttentionExport::jsonHoldsEverything()
 {
-    QStringList expected = {"generator",       "sentence", "tokens", "token_ids",   "vocab",     "seed",
-                            "d_model",         "d_k",      "d_v",    "init",        "tokenizer", "scale_mode",
-                            "scale_divisor",   "causal",   "stats",  "head_layout", "num_heads", "heads",
-                            "weights_average", "concat"};
+    QStringList expected = {"generator", "sentence",    "tokens",        "token_ids", "vocab",
+                            "seed",      "d_model",     "d_k",           "d_v",       "init",
+                            "tokenizer", "scale_mode",  "scale_divisor", "causal",    "mask",
+                            "stats",     "head_layout", "num_heads",     "heads",     "weights_average",
+                            "concat"};
     for (const auto& m : attnlab::exportedMatrixNames())
         expected << QString::fromStdString(m);
     expected.sort();

@@ -278,8 +278,14 @@ QString UndoRecorder::describe(const LabSnapshot& before, const LabSnapshot& aft
         changes << tr("Scaling: %1").arg(QLatin1String(attn::scaleModeName(p.scale)));
     if (o.customDivisor != p.customDivisor)
         changes << tr("Divisor %1").arg(p.customDivisor);
-    if (o.causal != p.causal)
+    const attn::AttentionMask maskWas = o.effectiveMask(), maskIs = p.effectiveMask();
+    const auto plain = [](const attn::AttentionMask& m) {
+        return m.kind == attn::AttentionMask::Kind::None || m.kind == attn::AttentionMask::Kind::Causal;
+    };
+    if (maskWas != maskIs && plain(maskWas) && plain(maskIs))
         changes << (p.causal ? tr("Causal mask on") : tr("Causal mask off"));
+    else if (maskWas != maskIs)
+        changes << tr("Mask: %1").arg(QString::fromStdString(maskIs.name()));
     const attn::HeadsConfig& g = before.lab.heads;
     const attn::HeadsConfig& k = after.lab.heads;
     if (g.heads != k.heads)

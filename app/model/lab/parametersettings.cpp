@@ -24,6 +24,7 @@ const QString kDV = QStringLiteral("parameters/dV");
 const QString kScale = QStringLiteral("parameters/scale");
 const QString kDivisor = QStringLiteral("parameters/customDivisor");
 const QString kCausal = QStringLiteral("parameters/causal");
+const QString kMask = QStringLiteral("parameters/mask");
 
 int clampedInt(const QSettings& s, const QString& key, int fallback, int maximum)
 {
@@ -63,6 +64,12 @@ bool loadParameters(const QSettings& s, attn::ModelConfig* config, attn::Attenti
     if (ok && attn::validateCustomDivisor(divisor))
         options->customDivisor = divisor;
     options->causal = s.value(kCausal, options->causal).toBool();
+    // A mask beyond causal, when one was kept and reads back.
+    if (const attn::Expected<attn::AttentionMask> mask =
+            attn::parseAttentionMask(s.value(kMask).toString().toStdString());
+        mask && mask->kind != attn::AttentionMask::Kind::None
+        && mask->kind != attn::AttentionMask::Kind::Causal)
+        options->setMask(mask.value());
     return true;
 }
 
@@ -79,6 +86,10 @@ void saveParameters(QSettings& s, const attn::ModelConfig& config, const attn::A
     s.setValue(kScale, QString::fromLatin1(attn::scaleModeName(options.scale)));
     s.setValue(kDivisor, options.customDivisor);
     s.setValue(kCausal, options.causal);
+    if (options.mask.kind == attn::AttentionMask::Kind::None)
+        s.remove(kMask);
+    else
+        s.setValue(kMask, QString::fromStdString(options.mask.name()));
 }
 
 void forgetParameters(QSettings& s)

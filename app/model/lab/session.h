@@ -123,7 +123,18 @@ public:
     void setDV(int dV) { changeConfig(&attn::ModelConfig::dV, dV); }
     void setScaleMode(attn::ScaleMode mode) { changeOption(&attn::AttentionOptions::scale, mode); }
     void setCustomDivisor(double divisor) { changeOption(&attn::AttentionOptions::customDivisor, divisor); }
-    void setCausal(bool causal) { changeOption(&attn::AttentionOptions::causal, causal); }
+    void setCausal(bool causal)
+    {
+        setMask(causal ? attn::AttentionMask::causal() : attn::AttentionMask::none());
+    }
+    // Which keys each query sees (causal, a sliding window, sinks + window).
+    void setMask(const attn::AttentionMask& mask)
+    {
+        attn::AttentionOptions options = in_.options;
+        options.setMask(mask);
+        changeOption(&attn::AttentionOptions::causal, options.causal, &attn::AttentionOptions::mask,
+                     options.mask);
+    }
 
     // One entry of X or a weight matrix. Refuses (with a message, the old value
     // kept) an index out of range, a value that is not finite, or one larger in
@@ -236,6 +247,17 @@ private:
         if (in_.options.*field == value)
             return;
         in_.options.*field = value;
+        recompute();
+        emit parametersChanged();
+    }
+    // Two at once, one recomputation.
+    template <typename T, typename U>
+    void changeOption(T attn::AttentionOptions::*first, T a, U attn::AttentionOptions::*second, U b)
+    {
+        if (in_.options.*first == a && in_.options.*second == b)
+            return;
+        in_.options.*first = a;
+        in_.options.*second = b;
         recompute();
         emit parametersChanged();
     }

@@ -51,7 +51,8 @@ void ModelFollower::followPass()
     }
     const attn::AttentionOptions& o = lab_->inputs().options;
     if (!awaits && state->options.scale == o.scale && state->options.customDivisor == o.customDivisor
-        && state->options.causal == o.causal && state->X == lab_->inputs().matrix(MatrixId::X))
+        && state->options.causal == o.causal && state->options.mask == o.mask
+        && state->X == lab_->inputs().matrix(MatrixId::X))
         return;  // nothing new for this head (a temperature, another head's divisor)
     lab_->setState(*state);
 }

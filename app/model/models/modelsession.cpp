@@ -92,6 +92,7 @@ void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
     emit loadProgress(1, 1, tr("Opened %1").arg(model_->folder));
     divisors_ = attn::HeadDivisors::standard(config());
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
+    mask_.reset();
     layer_ = 0;
     head_ = 0;
     result_.reset();
@@ -169,6 +170,7 @@ void ModelSession::request()
         ids.push_back(t.id);
     attn::DecoderRunOptions options;
     options.divisors = divisors_;
+    options.mask = mask_;
     options.temperature = temperature_;
     options.topK = kNextTokens;
     options.threads = AttentionWorker::threads();
@@ -321,6 +323,23 @@ void ModelSession::resetScale()
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     if (!tokens_.empty())
         request();
+}
+
+attn::Status ModelSession::setMaskWhatIf(std::optional<attn::AttentionMask> mask)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    if (mask && mask->kind == attn::AttentionMask::Kind::None)
+        return attn::Error{"a decoder's mask must hide the keys after each query"};
+    if (mask)
+        if (const attn::Status valid = attn::validateAttentionMask(*mask); !valid)
+            return valid;
+    if (mask == mask_)
+        return attn::okStatus();
+    mask_ = mask;
+    if (!tokens_.empty())
+        request();
+    return attn::okStatus();
 }
 
 attn::Status ModelSession::setTemperature(double temperature)

@@ -155,6 +155,13 @@ public:
     // sqrt(head_dim) everywhere again.
     void resetScale();
 
+    // The what-if of the mask (attn::DecoderRunOptions::mask): every layer's
+    // heads attend with it; empty: the model's own (causal, or its sliding
+    // window). Setting another recomputes; none (later keys seen) or a bad
+    // window is an error and changes nothing. Opening a model clears it.
+    const std::optional<attn::AttentionMask>& maskWhatIf() const { return mask_; }
+    attn::Status setMaskWhatIf(std::optional<attn::AttentionMask> mask);
+
     double temperature() const { return temperature_; }
     // In [attn::kMinTemperature, attn::kMaxTemperature]; else an error and no change.
     attn::Status setTemperature(double temperature);
@@ -205,6 +212,7 @@ private:
     std::vector<attn::NextTokenChange> changes_;
     attn::HeadDivisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
+    std::optional<attn::AttentionMask> mask_;
     double temperature_ = 1.0;
     int layer_ = 0;
     int head_ = 0;

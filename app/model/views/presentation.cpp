@@ -125,7 +125,11 @@ QString scoreCellToolTip(const Session& session, int query, int key)
                             .arg(tokens[query], tokens[key], formatForDisplay(r.scores(query, key)));
     if (r.isMasked(query, key))
         return head + QLatin1Char('\n') + dot + QLatin1Char('\n')
-               + tr("masked: the key comes after the query, so its score is −∞ and its weight %1")
+               + (key > query
+                      ? tr("masked: the key comes after the query, so its score is −∞ and its weight %1")
+                      : tr("masked: the key is outside the query's window (%1), so its score is −∞ "
+                           "and its weight %2")
+                            .arg(QString::fromStdString(r.mask.name())))
                      .arg(formatForDisplay(r.weights(query, key)));
     return head + QLatin1Char('\n') + dot
            + QStringLiteral(" ÷ %1 = %2 → %3 %4")

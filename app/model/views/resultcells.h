@@ -118,18 +118,18 @@ public:
             double* o = out + first * w;
             for (std::size_t y = first; y < last; ++y) {
                 const int i = rowAt[y];
-                const int keys = r.keys(i);
-                const int firstKey = r.firstKey(i);  // 0 unless a sliding window hides earlier keys
+                const attn::VisibleKeys vis = r.visible(i);
+                const int keys = vis.count();
                 for (std::size_t x = 0; x < w; ++x) {
                     const int j = colAt[x];
                     const double s = scores[y * w + x];
-                    const bool seen = j >= firstKey && j < keys;
+                    const bool seen = j < vis.head || (j >= vis.from && j < vis.to);
                     double v = s;
                     if (map_ == ResultMap::Scaled)
                         v = seen ? s / r.divisor : -std::numeric_limits<double>::infinity();
                     else if (map_ == ResultMap::Weights)
                         v = seen ? attn::scaledSoftmaxEntry(s / r.divisor, r.rowScale[std::size_t(i)],
-                                                            j - firstKey, keys - firstKey, r.softmaxKernel)
+                                                            vis.position(j), keys, r.softmaxKernel)
                                  : 0.0;
                     *o++ = v;
                 }

@@ -337,7 +337,7 @@ bool stillTheLessonsLab(const Session& session)
     const attn::AttentionOptions& o = session.inputs().options;
     const attn::AttentionOptions d;
     return session.inputs().config == attn::ModelConfig() && o.scale == d.scale && o.causal == d.causal
-           && session.inputs().editedCells == 0
+           && o.mask == d.mask && session.inputs().editedCells == 0
            && session.inputs().heads.layout == attn::HeadLayout::Independent;
 }
 

@@ -74,8 +74,9 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
     for (const attn::TopToken& t : next.top)
         topLabels << session_->vocabularyToken(t.id).display;
     ModelPictureOptions options;
-    options.modelName =
-        ModelPicturesExporter::modelName(session_->modelFolder(), scaleMode(), result->divisors);
+    options.modelName = ModelPicturesExporter::modelName(
+        session_->modelFolder(), scaleMode(), result->divisors,
+        result->mask != session_->config().ownMask() ? result->mask.name() : std::string());
     options.sentence = QString::fromUtf8(sentence);
     options.nextTokens = next.top;
     options.nextTemperature = next.temperature;

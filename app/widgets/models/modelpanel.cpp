@@ -6,6 +6,7 @@
 #include "cinemalesson.h"
 #include "elidedlabel.h"
 #include "headlabpanel.h"
+#include "maskwhatifbox.h"
 #include "modelfamilies.h"
 #include "modelsession.h"
 #include "modelgridrenderer.h"
@@ -163,15 +164,26 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     divisorCaption_->setObjectName(QStringLiteral("modelDivisorCaption"));
 
     auto* whatIf = new QHBoxLayout;
-    whatIf->addWidget(new QLabel(tr("What if the scores are divided by"), this));
+    // Short labels: the scale's, the temperature's and the mask's controls
+    // share one line at 1024 pixels (the tooltips say the rest).
+    auto* whatIfLabel = new QLabel(tr("What if: scores ÷"), this);
+    whatIfLabel->setToolTip(tr("What if the scores are divided by another divisor"));
+    whatIf->addWidget(whatIfLabel);
     whatIf->addWidget(scale_);
     whatIf->addWidget(divisor_);
     whatIf->addWidget(new QLabel(tr("on"), this));
     whatIf->addWidget(scope_);
     whatIf->addWidget(reset_);
     whatIf->addSpacing(12);
-    whatIf->addWidget(new QLabel(tr("Temperature:"), this));
+    auto* temperatureLabel = new QLabel(tr("T:"), this);
+    temperatureLabel->setToolTip(temperature_->toolTip());
+    temperatureLabel->setBuddy(temperature_);
+    whatIf->addWidget(temperatureLabel);
     whatIf->addWidget(temperature_);
+    whatIf->addSpacing(12);
+    maskWhatIf_ = new MaskWhatIfBox(session_, this);
+    maskWhatIf_->setObjectName(QStringLiteral("modelMaskWhatIf"));
+    whatIf->addWidget(maskWhatIf_);
     whatIf->addStretch(1);
 
     lesson_ = new QLabel(this);
@@ -233,6 +245,7 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     connect(grid_, &ModelGridView::headActivated, session_, &ModelSession::selectHead);
     connect(grid_, &ModelGridView::ablationToggled, headLab_, &HeadLabPanel::toggle);
     connect(headLab_, &HeadLabPanel::message, this, &ModelPanel::showMessage);
+    connect(maskWhatIf_, &MaskWhatIfBox::message, this, &ModelPanel::showMessage);
     connect(headLab_, &HeadLabPanel::ablationShown, this, &ModelPanel::showAblated);
     connect(headLab_, &HeadLabPanel::scoreChosen, this, [this](int kind) {
         if (kind >= 0)
@@ -298,6 +311,7 @@ void ModelPanel::showModel()
     const QString name = QFileInfo(folder).fileName();
     summary_->setText(tr("%1 — %2").arg(name.isEmpty() ? folder : name, session_->modelSummary()));
     summary_->setToolTip(tr("%1 — %2").arg(folder, session_->modelSummary()));
+    maskWhatIf_->sync();
     grid_->setResult(nullptr, {});
     grid_->setPlaceholder(
         tr("The sentence's maps show here, one per layer and head, once the model "

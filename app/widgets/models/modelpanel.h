@@ -7,7 +7,7 @@
 // selected head's weights from the last token, the ten most likely next
 // tokens, the head lab (HeadLabPanel: head-type scores, which the grid
 // prints, and ablation), and the what-if controls (scale mode and divisor, where it
-// applies, the temperature). It shows what the session computed and hands
+// applies, the temperature, the mask: MaskWhatIfBox). It shows what the session computed and hands
 // every change to it.
 
 #include <QList>
@@ -25,6 +25,7 @@ class QTextBrowser;
 namespace attnlab {
 
 class HeadLabPanel;
+class MaskWhatIfBox;
 class ModelSession;
 class ModelGridView;
 class NextTokenView;
@@ -86,6 +87,7 @@ private:
     QDoubleSpinBox* divisor_;
     QComboBox* scope_;
     QDoubleSpinBox* temperature_;
+    MaskWhatIfBox* maskWhatIf_;
     QPushButton* reset_;
     // "Show layer L head H in the pipeline": the selected head (showInPipeline).
     QPushButton* show_;

@@ -271,18 +271,25 @@ void FocusPanel::refresh()
 QString FocusPanel::mixingText(const attn::AttentionResult& r, const std::vector<double>& w,
                                const QStringList& tokens, int i) const
 {
-    // The keys the query attends to (all, or up to itself with a causal
-    // mask: masked keys add nothing); at most kMaxMixingTerms written out,
+    // The keys the query attends to (all, up to itself with a causal mask,
+    // or the mask's window and sinks: masked keys add nothing); at most kMaxMixingTerms written out,
     // more would make a paragraph nobody reads (and a label that costs a
     // text layout of thousands of words on every change).
     // The sum (another pass over the row) only matters when keys are left out.
-    const int keys = r.keys(i);
-    const FocusMixture mix = focusMixture(w.data(), keys, keys > kMaxMixingTerms ? weightRowSum(r, i) : 1.0);
+    const attn::VisibleKeys vis = r.visible(i);
+    const int keys = vis.count();
+    std::vector<double> kept(static_cast<std::size_t>(keys));
+    for (int c = 0; c < keys; ++c)
+        kept[std::size_t(c)] = w[std::size_t(vis.key(c))];
+    const FocusMixture mix =
+        focusMixture(kept.data(), keys, keys > kMaxMixingTerms ? weightRowSum(r, i) : 1.0);
     QStringList terms;
-    for (const int j : mix.keys)
+    for (const int c : mix.keys) {
+        const int j = vis.key(c);
         terms.append(QStringLiteral("%1·v(%2)")
                          .arg(QString::number(w[std::size_t(j)], 'f', 3),
                               shortLabel(mixing_->fontMetrics(), tokens[j])));
+    }
     if (mix.otherKeys == 0)
         return tr("z_%1 = %2").arg(i + 1).arg(terms.join(QStringLiteral(" + ")));
     return tr("z_%1 = %2 + … (%3 more keys with %4 of the weight)")

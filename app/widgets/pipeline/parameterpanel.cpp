@@ -128,6 +128,40 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
         tr("Keys after the query get the score −∞ before the softmax (weight 0), "
            "so token i attends only to tokens 1..i, as in a decoder."));
 
+    // Which earlier keys the causal mask leaves (attention_mask.h).
+    maskKind_ = new QComboBox(this);
+    maskKind_->setObjectName(QStringLiteral("maskCombo"));
+    maskKind_->setAccessibleName(tr("Mask"));
+    maskKind_->addItem(tr("all earlier keys"), int(attn::AttentionMask::Kind::Causal));
+    maskKind_->addItem(tr("sliding window"), int(attn::AttentionMask::Kind::Sliding));
+    maskKind_->addItem(tr("sink + window"), int(attn::AttentionMask::Kind::SinkWindow));
+    // As wide as the choice shown: the spin boxes beside it need the room.
+    maskKind_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    maskKind_->setToolTip(
+        tr("Which earlier keys a query sees under the causal mask: all of them; the last W "
+           "(a sliding window, itself included: i − W < j ≤ i); or the first S tokens (attention "
+           "sinks, as StreamingLLM keeps them) plus the last W. The others get −∞ (weight 0)."));
+    maskWindow_ = new QSpinBox(this);
+    maskWindow_->setObjectName(QStringLiteral("maskWindowSpin"));
+    maskWindow_->setAccessibleName(tr("Mask window W"));
+    maskWindow_->setRange(1, attn::kMaxTokens);
+    maskWindow_->setValue(3);
+    maskWindow_->setPrefix(tr("W "));
+    maskWindow_->setKeyboardTracking(false);
+    maskWindow_->setToolTip(tr("W: how many of the latest keys a query sees, itself included."));
+    // No arrows (the wheel and the keys step it): with the sink's box and
+    // the choice, the row fits a 1024-pixel window.
+    maskWindow_->setButtonSymbols(QAbstractSpinBox::NoButtons);
+    maskSink_ = new QSpinBox(this);
+    maskSink_->setObjectName(QStringLiteral("maskSinkSpin"));
+    maskSink_->setAccessibleName(tr("Mask sink S"));
+    maskSink_->setRange(0, attn::kMaxTokens);
+    maskSink_->setValue(1);
+    maskSink_->setPrefix(tr("S "));
+    maskSink_->setKeyboardTracking(false);
+    maskSink_->setToolTip(tr("S: how many of the first tokens every query also sees (the sinks)."));
+    maskSink_->setButtonSymbols(QAbstractSpinBox::NoButtons);
+
     regenerate_ = new QPushButton(tr("Regenerate"), this);
     regenerate_->setObjectName(QStringLiteral("regenerateButton"));
     regenerate_->setAccessibleName(tr("Regenerate from seed"));
@@ -139,7 +173,7 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     initNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Ends in "…" on a narrow window rather than widening it; the tooltip explains.
     initNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    initNote_->setMinimumWidth(80);
+    initNote_->setMinimumWidth(56);  // "Article…": room for the mask's S and W at 1024 pixels
 
     scalingDemo_ = new QPushButton(tr("Scalin&g demo"), this);
     scalingDemo_->setObjectName(QStringLiteral("scalingDemoButton"));
@@ -199,7 +233,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     attention->addWidget(divisor_);
     attention->addSpacing(8);
     attention->addWidget(causal_);
-    attention->addSpacing(16);
+    attention->addWidget(maskKind_);
+    attention->addWidget(maskSink_);
+    attention->addWidget(maskWindow_);
+    attention->addSpacing(8);
     attention->addWidget(initNote_, 1);
     attention->addSpacing(8);
     attention->addWidget(regenerate_);
@@ -216,8 +253,9 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     layout->addWidget(heads_);
 
     // Tab follows the rows left to right, the model row first.
-    QWidget* const order[] = {seed_,  init_,    dModel_, dKSlider_,   dK_,         dV_,
-                              scale_, divisor_, causal_, regenerate_, scalingDemo_};
+    QWidget* const order[] = {seed_,     init_,       dModel_,     dKSlider_,   dK_,
+                              dV_,       scale_,      divisor_,    causal_,     maskKind_,
+                              maskSink_, maskWindow_, regenerate_, scalingDemo_};
     for (size_t i = 1; i < std::size(order); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 
@@ -234,7 +272,10 @@ ParameterPanel::ParameterPanel(Session* session, QWidget* parent) : QWidget(pare
     connect(scale_, &QComboBox::currentIndexChanged, this,
             [this](int index) { session_->setScaleMode(attn::ScaleMode(scale_->itemData(index).toInt())); });
     connect(divisor_, &QDoubleSpinBox::valueChanged, session_, &Session::setCustomDivisor);
-    connect(causal_, &QCheckBox::toggled, session_, &Session::setCausal);
+    connect(causal_, &QCheckBox::toggled, this, &ParameterPanel::applyMask);
+    connect(maskKind_, &QComboBox::currentIndexChanged, this, &ParameterPanel::applyMask);
+    connect(maskWindow_, &QSpinBox::valueChanged, this, &ParameterPanel::applyMask);
+    connect(maskSink_, &QSpinBox::valueChanged, this, &ParameterPanel::applyMask);
     connect(regenerate_, &QPushButton::clicked, session_, &Session::regenerate);
     connect(scalingDemo_, &QPushButton::clicked, this, &ParameterPanel::scalingDemoRequested);
     connect(session_, &Session::parametersChanged, this, &ParameterPanel::syncFromSession);
@@ -246,7 +287,7 @@ void ParameterPanel::syncFromSession()
     const attn::ModelConfig& c = session_->inputs().config;
     const attn::AttentionOptions& o = session_->inputs().options;
     const QSignalBlocker b1(seed_), b2(init_), b3(dModel_), b4(dKSlider_), b5(dK_), b6(dV_), b7(scale_),
-        b8(divisor_), b9(causal_);
+        b8(divisor_), b9(causal_), b10(maskKind_), b11(maskWindow_), b12(maskSink_);
     seed_->setValue(int(std::min<quint64>(c.seed, quint64(seed_->maximum()))));
     init_->setCurrentIndex(init_->findData(int(c.init)));
     dModel_->setValue(c.dModel);
@@ -264,8 +305,41 @@ void ParameterPanel::syncFromSession()
     scale_->setCurrentIndex(scale_->findData(int(o.scale)));
     divisor_->setValue(o.customDivisor);
     divisor_->setEnabled(o.scale == attn::ScaleMode::Custom);
-    causal_->setChecked(o.causal);
+    // The checkbox is on for every mask but none; the choice beside it
+    // says which, its spin boxes keep their values for the next choice.
+    const attn::AttentionMask mask = o.effectiveMask();
+    causal_->setChecked(mask.kind != attn::AttentionMask::Kind::None);
+    if (mask.kind != attn::AttentionMask::Kind::None)
+        maskKind_->setCurrentIndex(maskKind_->findData(int(mask.kind)));
+    if (mask.kind == attn::AttentionMask::Kind::Sliding || mask.kind == attn::AttentionMask::Kind::SinkWindow)
+        maskWindow_->setValue(std::min(mask.window, maskWindow_->maximum()));
+    if (mask.kind == attn::AttentionMask::Kind::SinkWindow)
+        maskSink_->setValue(std::min(mask.sink, maskSink_->maximum()));
+    const auto kind = attn::AttentionMask::Kind(maskKind_->currentData().toInt());
+    maskKind_->setEnabled(causal_->isChecked());
+    maskWindow_->setVisible(kind != attn::AttentionMask::Kind::Causal);
+    maskSink_->setVisible(kind == attn::AttentionMask::Kind::SinkWindow);
+    maskWindow_->setEnabled(causal_->isChecked());
+    maskSink_->setEnabled(causal_->isChecked());
     updateInitNote();
+}
+
+void ParameterPanel::applyMask()
+{
+    attn::AttentionMask mask;
+    if (causal_->isChecked()) {
+        switch (attn::AttentionMask::Kind(maskKind_->currentData().toInt())) {
+        case attn::AttentionMask::Kind::Sliding:
+            mask = attn::AttentionMask::sliding(maskWindow_->value());
+            break;
+        case attn::AttentionMask::Kind::SinkWindow:
+            mask = attn::AttentionMask::sinkWindow(maskSink_->value(), maskWindow_->value());
+            break;
+        default: mask = attn::AttentionMask::causal(); break;
+        }
+    }
+    session_->setMask(mask);
+    syncFromSession();  // the spin boxes shown for the choice, even when nothing changed
 }
 
 void ParameterPanel::onDkSliderAction(int action)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The model's parameters: seed, initialisation, d_model, d_k (slider and spin
-// box), d_v, the scaling of the scores and the causal mask. Each control
+// box), d_v, the scaling of the scores and the mask: the causal mask, and
+// with it which earlier keys a query sees (all, a sliding window of W, or
+// S sink tokens + a window of W, with their spin boxes). Each control
 // sends its value to the session; when the session's parameters change from
 // elsewhere (reset, settings) the controls follow without echoing back.
 //
@@ -61,6 +63,7 @@ private:
     void syncFromSession();
     void onDkSliderAction(int action);
     void updateInitNote();
+    void applyMask();  // the mask controls to the session
 
     Session* session_;
     QSpinBox* seed_;
@@ -74,6 +77,9 @@ private:
     QComboBox* scale_;
     QDoubleSpinBox* divisor_;
     QCheckBox* causal_;
+    QComboBox* maskKind_;  // all earlier keys, sliding window, sink + window
+    QSpinBox* maskWindow_;
+    QSpinBox* maskSink_;
     QPushButton* regenerate_;
     QLabel* initNote_;
     QPushButton* scalingDemo_;

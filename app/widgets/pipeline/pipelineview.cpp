@@ -387,14 +387,37 @@ void PipelineView::refresh()
     weights_->setRange(0.0, 1.0);
     applyWeightsScale(weights_, weightsScale());
     applyRanges();
-    scaleOp_->setText(r.causal ? tr("÷\n%1\nmask\nj > i\n→").arg(divisor) : tr("÷\n%1\n→").arg(divisor));
-    scaleOp_->setToolTip(tr("Every score is divided by %1%2.")
-                             .arg(divisor)
-                             .arg(r.causal ? tr("; keys after the query are set to −∞") : QString()));
+    // The mask under the division: what it hides, in the label's few characters.
+    QString maskLine, maskTip, maskFormula;
+    switch (r.appliedMask().kind) {
+    case attn::AttentionMask::Kind::None: break;
+    case attn::AttentionMask::Kind::Causal:
+        maskLine = tr("mask\nj > i\n");
+        maskTip = tr("; keys after the query are set to −∞");
+        maskFormula = tr(" with a causal mask");
+        break;
+    case attn::AttentionMask::Kind::Sliding:
+        maskLine = tr("mask\nW %1\n").arg(r.appliedMask().window);
+        maskTip = tr("; keys after the query and before its window of %1 are set to −∞")
+                      .arg(r.appliedMask().window);
+        maskFormula = tr(" with a sliding window of %1").arg(r.appliedMask().window);
+        break;
+    case attn::AttentionMask::Kind::SinkWindow:
+        maskLine = tr("mask\nS %1\nW %2\n").arg(r.appliedMask().sink).arg(r.appliedMask().window);
+        maskTip = tr("; keys after the query, and those between the first %1 and its window of %2, are "
+                     "set to −∞")
+                      .arg(r.appliedMask().sink)
+                      .arg(r.appliedMask().window);
+        maskFormula = tr(" with %1 sink tokens and a window of %2")
+                          .arg(r.appliedMask().sink)
+                          .arg(r.appliedMask().window);
+        break;
+    }
+    scaleOp_->setText(tr("÷\n%1\n%2→").arg(divisor, maskLine));
+    scaleOp_->setToolTip(tr("Every score is divided by %1%2.").arg(divisor, maskTip));
     formula_->setText(tr("A = softmax(Q Kᵀ ÷ %1)%2; rows: queries, columns: keys. Hover a cell "
                          "for its numbers, click a row to focus that query.")
-                          .arg(divisor)
-                          .arg(r.causal ? tr(" with a causal mask") : QString()));
+                          .arg(divisor, maskFormula));
     formula_->setToolTip(formula_->text());
 
     q_->setTitle(tr("Q = X W_q  (%1 × %2)").arg(r.tokens()).arg(dK));
