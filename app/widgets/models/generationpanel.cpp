@@ -102,6 +102,7 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAccessibleName(tr("Generated tokens and the cache"));
+    table_->resizeColumnsToContents();
 
     text_ = new QLabel(this);
     text_->setObjectName(QStringLiteral("generateText"));
@@ -126,9 +127,9 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     controls->addWidget(generate_);
     controls->addWidget(step_);
     controls->addWidget(reset_);
+    controls->addWidget(sample_);
     controls->addStretch(1);
     auto* sampling = new QHBoxLayout;
-    sampling->addWidget(sample_);
     sampling->addWidget(temperature_);
     sampling->addWidget(topK_);
     sampling->addWidget(seed_);
@@ -139,10 +140,13 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     belowLayout->setSpacing(2);
     belowLayout->addWidget(caption_);
     belowLayout->addWidget(map_, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    // Side by side: the tab has few lines of height at 1024 x 700.
+    auto* split = new QSplitter(Qt::Horizontal, this);
     split->setChildrenCollapsible(false);
     split->addWidget(table_);
     split->addWidget(below);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
@@ -218,9 +222,7 @@ void GenerationPanel::showSteps()
     if (from == 0 && !steps.empty())
         table_->resizeColumnsToContents();
     if (steps.empty()) {
-        text_->setText(
-            tr("Generate continues the sentence: the prefill computes every row once, then "
-               "each step one new row against the cached keys and values."));
+        text_->setText(tr("Prefill: every row once; then one new row a step, against the cache."));
         shownStep_ = -1;
         showStep();
     } else {
