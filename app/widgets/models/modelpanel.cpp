@@ -5,6 +5,8 @@
 
 #include "cinemalesson.h"
 #include "elidedlabel.h"
+#include "generationpanel.h"
+#include "generationsession.h"
 #include "headlabpanel.h"
 #include "maskwhatifbox.h"
 #include "modelfamilies.h"
@@ -219,6 +221,11 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     middle->addWidget(divisorCaption_);
     headLab_->insertTab(0, lastTokenPage, tr("Last token"));
     headLab_->setCurrentIndex(0);
+    // Generation with the key/value cache (issue 40): the head lab's last page.
+    generation_ = new GenerationSession(session_, this);
+    generationPanel_ = new GenerationPanel(session_, generation_, headLab_);
+    generationPanel_->setObjectName(QStringLiteral("modelGenerationPanel"));
+    headLab_->addTab(generationPanel_, tr("Generate"));
     auto* right = new QVBoxLayout;
     right->addWidget(next_, 1);
     right->addWidget(headLab_->comparison(), 1);
@@ -245,7 +252,11 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     connect(grid_, &ModelGridView::headActivated, session_, &ModelSession::selectHead);
     connect(grid_, &ModelGridView::ablationToggled, headLab_, &HeadLabPanel::toggle);
     connect(headLab_, &HeadLabPanel::message, this, &ModelPanel::showMessage);
+<<<<<<< HEAD
     connect(maskWhatIf_, &MaskWhatIfBox::message, this, &ModelPanel::showMessage);
+=======
+    connect(generationPanel_, &GenerationPanel::message, this, &ModelPanel::showMessage);
+>>>>>>> genview
     connect(headLab_, &HeadLabPanel::ablationShown, this, &ModelPanel::showAblated);
     connect(headLab_, &HeadLabPanel::scoreChosen, this, [this](int kind) {
         if (kind >= 0)

@@ -6,8 +6,14 @@
 // shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
 // tokens, the head lab (HeadLabPanel: head-type scores, which the grid
+<<<<<<< HEAD
 // prints, and ablation), and the what-if controls (scale mode and divisor, where it
 // applies, the temperature, the mask: MaskWhatIfBox). It shows what the session computed and hands
+=======
+// prints, and ablation), generation with the key/value cache
+// (GenerationPanel, the head lab's last page), and the what-if controls
+// (scale mode and divisor, where it applies, the temperature). It shows what the session computed and hands
+>>>>>>> genview
 // every change to it.
 
 #include <QList>
@@ -24,6 +30,8 @@ class QTextBrowser;
 
 namespace attnlab {
 
+class GenerationPanel;
+class GenerationSession;
 class HeadLabPanel;
 class MaskWhatIfBox;
 class ModelSession;
@@ -41,6 +49,9 @@ public:
     NextTokenView* nextTokenView() const { return next_; }
     // The head lab: scores, ablation, the intact and ablated next tokens.
     HeadLabPanel* headLab() const { return headLab_; }
+    // The "Generate" page and the generation it shows.
+    GenerationPanel* generationPanel() const { return generationPanel_; }
+    GenerationSession* generation() const { return generation_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -83,6 +94,8 @@ private:
     QTableWidget* lastRow_;
     NextTokenView* next_;
     HeadLabPanel* headLab_;
+    GenerationSession* generation_;
+    GenerationPanel* generationPanel_;
     QComboBox* scale_;
     QDoubleSpinBox* divisor_;
     QComboBox* scope_;
