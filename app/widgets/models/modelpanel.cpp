@@ -252,11 +252,8 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     connect(grid_, &ModelGridView::headActivated, session_, &ModelSession::selectHead);
     connect(grid_, &ModelGridView::ablationToggled, headLab_, &HeadLabPanel::toggle);
     connect(headLab_, &HeadLabPanel::message, this, &ModelPanel::showMessage);
-<<<<<<< HEAD
     connect(maskWhatIf_, &MaskWhatIfBox::message, this, &ModelPanel::showMessage);
-=======
     connect(generationPanel_, &GenerationPanel::message, this, &ModelPanel::showMessage);
->>>>>>> genview
     connect(headLab_, &HeadLabPanel::ablationShown, this, &ModelPanel::showAblated);
     connect(headLab_, &HeadLabPanel::scoreChosen, this, [this](int kind) {
         if (kind >= 0)

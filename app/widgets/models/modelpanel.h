@@ -6,14 +6,10 @@
 // shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
 // tokens, the head lab (HeadLabPanel: head-type scores, which the grid
-<<<<<<< HEAD
-// prints, and ablation), and the what-if controls (scale mode and divisor, where it
-// applies, the temperature, the mask: MaskWhatIfBox). It shows what the session computed and hands
-=======
 // prints, and ablation), generation with the key/value cache
 // (GenerationPanel, the head lab's last page), and the what-if controls
-// (scale mode and divisor, where it applies, the temperature). It shows what the session computed and hands
->>>>>>> genview
+// (scale mode and divisor, where it applies, the temperature, the mask:
+// MaskWhatIfBox). It shows what the session computed and hands
 // every change to it.
 
 #include <QList>
