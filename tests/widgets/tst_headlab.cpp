@@ -103,8 +103,10 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(box && table && note);
     ModelGridView* grid = panel->grid();
     QVERIFY(!grid->renderer().hasRanking());
-    // The head lab's "Head scores" page, after the selected head's "Last token".
-    QCOMPARE(panel->headLab()->count(), 3);
+    // The head lab's "Head scores" page, after the selected head's "Last token";
+    // then "Ablation" and "Generate".
+    QCOMPARE(panel->headLab()->count(), 4);
+    QCOMPARE(panel->headLab()->tabText(1).remove(QLatin1Char('&')), QStringLiteral("Head scores"));
     panel->headLab()->setCurrentIndex(1);
 
     // Induction: core's scores of a pass run here, ranked, in the table and the grid.
