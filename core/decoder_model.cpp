@@ -2,6 +2,8 @@
 #include "decoder_model.h"
 
 #include "decoder_steps.h"
+#include "gpt2_kernels.h"
+#include "kernels.h"
 #include "parallel.h"
 #include "size_limits.h"
 
@@ -95,6 +97,28 @@ Status attendDecoderHead(const AttentionMask& mask, double divisor, AttentionRes
     options.customDivisor = divisor;
     options.setMask(mask);
     return computeAttentionFromProjections(options, r);
+}
+
+Matrix unembedFloatRows(const Matrix& hidden, const FloatTensor& lmHead, int threads)
+{
+    const int e = int(hidden.cols());
+    const int v = lmHead.rows;
+    Matrix logits(hidden.rows(), v);
+    constexpr int kVocabBlock = 4096;
+    const int blocks = (v + kVocabBlock - 1) / kVocabBlock;
+    forEachIndex(blocks, threads, [&](int k) {
+        const int t0 = k * kVocabBlock;
+        const int count = std::min(kVocabBlock, v - t0);
+        if (kernels::available()) {
+            kernels::productFloatWeightsTransposed(hidden.data(), e, int(hidden.rows()), e,
+                                                   lmHead.data + std::size_t(t0) * std::size_t(e), e, count,
+                                                   logits.data() + t0, v);
+            return;
+        }
+        const Matrix rows = lmHead.map().middleRows(t0, count).cast<double>();
+        logits.middleCols(t0, count).noalias() = hidden * rows.transpose();
+    });
+    return logits;
 }
 
 HeadDivisors HeadDivisors::standard(const DecoderConfig& config)

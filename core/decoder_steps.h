@@ -22,6 +22,7 @@
 // (RoPE); everything else works row by row.
 
 #include "attention.h"
+#include "float_tensor.h"
 #include "matrix.h"
 
 #include <vector>
@@ -73,5 +74,11 @@ public:
 protected:
     int firstPosition_ = 0;
 };
+
+// logits (rows, vocab) = hidden lmHead^T for an lm_head (vocab, E) of
+// float32 rows read in place, in blocks of 4096 tokens over `threads`: the
+// AVX2 kernels' product where kernels::available(), else Eigen's over each
+// block converted to double. GPT-2's and the Llama family's unembed.
+Matrix unembedFloatRows(const Matrix& hidden, const FloatTensor& lmHead, int threads);
 
 }  // namespace attn

@@ -149,24 +149,7 @@ public:
     // logits = h lm_head^T: lm_head (vocab, E) row-major, its rows read in place.
     Matrix unembed(const Matrix& hidden) const override
     {
-        const int e = w_.config.nEmbd;
-        const int v = w_.config.vocabSize;
-        Matrix logits(hidden.rows(), v);
-        constexpr int kVocabBlock = 4096;
-        const int blocks = (v + kVocabBlock - 1) / kVocabBlock;
-        forEachIndex(blocks, threads_, [&](int k) {
-            const int t0 = k * kVocabBlock;
-            const int count = std::min(kVocabBlock, v - t0);
-            if (kernels::available()) {
-                kernels::productFloatWeightsTransposed(hidden.data(), e, int(hidden.rows()), e,
-                                                       w_.lmHead.data + std::size_t(t0) * std::size_t(e), e,
-                                                       count, logits.data() + t0, v);
-                return;
-            }
-            const Matrix rows = w_.lmHead.map().middleRows(t0, count).cast<double>();
-            logits.middleCols(t0, count).noalias() = hidden * rows.transpose();
-        });
-        return logits;
+        return unembedFloatRows(hidden, w_.lmHead, threads_);
     }
 
 private:
