@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gpt2checkpoint.h"
 
+#include "configjson.h"
+
 #include "echoedvalue.h"
 #include "inputfile.h"
 #include "safetensors.h"
@@ -24,39 +26,6 @@ namespace {
 constexpr long long kMaxConfigBytes = 1 << 20;
 constexpr char kPrefix[] = "transformer.";
 constexpr std::size_t kPrefixSize = sizeof(kPrefix) - 1;
-
-attn::Error fail(std::string_view file, const std::string& what)
-{
-    return attn::Error{std::string(file) + ": " + what};
-}
-
-// A config value as a message shows it: 12, 7.5, "abc", null, a list.
-std::string jsonText(const QJsonValue& v)
-{
-    if (v.isDouble())
-        return QString::number(v.toDouble(), 'g', 17).toStdString();
-    if (v.isString())
-        return "\"" + shownText(v.toString().toStdString()) + "\"";
-    if (v.isBool())
-        return v.toBool() ? "true" : "false";
-    if (v.isArray())
-        return "a list";
-    return v.isObject() ? "an object" : "null";
-}
-
-attn::Status readCount(std::string_view file, const QJsonObject& config, const char* key, int maximum,
-                       int& out)
-{
-    const QJsonValue v = config.value(QLatin1String(key));
-    if (v.isUndefined())
-        return fail(file, std::string("no ") + key);
-    const double d = v.toDouble(-1);
-    if (!v.isDouble() || !(d >= 1 && d <= maximum) || d != std::floor(d))
-        return fail(file, std::string(key) + " must be a whole number from 1 to " + std::to_string(maximum)
-                              + ", not " + jsonText(v));
-    out = int(d);
-    return attn::okStatus();
-}
 
 // "h.3.attn.bias" -> 3 and "attn.bias"; false if `name` is not "h.N.rest".
 bool splitLayer(const std::string& name, int& layer, std::string& rest)
@@ -96,8 +65,9 @@ public:
             const std::string key = prefixed ? t.name.substr(kPrefixSize) : t.name;
             const auto [it, fresh] = byKey_.emplace(key, &t);
             if (!fresh)
-                return fail(file_.name(), "tensor " + shownText(key) + " is stored twice, as "
-                                              + shownText(it->second->name) + " and " + shownText(t.name));
+                return configFail(file_.name(), "tensor " + shownText(key) + " is stored twice, as "
+                                                    + shownText(it->second->name) + " and "
+                                                    + shownText(t.name));
         }
         return attn::okStatus();
     }
@@ -109,13 +79,14 @@ public:
     {
         const auto it = byKey_.find(key);
         if (it == byKey_.end())
-            return fail(file_.name(), "tensor " + (prefixed_ ? kPrefix + key : key) + " is missing");
+            return configFail(file_.name(), "tensor " + (prefixed_ ? kPrefix + key : key) + " is missing");
         const SafetensorsTensor& t = *it->second;
         const std::vector<std::int64_t> expected =
             rows == 0 ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
         if (t.shape != expected)
-            return fail(file_.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText() + " but "
-                                          + shapeText(expected) + " was expected (" + meaning + ")");
+            return configFail(file_.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText()
+                                                + " but " + shapeText(expected) + " was expected (" + meaning
+                                                + ")");
         std::vector<float> owned;
         const attn::Expected<const float*> data = file_.floats(t, owned);
         if (!data.ok())
@@ -144,10 +115,11 @@ public:
             if (inLayer && (rest == "attn.bias" || rest == "attn.masked_bias"))
                 continue;
             if (inLayer && layer >= nLayer)
-                return fail(file_.name(), "tensor " + shownText(t->name) + " is beyond config.json's n_layer "
-                                              + std::to_string(nLayer) + " (layers 0 to "
-                                              + std::to_string(nLayer - 1) + ")");
-            return fail(file_.name(), "tensor " + shownText(t->name) + " is not part of a GPT-2 model");
+                return configFail(file_.name(), "tensor " + shownText(t->name)
+                                                    + " is beyond config.json's n_layer "
+                                                    + std::to_string(nLayer) + " (layers 0 to "
+                                                    + std::to_string(nLayer - 1) + ")");
+            return configFail(file_.name(), "tensor " + shownText(t->name) + " is not part of a GPT-2 model");
         }
         return attn::okStatus();
     }
@@ -187,18 +159,18 @@ attn::Expected<attn::Gpt2Config> parseGpt2Config(const QByteArray& json, std::st
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
     if (error.error != QJsonParseError::NoError)
-        return fail(name, "not valid JSON: " + error.errorString().toStdString() + " at byte "
-                              + std::to_string(error.offset));
+        return configFail(name, "not valid JSON: " + error.errorString().toStdString() + " at byte "
+                                    + std::to_string(error.offset));
     if (!doc.isObject())
-        return fail(name, "not a JSON object");
+        return configFail(name, "not a JSON object");
     const QJsonObject o = doc.object();
 
     const QJsonValue type = o.value(QLatin1String("model_type"));
     if (!type.isString())
-        return fail(name, "no model_type (supported: gpt2)");
+        return configFail(name, "no model_type (supported: gpt2)");
     if (type.toString() != QLatin1String("gpt2"))
-        return fail(name, "model_type \"" + shownText(type.toString().toStdString())
-                              + "\" is not supported (supported: gpt2)");
+        return configFail(name, "model_type \"" + shownText(type.toString().toStdString())
+                                    + "\" is not supported (supported: gpt2)");
 
     attn::Gpt2Config c;
     for (const auto& [key, maximum, field] :
@@ -207,36 +179,38 @@ attn::Expected<attn::Gpt2Config> parseGpt2Config(const QByteArray& json, std::st
           {"n_embd", kMaxGpt2Embd, &c.nEmbd},
           {"n_positions", kMaxGpt2Positions, &c.nPositions},
           {"vocab_size", kMaxGpt2Vocab, &c.vocabSize}}) {
-        const attn::Status read = readCount(name, o, key, maximum, *field);
+        const attn::Status read = readConfigCount(name, o, key, maximum, *field);
         if (!read.ok())
             return read.error();
     }
     if (c.nEmbd % c.nHead != 0)
-        return fail(name, "n_embd " + std::to_string(c.nEmbd) + " is not divisible by n_head "
-                              + std::to_string(c.nHead));
+        return configFail(name, "n_embd " + std::to_string(c.nEmbd) + " is not divisible by n_head "
+                                    + std::to_string(c.nHead));
 
     const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
     if (!eps.isUndefined()) {
         if (!eps.isDouble() || !(eps.toDouble() > 0 && eps.toDouble() < 1))
-            return fail(name, "layer_norm_epsilon must be a number above 0 and below 1");
+            return configFail(name, "layer_norm_epsilon must be a number above 0 and below 1");
         c.layerNormEpsilon = eps.toDouble();
     }
     const QJsonValue activation = o.value(QLatin1String("activation_function"));
     if (!activation.isUndefined() && activation.toString() != QLatin1String("gelu_new"))
-        return fail(name, "activation_function \""
+        return configFail(name,
+                          "activation_function \""
                               + (activation.isString() ? shownText(activation.toString().toStdString()) : "?")
                               + "\" is not supported (GPT-2 uses gelu_new)");
     const QJsonValue inner = o.value(QLatin1String("n_inner"));
     if (!inner.isUndefined() && !inner.isNull() && inner.toDouble() != 4.0 * c.nEmbd)
-        return fail(name,
-                    "n_inner other than 4 x n_embd = " + std::to_string(4 * c.nEmbd) + " is not supported");
+        return configFail(
+            name, "n_inner other than 4 x n_embd = " + std::to_string(4 * c.nEmbd) + " is not supported");
     if (o.value(QLatin1String("scale_attn_weights")).toBool(true) != true)
-        return fail(name,
-                    "scale_attn_weights false is not supported (GPT-2 divides the scores by sqrt(head_dim))");
+        return configFail(
+            name, "scale_attn_weights false is not supported (GPT-2 divides the scores by sqrt(head_dim))");
     if (o.value(QLatin1String("scale_attn_by_inverse_layer_idx")).toBool(false) != false)
-        return fail(name,
-                    "scale_attn_by_inverse_layer_idx true is not supported (GPT-2 divides the scores by "
-                    "sqrt(head_dim) only)");
+        return configFail(
+            name,
+            "scale_attn_by_inverse_layer_idx true is not supported (GPT-2 divides the scores by "
+            "sqrt(head_dim) only)");
     return c;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "llamacheckpoint.h"
 
+#include "configjson.h"
+
 #include "safetensors.h"
 #include "safetensorsshards.h"
 
@@ -19,47 +21,23 @@ namespace {
 
 constexpr const char* kModelTypes[] = {"llama", "qwen2", "qwen3", "mistral"};
 
-attn::Error fail(std::string_view file, const std::string& what)
-{
-    return attn::Error{std::string(file) + ": " + what};
-}
-
-// A config value as a message shows it: 12, 7.5, "abc", null, a list.
-std::string jsonText(const QJsonValue& v)
-{
-    if (v.isDouble())
-        return QString::number(v.toDouble(), 'g', 17).toStdString();
-    if (v.isString())
-        return "\"" + shownText(v.toString().toStdString()) + "\"";
-    if (v.isBool())
-        return v.toBool() ? "true" : "false";
-    if (v.isArray())
-        return "a list";
-    return v.isObject() ? "an object" : "null";
-}
-
 bool absent(const QJsonValue& v)
 {
     return v.isUndefined() || v.isNull();
 }
 
-// A whole number from 1 to `maximum`; `fallback` (if not 0) when absent or null.
+// A whole number from 1 to `maximum` (readConfigCount); `fallback` (if not 0)
+// when absent or null.
 attn::Status readCount(std::string_view file, const QJsonObject& o, const char* key, int maximum,
                        int fallback, int& out)
 {
-    const QJsonValue v = o.value(QLatin1String(key));
-    if (absent(v)) {
+    if (absent(o.value(QLatin1String(key)))) {
         if (fallback == 0)
-            return fail(file, std::string("no ") + key);
+            return configFail(file, std::string("no ") + key);
         out = fallback;
         return attn::okStatus();
     }
-    const double d = v.toDouble(-1);
-    if (!v.isDouble() || !(d >= 1 && d <= maximum) || d != std::floor(d))
-        return fail(file, std::string(key) + " must be a whole number from 1 to " + std::to_string(maximum)
-                              + ", not " + jsonText(v));
-    out = int(d);
-    return attn::okStatus();
+    return readConfigCount(file, o, key, maximum, out);
 }
 
 // A number in (low, high); `out` unchanged when absent or null.
@@ -70,9 +48,10 @@ attn::Status readNumber(std::string_view file, const QJsonObject& o, const char*
     if (absent(v))
         return attn::okStatus();
     if (!v.isDouble() || !(v.toDouble() > low && v.toDouble() < high))
-        return fail(file, std::string(where) + key + " must be a number above "
-                              + QString::number(low).toStdString() + " and below "
-                              + QString::number(high, 'g', 3).toStdString() + ", not " + jsonText(v));
+        return configFail(file, std::string(where) + key + " must be a number above "
+                                    + QString::number(low).toStdString() + " and below "
+                                    + QString::number(high, 'g', 3).toStdString() + ", not "
+                                    + configValueText(v));
     out = v.toDouble();
     return attn::okStatus();
 }
@@ -83,7 +62,7 @@ attn::Status readFlag(std::string_view file, const QJsonObject& o, const char* k
     if (absent(v))
         return attn::okStatus();
     if (!v.isBool())
-        return fail(file, std::string(key) + " must be true or false, not " + jsonText(v));
+        return configFail(file, std::string(key) + " must be true or false, not " + configValueText(v));
     out = v.toBool();
     return attn::okStatus();
 }
@@ -94,31 +73,31 @@ attn::Status readRopeScaling(std::string_view file, const QJsonObject& o, attn::
     if (absent(v))
         return attn::okStatus();
     if (!v.isObject())
-        return fail(file, "rope_scaling must be an object or null, not " + jsonText(v));
+        return configFail(file, "rope_scaling must be an object or null, not " + configValueText(v));
     const QJsonObject s = v.toObject();
     QJsonValue type = s.value(QLatin1String("rope_type"));
     if (absent(type))
         type = s.value(QLatin1String("type"));
     if (!type.isString())
-        return fail(file, "rope_scaling has no rope_type");
+        return configFail(file, "rope_scaling has no rope_type");
     const QString name = type.toString();
     if (name == QLatin1String("default"))
         return attn::okStatus();
     if (name != QLatin1String("llama3"))
-        return fail(file, "rope_scaling type \"" + shownText(name.toStdString())
-                              + "\" is not supported (supported: llama3)");
+        return configFail(file, "rope_scaling type \"" + shownText(name.toStdString())
+                                    + "\" is not supported (supported: llama3)");
     out.enabled = true;
     const char* where = "rope_scaling's ";
     for (const auto& [key, field] : {std::pair<const char*, double*>{"factor", &out.factor},
                                      {"low_freq_factor", &out.lowFreqFactor},
                                      {"high_freq_factor", &out.highFreqFactor}}) {
         if (absent(s.value(QLatin1String(key))))
-            return fail(file, std::string(where) + key + " is missing (llama3 needs it)");
+            return configFail(file, std::string(where) + key + " is missing (llama3 needs it)");
         if (attn::Status r = readNumber(file, s, key, 0, 1e6, *field, where); !r)
             return r;
     }
     if (!(out.highFreqFactor > out.lowFreqFactor))
-        return fail(file, "rope_scaling's high_freq_factor must be above its low_freq_factor");
+        return configFail(file, "rope_scaling's high_freq_factor must be above its low_freq_factor");
     return readCount(file, s, "original_max_position_embeddings", kMaxLlamaPositions, 0,
                      out.originalMaxPositions);
 }
@@ -160,25 +139,26 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
     if (error.error != QJsonParseError::NoError)
-        return fail(name, "not valid JSON: " + error.errorString().toStdString() + " at byte "
-                              + std::to_string(error.offset));
+        return configFail(name, "not valid JSON: " + error.errorString().toStdString() + " at byte "
+                                    + std::to_string(error.offset));
     if (!doc.isObject())
-        return fail(name, "not a JSON object");
+        return configFail(name, "not a JSON object");
     const QJsonObject o = doc.object();
 
     attn::LlamaConfig c;
     const QJsonValue type = o.value(QLatin1String("model_type"));
     c.family = type.toString().toStdString();
     if (!type.isString() || !isLlamaModelType(c.family))
-        return fail(name, "model_type " + jsonText(type) + " is not one of llama, qwen2, qwen3, mistral");
+        return configFail(
+            name, "model_type " + configValueText(type) + " is not one of llama, qwen2, qwen3, mistral");
     const QJsonValue architectures = o.value(QLatin1String("architectures"));
     if (!absent(architectures)) {
         if (!architectures.isArray() || architectures.toArray().isEmpty())
-            return fail(name, "architectures must be a list of names");
+            return configFail(name, "architectures must be a list of names");
         for (const QJsonValue& a : architectures.toArray())
             if (!a.isString() || !a.toString().endsWith(QLatin1String("ForCausalLM")))
-                return fail(name, "architectures names " + jsonText(a)
-                                      + ", not a causal language model (*ForCausalLM)");
+                return configFail(name, "architectures names " + configValueText(a)
+                                            + ", not a causal language model (*ForCausalLM)");
     }
 
     for (const auto& [key, maximum, field] :
@@ -193,19 +173,19 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
     if (attn::Status s = readCount(name, o, "num_key_value_heads", kMaxLlamaHeads, c.heads, c.kvHeads); !s)
         return s.error();
     if (c.heads % c.kvHeads != 0)
-        return fail(name, "num_key_value_heads " + std::to_string(c.kvHeads)
-                              + " does not divide num_attention_heads " + std::to_string(c.heads));
+        return configFail(name, "num_key_value_heads " + std::to_string(c.kvHeads)
+                                    + " does not divide num_attention_heads " + std::to_string(c.heads));
     if (absent(o.value(QLatin1String("head_dim"))) && c.width % c.heads != 0)
-        return fail(name, "hidden_size " + std::to_string(c.width)
-                              + " is not divisible by num_attention_heads " + std::to_string(c.heads)
-                              + " and no head_dim is given");
+        return configFail(name, "hidden_size " + std::to_string(c.width)
+                                    + " is not divisible by num_attention_heads " + std::to_string(c.heads)
+                                    + " and no head_dim is given");
     if (attn::Status s =
             readCount(name, o, "head_dim", kMaxLlamaHeadDim, std::max(c.width / c.heads, 1), c.headDim);
         !s)
         return s.error();
     if (c.headDim % 2 != 0)
-        return fail(name,
-                    "head_dim " + std::to_string(c.headDim) + " is odd (RoPE rotates pairs of dimensions)");
+        return configFail(
+            name, "head_dim " + std::to_string(c.headDim) + " is odd (RoPE rotates pairs of dimensions)");
 
     if (attn::Status s = readNumber(name, o, "rms_norm_eps", 0, 1, c.rmsNormEps); !s)
         return s.error();
@@ -216,7 +196,8 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
 
     const QJsonValue act = o.value(QLatin1String("hidden_act"));
     if (!absent(act) && act.toString() != QLatin1String("silu"))
-        return fail(name, "hidden_act " + jsonText(act) + " is not supported (the family uses silu)");
+        return configFail(name,
+                          "hidden_act " + configValueText(act) + " is not supported (the family uses silu)");
     bool mlpBias = false, attentionBias = false, useSlidingWindow = false, tied = false;
     for (const auto& [key, field] : {std::pair<const char*, bool*>{"mlp_bias", &mlpBias},
                                      {"attention_bias", &attentionBias},
@@ -225,7 +206,7 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
         if (attn::Status s = readFlag(name, o, key, *field); !s)
             return s.error();
     if (mlpBias)
-        return fail(name, "mlp_bias true is not supported");
+        return configFail(name, "mlp_bias true is not supported");
     if (c.family == "qwen2") {
         c.qkvBias = true;  // Qwen2Attention: q, k, v with bias, o without
     } else if (c.family != "mistral") {
@@ -233,7 +214,7 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
     }
     c.qkNorm = c.family == "qwen3";
     if ((c.family == "qwen2" || c.family == "qwen3") && useSlidingWindow)
-        return fail(name, "use_sliding_window true is not supported");
+        return configFail(name, "use_sliding_window true is not supported");
     if (c.family == "mistral") {
         int window = 0;
         if (attn::Status s = readCount(name, o, "sliding_window", kMaxLlamaPositions, -1, window); !s)
@@ -293,9 +274,9 @@ attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config,
     w.lmHeadTied = config.tieWordEmbeddings;
     if (!w.lmHeadTied) {
         if (!shards.has("lm_head.weight"))
-            return fail(shards.source(),
-                        "tensor lm_head.weight is missing (config.json's tie_word_embeddings is "
-                        "false)");
+            return configFail(shards.source(),
+                              "tensor lm_head.weight is missing (config.json's tie_word_embeddings is "
+                              "false)");
         wanted.emplace_back("lm_head.weight", config.vocabSize, e, "vocab_size x hidden_size", &w.lmHead);
     }
     for (const auto& [key, rows, cols, meaning, tensor] : wanted)
@@ -311,11 +292,11 @@ attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config,
             || (w.lmHeadTied && name == "lm_head.weight"))
             continue;
         if (inLayer && layer >= config.layers)
-            return fail(shards.fileOf(name), "tensor " + shownText(name)
-                                                 + " is beyond config.json's num_hidden_layers "
-                                                 + std::to_string(config.layers));
-        return fail(shards.fileOf(name), "tensor " + shownText(name) + " is not part of a " + config.family
-                                             + " model of this config.json");
+            return configFail(shards.fileOf(name), "tensor " + shownText(name)
+                                                       + " is beyond config.json's num_hidden_layers "
+                                                       + std::to_string(config.layers));
+        return configFail(shards.fileOf(name), "tensor " + shownText(name) + " is not part of a "
+                                                   + config.family + " model of this config.json");
     }
     out.dtype = shards.dtype();
     w.storage = shards.storage();
