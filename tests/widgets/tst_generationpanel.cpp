@@ -22,8 +22,10 @@
 #include "mainwindow.h"
 #include "modelcontroller.h"
 #include "modelfamilies.h"
+#include "modelgridview.h"
 #include "modelpanel.h"
 #include "modelsession.h"
+#include "nexttokenview.h"
 #include "testdata.h"
 
 #include <QCheckBox>
@@ -240,6 +242,28 @@ void TestGenerationPanel::greedyEqualsFullPasses()
                      qPrintable(QStringLiteral("head %1 key %2").arg(h).arg(j)));
         }
     }
+    // The page has the Model tab's body to itself at 1280 x 720: the grid
+    // and the next-token bars step aside, the table shows every step, the
+    // map has room for its rows. Its layer box picks the grid's layer.
+    QVERIFY(!panel->grid()->isVisible() && !panel->nextTokenView()->isVisible());
+    QVERIFY2(table->viewport()->height() >= n * table->rowHeight(0),
+             qPrintable(QStringLiteral("%1 px for %2 rows").arg(table->viewport()->height()).arg(n)));
+    QVERIFY2(map->height() >= 200, qPrintable(QString::number(map->height())));
+    QVERIFY(map->width() >= panel->width() / 3);
+    auto* layerBox = guitest::find<QSpinBox>(*panel, QStringLiteral("generateLayerBox"));
+    QVERIFY(layerBox);
+    QCOMPARE(layerBox->value(), 2);
+    layerBox->setValue(1);
+    QCOMPARE(session->selectedLayer(), 0);
+    const attn::Matrix first = map->values();
+    const attn::AttentionResult& r0 = full->layers[0].heads[std::size_t(s.heads - 1)];
+    for (int j = 0; j < p + n - 1; ++j)
+        QVERIFY(std::abs(first(s.heads - 1, j) - r0.weights(p + n - 2, j)) <= 1e-12);
+    auto* tabs = guitest::find<QTabWidget>(*panel, QStringLiteral("modelHeadLab"));
+    tabs->setCurrentIndex(0);
+    QVERIFY(panel->grid()->isVisible());
+    tabs->setCurrentWidget(panel->generationPanel());
+
     const attn::Expected<QString> continued = model->tokenizer->decode(expected);
     QVERIFY(continued);
     QVERIFY2(text->text().contains(continued->toHtmlEscaped()), qPrintable(text->text()));

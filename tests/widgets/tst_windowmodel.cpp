@@ -19,6 +19,7 @@
 #include "testdata.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
@@ -79,6 +80,7 @@ private slots:
     void badFolderKeepsTheWindow();
     void fileMenuHasOpenModel();
     void followsASentenceSetElsewhere();
+    void labDocksStepAsideOnTheModelTab();
 
 private:
     QTemporaryDir settingsDir_;
@@ -376,6 +378,60 @@ void TestWindowModel::fileMenuHasOpenModel()
     QCOMPARE(action->text(), QStringLiteral("Open mo&del…"));
     QMenu* file = window->menuBar()->actions().first()->menu();
     QVERIFY(file->actions().contains(action));
+}
+
+// The lab's docks describe the lab's head: on the Model tab they are put
+// away (the tab gains their height), back on a lab tab they return as they
+// were, the Matrices dock still tabbed behind Focused query; the saved
+// window state keeps them whichever tab is current.
+void TestWindowModel::labDocksStepAsideOnTheModelTab()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(window);
+    auto* pipeline = guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"));
+    auto* focus = guitest::find<QDockWidget>(*window, QStringLiteral("focusDock"));
+    auto* statistics = guitest::find<QDockWidget>(*window, QStringLiteral("statisticsDock"));
+    auto* matrices = guitest::find<QDockWidget>(*window, QStringLiteral("matricesDock"));
+    QVERIFY(pipeline && focus && statistics && matrices);
+    QVERIFY(focus->isVisible() && statistics->isVisible());
+    QVERIFY(matrices->toggleViewAction()->isChecked() && !matrices->isVisible());
+    const int labHeight = pipeline->height();
+
+    ModelPanel* panel = window->models()->panel();
+    QTabWidget* tabs = pipeline->tabs();
+    const int labTab = tabs->currentIndex();
+    pipeline->showPage(panel);
+    QTRY_VERIFY(panel->isVisible());
+    QTRY_VERIFY(!focus->isVisible() && !statistics->isVisible());
+    QVERIFY(!matrices->toggleViewAction()->isChecked());
+    QTRY_VERIFY(pipeline->height() > labHeight + 100);
+
+    // Saved from the Model tab: the lab's docks are in the saved state.
+    window->saveSettings();
+    QVERIFY(!focus->isVisible());
+
+    tabs->setCurrentIndex(labTab);
+    QTRY_VERIFY(focus->isVisible() && statistics->isVisible());
+    QVERIFY(matrices->toggleViewAction()->isChecked() && !matrices->isVisible());
+    QTRY_COMPARE(pipeline->height(), labHeight);
+
+    // A dock the user closed on the lab stays closed; one shown on the Model
+    // tab from the View menu stays until the tab is entered again.
+    statistics->toggleViewAction()->trigger();
+    QVERIFY(!statistics->isVisible());
+    pipeline->showPage(panel);
+    QTRY_VERIFY(!focus->isVisible());
+    focus->toggleViewAction()->trigger();
+    QTRY_VERIFY(focus->isVisible());
+    tabs->setCurrentIndex(labTab);
+    QTRY_VERIFY(focus->isVisible());
+    QVERIFY(!statistics->isVisible());
+
+    const std::unique_ptr<MainWindow> again = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(again);
+    again->restoreSettings();
+    QTRY_VERIFY(guitest::find<QDockWidget>(*again, QStringLiteral("focusDock"))->isVisible());
+    QVERIFY(guitest::find<QDockWidget>(*again, QStringLiteral("statisticsDock"))->isVisible());
 }
 
 QTEST_MAIN(TestWindowModel)

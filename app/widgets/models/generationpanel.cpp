@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "generationpanel.h"
 
+#include "elidedlabel.h"
 #include "generationsession.h"
 #include "heatmapview.h"
 #include "modelsession.h"
@@ -111,10 +112,14 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     text_->setAccessibleName(tr("The continued text"));
-    caption_ = new QLabel(this);
+    caption_ = new ElidedLabel(this);
     caption_->setObjectName(QStringLiteral("generateCaption"));
-    caption_->setWordWrap(true);
     caption_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layer_ = new QSpinBox(this);
+    layer_->setObjectName(QStringLiteral("generateLayerBox"));
+    layer_->setPrefix(tr("layer "));
+    layer_->setAccessibleName(tr("Layer of the attention map"));
+    layer_->setToolTip(tr("The layer whose heads the map shows (the grid's selected layer)."));
     map_ = new HeatmapView(this);
     map_->setObjectName(QStringLiteral("generateAttentionMap"));
     map_->setColorMap(MapColors::Sequential);
@@ -122,23 +127,27 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     map_->setCompactLayout(CompactLayout::WithRowLabels);
     map_->setDecimals(2);
 
+    // One row of controls: the page has the Model tab's whole body but few
+    // lines of it at 1280 x 720 with the docks shown.
     auto* controls = new QHBoxLayout;
     controls->addWidget(count_);
     controls->addWidget(generate_);
     controls->addWidget(step_);
     controls->addWidget(reset_);
+    controls->addSpacing(8);
     controls->addWidget(sample_);
+    controls->addWidget(temperature_);
+    controls->addWidget(topK_);
+    controls->addWidget(seed_);
     controls->addStretch(1);
-    auto* sampling = new QHBoxLayout;
-    sampling->addWidget(temperature_);
-    sampling->addWidget(topK_);
-    sampling->addWidget(seed_);
-    sampling->addStretch(1);
     auto* below = new QWidget(this);
     auto* belowLayout = new QVBoxLayout(below);
     belowLayout->setContentsMargins(0, 0, 0, 0);
     belowLayout->setSpacing(2);
-    belowLayout->addWidget(caption_);
+    auto* mapTitle = new QHBoxLayout;
+    mapTitle->addWidget(layer_);
+    mapTitle->addWidget(caption_, 1);
+    belowLayout->addLayout(mapTitle);
     belowLayout->addWidget(map_, 1);
     // Side by side: the tab has few lines of height at 1024 x 700.
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -151,7 +160,6 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
     layout->addLayout(controls);
-    layout->addLayout(sampling);
     layout->addWidget(text_);
     layout->addWidget(split, 1);
 
@@ -167,9 +175,24 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     connect(generation_, &GenerationSession::runningChanged, this, &GenerationPanel::showRunning);
     connect(generation_, &GenerationSession::problemChanged, this, &GenerationPanel::message);
     connect(model_, &ModelSession::selectionChanged, this, &GenerationPanel::showStep);
+    connect(model_, &ModelSession::modelOpened, this, &GenerationPanel::showLayers);
+    connect(layer_, &QSpinBox::valueChanged, this, [this](int layer) {
+        if (model_->hasModel() && layer - 1 != model_->selectedLayer())
+            model_->selectHead(layer - 1, model_->selectedHead());
+    });
+    showLayers();
     showMode();
     showRunning(false);
     showSteps();
+}
+
+void GenerationPanel::showLayers()
+{
+    const bool model = model_->hasModel();
+    const QSignalBlocker quiet(layer_);
+    layer_->setRange(1, model ? model_->config().layers : 1);
+    layer_->setValue(model ? model_->selectedLayer() + 1 : 1);
+    layer_->setEnabled(model);
 }
 
 void GenerationPanel::request(bool step)
@@ -238,16 +261,21 @@ void GenerationPanel::showStep()
 {
     const int step = shownStep_;
     const int layer = model_->selectedLayer();
+    {
+        const QSignalBlocker quiet(layer_);
+        layer_->setValue(layer + 1);
+    }
     if (step < 0 || step >= int(generation_->steps().size())) {
-        caption_->setText(tr("A step's new row: its attention per head of the selected layer."));
+        caption_->setText(tr("A step's new row: its attention per head of the layer."));
         map_->setData(attn::Matrix(), {}, {});
         return;
     }
     if (!generation_->hasAttention(step)) {
-        caption_->setText(tr("Step %1's attention rows were let go (the steps keep %2 MB of them, the "
-                             "latest first); the table keeps its numbers.")
+        caption_->setText(tr("Step %1's rows were let go (the steps keep %2 MB of them, the latest); "
+                             "the table keeps its numbers.")
                               .arg(step + 1)
                               .arg(GenerationSession::kAttentionBudget / (1024 * 1024)));
+        caption_->setToolTip(caption_->text());
         map_->setData(attn::Matrix(), {}, {});
         return;
     }
@@ -258,14 +286,18 @@ void GenerationPanel::showStep()
     QStringList keys;
     for (const QString& k : generation_->keyLabels(step))
         keys << k;
-    caption_->setText(tr("Step %1, layer %2: the new query row (position %3) over the %4 cached keys, "
-                         "one row per head; the cache holds %5 bytes in each of the %6 layers")
+    caption_->setText(tr("step %1: query position %2 over %3 cached keys, a row per head")
                           .arg(step + 1)
-                          .arg(layer + 1)
                           .arg(generation_->steps()[std::size_t(step)].position - 1)
-                          .arg(rows.cols())
-                          .arg(QLocale().toString(qlonglong(generation_->cacheBytesPerLayer(step))))
-                          .arg(generation_->layers()));
+                          .arg(rows.cols()));
+    caption_->setToolTip(tr("Step %1, layer %2: the new query row (position %3) over the %4 cached keys, "
+                            "one row per head; the cache holds %5 bytes in each of the %6 layers.")
+                             .arg(step + 1)
+                             .arg(layer + 1)
+                             .arg(generation_->steps()[std::size_t(step)].position - 1)
+                             .arg(rows.cols())
+                             .arg(QLocale().toString(qlonglong(generation_->cacheBytesPerLayer(step))))
+                             .arg(generation_->layers()));
     map_->setData(rows, heads, keys);
 }
 

@@ -42,6 +42,7 @@ private:
     void showStep();
     void showRunning(bool running);
     void showMode();
+    void showLayers();
 
     ModelSession* model_;
     GenerationSession* generation_;
@@ -56,6 +57,7 @@ private:
     QTableWidget* table_;
     QLabel* text_;
     QLabel* caption_;
+    QSpinBox* layer_;
     HeatmapView* map_;
     int shownStep_ = -1;
 };

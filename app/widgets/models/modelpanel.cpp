@@ -225,14 +225,33 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     generation_ = new GenerationSession(session_, this);
     generationPanel_ = new GenerationPanel(session_, generation_, headLab_);
     generationPanel_->setObjectName(QStringLiteral("modelGenerationPanel"));
+    // Its one row of controls needs the body's width, which it has when
+    // shown; it must not widen the head lab beside the grid.
+    generationPanel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     headLab_->addTab(generationPanel_, tr("Generate"));
-    auto* right = new QVBoxLayout;
+    // Beside the grid at 1024 x 700 the pages' names share about 300 pixels:
+    // every tab stays in view, its name shortened with "…" (whole in its tooltip).
+    headLab_->setElideMode(Qt::ElideRight);
+    headLab_->setUsesScrollButtons(false);
+    for (int i = 0; i < headLab_->count(); ++i)
+        headLab_->setTabToolTip(i, headLab_->tabText(i).remove(QLatin1Char('&')));
+    side_ = new QWidget(this);
+    auto* right = new QVBoxLayout(side_);
+    right->setContentsMargins(0, 0, 0, 0);
     right->addWidget(next_, 1);
     right->addWidget(headLab_->comparison(), 1);
     auto* body = new QHBoxLayout;
     body->addWidget(grid_, 4);
     body->addWidget(headLab_, 3);
-    body->addLayout(right, 3);
+    body->addWidget(side_, 3);
+    // Generation has a table, the text and a heads x keys map of its own:
+    // its page takes the body's whole width (the grid's layer is chosen on
+    // the page).
+    connect(headLab_, &QTabWidget::currentChanged, this, [this] {
+        const bool generating = headLab_->currentWidget() == generationPanel_;
+        grid_->setVisible(!generating);
+        side_->setVisible(!generating);
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* top = new QHBoxLayout;

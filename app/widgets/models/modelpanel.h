@@ -88,6 +88,7 @@ private:
     // a key ranks every head of the grid by its weight from the last token
     // to that key (again: no ranking).
     QTableWidget* lastRow_;
+    QWidget* side_ = nullptr;  // the next-token bars and the ablation table
     NextTokenView* next_;
     HeadLabPanel* headLab_;
     GenerationSession* generation_;

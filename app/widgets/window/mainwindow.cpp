@@ -20,6 +20,7 @@
 #include "oneheadresult.h"
 #include "parameterpanel.h"
 #include "pipelineview.h"
+#include "labdocksaway.h"
 #include "presentationmode.h"
 #include "scalingcompareview.h"
 #include "scalinglabview.h"
@@ -328,6 +329,11 @@ void MainWindow::createViewMenu()
     view->addSeparator();
     presentation_ = new PresentationMode(this);
     view->addAction(presentation_->action());
+    QList<QDockWidget*> labDocks;
+    for (const char* name : {"focusDock", "statisticsDock", "matricesDock"})
+        if (auto* dock = findChild<QDockWidget*>(QLatin1String(name)))
+            labDocks.append(dock);
+    docksAway_ = new LabDocksAway(pipeline_->tabs(), models_->panel(), presentation_, labDocks, this);
     theme_ = new ThemeController(this);
     theme_->addMenu(view);
     view->addSeparator();
@@ -393,7 +399,8 @@ void MainWindow::restoreSettings(const WindowStart& start)
 
 void MainWindow::saveSettings() const
 {
-    settings().save();
+    // The lab's docks as the lab shows them, whichever tab is current.
+    docksAway_->withDocksShown([this] { settings().save(); });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

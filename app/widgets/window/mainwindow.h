@@ -21,6 +21,7 @@ namespace attnlab {
 
 class DocumentController;
 class ExportActions;
+class LabDocksAway;
 class LessonController;
 class MatrixEditors;
 class ModelController;
@@ -107,6 +108,7 @@ private:
     TrainingView* training_ = nullptr;
     HeadsPanel* heads_ = nullptr;
     PresentationMode* presentation_ = nullptr;
+    LabDocksAway* docksAway_ = nullptr;
     ScreenFit* screenFit_ = nullptr;
     ThemeController* theme_ = nullptr;
     DocumentController* documents_ = nullptr;
