@@ -5,11 +5,31 @@
 
 #include <QDockWidget>
 #include <QAction>
+#include <QTabBar>
 #include <QTabWidget>
 
 #include <utility>
 
 namespace attnlab {
+
+namespace {
+
+// Whether `dock` is the front tab of its group (or not tabbed): behind
+// another it counts as shown but is not visible to a reader. QMainWindow's
+// tab bars carry each tab's dock as its data.
+bool inFront(const QDockWidget* dock)
+{
+    const QWidget* window = dock->parentWidget();
+    if (!window)
+        return true;
+    for (const QTabBar* bar : window->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabData(i).value<quintptr>() == quintptr(dock))
+                return i == bar->currentIndex();
+    return true;
+}
+
+}  // namespace
 
 LabDocksAway::LabDocksAway(QTabWidget* tabs, QWidget* page, PresentationMode* presentation,
                            QList<QDockWidget*> docks, QObject* parent)
@@ -43,7 +63,7 @@ void LabDocksAway::putAway()
     for (const QPointer<QDockWidget>& dock : docks_)
         // Shown as the View menu says: a tabbed dock behind another counts.
         if (dock && !dock->isFloating() && dock->toggleViewAction()->isChecked()) {
-            if (dock->isVisible())
+            if (inFront(dock))
                 raised_.append(dock);
             dock->hide();
             if (!hidden_.contains(dock))
