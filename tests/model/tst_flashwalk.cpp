@@ -338,6 +338,14 @@ void TestFlashWalk::blocksAreTakenUpToN()
     QCOMPARE(walk.blockCols(), 7);
 }
 
+// Counted here from the definitions: ceil(n / B_r) x ceil(n / B_c) steps,
+// each keeping B_r x (d_v + 3) numbers (O, m, l, rescale).
+static bool fitsByHand(int n, int rows, int cols, long long dV)
+{
+    const long long steps = ((n + rows - 1) / rows) * ((n + cols - 1) / cols);
+    return steps <= 64 * 64 && steps * rows * (dV + 3) <= 4'000'000;
+}
+
 void TestFlashWalk::refusesWhatItCannotKeep()
 {
     FlashWalk walk;
@@ -345,24 +353,36 @@ void TestFlashWalk::refusesWhatItCannotKeep()
     QVERIFY(!walk.ready());
     QVERIFY2(walk.problem().contains(QStringLiteral("at most 512 tokens and this sentence has 513")),
              qPrintable(walk.problem()));
-    // 1 x 1 over 100 tokens: 10000 steps; 2 x 2 makes 2500.
+    // 1 x 1 over 100 tokens: 10000 steps; 2 x 2 makes 2500: walked, and said.
     walk.setBlocks(1, 1);
     walk.setResult(randomHead(100, 4), {});
-    QVERIFY(!walk.ready());
-    QVERIFY2(walk.problem().contains(QStringLiteral("10000 steps")), qPrintable(walk.problem()));
-    QVERIFY2(walk.problem().contains(QStringLiteral("at least 2 x 2")), qPrintable(walk.problem()));
-    walk.setBlocks(2, 2);
     QVERIFY2(walk.ready(), qPrintable(walk.problem()));
+    QCOMPARE(walk.blockRows(), 2);
+    QCOMPARE(walk.blockCols(), 2);
     QCOMPARE(walk.stepCount(), 2500);
-    // 400 tokens, d_v 500, 8 x 8: 2500 steps of 8 x 503 numbers, 10 million;
-    // ceil(400/8) = 50 query blocks of 8 rows keep 201200 numbers per key
-    // block, 19 key blocks fit: B_c of at least ceil(400 / 19) = 22.
+    QVERIFY2(walk.adjustment().contains(QStringLiteral("1 x 1 tiles would make 10000 steps")),
+             qPrintable(walk.adjustment()));
+    QVERIFY2(walk.adjustment().contains(QStringLiteral("walking 2 x 2")), qPrintable(walk.adjustment()));
+    // Asked blocks that fit are walked as asked, with nothing to say.
+    walk.setBlocks(2, 3);
+    QCOMPARE(walk.blockRows(), 2);
+    QCOMPARE(walk.blockCols(), 3);
+    QVERIFY(walk.adjustment().isEmpty());
+    // 400 tokens, d_v 500, 8 x 8: 2500 steps of 8 x 503 numbers, 10 million,
+    // too many to keep; the walk grows both blocks to the smallest b that
+    // fits, counted here.
     walk.setBlocks(8, 8);
     walk.setResult(randomHead(400, 500), {});
-    QVERIFY(!walk.ready());
-    QVERIFY2(walk.problem().contains(QStringLiteral("at least 22")), qPrintable(walk.problem()));
-    walk.setBlocks(8, 22);
     QVERIFY2(walk.ready(), qPrintable(walk.problem()));
+    int b = 8;
+    while (!fitsByHand(400, b, b, 500))
+        ++b;
+    QVERIFY(b > 8 && !fitsByHand(400, b - 1, b - 1, 500));
+    QCOMPARE(walk.blockRows(), b);
+    QCOMPARE(walk.blockCols(), b);
+    QCOMPARE(walk.stepCount(), ((400 + b - 1) / b) * ((400 + b - 1) / b));
+    QVERIFY2(walk.adjustment().contains(QStringLiteral("walking %1 x %1").arg(b)),
+             qPrintable(walk.adjustment()));
 }
 
 QTEST_GUILESS_MAIN(TestFlashWalk)

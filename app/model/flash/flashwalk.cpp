@@ -21,6 +21,12 @@ long long ceilDiv(long long a, long long b)
 
 }  // namespace
 
+bool FlashWalk::fits(int n, int blockRows, int blockCols, long long dV)
+{
+    const long long steps = attn::flashStepCount(n, blockRows, blockCols);
+    return steps <= kMaxSteps && steps * blockRows * (dV + 3) <= kMaxNumbers;
+}
+
 FlashWalk::FlashWalk(QObject* parent) : QObject(parent)
 {
     timer_.setInterval(kDefaultIntervalMs);
@@ -65,6 +71,7 @@ void FlashWalk::rebuild(int keepQuery, int keepKey, int keepIndex)
     steps_.clear();
     changes_.clear();
     problem_.clear();
+    adjustment_.clear();
     queryBlocks_ = keyBlocks_ = 0;
     maxAbsDifference_ = 0.0;
     scaled_.resize(0, 0);
@@ -81,34 +88,35 @@ void FlashWalk::rebuild(int keepQuery, int keepKey, int keepIndex)
                       "or write every step with --flash-tiles.")
                        .arg(kMaxTokens)
                        .arg(n);
-    } else {
-        const long long steps = attn::flashStepCount(n, blockRows_, blockCols_);
-        const long long dV = result_->V.cols();
-        const long long numbers = steps * blockRows_ * (dV + 3);
-        if (steps > kMaxSteps) {
-            const long long least = ceilDiv(n, 64);
-            problem_ = tr("Tiles of %1 x %2 over %3 tokens make %4 steps, more than the %5 the view walks: "
-                          "take blocks of at least %6 x %6.")
-                           .arg(blockRows_)
-                           .arg(blockCols_)
-                           .arg(n)
-                           .arg(steps)
-                           .arg(kMaxSteps)
-                           .arg(least);
-        } else if (numbers > kMaxNumbers) {
-            // The fewest key blocks that fit, and the narrowest B_c giving it.
-            const long long perKeyBlock = ceilDiv(n, blockRows_) * blockRows_ * (dV + 3);
-            const long long keyBlocks = std::max(1LL, kMaxNumbers / perKeyBlock);
-            problem_ = tr("Tiles of %1 x %2 at %3 tokens and d_v %4 would keep %5 of steps, more than the "
-                          "%6 the view keeps: take a key block B_c of at least %7.")
-                           .arg(blockRows_)
-                           .arg(blockCols_)
-                           .arg(n)
-                           .arg(dV)
-                           .arg(QString::fromStdString(byteSizeText(numbers * 8)),
-                                QString::fromStdString(byteSizeText(kMaxNumbers * 8)))
-                           .arg(ceilDiv(n, keyBlocks));
+    } else if (!fits(n, blockRows_, blockCols_, result_->V.cols())) {
+        // Too many steps, or too many numbers kept, for the blocks asked: the
+        // walk takes the smallest square growth of them that fits and says so
+        // (the asked blocks come back for a shorter sentence).
+        const int askedRows = blockRows_;
+        const int askedCols = blockCols_;
+        const long long askedSteps = attn::flashStepCount(n, askedRows, askedCols);
+        for (int b = 1; b <= n; ++b) {
+            blockRows_ = std::max(askedRows, b);
+            blockCols_ = std::max(askedCols, b);
+            if (fits(n, blockRows_, blockCols_, result_->V.cols()))
+                break;
         }
+        adjustment_ = askedSteps > kMaxSteps
+                          ? tr("%1 x %2 tiles would make %3 steps, more than the %4 the view walks: "
+                               "walking %5 x %6.")
+                                .arg(askedRows)
+                                .arg(askedCols)
+                                .arg(askedSteps)
+                                .arg(kMaxSteps)
+                                .arg(blockRows_)
+                                .arg(blockCols_)
+                          : tr("%1 x %2 tiles would keep more than the %3 of steps the view keeps: "
+                               "walking %4 x %5.")
+                                .arg(askedRows)
+                                .arg(askedCols)
+                                .arg(QString::fromStdString(byteSizeText(kMaxNumbers * 8)))
+                                .arg(blockRows_)
+                                .arg(blockCols_);
     }
     if (n >= 1 && n <= kMaxTokens) {
         mask_ = result_->causal ? attn::AttentionMask::causal() : attn::AttentionMask::none();

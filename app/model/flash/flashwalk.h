@@ -12,9 +12,10 @@
 // the n x n matrix.
 //
 // The walk is for teaching: it keeps every step, so it refuses (problem(),
-// one line naming the way out) a head of more than kMaxTokens tokens, more
-// than kMaxSteps tiles or more than kMaxNumbers kept numbers. --flash-tiles
-// writes any size.
+// one line naming the way out) a head of more than kMaxTokens tokens. Where
+// the blocks asked would make more than kMaxSteps tiles or keep more than
+// kMaxNumbers numbers, it walks the smallest square growth of them that
+// fits and adjustment() says so in one line. --flash-tiles writes any size.
 
 #include "flash_tiles.h"
 
@@ -76,6 +77,11 @@ public:
     // Whether there are steps to walk; otherwise problem() says why.
     bool ready() const { return !steps_.empty(); }
     const QString& problem() const { return problem_; }
+    // Why the blocks walked are larger than the blocks asked (empty when not).
+    const QString& adjustment() const { return adjustment_; }
+    // Whether B_r x B_c tiles over n tokens (values of dV) stay within
+    // kMaxSteps steps and kMaxNumbers kept numbers.
+    static bool fits(int n, int blockRows, int blockCols, long long dV);
 
     int stepCount() const { return int(steps_.size()); }
     int queryBlocks() const { return queryBlocks_; }
@@ -147,6 +153,7 @@ private:
     QStringList labels_;
     int askedRows_ = kDefaultBlockRows;
     int askedCols_ = kDefaultBlockCols;
+    QString adjustment_;
     int blockRows_ = kDefaultBlockRows;
     int blockCols_ = kDefaultBlockCols;
     std::vector<attn::FlashStep> steps_;

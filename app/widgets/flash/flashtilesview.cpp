@@ -241,7 +241,11 @@ void FlashTilesView::showWalk()
 void FlashTilesView::showStep()
 {
     const bool ready = walk_->ready();
-    stepText_->setText(ready ? walk_->stepText() : walk_->problem());
+    // The map says a problem itself; this line says only what to do.
+    stepText_->setText(ready ? (walk_->adjustment().isEmpty()
+                                    ? walk_->stepText()
+                                    : walk_->adjustment() + QLatin1Char(' ') + walk_->stepText())
+                             : QString());
     endText_->setText(walk_->endText());
     // Enabled at the ends too (they do nothing there): a button that goes
     // grey under the keyboard's focus would send the focus elsewhere.
