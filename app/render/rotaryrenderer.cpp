@@ -67,14 +67,21 @@ RotaryRenderer::Layout RotaryRenderer::layout(const QSize& size) const
     double y = kMargin;
     l.title = QRectF(kMargin, y, w, line);
     y += line + 2;
-    // Bottom up: the frequencies (two lines), the legend, the note.
+    // Bottom up: the frequencies (two lines), the legend, the note; where
+    // the height is short (the head lab's page at 1024 x 700) the maps keep
+    // it and the frequencies get one line, the note none (the tooltips and
+    // the larger window have them).
+    const bool compact = size.height() < 16 * line;
     double bottom = size.height() - kMargin;
-    l.frequencies = QRectF(kMargin, bottom - 2 * line, w, 2 * line);
-    bottom -= 2 * line + 2;
+    const double frequencyLines = compact ? 1 : 2;
+    l.frequencies = QRectF(kMargin, bottom - frequencyLines * line, w, frequencyLines * line);
+    bottom -= frequencyLines * line + 2;
     l.legend = QRectF(kMargin, bottom - line, w, line);
     bottom -= line + 2;
-    l.note = QRectF(kMargin, bottom - line, w, line);
-    bottom -= line + 4;
+    if (!compact) {
+        l.note = QRectF(kMargin, bottom - line, w, line);
+        bottom -= line + 4;
+    }
     if (!head_)
         return l;
     const int n = int(head_->scoresAfter.rows());
@@ -186,8 +193,12 @@ void RotaryRenderer::paint(QPainter& painter, const QSize& size, const HeatmapSt
     painter.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter, elided(title_, l.title));
     const QString captions[kPanels] = {tr("q·k without the rotation"), tr("q_rot·k_rot (the model's scores)"),
                                        tr("angle p·θ_i: positions × pairs i")};
-    for (int p = 0; p < kPanels; ++p)
-        painter.drawText(l.caption[p], Qt::AlignLeft | Qt::AlignVCenter, elided(captions[p], l.caption[p]));
+    const QString shortCaptions[kPanels] = {tr("q·k"), tr("q_rot·k_rot"), tr("angle p·θ_i")};
+    for (int p = 0; p < kPanels; ++p) {
+        const QString& text =
+            fm.horizontalAdvance(captions[p]) <= l.caption[p].width() ? captions[p] : shortCaptions[p];
+        painter.drawText(l.caption[p], Qt::AlignLeft | Qt::AlignVCenter, elided(text, l.caption[p]));
+    }
 
     // The scores, on one diverging scale; hidden keys grey.
     const bool edges = l.rowHeight >= 6;
@@ -262,7 +273,11 @@ void RotaryRenderer::paint(QPainter& painter, const QSize& size, const HeatmapSt
                          Qt::AlignLeft | Qt::AlignVCenter,
                          fm.elidedText(angleText, Qt::ElideRight, l.legend.right() - wheel.right() - 4));
     }
-    painter.drawText(l.frequencies, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, frequencies_);
+    if (l.frequencies.height() < 2 * fm.lineSpacing())
+        painter.drawText(l.frequencies, Qt::AlignLeft | Qt::AlignVCenter,
+                         fm.elidedText(frequencies_, Qt::ElideRight, l.frequencies.width()));
+    else
+        painter.drawText(l.frequencies, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, frequencies_);
 }
 
 }  // namespace attnlab

@@ -9,6 +9,7 @@
 #include <QDialog>
 #include <QHBoxLayout>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QPainter>
 #include <QPushButton>
 #include <QToolTip>
@@ -69,17 +70,19 @@ RotaryPanel::RotaryPanel(ModelSession* session, bool larger, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
-    layout->addWidget(view_, 1);
     if (larger) {
+        // On top: the page is short in the tab (1024 x 700), the window is not.
         open_ = new QPushButton(tr("Larger view…"), this);
         open_->setObjectName(QStringLiteral("modelRotaryOpenButton"));
         open_->setToolTip(tr("The same maps in a window of their own, following the selected head."));
+        auto* hint = new QLabel(tr("Hover a cell for its numbers."), this);
         auto* row = new QHBoxLayout;
-        row->addStretch(1);
+        row->addWidget(hint, 1);
         row->addWidget(open_);
         layout->addLayout(row);
         connect(open_, &QPushButton::clicked, this, &RotaryPanel::openWindow);
     }
+    layout->addWidget(view_, 1);
     connect(session_, &ModelSession::modelOpened, this, &RotaryPanel::refresh);
     connect(session_, &ModelSession::resultChanged, this, &RotaryPanel::refresh);
     connect(session_, &ModelSession::selectionChanged, this, &RotaryPanel::refresh);
@@ -130,7 +133,7 @@ void RotaryPanel::openWindow()
         auto* layout = new QVBoxLayout(window_);
         layout->setContentsMargins(4, 4, 4, 4);
         layout->addWidget(new RotaryPanel(session_, false, window_));
-        window_->resize(900, 560);
+        window_->resize(900, 520);
     }
     window_->show();
     window_->raise();
