@@ -30,6 +30,10 @@ struct DecoderConfig {
     // applied to them ("llama3"), empty for none.
     double ropeTheta = 0.0;
     std::string ropeScaling;
+    // Qwen3's q_norm and k_norm: q and k RMSNorm'd over each head's
+    // head_dim before the rotation (the what-if DecoderRunOptions::skipQkNorm
+    // runs the model without them).
+    bool qkNorm = false;
 
     // The key/value head query head `head` reads (heads a multiple of
     // kvHeads): with 8 heads and 2 kvHeads, heads 0-3 read 0 and 4-7 read 1.

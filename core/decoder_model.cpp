@@ -75,6 +75,10 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
     if (options.topK < 1)
         return Error{"The number of next tokens to list must be at least 1; got "
                      + std::to_string(options.topK) + "."};
+    if (options.skipQkNorm && !c.qkNorm)
+        return Error{
+            "The model has no QK-norm (q_norm and k_norm) to remove; only "
+            "Qwen3-style models normalise q and k."};
     if (options.mask) {
         // A decoder predicts each next token from the ones before it: a
         // mask that let a query see later keys would read its answer.
@@ -197,6 +201,8 @@ Expected<DecoderResult> runDecoderPass(const DecoderConfig& c, DecoderSteps& ste
     r.tokenIds = tokenIds;
     r.temperature = options.temperature;
     r.mask = options.mask ? *options.mask : c.ownMask();
+    r.qkNormSkipped = options.skipQkNorm;
+    steps.setSkipQkNorm(options.skipQkNorm);
     const int n = int(tokenIds.size());
     const int hd = c.headDim;
     const int threads = std::max(options.threads, 1);
@@ -287,7 +293,9 @@ Expected<DecoderResult> DecoderModel::run(const std::vector<int>& tokenIds,
 
 Expected<AttentionResult> DecoderModel::head(const DecoderResult& result, int layer, int head) const
 {
-    return recomputeHead(config(), *steps(1), result, layer, head);
+    const std::unique_ptr<DecoderSteps> s = steps(1);
+    s->setSkipQkNorm(result.qkNormSkipped);
+    return recomputeHead(config(), *s, result, layer, head);
 }
 
 Expected<Matrix> DecoderModel::readOut(const Matrix& hidden, int threads) const

@@ -56,6 +56,7 @@ namespace attn {
 
 class DecoderSteps;
 class KvCache;
+struct RotaryHead;
 struct DecodeOptions;
 struct DecodeResult;
 
@@ -95,6 +96,10 @@ struct DecoderRunOptions {
     // sliding:W or sink:S,window:W ("what if the model saw only the last
     // 8 tokens?"). Empty: the model's own. None (no mask) is refused.
     std::optional<AttentionMask> mask;
+    // The what-if of QK-norm (a model with DecoderConfig::qkNorm, Qwen3):
+    // q and k go to the rotation as projected, without q_norm and k_norm,
+    // in every layer. An error for a model without QK-norm.
+    bool skipQkNorm = false;
     double temperature = 1.0;  // next-token probabilities = softmax(logits / temperature)
     int topK = 10;             // entries in DecoderResult::top
     // Keep every head's AttentionResult (Q, K, V, raw scores, context and
@@ -150,8 +155,9 @@ struct DecoderLayer {
 
 struct DecoderResult {
     std::vector<int> tokenIds;
-    HeadDivisors divisors;  // the table the pass used
-    AttentionMask mask;     // the mask every head attended with (the model's own or the what-if's)
+    HeadDivisors divisors;       // the table the pass used
+    AttentionMask mask;          // the mask every head attended with (the model's own or the what-if's)
+    bool qkNormSkipped = false;  // run without q_norm and k_norm (DecoderRunOptions::skipQkNorm)
     double temperature = 1.0;
     Matrix embedded;                   // (n, E) h before the first block, with keepHidden
     std::vector<DecoderLayer> layers;  // one per block
@@ -204,6 +210,15 @@ public:
 
     // The table of the divisors the model was trained with.
     HeadDivisors standardDivisors() const { return HeadDivisors::standard(config()); }
+
+    // RoPE's frequencies theta_i (head_dim / 2, radians per position) as
+    // the model applies them; empty for a model with learned positions
+    // (GPT-2). rotary_head.h.
+    virtual const std::vector<double>& rotaryFrequencies() const;
+    // Head (layer, head) of `result` before and after the rotation, with
+    // the rotation's angles (rotary_head.h); an error for a model without
+    // RoPE, or as head's.
+    Expected<RotaryHead> rotaryHead(const DecoderResult& result, int layer, int head) const;
 
 protected:
     // A new set of the family's steps over these weights for one pass (one

@@ -38,6 +38,12 @@ public:
     void setFirstPosition(int position) { firstPosition_ = position; }
     int firstPosition() const { return firstPosition_; }
 
+    // The QK-norm what-if (DecoderRunOptions::skipQkNorm): beginLayer,
+    // headInputs and headInputsFrom leave q and k without q_norm and
+    // k_norm. Families without them ignore it.
+    void setSkipQkNorm(bool skip) { skipQkNorm_ = skip; }
+    bool skipQkNorm() const { return skipQkNorm_; }
+
     // h (n, E): the tokens' embeddings at positions firstPosition() ..
     // firstPosition() + n - 1 (ids already checked against the vocabulary,
     // the positions against the model's).
@@ -60,6 +66,14 @@ public:
     virtual void headInputsFrom(int layer, int head, const Matrix& attentionInput,
                                 AttentionResult* result) const = 0;
 
+    // The same before the rotation (RoPE: rotary_head.h): q and k as they
+    // enter it; a family that rotates nothing gives headInputsFrom's.
+    virtual void headInputsBeforeRotation(int layer, int head, const Matrix& attentionInput,
+                                          AttentionResult* result) const
+    {
+        headInputsFrom(layer, head, attentionInput, result);
+    }
+
     // h += the output projection of `contexts` (n, heads x head_dim: each
     // head's context, after the hooks, side by side in head order), then
     // the rest of the block (GPT-2: the MLP and its residual).
@@ -73,6 +87,7 @@ public:
 
 protected:
     int firstPosition_ = 0;
+    bool skipQkNorm_ = false;
 };
 
 // logits (rows, vocab) = hidden lmHead^T for an lm_head (vocab, E) of

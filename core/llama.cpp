@@ -5,6 +5,7 @@
 #include "gpt2_kernels.h"
 #include "kernels.h"
 #include "parallel.h"
+#include "rotary_head.h"
 #include "tensor_check.h"
 
 #include <algorithm>
@@ -100,17 +101,22 @@ public:
 
     void headInputsFrom(int layer, int head, const Matrix& a, AttentionResult* r) const override
     {
+        headInputsBeforeRotation(layer, head, a, r);
+        applyRope(inv_, &r->Q);
+        applyRope(inv_, &r->K);
+    }
+
+    void headInputsBeforeRotation(int layer, int head, const Matrix& a, AttentionResult* r) const override
+    {
         const LlamaBlock& b = w_.blocks[std::size_t(layer)];
         const int kv = kvHeadOf(head);
         headProjection(a, b.q, b.qBias, head, &r->Q);
         headProjection(a, b.k, b.kBias, kv, &r->K);
         headProjection(a, b.v, b.vBias, kv, &r->V);
-        if (c_.qkNorm) {
+        if (normed()) {
             r->Q = rmsNorm(r->Q, b.qNorm, c_.rmsNormEps);
             r->K = rmsNorm(r->K, b.kNorm, c_.rmsNormEps);
         }
-        applyRope(inv_, &r->Q);
-        applyRope(inv_, &r->K);
     }
 
     void endLayer(int layer, const Matrix& contexts, Matrix* h) override
@@ -135,6 +141,9 @@ public:
     }
 
 private:
+    // q_norm and k_norm apply: the model has them and the what-if keeps them.
+    bool normed() const { return c_.qkNorm && !skipQkNorm_; }
+
     // DecoderConfig::kvHeadOf.
     int kvHeadOf(int head) const { return head / (c_.heads / c_.kvHeads); }
 
@@ -143,7 +152,7 @@ private:
     {
         const int hd = c_.headDim;
         Matrix block = x->middleCols(Eigen::Index(head) * hd, hd);
-        if (c_.qkNorm)
+        if (normed())
             block = rmsNorm(block, norm, c_.rmsNormEps);
         applyRope(inv_, &block, firstPosition_);
         x->middleCols(Eigen::Index(head) * hd, hd) = block;
@@ -278,9 +287,8 @@ void applyRope(const std::vector<double>& inv, Matrix* x, int firstPosition)
 {
     const Eigen::Index half = Eigen::Index(inv.size());
     for (Eigen::Index i = 0; i < x->rows(); ++i) {
-        const double p = double(firstPosition + i);
         for (Eigen::Index j = 0; j < half; ++j) {
-            const double angle = p * inv[std::size_t(j)];
+            const double angle = ropeAngle(inv, firstPosition + int(i), int(j));
             const double c = std::cos(angle), s = std::sin(angle);
             const double a = (*x)(i, j), b = (*x)(i, j + half);
             (*x)(i, j) = a * c - b * s;

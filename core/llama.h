@@ -62,6 +62,7 @@ public:
 
     const DecoderConfig& config() const override { return config_; }
     const LlamaWeights& weights() const { return weights_; }
+    const std::vector<double>& rotaryFrequencies() const override { return inverseFrequencies_; }
 
 protected:
     std::unique_ptr<DecoderSteps> steps(int threads) const override;

@@ -61,6 +61,7 @@ struct LlamaConfig {
         c.slidingWindow = slidingWindow;
         c.ropeTheta = ropeTheta;
         c.ropeScaling = ropeScaling.enabled ? "llama3" : "";
+        c.qkNorm = qkNorm;
         return c;
     }
 };

@@ -117,6 +117,8 @@ QString commandLineHelpText()
         "                       weights, the next tokens); png, svg, pdf write\n"
         "                       model_view (every head's weights), head_view_layerN\n"
         "                       (a layer's heads as lines) and next_token\n"
+        "  --no-qk-norm         run a model with QK-norm (Qwen3's q_norm, k_norm)\n"
+        "                       without them, in every layer (the what-if)\n"
         "  --temperature T      divide the logits of the next-token softmax by T\n"
         "                       (0.001 to 1000000, default 1)\n"
         "  --caption TEXT       a line under every picture's title, e.g. \"random\n"

@@ -50,6 +50,7 @@ constexpr Spec kOptions[] = {
     {"scale", true, Mode::Window, false},
     {"causal", false, Mode::Window, false},
     {"mask", true, Mode::Window, false},
+    {"no-qk-norm", false, Mode::Window, false},
     {"x", true, Mode::Window, false},
     {"wq", true, Mode::Window, false},
     {"wk", true, Mode::Window, false},

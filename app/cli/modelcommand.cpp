@@ -40,13 +40,17 @@ struct CommandLine {
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed : {"--model",       "--sentence",    "--scale",
-                                "--mask",        "--temperature", "--caption",
-                                "--export-dir",  "--format",      "--allow-large-export",
-                                "--head-scores", "--ablate",      "--ablation",
-                                "--probe",       "--logit-lens",  "--rollout",
-                                "--generate",    "--sample",      "--top-k",
-                                "--size",        "--kernel",      "--exit-after-first-paint",
+    for (const char* allowed : {"--model",       "--sentence",
+                                "--scale",       "--mask",
+                                "--no-qk-norm",  "--temperature",
+                                "--caption",     "--export-dir",
+                                "--format",      "--allow-large-export",
+                                "--head-scores", "--ablate",
+                                "--ablation",    "--probe",
+                                "--logit-lens",  "--rollout",
+                                "--generate",    "--sample",
+                                "--top-k",       "--size",
+                                "--kernel",      "--exit-after-first-paint",
                                 "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
@@ -182,6 +186,14 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                                 "sliding:W or sink:S,window:W"));
         options.mask = input.mask;
     }
+    if (parser.isSet(QStringLiteral("--no-qk-norm"))) {
+        // The what-if of QK-norm: only a model that has it can lose it.
+        if (!config.qkNorm)
+            return usage(CommandLine::tr("--no-qk-norm: this %1 model has no QK-norm (q_norm and k_norm) "
+                                         "to remove; Qwen3 models have it")
+                             .arg(model->familyName));
+        options.skipQkNorm = true;
+    }
     options.temperature = temperature;
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
@@ -299,9 +311,9 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
         if (parser.isSet(QLatin1String(option)))
             return usage(CommandLine::tr("%1 with --model writes generation.json: give --export-dir OUT")
                              .arg(QLatin1String(option)));
-    for (const char* option :
-         {"--scale", "--mask", "--temperature", "--format", "--caption", "--allow-large-export",
-          "--head-scores", "--ablate", "--ablation", "--probe", "--logit-lens", "--rollout"})
+    for (const char* option : {"--scale", "--mask", "--no-qk-norm", "--temperature", "--format", "--caption",
+                               "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe",
+                               "--logit-lens", "--rollout"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "

@@ -10,6 +10,8 @@
 //                        every head of every layer
 //   --mask MASK          causal, sliding:W or sink:S,window:W instead of the
 //                        model's own mask in every layer (the what-if)
+//   --no-qk-norm         run a model with QK-norm (Qwen3) without q_norm and
+//                        k_norm (the what-if); exit 2 for a model without
 //   --temperature T      the next-token softmax's, softmax(logits / T)
 //   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf

@@ -3,6 +3,7 @@
 
 #include "headlabexport.h"
 #include "jsonwriter.h"
+#include "score_range.h"
 
 #include <QByteArray>
 #include <QString>
@@ -60,6 +61,8 @@ void writeModel(JsonWriter& json, const ModelFolder& model)
         json.value(config.slidingWindow);
     else
         json.null();
+    json.key("qk_norm");
+    json.value(config.qkNorm);
     json.endObject();
 }
 
@@ -83,6 +86,12 @@ void writeHead(JsonWriter& json, const attn::AttentionResult& head, int kvHead)
     json.value(kvHead);
     json.key("divisor");
     json.value(head.divisor);
+    // How the head keeps its scores in range (score_range.h).
+    const attn::ScoreRangeReadouts readouts = attn::scoreRangeReadouts(head);
+    for (const attn::ScoreRangeKind kind : attn::kAllScoreRangeKinds) {
+        json.key(attn::scoreRangeName(kind));
+        json.value(readouts[kind]);
+    }
     json.key("scores");
     json.beginArray();
     for (int i = 0; i < n; ++i) {
@@ -155,6 +164,9 @@ void writeModelRunKeys(JsonWriter& json, const ModelFolder& model, const attn::D
     // sliding:W with its sliding_window) or --mask's what-if.
     json.key("mask");
     json.value(result.mask.name());
+    // The QK-norm what-if (--no-qk-norm): the pass ran without q_norm, k_norm.
+    json.key("qk_norm_removed");
+    json.value(result.qkNormSkipped);
 }
 
 void writeTopTokens(JsonWriter& json, const ModelTokenizer& tokenizer,

@@ -20,10 +20,11 @@
 //                what-if) or "sink:S,window:W"
 //   temperature  the next-token softmax's: probabilities =
 //                softmax(logits / temperature)
-//   layers       n_layer objects with heads: n_head objects with divisor,
-//                scores (raw q_i . k_j, n x n, null where the mask hides
-//                key j from query i: above the diagonal, and before the
-//                window) and weights (n x n, 0 there)
+//   layers       n_layer objects with heads: n_head objects with kv_head,
+//                divisor, score_variance, scaled_score_variance,
+//                mean_max_weight, mean_entropy (score_range.h), scores (raw q_i . k_j, n x n, null where the
+//                mask hides key j from query i: above the diagonal, and before the window) and weights (n x
+//                n, 0 there)
 //   next_token   the most likely next tokens after the last position,
 //                largest logit first: id, token (its text as in tokens),
 //                piece, logit, probability (over the whole vocabulary)

@@ -13,6 +13,8 @@
 #include "kernels.h"
 #include "llama.h"
 #include "randomllama.h"
+#include "rotary_head.h"
+#include "score_range.h"
 #include "statistics.h"
 
 #include <QtTest>
@@ -108,7 +110,42 @@ std::vector<double> plainRope(const std::vector<double>& x, const std::vector<do
 
 struct PlainHead {
     Matrix K, V, scores, weights, context;
+    Matrix seen;          // 1 where query i sees key j, else 0
+    Matrix scoresBefore;  // q.k before the rotation
 };
+
+// score_range.h's readouts written again from a plain head: the population
+// variance of the seen raw scores (and of them / divisor), the mean over
+// the rows of the largest weight and of -sum w ln w.
+attn::ScoreRangeReadouts plainReadouts(const PlainHead& p, double divisor)
+{
+    const Eigen::Index n = p.scores.rows();
+    double sum = 0, count = 0;
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (p.seen(i, j) > 0) {
+                sum += p.scores(i, j);
+                ++count;
+            }
+    attn::ScoreRangeReadouts r;
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (p.seen(i, j) > 0)
+                r.scoreVariance += (p.scores(i, j) - sum / count) * (p.scores(i, j) - sum / count) / count;
+    r.scaledScoreVariance = r.scoreVariance / (divisor * divisor);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double top = 0, h = 0;
+        for (Eigen::Index j = 0; j < n; ++j) {
+            const double w = p.weights(i, j);
+            top = std::max(top, w);
+            if (w > 0)
+                h -= w * std::log(w);
+        }
+        r.meanMaxWeight += top / double(n);
+        r.meanEntropy += h / double(n);
+    }
+    return r;
+}
 
 struct PlainPass {
     std::vector<std::vector<PlainHead>> heads;  // [layer][head]
@@ -120,7 +157,7 @@ struct PlainPass {
 using Seen = std::function<bool(int i, int j)>;
 
 PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids, double divisor,
-                       const Seen& whatIf = {})
+                       const Seen& whatIf = {}, bool skipQkNorm = false)
 {
     const attn::LlamaConfig& c = w.config;
     const int n = int(ids.size()), hd = c.headDim, group = c.heads / c.kvHeads;
@@ -136,14 +173,17 @@ PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids,
             a[i] = plainRms(h[i], b.inputNorm, c.rmsNormEps);
         const Rows q = plainLinear(a, b.q, b.qBias), k = plainLinear(a, b.k, b.kBias),
                    v = plainLinear(a, b.v, b.vBias);
-        auto headRows = [&](const Rows& m, int head, const attn::FloatTensor& norm, bool rotate) {
+        // A head's rows of q or k (normed and rotated), or of v (neither);
+        // `turn` false: normed, not rotated (RoPE's input).
+        auto headRows = [&](const Rows& m, int head, const attn::FloatTensor& norm, bool rotate,
+                            bool turn = true) {
             Rows r(static_cast<std::size_t>(n));
             for (int i = 0; i < n; ++i) {
                 std::vector<double> x(m[std::size_t(i)].begin() + head * hd,
                                       m[std::size_t(i)].begin() + (head + 1) * hd);
-                if (rotate && c.qkNorm)
+                if (rotate && c.qkNorm && !skipQkNorm)
                     x = plainRms(x, norm, c.rmsNormEps);
-                r[std::size_t(i)] = rotate ? plainRope(x, inv, i) : x;
+                r[std::size_t(i)] = rotate && turn ? plainRope(x, inv, i) : x;
             }
             return r;
         };
@@ -154,10 +194,22 @@ PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids,
             const Rows qh = headRows(q, head, b.qNorm, true), kh = headRows(k, kv, b.kNorm, true),
                        vh = headRows(v, kv, b.kNorm, false);
             PlainHead p;
+            const Rows qBefore = headRows(q, head, b.qNorm, true, false),
+                       kBefore = headRows(k, kv, b.kNorm, true, false);
+            p.scoresBefore.resize(n, n);
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j) {
+                    double s = 0;
+                    for (int d = 0; d < hd; ++d)
+                        s +=
+                            qBefore[std::size_t(i)][std::size_t(d)] * kBefore[std::size_t(j)][std::size_t(d)];
+                    p.scoresBefore(i, j) = s;
+                }
             p.K.resize(n, hd);
             p.V.resize(n, hd);
             p.scores.resize(n, n);
             p.weights = Matrix::Zero(n, n);
+            p.seen = Matrix::Zero(n, n);
             p.context = Matrix::Zero(n, hd);
             for (int i = 0; i < n; ++i)
                 for (int j = 0; j < hd; ++j) {
@@ -179,8 +231,10 @@ PlainPass plainForward(const attn::LlamaWeights& w, const std::vector<int>& ids,
                     return j <= i && (c.slidingWindow == 0 || j > i - c.slidingWindow);
                 };
                 for (int j = 0; j < n; ++j)
-                    if (seen(j))
+                    if (seen(j)) {
                         top = std::max(top, p.scores(i, j) / divisor);
+                        p.seen(i, j) = 1;
+                    }
                 for (int j = 0; j < n; ++j)
                     if (seen(j))
                         sum += e[std::size_t(j)] = std::exp(p.scores(i, j) / divisor - top);
@@ -266,20 +320,28 @@ void TestLlama::againstPlainLoops_data()
     QTest::addColumn<int>("tokens");
     QTest::addColumn<double>("divisor");  // 0: sqrt(head_dim)
     QTest::addColumn<QString>("mask");    // the what-if (DecoderRunOptions::mask), empty: the model's own
+    QTest::addColumn<bool>("noQkNorm");   // the what-if DecoderRunOptions::skipQkNorm
     const QString own;
-    QTest::newRow("llama 4/2 tied") << 0 << 7 << 0.0 << own;
-    QTest::newRow("llama 4/2 unscaled") << 0 << 7 << 1.0 << own;
-    QTest::newRow("qwen2 6/2 biases untied") << 1 << 9 << 0.0 << own;
-    QTest::newRow("qwen3 4/1 head_dim 16 over 24, qk norm, o bias") << 2 << 6 << 0.0 << own;
-    QTest::newRow("mistral 4/4 window 3") << 3 << 9 << 0.0 << own;
-    QTest::newRow("llama3 rope scaling") << 4 << 12 << 0.0 << own;
-    QTest::newRow("one token") << 2 << 1 << 0.0 << own;
+    QTest::newRow("llama 4/2 tied") << 0 << 7 << 0.0 << own << false;
+    QTest::newRow("llama 4/2 unscaled") << 0 << 7 << 1.0 << own << false;
+    QTest::newRow("qwen2 6/2 biases untied") << 1 << 9 << 0.0 << own << false;
+    QTest::newRow("qwen3 4/1 head_dim 16 over 24, qk norm, o bias") << 2 << 6 << 0.0 << own << false;
+    QTest::newRow("mistral 4/4 window 3") << 3 << 9 << 0.0 << own << false;
+    QTest::newRow("llama3 rope scaling") << 4 << 12 << 0.0 << own << false;
+    QTest::newRow("one token") << 2 << 1 << 0.0 << own << false;
     // The mask what-if: every layer's heads with another mask.
-    QTest::newRow("llama what-if sliding:3") << 0 << 9 << 0.0 << QStringLiteral("sliding:3");
-    QTest::newRow("qwen2 what-if sink:1,window:2") << 1 << 11 << 0.0 << QStringLiteral("sink:1,window:2");
-    QTest::newRow("qwen3 what-if sink:3,window:1") << 2 << 8 << 0.0 << QStringLiteral("sink:3,window:1");
-    QTest::newRow("mistral window 3, what-if causal") << 3 << 9 << 0.0 << QStringLiteral("causal");
-    QTest::newRow("mistral window 3, what-if sliding:5") << 3 << 10 << 0.0 << QStringLiteral("sliding:5");
+    QTest::newRow("llama what-if sliding:3") << 0 << 9 << 0.0 << QStringLiteral("sliding:3") << false;
+    QTest::newRow("qwen2 what-if sink:1,window:2")
+        << 1 << 11 << 0.0 << QStringLiteral("sink:1,window:2") << false;
+    QTest::newRow("qwen3 what-if sink:3,window:1")
+        << 2 << 8 << 0.0 << QStringLiteral("sink:3,window:1") << false;
+    QTest::newRow("mistral window 3, what-if causal") << 3 << 9 << 0.0 << QStringLiteral("causal") << false;
+    QTest::newRow("mistral window 3, what-if sliding:5")
+        << 3 << 10 << 0.0 << QStringLiteral("sliding:5") << false;
+    // Qwen3 without q_norm and k_norm (issue 38's what-if), with the scale
+    // what-if too.
+    QTest::newRow("qwen3 what-if no qk norm") << 2 << 8 << 0.0 << own << true;
+    QTest::newRow("qwen3 no qk norm, unscaled") << 2 << 5 << 1.0 << own << true;
 }
 
 void TestLlama::againstPlainLoops()
@@ -288,6 +350,7 @@ void TestLlama::againstPlainLoops()
     QFETCH(int, tokens);
     QFETCH(double, divisor);
     QFETCH(QString, mask);
+    QFETCH(bool, noQkNorm);
     attn::LlamaConfig c;
     switch (shape) {
     case 0: c = config("llama", 4, 2, 8, 32), c.tieWordEmbeddings = true; break;
@@ -331,13 +394,16 @@ void TestLlama::againstPlainLoops()
                 return j <= i && (j < s || j > i - w);
             };
     }
-    const PlainPass plain = plainForward(w, ids, divisor > 0 ? divisor : std::sqrt(double(c.headDim)), seen);
+    options.skipQkNorm = noQkNorm;
+    const PlainPass plain =
+        plainForward(w, ids, divisor > 0 ? divisor : std::sqrt(double(c.headDim)), seen, noQkNorm);
 
     for (const bool fused : {true, false}) {
         attn::kernels::setEnabled(fused);
         const auto r = (*model)->run(ids, options);
         attn::kernels::setEnabled(true);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(r->qkNormSkipped, noQkNorm);
         QCOMPARE(QString::fromStdString(r->mask.name()),
                  !mask.isEmpty()       ? mask
                  : c.slidingWindow > 0 ? QStringLiteral("sliding:%1").arg(c.slidingWindow)
@@ -352,7 +418,40 @@ void TestLlama::againstPlainLoops()
                 VERIFY_WITHIN(relDiff(got.scores, want.scores), 1e-11, where + " scores");
                 VERIFY_WITHIN(relDiff(got.weightsMatrix(), want.weights), 1e-12, where + " weights");
                 VERIFY_WITHIN(relDiff(got.context, want.context), 1e-12, where + " context");
+                // How the head keeps its scores in range (score_range.h).
+                const attn::ScoreRangeReadouts readouts = attn::scoreRangeReadouts(got);
+                const attn::ScoreRangeReadouts plainReadout = plainReadouts(want, got.divisor);
+                for (const attn::ScoreRangeKind kind : attn::kAllScoreRangeKinds)
+                    VERIFY_WITHIN(std::abs(readouts[kind] - plainReadout[kind])
+                                      / std::max(std::abs(plainReadout[kind]), 1.0),
+                                  1e-10, where + " " + attn::scoreRangeName(kind));
             }
+        // RoPE made visible: the scores before and after the rotation and
+        // its angles, against the plain loops.
+        const std::vector<double> inv = plainInverseFrequencies(c);
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                const auto rotary = (*model)->rotaryHead(*r, l, h);
+                QVERIFY2(rotary.ok(), rotary.ok() ? "" : rotary.error().message.c_str());
+                const PlainHead& want = plain.heads[std::size_t(l)][std::size_t(h)];
+                const QString where = QStringLiteral("layer %1 head %2 RoPE").arg(l).arg(h);
+                QCOMPARE(rotary->kvHead, h / (c.heads / c.kvHeads));
+                VERIFY_WITHIN(relDiff(rotary->scoresBefore, want.scoresBefore), 1e-11, where + " q.k");
+                VERIFY_WITHIN(relDiff(rotary->scoresAfter, want.scores), 1e-11, where + " q_rot.k_rot");
+                // Bit for bit the pass's (with the product path it ran on).
+                if (fused)
+                    QCOMPARE(rotary->scoresAfter, r->layers[std::size_t(l)].heads[std::size_t(h)].scores);
+                QCOMPARE(int(rotary->angles.rows()), tokens);
+                QCOMPARE(int(rotary->angles.cols()), c.headDim / 2);
+                for (int p = 0; p < tokens; ++p)
+                    for (int i = 0; i < c.headDim / 2; ++i)
+                        VERIFY_WITHIN(std::abs(rotary->angles(p, i) - p * inv[std::size_t(i)]),
+                                      1e-14 * std::max(1.0, p * inv[std::size_t(i)]), where + " angle");
+            }
+        const auto table = attn::scoreRangeTable(**model, *r);
+        QVERIFY(table.ok());
+        QCOMPARE(table->matrix(attn::ScoreRangeKind::MeanEntropy)(c.layers - 1, c.heads - 1),
+                 attn::scoreRangeReadouts(r->layers.back().heads.back()).meanEntropy);
         Matrix plainLogits(1, c.vocabSize);
         for (int t = 0; t < c.vocabSize; ++t)
             plainLogits(0, t) = plain.lastLogits[std::size_t(t)];
@@ -491,6 +590,19 @@ void TestLlama::threadsAndRecomputedHeads()
                 QCOMPARE(recomputed->context, keptMasked.context);
                 QCOMPARE(recomputed->weightsMatrix(), keptMasked.weightsMatrix());
             }
+        // Without QK-norm (the what-if): recomputed heads bit for bit too,
+        // other scores than the normed pass's.
+        attn::DecoderRunOptions bare;
+        bare.skipQkNorm = true;
+        const auto n = (*model)->run(ids, bare);
+        QVERIFY(n.ok());
+        QVERIFY(n->qkNormSkipped);
+        const auto bareHead = (*model)->head(*n, 1, 4);
+        QVERIFY(bareHead.ok());
+        QCOMPARE(bareHead->scores, n->layers[1].heads[4].scores);
+        QCOMPARE(bareHead->context, n->layers[1].heads[4].context);
+        QVERIFY(n->layers[0].heads[0].scores != a->layers[0].heads[0].scores);
+        QCOMPARE(n->layers[0].heads[0].V, a->layers[0].heads[0].V);
         // The what-if changes what the queries after the window see.
         QVERIFY(m->layers[0].heads[0].weightsMatrix()(5, 2) == 0.0);
         QVERIFY(a->layers[0].heads[0].weightsMatrix()(5, 2) > 0.0);
@@ -508,6 +620,17 @@ void TestLlama::threadsAndRecomputedHeads()
 
 void TestLlama::badWeights()
 {
+    {
+        // The QK-norm what-if on a model without QK-norm is refused by name.
+        auto llama =
+            attn::LlamaDecoderModel::create(randomllama::randomWeights(config("llama", 2, 1, 8, 16), 3u));
+        QVERIFY(llama.ok());
+        attn::DecoderRunOptions bare;
+        bare.skipQkNorm = true;
+        const auto r = (*llama)->run({1, 2}, bare);
+        QVERIFY(!r.ok());
+        QVERIFY(QString::fromStdString(r.error().message).contains(QStringLiteral("QK-norm")));
+    }
     const auto message = [](const attn::LlamaWeights& w) {
         const attn::Status s = attn::validateLlamaWeights(w);
         return s.ok() ? std::string() : s.error().message;

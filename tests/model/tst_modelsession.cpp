@@ -4,11 +4,15 @@
 // logits (1e-4 relative) through the session's worker; a what-if "none" on
 // one head against a softmax of its raw scores done here; a superseded
 // request never shown; a bad folder keeping the previous model; too many
-// tokens; the temperature as softmax(logits / T) over the vocabulary.
+// tokens; the temperature as softmax(logits / T) over the vocabulary; on
+// the Llama family's (tests/data/llama) the score-range readouts, the
+// QK-norm what-if and the selected head's rotation.
 
 #include "modelfamilies.h"
 #include "modelsession.h"
 #include "keyvaluesharing.h"
+#include "rotaryselection.h"
+#include "statistics.h"
 #include "testdata.h"
 
 #include <QDir>
@@ -97,6 +101,8 @@ private slots:
     void mapBudget();
     void temperature();
     void keyValueSharingInWords();
+    void scoreRangesAndQkNorm();
+    void rotarySelection();
 };
 
 void TestModelSession::reference_data()
@@ -519,6 +525,74 @@ void TestModelSession::keyValueSharingInWords()
     c.kvHeads = 8;
     QVERIFY(attnlab::keyValueSharingText(c, 3).isEmpty());
     QCOMPARE(attnlab::keyValueCacheText(c, "F32"), QStringLiteral("K/V cache 3 KiB per token"));
+}
+
+void TestModelSession::scoreRangesAndQkNorm()
+{
+    ModelSession session;
+    QVERIFY(open(session, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-qwen3")));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema")));
+    QVERIFY(session.config().qkNorm);
+    // The readouts are every kept head's computeStatistics.
+    const attn::ScoreRangeTable& ranges = session.scoreRanges();
+    QCOMPARE(ranges.layers, 2);
+    QCOMPARE(ranges.heads, 4);
+    const attn::AttentionStats st = attn::computeStatistics(*session.head(1, 2));
+    QCOMPARE(ranges.at(1, 2).scoreVariance, st.rawVariance);
+    QCOMPARE(ranges.at(1, 2).meanMaxWeight, st.meanMaxWeight);
+    QCOMPARE(session.scoreRangeMatrix(attn::ScoreRangeKind::MeanEntropy)(1, 2), st.meanEntropyNats);
+    const std::vector<attn::HeadIndex> order = session.rankedHeads(attn::ScoreRangeKind::ScoreVariance);
+    QCOMPARE(int(order.size()), 8);
+    for (std::size_t k = 1; k < order.size(); ++k)
+        QVERIFY(ranges.at(order[k - 1].layer, order[k - 1].head).scoreVariance
+                >= ranges.at(order[k].layer, order[k].head).scoreVariance);
+    const double normedVariance = ranges.at(0, 0).scoreVariance;
+
+    // Without QK-norm: another pass, other readouts.
+    QSignalSpy changed(&session, &ModelSession::resultChanged);
+    QVERIFY(session.setQkNormRemoved(true).ok());
+    QVERIFY(changed.wait(10000));
+    QVERIFY(session.qkNormRemoved());
+    QVERIFY(session.result()->qkNormSkipped);
+    QVERIFY(session.scoreRanges().at(0, 0).scoreVariance != normedVariance);
+    QCOMPARE(session.scoreRanges().at(0, 0).scoreVariance,
+             attn::computeStatistics(*session.head(0, 0)).rawVariance);
+    QVERIFY(session.setQkNormRemoved(false).ok());
+    QVERIFY(changed.wait(10000));
+    QCOMPARE(session.scoreRanges().at(0, 0).scoreVariance, normedVariance);
+
+    // GPT-2 has none to remove: refused, nothing runs.
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(!session.qkNormRemoved());
+    const attn::Status refused = session.setQkNormRemoved(true);
+    QVERIFY(!refused.ok());
+    QVERIFY(QString::fromStdString(refused.error().message).contains(QStringLiteral("no QK-norm")));
+    QVERIFY(!session.qkNormRemoved());
+}
+
+void TestModelSession::rotarySelection()
+{
+    ModelSession session;
+    QVERIFY(open(session, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-llama")));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going to the cinema")));
+    session.selectHead(1, 3);
+    const attn::Expected<attn::RotaryHead> rotary = attnlab::selectedRotaryHead(session);
+    QVERIFY2(rotary.ok(), rotary.ok() ? "" : rotary.error().message.c_str());
+    QCOMPARE(rotary->layer, 1);
+    QCOMPARE(rotary->head, 3);
+    QCOMPARE(rotary->kvHead, 1);
+    QCOMPARE(rotary->scoresAfter, session.head(1, 3)->scores);
+    // tiny-llama: rope_theta 10000, head_dim 8: theta_1 = 10000^(-2/8) = 0.1.
+    QCOMPARE(int(rotary->frequencies.size()), 4);
+    QVERIFY(std::abs(rotary->frequencies[1] - 0.1) <= 1e-15);
+    QVERIFY(std::abs(rotary->angles(5, 1) - 0.5) <= 1e-15);
+    QVERIFY(attnlab::rotaryFrequencyText(session, *rotary).startsWith(QStringLiteral("θ_i = 10000^(−2i/8)")));
+
+    QVERIFY(open(session, folder(QStringLiteral("tiny-gpt2"))));
+    QVERIFY(setSentence(session, QStringLiteral("Jane is going")));
+    const attn::Expected<attn::RotaryHead> none = attnlab::selectedRotaryHead(session);
+    QVERIFY(!none.ok());
+    QVERIFY(QString::fromStdString(none.error().message).contains(QStringLiteral("learned positions")));
 }
 
 QTEST_GUILESS_MAIN(TestModelSession)

@@ -18,8 +18,12 @@
 #include "modelpanel.h"
 #include "modelsession.h"
 #include "nexttokenview.h"
+#include "rotarypanel.h"
+#include "score_range.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -74,6 +78,7 @@ class TestHeadLab : public QObject {
 private slots:
     void initTestCase();
     void scoresAndAblation();
+    void scoreRangesQkNormAndRope();
 
 private:
     QTemporaryDir settingsDir_;
@@ -104,8 +109,8 @@ void TestHeadLab::scoresAndAblation()
     ModelGridView* grid = panel->grid();
     QVERIFY(!grid->renderer().hasRanking());
     // The head lab's "Head scores" page, after the selected head's "Last token";
-    // then "Ablation" and "Generate".
-    QCOMPARE(panel->headLab()->count(), 4);
+    // then "Ablation", "RoPE" and "Generate".
+    QCOMPARE(panel->headLab()->count(), 5);
     QCOMPARE(panel->headLab()->tabText(1).remove(QLatin1Char('&')), QStringLiteral("Head scores"));
     panel->headLab()->setCurrentIndex(1);
 
@@ -221,6 +226,79 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(note->text().contains(QStringLiteral("empty")));
     QVERIFY(std::isnan(grid->renderer().ranking()(0, 0)));
     QVERIFY(grid->renderer().markedTiles().empty());
+}
+
+void TestHeadLab::scoreRangesQkNormAndRope()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-qwen3"));
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(typeSentence(*window, QStringLiteral("Jane is going to the cinema to watch a new")));
+    auto* box = guitest::find<QComboBox>(*panel, QStringLiteral("modelScoreBox"));
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("modelScoreTable"));
+    auto* qkNorm = guitest::find<QCheckBox>(*panel, QStringLiteral("modelQkNormWhatIf"));
+    QVERIFY(box && table && qkNorm);
+    panel->headLab()->setCurrentIndex(1);
+
+    // Each readout: the grid prints the core's table of a pass run here.
+    const attn::DecoderResult intact = runHere(*session);
+    const attn::Expected<attn::ScoreRangeTable> core =
+        attn::scoreRangeTable(*session->model()->decoder, intact);
+    QVERIFY(core.ok());
+    for (const attn::ScoreRangeKind kind : attn::kAllScoreRangeKinds) {
+        choose(box, HeadLabPanel::kScoreRangeChoice + int(kind));
+        QVERIFY(panel->grid()->renderer().hasRanking());
+        QCOMPARE(panel->grid()->renderer().ranking(), core->matrix(kind));
+        QCOMPARE(table->rowCount(), 8);
+        // The list's first head has the largest value.
+        const int tile = table->item(0, 0)->data(Qt::UserRole).toInt();
+        QCOMPARE(table->item(0, 1)->data(Qt::UserRole).toDouble(), core->matrix(kind).maxCoeff());
+        QCOMPARE(core->matrix(kind)(tile / 4, tile % 4), core->matrix(kind).maxCoeff());
+    }
+    choose(box, HeadLabPanel::kScoreRangeChoice + int(attn::ScoreRangeKind::ScoreVariance));
+    const attn::Matrix normed = panel->grid()->renderer().ranking();
+
+    // "no QK-norm": shown for Qwen3; the readouts are the bare pass's.
+    QVERIFY(qkNorm->isVisible());
+    QSignalSpy changed(session, &ModelSession::resultChanged);
+    qkNorm->click();
+    QVERIFY(changed.wait(10000));
+    QTRY_VERIFY(!session->isComputing());
+    QVERIFY(session->result()->qkNormSkipped);
+    QVERIFY(panel->grid()->renderer().ranking() != normed);
+    QCOMPARE(panel->grid()->renderer().ranking(),
+             session->scoreRangeMatrix(attn::ScoreRangeKind::ScoreVariance));
+
+    // RoPE: the page draws the selected head before and after the rotation.
+    auto* rope = guitest::find<RotaryPanel>(*panel, QStringLiteral("modelRotaryPanel"));
+    QVERIFY(rope);
+    panel->headLab()->setCurrentWidget(rope);
+    session->selectHead(1, 3);
+    QTRY_VERIFY(rope->view()->renderer().head().has_value());
+    const attn::RotaryHead& shown = *rope->view()->renderer().head();
+    QCOMPARE(shown.layer, 1);
+    QCOMPARE(shown.head, 3);
+    QCOMPARE(shown.scoresAfter, session->head(1, 3)->scores);
+    QVERIFY(shown.scoresBefore != shown.scoresAfter);
+    auto* larger = guitest::find<QPushButton>(*rope, QStringLiteral("modelRotaryOpenButton"));
+    QVERIFY(larger && larger->isEnabled());
+    larger->click();
+    QVERIFY(rope->window() && rope->window()->isVisible());
+    rope->window()->close();
+
+    // GPT-2: learned positions, no QK-norm box.
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
+    QVERIFY(opened.wait(10000));
+    QVERIFY(typeSentence(*window, QStringLiteral("Jane is going")));
+    QVERIFY(!qkNorm->isVisible());
+    QTRY_VERIFY(rope->view()->renderer().message().contains(QStringLiteral("learned positions")));
+    QVERIFY(!rope->view()->renderer().head());
 }
 
 QTEST_MAIN(TestHeadLab)

@@ -31,6 +31,7 @@ struct ModelSession::Outcome {
     attn::Expected<attn::DecoderResult> result = attn::Error{};
     bool cancelled = false;  // stopped by a newer request
     attn::HeadScoreTable scores;
+    attn::ScoreRangeTable ranges;
     std::vector<attn::HeadIndex> ablated;
     attn::HeadAblation ablation = attn::HeadAblation::Zero;
     attn::RowVector ablatedLogits;
@@ -93,12 +94,14 @@ void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
     divisors_ = attn::HeadDivisors::standard(config());
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     mask_.reset();
+    skipQkNorm_ = false;
     layer_ = 0;
     head_ = 0;
     result_.reset();
     resultTokens_.clear();
     next_.clear();
     scores_ = attn::HeadScoreTable();
+    ranges_ = attn::ScoreRangeTable();
     ablated_.clear();
     resultAblated_.clear();
     ablatedLogits_ = attn::RowVector();
@@ -171,6 +174,7 @@ void ModelSession::request()
     attn::DecoderRunOptions options;
     options.divisors = divisors_;
     options.mask = mask_;
+    options.skipQkNorm = skipQkNorm_;
     options.temperature = temperature_;
     options.topK = kNextTokens;
     options.threads = AttentionWorker::threads();
@@ -195,6 +199,14 @@ void ModelSession::request()
                 outcome->result = scores.error();
             else
                 outcome->scores = std::move(scores.value());
+        }
+        if (outcome->result) {
+            attn::Expected<attn::ScoreRangeTable> ranges =
+                attn::scoreRangeTable(*model->decoder, *outcome->result);
+            if (!ranges)
+                outcome->result = ranges.error();
+            else
+                outcome->ranges = std::move(ranges.value());
         }
         if (outcome->result && !ablated.empty()) {
             attn::DecoderRunOptions without = run;
@@ -230,6 +242,7 @@ void ModelSession::deliver(const std::shared_ptr<Outcome>& outcome)
     resultTokens_ = std::move(outcome->tokens);
     next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
     scores_ = std::move(outcome->scores);
+    ranges_ = std::move(outcome->ranges);
     resultAblated_ = std::move(outcome->ablated);
     resultAblation_ = outcome->ablation;
     ablatedLogits_ = std::move(outcome->ablatedLogits);
@@ -342,6 +355,20 @@ attn::Status ModelSession::setMaskWhatIf(std::optional<attn::AttentionMask> mask
     return attn::okStatus();
 }
 
+attn::Status ModelSession::setQkNormRemoved(bool removed)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    if (removed && !config().qkNorm)
+        return attn::Error{"this model has no QK-norm (q_norm, k_norm) to remove"};
+    if (removed == skipQkNorm_)
+        return attn::okStatus();
+    skipQkNorm_ = removed;
+    if (!tokens_.empty())
+        request();
+    return attn::okStatus();
+}
+
 attn::Status ModelSession::setTemperature(double temperature)
 {
     if (!(temperature >= attn::kMinTemperature && temperature <= attn::kMaxTemperature))
@@ -374,6 +401,24 @@ attn::Matrix ModelSession::headScoreMatrix(attn::HeadScoreKind kind) const
 std::vector<attn::HeadIndex> ModelSession::rankedHeads(attn::HeadScoreKind kind) const
 {
     return scores_.values.empty() ? std::vector<attn::HeadIndex>() : attn::rankHeads(scores_, kind);
+}
+
+attn::Matrix ModelSession::scoreRangeMatrix(attn::ScoreRangeKind kind) const
+{
+    return ranges_.empty() ? attn::Matrix() : ranges_.matrix(kind);
+}
+
+std::vector<attn::HeadIndex> ModelSession::rankedHeads(attn::ScoreRangeKind kind) const
+{
+    std::vector<attn::HeadIndex> order;
+    for (int l = 0; l < ranges_.layers; ++l)
+        for (int h = 0; h < ranges_.heads; ++h)
+            order.push_back({l, h});
+    // Largest first; ties: lower layer, then lower head (as attn::rankHeads).
+    std::stable_sort(order.begin(), order.end(), [&](const attn::HeadIndex& a, const attn::HeadIndex& b) {
+        return ranges_.at(a.layer, a.head)[kind] > ranges_.at(b.layer, b.head)[kind];
+    });
+    return order;
 }
 
 attn::Expected<ModelSession::LogitDifference> ModelSession::logitDifference(const QString& a,

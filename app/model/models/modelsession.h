@@ -32,6 +32,7 @@
 #include "decoder_model.h"
 #include "expected.h"
 #include "head_scores.h"
+#include "score_range.h"
 #include "modelfolder.h"
 #include "modelmapbudget.h"
 #include "modeltokenizer.h"
@@ -96,6 +97,13 @@ public:
     attn::Matrix headScoreMatrix(attn::HeadScoreKind kind) const;
     // The heads that have the score, largest first (attn::rankHeads).
     std::vector<attn::HeadIndex> rankedHeads(attn::HeadScoreKind kind) const;
+    // "How this model keeps scores in range": every head's score variance,
+    // largest weight and entropy for result() (attn::scoreRangeTable,
+    // computed with its pass; empty without a result), one of them as a
+    // (layers, heads) table, and the heads by it, largest first.
+    const attn::ScoreRangeTable& scoreRanges() const { return ranges_; }
+    attn::Matrix scoreRangeMatrix(attn::ScoreRangeKind kind) const;
+    std::vector<attn::HeadIndex> rankedHeads(attn::ScoreRangeKind kind) const;
 
     // The heads the next passes run without (none: no ablated pass), and
     // how (zero, or each column's mean). Changing them runs the pass again;
@@ -162,6 +170,13 @@ public:
     const std::optional<attn::AttentionMask>& maskWhatIf() const { return mask_; }
     attn::Status setMaskWhatIf(std::optional<attn::AttentionMask> mask);
 
+    // The what-if of QK-norm (attn::DecoderRunOptions::skipQkNorm): the next
+    // passes run without q_norm and k_norm. Only for a model that has them
+    // (attn::DecoderConfig::qkNorm); else an error and no change. Opening a
+    // model clears it.
+    bool qkNormRemoved() const { return skipQkNorm_; }
+    attn::Status setQkNormRemoved(bool removed);
+
     double temperature() const { return temperature_; }
     // In [attn::kMinTemperature, attn::kMaxTemperature]; else an error and no change.
     attn::Status setTemperature(double temperature);
@@ -204,6 +219,7 @@ private:
     std::vector<ModelToken> resultTokens_;
     std::vector<attn::TopToken> next_;
     attn::HeadScoreTable scores_;
+    attn::ScoreRangeTable ranges_;
     std::vector<attn::HeadIndex> ablated_;
     attn::HeadAblation ablation_ = attn::HeadAblation::Zero;
     std::vector<attn::HeadIndex> resultAblated_;
@@ -213,6 +229,7 @@ private:
     attn::HeadDivisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
     std::optional<attn::AttentionMask> mask_;
+    bool skipQkNorm_ = false;
     double temperature_ = 1.0;
     int layer_ = 0;
     int head_ = 0;

@@ -89,6 +89,14 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     score_->addItem(tr("duplicate token"), int(attn::HeadScoreKind::DuplicateToken));
     score_->addItem(tr("induction"), int(attn::HeadScoreKind::Induction));
     score_->addItem(tr("first token (sink)"), int(attn::HeadScoreKind::FirstToken));
+    // How the model keeps scores in range: the d_k lab's readouts on every head.
+    score_->insertSeparator(score_->count());
+    score_->addItem(tr("score variance"), kScoreRangeChoice + int(attn::ScoreRangeKind::ScoreVariance));
+    score_->addItem(tr("scaled score variance"),
+                    kScoreRangeChoice + int(attn::ScoreRangeKind::ScaledScoreVariance));
+    score_->addItem(tr("largest weight (mean)"),
+                    kScoreRangeChoice + int(attn::ScoreRangeKind::MeanMaxWeight));
+    score_->addItem(tr("entropy (mean, nats)"), kScoreRangeChoice + int(attn::ScoreRangeKind::MeanEntropy));
     score_->setToolTip(
         tr("What each head does on this sentence, from its weights A (rows i, keys j, from 0):\n"
            "previous token: mean over i ≥ 1 of A[i, i−1];\n"
@@ -96,7 +104,13 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
            "earlier copies;\n"
            "induction: mean over those rows of the weight on the token after each earlier copy;\n"
            "first token: mean over i ≥ 1 of A[i, 0] (the attention sink).\n"
-           "A score no row defines is empty."));
+           "A score no row defines is empty.\n"
+           "How the model keeps scores in range (the d_k lab's readouts):\n"
+           "score variance: variance of the raw scores q·k (after RoPE) over the keys each query sees;\n"
+           "scaled score variance: the same of the scores ÷ the divisor;\n"
+           "largest weight: mean over the rows of the row's largest weight (1: one-hot);\n"
+           "entropy: mean over the rows of −Σ a ln a (0: one-hot; ln n: uniform).\n"
+           "Try the what-if “1 (no scaling)” and watch them change."));
     scoreNote_ = new QLabel(scoresPage_);
     scoreNote_->setObjectName(QStringLiteral("modelScoreNote"));
     scoreNote_->setWordWrap(true);
@@ -243,7 +257,31 @@ void HeadLabPanel::setScoreKind(int kind)
 
 QString HeadLabPanel::scoreCaption() const
 {
+    if (scoreKind() >= kScoreRangeChoice)
+        return score_->currentText();
     return scoreKind() < 0 ? QString() : tr("%1 score").arg(score_->currentText());
+}
+
+attn::Matrix HeadLabPanel::chosenScores() const
+{
+    const int kind = scoreKind();
+    if (kind >= kScoreRangeChoice)
+        return session_->scoreRangeMatrix(attn::ScoreRangeKind(kind - kScoreRangeChoice));
+    return kind < 0 ? attn::Matrix() : session_->headScoreMatrix(attn::HeadScoreKind(kind));
+}
+
+bool HeadLabPanel::chosenScoresAreWeights() const
+{
+    const int kind = scoreKind();
+    return kind < kScoreRangeChoice || kind == kScoreRangeChoice + int(attn::ScoreRangeKind::MeanMaxWeight);
+}
+
+std::vector<attn::HeadIndex> HeadLabPanel::chosenRanking() const
+{
+    const int kind = scoreKind();
+    if (kind >= kScoreRangeChoice)
+        return session_->rankedHeads(attn::ScoreRangeKind(kind - kScoreRangeChoice));
+    return kind < 0 ? std::vector<attn::HeadIndex>() : session_->rankedHeads(attn::HeadScoreKind(kind));
 }
 
 void HeadLabPanel::showResult()
@@ -295,6 +333,10 @@ void HeadLabPanel::showScores()
     ranked_->setRowCount(0);
     scoreNote_->hide();
     top_->setEnabled(kind >= 0 && session_->hasModel());
+    if (kind >= kScoreRangeChoice) {
+        showScoreRanges();
+        return;
+    }
     if (kind < 0 || session_->headScores().values.empty())
         return;
     const auto k = attn::HeadScoreKind(kind);
@@ -317,6 +359,27 @@ void HeadLabPanel::showScores()
         name->setData(Qt::UserRole, h.layer * table.heads + h.head);
         ranked_->setItem(row, 0, name);
         ranked_->setItem(row, 1, numberItem(*table.at(h.layer, h.head)[k], 4));
+    }
+    ranked_->resizeColumnsToContents();
+}
+
+void HeadLabPanel::showScoreRanges()
+{
+    const std::vector<attn::HeadIndex> order = chosenRanking();
+    const attn::Matrix values = chosenScores();
+    const bool weights = chosenScoresAreWeights();
+    ranked_->setRowCount(int(order.size()));
+    for (int row = 0; row < int(order.size()); ++row) {
+        const attn::HeadIndex& h = order[std::size_t(row)];
+        auto* name = new QTableWidgetItem(headText(h.layer, h.head));
+        name->setData(Qt::UserRole, h.layer * int(values.cols()) + h.head);
+        ranked_->setItem(row, 0, name);
+        // A variance spans decades: four significant digits; a weight or an entropy four decimals.
+        const double v = values(h.layer, h.head);
+        auto* item = numberItem(v, 4);
+        if (!weights && scoreKind() != kScoreRangeChoice + int(attn::ScoreRangeKind::MeanEntropy))
+            item->setText(QString::number(v, 'g', 4));
+        ranked_->setItem(row, 1, item);
     }
     ranked_->resizeColumnsToContents();
 }
@@ -370,7 +433,7 @@ void HeadLabPanel::ablateTop()
 {
     if (scoreKind() < 0)
         return;
-    std::vector<attn::HeadIndex> heads = session_->rankedHeads(attn::HeadScoreKind(scoreKind()));
+    std::vector<attn::HeadIndex> heads = chosenRanking();
     heads.resize(std::min(heads.size(), std::size_t(topK_->value())));
     const attn::Status set =
         session_->setAblation(std::move(heads), attn::HeadAblation(mode_->currentData().toInt()));

@@ -12,7 +12,11 @@
 // that each needs only a few lines of the tab's height (1024 x 700 leaves
 // the Model tab about 170 pixels for them); the owner may add its own.
 
+#include "decoder_model.h"
+
 #include <QTabWidget>
+
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -30,11 +34,20 @@ class HeadLabPanel : public QTabWidget {
 public:
     explicit HeadLabPanel(ModelSession* session, QWidget* parent = nullptr);
 
-    // The chosen score as an attn::HeadScoreKind, or -1 for none.
+    // The chosen score as an attn::HeadScoreKind, kScoreRangeChoice + an
+    // attn::ScoreRangeKind (how the model keeps scores in range), or -1
+    // for none.
     int scoreKind() const;
     void setScoreKind(int kind);  // -1: none
-    // "induction score": what the grid's numbers are.
+    static constexpr int kScoreRangeChoice = 16;
+    // "induction score", "score variance": what the grid's numbers are.
     QString scoreCaption() const;
+    // The chosen score of every head as a (layers, heads) table (the
+    // session's; empty for none), whether the grid colours it on the
+    // weights' 0..1 scale, and the heads by it, largest first.
+    attn::Matrix chosenScores() const;
+    bool chosenScoresAreWeights() const;
+    std::vector<attn::HeadIndex> chosenRanking() const;
     // The intact and ablated next tokens (hidden without an ablated pass),
     // for the caller to place beside the next-token bars.
     QTableWidget* comparison() const { return comparison_; }
@@ -56,6 +69,7 @@ public slots:
 
 private:
     void showScores();
+    void showScoreRanges();
     void showAblation();
     void ablateTop();
     void showLogitDifference();

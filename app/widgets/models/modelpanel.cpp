@@ -14,6 +14,8 @@
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
 #include "nexttokenview.h"
+#include "qknormwhatifbox.h"
+#include "rotarypanel.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -186,6 +188,10 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     maskWhatIf_ = new MaskWhatIfBox(session_, this);
     maskWhatIf_->setObjectName(QStringLiteral("modelMaskWhatIf"));
     whatIf->addWidget(maskWhatIf_);
+    // Qwen3's QK-norm, off for a what-if (hidden for other models).
+    auto* qkNormWhatIf = new QkNormWhatIfBox(session_, this);
+    connect(qkNormWhatIf, &QkNormWhatIfBox::message, this, &ModelPanel::showMessage);
+    whatIf->addWidget(qkNormWhatIf);
     whatIf->addStretch(1);
 
     lesson_ = new QLabel(this);
@@ -221,6 +227,10 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     middle->addWidget(divisorCaption_);
     headLab_->insertTab(0, lastTokenPage, tr("Last token"));
     headLab_->setCurrentIndex(0);
+    // RoPE (issue 38): the selected head's scores with and without the rotation.
+    auto* rotary = new RotaryPanel(session_, true, headLab_);
+    rotary->setObjectName(QStringLiteral("modelRotaryPanel"));
+    headLab_->addTab(rotary, tr("RoPE"));
     // Generation with the key/value cache (issue 40): the head lab's last page.
     generation_ = new GenerationSession(session_, this);
     generationPanel_ = new GenerationPanel(session_, generation_, headLab_);
@@ -445,11 +455,11 @@ void ModelPanel::showRanking()
 {
     const std::vector<ModelToken>& tokens = session_->resultTokens();
     if (rankKey_ < 0 && headLab_->scoreKind() >= 0) {
-        const attn::Matrix scores = session_->headScoreMatrix(attn::HeadScoreKind(headLab_->scoreKind()));
+        const attn::Matrix scores = headLab_->chosenScores();
         if (scores.size() == 0)
             grid_->clearRanking();
         else
-            grid_->setRanking(scores, headLab_->scoreCaption(), true);
+            grid_->setRanking(scores, headLab_->scoreCaption(), headLab_->chosenScoresAreWeights());
         return;
     }
     const attn::Matrix table = session_->weightsFromLast(rankKey_);
