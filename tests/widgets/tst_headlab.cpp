@@ -108,10 +108,10 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(box && table && note);
     ModelGridView* grid = panel->grid();
     QVERIFY(!grid->renderer().hasRanking());
-    // The head lab's "Head scores" page, after the selected head's "Last token";
+    // The head lab's "Scores" page, after the selected head's "Last token";
     // then "Ablation", "RoPE" and "Generate".
     QCOMPARE(panel->headLab()->count(), 5);
-    QCOMPARE(panel->headLab()->tabText(1).remove(QLatin1Char('&')), QStringLiteral("Head scores"));
+    QCOMPARE(panel->headLab()->tabText(1).remove(QLatin1Char('&')), QStringLiteral("Scores"));
     panel->headLab()->setCurrentIndex(1);
 
     // Induction: core's scores of a pass run here, ranked, in the table and the grid.

@@ -204,7 +204,7 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     differenceRow->addWidget(difference_, 1);
     layout->addLayout(differenceRow);
     layout->addStretch(1);
-    addTab(scoresPage_, tr("Head scores"));
+    addTab(scoresPage_, tr("Scores"));
     addTab(ablationPage_, tr("Ablation"));
     connect(tokenA_, &QLineEdit::textChanged, this, &HeadLabPanel::showLogitDifference);
     connect(tokenB_, &QLineEdit::textChanged, this, &HeadLabPanel::showLogitDifference);

@@ -8,7 +8,7 @@
 // zero or mean; Ctrl+click in the grid toggles a head) and the intact and
 // ablated next tokens side by side, and the logit difference between two
 // tokens the user types. It shows what the session computed and
-// hands every change to it. Two pages, "Head scores" and "Ablation", so
+// hands every change to it. Two pages, "Scores" (head scores) and "Ablation", so
 // that each needs only a few lines of the tab's height (1024 x 700 leaves
 // the Model tab about 170 pixels for them); the owner may add its own.
 

@@ -243,8 +243,13 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     // every tab stays in view, its name shortened with "…" (whole in its tooltip).
     headLab_->setElideMode(Qt::ElideRight);
     headLab_->setUsesScrollButtons(false);
+    const QStringList tips = {tr("Last token: the selected head's weights from the last token"),
+                              tr("Scores: what each head does, and how it keeps scores in range"),
+                              tr("Ablation: the prediction without the chosen heads"),
+                              tr("RoPE: the selected head's scores with and without the rotation"),
+                              tr("Generate: the key/value cache at work")};
     for (int i = 0; i < headLab_->count(); ++i)
-        headLab_->setTabToolTip(i, headLab_->tabText(i).remove(QLatin1Char('&')));
+        headLab_->setTabToolTip(i, i < tips.size() ? tips[i] : headLab_->tabText(i).remove(QLatin1Char('&')));
     side_ = new QWidget(this);
     auto* right = new QVBoxLayout(side_);
     right->setContentsMargins(0, 0, 0, 0);
