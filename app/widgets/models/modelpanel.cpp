@@ -29,6 +29,7 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -329,6 +330,14 @@ void ModelPanel::fitToFont()
     tokens_->setFixedHeight(linesOfPieces(tokens_->document()->defaultFont(), 2));
     lastRow_->verticalHeader()->setDefaultSectionSize(lastRow_->fontMetrics().height() + 4);
     lastRow_->resizeColumnsToContents();
+    // The head lab is at least as wide as its pages' whole names: narrower,
+    // they were elided to "R…" and "Sc…" beside a wide grid at 1024 x 700.
+    // (Elision stays for a window narrower still.)
+    QTabBar* bar = headLab_->tabBar();
+    bar->setElideMode(Qt::ElideNone);
+    const int names = bar->sizeHint().width();
+    bar->setElideMode(Qt::ElideRight);
+    headLab_->setMinimumWidth(std::min(names + 4, 420));
 }
 
 void ModelPanel::changeEvent(QEvent* event)
