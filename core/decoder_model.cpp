@@ -75,24 +75,29 @@ Status checkRunInputs(const DecoderConfig& c, const std::vector<int>& tokenIds,
     if (options.topK < 1)
         return Error{"The number of next tokens to list must be at least 1; got "
                      + std::to_string(options.topK) + "."};
-    if (options.skipQkNorm && !c.qkNorm)
+    return checkDecoderWhatIfs(c, options.mask, options.skipQkNorm);
+}
+
+}  // namespace
+
+Status checkDecoderWhatIfs(const DecoderConfig& c, const std::optional<AttentionMask>& mask, bool skipQkNorm)
+{
+    if (skipQkNorm && !c.qkNorm)
         return Error{
             "The model has no QK-norm (q_norm and k_norm) to remove; only "
             "Qwen3-style models normalise q and k."};
-    if (options.mask) {
+    if (mask) {
         // A decoder predicts each next token from the ones before it: a
         // mask that let a query see later keys would read its answer.
-        if (options.mask->kind == AttentionMask::Kind::None)
+        if (mask->kind == AttentionMask::Kind::None)
             return Error{
                 "A decoder model's mask must hide the keys after each query (causal, sliding:W or "
                 "sink:S,window:W); none would let each position read the tokens it is to predict."};
-        if (Status s = validateAttentionMask(*options.mask); !s)
+        if (Status s = validateAttentionMask(*mask); !s)
             return s;
     }
     return okStatus();
 }
-
-}  // namespace
 
 Status attendDecoderHead(const AttentionMask& mask, double divisor, AttentionResult* r)
 {

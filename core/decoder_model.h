@@ -228,6 +228,11 @@ protected:
 };
 
 // One head's attention in a decoder pass, over the Q, K and V set in `r`:
+// The what-ifs a pass or a decode step may take on this model: a mask that
+// hides the keys after each query (not none), and removing QK-norm only
+// where the model has it. One line naming the problem otherwise.
+Status checkDecoderWhatIfs(const DecoderConfig& c, const std::optional<AttentionMask>& mask, bool skipQkNorm);
+
 // attention.h's pass with `mask` (the model's own, DecoderConfig::ownMask,
 // or a what-if's) and `divisor`. The whole pass, the head computed again and
 // the key/value cache's prefill all call it.

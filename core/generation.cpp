@@ -55,7 +55,7 @@ Status checkGeneration(const DecoderConfig& config, const std::vector<int>& prom
     if (options.topK < 0 || options.topK > kMaxTopK)
         return Error{"Top-k must be from 1 to " + std::to_string(kMaxTopK)
                      + " (0: the whole vocabulary); got " + std::to_string(options.topK) + "."};
-    return okStatus();
+    return checkDecoderWhatIfs(config, options.mask, options.skipQkNorm);
 }
 
 TokenChoice chooseToken(const RowVector& logits, bool sample, double temperature, int topK, double uniform)
@@ -115,6 +115,8 @@ Expected<Generation> generate(const DecoderModel& model, const std::vector<int>&
     GenerationRandom random(options.seed);
     DecodeOptions decode;
     decode.divisors = options.divisors;
+    decode.mask = options.mask;
+    decode.skipQkNorm = options.skipQkNorm;
     decode.threads = options.threads;
     decode.keepAttention = options.keepAttention;
     decode.cancel = options.cancel;

@@ -24,6 +24,7 @@
 #include "torch_random.h"
 
 #include <atomic>
+#include <optional>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -43,6 +44,9 @@ struct GenerationOptions {
     int topK = 0;              // with sample: 0 for the whole vocabulary, else 1..kMaxTopK
     std::uint64_t seed = 0;    // with sample
     HeadDivisors divisors;     // empty: HeadDivisors::standard
+    // The what-ifs of every step (DecodeOptions's): the mask and QK-norm.
+    std::optional<AttentionMask> mask;
+    bool skipQkNorm = false;
     int threads = 1;
     // Keep each step's attention rows (DecodeResult::attention): 8 x layers
     // x heads x position bytes per step.

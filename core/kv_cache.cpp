@@ -46,7 +46,9 @@ Status checkStep(const DecoderConfig& c, const std::vector<int>& ids, const KvCa
             return Error{"Token " + std::to_string(i + 1) + " has id " + std::to_string(ids[std::size_t(i)])
                          + ", outside the vocabulary (0 to " + std::to_string(c.vocabSize - 1) + ")."};
     *divisors = options.divisors.empty() ? HeadDivisors::standard(c) : options.divisors;
-    return divisors->check(c);
+    if (Status s = divisors->check(c); !s)
+        return s;
+    return checkDecoderWhatIfs(c, options.mask, options.skipQkNorm);
 }
 
 Error notFinite(int layer, int head)
@@ -55,24 +57,29 @@ Error notFinite(int layer, int head)
                  + ": the attention is not finite. The checkpoint holds values too large or not numbers."};
 }
 
-// One query row q (hd) against the cached keys first..last (inclusive) of
-// K and V: softmax(q K^T / divisor) V into `context`, the weights into
-// `weights` (last + 1 entries, 0 before first) when given. False if a
+// One query row q (hd) against the cached keys it sees, `keys` (the mask's
+// one or two runs up to its own position): its context row, and its
+// weights over keys 0..its position (0 where hidden) when given. False if a
 // number is not finite.
-bool attendRow(const Eigen::Ref<const RowVector>& q, const Matrix& K, const Matrix& V, int first, int last,
-               double divisor, Eigen::Ref<RowVector> context, RowVector* weights)
+bool attendRow(const Eigen::Ref<const RowVector>& q, const Matrix& K, const Matrix& V,
+               const VisibleKeys& keys, double divisor, Eigen::Ref<RowVector> context, RowVector* weights)
 {
-    const int count = last - first + 1;
+    const int count = keys.count();
     RowVector a(count);
-    for (int j = 0; j < count; ++j)
-        a[j] = q.dot(K.row(first + j)) / divisor;
+    for (int c = 0; c < count; ++c)
+        a[c] = q.dot(K.row(keys.key(c))) / divisor;
     const double top = a.maxCoeff();
     a = (a.array() - top).exp();
     a /= a.sum();
-    context.noalias() = a * V.middleRows(first, count);
+    // The two runs as products: [0, head) and [from, to).
+    const int tail = keys.to - keys.from;
+    context.noalias() = a.tail(tail) * V.middleRows(keys.from, tail);
+    if (keys.head > 0)
+        context.noalias() += a.head(keys.head) * V.topRows(keys.head);
     if (weights) {
-        weights->setZero(last + 1);
-        weights->tail(count) = a;
+        weights->setZero(keys.to);
+        for (int c = 0; c < count; ++c)
+            (*weights)[keys.key(c)] = a[c];
     }
     return std::isfinite(top) && context.allFinite();
 }
@@ -157,6 +164,8 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
     r.heads = c.heads;
     if (options.keepAttention)
         r.attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
+    const AttentionMask mask = options.mask ? *options.mask : c.ownMask();
+    steps.setSkipQkNorm(options.skipQkNorm);
     steps.setFirstPosition(t);
     Matrix h = steps.embed(newIds);
     std::vector<AttentionResult> heads(std::size_t(c.heads));
@@ -180,7 +189,7 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
             RowVector* kept = options.keepAttention ? &r.attention[std::size_t(l) * c.heads + i] : nullptr;
             auto context = contexts.middleCols(Eigen::Index(i) * hd, hd);
             if (t == 0) {
-                finite[std::size_t(i)] = bool(attendDecoderHead(c.ownMask(), divisor, &head));
+                finite[std::size_t(i)] = bool(attendDecoderHead(mask, divisor, &head));
                 if (!finite[std::size_t(i)])
                     return;
                 context = head.context;
@@ -194,9 +203,7 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
             const Matrix& V = cache->valueStore(l, c.kvHeadOf(i));
             for (int row = 0; row < m; ++row) {
                 const int p = t + row;
-                const int firstKey =
-                    c.slidingWindow > 0 && p >= c.slidingWindow ? p - c.slidingWindow + 1 : 0;
-                if (!attendRow(head.Q.row(row), K, V, firstKey, p, divisor, context.row(row),
+                if (!attendRow(head.Q.row(row), K, V, mask.visible(p, p + 1), divisor, context.row(row),
                                row == m - 1 ? kept : nullptr))
                     finite[std::size_t(i)] = 0;
             }

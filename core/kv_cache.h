@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <cstdint>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct DecodeOptions {
     bool keepAttention = true;
     // As DecoderRunOptions::cancel: checked before each layer.
     const std::atomic<bool>* cancel = nullptr;
+    // The what-ifs, as DecoderRunOptions's: every layer's mask (empty: the
+    // model's own) and QK-norm removed. A generation keeps them for all its
+    // steps: the cached keys were made with them.
+    std::optional<AttentionMask> mask;
+    bool skipQkNorm = false;
 };
 
 struct DecodeResult {

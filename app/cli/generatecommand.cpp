@@ -140,6 +140,9 @@ int runGenerateCommand(const CommandLineParser& parser, const ModelCommandInput&
         return fail(kExitUsageError,
                     CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
     run.scaleMode = attn::scaleModeName(input.scale.scale);
+    if (std::optional<QString> bad =
+            readModelWhatIfs(parser, input, *model, &options.mask, &options.skipQkNorm))
+        return fail(kExitUsageError, *bad);
 
     const std::vector<int> ids = model->tokenizer->encodeIds(parser.value(QStringLiteral("--sentence")));
     if (ids.empty())

@@ -177,23 +177,9 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
             options.divisors.set(input.scale.scale, input.scale.customDivisor, config.headDim);
         !set)
         return usage(CommandLine::tr("--scale: %1").arg(QString::fromStdString(set.error().message)));
-    if (input.mask) {
-        // A decoder's what-if: the keys after the query stay hidden.
-        if (input.mask->kind == attn::AttentionMask::Kind::None)
-            return usage(
-                CommandLine::tr("--mask none would let each position of the model read the "
-                                "tokens it is to predict; with --model give causal, "
-                                "sliding:W or sink:S,window:W"));
-        options.mask = input.mask;
-    }
-    if (parser.isSet(QStringLiteral("--no-qk-norm"))) {
-        // The what-if of QK-norm: only a model that has it can lose it.
-        if (!config.qkNorm)
-            return usage(CommandLine::tr("--no-qk-norm: this %1 model has no QK-norm (q_norm and k_norm) "
-                                         "to remove; Qwen3 models have it")
-                             .arg(model->familyName));
-        options.skipQkNorm = true;
-    }
+    if (std::optional<QString> bad =
+            readModelWhatIfs(parser, input, *model, &options.mask, &options.skipQkNorm))
+        return usage(*bad);
     options.temperature = temperature;
     options.topK = std::min(10, config.vocabSize);
     options.threads = std::max(1, QThread::idealThreadCount());
@@ -371,6 +357,31 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     printLine(stdout, CommandLine::tr("Wrote %n file(s) to '%1'.", nullptr, int(files.size()))
                           .arg(QDir::toNativeSeparators(directory)));
     return kExitOk;
+}
+
+std::optional<QString> readModelWhatIfs(const CommandLineParser& parser, const ModelCommandInput& input,
+                                        const ModelFolder& model, std::optional<attn::AttentionMask>* mask,
+                                        bool* skipQkNorm)
+{
+    if (input.mask) {
+        // A decoder's what-if: the keys after the query stay hidden.
+        if (input.mask->kind == attn::AttentionMask::Kind::None)
+            return CommandLine::tr(
+                "--mask none would let each position of the model read the "
+                "tokens it is to predict; with --model give causal, "
+                "sliding:W or sink:S,window:W");
+        *mask = input.mask;
+    }
+    if (parser.isSet(QStringLiteral("--no-qk-norm"))) {
+        // The what-if of QK-norm: only a model that has it can lose it.
+        if (!model.config().qkNorm)
+            return CommandLine::tr(
+                       "--no-qk-norm: this %1 model has no QK-norm (q_norm and k_norm) "
+                       "to remove; Qwen3 models have it")
+                .arg(model.familyName);
+        *skipQkNorm = true;
+    }
+    return std::nullopt;
 }
 
 }  // namespace attnlab

@@ -65,6 +65,12 @@ struct ModelCommandInput {
     std::optional<attn::AttentionMask> mask;
 };
 
+// --mask and --no-qk-norm for `model`, into a pass's or a generation's
+// options; the line to print when one does not apply to it, or nothing.
+std::optional<QString> readModelWhatIfs(const CommandLineParser& parser, const ModelCommandInput& input,
+                                        const ModelFolder& model, std::optional<attn::AttentionMask>* mask,
+                                        bool* skipQkNorm);
+
 // A model read and run over the sentence: what the export writes, and what
 // the window's model view is to open with.
 struct ModelStart {

@@ -79,6 +79,12 @@ void writeGenerationJson(std::ostream& out, const ModelFolder& model, const Gene
     else
         json.null();
     json.endObject();
+    // The mask every step attended with (the model's own or --mask's) and
+    // the QK-norm what-if (--no-qk-norm), as model_attention.json says them.
+    json.key("mask");
+    json.value(o.mask ? o.mask->name() : model.config().ownMask().name());
+    json.key("qk_norm_removed");
+    json.value(o.skipQkNorm);
     json.key("kv_cache");
     json.beginObject(JsonWriter::Layout::Inline);
     json.key("layers");

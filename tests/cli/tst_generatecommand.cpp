@@ -63,9 +63,9 @@ std::vector<int> idsOf(const QJsonValue& value)
 }
 
 // The whole pass's last logits over `ids` (keeping no maps).
-attn::RowVector lastLogits(const attnlab::ModelFolder& model, const std::vector<int>& ids)
+attn::RowVector lastLogits(const attnlab::ModelFolder& model, const std::vector<int>& ids,
+                           attn::DecoderRunOptions options = attn::DecoderRunOptions())
 {
-    attn::DecoderRunOptions options;
     options.keepMaps = false;
     attn::Expected<attn::DecoderResult> r = model.decoder->run(ids, options);
     if (!r)
@@ -104,6 +104,7 @@ private slots:
     void greedyEqualsRepeatedPasses_data();
     void greedyEqualsRepeatedPasses();
     void samplingAgainstPlainDraw();
+    void whatIfsEveryStep();
     void topKOneIsGreedy();
     void badValues_data();
     void badValues();
@@ -166,6 +167,45 @@ void TestGenerateCommand::greedyEqualsRepeatedPasses()
     QCOMPARE(idsOf(json["generated_ids"]), generated);
     QCOMPARE(json["text"].toString(), folder.tokenizer->decode(ids).value());
     QCOMPARE(json["continuation"].toString(), folder.tokenizer->decode(generated).value());
+}
+
+// --mask and --no-qk-norm hold for every step, as for --model's pass: the
+// tokens are the argmax of whole passes with the same what-ifs, and
+// generation.json says them; a model without QK-norm refuses the flag.
+void TestGenerateCommand::whatIfsEveryStep()
+{
+    const struct {
+        const char* model;
+        QStringList flags;
+        const char* mask;
+        bool skipQkNorm;
+    } cases[] = {{"llama/tiny-llama", {"--mask", "sink:1,window:2"}, "sink:1,window:2", false},
+                 {"llama/tiny-qwen3", {"--no-qk-norm"}, "causal", true}};
+    for (const auto& c : cases) {
+        QTemporaryDir dir;
+        const Run run = generate(QLatin1String(c.model), dir, QStringLiteral("out"),
+                                 QStringList{"--generate", "4"} + c.flags);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject json = readJsonFile(dir.filePath(QStringLiteral("out/generation.json")));
+        QCOMPARE(json["mask"].toString(), QLatin1String(c.mask));
+        QCOMPARE(json["qk_norm_removed"].toBool(), c.skipQkNorm);
+        const attnlab::ModelFolder folder = readFolder(QLatin1String(c.model));
+        attn::DecoderRunOptions options;
+        options.mask = attn::parseAttentionMask(c.mask).value();
+        options.skipQkNorm = c.skipQkNorm;
+        std::vector<int> ids = folder.tokenizer->encodeIds(kSentence);
+        for (const QJsonValue& value : json["steps"].toArray()) {
+            const attn::RowVector logits = lastLogits(folder, ids, options);
+            Eigen::Index want = 0;
+            logits.maxCoeff(&want);
+            QCOMPARE(value.toObject()["id"].toInt(), int(want));
+            ids.push_back(int(want));
+        }
+    }
+    QTemporaryDir dir;
+    refused(generate(QStringLiteral("llama/tiny-llama"), dir, QStringLiteral("out"),
+                     {"--generate", "2", "--no-qk-norm"}),
+            dir.filePath(QStringLiteral("out")), "no QK-norm");
 }
 
 void TestGenerateCommand::samplingAgainstPlainDraw()

@@ -89,9 +89,10 @@ void addFamilies()
     QTest::newRow("llama3 rope scaling") << int(Llama3Scaling);
 }
 
-attn::DecoderResult fullPass(const attn::DecoderModel& model, const std::vector<int>& ids)
+attn::DecoderResult fullPass(const attn::DecoderModel& model, const std::vector<int>& ids,
+                             const attn::DecoderRunOptions& options = attn::DecoderRunOptions())
 {
-    attn::Expected<attn::DecoderResult> r = model.run(ids);
+    attn::Expected<attn::DecoderResult> r = model.run(ids, options);
     if (!r)
         qFatal("run: %s", r.error().message.c_str());
     return std::move(r).value();
@@ -138,6 +139,8 @@ class TestKvCache : public QObject {
 private slots:
     void decodeEqualsFullPass_data() { addFamilies(); }
     void decodeEqualsFullPass();
+    void decodeWithWhatIfs_data();
+    void decodeWithWhatIfs();
     void greedyEqualsRepeatedFullPasses_data() { addFamilies(); }
     void greedyEqualsRepeatedFullPasses();
     void samplingAgainstPlainDraw_data();
@@ -189,6 +192,84 @@ void TestKvCache::decodeEqualsFullPass()
                     WITHIN_RELATIVE(relative(Matrix(cache.values(l, g)), head.V), QStringLiteral("values"));
                 }
         }
+    }
+}
+
+// The what-ifs a generation keeps for every step: a mask other than the
+// model's own (sliding, sink + window), QK-norm removed (Qwen3). Each step
+// against the whole pass with the same options; greedy generation against
+// repeated such passes.
+void TestKvCache::decodeWithWhatIfs_data()
+{
+    QTest::addColumn<int>("family");
+    QTest::addColumn<QString>("mask");
+    QTest::addColumn<bool>("skipQkNorm");
+    QTest::newRow("gpt2 sliding:3") << int(Gpt2) << QStringLiteral("sliding:3") << false;
+    QTest::newRow("llama gqa sink:2,window:3") << int(LlamaGqa) << QStringLiteral("sink:2,window:3") << false;
+    QTest::newRow("mistral causal (not its window)")
+        << int(MistralWindow) << QStringLiteral("causal") << false;
+    QTest::newRow("qwen3 no qk-norm") << int(Qwen3Norms) << QString() << true;
+    QTest::newRow("qwen3 no qk-norm sink:1,window:2")
+        << int(Qwen3Norms) << QStringLiteral("sink:1,window:2") << true;
+}
+
+void TestKvCache::decodeWithWhatIfs()
+{
+    QFETCH(int, family);
+    QFETCH(QString, mask);
+    QFETCH(bool, skipQkNorm);
+    const std::unique_ptr<attn::DecoderModel> model = makeModel(family);
+    const attn::DecoderConfig& c = model->config();
+    attn::DecoderRunOptions run;
+    if (!mask.isEmpty()) {
+        attn::Expected<attn::AttentionMask> parsed = attn::parseAttentionMask(mask.toStdString());
+        QVERIFY(parsed);
+        run.mask = *parsed;
+    }
+    run.skipQkNorm = skipQkNorm;
+    attn::DecodeOptions options;
+    options.mask = run.mask;
+    options.skipQkNorm = skipQkNorm;
+    const std::vector<int> ids = plaingpt2::randomIds(10, c.vocabSize, 21u + unsigned(family));
+    const int prompt = 4;
+    attn::KvCache cache(c);
+    attn::Expected<attn::DecodeResult> prefill =
+        model->decode(std::vector<int>(ids.begin(), ids.begin() + prompt), &cache, options);
+    QVERIFY2(prefill, prefill ? "" : prefill.error().message.c_str());
+    compareStep(*prefill, fullPass(*model, std::vector<int>(ids.begin(), ids.begin() + prompt), run),
+                QStringLiteral("prefill"));
+    for (int at = prompt; at < int(ids.size()); ++at) {
+        attn::Expected<attn::DecodeResult> step = model->decode({ids[std::size_t(at)]}, &cache, options);
+        QVERIFY2(step, step ? "" : step.error().message.c_str());
+        const std::vector<int> upTo(ids.begin(), ids.begin() + at + 1);
+        compareStep(*step, fullPass(*model, upTo, run), QStringLiteral("step to %1").arg(at + 1));
+        // The what-if changes the row: against the intact pass it differs.
+        if (at + 1 == int(ids.size())) {
+            const attn::DecoderResult intact = fullPass(*model, upTo);
+            QVERIFY(relative(step->logits, intact.lastLogits) > 1e-6);
+        }
+    }
+
+    attn::GenerationOptions generation;
+    generation.maxNewTokens = 5;
+    generation.mask = run.mask;
+    generation.skipQkNorm = skipQkNorm;
+    const std::vector<int> start(ids.begin(), ids.begin() + prompt);
+    attn::Expected<attn::Generation> gen = attn::generate(*model, start, generation);
+    QVERIFY2(gen, gen ? "" : gen.error().message.c_str());
+    std::vector<int> grown = start;
+    for (int k = 0; k < 5; ++k) {
+        const int want = argmax(fullPass(*model, grown, run).lastLogits);
+        QCOMPARE(gen->tokens[std::size_t(k)].id, want);
+        grown.push_back(want);
+    }
+    // What the model cannot take is refused before any step.
+    if (!c.qkNorm) {
+        attn::DecodeOptions bad;
+        bad.skipQkNorm = true;
+        attn::KvCache empty(c);
+        QVERIFY(!model->decode(start, &empty, bad));
+        QCOMPARE(empty.tokens(), 0);
     }
 }
 

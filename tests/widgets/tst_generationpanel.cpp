@@ -82,10 +82,10 @@ int argmax(const attn::RowVector& logits)
 }
 
 // n greedy tokens by n full passes over the growing text.
-std::vector<int> greedyByFullPasses(const attn::DecoderModel& model, std::vector<int> ids, int n)
+std::vector<int> greedyByFullPasses(const attn::DecoderModel& model, std::vector<int> ids, int n,
+                                    attn::DecoderRunOptions options = attn::DecoderRunOptions())
 {
     std::vector<int> out;
-    attn::DecoderRunOptions options;
     options.keepMaps = false;
     for (int k = 0; k < n; ++k) {
         const attn::Expected<attn::DecoderResult> pass = model.run(ids, options);
@@ -130,6 +130,7 @@ private slots:
     void greedyEqualsFullPasses_data();
     void greedyEqualsFullPasses();
     void samplingEqualsStepsAndCommandLine();
+    void followsTheWhatIfs();
 
 private:
     // Opens `folder`, types the sentence and brings the Generate page forward.
@@ -319,6 +320,37 @@ void TestGenerationPanel::samplingEqualsStepsAndCommandLine()
     for (int k = 1; k <= n; ++k)
         QVERIFY(click(*window, "generateStepButton", k));
     QCOMPARE(tableIds(table), generated);
+}
+
+// The Model tab's what-ifs hold for every step: with the mask what-if
+// "sink:1,window:2" the tokens are the argmax of whole passes with that
+// mask, and changing the what-if clears the generation.
+void TestGenerationPanel::followsTheWhatIfs()
+{
+    const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-llama");
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(window);
+    QVERIFY(open(*window, folder));
+    ModelPanel* panel = window->models()->panel();
+    ModelSession* session = window->models()->session();
+    const attn::AttentionMask mask = attn::AttentionMask::sinkWindow(1, 2);
+    QSignalSpy computed(session, &ModelSession::resultChanged);
+    QVERIFY(session->setMaskWhatIf(mask));
+    QTRY_VERIFY(!computed.isEmpty() && !session->isComputing());
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("generateStepsTable"));
+    guitest::find<QSpinBox>(*panel, QStringLiteral("generateCountBox"))->setValue(4);
+    QVERIFY(click(*window, "generateButton", 4));
+
+    const attn::Expected<ModelFolder> model = readModelFolder(folder);
+    QVERIFY(model);
+    attn::DecoderRunOptions options;
+    options.mask = mask;
+    const std::vector<int> prompt = model->tokenizer->encodeIds(kSentence);
+    QCOMPARE(tableIds(table), greedyByFullPasses(*model->decoder, prompt, 4, options));
+    QVERIFY(tableIds(table) != greedyByFullPasses(*model->decoder, prompt, 4));
+
+    QVERIFY(session->setMaskWhatIf(std::nullopt));
+    QTRY_COMPARE(table->rowCount(), 0);
 }
 
 QTEST_MAIN(TestGenerationPanel)

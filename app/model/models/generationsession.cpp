@@ -27,6 +27,8 @@ struct GenerationSession::State {
     int position = 0;       // the next token's position
     TokenChoiceOptions choice;
     attn::HeadDivisors divisors;
+    std::optional<attn::AttentionMask> mask;
+    bool skipQkNorm = false;
 };
 
 struct GenerationSession::Delivery {
@@ -76,18 +78,24 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         options.temperature = choice.temperature;
         options.topK = choice.topK;
         options.seed = choice.seed;
+        options.mask = session_->maskWhatIf();
+        options.skipQkNorm = session_->qkNormRemoved();
         if (const attn::Status checked = attn::checkGeneration(config, prompt, options); !checked)
             return checked;
         clear();
         model_ = session_->model();
         promptIds_ = std::move(prompt);
         divisors_ = session_->divisors().values;
+        mask_ = session_->maskWhatIf();
+        skipQkNorm_ = session_->qkNormRemoved();
         choice_ = choice;
         state_ = std::make_shared<State>(model_, choice.seed);
         state_->next = promptIds_;
         state_->position = int(promptIds_.size());
         state_->choice = choice;
         state_->divisors = session_->divisors();
+        state_->mask = mask_;
+        state_->skipQkNorm = skipQkNorm_;
         state_->cache.reserve(int(promptIds_.size()) + tokens - 1);
     } else {
         const int limit = std::min(config.maxPositions, attn::kMaxTokens);
@@ -112,6 +120,8 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         };
         attn::DecodeOptions decode;
         decode.divisors = state->divisors;
+        decode.mask = state->mask;
+        decode.skipQkNorm = state->skipQkNorm;
         decode.threads = threads;
         decode.keepAttention = true;
         decode.cancel = &stop;
@@ -197,6 +207,8 @@ void GenerationSession::clear()
     steps_.clear();
     promptIds_.clear();
     divisors_.clear();
+    mask_.reset();
+    skipQkNorm_ = false;
     model_.reset();
     setRunning(false);
 }
@@ -206,6 +218,7 @@ void GenerationSession::follow()
     if (!model_)
         return;
     bool same = session_->model() == model_ && session_->divisors().values == divisors_
+                && session_->maskWhatIf() == mask_ && session_->qkNormRemoved() == skipQkNorm_
                 && session_->tokens().size() == promptIds_.size();
     for (std::size_t i = 0; same && i < promptIds_.size(); ++i)
         same = session_->tokens()[i].id == promptIds_[i];

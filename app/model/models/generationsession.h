@@ -102,7 +102,7 @@ private:
     struct Delivery;
     attn::Status start(int tokens, bool fresh, const TokenChoiceOptions& choice);
     void deliver(const std::shared_ptr<Delivery>& delivery);
-    void follow();  // the session changed: a new model, sentence or divisors clear
+    void follow();  // the session changed: a new model, sentence, divisors, mask or QK-norm clear
     void clear();
     void setRunning(bool running);
     void keepWithinBudget();
@@ -111,6 +111,8 @@ private:
     std::shared_ptr<const ModelFolder> model_;  // the generation's
     std::vector<int> promptIds_;
     std::vector<double> divisors_;
+    std::optional<attn::AttentionMask> mask_;  // the what-ifs it started with
+    bool skipQkNorm_ = false;
     TokenChoiceOptions choice_;
     std::vector<attn::GeneratedToken> steps_;
     std::shared_ptr<State> state_;  // the cache and the generator, handed to the jobs
