@@ -2,7 +2,7 @@
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
 //                     [gpt2-tokenizer] [tokenizer-json] [gpt2-open] [gpt2-forward] [gpt2-typing]
-//                     [training-lab] [flash] [kv-decode]
+//                     [training-lab] [flash] [kv-decode] [smollm2-cli] [qwen25-window]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -27,6 +27,8 @@
 #include "interaction_bench.h"
 #include "multihead_window_bench.h"
 #include "process_bench.h"
+#include "qwen25_window_bench.h"
+#include "smollm2_bench.h"
 
 #include <QApplication>
 #endif
@@ -63,7 +65,8 @@ int main(int argc, char** argv)
     };
 #ifdef ATTNLAB_BENCH_GUI
     const bool gui = wanted("interaction") || wanted("multihead-window") || wanted("startup")
-                     || wanted("export") || wanted("memory") || wanted("gpt2-typing");
+                     || wanted("export") || wanted("memory") || wanted("gpt2-typing")
+                     || wanted("qwen25-window");
     std::unique_ptr<QApplication> app;
     if (gui) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -79,6 +82,10 @@ int main(int argc, char** argv)
         if (wanted("memory"))
             bench::runMemoryBench(ATTNLAB_APP_PATH, 4096, 64);
     }
+    // Also while this process is small: its figures include the child's peak.
+    if (wanted("smollm2-cli"))
+        bench::runSmolLm2CliBench(ATTNLAB_APP_PATH, ATTNLAB_SOURCE_DIR "/scripts/llama_torch_forward.py",
+                                  quick ? 1 : 3);
 #endif
     if (wanted("flash"))
         bench::runFlashBench(4096, 64, quick ? 4096 : 16384);
@@ -112,6 +119,8 @@ int main(int argc, char** argv)
                                        512, 8, quick ? 6 : 20);
     if (wanted("gpt2-typing"))
         bench::runGpt2TypingBench(ATTNLAB_SOURCE_DIR "/tests/data/gpt2/tiny-gpt2", quick ? 8 : 30);
+    if (wanted("qwen25-window"))
+        bench::runQwen25WindowBench(quick ? 8 : 20);
     if (wanted("export"))
         bench::runExportBench(16);
     if (wanted("startup"))

@@ -15,15 +15,14 @@
 #include "gpt2open_bench.h"
 
 #include "benchutil.h"
+#include "checkpointwriter.h"
 #include "gpt2checkpoint.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonArray>
 #include <QTemporaryDir>
-#include <QtEndian>
 
 #include <chrono>
 #include <cstdio>
@@ -34,21 +33,9 @@ namespace bench {
 
 namespace {
 
-struct Shape {
-    std::string name;
-    std::vector<qint64> dims;
-    qint64 count() const
-    {
-        qint64 n = 1;
-        for (const qint64 d : dims)
-            n *= d;
-        return n;
-    }
-};
-
-std::vector<Shape> gpt2SmallShapes(qint64 layers, qint64 e, qint64 vocab, qint64 positions)
+std::vector<TensorShape> gpt2SmallShapes(qint64 layers, qint64 e, qint64 vocab, qint64 positions)
 {
-    std::vector<Shape> out = {{"wte.weight", {vocab, e}}, {"wpe.weight", {positions, e}}};
+    std::vector<TensorShape> out = {{"wte.weight", {vocab, e}}, {"wpe.weight", {positions, e}}};
     for (qint64 i = 0; i < layers; ++i) {
         const std::string h = "h." + std::to_string(i) + ".";
         out.insert(out.end(), {{h + "ln_1.weight", {e}},
@@ -67,54 +54,6 @@ std::vector<Shape> gpt2SmallShapes(qint64 layers, qint64 e, qint64 vocab, qint64
     }
     out.insert(out.end(), {{"ln_f.weight", {e}}, {"ln_f.bias", {e}}});
     return out;
-}
-
-// The safetensors file, streamed: header, then each tensor's random floats
-// (uniform in [-0.1, 0.1), xorshift; the masks' contents do not matter, the
-// reader skips them). Returns the number of parameters (masks excluded).
-qint64 writeCheckpoint(const QString& path, const std::vector<Shape>& shapes)
-{
-    QJsonObject header{{"__metadata__", QJsonObject{{"format", "pt"}}}};
-    qint64 offset = 0;
-    qint64 parameters = 0;
-    for (const Shape& s : shapes) {
-        QJsonArray dims;
-        for (const qint64 d : s.dims)
-            dims.append(d);
-        const qint64 bytes = 4 * s.count();
-        header.insert(
-            QString::fromStdString(s.name),
-            QJsonObject{
-                {"dtype", "F32"}, {"shape", dims}, {"data_offsets", QJsonArray{offset, offset + bytes}}});
-        offset += bytes;
-        if (s.dims.size() != 4)  // the (1, 1, n_positions, n_positions) masks are buffers, not parameters
-            parameters += s.count();
-    }
-    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    while (json.size() % 8 != 0)
-        json += ' ';
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return 0;
-    uchar length[8];
-    qToLittleEndian(quint64(json.size()), length);
-    f.write(reinterpret_cast<const char*>(length), 8);
-    f.write(json);
-    std::vector<float> chunk(1 << 18);
-    std::uint64_t state = 0x9E3779B97F4A7C15ull;
-    qint64 left = offset / 4;
-    while (left > 0) {
-        const qint64 n = std::min<qint64>(left, qint64(chunk.size()));
-        for (qint64 i = 0; i < n; ++i) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk[std::size_t(i)] = float(double(state >> 11) * 0x1p-53 * 0.2 - 0.1);
-        }
-        f.write(reinterpret_cast<const char*>(chunk.data()), n * 4);
-        left -= n;
-    }
-    return parameters;
 }
 
 double residentMb()
@@ -146,8 +85,8 @@ qint64 writeGpt2SmallFolder(const QString& folder)
     if (!configFile.open(QIODevice::WriteOnly) || configFile.write(QJsonDocument(config).toJson()) <= 0)
         return 0;
     configFile.close();
-    return writeCheckpoint(QDir(folder).filePath(QStringLiteral("model.safetensors")),
-                           gpt2SmallShapes(layers, e, vocab, positions));
+    return writeRandomSafetensors(QDir(folder).filePath(QStringLiteral("model.safetensors")),
+                                  gpt2SmallShapes(layers, e, vocab, positions));
 }
 
 void runGpt2OpenBench()

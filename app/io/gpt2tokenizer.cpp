@@ -249,11 +249,15 @@ std::vector<int> Gpt2Tokenizer::encodeUtf8(const QByteArray& utf8) const
 
 ModelToken Gpt2Tokenizer::token(int id) const
 {
+    if (id < 0 || std::size_t(id) >= data_->pieces.size())
+        return outsideVocabulary(id);
     return {id, data_->pieces.at(std::size_t(id)), displayText(data_->bytes.at(std::size_t(id)))};
 }
 
 QByteArray Gpt2Tokenizer::tokenBytes(int id) const
 {
+    if (id < 0 || std::size_t(id) >= data_->bytes.size())
+        return QByteArray();
     return data_->bytes.at(std::size_t(id));
 }
 

@@ -15,6 +15,11 @@ std::vector<ModelToken> ModelTokenizer::encode(const QString& text) const
     return tokens;
 }
 
+ModelToken ModelTokenizer::outsideVocabulary(int id)
+{
+    return {id, QString(), QStringLiteral("<id %1>").arg(id)};
+}
+
 attn::Expected<QByteArray> ModelTokenizer::decodeBytes(const std::vector<int>& ids) const
 {
     QByteArray bytes;

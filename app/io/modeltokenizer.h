@@ -36,8 +36,10 @@ public:
     virtual std::vector<int> encodeIds(const QString& text) const = 0;
     virtual std::vector<ModelToken> encode(const QString& text) const;
 
-    // The token shown for `id` (in 0..vocabSize()-1), and the bytes it
-    // stands for.
+    // The token shown for `id`, and the bytes it stands for. An id outside
+    // 0..vocabSize()-1 (a model's vocab_size may be larger than its
+    // tokenizer's, Qwen2.5's 151936 against 151665 tokens, and its logits
+    // rank every id) is outsideVocabulary(id) with no bytes.
     virtual ModelToken token(int id) const = 0;
     virtual QByteArray tokenBytes(int id) const = 0;
 
@@ -46,6 +48,9 @@ public:
     // id outside the vocabulary is an error naming it.
     virtual attn::Expected<QByteArray> decodeBytes(const std::vector<int>& ids) const;
     attn::Expected<QString> decode(const std::vector<int>& ids) const;
+
+    // "<id 151700>": no piece, the id shown.
+    static ModelToken outsideVocabulary(int id);
 
 protected:
     ModelTokenizer() = default;

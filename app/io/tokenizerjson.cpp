@@ -504,11 +504,15 @@ std::vector<int> TokenizerJson::encodeIds(const QString& text) const
 
 ModelToken TokenizerJson::token(int id) const
 {
+    if (id < 0 || std::size_t(id) >= data_->pieces.size())
+        return outsideVocabulary(id);
     return {id, data_->pieces.at(std::size_t(id)), byteLevelDisplayText(data_->bytes.at(std::size_t(id)))};
 }
 
 QByteArray TokenizerJson::tokenBytes(int id) const
 {
+    if (id < 0 || std::size_t(id) >= data_->bytes.size())
+        return QByteArray();
     return data_->bytes.at(std::size_t(id));
 }
 

@@ -140,6 +140,7 @@ private slots:
     void sameAsGpt2Tokenizer_data();
     void sameAsGpt2Tokenizer();
     void gpt2VocabularyAlike();
+    void idsOutsideVocabulary();
     void tokensAndBos();
     void mergeForms();
     void ignoreMerges();
@@ -256,6 +257,27 @@ void TestTokenizerJson::gpt2VocabularyAlike()
         if (gpt2_->token(id).piece != gpt2.token(id).piece || gpt2_->tokenBytes(id) != gpt2.tokenBytes(id))
             QFAIL(qPrintable(QStringLiteral("token %1 differs").arg(id)));
     }
+}
+
+// A model's vocab_size may exceed its tokenizer's (Qwen2.5: 151936 logits,
+// 151665 tokens) and its top logits may name such ids: shown, never thrown.
+void TestTokenizerJson::idsOutsideVocabulary()
+{
+    const attnlab::Gpt2Tokenizer gpt2 =
+        attnlab::Gpt2Tokenizer::fromFolder(kGpt2Dir + QStringLiteral("tiny-gpt2")).value();
+    // Qwen3's vocab_size is 151936, its tokenizer.json 151669 tokens.
+    QCOMPARE(qwen3_->token(151935).display, QStringLiteral("<id 151935>"));
+    QCOMPARE(qwen3_->token(151935).id, 151935);
+    QVERIFY(qwen3_->token(151935).piece.isEmpty());
+    QVERIFY(qwen3_->tokenBytes(151669).isEmpty());
+    for (const int id : {50257, 96858, -1}) {
+        QCOMPARE(gpt2_->token(id).display, QStringLiteral("<id %1>").arg(id));
+        QCOMPARE(gpt2.token(id).display, QStringLiteral("<id %1>").arg(id));
+        QVERIFY(gpt2.tokenBytes(id).isEmpty());
+        QVERIFY(!gpt2_->decode({id}).ok());  // decoding still names the id as an error
+    }
+    QCOMPARE(gpt2_->token(50256).display, gpt2.token(50256).display);  // the last id is still a token
+    QVERIFY(gpt2_->token(50256).display != QStringLiteral("<id 50256>"));
 }
 
 void TestTokenizerJson::tokensAndBos()
