@@ -3,6 +3,7 @@
 
 #include "commandlineparser.h"
 #include "consoleio.h"
+#include "demomodel.h"
 #include "echoedvalue.h"
 #include "generation.h"
 #include "generationexport.h"
@@ -118,7 +119,9 @@ int runGenerateCommand(const CommandLineParser& parser, const ModelCommandInput&
     if (!parser.isSet(QStringLiteral("--sentence")))
         return fail(kExitUsageError,
                     CommandLine::tr("--generate continues a sentence: give --sentence TEXT, the prompt"));
-    attn::Expected<ModelFolder> model = readModelFolder(folder);
+    const attn::Expected<QString> located = resolveModelFolder(folder);
+    attn::Expected<ModelFolder> model =
+        located ? readModelFolder(located.value()) : attn::Expected<ModelFolder>(located.error());
     if (!model)
         return fail(kExitUsageError, CommandLine::tr("--model %1: %2")
                                          .arg(echoedValue(QDir::toNativeSeparators(folder)),

@@ -4,6 +4,7 @@
 #include "attentionexport.h"
 #include "commandlineparser.h"
 #include "consoleio.h"
+#include "demomodel.h"
 #include "echoedvalue.h"
 #include "exportdirectory.h"
 #include "generatecommand.h"
@@ -162,7 +163,9 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         return usage(CommandLine::tr("--model needs --sentence TEXT, the sentence to run it over"));
     QString sentence = parser.value(QStringLiteral("--sentence"));
 
-    attn::Expected<ModelFolder> model = readModelFolder(folder);
+    const attn::Expected<QString> located = resolveModelFolder(folder);
+    attn::Expected<ModelFolder> model =
+        located ? readModelFolder(located.value()) : attn::Expected<ModelFolder>(located.error());
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
@@ -309,12 +312,14 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
     if (folder.isEmpty())
         return usage(CommandLine::tr(
             "--model is empty; give the folder of a model (config.json, its weights and tokenizer)"));
-    attn::Expected<ModelFolder> model = readModelFolder(folder);
+    const attn::Expected<QString> located = resolveModelFolder(folder);
+    attn::Expected<ModelFolder> model =
+        located ? readModelFolder(located.value()) : attn::Expected<ModelFolder>(located.error());
     if (!model)
         return usage(CommandLine::tr("--model %1: %2")
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
-    model->folder = QFileInfo(folder).absoluteFilePath();
+    model->folder = QFileInfo(located.value()).absoluteFilePath();
     return std::shared_ptr<const ModelFolder>(std::make_shared<ModelFolder>(std::move(model.value())));
 }
 

@@ -29,7 +29,12 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
         start.model.folder, start.scaleMode, r.divisors,
         r.mask != start.model.config().ownMask() ? r.mask.name() : std::string());
     options.sentence = sentence;
-    options.caption = caption;
+    // The folder's label (the demo model's "… not a language model") and
+    // the user's --caption share the line under the titles.
+    const QString label = start.model.label;
+    options.caption = label.isEmpty() || caption.trimmed().isEmpty()
+                          ? label + caption
+                          : label + QStringLiteral(" · ") + caption;
     options.everyLayer = true;
     options.keyValueHeads = start.model.decoder->config().kvHeads;
     const ModelPicturesExporter exporter(result, tokens, topLabels, options);

@@ -21,6 +21,8 @@ namespace {
 
 // config.json is a few hundred bytes; a megabyte is no model's.
 constexpr long long kMaxConfigBytes = 1 << 20;
+// The label is one line under a picture's title.
+constexpr int kMaxLabelCharacters = 200;
 
 attn::Error fail(const std::string& what)
 {
@@ -87,9 +89,18 @@ attn::Expected<ModelFolder> readModelFolder(const QString& folder)
     if (!family)
         return fail("model_type \"" + shownText(name)
                     + "\" is not supported (supported: " + supportedModelTypes() + ")");
+    QString label;
+    if (const QJsonValue given = doc.object().value(QLatin1String("attention_lab_label"));
+        !given.isUndefined()) {
+        label = given.isString() ? given.toString().simplified() : QString();
+        if (label.isEmpty() || label.size() > kMaxLabelCharacters)
+            return fail("attention_lab_label must be a line of text of 1 to "
+                        + std::to_string(kMaxLabelCharacters) + " characters");
+    }
     attn::Expected<ModelFolder> model = family->read(folder, json.value());
     if (!model)
         return model.error();
+    model->label = label;
     model->family = QString::fromLatin1(family->modelType);
     model->familyName = QString::fromUtf8(family->name);
     model->folder = folder;

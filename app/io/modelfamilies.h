@@ -30,7 +30,9 @@ QString supportedFamilyNames();
 // "config.json: not valid JSON: ...", "config.json: not a JSON object",
 // "config.json: no model_type (supported: gpt2, llama, qwen2, qwen3,
 // mistral)", "config.json: model_type \"gemma\" is not supported
-// (supported: ...)", then the family's own.
+// (supported: ...)", "config.json: attention_lab_label must be a line of
+// text of 1 to 200 characters" (ModelFolder::label; its whitespace runs
+// become one space), then the family's own.
 attn::Expected<ModelFolder> readModelFolder(const QString& folder);
 
 }  // namespace attnlab
