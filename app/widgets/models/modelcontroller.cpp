@@ -2,6 +2,7 @@
 #include "modelcontroller.h"
 #include "session.h"
 
+#include "demomodel.h"
 #include "modelheadstate.h"
 #include "heatmapview.h"
 #include "modelfamilies.h"
@@ -15,11 +16,14 @@
 #include "lastfolder.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QFileDialog>
 #include <QMainWindow>
 #include <QMenu>
 #include <QProgressBar>
 #include <QStatusBar>
+
+#include <utility>
 
 namespace attnlab {
 
@@ -63,9 +67,20 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     });
     connect(session_, &ModelSession::loadFailed, this, [this](const QString& text) {
         progress_->hide();
+        if (demoOpening_) {
+            demoOpening_ = false;
+            panel_->showMessage(tr("The demo model was not opened: %1").arg(text));
+            return;
+        }
         emit message(tr("The model was not opened: %1").arg(text), 15000);
     });
-    connect(session_, &ModelSession::modelOpened, this, [this] { pipeline_->showPage(panel_); });
+    connect(session_, &ModelSession::modelOpened, this, [this] {
+        // The demo stands in quietly; a model the user opened comes forward.
+        if (!std::exchange(demoOpening_, false))
+            pipeline_->showPage(panel_);
+    });
+    panel_->installEventFilter(this);
+    lines_->installEventFilter(this);
     follower_ = new ModelFollower(session_, lab_, this);
     connect(panel_->grid(), &ModelGridView::headShown, this,
             [this](int layer, int head) { showHead(layer, head, false); });
@@ -115,12 +130,39 @@ void ModelController::chooseModel()
 
 void ModelController::openModel(const QString& folder)
 {
+    userModel_ = true;
+    demoOpening_ = false;
     session_->openModel(folder);
 }
 
 void ModelController::showModel(std::shared_ptr<const ModelFolder> model)
 {
+    userModel_ = true;
+    demoOpening_ = false;
     session_->adoptModel(std::move(model));
+}
+
+void ModelController::openDemoModel()
+{
+    if (userModel_ || demoTried_ || session_->hasModel() || session_->isLoading())
+        return;
+    demoTried_ = true;
+    const attn::Expected<QString> folder = demoModelFolder();
+    if (!folder) {
+        QString why = QString::fromStdString(folder.error().message);
+        why[0] = why[0].toUpper();
+        panel_->showMessage(tr("%1: File > Open model… reads a model folder.").arg(why));
+        return;
+    }
+    demoOpening_ = true;
+    session_->openModel(folder.value());
+}
+
+bool ModelController::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Show && (watched == panel_ || watched == lines_))
+        openDemoModel();
+    return QObject::eventFilter(watched, event);
 }
 
 }  // namespace attnlab

@@ -8,6 +8,10 @@
 // session's (modelHeadState: one undo step); while it is shown, every new
 // pass of the model (a new sentence, a what-if divisor) shows the same
 // layer and head of it, unless the user has edited its cells.
+// Until the user opens a folder, the Model tab's model is the demo model
+// (demomodel.h): read the first time the Model or Head view tab is shown
+// with no model open, without bringing the tab forward; when it is missing,
+// the Model tab's message line says where it was looked for.
 
 #include "modelfolder.h"
 
@@ -49,6 +53,9 @@ public:
     // A folder the command line has read already.
     void showModel(std::shared_ptr<const ModelFolder> model);
     void chooseModel();
+    // The demo model, read unless the user has opened a model (and tried
+    // once: a missing or unreadable demo is told once, not at every show).
+    void openDemoModel();
     // Head (layer, head) of the model's pass into the lab session; a refusal
     // goes to the Model tab's message line. `showPipeline` makes the
     // pipeline's tab current.
@@ -56,6 +63,9 @@ public:
 
 signals:
     void message(const QString& text, int timeout);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QMainWindow* window_;
@@ -67,6 +77,9 @@ private:
     HeadLinesView* lines_;
     QProgressBar* progress_;
     ModelExports* exports_;
+    bool userModel_ = false;    // the user (or --model) chose a model
+    bool demoTried_ = false;    // the demo was looked for once
+    bool demoOpening_ = false;  // the read in flight is the demo's
 };
 
 }  // namespace attnlab

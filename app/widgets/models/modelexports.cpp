@@ -78,6 +78,7 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
         session_->modelFolder(), scaleMode(), result->divisors,
         result->mask != session_->config().ownMask() ? result->mask.name() : std::string());
     options.sentence = QString::fromUtf8(sentence);
+    options.caption = model->label;  // "a 2-layer demo model ...": under every title
     options.nextTokens = next.top;
     options.nextTemperature = next.temperature;
     options.keyValueHeads = session_->config().kvHeads;

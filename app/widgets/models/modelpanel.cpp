@@ -359,9 +359,15 @@ void ModelPanel::showModel()
     showMessage(QString());
     // The folder's name on screen, its whole path in the tooltip.
     const QString folder = session_->modelFolder();
-    const QString name = QFileInfo(folder).fileName();
+    QString name = QFileInfo(folder).fileName();
+    QString path = folder;
+    // What the model is, when its folder says (the demo model), before its shape.
+    if (const QString label = session_->model()->label; !label.isEmpty()) {
+        name = tr("%1: %2").arg(name.isEmpty() ? folder : name, label);
+        path = tr("%1: %2").arg(folder, label);
+    }
     summary_->setText(tr("%1 — %2").arg(name.isEmpty() ? folder : name, session_->modelSummary()));
-    summary_->setToolTip(tr("%1 — %2").arg(folder, session_->modelSummary()));
+    summary_->setToolTip(tr("%1 — %2").arg(path, session_->modelSummary()));
     maskWhatIf_->sync();
     grid_->setResult(nullptr, {});
     grid_->setPlaceholder(
