@@ -37,7 +37,7 @@ struct ModelFolder {
     // differ; a checkpoint copied over the old one differs from it.
     QString identity;
     // config.json's optional "attention_lab_label": one line saying what the
-    // model is ("a 2-layer demo model trained on ..., not a language
+    // model is ("a 2-layer demo model set by hand ..., not a language
     // model"), shown beside its name in the Model tab and under the title of
     // every picture of it; empty for other folders.
     QString label;

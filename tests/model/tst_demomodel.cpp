@@ -5,8 +5,8 @@
 //   it, and it says what it is (config.json's attention_lab_label);
 // - on the induction probes (a random span of 20 tokens repeated,
 //   attn::repeatedSpanIds, seeds 0 to 2) the core's head-type scores equal
-//   the training script's, which recomputed them with PyTorch in float64 from
-//   the stored F16 values (models/demo/training.json, "evaluation"), and
+//   the script's, which computed them with NumPy in float64 from the stored
+//   F16 values (models/demo/evaluation.json, "evaluation"), and
 //   plain loops over the app's own weights (plainheadscores.h);
 // - the scores rank its previous-token head (layer 0) first for
 //   previous_token and its induction head (layer 1) first for induction;
@@ -41,9 +41,9 @@ QString sourceFolder()
 
 QJsonObject evaluation()
 {
-    QFile f(QDir(sourceFolder()).filePath(QStringLiteral("training.json")));
+    QFile f(QDir(sourceFolder()).filePath(QStringLiteral("evaluation.json")));
     if (!f.open(QIODevice::ReadOnly))
-        qFatal("no training.json in models/demo");
+        qFatal("no evaluation.json in models/demo");
     return QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("evaluation")].toObject();
 }
 
@@ -70,6 +70,7 @@ private slots:
     void foundAndLabelled();
     void headsAndAblation_data();
     void headsAndAblation();
+    void copiesATypedSentence();
 
 private:
     std::shared_ptr<ModelFolder> model_;
@@ -96,7 +97,7 @@ void TestDemoModel::foundAndLabelled()
     QCOMPARE(resolveModelFolder(QStringLiteral("./demo")).value(), QStringLiteral("./demo"));
 
     QVERIFY2(model_->label.endsWith(QStringLiteral("not a language model")), qPrintable(model_->label));
-    QVERIFY(model_->label.startsWith(QStringLiteral("a 2-layer demo model trained on")));
+    QVERIFY(model_->label.startsWith(QStringLiteral("a 2-layer demo model set by hand")));
     QCOMPARE(model_->family, QStringLiteral("gpt2"));
     QCOMPARE(QString::fromStdString(model_->dtype), QStringLiteral("F16"));
     const attn::DecoderConfig& c = model_->config();
@@ -137,7 +138,7 @@ void TestDemoModel::headsAndAblation()
     const attn::Expected<attn::HeadScoreTable> table = attn::headScores(*model_->decoder, *intact);
     QVERIFY(table);
 
-    // Every head's scores: the script's float64 PyTorch and plain loops.
+    // Every head's scores: the script's float64 NumPy and plain loops.
     const QJsonArray layers = expected[QStringLiteral("scores")].toArray();
     for (int l = 0; l < c.layers; ++l) {
         for (int h = 0; h < c.heads; ++h) {
@@ -183,6 +184,48 @@ void TestDemoModel::headsAndAblation()
     QVERIFY(std::abs(before - expected[QStringLiteral("intact")].toDouble()) <= 1e-9);
     QVERIFY(std::abs(after - expected[QStringLiteral("ablated")].toDouble()) <= 1e-9);
     QVERIFY2(after <= 0.5 * before, qPrintable(QStringLiteral("%1 against %2").arg(after).arg(before)));
+}
+
+void TestDemoModel::copiesATypedSentence()
+{
+    // What the README and the manual promise a user who types a sentence
+    // that repeats itself: the second half's next token is the first half's,
+    // and without the induction head (1.0) it is not. The sink (0.1) looks at
+    // the first token and the self head (1.1) at its own position.
+    const QString text = QStringLiteral(
+        "Mr and Mrs Dursley, of number four, Privet Drive, were proud to say. "
+        "Mr and Mrs Dursley, of number");
+    const std::vector<int> ids = model_->tokenizer->encodeIds(text);
+    const std::vector<int> four = model_->tokenizer->encodeIds(QStringLiteral(" four"));
+    QCOMPARE(int(four.size()), 1);
+    const int n = int(ids.size());
+    QVERIFY(n > 20);
+
+    attn::DecoderRunOptions options;
+    options.allLogits = true;
+    const attn::Expected<attn::DecoderResult> intact = model_->decoder->run(ids, options);
+    QVERIFY(intact);
+    const auto last = intact->logits.row(n - 1);
+    Eigen::Index best = 0;
+    last.maxCoeff(&best);
+    QCOMPARE(int(best), four[0]);
+    const double top = last.maxCoeff();
+    const double p = 1.0 / (last.array() - top).exp().sum();
+    QVERIFY2(p > 0.9, qPrintable(QString::number(p)));
+
+    const attn::Matrix& sink = intact->layers[0].heads[1].weightsMatrix();
+    const attn::Matrix& self = intact->layers[1].heads[1].weightsMatrix();
+    for (int i = 1; i < n; ++i) {
+        QVERIFY2(sink(i, 0) > 0.9, qPrintable(QStringLiteral("row %1: %2").arg(i).arg(sink(i, 0))));
+        QVERIFY2(self(i, i) > 0.9, qPrintable(QStringLiteral("row %1: %2").arg(i).arg(self(i, i))));
+    }
+
+    options.headOutput = attn::ablationHook({attn::HeadIndex{1, 0}}, attn::HeadAblation::Zero);
+    const attn::Expected<attn::DecoderResult> ablated = model_->decoder->run(ids, options);
+    QVERIFY(ablated);
+    const auto row = ablated->logits.row(n - 1);
+    const double q = std::exp(row(four[0]) - row.maxCoeff()) / (row.array() - row.maxCoeff()).exp().sum();
+    QVERIFY2(q < 0.01, qPrintable(QString::number(q)));
 }
 
 QTEST_GUILESS_MAIN(TestDemoModel)

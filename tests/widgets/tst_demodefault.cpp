@@ -26,8 +26,8 @@ using namespace attnlab;
 
 namespace {
 
-const QString kLabel = QStringLiteral(
-    "a 2-layer demo model trained on random GPT-2 tokens with repeated spans, not a language model");
+const QString kLabel =
+    QStringLiteral("a 2-layer demo model set by hand to copy repeated spans, not a language model");
 
 }  // namespace
 

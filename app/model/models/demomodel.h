@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Where the demo model is (issue 39): the small GPT-2 the project trained
-// itself (models/demo in the repository, scripts/make_demo_model.py), which
+// Where the demo model is (issue 39): the small GPT-2 the project made
+// itself, weights set by hand (models/demo in the repository, scripts/make_demo_model.py), which
 // the Model tab shows until the user opens a folder and `--model demo`
 // names on the command line. Looked for, in order:
 //   1. the installed copy: <the executable's folder>/../share/attention-lab/
