@@ -2,6 +2,7 @@
 #include "modelcontroller.h"
 #include "session.h"
 
+#include "ablationundo.h"
 #include "modelheadstate.h"
 #include "heatmapview.h"
 #include "modelfamilies.h"
@@ -15,6 +16,7 @@
 #include "lastfolder.h"
 
 #include <QAction>
+#include <QJsonObject>
 #include <QFileDialog>
 #include <QMainWindow>
 #include <QMenu>
@@ -121,6 +123,25 @@ void ModelController::openModel(const QString& folder)
 void ModelController::showModel(std::shared_ptr<const ModelFolder> model)
 {
     session_->adoptModel(std::move(model));
+}
+
+void ModelController::setUndoStack(QUndoStack* stack)
+{
+    delete ablation_;
+    ablation_ = new AblationUndo(session_, stack, this);
+    connect(ablation_, &AblationUndo::message, panel_, &ModelPanel::showMessage);
+}
+
+void ModelController::saveView(QJsonObject* view) const
+{
+    if (ablation_)
+        ablation_->saveTo(view);
+}
+
+void ModelController::loadView(const QJsonObject& view)
+{
+    if (ablation_)
+        ablation_->loadFrom(view);
 }
 
 }  // namespace attnlab

@@ -16,12 +16,15 @@
 
 #include <memory>
 
+class QJsonObject;
 class QMainWindow;
+class QUndoStack;
 class QMenu;
 class QProgressBar;
 
 namespace attnlab {
 
+class AblationUndo;
 class ModelSession;
 class HeadLinesView;
 class ModelExports;
@@ -54,6 +57,12 @@ public:
     // pipeline's tab current.
     bool showHead(int layer, int head, bool showPipeline);
 
+    // The head lab's ablation as part of the lab (AblationUndo): each
+    // change one step on `stack`, saved in the lab's view object.
+    void setUndoStack(QUndoStack* stack);
+    void saveView(QJsonObject* view) const;
+    void loadView(const QJsonObject& view);
+
 signals:
     void message(const QString& text, int timeout);
 
@@ -67,6 +76,7 @@ private:
     HeadLinesView* lines_;
     QProgressBar* progress_;
     ModelExports* exports_;
+    AblationUndo* ablation_ = nullptr;
 };
 
 }  // namespace attnlab
