@@ -19,6 +19,9 @@ struct ModelReadings::Outcome {
     std::vector<ModelToken> tokens;
     double temperature = 1.0;
     std::shared_ptr<const attn::DecoderResult> pass;
+    attn::HeadDivisors divisors;
+    attn::AttentionMask mask;
+    bool qkNormSkipped = false;
     std::vector<attn::HeadIndex> ablated;
     attn::HeadAblation ablation = attn::HeadAblation::Zero;
 };
@@ -39,7 +42,6 @@ ModelReadings::ModelReadings(ModelSession* session, QObject* parent)
         lens_ = attn::LogitLens();
         rollout_ = attn::Matrix();
         tokens_.clear();
-        pass_.reset();
         ablated_.clear();
         problem_.clear();
         setComputing(false);
@@ -80,6 +82,10 @@ void ModelReadings::request()
         if (!superseded.load())
             outcome->lens =
                 attn::logitLens(*model->decoder, *outcome->pass, kLensTop, outcome->temperature, threads);
+        outcome->divisors = outcome->pass->divisors;
+        outcome->mask = outcome->pass->mask;
+        outcome->qkNormSkipped = outcome->pass->qkNormSkipped;
+        outcome->pass.reset();  // read: not kept beyond this job (its maps may be large)
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     });
@@ -101,7 +107,9 @@ void ModelReadings::deliver(const std::shared_ptr<Outcome>& outcome)
     rollout_ = std::move(outcome->rollout.value());
     tokens_ = std::move(outcome->tokens);
     temperature_ = outcome->temperature;
-    pass_ = std::move(outcome->pass);
+    divisors_ = std::move(outcome->divisors);
+    mask_ = outcome->mask;
+    qkNormSkipped_ = outcome->qkNormSkipped;
     ablated_ = std::move(outcome->ablated);
     ablation_ = outcome->ablation;
     emit changed();
@@ -117,7 +125,7 @@ void ModelReadings::setComputing(bool computing)
 
 QString ModelReadings::passText() const
 {
-    if (!pass_ || !session_->hasModel())
+    if (!hasReadings() || !session_->hasModel())
         return QString();
     const attn::DecoderConfig& c = session_->config();
     QStringList parts;
@@ -131,16 +139,16 @@ QString ModelReadings::passText() const
     }
     const attn::HeadDivisors standard = attn::HeadDivisors::standard(c);
     int changed = 0;
-    for (std::size_t i = 0; i < pass_->divisors.values.size() && i < standard.values.size(); ++i)
-        changed += pass_->divisors.values[i] != standard.values[i] ? 1 : 0;
+    for (std::size_t i = 0; i < divisors_.values.size() && i < standard.values.size(); ++i)
+        changed += divisors_.values[i] != standard.values[i] ? 1 : 0;
     if (changed > 0)
         parts << tr("a divisor other than √%1 in %2 of %3 heads")
                      .arg(c.headDim)
                      .arg(changed)
                      .arg(standard.values.size());
-    if (pass_->mask != c.ownMask())
-        parts << tr("mask %1").arg(QString::fromStdString(pass_->mask.name()));
-    if (pass_->qkNormSkipped)
+    if (mask_ != c.ownMask())
+        parts << tr("mask %1").arg(QString::fromStdString(mask_.name()));
+    if (qkNormSkipped_)
         parts << tr("no QK-norm");
     if (temperature_ != 1.0)
         parts << tr("T %1").arg(temperature_);

@@ -48,14 +48,13 @@ public:
     bool hasReadings() const { return lens_.layers > 0; }
 
     // The lens (layers x positions, each the kLensTop most likely) and the
-    // rollout of pass(), its tokens, and the temperature of the lens.
+    // rollout of the pass they read, its tokens, and the temperature of the lens.
     const attn::LogitLens& lens() const { return lens_; }
     const attn::Matrix& rollout() const { return rollout_; }
     const std::vector<ModelToken>& tokens() const { return tokens_; }
     double temperature() const { return temperature_; }
-    // The pass they read (the session's result or its ablated pass), and
-    // the heads it ran without (empty: the intact pass).
-    std::shared_ptr<const attn::DecoderResult> pass() const { return pass_; }
+    // The heads the pass they read ran without (empty: the intact pass).
+    // The pass itself is not kept once read (its maps may take a GiB).
     const std::vector<attn::HeadIndex>& ablatedHeads() const { return ablated_; }
     attn::HeadAblation ablation() const { return ablation_; }
     // What the pass ran under, in one line: "the intact pass, the model as
@@ -84,7 +83,10 @@ private:
     attn::Matrix rollout_;
     std::vector<ModelToken> tokens_;
     double temperature_ = 1.0;
-    std::shared_ptr<const attn::DecoderResult> pass_;
+    // What the pass ran under, for passText.
+    attn::HeadDivisors divisors_;
+    attn::AttentionMask mask_;
+    bool qkNormSkipped_ = false;
     std::vector<attn::HeadIndex> ablated_;
     attn::HeadAblation ablation_ = attn::HeadAblation::Zero;
     QString problem_;
