@@ -80,8 +80,8 @@ void ModelReadings::request()
                  threads = AttentionWorker::threads()](const std::atomic<bool>& superseded) {
         outcome->rollout = attn::attentionRollout(*model->decoder, *outcome->pass);
         if (!superseded.load())
-            outcome->lens =
-                attn::logitLens(*model->decoder, *outcome->pass, kLensTop, outcome->temperature, threads);
+            outcome->lens = attn::logitLens(*model->decoder, *outcome->pass, kLensTop, outcome->temperature,
+                                            threads, &superseded);
         outcome->divisors = outcome->pass->divisors;
         outcome->mask = outcome->pass->mask;
         outcome->qkNormSkipped = outcome->pass->qkNormSkipped;
