@@ -284,7 +284,8 @@ void TestModelReadings::readingsArePlainLoops()
     QVERIFY(session.setAblation({}, attn::HeadAblation::Zero).ok());
     QVERIFY(session.setMaskWhatIf(attn::AttentionMask::sliding(3)).ok());
     QVERIFY(settle(session));
-    QVERIFY(QTest::qWaitFor([&] { return readings.ablatedHeads().empty() && !readings.isComputing(); }, 20000));
+    QVERIFY(
+        QTest::qWaitFor([&] { return readings.ablatedHeads().empty() && !readings.isComputing(); }, 20000));
     QVERIFY(readings.passText().startsWith(QStringLiteral("The intact pass under the what-ifs")));
     QVERIFY(readings.passText().contains(QStringLiteral("mask sliding:3")));
     compareReadings(readings, model, runHere(session), 1.0);
