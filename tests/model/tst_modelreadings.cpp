@@ -325,8 +325,14 @@ void TestModelReadings::probeLossesAreCores()
     QVERIFY(!session.probeLoss());
 
     const RepeatProbe probe{7, 3};
+    ModelReadings readings(&session);
+    readings.setWanted(true);
     QVERIFY(session.setProbe(probe).ok());
     QVERIFY(settle(session));
+    QVERIFY(
+        QTest::qWaitFor([&] { return readings.tokens().size() == 14 && !readings.isComputing(); }, 20000));
+    QVERIFY2(readings.passText().endsWith(QStringLiteral("Over the probe's 14 random tokens (R 7, seed 3).")),
+             qPrintable(readings.passText()));
     QVERIFY(session.resultProbe() && *session.resultProbe() == probe);
     const attn::DecoderModel& model = *session.model()->decoder;
     const attn::Expected<std::vector<int>> drawn =

@@ -22,6 +22,7 @@ struct ModelReadings::Outcome {
     attn::HeadDivisors divisors;
     attn::AttentionMask mask;
     bool qkNormSkipped = false;
+    std::optional<RepeatProbe> probe;
     std::vector<attn::HeadIndex> ablated;
     attn::HeadAblation ablation = attn::HeadAblation::Zero;
 };
@@ -69,6 +70,7 @@ void ModelReadings::request()
     outcome->generation = generation;
     outcome->tokens = session_->resultTokens();
     outcome->temperature = session_->temperature();
+    outcome->probe = session_->resultProbe();
     const std::shared_ptr<const attn::DecoderResult> ablated = session_->ablatedResult();
     outcome->pass = ablated && !session_->resultAblatedHeads().empty() ? ablated : result;
     if (outcome->pass == ablated) {
@@ -110,6 +112,7 @@ void ModelReadings::deliver(const std::shared_ptr<Outcome>& outcome)
     divisors_ = std::move(outcome->divisors);
     mask_ = outcome->mask;
     qkNormSkipped_ = outcome->qkNormSkipped;
+    probe_ = outcome->probe;
     ablated_ = std::move(outcome->ablated);
     ablation_ = outcome->ablation;
     emit changed();
@@ -152,10 +155,16 @@ QString ModelReadings::passText() const
         parts << tr("no QK-norm");
     if (temperature_ != 1.0)
         parts << tr("T %1").arg(temperature_);
+    const QString over = probe_ ? tr(" Over the probe's %1 random tokens (R %2, seed %3).")
+                                      .arg(2 * probe_->span)
+                                      .arg(probe_->span)
+                                      .arg(probe_->seed)
+                                : QString();
     if (parts.isEmpty())
-        return tr("The intact pass, the model as trained.");
+        return tr("The intact pass, the model as trained.") + over;
     return (ablated_.empty() ? tr("The intact pass under the what-ifs: %1.") : tr("The ablated pass: %1."))
-        .arg(parts.join(QStringLiteral("; ")));
+               .arg(parts.join(QStringLiteral("; ")))
+           + over;
 }
 
 }  // namespace attnlab

@@ -20,12 +20,14 @@
 #include "head_scores.h"
 #include "lens_rollout.h"
 #include "matrix.h"
+#include "modelpass.h"
 #include "modeltokenizer.h"
 
 #include <QObject>
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attnlab {
@@ -59,7 +61,8 @@ public:
     attn::HeadAblation ablation() const { return ablation_; }
     // What the pass ran under, in one line: "the intact pass, the model as
     // trained", or "without L1 H2 (zero); scores ÷ 1 in 8 of 8 heads;
-    // mask sliding:8; no QK-norm; T 0.5".
+    // mask sliding:8; no QK-norm; T 0.5", then "Over the probe's 40 random
+    // tokens (R 20, seed 0)." while the probe runs.
     QString passText() const;
     // Why there are no readings (a failure), or empty.
     QString problem() const { return problem_; }
@@ -87,6 +90,7 @@ private:
     attn::HeadDivisors divisors_;
     attn::AttentionMask mask_;
     bool qkNormSkipped_ = false;
+    std::optional<RepeatProbe> probe_;  // the pass ran over the probe's tokens
     std::vector<attn::HeadIndex> ablated_;
     attn::HeadAblation ablation_ = attn::HeadAblation::Zero;
     QString problem_;
