@@ -6,7 +6,7 @@
 namespace attn {
 
 Expected<LogitLens> logitLens(const DecoderModel& model, const DecoderResult& result, int k,
-                              double temperature, int threads)
+                              double temperature, int threads, const std::atomic<bool>* cancel)
 {
     const int n = result.tokens();
     const int layers = int(result.layers.size());
@@ -23,6 +23,8 @@ Expected<LogitLens> logitLens(const DecoderModel& model, const DecoderResult& re
     for (int l = 0; l < layers; ++l) {
         const Matrix& hidden = result.layers[std::size_t(l)].hidden;
         for (int begin = 0; begin < n; begin += kRows) {
+            if (cancel && cancel->load(std::memory_order_relaxed))
+                return cancelledError(kDecoderCancelled);
             const int rows = std::min(kRows, n - begin);
             const Expected<Matrix> logits = model.readOut(hidden.middleRows(begin, rows), threads);
             if (!logits)

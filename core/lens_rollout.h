@@ -16,6 +16,7 @@
 #include "expected.h"
 #include "matrix.h"
 
+#include <atomic>
 #include <vector>
 
 namespace attn {
@@ -34,9 +35,11 @@ struct LogitLens {
 
 // The lens of `result` (run with keepHidden), under `temperature` (the
 // pass's for the same probabilities as its next tokens). Errors: the
-// residual stream not kept, k < 1, readOut's.
+// residual stream not kept, k < 1, readOut's; with `cancel` set (checked
+// before each block of rows read out), kDecoderCancelled (ErrorKind::
+// Cancelled). The numbers do not depend on `cancel`.
 Expected<LogitLens> logitLens(const DecoderModel& model, const DecoderResult& result, int k,
-                              double temperature, int threads = 1);
+                              double temperature, int threads = 1, const std::atomic<bool>* cancel = nullptr);
 
 // R for `result`: its kept maps, or each head recomputed (model.head).
 Expected<Matrix> attentionRollout(const DecoderModel& model, const DecoderResult& result);

@@ -4,7 +4,8 @@
 // against the plain float64 pass: each layer's stream read out by plain
 // loops (the top 5 in the same order, probabilities within 1e-12), and
 // rollout written again as loops over the plain weights (within 1e-12),
-// its rows summing to 1; a hand-worked rollout of one layer.
+// its rows summing to 1; a hand-worked rollout of one layer; the lens
+// stopped by its cancel flag.
 
 #include "decoder_model.h"
 #include "gpt2.h"
@@ -14,6 +15,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -73,6 +75,7 @@ class TestLensRollout : public QObject {
 private slots:
     void lensAgainstPlainLoop();
     void lensNeedsTheStream();
+    void lensStopsWhenCancelled();
     void rolloutAgainstPlainLoop_data();
     void rolloutAgainstPlainLoop();
 };
@@ -131,6 +134,28 @@ void TestLensRollout::lensNeedsTheStream()
     attn::DecoderRunOptions options;
     options.keepHidden = true;
     QVERIFY(!attn::logitLens(*model, *model->run({1, 2, 3}, options), 0, 1.0).ok());
+}
+
+void TestLensRollout::lensStopsWhenCancelled()
+{
+    const auto model = makeModel(randomWeights(2, 2, 8, 8, 20, 5u));
+    attn::DecoderRunOptions options;
+    options.keepHidden = true;
+    const auto r = model->run({1, 2, 3, 4}, options);
+    QVERIFY(r.ok());
+    std::atomic<bool> stop{true};
+    const auto stopped = attn::logitLens(*model, *r, 3, 1.0, 1, &stop);
+    QVERIFY(attn::isCancelled(stopped));
+    // A flag never set: the numbers of a lens without one, bit for bit.
+    stop = false;
+    const auto flagged = attn::logitLens(*model, *r, 3, 1.0, 1, &stop);
+    const auto plain = attn::logitLens(*model, *r, 3, 1.0);
+    QVERIFY(flagged.ok() && plain.ok());
+    for (std::size_t c = 0; c < plain->tops.size(); ++c)
+        for (std::size_t k = 0; k < 3; ++k) {
+            QCOMPARE(flagged->tops[c][k].id, plain->tops[c][k].id);
+            QCOMPARE(flagged->tops[c][k].probability, plain->tops[c][k].probability);
+        }
 }
 
 void TestLensRollout::rolloutAgainstPlainLoop_data()

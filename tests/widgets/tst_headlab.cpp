@@ -12,6 +12,14 @@
 #include "guitest.h"
 #include "head_scores.h"
 #include "headlabpanel.h"
+#include "heatmapview.h"
+#include "lens_rollout.h"
+#include "lenspanel.h"
+#include "modelreadings.h"
+#include "probebox.h"
+#include "colormap.h"
+#include "documentcontroller.h"
+#include "labdocument.h"
 #include "mainwindow.h"
 #include "modelcontroller.h"
 #include "modelgridview.h"
@@ -31,6 +39,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 #include <cmath>
@@ -59,6 +68,8 @@ attn::DecoderResult runHere(const ModelSession& session, attn::HeadOutputHook ho
     for (const ModelToken& t : session.resultTokens())
         ids.push_back(t.id);
     attn::DecoderRunOptions options;
+    options.divisors = session.divisors();
+    options.keepHidden = true;
     options.headOutput = std::move(hook);
     attn::Expected<attn::DecoderResult> r = session.model()->decoder->run(ids, options);
     if (!r)
@@ -79,6 +90,10 @@ private slots:
     void initTestCase();
     void scoresAndAblation();
     void scoreRangesQkNormAndRope();
+    void lensAndRollout_data();
+    void lensAndRollout();
+    void probe();
+    void ablationSavedAndUndone();
 
 private:
     QTemporaryDir settingsDir_;
@@ -109,8 +124,9 @@ void TestHeadLab::scoresAndAblation()
     ModelGridView* grid = panel->grid();
     QVERIFY(!grid->renderer().hasRanking());
     // The head lab's "Scores" page, after the selected head's "Last token";
-    // then "Ablation", "RoPE" and "Generate".
-    QCOMPARE(panel->headLab()->count(), 5);
+    // then "Ablation", "Lens", "RoPE" and "Generate".
+    QCOMPARE(panel->headLab()->count(), 6);
+    QCOMPARE(panel->headLab()->tabText(3).remove(QLatin1Char('&')), QStringLiteral("Lens"));
     QCOMPARE(panel->headLab()->tabText(1).remove(QLatin1Char('&')), QStringLiteral("Scores"));
     panel->headLab()->setCurrentIndex(1);
 
@@ -299,6 +315,213 @@ void TestHeadLab::scoreRangesQkNormAndRope()
     QVERIFY(!qkNorm->isVisible());
     QTRY_VERIFY(rope->view()->renderer().message().contains(QStringLiteral("learned positions")));
     QVERIFY(!rope->view()->renderer().head());
+}
+
+// The Lens page's table and map against core's lens and rollout of a pass run here.
+void compareLens(const LensPanel& lens, const ModelSession& session, const attn::DecoderResult& expected)
+{
+    const attn::DecoderModel& model = *session.model()->decoder;
+    const attn::Expected<attn::LogitLens> core = attn::logitLens(model, expected, 5, session.temperature());
+    QVERIFY(core.ok());
+    const QTableWidget* table = lens.lensTable();
+    QCOMPARE(table->rowCount(), core->layers);
+    QCOMPARE(table->columnCount(), core->positions);
+    for (int l = 0; l < core->layers; ++l)
+        for (int i = 0; i < core->positions; ++i) {
+            const QTableWidgetItem* item = table->item(l, i);
+            QVERIFY(item);
+            const attn::TopToken& best = core->at(l, i).front();
+            QCOMPARE(item->data(Qt::UserRole).toInt(), best.id);
+            QVERIFY2(std::abs(item->data(Qt::UserRole + 1).toDouble() - best.probability) <= 1e-12,
+                     qPrintable(QStringLiteral("layer %1 position %2: %3 against %4")
+                                    .arg(l)
+                                    .arg(i)
+                                    .arg(item->data(Qt::UserRole + 1).toDouble(), 0, 'g', 17)
+                                    .arg(best.probability, 0, 'g', 17)));
+            QCOMPARE(item->background().color(), colormap::sequential(best.probability, 0.0, 1.0));
+            // The top 5 in the tooltip, one line each after the heading.
+            QCOMPARE(item->toolTip().count(QStringLiteral("<br>")), 5);
+            QVERIFY(item->toolTip().contains(QStringLiteral("id %1").arg(core->at(l, i).back().id)));
+        }
+    const attn::Expected<attn::Matrix> rollout = attn::attentionRollout(model, expected);
+    QVERIFY(rollout.ok());
+    const attn::Matrix shown = lens.rolloutView()->values();
+    QCOMPARE(shown.rows(), rollout->rows());
+    QVERIFY((shown - *rollout).cwiseAbs().maxCoeff() <= 1e-12);
+}
+
+bool settleReadings(const ModelPanel& panel)
+{
+    return QTest::qWaitFor([&] { return !panel.readings()->isComputing(); }, 20000)
+           && panel.readings()->hasReadings();
+}
+
+void TestHeadLab::lensAndRollout_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("gpt2 1024x700") << QStringLiteral("gpt2/tiny-gpt2") << QSize(1024, 700);
+    QTest::newRow("llama 1280x720") << QStringLiteral("llama/tiny-llama") << QSize(1280, 720);
+}
+
+void TestHeadLab::lensAndRollout()
+{
+    QFETCH(QString, folder);
+    QFETCH(QSize, size);
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(size);
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + folder);
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat sat")));
+    // Not shown: nothing read.
+    QVERIFY(!panel->readings()->hasReadings() && !panel->readings()->isComputing());
+    LensPanel* lens = panel->lensPanel();
+    panel->headLab()->setCurrentWidget(lens);
+    QVERIFY(lens->isVisible());
+    // Every page's name whole in the tab bar.
+    for (int i = 0; i < panel->headLab()->count(); ++i) {
+        const QTabBar* bar = panel->headLab()->tabBar();
+        QVERIFY2(bar->tabRect(i).width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(i)),
+                 qPrintable(bar->tabText(i)));
+    }
+    QVERIFY(settleReadings(*panel));
+    QCOMPARE(lens->reading(), LensPanel::Reading::LogitLens);
+    QVERIFY(lens->lensTable()->isVisible());
+    QVERIFY(lens->caption()->text().contains(QStringLiteral("as trained")));
+    compareLens(*lens, *session, runHere(*session));
+    lens->setReading(LensPanel::Reading::Rollout);
+    QVERIFY(lens->rolloutView()->isVisible());
+    QCOMPARE(lens->rolloutView()->rowCount(), session->result()->tokens());
+
+    // The what-if (no scaling) and an ablation (Ctrl+click L2 H1): the ablated pass under it.
+    QSignalSpy changed(panel->readings(), &ModelReadings::changed);
+    QVERIFY(session->setScale(attn::ScaleMode::None, 1.0, ScaleScope::AllLayers));
+    QTest::mouseClick(panel->grid(), Qt::LeftButton, Qt::ControlModifier,
+                      panel->grid()->tileRect(1, 0).center());
+    QVERIFY(session->isAblated(1, 0));
+    panel->headLab()->setCurrentWidget(lens);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return !session->isComputing() && panel->readings()->ablatedHeads().size() == 1
+                   && !panel->readings()->isComputing();
+        },
+        20000));
+    QVERIFY(lens->caption()->text().contains(QStringLiteral("without L2 H1 (zero)")));
+    QVERIFY(lens->caption()->text().contains(QStringLiteral("a divisor other than")));
+    compareLens(*lens, *session, runHere(*session, attn::ablationHook({{1, 0}}, attn::HeadAblation::Zero)));
+}
+
+void TestHeadLab::probe()
+{
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    const QString sentence = QStringLiteral("Jane is going to the cinema");
+    QVERIFY(typeSentence(*window, sentence));
+    panel->headLab()->setCurrentIndex(1);
+    ProbeBox* box = panel->headLab()->probe();
+    QVERIFY(box->isVisible());
+    QCOMPARE(box->span()->value(), attn::kDefaultRepeatSpan);
+    QVERIFY(box->loss()->isHidden());
+    box->seed()->setValue(4);
+    box->span()->setValue(9);
+    QSignalSpy changed(session, &ModelSession::resultChanged);
+    box->check()->click();
+    QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
+    QVERIFY(session->resultProbe() && *session->resultProbe() == (RepeatProbe{9, 4}));
+    QCOMPARE(session->result()->tokens(), 18);
+    // The losses beside the scores are core's of a pass run here.
+    const attn::DecoderResult here = runHere(*session);
+    const attn::Expected<std::vector<double>> losses =
+        attn::nextTokenLosses(*session->model()->decoder, here);
+    QVERIFY(losses.ok());
+    const attn::Expected<attn::RepeatLoss> loss = attn::repeatLoss(*losses, 9);
+    QVERIFY(loss.ok());
+    QVERIFY(box->loss()->isVisible());
+    QCOMPARE(box->loss()->property("first").toDouble(), loss->first);
+    QCOMPARE(box->loss()->property("second").toDouble(), loss->second);
+    QVERIFY(box->loss()->text().contains(QString::number(loss->second, 'f', 3)));
+    // The typed sentence is kept, in the field and the session.
+    QCOMPARE(guitest::find<QLineEdit>(*window, QStringLiteral("sentenceEdit"))->text(), sentence);
+    QCOMPARE(session->sentence(), sentence);
+    // R too long for the model: refused in the message line, the probe as it was.
+    QVERIFY(!session->setProbe(RepeatProbe{session->config().maxPositions, 0}).ok());
+    QVERIFY(session->probe() && *session->probe() == (RepeatProbe{9, 4}));
+    // Unchecked: the sentence again.
+    changed.clear();
+    box->check()->click();
+    QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
+    QVERIFY(!session->resultProbe());
+    QVERIFY(box->loss()->isHidden());
+    QCOMPARE(session->result()->tokenIds, session->model()->tokenizer->encodeIds(sentence));
+}
+
+void TestHeadLab::ablationSavedAndUndone()
+{
+    QTemporaryDir dir;
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat.")));
+    QUndoStack* stack = window->documents()->undoStack();
+    const int before = stack->count();
+    // Two Ctrl+clicks and the mode: three steps.
+    QTest::mouseClick(panel->grid(), Qt::LeftButton, Qt::ControlModifier,
+                      panel->grid()->tileRect(1, 2).center());
+    QTest::mouseClick(panel->grid(), Qt::LeftButton, Qt::ControlModifier,
+                      panel->grid()->tileRect(0, 3).center());
+    auto* mode = guitest::find<QComboBox>(*panel, QStringLiteral("modelAblationModeBox"));
+    mode->setCurrentIndex(mode->findData(int(attn::HeadAblation::Mean)));
+    emit mode->activated(mode->currentIndex());
+    QCOMPARE(stack->count(), before + 3);
+    QVERIFY(window->documents()->document()->isModified());
+    QCOMPARE(session->ablation(), attn::HeadAblation::Mean);
+    // Undo (as Ctrl+Z does): the mode, then L1 H4; the grid and the page follow.
+    stack->undo();
+    QCOMPARE(session->ablation(), attn::HeadAblation::Zero);
+    QCOMPARE(mode->currentData().toInt(), int(attn::HeadAblation::Zero));
+    stack->undo();
+    QCOMPARE(int(session->ablatedHeads().size()), 1);
+    QVERIFY(panel->grid()->renderer().crossedTiles() == std::vector<int>{1 * 4 + 2});
+    stack->redo();
+    stack->redo();
+    QCOMPARE(int(session->ablatedHeads().size()), 2);
+    QCOMPARE(session->ablation(), attn::HeadAblation::Mean);
+    QVERIFY(QTest::qWaitFor([&] { return !session->isComputing(); }, 10000));
+
+    // Saved with the lab; a new lab has none; opening the file brings it back.
+    const QString file = dir.filePath(QStringLiteral("ablated.attnlab"));
+    QVERIFY(window->documents()->document()->saveAs(file));
+    QFile saved(file);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QVERIFY(saved.readAll().contains("\"model_ablation\""));
+    window->documents()->document()->startUntitled();
+    QVERIFY(session->setAblation({}, attn::HeadAblation::Zero));
+    QVERIFY(session->ablatedHeads().empty());
+    QVERIFY(window->documents()->document()->open(file));
+    QCOMPARE(int(session->ablatedHeads().size()), 2);
+    QCOMPARE(session->ablatedHeads()[0].layer, 0);
+    QCOMPARE(session->ablatedHeads()[0].head, 3);
+    QCOMPARE(session->ablation(), attn::HeadAblation::Mean);
+    QVERIFY(!window->documents()->document()->isModified());
+    QVERIFY(panel->grid()->renderer().crossedTiles() == (std::vector<int>{0 * 4 + 3, 1 * 4 + 2}));
 }
 
 QTEST_MAIN(TestHeadLab)

@@ -196,6 +196,14 @@ void TestModelExports::exportAllIsTheCommandLines_data()
                                 << QStringList{QStringLiteral("--scale"), QStringLiteral("none")};
     QTest::newRow("temperature 2") << QStringLiteral("T2")
                                    << QStringList{QStringLiteral("--temperature"), QStringLiteral("2")};
+    // The head lab: heads ablated in the window are --ablate's files (the
+    // ablated pass, its next tokens, next_token_intact); the probe --probe's.
+    QTest::newRow("ablate") << QStringLiteral("ablate")
+                            << QStringList{QStringLiteral("--ablate"), QStringLiteral("0.0,1.2"),
+                                           QStringLiteral("--ablation"), QStringLiteral("mean")};
+    QTest::newRow("probe ablated") << QStringLiteral("probe")
+                                   << QStringList{QStringLiteral("--probe"), QStringLiteral("repeat:5:3"),
+                                                  QStringLiteral("--ablate"), QStringLiteral("0.1")};
 }
 
 void TestModelExports::exportAllIsTheCommandLines()
@@ -210,6 +218,17 @@ void TestModelExports::exportAllIsTheCommandLines()
         QVERIFY(w.scaleNone());
     if (state == QLatin1String("T2"))
         QVERIFY(w.session()->setTemperature(2.0));
+    if (state == QLatin1String("ablate")) {
+        QVERIFY(w.session()->setAblation({{1, 2}, {0, 0}}, attn::HeadAblation::Mean));
+        QVERIFY(QTest::qWaitFor([&] { return !w.session()->isComputing(); }, 10000));
+        QVERIFY(w->models()->exports()->exportsAblated());
+    }
+    if (state == QLatin1String("probe")) {
+        QVERIFY(w.session()->setProbe(RepeatProbe{5, 3}));
+        QVERIFY(w.session()->setAblation({{0, 1}}, attn::HeadAblation::Zero));
+        QVERIFY(QTest::qWaitFor([&] { return !w.session()->isComputing(); }, 10000));
+        QVERIFY(w.session()->resultProbe() && w.session()->ablatedProbeLoss());
+    }
     // Another selection and layer than the first: Export all views is the
     // command line's set whatever is selected.
     w.session()->selectHead(1, 2);
@@ -218,10 +237,13 @@ void TestModelExports::exportAllIsTheCommandLines()
     const attn::Status written = w->exports()->exportAllViews(window.path());
     QVERIFY2(written, written ? "" : written.error().message.c_str());
     QTemporaryDir cli;
+    QStringList input{QStringLiteral("--sentence"), sentence};
+    if (state == QLatin1String("probe"))
+        input.clear();  // the probe instead of the sentence
     const apptest::Run run =
-        apptest::runApp(QStringList{QStringLiteral("--model"), tinyFolder(), QStringLiteral("--sentence"),
-                                    sentence, QStringLiteral("--export-dir"), cli.path(),
-                                    QStringLiteral("--format"), QStringLiteral("json,png,svg,pdf")}
+        apptest::runApp(QStringList{QStringLiteral("--model"), tinyFolder()} + input
+                        + QStringList{QStringLiteral("--export-dir"), cli.path(), QStringLiteral("--format"),
+                                      QStringLiteral("json,png,svg,pdf")}
                         + arguments);
     QVERIFY2(run.exitCode == 0, run.err.constData());
 
@@ -250,6 +272,9 @@ void TestModelExports::exportAllIsTheCommandLines()
              state == QLatin1String("none") ? QStringLiteral("none") : QStringLiteral("sqrt-dk"));
     QCOMPARE(readAll(window.filePath(QStringLiteral("model_view.svg"))).contains("scale none"),
              state == QLatin1String("none"));
+    QCOMPARE(json.contains(QStringLiteral("ablated")),
+             state == QLatin1String("ablate") || state == QLatin1String("probe"));
+    QCOMPARE(json.contains(QStringLiteral("probe")), state == QLatin1String("probe"));
 
     // File > Export model attention (JSON) writes the same file.
     const QString single = window.filePath(QStringLiteral("single.json"));

@@ -28,13 +28,8 @@ QString fromStd(const std::string& text)
 struct ModelSession::Outcome {
     quint64 generation = 0;
     std::vector<ModelToken> tokens;
-    attn::Expected<attn::DecoderResult> result = attn::Error{};
-    bool cancelled = false;  // stopped by a newer request
-    attn::HeadScoreTable scores;
-    attn::ScoreRangeTable ranges;
-    std::vector<attn::HeadIndex> ablated;
-    attn::HeadAblation ablation = attn::HeadAblation::Zero;
-    attn::RowVector ablatedLogits;
+    std::optional<RepeatProbe> probe;
+    ModelPassOutcome pass;
 };
 
 ModelSession::ModelSession(QObject* parent)
@@ -105,7 +100,12 @@ void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
     ablated_.clear();
     resultAblated_.clear();
     ablatedLogits_ = attn::RowVector();
+    ablatedResult_.reset();
     changes_.clear();
+    probe_.reset();
+    resultProbe_.reset();
+    probeLoss_.reset();
+    ablatedProbeLoss_.reset();
     emit modelOpened();
     emit selectionChanged(layer_, head_);
     retokenize();
@@ -131,15 +131,41 @@ QString ModelSession::modelSummary() const
 void ModelSession::setSentence(const QString& sentence)
 {
     sentence_ = sentence;
-    retokenize();
+    // The probe runs instead of the sentence, which is kept for when it ends.
+    if (!probe_)
+        retokenize();
 }
 
 void ModelSession::retokenize()
 {
     if (!model_)
         return;
-    tokens_ = model_->tokenizer->encode(sentence_);
+    if (probe_) {
+        attn::Expected<std::vector<ModelToken>> drawn = repeatProbeTokens(*model_, *probe_);
+        if (!drawn) {
+            setComputing(false);
+            setProblem(fromStd(drawn.error().message));
+            return;
+        }
+        tokens_ = std::move(drawn.value());
+    } else {
+        tokens_ = model_->tokenizer->encode(sentence_);
+    }
     request();
+}
+
+attn::Status ModelSession::setProbe(std::optional<RepeatProbe> probe)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    if (probe)
+        if (attn::Expected<std::vector<ModelToken>> drawn = repeatProbeTokens(*model_, *probe); !drawn)
+            return drawn.error();
+    if (probe == probe_)
+        return attn::okStatus();
+    probe_ = probe;
+    retokenize();
+    return attn::okStatus();
 }
 
 void ModelSession::request()
@@ -161,67 +187,38 @@ void ModelSession::request()
                        .arg(limit));
         return;
     }
-    if (const std::optional<QString> tooLarge =
-            modelMapBudgetProblem(config(), model_->familyName, n, mapBudget_)) {
+    // With heads ablated a second pass keeps its maps too (the export's).
+    if (const std::optional<QString> tooLarge = modelMapBudgetProblem(
+            config(), model_->familyName, n, ablated_.empty() ? mapBudget_ : mapBudget_ / 2)) {
         setComputing(false);
         setProblem(*tooLarge);
         return;
     }
-    std::vector<int> ids;
-    ids.reserve(tokens_.size());
+    ModelPassRequest job;
+    job.model = model_;
+    job.ids.reserve(tokens_.size());
     for (const ModelToken& t : tokens_)
-        ids.push_back(t.id);
-    attn::DecoderRunOptions options;
-    options.divisors = divisors_;
-    options.mask = mask_;
-    options.skipQkNorm = skipQkNorm_;
-    options.temperature = temperature_;
-    options.topK = kNextTokens;
-    options.threads = AttentionWorker::threads();
+        job.ids.push_back(t.id);
+    job.options.divisors = divisors_;
+    job.options.mask = mask_;
+    job.options.skipQkNorm = skipQkNorm_;
+    job.options.temperature = temperature_;
+    job.options.topK = kNextTokens;
+    job.options.threads = AttentionWorker::threads();
+    job.ablated = ablated_;
+    job.ablation = ablation_;
+    job.probe = probe_;
     setComputing(true);
     // Posting supersedes the pass in flight: its flag stops it between layers.
-    runner_->post([this, model = model_, ids = std::move(ids), options, tokens = tokens_, generation,
-                   ablated = ablated_, ablation = ablation_,
+    runner_->post([this, job = std::move(job), tokens = tokens_, generation,
                    hook = passHook_](const std::atomic<bool>& superseded) {
         if (hook)
             hook();
         auto outcome = std::make_shared<Outcome>();
         outcome->generation = generation;
         outcome->tokens = tokens;
-        attn::DecoderRunOptions run = options;
-        run.cancel = &superseded;
-        outcome->result = model->decoder->run(ids, run);
-        outcome->cancelled = attn::isCancelled(outcome->result);
-        if (outcome->result) {
-            // The scores read the kept maps: no new pass.
-            attn::Expected<attn::HeadScoreTable> scores = attn::headScores(*model->decoder, *outcome->result);
-            if (!scores)
-                outcome->result = scores.error();
-            else
-                outcome->scores = std::move(scores.value());
-        }
-        if (outcome->result) {
-            attn::Expected<attn::ScoreRangeTable> ranges =
-                attn::scoreRangeTable(*model->decoder, *outcome->result);
-            if (!ranges)
-                outcome->result = ranges.error();
-            else
-                outcome->ranges = std::move(ranges.value());
-        }
-        if (outcome->result && !ablated.empty()) {
-            attn::DecoderRunOptions without = run;
-            without.keepMaps = false;
-            without.headOutput = attn::ablationHook(ablated, ablation);
-            attn::Expected<attn::DecoderResult> other = model->decoder->run(ids, without);
-            if (!other) {
-                outcome->cancelled = attn::isCancelled(other);
-                outcome->result = other.error();
-            } else {
-                outcome->ablated = ablated;
-                outcome->ablation = ablation;
-                outcome->ablatedLogits = std::move(other.value().lastLogits);
-            }
-        }
+        outcome->probe = job.probe;
+        outcome->pass = runModelPass(job, superseded);
         QMetaObject::invokeMethod(
             this, [this, outcome] { deliver(outcome); }, Qt::QueuedConnection);
     });
@@ -229,23 +226,28 @@ void ModelSession::request()
 
 void ModelSession::deliver(const std::shared_ptr<Outcome>& outcome)
 {
+    ModelPassOutcome& pass = outcome->pass;
     if (outcome->generation != generation_) {
-        cancelled_ += outcome->cancelled ? 1 : 0;
+        cancelled_ += pass.cancelled ? 1 : 0;
         return;  // superseded: a newer request is waiting or running
     }
     setComputing(false);
-    if (!outcome->result) {
-        setProblem(fromStd(outcome->result.error().message));
+    if (!pass.result) {
+        setProblem(fromStd(pass.result.error().message));
         return;
     }
-    result_ = std::make_shared<const attn::DecoderResult>(std::move(outcome->result.value()));
+    result_ = std::make_shared<const attn::DecoderResult>(std::move(pass.result.value()));
     resultTokens_ = std::move(outcome->tokens);
     next_ = attn::topTokens(result_->lastLogits, kNextTokens, temperature_);
-    scores_ = std::move(outcome->scores);
-    ranges_ = std::move(outcome->ranges);
-    resultAblated_ = std::move(outcome->ablated);
-    resultAblation_ = outcome->ablation;
-    ablatedLogits_ = std::move(outcome->ablatedLogits);
+    scores_ = std::move(pass.scores);
+    ranges_ = std::move(pass.ranges);
+    resultAblated_ = std::move(pass.ablated);
+    resultAblation_ = pass.ablation;
+    ablatedResult_ = std::move(pass.ablatedResult);
+    ablatedLogits_ = ablatedResult_ ? ablatedResult_->lastLogits : attn::RowVector();
+    resultProbe_ = outcome->probe;
+    probeLoss_ = pass.probeLoss;
+    ablatedProbeLoss_ = pass.ablatedProbeLoss;
     compareNext();
     setProblem(QString());
     emit resultChanged();
@@ -494,6 +496,7 @@ attn::Status ModelSession::setAblation(std::vector<attn::HeadIndex> heads, attn:
     ablation_ = kind;
     if (!tokens_.empty())
         request();
+    emit ablationChanged();
     return attn::okStatus();
 }
 

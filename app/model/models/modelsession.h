@@ -19,11 +19,13 @@
 // the next-token softmax of the last logits, so it is applied at once
 // (attn::topTokens over the vocabulary) with no new pass.
 //
-// The head lab (issue 39) rides on the same pass: the job also computes
-// every head's type scores (attn::headScores) and, with heads ablated
-// (setAblation), runs the pass again without them (attn::ablationHook, its
-// maps not kept), so the scores, the ablated logits and the result are one
-// outcome, superseded together.
+// The head lab (issue 39) rides on the same pass (runModelPass,
+// modelpass.h): the job also computes every head's type scores
+// (attn::headScores), with heads ablated (setAblation) runs the pass again
+// without them (attn::ablationHook, its maps kept as --ablate keeps them),
+// and with the induction probe (setProbe) runs over its random tokens and
+// measures each repeat's loss, so the scores, the ablated pass, the losses
+// and the result are one outcome, superseded together.
 //
 // After each pass shown, or a temperature change, resultChanged(); a
 // request that cannot run (no model, no tokens, more than n_positions,
@@ -35,6 +37,7 @@
 #include "score_range.h"
 #include "modelfolder.h"
 #include "modelmapbudget.h"
+#include "modelpass.h"
 #include "modeltokenizer.h"
 
 #include <QObject>
@@ -74,6 +77,18 @@ public:
 
     void setSentence(const QString& sentence);
     QString sentence() const { return sentence_; }
+    // The induction probe (modelpass.h): while set, the passes run over its
+    // 2R random tokens instead of the sentence, which is kept (setSentence
+    // still records it) and runs again once the probe is cleared. A probe
+    // the model cannot take (R < 2, 2R beyond its positions, too few ids)
+    // is an error and changes nothing. Opening a model clears it.
+    attn::Status setProbe(std::optional<RepeatProbe> probe);
+    const std::optional<RepeatProbe>& probe() const { return probe_; }
+    // The probe result() ran over (empty: the sentence), and each repeat's
+    // mean loss in it and, with heads ablated, in the ablated pass.
+    const std::optional<RepeatProbe>& resultProbe() const { return resultProbe_; }
+    const std::optional<attn::RepeatLoss>& probeLoss() const { return probeLoss_; }
+    const std::optional<attn::RepeatLoss>& ablatedProbeLoss() const { return ablatedProbeLoss_; }
     // The sentence's tokens under the current model (empty without one).
     const std::vector<ModelToken>& tokens() const { return tokens_; }
 
@@ -121,6 +136,9 @@ public:
     // passes side by side at temperature() (attn::compareNextTokens, the
     // kNextTokens most likely of each). Empty otherwise.
     const attn::RowVector& ablatedLogits() const { return ablatedLogits_; }
+    // The ablated pass itself (every head's maps and the residual stream
+    // kept), or null without one.
+    std::shared_ptr<const attn::DecoderResult> ablatedResult() const { return ablatedResult_; }
     const std::vector<attn::NextTokenChange>& nextTokenChanges() const { return changes_; }
 
     // logits[a] - logits[b] of the last position for two tokens the user
@@ -201,6 +219,9 @@ signals:
     void problemChanged(const QString& problem);
     void selectionChanged(int layer, int head);
     void computingChanged(bool computing);
+    // setAblation changed the heads or the mode (not opening a model,
+    // which clears them).
+    void ablationChanged();
 
 private:
     struct Outcome;
@@ -225,7 +246,12 @@ private:
     std::vector<attn::HeadIndex> resultAblated_;
     attn::HeadAblation resultAblation_ = attn::HeadAblation::Zero;
     attn::RowVector ablatedLogits_;
+    std::shared_ptr<const attn::DecoderResult> ablatedResult_;
     std::vector<attn::NextTokenChange> changes_;
+    std::optional<RepeatProbe> probe_;
+    std::optional<RepeatProbe> resultProbe_;
+    std::optional<attn::RepeatLoss> probeLoss_;
+    std::optional<attn::RepeatLoss> ablatedProbeLoss_;
     attn::HeadDivisors divisors_;
     std::vector<attn::ScaleMode> modes_;  // as divisors_.values: the mode each was set with
     std::optional<attn::AttentionMask> mask_;

@@ -4,6 +4,7 @@
 #include "head_scores.h"
 #include "modelgridrenderer.h"
 #include "modelsession.h"
+#include "probebox.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -111,6 +112,9 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
            "largest weight: mean over the rows of the row's largest weight (1: one-hot);\n"
            "entropy: mean over the rows of −Σ a ln a (0: one-hot; ln n: uniform).\n"
            "Try the what-if “1 (no scaling)” and watch them change."));
+    probe_ = new ProbeBox(session_, scoresPage_);
+    probe_->setObjectName(QStringLiteral("modelProbeBox"));
+    connect(probe_, &ProbeBox::message, this, &HeadLabPanel::message);
     scoreNote_ = new QLabel(scoresPage_);
     scoreNote_->setObjectName(QStringLiteral("modelScoreNote"));
     scoreNote_->setWordWrap(true);
@@ -188,6 +192,7 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     scores->setContentsMargins(2, 2, 2, 2);
     scores->setSpacing(2);
     scores->addLayout(scoreRow);
+    scores->addWidget(probe_);
     scores->addWidget(scoreNote_);
     scores->addWidget(ranked_, 1);
     auto* layout = new QVBoxLayout(ablationPage_);
@@ -240,6 +245,8 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     connect(session_, &ModelSession::modelOpened, this, &HeadLabPanel::showResult);
     connect(session_, &ModelSession::resultChanged, this, &HeadLabPanel::showResult);
     connect(session_, &ModelSession::selectionChanged, this, &HeadLabPanel::showSelection);
+    // An undo or an opened lab sets the ablation: the page and the grid follow at once.
+    connect(session_, &ModelSession::ablationChanged, this, &HeadLabPanel::showAblation);
     showResult();
 }
 

@@ -7,7 +7,8 @@
 // ablation controls (the selected head, or the k highest by the score;
 // zero or mean; Ctrl+click in the grid toggles a head) and the intact and
 // ablated next tokens side by side, and the logit difference between two
-// tokens the user types. It shows what the session computed and
+// tokens the user types; on the Scores page the induction probe (ProbeBox).
+// It shows what the session computed and
 // hands every change to it. Two pages, "Scores" (head scores) and "Ablation", so
 // that each needs only a few lines of the tab's height (1024 x 700 leaves
 // the Model tab about 170 pixels for them); the owner may add its own.
@@ -28,6 +29,7 @@ class QTableWidget;
 namespace attnlab {
 
 class ModelSession;
+class ProbeBox;
 
 class HeadLabPanel : public QTabWidget {
     Q_OBJECT
@@ -51,6 +53,8 @@ public:
     // The intact and ablated next tokens (hidden without an ablated pass),
     // for the caller to place beside the next-token bars.
     QTableWidget* comparison() const { return comparison_; }
+    // The induction probe's controls and losses, on the Scores page.
+    ProbeBox* probe() const { return probe_; }
 
 signals:
     // The chooser changed (the grid shows the score, or no numbers).
@@ -76,6 +80,7 @@ private:
 
     ModelSession* session_;
     QComboBox* score_;
+    ProbeBox* probe_;
     QLabel* scoreNote_;
     QTableWidget* ranked_;
     QComboBox* mode_;

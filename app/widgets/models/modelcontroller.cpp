@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include "demomodel.h"
+#include "ablationundo.h"
 #include "modelheadstate.h"
 #include "heatmapview.h"
 #include "modelfamilies.h"
@@ -17,6 +18,7 @@
 
 #include <QAction>
 #include <QEvent>
+#include <QJsonObject>
 #include <QFileDialog>
 #include <QMainWindow>
 #include <QMenu>
@@ -163,6 +165,25 @@ bool ModelController::eventFilter(QObject* watched, QEvent* event)
     if (event->type() == QEvent::Show && (watched == panel_ || watched == lines_))
         openDemoModel();
     return QObject::eventFilter(watched, event);
+}
+
+void ModelController::setUndoStack(QUndoStack* stack)
+{
+    delete ablation_;
+    ablation_ = new AblationUndo(session_, stack, this);
+    connect(ablation_, &AblationUndo::message, panel_, &ModelPanel::showMessage);
+}
+
+void ModelController::saveView(QJsonObject* view) const
+{
+    if (ablation_)
+        ablation_->saveTo(view);
+}
+
+void ModelController::loadView(const QJsonObject& view)
+{
+    if (ablation_)
+        ablation_->loadFrom(view);
 }
 
 }  // namespace attnlab

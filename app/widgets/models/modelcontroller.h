@@ -20,12 +20,15 @@
 
 #include <memory>
 
+class QJsonObject;
 class QMainWindow;
+class QUndoStack;
 class QMenu;
 class QProgressBar;
 
 namespace attnlab {
 
+class AblationUndo;
 class ModelSession;
 class HeadLinesView;
 class ModelExports;
@@ -61,6 +64,12 @@ public:
     // pipeline's tab current.
     bool showHead(int layer, int head, bool showPipeline);
 
+    // The head lab's ablation as part of the lab (AblationUndo): each
+    // change one step on `stack`, saved in the lab's view object.
+    void setUndoStack(QUndoStack* stack);
+    void saveView(QJsonObject* view) const;
+    void loadView(const QJsonObject& view);
+
 signals:
     void message(const QString& text, int timeout);
 
@@ -80,6 +89,7 @@ private:
     bool userModel_ = false;    // the user (or --model) chose a model
     bool demoTried_ = false;    // the demo was looked for once
     bool demoOpening_ = false;  // the read in flight is the demo's
+    AblationUndo* ablation_ = nullptr;
 };
 
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 #include "modelexports.h"
 
 #include "csv.h"
+#include "headlabexport.h"
 #include "modelsession.h"
 #include "headlinesview.h"
 #include "modelgridview.h"
@@ -55,11 +56,49 @@ ModelNextTokens ModelExports::nextTokens() const
     return {session_->nextTokens(), session_->temperature()};
 }
 
+bool ModelExports::exportsAblated() const
+{
+    return hasResult() && session_->ablatedResult() && !session_->resultAblatedHeads().empty();
+}
+
+std::shared_ptr<const attn::DecoderResult> ModelExports::exportedPass() const
+{
+    return exportsAblated() ? session_->ablatedResult() : session_->result();
+}
+
+ModelNextTokens ModelExports::exportedNextTokens() const
+{
+    if (!exportsAblated())
+        return nextTokens();
+    return {attn::topTokens(session_->ablatedLogits(), ModelSession::kNextTokens, session_->temperature()),
+            session_->temperature()};
+}
+
+ModelHeadLab ModelExports::headLab() const
+{
+    ModelHeadLab lab;
+    if (exportsAblated()) {
+        lab.ablated = session_->resultAblatedHeads();
+        lab.ablation = session_->resultAblation();
+        lab.intactTop = session_->nextTokens();
+    }
+    if (const std::optional<RepeatProbe>& probe = session_->resultProbe(); probe && hasResult()) {
+        const std::optional<attn::RepeatLoss>& loss =
+            exportsAblated() ? session_->ablatedProbeLoss() : session_->probeLoss();
+        if (loss)
+            lab.probe = RepeatProbeRun{probe->span, probe->seed,
+                                       attn::repeatProbeIdRange(session_->config().vocabSize), *loss};
+    }
+    return lab;
+}
+
 std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) const
 {
     if (!hasResult())
         return std::make_unique<ModelPicturesExporter>(nullptr, QStringList(), QStringList());
-    const std::shared_ptr<const attn::DecoderResult> result = session_->result();
+    // The command line's files of an ablated run are the ablated pass's
+    // (--ablate); the views as shown are the intact pass's.
+    const std::shared_ptr<const attn::DecoderResult> result = asShown ? session_->result() : exportedPass();
     const std::shared_ptr<const ModelFolder> model = session_->model();
     QStringList tokens;
     // The pass's own sentence: the tokens' bytes (GPT-2's BPE loses none),
@@ -69,7 +108,7 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
         tokens << t.display;
         sentence += model->tokenizer->tokenBytes(t.id);
     }
-    const ModelNextTokens next = nextTokens();
+    const ModelNextTokens next = asShown ? nextTokens() : exportedNextTokens();
     QStringList topLabels;
     for (const attn::TopToken& t : next.top)
         topLabels << session_->vocabularyToken(t.id).display;
@@ -120,10 +159,14 @@ std::vector<OutputFile> ModelExports::jsonFiles() const
 {
     if (!hasResult())
         return {};
-    // The writer keeps the model, the pass and the next tokens it writes.
-    return {{kModelAttentionFileName, [model = session_->model(), result = session_->result(),
-                                       next = nextTokens(), mode = scaleMode()](std::ostream& out) {
-                 writeModelAttentionJson(out, *model, *result, mode, &next);
+    // The writer keeps the model, the pass and the next tokens it writes:
+    // with heads ablated the ablated pass and the head lab's keys, as
+    // --ablate writes them.
+    return {{kModelAttentionFileName,
+             [model = session_->model(), result = exportedPass(), next = exportedNextTokens(),
+              mode = scaleMode(), lab = headLab()](std::ostream& out) {
+                 const bool any = !lab.ablated.empty() || lab.probe;
+                 writeModelAttentionJson(out, *model, *result, mode, &next, any ? &lab : nullptr);
              }}};
 }
 

@@ -11,12 +11,14 @@
 //
 // File > Export all views adds what `attention-lab --model DIR --sentence
 // TEXT --format json,png,svg,pdf` writes for the same state (model, sentence,
-// scale, temperature), file for file and pixel for pixel: model_view,
+// scale, temperature, and the head lab's --ablate, --ablation and --probe),
+// file for file and pixel for pixel: model_view,
 // head_view_layer<N> for every layer and next_token in each format, and
 // model_attention.json (modelattentionexport.h). Without a model, or before its first
 // pass, the model views are not offered and add nothing.
 
 #include "attentionexport.h"
+#include "headlabexport.h"
 #include "expected.h"
 #include "modelattentionexport.h"
 #include "modelpicturesexporter.h"
@@ -71,6 +73,14 @@ public:
     std::string scaleMode() const;
     // The next tokens at the window's temperature, as the views show them.
     ModelNextTokens nextTokens() const;
+    // With heads ablated, the files of every view (Export all views, the
+    // JSON) are those of --ablate: the ablated pass, its next tokens, and
+    // the head lab's keys (ablated, ablation, next_token_intact; with the
+    // probe, probe and its losses, as --probe writes them).
+    bool exportsAblated() const;
+    std::shared_ptr<const attn::DecoderResult> exportedPass() const;
+    ModelNextTokens exportedNextTokens() const;
+    ModelHeadLab headLab() const;
 
 signals:
     void message(const QString& text);

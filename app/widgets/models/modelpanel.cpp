@@ -8,8 +8,10 @@
 #include "generationpanel.h"
 #include "generationsession.h"
 #include "headlabpanel.h"
+#include "lenspanel.h"
 #include "maskwhatifbox.h"
 #include "modelfamilies.h"
+#include "modelreadings.h"
 #include "modelsession.h"
 #include "modelgridrenderer.h"
 #include "modelgridview.h"
@@ -228,6 +230,11 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     middle->addWidget(divisorCaption_);
     headLab_->insertTab(0, lastTokenPage, tr("Last token"));
     headLab_->setCurrentIndex(0);
+    // The logit lens and the rollout (issue 39), computed only while shown.
+    readings_ = new ModelReadings(session_, this);
+    lens_ = new LensPanel(session_, readings_, headLab_);
+    lens_->setObjectName(QStringLiteral("modelLensPanel"));
+    headLab_->addTab(lens_, tr("Lens"));
     // RoPE (issue 38): the selected head's scores with and without the rotation.
     auto* rotary = new RotaryPanel(session_, true, headLab_);
     rotary->setObjectName(QStringLiteral("modelRotaryPanel"));
@@ -247,6 +254,8 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     const QStringList tips = {tr("Last token: the selected head's weights from the last token"),
                               tr("Scores: what each head does, and how it keeps scores in range"),
                               tr("Ablation: the prediction without the chosen heads"),
+                              tr("Lens: the logit lens (the next token after each layer) and the "
+                                 "attention rollout"),
                               tr("RoPE: the selected head's scores with and without the rotation"),
                               tr("Generate: the key/value cache at work")};
     for (int i = 0; i < headLab_->count(); ++i)
@@ -385,16 +394,24 @@ void ModelPanel::showTokens()
     pieces.reserve(qsizetype(tokens.size()));
     for (const ModelToken& t : tokens)
         pieces.append({t.display, t.id});
-    if (pieces == shownPieces_ && !tokens_->document()->isEmpty())
+    if (pieces == shownPieces_ && !tokens_->document()->isEmpty() && session_->resultProbe() == shownProbe_)
         return;
     shownPieces_ = pieces;
+    shownProbe_ = session_->resultProbe();
     QTextDocument* doc = tokens_->document();
     doc->clear();
     QTextCursor cursor(doc);
     const QTextCharFormat plain;
     cursor.beginEditBlock();
+    const std::optional<RepeatProbe>& probe = session_->resultProbe();
     cursor.insertText(
-        tr("%n token(s) (%1): ", nullptr, int(tokens.size())).arg(session_->model()->tokenizer->name()),
+        probe
+            ? tr("%n token(s) of the probe (%1 random tokens, seed %2, repeated twice; the "
+                 "sentence is kept): ",
+                 nullptr, int(tokens.size()))
+                  .arg(probe->span)
+                  .arg(probe->seed)
+            : tr("%n token(s) (%1): ", nullptr, int(tokens.size())).arg(session_->model()->tokenizer->name()),
         plain);
     for (qsizetype i = 0; i < pieces.size(); ++i) {
         if (i > 0)

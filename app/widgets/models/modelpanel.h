@@ -6,16 +6,21 @@
 // shows it in the pipeline, as the "Show … in the pipeline" button does), the
 // selected head's weights from the last token, the ten most likely next
 // tokens, the head lab (HeadLabPanel: head-type scores, which the grid
-// prints, and ablation), generation with the key/value cache
+// prints, the induction probe, and ablation; LensPanel: the logit lens and
+// the rollout), generation with the key/value cache
 // (GenerationPanel, the head lab's last page), and the what-if controls
 // (scale mode and divisor, where it applies, the temperature, the mask:
 // MaskWhatIfBox). It shows what the session computed and hands
 // every change to it.
 
+#include "modelpass.h"
+
 #include <QList>
 #include <QPair>
 #include <QString>
 #include <QWidget>
+
+#include <optional>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -29,6 +34,8 @@ namespace attnlab {
 class GenerationPanel;
 class GenerationSession;
 class HeadLabPanel;
+class LensPanel;
+class ModelReadings;
 class MaskWhatIfBox;
 class ModelSession;
 class ModelGridView;
@@ -48,6 +55,9 @@ public:
     // The "Generate" page and the generation it shows.
     GenerationPanel* generationPanel() const { return generationPanel_; }
     GenerationSession* generation() const { return generation_; }
+    // The "Lens" page: the logit lens and the rollout, and their numbers.
+    LensPanel* lensPanel() const { return lens_; }
+    ModelReadings* readings() const { return readings_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -77,6 +87,7 @@ private:
     QLabel* summary_;
     QTextBrowser* tokens_;
     QList<QPair<QString, int>> shownPieces_;  // (display, id) of the pieces tokens_ shows
+    std::optional<RepeatProbe> shownProbe_;   // the probe they are of
     QLabel* message_;
     ModelGridView* grid_;
     QLabel* headCaption_;
@@ -91,6 +102,8 @@ private:
     QWidget* side_ = nullptr;  // the next-token bars and the ablation table
     NextTokenView* next_;
     HeadLabPanel* headLab_;
+    ModelReadings* readings_;
+    LensPanel* lens_;
     GenerationSession* generation_;
     GenerationPanel* generationPanel_;
     QComboBox* scale_;

@@ -114,6 +114,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     createHeadsView();
     models_ = new ModelController(this, pipeline_, session_);
     connect(models_, &ModelController::message, this, &MainWindow::showMessage);
+    models_->setUndoStack(documents_->undoStack());
     lessons_->setModel(models_->session(), models_->panel());
     exports_ = new ExportActions(
         session_, {pipeline_, focus_, compare_, lab_, heads_, models_->exports(), training_},
@@ -474,6 +475,8 @@ QJsonObject MainWindow::viewState() const
     view.insert(QStringLiteral("focus_query"), preferredFocus_);
     view.insert(QStringLiteral("independent_ranges"), pipeline_->independentRanges());
     view.insert(QStringLiteral("maps_tab"), pipeline_->tabs()->currentIndex());
+    if (models_)
+        models_->saveView(&view);
     return view;
 }
 
@@ -488,6 +491,8 @@ void MainWindow::applyViewState(const QJsonObject& view)
     }
     if (view.contains(QStringLiteral("focus_query")))
         setFocusQuery(view.value(QStringLiteral("focus_query")).toInt());
+    if (models_)
+        models_->loadView(view);
 }
 
 void MainWindow::offerRecovery()

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "lenspanel.h"
+
+#include "colormap.h"
+#include "heatmapview.h"
+#include "modelreadings.h"
+#include "modelsession.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attnlab {
+
+namespace {
+
+QString percent(double probability)
+{
+    return QString::number(100.0 * probability, 'f', 1) + QStringLiteral(" %");
+}
+
+}  // namespace
+
+LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, QWidget* parent)
+    : QWidget(parent), session_(session), readings_(readings)
+{
+    chooser_ = new QComboBox(this);
+    chooser_->setObjectName(QStringLiteral("modelLensChooser"));
+    chooser_->setAccessibleName(tr("Reading"));
+    chooser_->addItem(tr("logit lens"), int(Reading::LogitLens));
+    chooser_->addItem(tr("rollout"), int(Reading::Rollout));
+    chooser_->setToolTip(
+        tr("logit lens: after each layer, the next token read from the residual stream through the "
+           "final norm and the unembedding, at every position (the last layer's is the model's own);\n"
+           "rollout: per layer B = ½ (the mean of its heads' weights) + ½ I, rows renormalised, "
+           "R = B_L … B_1: how much each position draws on each token through every layer."));
+    caption_ = new QLabel(this);
+    caption_->setObjectName(QStringLiteral("modelLensCaption"));
+    caption_->setWordWrap(true);
+    caption_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    lens_ = new QTableWidget(this);
+    lens_->setObjectName(QStringLiteral("modelLensTable"));
+    lens_->setAccessibleName(tr("Logit lens: the most likely next token after each layer"));
+    lens_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    lens_->setSelectionMode(QAbstractItemView::NoSelection);
+    lens_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
+    lens_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    lens_->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+
+    rollout_ = new HeatmapView(this);
+    rollout_->setObjectName(QStringLiteral("modelRolloutView"));
+    rollout_->setColorMap(HeatmapView::ColorMap::Sequential);
+    rollout_->setDecimals(2);
+    rollout_->setAccessibleName(tr("Attention rollout"));
+
+    stack_ = new QStackedWidget(this);
+    stack_->addWidget(lens_);
+    stack_->addWidget(rollout_);
+
+    auto* row = new QHBoxLayout;
+    auto* label = new QLabel(tr("Read:"), this);
+    label->setBuddy(chooser_);
+    row->addWidget(label);
+    row->addWidget(chooser_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    layout->addLayout(row);
+    layout->addWidget(caption_);
+    layout->addWidget(stack_, 1);
+
+    connect(chooser_, &QComboBox::currentIndexChanged, this, [this] {
+        stack_->setCurrentIndex(chooser_->currentIndex());
+        refresh();
+    });
+    connect(readings_, &ModelReadings::changed, this, &LensPanel::refresh);
+    connect(readings_, &ModelReadings::computingChanged, this, &LensPanel::refresh);
+    refresh();
+}
+
+LensPanel::Reading LensPanel::reading() const
+{
+    return Reading(chooser_->currentData().toInt());
+}
+
+void LensPanel::setReading(Reading reading)
+{
+    chooser_->setCurrentIndex(chooser_->findData(int(reading)));
+}
+
+void LensPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    readings_->setWanted(true);
+}
+
+void LensPanel::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    readings_->setWanted(false);
+}
+
+void LensPanel::refresh()
+{
+    QString text;
+    if (!session_->hasModel())
+        text = tr("Open a model to read its passes.");
+    else if (!readings_->problem().isEmpty())
+        text = readings_->problem();
+    else if (!readings_->hasReadings())
+        text = readings_->isComputing() ? tr("Reading the pass…") : tr("Type a sentence to read its pass.");
+    else
+        text = readings_->passText() + (readings_->isComputing() ? tr(" Reading the new pass…") : QString());
+    caption_->setText(text);
+    caption_->setToolTip(text);
+    // Both, whichever is shown: the chooser then switches at once.
+    showLens();
+    showRollout();
+}
+
+void LensPanel::showLens()
+{
+    const attn::LogitLens& lens = readings_->lens();
+    const std::vector<ModelToken>& tokens = readings_->tokens();
+    lens_->clear();
+    lens_->setRowCount(lens.layers);
+    lens_->setColumnCount(lens.positions);
+    if (lens.layers == 0)
+        return;
+    QStringList rows, columns;
+    for (int l = 0; l < lens.layers; ++l)
+        rows << tr("L%1").arg(l + 1);
+    for (int i = 0; i < lens.positions; ++i)
+        columns << (i < int(tokens.size()) ? tokens[std::size_t(i)].display : QString::number(i));
+    lens_->setVerticalHeaderLabels(rows);
+    lens_->setHorizontalHeaderLabels(columns);
+    const QFontMetrics metrics = lens_->fontMetrics();
+    // Room for "100.0 %" and about six characters of a token, with the cell's margins.
+    constexpr int kMargins = 12;
+    const int width =
+        std::max(metrics.horizontalAdvance(percent(1.0)), 6 * metrics.averageCharWidth()) + kMargins;
+    for (int l = 0; l < lens.layers; ++l) {
+        for (int i = 0; i < lens.positions; ++i) {
+            const std::vector<attn::TopToken>& top = lens.at(l, i);
+            if (top.empty())
+                continue;
+            const attn::TopToken& best = top.front();
+            const QString token = session_->vocabularyToken(best.id).display;
+            auto* item = new QTableWidgetItem(metrics.elidedText(token, Qt::ElideRight, width - kMargins)
+                                              + QLatin1Char('\n') + percent(best.probability));
+            const QColor background = colormap::sequential(best.probability, 0.0, 1.0);
+            item->setBackground(background);
+            item->setForeground(colormap::contrastingText(background));
+            item->setData(Qt::UserRole, best.id);
+            item->setData(Qt::UserRole + 1, best.probability);
+            item->setTextAlignment(Qt::AlignCenter);
+            // Rich text, each token escaped: a token such as "<b>" stays text.
+            QStringList tip;
+            tip << tr("After layer %1, at “%2” (position %3), the next token:")
+                       .arg(l + 1)
+                       .arg(columns[i].toHtmlEscaped())
+                       .arg(i);
+            for (const attn::TopToken& t : top)
+                tip << tr("%1  %2 (id %3)")
+                           .arg(session_->vocabularyToken(t.id).display.toHtmlEscaped(),
+                                percent(t.probability))
+                           .arg(t.id);
+            item->setToolTip(
+                QStringLiteral("<p style='white-space:pre'>%1</p>").arg(tip.join(QStringLiteral("<br>"))));
+            lens_->setItem(l, i, item);
+        }
+    }
+    lens_->verticalHeader()->setDefaultSectionSize(2 * metrics.lineSpacing() + 4);
+    lens_->horizontalHeader()->setDefaultSectionSize(width);
+}
+
+void LensPanel::showRollout()
+{
+    const attn::Matrix& r = readings_->rollout();
+    QStringList labels;
+    for (const ModelToken& t : readings_->tokens())
+        labels << t.display;
+    if (r.rows() == 0) {
+        rollout_->setData(attn::Matrix(), {}, {});
+        return;
+    }
+    rollout_->setData(r, labels, labels);
+    rollout_->setRange(0.0, 1.0);
+    rollout_->setTitle(tr("Attention rollout (rows: queries)"));
+}
+
+}  // namespace attnlab
