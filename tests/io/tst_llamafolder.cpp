@@ -114,6 +114,7 @@ private slots:
     void shards();
     void missingShard();
     void configOptions();
+    void tiedEmbeddingShared();
 };
 
 void TestLlamaFolder::refused_data()
@@ -308,6 +309,25 @@ void TestLlamaFolder::configOptions()
     QCOMPARE(s.factor, 32.0);
     QCOMPARE(s.highFreqFactor, 4.0);
     QCOMPARE(s.originalMaxPositions, 8192);
+}
+
+// Tied embeddings: the logits read the embedding's own floats, not a copy
+// (SmolLM2-135M's would be 113 MB more), whether they are the file's F32
+// bytes (tiny-llama) or BF16 converted (tiny-qwen3).
+void TestLlamaFolder::tiedEmbeddingShared()
+{
+    for (const char* name : {"tiny-llama", "tiny-qwen3"}) {
+        const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/") + QLatin1String(name);
+        QFile config(folder + QStringLiteral("/config.json"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        const auto checkpoint = attnlab::readLlamaCheckpoint(folder, config.readAll());
+        QVERIFY2(checkpoint.ok(), name);
+        const attn::LlamaWeights& w = checkpoint->weights;
+        QVERIFY(w.lmHeadTied);
+        QCOMPARE(w.lmHead.data, w.embed.data);
+        QCOMPARE(w.lmHead.rows, w.embed.rows);
+        QCOMPARE(w.lmHead.cols, w.embed.cols);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLlamaFolder)
