@@ -146,7 +146,7 @@ attn::Status SafetensorsShards::take(const std::string& name, int rows, int cols
     if (t.shape != expected)
         return fail(file.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText() + " but "
                                      + shapeText(expected) + " was expected (" + meaning + ")");
-    std::vector<float> owned;
+    FloatBuffer owned;
     const attn::Expected<const float*> data = file.floats(t, owned);
     if (!data)
         return data.error();

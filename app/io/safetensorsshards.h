@@ -66,7 +66,7 @@ public:
 private:
     struct Storage {
         std::vector<std::shared_ptr<const void>> files;
-        std::vector<std::vector<float>> converted;
+        std::vector<FloatBuffer> converted;
     };
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
     std::map<std::string, std::pair<const SafetensorsTensor*, std::size_t>> byName_;  // tensor, file
