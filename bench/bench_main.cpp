@@ -27,6 +27,7 @@
 #include "interaction_bench.h"
 #include "multihead_window_bench.h"
 #include "process_bench.h"
+#include "eventtimer.h"
 #include "qwen25_window_bench.h"
 #include "smollm2_bench.h"
 
@@ -48,11 +49,14 @@ int main(int argc, char** argv)
     bool quick = false;
     std::vector<int> sizes;  // --n=16,2048: the interaction case's token counts
     std::vector<std::string> groups;
+    double slowEventMs = 0;  // --slow-events=MS: the GUI thread's events over MS printed on stderr
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (std::strcmp(argv[i], "--kernel=baseline") == 0)
             attn::kernels::setEnabled(false);
+        else if (std::strncmp(argv[i], "--slow-events=", 14) == 0)
+            slowEventMs = std::atof(argv[i] + 14);
         else if (std::strncmp(argv[i], "--n=", 4) == 0)
             for (const char* p = argv[i] + 4; *p;
                  p += std::strcspn(p, ",") + (p[std::strcspn(p, ",")] ? 1 : 0))
@@ -71,7 +75,7 @@ int main(int argc, char** argv)
     if (gui) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
-        app = std::make_unique<QApplication>(argc, argv);
+        app = std::make_unique<bench::EventTimingApplication>(argc, argv, slowEventMs);
         // Keep the window's saved settings out of the measurements.
         QApplication::setOrganizationName(QStringLiteral("AttentionLabBench"));
         QApplication::setApplicationName(QStringLiteral("attention-lab-bench"));

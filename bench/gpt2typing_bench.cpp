@@ -5,9 +5,6 @@
 #include "benchutil.h"
 #include "gpt2folder.h"
 #include "gpt2open_bench.h"
-#include "modelsession.h"
-#include "modelcontroller.h"
-#include "modelgridview.h"
 #include "modelwatch.h"
 
 #include <QApplication>
@@ -33,24 +30,20 @@ void runGpt2TypingBench(const char* tokenizerFolder, int runs)
         std::fprintf(stderr, "gpt2-typing: cannot write the checkpoint folder\n");
         return;
     }
-    attnlab::MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    settle(200);
-    attnlab::ModelController* models = window.models();
-    attnlab::ModelSession* session = models->session();
-    auto* field = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    auto* grid = window.findChild<attnlab::ModelGridView*>(QStringLiteral("modelGrid"));
-    if (!field || !grid) {
+    ModelWindow w;
+    if (!w.ok()) {
         std::fprintf(stderr, "gpt2-typing: no sentence field or model grid\n");
         return;
     }
+    attnlab::ModelController* models = w.models;
+    attnlab::ModelSession* session = w.session;
+    QLineEdit* field = w.field;
     models->openModel(dir.path());
     if (!waitUntil([&] { return session->hasModel() && !session->isLoading(); }, 120000)) {
         std::fprintf(stderr, "gpt2-typing: the model did not open\n");
         return;
     }
-    ModelWatch watch(session, grid, field);
+    ModelWatch watch(session, w.grid, field);
 
     // Sentences of about `words` tokens, then keys typed at their end.
     for (const int words : {31, 255}) {

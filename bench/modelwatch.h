@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// What the model window cases measure with: when the Model tab's grid has
-// painted the pass of the sentence field's text (ModelWatch), keys typed as
-// the keyboard would, and steps timed to their pass shown with the GUI
-// thread's longest absence (measureSteps).
+// What the model window cases measure with: the window they measure
+// (ModelWindow), when the Model tab's grid has painted the pass of the
+// sentence field's text (ModelWatch), keys typed as the keyboard would, and
+// steps timed to their pass shown with the GUI thread's longest absence
+// (measureSteps).
 
+#include "modelcontroller.h"
+#include "modelgridview.h"
 #include "modelsession.h"
 #include "windowwatch.h"
 
@@ -16,6 +19,30 @@
 #include <vector>
 
 namespace bench {
+
+// The main window at 1600 x 1000, shown and settled, with what the model
+// cases drive: its model controller and session, the sentence field and
+// the Model tab's grid (found by name). ok() is false when the field or the
+// grid is missing.
+struct ModelWindow {
+    attnlab::MainWindow window;
+    attnlab::ModelController* models = nullptr;
+    attnlab::ModelSession* session = nullptr;
+    QLineEdit* field = nullptr;
+    attnlab::ModelGridView* grid = nullptr;
+
+    ModelWindow()
+    {
+        window.resize(1600, 1000);
+        window.show();
+        settle(200);
+        models = window.models();
+        session = models->session();
+        field = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+        grid = window.findChild<attnlab::ModelGridView*>(QStringLiteral("modelGrid"));
+    }
+    bool ok() const { return field && grid; }
+};
 
 // The Model tab's grid has painted the pass of the field's current text.
 class ModelWatch : public QObject {

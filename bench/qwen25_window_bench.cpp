@@ -4,9 +4,6 @@
 #include "attentionworker.h"
 #include "benchutil.h"
 #include "checkpointwriter.h"
-#include "modelcontroller.h"
-#include "modelgridview.h"
-#include "modelsession.h"
 #include "modelwatch.h"
 
 #include <QDir>
@@ -51,18 +48,14 @@ void runQwen25WindowBench(int runs)
         printError("cannot write the checkpoint folder");
         return;
     }
-    attnlab::MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    settle(200);
-    attnlab::ModelController* models = window.models();
-    attnlab::ModelSession* session = models->session();
-    auto* field = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    auto* grid = window.findChild<attnlab::ModelGridView*>(QStringLiteral("modelGrid"));
-    if (!field || !grid) {
+    ModelWindow w;
+    if (!w.ok()) {
         printError("no sentence field or model grid");
         return;
     }
+    attnlab::ModelController* models = w.models;
+    attnlab::ModelSession* session = w.session;
+    QLineEdit* field = w.field;
     // 64 words, one GPT-2 token each; the second sentence differs in its
     // last word, so that each run is a new pass.
     std::vector<QString> sentences;
@@ -85,7 +78,7 @@ void runQwen25WindowBench(int runs)
     }
     const double openMs = msSince(t0);
     const double openBlockMs = heartbeat.stop();
-    ModelWatch watch(session, grid, field);
+    ModelWatch watch(session, w.grid, field);
     if (!waitUntil([&] { return !session->isComputing(); }, 60000)) {
         printError("the first pass did not finish");
         return;

@@ -119,12 +119,16 @@ Matrix unembedFloatRows(const Matrix& hidden, const FloatTensor& lmHead, int thr
         const int t0 = k * kVocabBlock;
         const int count = std::min(kVocabBlock, v - t0);
         if (kernels::available()) {
-            kernels::productFloatWeightsTransposed(hidden.data(), e, int(hidden.rows()), e,
-                                                   lmHead.data + std::size_t(t0) * std::size_t(e), e, count,
-                                                   logits.data() + t0, v);
+            const std::size_t first = std::size_t(t0) * std::size_t(e);
+            if (lmHead.bf16)
+                kernels::productBf16WeightsTransposed(hidden.data(), e, int(hidden.rows()), e,
+                                                      lmHead.bf16 + first, e, count, logits.data() + t0, v);
+            else
+                kernels::productFloatWeightsTransposed(hidden.data(), e, int(hidden.rows()), e,
+                                                       lmHead.data + first, e, count, logits.data() + t0, v);
             return;
         }
-        const Matrix rows = lmHead.map().middleRows(t0, count).cast<double>();
+        const Matrix rows = lmHead.rowsAsDouble(t0, count);
         logits.middleCols(t0, count).noalias() = hidden * rows.transpose();
     });
     return logits;

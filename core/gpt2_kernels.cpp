@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -246,38 +247,67 @@ ATTN_AVX2 void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows
 
 namespace {
 
-ATTN_AVX2 double reduceLanes(__m256d acc, const double* a, const float* b, int p, int depth)
+// A weight as double: a float32, or a bfloat16 (the upper half of one).
+inline double weightAt(const float* b, int p)
+{
+    return double(b[p]);
+}
+
+inline double weightAt(const std::uint16_t* b, int p)
+{
+    const std::uint32_t bits = std::uint32_t(b[p]) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return double(f);
+}
+
+// Four weights from b + p as doubles.
+ATTN_AVX2 inline __m256d weights4(const float* b, int p)
+{
+    return _mm256_cvtps_pd(_mm_loadu_ps(b + p));
+}
+
+ATTN_AVX2 inline __m256d weights4(const std::uint16_t* b, int p)
+{
+    const __m128i half = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + p));
+    return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), half)));
+}
+
+template <typename W>
+ATTN_AVX2 double reduceLanes(__m256d acc, const double* a, const W* b, int p, int depth)
 {
     alignas(32) double lanes[4];
     _mm256_store_pd(lanes, acc);
     double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     for (; p < depth; ++p)
-        sum = std::fma(a[p], double(b[p]), sum);
+        sum = std::fma(a[p], weightAt(b, p), sum);
     return sum;
 }
 
-ATTN_AVX2 double dotRow(const double* a, const float* b, int depth)
+template <typename W>
+ATTN_AVX2 double dotRow(const double* a, const W* b, int depth)
 {
     __m256d acc = _mm256_setzero_pd();
     int p = 0;
     for (; p + 4 <= depth; p += 4)
-        acc = _mm256_fmadd_pd(_mm256_loadu_pd(a + p), _mm256_cvtps_pd(_mm_loadu_ps(b + p)), acc);
+        acc = _mm256_fmadd_pd(_mm256_loadu_pd(a + p), weights4(b, p), acc);
     return reduceLanes(acc, a, b, p, depth);
 }
 
 // Four rows of Bt against one row of a, each entry dotRow's chain: the
 // four chains are independent, so the multiply-adds' latency overlaps
 // (one chain waited on each of its own).
-ATTN_AVX2 void dotRows4(const double* a, const float* b, std::ptrdiff_t ldb, int depth, double* out)
+template <typename W>
+ATTN_AVX2 void dotRows4(const double* a, const W* b, std::ptrdiff_t ldb, int depth, double* out)
 {
     __m256d acc0 = _mm256_setzero_pd(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     int p = 0;
     for (; p + 4 <= depth; p += 4) {
         const __m256d x = _mm256_loadu_pd(a + p);
-        acc0 = _mm256_fmadd_pd(x, _mm256_cvtps_pd(_mm_loadu_ps(b + p)), acc0);
-        acc1 = _mm256_fmadd_pd(x, _mm256_cvtps_pd(_mm_loadu_ps(b + ldb + p)), acc1);
-        acc2 = _mm256_fmadd_pd(x, _mm256_cvtps_pd(_mm_loadu_ps(b + 2 * ldb + p)), acc2);
-        acc3 = _mm256_fmadd_pd(x, _mm256_cvtps_pd(_mm_loadu_ps(b + 3 * ldb + p)), acc3);
+        acc0 = _mm256_fmadd_pd(x, weights4(b, p), acc0);
+        acc1 = _mm256_fmadd_pd(x, weights4(b + ldb, p), acc1);
+        acc2 = _mm256_fmadd_pd(x, weights4(b + 2 * ldb, p), acc2);
+        acc3 = _mm256_fmadd_pd(x, weights4(b + 3 * ldb, p), acc3);
     }
     out[0] = reduceLanes(acc0, a, b, p, depth);
     out[1] = reduceLanes(acc1, a, b + ldb, p, depth);
@@ -285,11 +315,9 @@ ATTN_AVX2 void dotRows4(const double* a, const float* b, std::ptrdiff_t ldb, int
     out[3] = reduceLanes(acc3, a, b + 3 * ldb, p, depth);
 }
 
-}  // namespace
-
-ATTN_AVX2 void productFloatWeightsTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth,
-                                             const float* Bt, std::ptrdiff_t ldb, int count, double* C,
-                                             std::ptrdiff_t ldc)
+template <typename W>
+ATTN_AVX2 void productTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth, const W* Bt,
+                                 std::ptrdiff_t ldb, int count, double* C, std::ptrdiff_t ldc)
 {
     // Eight rows of Bt (24 KiB at E = 768) against every row of A.
     constexpr int kBlock = 8;
@@ -303,6 +331,22 @@ ATTN_AVX2 void productFloatWeightsTransposed(const double* A, std::ptrdiff_t lda
                 C[i * ldc + t] = dotRow(A + i * lda, Bt + t * ldb, depth);
         }
     }
+}
+
+}  // namespace
+
+ATTN_AVX2 void productFloatWeightsTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth,
+                                             const float* Bt, std::ptrdiff_t ldb, int count, double* C,
+                                             std::ptrdiff_t ldc)
+{
+    productTransposed(A, lda, rows, depth, Bt, ldb, count, C, ldc);
+}
+
+ATTN_AVX2 void productBf16WeightsTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth,
+                                            const std::uint16_t* Bt, std::ptrdiff_t ldb, int count, double* C,
+                                            std::ptrdiff_t ldc)
+{
+    productTransposed(A, lda, rows, depth, Bt, ldb, count, C, ldc);
 }
 
 #else
@@ -319,6 +363,11 @@ void productFloatWeights(const double*, std::ptrdiff_t, int, int, const float*, 
 
 void productFloatWeightsTransposed(const double*, std::ptrdiff_t, int, int, const float*, std::ptrdiff_t, int,
                                    double*, std::ptrdiff_t)
+{
+}
+
+void productBf16WeightsTransposed(const double*, std::ptrdiff_t, int, int, const std::uint16_t*,
+                                  std::ptrdiff_t, int, double*, std::ptrdiff_t)
 {
 }
 

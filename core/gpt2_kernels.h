@@ -16,6 +16,7 @@
 // Plain C++ and intrinsics; no Eigen in the translation unit (see kernels.h).
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace attn::kernels {
@@ -60,5 +61,12 @@ void productFloatWeights(const double* A, std::ptrdiff_t lda, int rows, int dept
 // (lane 0 + lane 1) + (lane 2 + lane 3), then the depth % 4 tail in order.
 void productFloatWeightsTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth, const float* Bt,
                                    std::ptrdiff_t ldb, int count, double* C, std::ptrdiff_t ldc);
+
+// The same with Bt bfloat16 (each entry the upper half of a float32, as a
+// BF16 checkpoint stores it): bit for bit the product with Bt converted to
+// float32 first.
+void productBf16WeightsTransposed(const double* A, std::ptrdiff_t lda, int rows, int depth,
+                                  const std::uint16_t* Bt, std::ptrdiff_t ldb, int count, double* C,
+                                  std::ptrdiff_t ldc);
 
 }  // namespace attn::kernels

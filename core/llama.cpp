@@ -31,12 +31,16 @@ Status checkTensor(const std::string& name, const FloatTensor& t, int rows, int 
 void linearBlock(const Matrix& in, const FloatTensor& W, int r0, int count, double* out, Eigen::Index ldo)
 {
     if (kernels::available()) {
-        kernels::productFloatWeightsTransposed(in.data(), in.cols(), int(in.rows()), int(in.cols()),
-                                               W.data + std::size_t(r0) * std::size_t(W.cols), W.cols, count,
-                                               out, ldo);
+        const std::size_t first = std::size_t(r0) * std::size_t(W.cols);
+        if (W.bf16)
+            kernels::productBf16WeightsTransposed(in.data(), in.cols(), int(in.rows()), int(in.cols()),
+                                                  W.bf16 + first, W.cols, count, out, ldo);
+        else
+            kernels::productFloatWeightsTransposed(in.data(), in.cols(), int(in.rows()), int(in.cols()),
+                                                   W.data + first, W.cols, count, out, ldo);
         return;
     }
-    const Matrix rows = W.map().middleRows(r0, count).cast<double>();
+    const Matrix rows = W.rowsAsDouble(r0, count);
     Eigen::Map<Matrix, 0, Eigen::OuterStride<>> o(out, in.rows(), count, Eigen::OuterStride<>(ldo));
     o.noalias() = in * rows.transpose();
 }
@@ -68,10 +72,9 @@ public:
     Matrix embed(const std::vector<int>& tokenIds) override
     {
         const int n = int(tokenIds.size());
-        const FloatTensor::Map e = w_.embed.map();
         Matrix h(n, c_.width);
         for (int i = 0; i < n; ++i)
-            h.row(i) = e.row(tokenIds[std::size_t(i)]).cast<double>();
+            h.row(i) = w_.embed.rowsAsDouble(tokenIds[std::size_t(i)], 1);
         return h;
     }
 

@@ -52,7 +52,7 @@ std::string shapeText(const std::vector<std::int64_t>& shape)
 // what it converted.
 class TensorTable {
 public:
-    TensorTable(const SafetensorsFile& file, std::vector<std::vector<float>>& converted)
+    TensorTable(const SafetensorsFile& file, std::vector<FloatBuffer>& converted)
         : file_(file), converted_(converted)
     {
     }
@@ -87,7 +87,7 @@ public:
             return configFail(file_.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText()
                                                 + " but " + shapeText(expected) + " was expected (" + meaning
                                                 + ")");
-        std::vector<float> owned;
+        FloatBuffer owned;
         const attn::Expected<const float*> data = file_.floats(t, owned);
         if (!data.ok())
             return data.error();
@@ -138,7 +138,7 @@ public:
 
 private:
     const SafetensorsFile& file_;
-    std::vector<std::vector<float>>& converted_;
+    std::vector<FloatBuffer>& converted_;
     std::map<std::string, const SafetensorsTensor*> byKey_;
     std::set<std::string> used_;
     std::set<std::string> dtypes_;
@@ -149,7 +149,7 @@ private:
 // What the weights' storage holds: the file's bytes and the converted copies.
 struct Gpt2Storage {
     std::shared_ptr<const void> file;
-    std::vector<std::vector<float>> converted;
+    std::vector<FloatBuffer> converted;
 };
 
 }  // namespace

@@ -225,8 +225,12 @@ attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::
     return c;
 }
 
-attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config, SafetensorsShards& shards)
+attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config, SafetensorsShards& shards,
+                                                Bf16Matrices bf16)
 {
+    shards.keepBf16MatricesInPlace(
+        bf16 == Bf16Matrices::InPlace
+        || (bf16 == Bf16Matrices::Auto && shards.dataBytes() >= kBf16InPlaceBytes));
     LlamaCheckpoint out;
     attn::LlamaWeights& w = out.weights;
     w.config = config;

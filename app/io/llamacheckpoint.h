@@ -27,7 +27,9 @@
 // model.norm.weight, lm_head.weight unless tied): each checked against the
 // config, a missing one named, one that belongs to no model of this config
 // refused (rotary_emb.inv_freq buffers are skipped). F32 stays in the
-// file's bytes; F16 and BF16 are converted to float32 exactly.
+// file's bytes; F16 and BF16 are converted to float32 exactly, except a
+// large BF16 checkpoint's matrices, which stay in the bytes read
+// (Bf16Matrices).
 
 #include "expected.h"
 #include "llama_weights.h"
@@ -35,6 +37,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -63,8 +66,18 @@ bool isLlamaModelType(std::string_view modelType);
 // config.json's bytes; `name` starts every message.
 attn::Expected<attn::LlamaConfig> parseLlamaConfig(const QByteArray& json, std::string_view name);
 
+// How a BF16 checkpoint's matrices are held: converted to float32, or
+// left as the file's bfloat16 (FloatTensor::bf16; the products convert each
+// entry as they read it, so the numbers are the same bit for bit). Auto
+// leaves them from kBf16InPlaceBytes of tensors on: Qwen2.5-0.5B's 988 MB
+// would be 1.98 GB of float32, which took most of the 6 s it took to open;
+// a small checkpoint is converted (nothing to gain).
+enum class Bf16Matrices { Auto, Converted, InPlace };
+inline constexpr std::uint64_t kBf16InPlaceBytes = std::uint64_t(64) << 20;
+
 // The tensors of `shards` as the weights of `config`.
-attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config, SafetensorsShards& shards);
+attn::Expected<LlamaCheckpoint> llamaFromShards(const attn::LlamaConfig& config, SafetensorsShards& shards,
+                                                Bf16Matrices bf16 = Bf16Matrices::Auto);
 
 // FOLDER's checkpoint, config.json's bytes given.
 attn::Expected<LlamaCheckpoint> readLlamaCheckpoint(const QString& folder, const QByteArray& config);

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <future>
 #include <string>
 #include <utility>
 
@@ -51,13 +52,20 @@ std::vector<ModelFamily> llamaFamilies()
 attn::Expected<ModelFolder> readLlamaFolder(const QString& folder, const QByteArray& config,
                                             FolderTokenizerReader readTokenizer)
 {
+    // The tokenizer is read on a thread of its own while the weights are
+    // read (reading the checkpoint's bytes leaves a core free); the messages
+    // keep their order: the checkpoint's first.
+    const QString tokenizerPath = QDir(folder).filePath(QStringLiteral("tokenizer.json"));
+    const bool hasTokenizer = QFileInfo::exists(tokenizerPath) || QFileInfo(tokenizerPath).isSymLink();
+    std::future<attn::Expected<std::shared_ptr<const ModelTokenizer>>> reading;
+    if (hasTokenizer)
+        reading = std::async(std::launch::async | std::launch::deferred, readTokenizer, folder);
     attn::Expected<LlamaCheckpoint> checkpoint = readLlamaCheckpoint(folder, config);
     if (!checkpoint)
-        return checkpoint.error();
-    const QString tokenizerPath = QDir(folder).filePath(QStringLiteral("tokenizer.json"));
-    if (!QFileInfo::exists(tokenizerPath) && !QFileInfo(tokenizerPath).isSymLink())
+        return checkpoint.error();  // the future's destructor waits for the tokenizer
+    if (!hasTokenizer)
         return attn::Error{"tokenizer.json is missing (the model's tokenizer, in Hugging Face's format)"};
-    attn::Expected<std::shared_ptr<const ModelTokenizer>> tokenizer = readTokenizer(folder);
+    attn::Expected<std::shared_ptr<const ModelTokenizer>> tokenizer = reading.get();
     if (!tokenizer)
         return tokenizer.error();
     const int configVocab = checkpoint->weights.config.vocabSize;

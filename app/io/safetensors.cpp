@@ -271,30 +271,49 @@ const SafetensorsTensor* SafetensorsFile::find(std::string_view tensorName) cons
     return nullptr;
 }
 
-attn::Expected<const float*> SafetensorsFile::floats(const SafetensorsTensor& t,
-                                                     std::vector<float>& owned) const
+namespace {
+
+// The tensor's entries as float32 into `out` (entryCount of them).
+void convertInto(const SafetensorsTensor& t, float* out)
 {
     const std::size_t n = std::size_t(t.entryCount());
+    if (t.dtype == "F32") {
+        for (std::size_t i = 0; i < n; ++i) {
+            const quint32 bits = qFromLittleEndian<quint32>(t.bytes + 4 * i);
+            std::memcpy(out + i, &bits, 4);
+        }
+    } else if (t.dtype == "F16") {
+        float16ToFloatsShared(t.bytes, n, out);
+    } else {
+        bfloat16ToFloatsShared(t.bytes, n, out);
+    }
+}
+
+}  // namespace
+
+attn::Expected<const float*> SafetensorsFile::floats(const SafetensorsTensor& t, FloatBuffer& owned) const
+{
     if (t.dtype == "F32") {
         const bool aligned = reinterpret_cast<std::uintptr_t>(t.bytes) % alignof(float) == 0;
         if (QSysInfo::ByteOrder == QSysInfo::LittleEndian && aligned)
             return reinterpret_cast<const float*>(t.bytes);
-        owned.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const quint32 bits = qFromLittleEndian<quint32>(t.bytes + 4 * i);
-            std::memcpy(&owned[i], &bits, 4);
-        }
-        return owned.data();
-    }
-    const bool half = t.dtype == "F16";
-    if (!half && t.dtype != "BF16")
+    } else if (t.dtype != "F16" && t.dtype != "BF16") {
         return failTensor(name_, t.name, "dtype " + t.dtype + " is not supported (F32, F16 and BF16 are)");
-    owned.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const quint16 bits = qFromLittleEndian<quint16>(t.bytes + 2 * i);
-        owned[i] = half ? float16ToFloat(bits) : bfloat16ToFloat(bits);
     }
-    return owned.data();
+    owned = FloatBuffer(std::size_t(t.entryCount()));
+    convertInto(t, owned.data());
+    return static_cast<const float*>(owned.data());
+}
+
+attn::Expected<const float*> SafetensorsFile::floats(const SafetensorsTensor& t,
+                                                     std::vector<float>& owned) const
+{
+    FloatBuffer converted;
+    const attn::Expected<const float*> data = floats(t, converted);
+    if (!data || converted.empty())
+        return data;
+    owned.assign(converted.data(), converted.data() + converted.size());
+    return static_cast<const float*>(owned.data());
 }
 
 float float16ToFloat(std::uint16_t bits)

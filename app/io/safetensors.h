@@ -30,6 +30,7 @@
 // program holds (a mapped file would fault, SIGBUS, on the next pass).
 
 #include "expected.h"
+#include "floatconversion.h"
 
 #include <QString>
 
@@ -82,7 +83,10 @@ public:
     // The entries as float32, row-major. F32 points into the file's bytes
     // when they are 4-byte aligned (on a little-endian machine); F16, BF16
     // and an unaligned F32 are converted into `owned`, which the result then
-    // points into. Other dtypes are refused, naming the tensor and dtype.
+    // points into (floatconversion.h: converted on both cores when large,
+    // into memory not cleared first). Other dtypes are refused, naming the
+    // tensor and dtype. std::bad_alloc when `owned` cannot be had.
+    attn::Expected<const float*> floats(const SafetensorsTensor& tensor, FloatBuffer& owned) const;
     attn::Expected<const float*> floats(const SafetensorsTensor& tensor, std::vector<float>& owned) const;
 
 private:

@@ -9,7 +9,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QSysInfo>
 
+#include <cstdint>
 #include <utility>
 
 namespace attnlab {
@@ -146,7 +148,21 @@ attn::Status SafetensorsShards::take(const std::string& name, int rows, int cols
     if (t.shape != expected)
         return fail(file.name(), "tensor " + shownText(t.name) + " has shape " + t.shapeText() + " but "
                                      + shapeText(expected) + " was expected (" + meaning + ")");
-    std::vector<float> owned;
+    out = attn::FloatTensor();
+    out.rows = rows == 0 ? 1 : rows;
+    out.cols = cols;
+    const bool inPlaceBf16 = bf16InPlace_ && rows > 0 && t.dtype == "BF16"
+                             && QSysInfo::ByteOrder == QSysInfo::LittleEndian
+                             && reinterpret_cast<std::uintptr_t>(t.bytes) % alignof(std::uint16_t) == 0;
+    if (inPlaceBf16) {
+        out.bf16 = reinterpret_cast<const std::uint16_t*>(t.bytes);
+        if (inPlaceFiles_.insert(it->second.second).second)
+            storage_->files.push_back(file.storage());
+        taken_.insert(name);
+        dtypes_.insert(t.dtype);
+        return attn::okStatus();
+    }
+    FloatBuffer owned;
     const attn::Expected<const float*> data = file.floats(t, owned);
     if (!data)
         return data.error();
@@ -156,11 +172,18 @@ attn::Status SafetensorsShards::take(const std::string& name, int rows, int cols
         storage_->files.push_back(file.storage());
     }
     out.data = data.value();
-    out.rows = rows == 0 ? 1 : rows;
-    out.cols = cols;
     taken_.insert(name);
     dtypes_.insert(t.dtype);
     return attn::okStatus();
+}
+
+std::uint64_t SafetensorsShards::dataBytes() const
+{
+    std::uint64_t bytes = 0;
+    for (const auto& file : files_)
+        for (const SafetensorsTensor& t : file->tensors())
+            bytes += t.byteSize();
+    return bytes;
 }
 
 std::vector<std::string> SafetensorsShards::untaken() const

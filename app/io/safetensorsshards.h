@@ -14,8 +14,8 @@
 // folder is not what its index says).
 //
 // take() converts a tensor to float32 (F32 in place, F16 and BF16 into a
-// copy) and keeps what the weights must keep alive: storage() holds the
-// converted copies and the bytes of each shard a tensor points into.
+// copy, or a BF16 matrix left in place: keepBf16MatricesInPlace) and keeps what the weights must keep alive:
+// storage() holds the converted copies and the bytes of each shard a tensor points into.
 
 #include "expected.h"
 #include "float_tensor.h"
@@ -54,6 +54,14 @@ public:
     attn::Status take(const std::string& name, int rows, int cols, const char* meaning,
                       attn::FloatTensor& out);
 
+    // From now on take() leaves a BF16 matrix (rows > 0) as the file's
+    // bfloat16 (FloatTensor::bf16, pointing into the bytes read) instead of
+    // converting it, where the bytes are 2-byte aligned on a little-endian
+    // machine. Vectors are converted still.
+    void keepBf16MatricesInPlace(bool keep) { bf16InPlace_ = keep; }
+    // The bytes of every tensor of every file.
+    std::uint64_t dataBytes() const;
+
     // The tensors not taken, by name, for the caller to skip or refuse.
     std::vector<std::string> untaken() const;
     // The dtypes taken: "F32", "BF16", several joined by "+".
@@ -66,7 +74,7 @@ public:
 private:
     struct Storage {
         std::vector<std::shared_ptr<const void>> files;
-        std::vector<std::vector<float>> converted;
+        std::vector<FloatBuffer> converted;
     };
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
     std::map<std::string, std::pair<const SafetensorsTensor*, std::size_t>> byName_;  // tensor, file
@@ -75,6 +83,7 @@ private:
     std::set<std::size_t> inPlaceFiles_;
     std::shared_ptr<Storage> storage_ = std::make_shared<Storage>();
     std::string source_;
+    bool bf16InPlace_ = false;
 
     attn::Status index(std::size_t file);
 };

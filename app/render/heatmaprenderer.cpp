@@ -443,17 +443,25 @@ void HeatmapRenderer::paint(QPainter& painter, const QSize& size, const HeatmapS
     painter.restore();
 }
 
-void HeatmapRenderer::paintCellImage(QPainter& painter, const QRect& target) const
+void HeatmapRenderer::prepareCellImage(const QRect& target, qreal devicePixelRatio) const
 {
     const QRect b = shownBlock();
     if (b.isEmpty() || target.isEmpty())
         return;
     // No more pixels than the device shows (the image is scaled without
     // smoothing, so each pixel shows the cell at its centre either way).
-    const qreal dpr = painter.device() ? painter.device()->devicePixelRatio() : 1.0;
-    const int width = std::clamp(static_cast<int>(std::ceil(target.width() * dpr)), 1, b.width());
-    const int height = std::clamp(static_cast<int>(std::ceil(target.height() * dpr)), 1, b.height());
+    const int width =
+        std::clamp(static_cast<int>(std::ceil(target.width() * devicePixelRatio)), 1, b.width());
+    const int height =
+        std::clamp(static_cast<int>(std::ceil(target.height() * devicePixelRatio)), 1, b.height());
     ensureCellImage(width, height);
+}
+
+void HeatmapRenderer::paintCellImage(QPainter& painter, const QRect& target) const
+{
+    if (shownBlock().isEmpty() || target.isEmpty())
+        return;
+    prepareCellImage(target, painter.device() ? painter.device()->devicePixelRatio() : 1.0);
     painter.save();
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(target), cellImage_);

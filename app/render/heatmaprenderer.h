@@ -98,6 +98,11 @@ public:
     // centres, filling `target` (masked cells grey, no text): a small map
     // such as a tile of the head grid.
     void paintCellImage(QPainter& painter, const QRect& target) const;
+    // The image paintCellImage draws for `target` on a device of that pixel
+    // ratio, made now (sampled and coloured) if it is not at hand: so that
+    // many tiles' images can be made on several threads before they are
+    // painted (each renderer on one thread at a time).
+    void prepareCellImage(const QRect& target, qreal devicePixelRatio) const;
 
     QColor colorFor(double value) const;  // linear, under the map and range
     QColor cellColor(int row, int col) const;

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -82,6 +83,8 @@ private slots:
     void columnBlocksAreTheWhole();
     void transposedIsTheChain_data();
     void transposedIsTheChain();
+    void bf16TransposedIsTheFloatOne_data();
+    void bf16TransposedIsTheFloatOne();
 };
 
 void TestGpt2Kernels::init()
@@ -201,6 +204,41 @@ void TestGpt2Kernels::transposedIsTheChain()
     attn::kernels::productFloatWeightsTransposed(o.a.data(), o.lda, rows, depth, bt.data(), depth, count,
                                                  c.data(), count);
     QVERIFY(sameBits(c, expected));
+}
+
+void TestGpt2Kernels::bf16TransposedIsTheFloatOne_data()
+{
+    transposedIsTheChain_data();
+}
+
+// Bt as bfloat16 (random bit patterns of finite values, in a row longer
+// than depth): bit for bit the float32 product over the same values, each
+// the pattern shifted into the upper half of a float32.
+void TestGpt2Kernels::bf16TransposedIsTheFloatOne()
+{
+    QFETCH(int, rows);
+    QFETCH(int, depth);
+    QFETCH(int, count);
+    const Operands o = randomOperands(rows, depth, 1, 5u);
+    const int ld = depth + 3;
+    std::vector<std::uint16_t> half(std::size_t(count) * std::size_t(ld));
+    std::vector<float> asFloat(half.size());
+    std::mt19937 gen(4u);
+    for (std::size_t i = 0; i < half.size(); ++i) {
+        // Sign, an exponent from 2^-20 to 2^3, any mantissa.
+        const std::uint32_t sign = gen() & 1u, exponent = 107u + gen() % 24u, mantissa = gen() & 0x7Fu;
+        half[i] = std::uint16_t((sign << 15) | (exponent << 7) | mantissa);
+        const std::uint32_t bits = std::uint32_t(half[i]) << 16;
+        std::memcpy(&asFloat[i], &bits, 4);
+    }
+    std::vector<double> expected(std::size_t(rows) * std::size_t(count), std::nan(""));
+    std::vector<double> c(expected.size(), std::nan(""));
+    attn::kernels::productFloatWeightsTransposed(o.a.data(), o.lda, rows, depth, asFloat.data(), ld, count,
+                                                 expected.data(), count);
+    attn::kernels::productBf16WeightsTransposed(o.a.data(), o.lda, rows, depth, half.data(), ld, count,
+                                                c.data(), count);
+    QVERIFY(sameBits(c, expected));
+    QVERIFY(!std::isnan(c.front()));
 }
 
 QTEST_APPLESS_MAIN(TestGpt2Kernels)

@@ -12,6 +12,7 @@
 #include "llamacheckpoint.h"
 #include "llamafolder.h"
 #include "safetensors.h"
+#include "safetensorsshards.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,6 +23,7 @@
 #include <QtEndian>
 #include <QtTest>
 
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -114,6 +116,8 @@ private slots:
     void shards();
     void missingShard();
     void configOptions();
+    void tiedEmbeddingShared();
+    void bf16MatricesInPlace();
 };
 
 void TestLlamaFolder::refused_data()
@@ -308,6 +312,75 @@ void TestLlamaFolder::configOptions()
     QCOMPARE(s.factor, 32.0);
     QCOMPARE(s.highFreqFactor, 4.0);
     QCOMPARE(s.originalMaxPositions, 8192);
+}
+
+// Tied embeddings: the logits read the embedding's own floats, not a copy
+// (SmolLM2-135M's would be 113 MB more), whether they are the file's F32
+// bytes (tiny-llama) or BF16 converted (tiny-qwen3).
+void TestLlamaFolder::tiedEmbeddingShared()
+{
+    for (const char* name : {"tiny-llama", "tiny-qwen3"}) {
+        const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/") + QLatin1String(name);
+        QFile config(folder + QStringLiteral("/config.json"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        const auto checkpoint = attnlab::readLlamaCheckpoint(folder, config.readAll());
+        QVERIFY2(checkpoint.ok(), name);
+        const attn::LlamaWeights& w = checkpoint->weights;
+        QVERIFY(w.lmHeadTied);
+        QCOMPARE(w.lmHead.data, w.embed.data);
+        QCOMPARE(w.lmHead.rows, w.embed.rows);
+        QCOMPARE(w.lmHead.cols, w.embed.cols);
+    }
+}
+
+// tiny-qwen3 (BF16) with its matrices left as the file's bfloat16 and
+// with them converted: the matrices point into the bytes read, the vectors
+// are float32, and a whole pass gives the same numbers bit for bit (every
+// head's scores and context, the logits). Small checkpoints are converted
+// unless asked (Bf16Matrices::Auto).
+void TestLlamaFolder::bf16MatricesInPlace()
+{
+    const QString folder = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-qwen3");
+    QFile configFile(folder + QStringLiteral("/config.json"));
+    QVERIFY(configFile.open(QIODevice::ReadOnly));
+    const auto config = attnlab::parseLlamaConfig(configFile.readAll(), "config.json");
+    QVERIFY(config.ok());
+    std::unique_ptr<attn::LlamaDecoderModel> models[2];
+    for (const attnlab::Bf16Matrices mode :
+         {attnlab::Bf16Matrices::Converted, attnlab::Bf16Matrices::InPlace}) {
+        auto shards = attnlab::SafetensorsShards::open(folder);
+        QVERIFY(shards.ok());
+        QVERIFY(shards->dataBytes() < attnlab::kBf16InPlaceBytes);
+        auto checkpoint = attnlab::llamaFromShards(config.value(), shards.value(), mode);
+        QVERIFY(checkpoint.ok());
+        const attn::LlamaWeights& w = checkpoint->weights;
+        const bool inPlace = mode == attnlab::Bf16Matrices::InPlace;
+        QCOMPARE(w.blocks[0].q.bf16 != nullptr, inPlace);
+        QCOMPARE(w.blocks[0].q.data == nullptr, inPlace);
+        QCOMPARE(w.embed.bf16 != nullptr, inPlace);
+        QCOMPARE(w.lmHead.bf16, w.embed.bf16);
+        QVERIFY(w.blocks[0].inputNorm.data && !w.blocks[0].inputNorm.bf16);
+        QVERIFY(w.blocks[0].qNorm.data && !w.blocks[0].qNorm.bf16);
+        auto model = attn::LlamaDecoderModel::create(std::move(checkpoint->weights));
+        QVERIFY(model.ok());
+        models[inPlace ? 1 : 0] = std::move(model).value();
+    }
+    const auto sameBits = [](const auto& a, const auto& b) {
+        return a.size() == b.size()
+               && std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(double)) == 0;
+    };
+    const std::vector<int> ids = {9707, 11, 1879, 0, 151643, 42, 7};
+    const auto converted = models[0]->run(ids);
+    const auto inPlace = models[1]->run(ids);
+    QVERIFY(converted.ok() && inPlace.ok());
+    QVERIFY(sameBits(converted->lastLogits, inPlace->lastLogits));
+    for (std::size_t l = 0; l < converted->layers.size(); ++l)
+        for (std::size_t h = 0; h < converted->layers[l].heads.size(); ++h) {
+            const attn::AttentionResult& a = converted->layers[l].heads[h];
+            const attn::AttentionResult& b = inPlace->layers[l].heads[h];
+            QVERIFY(sameBits(a.scores, b.scores));
+            QVERIFY(sameBits(a.context, b.context));
+        }
 }
 
 QTEST_GUILESS_MAIN(TestLlamaFolder)
