@@ -286,6 +286,11 @@ std::vector<NextTokenChange> compareNextTokens(const RowVector& intact, const Ro
     return out;
 }
 
+double tokenProbability(const RowVector& logits, int id, double temperature)
+{
+    return normaliserOf(logits, temperature).probability(logits[id], temperature);
+}
+
 Expected<double> logitDifference(const RowVector& logits, int a, int b)
 {
     for (const int id : {a, b})

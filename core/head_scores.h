@@ -159,6 +159,9 @@ struct NextTokenChange {
 std::vector<NextTokenChange> compareNextTokens(const RowVector& intact, const RowVector& ablated, int k,
                                                double temperature);
 
+// softmax(logits / temperature)[id] over the whole row (id within it).
+double tokenProbability(const RowVector& logits, int id, double temperature);
+
 // logits[a] - logits[b]; an error for an id outside the logits.
 Expected<double> logitDifference(const RowVector& logits, int a, int b);
 

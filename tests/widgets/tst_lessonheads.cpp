@@ -116,7 +116,7 @@ void TestLessonHeads::init()
 
 void TestLessonHeads::stepsAfterTheExperiment()
 {
-    QCOMPARE(LessonPanel::kStepCount, 12);
+    QCOMPARE(LessonPanel::kStepCount, 13);
     QCOMPARE(LessonPanel::stepOf(Stage::DkExperiment), 4);
     QCOMPARE(LessonPanel::stepOf(Stage::LearningMatters), 5);
     const Stage heads[] = {Stage::HeadQueries, Stage::HeadKeysValues, Stage::HeadsAttend, Stage::HeadsConcat};
@@ -133,7 +133,7 @@ void TestLessonHeads::stepsAfterTheExperiment()
              QStringLiteral("&Next"));
     QCOMPARE(window_->session()->published()->headCount(), 1);
     stepTo(*window_, Stage::HeadsConcat);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 12"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 11 of 13"));
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
              QStringLiteral("&Next"));
     // The model step after them is the last (tst_lessonmodel).
@@ -421,9 +421,9 @@ void TestLessonHeads::leavingTheLessonRestoresOneHead()
     Session* session = window_->session();
     stepTo(*window_, Stage::HeadsConcat);
     QVERIFY(session->inputs().heads.outputProjection);
-    // Finish on the last step (the model's, after the heads) closes the
+    // Finish on the last step (the head lab's, after the heads) closes the
     // lesson, and the lab has one head again.
-    stepTo(*window_, Stage::ModelHeads);
+    stepTo(*window_, Stage::HeadLab);
     QTest::mouseClick(guitest::find<QPushButton>(*window_, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
     QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());
@@ -480,7 +480,7 @@ void TestLessonHeads::headsTabShowsOneHeadAfterTheLesson()
 {
     Session* session = window_->session();
     LessonPanel* lesson = guitest::find<LessonPanel>(*window_, QStringLiteral("lessonPanel"));
-    stepTo(*window_, Stage::ModelHeads);
+    stepTo(*window_, Stage::HeadLab);
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
     QVERIFY(!guitest::find<QAction>(*window_, QStringLiteral("lessonModeAction"))->isChecked());

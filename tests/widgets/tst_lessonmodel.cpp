@@ -186,9 +186,9 @@ void TestLessonModel::lessonStepGivesTheBlank()
     LessonPanel* lesson = guitest::find<LessonPanel>(*window, QStringLiteral("lessonPanel"));
     QTest::mouseClick(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton")),
                       Qt::LeftButton);
-    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 12 of 12"));
+    QCOMPARE(lesson->stepIndicator(), QStringLiteral("Step 12 of 13"));
     QCOMPARE(guitest::find<QPushButton>(*lesson, QStringLiteral("lessonNextButton"))->text(),
-             QStringLiteral("Fi&nish"));
+             QStringLiteral("&Next"));
     const QString blank = QStringLiteral("Jane is going to the cinema to watch a new");
     QVERIFY(waitForSentence(session, blank));
     QCOMPARE(guitest::find<PipelineView>(*window, QStringLiteral("pipelineView"))->currentPage(),

@@ -386,7 +386,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     QSignalSpy changed(&panel, &LessonPanel::stepChanged);
     QSignalSpy finished(&panel, &LessonPanel::finished);
     QCOMPARE(panel.step(), 0);
-    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 12"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 1 of 13"));
     QVERIFY(!guitest::find<QPushButton>(panel, QStringLiteral("lessonBackButton"))->isEnabled());
     const LessonPanel::Stage order[] = {
         LessonPanel::Stage::Scores,         LessonPanel::Stage::Scale,
@@ -394,7 +394,8 @@ void TestScalingLabGui::lessonWalksEveryStage()
         LessonPanel::Stage::DkExperiment,   LessonPanel::Stage::LearningMatters,
         LessonPanel::Stage::FlashTiles,     LessonPanel::Stage::HeadQueries,
         LessonPanel::Stage::HeadKeysValues, LessonPanel::Stage::HeadsAttend,
-        LessonPanel::Stage::HeadsConcat,    LessonPanel::Stage::ModelHeads};
+        LessonPanel::Stage::HeadsConcat,    LessonPanel::Stage::ModelHeads,
+        LessonPanel::Stage::HeadLab};
     QSet<QString> titles;
     for (int s = 1; s < LessonPanel::kStepCount; ++s) {
         QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")),
@@ -412,7 +413,7 @@ void TestScalingLabGui::lessonWalksEveryStage()
     }
     QCOMPARE(titles.size(), LessonPanel::kStepCount);
     QVERIFY(panel.explanation(4).contains("d_k"));
-    QCOMPARE(panel.stepIndicator(), QString("Step 12 of 12"));
+    QCOMPARE(panel.stepIndicator(), QString("Step 13 of 13"));
     QTest::mouseClick(guitest::find<QPushButton>(panel, QStringLiteral("lessonNextButton")), Qt::LeftButton);
     QCOMPARE(finished.count(), 1);
     QCOMPARE(panel.step(), LessonPanel::kStepCount - 1);

@@ -2,11 +2,14 @@
 #include "lessoncontroller.h"
 
 #include "cinemalesson.h"
+#include "copylesson.h"
 #include "dksweep.h"
 #include "dksweepbutton.h"
 #include "dksweepframes.h"
 #include "dksweepsource.h"
 #include "modelsession.h"
+#include "headlabpanel.h"
+#include "modelpanel.h"
 #include "headspanel.h"
 #include "heatmapview.h"
 #include "lessontraining.h"
@@ -25,6 +28,7 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QEvent>
+#include <QFileInfo>
 #include <QMainWindow>
 #include <QMenu>
 #include <QPushButton>
@@ -133,15 +137,20 @@ void LessonController::setHeadsPanel(HeadsPanel* heads)
     headsPanel_ = heads;
 }
 
-void LessonController::setModel(ModelSession* model, QWidget* modelPage)
+void LessonController::setModel(ModelSession* model, ModelPanel* modelPage)
 {
     model_ = model;
     modelPage_ = modelPage;
     connect(model_, &ModelSession::modelOpened, this, [this] {
         updateLessonModel();
+        // Opened during the step (the demo model is read when its tab is
+        // first shown): the step's sentence to it.
         if (lessonDock_->isVisible() && lesson_->stage() == LessonPanel::Stage::ModelHeads)
-            showModelStage();  // opened during the step: the sentence to it
+            showModelStage();
+        if (lessonDock_->isVisible() && lesson_->stage() == LessonPanel::Stage::HeadLab)
+            showHeadLabStage();
     });
+    connect(lesson_, &LessonPanel::inductionRemovalRequested, this, &LessonController::removeInductionHead);
     connect(model_, &ModelSession::resultChanged, this, &LessonController::updateLessonModel);
     updateLessonModel();
 }
@@ -229,6 +238,10 @@ void LessonController::showLessonStage(LessonPanel::Stage stage)
         pipeline->setHighlightedMap(nullptr);
         showModelStage();
         break;
+    case Stage::HeadLab:
+        pipeline->setHighlightedMap(nullptr);
+        showHeadLabStage();
+        break;
     case Stage::LearningMatters:
         pipeline->setHighlightedMap(nullptr);
         if (training_) {
@@ -253,11 +266,55 @@ void LessonController::showModelStage()
         views_.pipeline->showPage(modelPage_);
 }
 
+void LessonController::showHeadLabStage()
+{
+    updateLessonModel();
+    if (modelPage_)
+        views_.pipeline->showPage(modelPage_);  // reads the demo model when none is open
+    if (!model_ || !model_->hasModel())
+        return;
+    const QString sentence = CopyLesson::sentence();
+    if (QString::fromStdString(session_->inputs().config.sentence) != sentence)
+        recorder_->recordAs(tr("The head lab's sentence for the lesson"),
+                            [this, &sentence] { session_->setSentence(sentence); });
+    if (model_->probe())
+        model_->setProbe(std::nullopt);  // the scores of the sentence, not of the probe
+    if (modelPage_)
+        modelPage_->headLab()->showScorePage(attn::HeadScoreKind::Induction);
+}
+
+void LessonController::removeInductionHead(bool remove)
+{
+    if (!model_ || !model_->hasModel())
+        return;
+    const CopyLesson lesson(*model_);
+    attn::Status status = attn::okStatus();
+    if (!remove)
+        status = model_->setAblation({}, attn::HeadAblation::Zero);
+    else if (lesson.inductionHead())
+        status = model_->setAblation({lesson.inductionHead()->index}, attn::HeadAblation::Zero);
+    if (!status)
+        emit message(QString::fromStdString(status.error().message), 10000);
+}
+
 void LessonController::updateLessonModel()
 {
     if (!model_)
         return;
-    lesson_->setLiveModel(model_->hasModel(), CinemaLesson(*model_).lessonText());
+    const std::shared_ptr<const ModelFolder> folder = model_->model();
+    // A model that says what it is (the demo model's label) is not a
+    // language model: its heads say nothing about the cinema sentence.
+    if (folder && !folder->label.isEmpty())
+        lesson_->setLiveModel(true, tr("The model open is %1 (%2): it copies and does not predict words, "
+                                       "so its weights on “cinema” and “watch” mean nothing. Open a GPT-2 "
+                                       "folder with File > Open model… to see a trained model's heads; "
+                                       "the next step is made for the demo model.")
+                                        .arg(QFileInfo(folder->folder).fileName(), folder->label));
+    else
+        lesson_->setLiveModel(model_->hasModel(), CinemaLesson(*model_).lessonText());
+    const CopyLesson copy(*model_);
+    lesson_->setLiveCopy(copy.lessonText(), copy.inductionHead().has_value(),
+                         !model_->ablatedHeads().empty());
 }
 
 void LessonController::showHeadsStage(LessonPanel::Stage stage)

@@ -26,6 +26,7 @@ class QMenu;
 
 namespace attnlab {
 
+class ModelPanel;
 class ModelSession;
 class HeadsPanel;
 class ParameterPanel;
@@ -56,8 +57,9 @@ public:
     void setFrameExporter(std::function<std::unique_ptr<ViewExporter>()> exporter);
     // The Heads tab, a page of the pipeline view (the multi-head steps show it).
     void setHeadsPanel(HeadsPanel* heads);
-    // The opened GPT-2 and its tab, for the last step.
-    void setModel(ModelSession* model, QWidget* modelPage);
+    // The opened model and its tab, for the last two steps (the cinema
+    // sentence's heads; the head lab's copying heads).
+    void setModel(ModelSession* model, ModelPanel* modelPage);
     void addViewActions(QMenu* view);  // Scaling demo
     // Unit-variance initialisation (an ordinary parameter change) and the
     // unscaled vs scaled tab.
@@ -83,7 +85,9 @@ private:
     void leaveLessonHeads();   // that lab back, when the heads are still on
     void updateLessonHeads();  // the panel's numbers, on every result
     void showModelStage();
-    void updateLessonModel();  // on every GPT-2 pass
+    void showHeadLabStage();
+    void removeInductionHead(bool remove);  // the head-lab step's button
+    void updateLessonModel();               // on every GPT-2 pass
 
     Session* session_;
     UndoRecorder* recorder_;
@@ -94,7 +98,7 @@ private:
     std::function<std::unique_ptr<ViewExporter>()> frameExporter_;
     HeadsPanel* headsPanel_ = nullptr;
     ModelSession* model_ = nullptr;
-    QWidget* modelPage_ = nullptr;
+    ModelPanel* modelPage_ = nullptr;
     LessonTraining* training_ = nullptr;   // with views_.training
     bool lessonHeads_ = false;             // within the multi-head steps
     std::optional<LabState> beforeHeads_;  // the lab before them

@@ -2,6 +2,7 @@
 #include "lessonpanel.h"
 
 #include "cinemalesson.h"
+#include "copylesson.h"
 #include "relativefont.h"
 #include "sharetext.h"
 
@@ -54,6 +55,11 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
 
     live_->setToolTipDuration(60000);
 
+    removeHead_ = new QPushButton(this);
+    removeHead_->setObjectName(QStringLiteral("lessonRemoveHeadButton"));
+    connect(removeHead_, &QPushButton::clicked, this,
+            [this] { emit inductionRemovalRequested(!headRemoved_); });
+
     headsLabel_ = new QLabel(tr("Head:"), this);
     headGroup_ = new QButtonGroup(this);
     headGroup_->setExclusive(true);
@@ -72,6 +78,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent)
         headButtons_ << head;
         buttons->addWidget(head);
     }
+    buttons->addWidget(removeHead_);
     buttons->addSpacing(8);
     buttons->addWidget(back_);
     buttons->addWidget(next_);
@@ -121,7 +128,8 @@ LessonPanel::Stage LessonPanel::stageOfStep(int step)
     case 8: return Stage::HeadKeysValues;
     case 9: return Stage::HeadsAttend;
     case 10: return Stage::HeadsConcat;
-    default: return Stage::ModelHeads;
+    case 11: return Stage::ModelHeads;
+    default: return Stage::HeadLab;
     }
 }
 
@@ -153,6 +161,7 @@ QString LessonPanel::title(int step) const
     case Stage::HeadsAttend: return tr("Each head attends differently");
     case Stage::HeadsConcat: return tr("Concatenate the heads, then project with W_o");
     case Stage::ModelHeads: return tr("A trained model: which heads look at “cinema” and “watch”?");
+    case Stage::HeadLab: return tr("What a head does: find the copying heads, then remove one");
     }
     return QString();
 }
@@ -243,6 +252,20 @@ QString LessonPanel::explanation(int step) const
             "gpt2-medium, fetched once; nothing is downloaded here): this step then shows the "
             "heads whose weight from the last token on “cinema” and on “watch” is largest, "
             "and the words the model predicts.");
+    case Stage::HeadLab:
+        if (modelOpen_)
+            return tr("To continue “%1”, a model can copy the word that followed the earlier “the”. A "
+                      "previous-token head lets each token look at the one before it, so “mat” learns that "
+                      "“the” preceded it; an induction head then lets the last “the” look at the token whose "
+                      "predecessor was “the”, and copies “mat”. This step chose the induction score on the "
+                      "head lab's Scores page, and the grid colours every head by it. Remove the induction "
+                      "head below and every later layer is recomputed without it; watch the copied word's "
+                      "probability. The demo model was set by hand to do this; GPT-2 learned such heads in "
+                      "training (Edit > Undo goes back).")
+                .arg(CopyLesson::sentence());
+        return tr(
+            "This step needs a model: the Model tab opens the demo model, a 2-layer model set by "
+            "hand to copy repeated spans, or open a GPT-2 folder with File > Open model….");
     }
     return QString();
 }
@@ -264,6 +287,8 @@ QString LessonPanel::liveText() const
         return headsLiveText();
     if (stage() == Stage::ModelHeads)
         return modelOpen_ ? modelFindings_ : QString();
+    if (stage() == Stage::HeadLab)
+        return modelOpen_ ? copyFindings_ : QString();
     if (stage() == Stage::LearningMatters)
         return learning_;
     const attn::ScalingComparison& c = comparison_;
@@ -464,6 +489,14 @@ void LessonPanel::setLiveModel(bool modelOpen, const QString& findings)
     showStep();
 }
 
+void LessonPanel::setLiveCopy(const QString& findings, bool canRemove, bool removed)
+{
+    copyFindings_ = findings;
+    canRemoveHead_ = canRemove;
+    headRemoved_ = removed;
+    showStep();
+}
+
 void LessonPanel::setStep(int step)
 {
     const int s = std::clamp(step, 0, kStepCount - 1);
@@ -519,13 +552,20 @@ void LessonPanel::showStep()
     text_->setText(explanation(step_));
     const bool experiment = stage() == Stage::DkExperiment;
     const bool live = experiment || stage() == Stage::LearningMatters || isMultiHead(stage())
-                      || stage() == Stage::ModelHeads;
+                      || stage() == Stage::ModelHeads || stage() == Stage::HeadLab;
     live_->setText(live ? liveText() : QString());
     live_->setToolTip(isMultiHead(stage()) ? headsToolTip() : QString());
     live_->setVisible(live && !live_->text().isEmpty());
     notice_->setText(experiment ? initNotice() : QString());
     notice_->setVisible(experiment && !notice_->text().isEmpty());
     showHeadButtons();
+    removeHead_->setText(headRemoved_ ? tr("&Put the head back") : tr("&Remove the induction head"));
+    removeHead_->setToolTip(headRemoved_
+                                ? tr("Run the model with every head again (the head lab's ablation "
+                                     "cleared).")
+                                : tr("Ablate the head ranked first by the induction score: its output "
+                                     "set to zero and every later layer recomputed."));
+    removeHead_->setVisible(stage() == Stage::HeadLab && modelOpen_ && (canRemoveHead_ || headRemoved_));
     back_->setEnabled(step_ > 0);
     next_->setText(step_ == kStepCount - 1 ? tr("Fi&nish") : tr("&Next"));
 }

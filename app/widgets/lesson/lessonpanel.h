@@ -6,7 +6,9 @@
 // as Raschka's article goes on (h = 3 heads and their queries for x_2, their
 // keys and values, each head's weights side by side, the concatenation and
 // W_o), each with a short explanation for a student, and a last one on an
-// opened GPT-2's heads for the lesson's sentence (or where to get one). The panel only says
+// opened GPT-2's heads for the lesson's sentence (or where to get one), and
+// one on the head lab: a repeated sentence, the heads its scores rank first,
+// and the copy without the induction head (a button). The panel only says
 // which stage to highlight (stepChanged); the window decides which view that
 // is and sets the heads. During the multi-head steps it shows the numbers of
 // the heads it is handed (setLiveHeads) and a button per head.
@@ -49,9 +51,10 @@ public:
         HeadsAttend,      // the head grid: each head attends differently
         HeadsConcat,      // [Z_1 | ... | Z_h] and the output projection W_o
         ModelHeads,       // an opened GPT-2's heads on "cinema" and "watch", its next words
+        HeadLab,          // the head lab on a repeated sentence: the copying heads, one removed
     };
     Q_ENUM(Stage)
-    static constexpr int kStepCount = 12;
+    static constexpr int kStepCount = 13;
     // The article's x_2 ("is"), whose query each head's is shown.
     static constexpr int kArticleQuery = 1;
     // Buttons for the first heads; more are chosen in the parameter panel.
@@ -109,6 +112,10 @@ public slots:
     // pass shows (CinemaLesson::lessonText; empty while none).
     void setLiveModel(bool modelOpen, const QString& findings);
     bool modelOpen() const { return modelOpen_; }
+    // The head-lab step's text (CopyLesson::lessonText), whether its
+    // button can remove the induction head, and whether it is removed.
+    void setLiveCopy(const QString& findings, bool canRemove, bool removed);
+    QPushButton* removeHeadButton() const { return removeHead_; }
 
 signals:
     void stepChanged(int step, attnlab::LessonPanel::Stage stage);
@@ -116,6 +123,8 @@ signals:
     void finished();
     // A head's button clicked (0-based).
     void headRequested(int head);
+    // The head-lab step's button: remove the induction head, or put it back.
+    void inductionRemovalRequested(bool remove);
 
 private:
     void showStep();
@@ -130,6 +139,7 @@ private:
     QLabel* notice_ = nullptr;
     QPushButton* back_ = nullptr;
     QPushButton* next_ = nullptr;
+    QPushButton* removeHead_ = nullptr;
     QLabel* headsLabel_ = nullptr;
     QList<QToolButton*> headButtons_;
     QButtonGroup* headGroup_ = nullptr;
@@ -145,6 +155,9 @@ private:
     int selectedHead_ = 0;
     bool modelOpen_ = false;
     QString modelFindings_;
+    QString copyFindings_;
+    bool canRemoveHead_ = false;
+    bool headRemoved_ = false;
 };
 
 }  // namespace attnlab

@@ -262,6 +262,12 @@ void HeadLabPanel::setScoreKind(int kind)
         score_->setCurrentIndex(at);
 }
 
+void HeadLabPanel::showScorePage(attn::HeadScoreKind kind)
+{
+    setCurrentWidget(scoresPage_);
+    setScoreKind(int(kind));
+}
+
 QString HeadLabPanel::scoreCaption() const
 {
     if (scoreKind() >= kScoreRangeChoice)

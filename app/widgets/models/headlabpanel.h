@@ -14,6 +14,7 @@
 // the Model tab about 170 pixels for them); the owner may add its own.
 
 #include "decoder_model.h"
+#include "head_scores.h"
 
 #include <QTabWidget>
 
@@ -41,6 +42,8 @@ public:
     // for none.
     int scoreKind() const;
     void setScoreKind(int kind);  // -1: none
+    // The Scores page made current, with `kind` chosen (the lesson's step).
+    void showScorePage(attn::HeadScoreKind kind);
     static constexpr int kScoreRangeChoice = 16;
     // "induction score", "score variance": what the grid's numbers are.
     QString scoreCaption() const;
