@@ -2,7 +2,7 @@
 // attention-lab-bench [--quick] [--n=16,256,...] [--kernel=baseline]
 //                     [engine] [multihead] [interaction] [multihead-window] [startup] [export] [memory]
 //                     [gpt2-tokenizer] [tokenizer-json] [gpt2-open] [gpt2-forward] [gpt2-typing]
-//                     [training-lab] [flash] [kv-decode] [smollm2-cli] [qwen25-window]
+//                     [training-lab] [flash] [kv-decode] [head-lab] [smollm2-cli] [qwen25-window]
 // Prints one JSON object per line: case, n, d, median_ms, p95_ms and, where a
 // floor applies, floor_ms and ratio. Without group names every group runs.
 // The window cases (built with the GUI) use the offscreen platform unless
@@ -16,6 +16,7 @@
 #include "gpt2tokenizer_bench.h"
 #include "multihead_bench.h"
 #include "kernels.h"
+#include "headlab_bench.h"
 #include "kvcache_bench.h"
 #include "tokenizerjson_bench.h"
 #include "training_bench.h"
@@ -108,6 +109,8 @@ int main(int argc, char** argv)
         bench::runGpt2ForwardBench(quick ? std::vector<int>{32} : std::vector<int>{32, 256});
     if (wanted("kv-decode"))
         bench::runKvCacheBench(256);
+    if (wanted("head-lab"))
+        bench::runHeadLabBench(256);
     if (wanted("training-lab"))
         bench::runTrainingBench(quick ? 2 : 5);
 #ifdef ATTNLAB_BENCH_GUI
