@@ -2,6 +2,8 @@
 #include "rotaryrenderer.h"
 
 #include "colormap.h"
+#include "keyvaluesharing.h"
+#include "modelgridrenderer.h"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -33,6 +35,18 @@ QColor angleColor(double angle)
 }
 
 }  // namespace
+
+QString RotaryRenderer::headTitle(const attn::DecoderConfig& config, const attn::RotaryHead& head)
+{
+    const QString sharing = keyValueSharingText(config, head.head);
+    QString title = tr("%1: RoPE turns each pair of dimensions (i, i + %2) of q and k by the angle p·θ_i at "
+                       "position p")
+                        .arg(ModelGridRenderer::tileName(head.layer, head.head))
+                        .arg(head.frequencies.size());
+    if (!sharing.isEmpty())
+        title = tr("%1 (%2)").arg(title, sharing);
+    return title;
+}
 
 void RotaryRenderer::setHead(attn::RotaryHead head, QStringList labels, QString title, QString frequencyText)
 {
