@@ -4,6 +4,7 @@
 #include "colormap.h"
 #include "keyvaluesharing.h"
 #include "modelgridrenderer.h"
+#include "spacemark.h"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -250,12 +251,13 @@ void RotaryRenderer::paint(QPainter& painter, const QSize& size, const HeatmapSt
     painter.setPen(style.frame);
     painter.drawRect(angles);
     painter.setPen(style.text);
+    // A leading space's "␣" as a bracket of lines: the glyph is too small to read here.
     if (!l.rowLabels.isEmpty())
         for (int i = 0; i < n && i < labels_.size(); ++i)
-            painter.drawText(QRectF(l.rowLabels.left(), l.rowLabels.top() + i * l.rowHeight,
-                                    l.rowLabels.width() - 4, l.rowHeight),
-                             Qt::AlignRight | Qt::AlignVCenter,
-                             fm.elidedText(labels_[i], Qt::ElideRight, l.rowLabels.width() - 4));
+            drawSpaceMarkedLabel(painter, fm,
+                                 QRectF(l.rowLabels.left(), l.rowLabels.top() + i * l.rowHeight,
+                                        l.rowLabels.width() - 4, l.rowHeight),
+                                 fm.elidedText(labels_[i], Qt::ElideRight, l.rowLabels.width() - 4));
 
     painter.drawText(
         l.note, Qt::AlignLeft | Qt::AlignVCenter,
