@@ -70,6 +70,7 @@ constexpr Spec kOptions[] = {
     {"probe", true, Mode::Window, false},
     {"logit-lens", false, Mode::Window, false},
     {"rollout", false, Mode::Window, false},
+    {"rope", true, Mode::Window, false},
     {"generate", true, Mode::Window, false},
     {"sample", false, Mode::Window, false},
     {"top-k", true, Mode::Window, false},

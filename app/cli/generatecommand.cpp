@@ -37,9 +37,9 @@ attn::Error usage(const QString& message)
 }
 
 // The --model export's options that write other files or pictures.
-const char* const kNotWithGeneration[] = {"--head-scores", "--ablate",     "--ablation",
-                                          "--probe",       "--logit-lens", "--rollout",
-                                          "--format",      "--caption",    "--allow-large-export"};
+const char* const kNotWithGeneration[] = {
+    "--head-scores", "--ablate", "--ablation", "--probe",   "--logit-lens",
+    "--rollout",     "--rope",   "--format",   "--caption", "--allow-large-export"};
 
 }  // namespace
 

@@ -26,8 +26,8 @@ constexpr std::uint64_t kMaxIndex = 1u << 20;
 // Large enough for any model's positions (twice the span).
 constexpr std::uint64_t kMaxSpan = 1u << 20;
 
-const char* const kHeadLabOptions[] = {"--head-scores", "--ablate",     "--ablation",
-                                       "--probe",       "--logit-lens", "--rollout"};
+const char* const kHeadLabOptions[] = {"--head-scores", "--ablate",  "--ablation", "--probe",
+                                       "--logit-lens",  "--rollout", "--rope"};
 
 attn::Error usage(const QString& message)
 {
@@ -61,6 +61,20 @@ attn::Expected<std::vector<attn::HeadIndex>> parseHeads(const QString& text)
         heads.push_back(index);
     }
     return heads;
+}
+
+attn::Expected<attn::HeadIndex> parseHead(const QString& text)
+{
+    const QStringList parts = text.split(QLatin1Char('.'));
+    const std::optional<std::uint64_t> layer =
+        parts.size() == 2 ? wholeNumber(parts[0].toStdString(), 0, kMaxIndex) : std::nullopt;
+    const std::optional<std::uint64_t> head =
+        parts.size() == 2 ? wholeNumber(parts[1].toStdString(), 0, kMaxIndex) : std::nullopt;
+    if (!layer || !head)
+        return usage(
+            CommandLine::tr("--rope must be one head as LAYER.HEAD numbered from 0, such as 0.1, not %1")
+                .arg(echoedValue(text)));
+    return attn::HeadIndex{int(*layer), int(*head)};
 }
 
 std::optional<QString> parseProbe(const QString& text, HeadLabRequest* request)
@@ -125,6 +139,12 @@ attn::Expected<HeadLabRequest> readHeadLabRequest(const CommandLineParser& parse
             return heads.error();
         request.ablate = std::move(heads).value();
     }
+    if (parser.isSet(QStringLiteral("--rope"))) {
+        attn::Expected<attn::HeadIndex> head = parseHead(parser.value(QStringLiteral("--rope")));
+        if (!head)
+            return head.error();
+        request.rope = head.value();
+    }
     if (parser.isSet(QStringLiteral("--ablation"))) {
         const QString kind = parser.value(QStringLiteral("--ablation"));
         if (request.ablate.empty())
@@ -146,19 +166,32 @@ attn::Expected<HeadLabRequest> readHeadLabRequest(const CommandLineParser& parse
     return request;
 }
 
-attn::Status checkHeadLabRequest(const HeadLabRequest& request, const attn::DecoderConfig& config)
+attn::Status checkHeadLabRequest(const HeadLabRequest& request, const attn::DecoderConfig& config,
+                                 bool rotary)
 {
-    for (const attn::HeadIndex& head : request.ablate) {
+    const auto inRange = [&config](const char* option, const attn::HeadIndex& head) -> attn::Status {
         if (head.layer >= config.layers)
-            return usage(CommandLine::tr("--ablate %1: layer %2 does not exist; the model has layers 0 to %3")
-                             .arg(headName(head))
+            return usage(CommandLine::tr("%1 %2: layer %3 does not exist; the model has layers 0 to %4")
+                             .arg(QLatin1String(option), headName(head))
                              .arg(head.layer)
                              .arg(config.layers - 1));
         if (head.head >= config.heads)
-            return usage(CommandLine::tr("--ablate %1: head %2 does not exist; each layer has heads 0 to %3")
-                             .arg(headName(head))
+            return usage(CommandLine::tr("%1 %2: head %3 does not exist; each layer has heads 0 to %4")
+                             .arg(QLatin1String(option), headName(head))
                              .arg(head.head)
                              .arg(config.heads - 1));
+        return attn::okStatus();
+    };
+    for (const attn::HeadIndex& head : request.ablate)
+        if (attn::Status s = inRange("--ablate", head); !s)
+            return s;
+    if (request.rope) {
+        if (!rotary)
+            return usage(CommandLine::tr("--rope %1: this %2 model has learned positions and rotates no q "
+                                         "or k (no RoPE); Llama, Qwen and Mistral models have it")
+                             .arg(headName(*request.rope), QString::fromStdString(config.family)));
+        if (attn::Status s = inRange("--rope", *request.rope); !s)
+            return s;
     }
     if (request.probe) {
         const QString probe = QStringLiteral("repeat:%1").arg(request.probeSpan);

@@ -23,6 +23,10 @@
 //                            next tokens
 //   --rollout                add attention rollout (n x n) to
 //                            model_attention.json; needs --format json
+//   --rope L.H               also write rope.json (rotaryexport.h) and, with
+//                            --format png, svg or pdf, rope.<ext>: head H
+//                            of layer L (from 0) before and after RoPE; a
+//                            model without RoPE (GPT-2) exits 2
 //
 // They combine with each other, --scale, --temperature and --format. Bad
 // values exit 2 with one line, before anything is written.
@@ -50,6 +54,7 @@ struct HeadLabRequest {
     std::uint64_t probeSeed = 0;
     bool logitLens = false;
     bool rollout = false;
+    std::optional<attn::HeadIndex> rope;
 };
 
 // The options above, if any is given.
@@ -63,7 +68,9 @@ std::optional<QString> headLabWithoutModel(const CommandLineParser& parser);
 attn::Expected<HeadLabRequest> readHeadLabRequest(const CommandLineParser& parser);
 
 // The request against the model read: every head in range, the probe's
-// 2R tokens within its positions and R distinct ids in its vocabulary.
-attn::Status checkHeadLabRequest(const HeadLabRequest& request, const attn::DecoderConfig& config);
+// 2R tokens within its positions and R distinct ids in its vocabulary,
+// --rope's model rotating q and k (`rotary`: its frequencies are not empty).
+attn::Status checkHeadLabRequest(const HeadLabRequest& request, const attn::DecoderConfig& config,
+                                 bool rotary = true);
 
 }  // namespace attnlab

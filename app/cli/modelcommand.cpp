@@ -14,6 +14,7 @@
 #include "modelfamilies.h"
 #include "modelmapbudget.h"
 #include "modelpictures.h"
+#include "rotaryexport.h"
 #include "stagedwrite.h"
 
 #include <QCoreApplication>
@@ -41,17 +42,29 @@ struct CommandLine {
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed : {"--model",       "--sentence",
-                                "--scale",       "--mask",
-                                "--no-qk-norm",  "--temperature",
-                                "--caption",     "--export-dir",
-                                "--format",      "--allow-large-export",
-                                "--head-scores", "--ablate",
-                                "--ablation",    "--probe",
-                                "--logit-lens",  "--rollout",
-                                "--generate",    "--sample",
-                                "--top-k",       "--size",
-                                "--kernel",      "--exit-after-first-paint",
+    for (const char* allowed : {"--model",
+                                "--sentence",
+                                "--scale",
+                                "--mask",
+                                "--no-qk-norm",
+                                "--temperature",
+                                "--caption",
+                                "--export-dir",
+                                "--format",
+                                "--allow-large-export",
+                                "--head-scores",
+                                "--ablate",
+                                "--ablation",
+                                "--probe",
+                                "--logit-lens",
+                                "--rollout",
+                                "--rope",
+                                "--generate",
+                                "--sample",
+                                "--top-k",
+                                "--size",
+                                "--kernel",
+                                "--exit-after-first-paint",
                                 "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
@@ -171,7 +184,9 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                          .arg(echoedValue(QDir::toNativeSeparators(folder)),
                               QString::fromStdString(model.error().message)));
     const attn::DecoderConfig& config = model->config();
-    if (const attn::Status checked = checkHeadLabRequest(*lab, config); !checked)
+    if (const attn::Status checked =
+            checkHeadLabRequest(*lab, config, !model->decoder->rotaryFrequencies().empty());
+        !checked)
         return checked.error();
 
     attn::DecoderRunOptions options;
@@ -277,6 +292,13 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                 CommandLine::tr("--logit-lens: %1").arg(QString::fromStdString(lens.error().message)));
         start.logitLens = std::move(lens).value();
     }
+    if (lab->rope) {
+        attn::Expected<attn::RotaryHead> rotary =
+            model->decoder->rotaryHead(*result, lab->rope->layer, lab->rope->head);
+        if (!rotary)
+            return usage(CommandLine::tr("--rope: %1").arg(QString::fromStdString(rotary.error().message)));
+        start.rotary = std::move(rotary).value();
+    }
     if (lab->headScores) {
         attn::Expected<attn::HeadScoreTable> scores = attn::headScores(*model->decoder, *result);
         if (!scores)
@@ -302,7 +324,7 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
                              .arg(QLatin1String(option)));
     for (const char* option : {"--scale", "--mask", "--no-qk-norm", "--temperature", "--format", "--caption",
                                "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe",
-                               "--logit-lens", "--rollout"})
+                               "--logit-lens", "--rollout", "--rope"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
@@ -348,6 +370,13 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
     if (start->logitLens)
         files.push_back(logitLensJsonFile(start->model, start->result, start->scaleMode, *start->logitLens,
                                           start->headLab));
+    if (start->rotary) {
+        // Not owned: the start outlives the files, all local to this call.
+        files.push_back(
+            ropeJsonFile(std::shared_ptr<const ModelFolder>(std::shared_ptr<void>(), &start->model),
+                         std::shared_ptr<const attn::DecoderResult>(std::shared_ptr<void>(), &start->result),
+                         start->scaleMode, *start->rotary, start->headLab));
+    }
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
             modelPictureFiles(start.value(), start->sentence, parser.value(QStringLiteral("--caption")),

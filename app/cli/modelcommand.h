@@ -16,8 +16,8 @@
 //   --export-dir OUT     OUT/model_attention.json (modelattentionexport.h) with --format
 //                        json (the default), model_view.png/.svg/.pdf
 //                        (modelpictures.h) with png, svg, pdf
-//   --head-scores, --ablate, --ablation, --probe
-//                        the head lab's (headlabcommand.h)
+//   --head-scores, --ablate, --ablation, --probe, --logit-lens, --rollout,
+//   --rope               the head lab's (headlabcommand.h)
 //   --generate N, --sample, --top-k K, --seed S
 //                        generation.json instead (generatecommand.h)
 //
@@ -33,6 +33,7 @@
 #include "headlabexport.h"
 #include "lens_rollout.h"
 #include "modelfolder.h"
+#include "rotary_head.h"
 
 #include <QString>
 
@@ -83,6 +84,7 @@ struct ModelStart {
     ModelHeadLab headLab;
     std::optional<attn::HeadScoreTable> headScores;
     std::optional<attn::LogitLens> logitLens;  // --logit-lens
+    std::optional<attn::RotaryHead> rotary;    // --rope: rope.json and rope.<ext>
 };
 
 // The options checked (combinations, --temperature, --scale's range), the

@@ -37,6 +37,8 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
                           : label + QStringLiteral(" · ") + caption;
     options.everyLayer = true;
     options.keyValueHeads = start.model.decoder->config().kvHeads;
+    if (start.rotary)
+        ModelPicturesExporter::setRotary(&options, start.model.decoder->config(), *start.rotary);
     const ModelPicturesExporter exporter(result, tokens, topLabels, options);
     if (exporter.isEmpty())
         return attn::Error{"the model's pictures need every head's maps"};

@@ -5,7 +5,8 @@
 // scale other than sqrt-dk, and the sentence): model_view.<ext>, the layers x heads grid of every head's
 // weights; head_view_layer<N>.<ext> for each layer N = 1.., its heads'
 // weights as lines from queries to keys; next_token.<ext>, the most likely
-// next tokens with their probabilities and the temperature. Needs a
+// next tokens with their probabilities and the temperature; with --rope,
+// rope.<ext>, the head before and after the rotation. Needs a
 // QGuiApplication (main() makes one for pictures).
 
 #include "attentionexport.h"

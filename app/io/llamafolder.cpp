@@ -22,8 +22,7 @@ attn::Expected<ModelFolder> readWithTokenizerJson(const QString& folder, const Q
 }
 
 // The folder's files, config.json first: the loading message lists them and
-// folderIdentity digests them (a shard's own bytes are not among them; the
-// index, which names the shards, is).
+// folderIdentity digests them (and, through the index, each shard it names).
 const std::vector<const char*>& llamaFiles()
 {
     static const std::vector<const char*> files{"config.json", "tokenizer.json", "tokenizer_config.json",

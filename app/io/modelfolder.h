@@ -62,7 +62,8 @@ struct ModelFamily {
 // The identity of FOLDER's `files` as they are now (ModelFolder::identity):
 // its canonical path, then a digest of each file whole, except a
 // .safetensors file's, of which its first MiB (which holds its header), its
-// size and its modification time count.
+// size and its modification time count. A model.safetensors.index.json
+// among them adds each shard its weight_map names, as a .safetensors file.
 QString folderIdentity(const QString& folder, const std::vector<const char*>& files);
 
 }  // namespace attnlab

@@ -8,6 +8,8 @@
 #include "modelgridrenderer.h"
 #include "nexttokenrenderer.h"
 #include "picturestyle.h"
+#include "rotaryrenderer.h"
+#include "rotaryselection.h"
 
 #include <QDir>
 #include <QFontMetrics>
@@ -81,6 +83,19 @@ QString ModelPicturesExporter::headViewTitle(int layer) const
 QString ModelPicturesExporter::nextTokenTitle() const
 {
     return tr("%1: the next token").arg(modelPrefix());
+}
+
+QString ModelPicturesExporter::rotaryPictureTitle() const
+{
+    return tr("%1: RoPE, the raw scores without and with the rotation").arg(modelPrefix());
+}
+
+void ModelPicturesExporter::setRotary(ModelPictureOptions* options, const attn::DecoderConfig& config,
+                                      attn::RotaryHead head)
+{
+    options->rotaryTitle = RotaryRenderer::headTitle(config, head);
+    options->rotaryFrequencies = rotaryFrequencyText(config, head);
+    options->rotary = std::move(head);
 }
 
 QString ModelPicturesExporter::sentenceLine() const
@@ -184,6 +199,21 @@ void ModelPicturesExporter::paintNextToken(QPainter& painter, const QSize& size)
     painter.restore();
 }
 
+void ModelPicturesExporter::paintRotary(QPainter& painter, const QSize& size) const
+{
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    if (result_ && options_.rotary) {
+        const QRect rest = paintTitle(painter, size, rotaryPictureTitle());
+        RotaryRenderer rotary;
+        rotary.setFont(picturestyle::font(size));
+        rotary.setHead(*options_.rotary, tokens_, options_.rotaryTitle, options_.rotaryFrequencies);
+        painter.translate(rest.topLeft());
+        rotary.paint(painter, rest.size(), picturestyle::style());
+    }
+    painter.restore();
+}
+
 attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat format,
                                                                      const QSize& size) const
 {
@@ -212,6 +242,11 @@ attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat
                              [this](QPainter& p, const QSize& sz) { paintNextToken(p, sz); });
         !s)
         return s.error();
+    if (options_.rotary)
+        if (attn::Status s = add(QStringLiteral("rope"), rotarySize(),
+                                 [this](QPainter& p, const QSize& sz) { paintRotary(p, sz); });
+            !s)
+            return s.error();
     return files;
 }
 

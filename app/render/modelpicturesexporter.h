@@ -15,6 +15,7 @@
 #include "decoder_model.h"
 #include "matrix.h"
 #include "pictureencoder.h"
+#include "rotary_head.h"
 #include "stagedwrite.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,13 @@ struct ModelPictureOptions {
     // empty: result->top at result->temperature.
     std::vector<attn::TopToken> nextTokens;
     double nextTemperature = 1.0;
+    // The RoPE picture (rope.<ext>) of one head of a rotary model: the head
+    // before and after the rotation (attn::DecoderModel::rotaryHead), its
+    // title and its frequencies' line (setRotary fills all three); none
+    // when empty.
+    std::optional<attn::RotaryHead> rotary;
+    QString rotaryTitle;
+    QString rotaryFrequencies;
 };
 
 class ModelPicturesExporter {
@@ -70,10 +79,17 @@ public:
     // Layer `layer` (0-based; -1: the options' headViewLayer).
     void paintHeadView(QPainter& painter, const QSize& size, int layer = -1) const;
     void paintNextToken(QPainter& painter, const QSize& size) const;
+    // The options' rotary head (RotaryRenderer): white ground and nothing
+    // else without one.
+    void paintRotary(QPainter& painter, const QSize& size) const;
+    bool hasRotary() const { return options_.rotary.has_value(); }
+    // `head` and its words for `config` into the options.
+    static void setRotary(ModelPictureOptions* options, const attn::DecoderConfig& config,
+                          attn::RotaryHead head);
 
     // The three pictures in `format`: model_view, head_view (with
     // everyLayer head_view_layer1, head_view_layer2, ...), next_token
-    // (".png", ".svg", ".pdf"). An empty size takes each picture's default.
+    // (".png", ".svg", ".pdf"), and rope with a rotary head. An empty size takes each picture's default.
     // An error, and no files, when the result has no maps or a picture
     // cannot be drawn.
     attn::Expected<std::vector<OutputFile>> files(ImageFormat format, const QSize& size = QSize()) const;
@@ -88,12 +104,14 @@ public:
     static QSize modelViewSize() { return {1200, 900}; }
     static QSize headViewSize() { return {1200, 900}; }
     static QSize nextTokenSize() { return {1000, 620}; }
+    static QSize rotarySize() { return {1400, 760}; }
 
     // The titles: "tiny-gpt2 (random weights): attention weights of 2 layers × 4 heads",
     // then the sentence on a second line.
     QString modelViewTitle() const;
     QString headViewTitle(int layer = -1) const;
     QString nextTokenTitle() const;
+    QString rotaryPictureTitle() const;
     QString sentenceLine() const;
     QString captionLine() const;  // the options' caption, cut to 200 characters
 

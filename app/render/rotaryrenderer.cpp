@@ -2,6 +2,9 @@
 #include "rotaryrenderer.h"
 
 #include "colormap.h"
+#include "keyvaluesharing.h"
+#include "modelgridrenderer.h"
+#include "spacemark.h"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -33,6 +36,18 @@ QColor angleColor(double angle)
 }
 
 }  // namespace
+
+QString RotaryRenderer::headTitle(const attn::DecoderConfig& config, const attn::RotaryHead& head)
+{
+    const QString sharing = keyValueSharingText(config, head.head);
+    QString title = tr("%1: RoPE turns each pair of dimensions (i, i + %2) of q and k by the angle p·θ_i at "
+                       "position p")
+                        .arg(ModelGridRenderer::tileName(head.layer, head.head))
+                        .arg(head.frequencies.size());
+    if (!sharing.isEmpty())
+        title = tr("%1 (%2)").arg(title, sharing);
+    return title;
+}
 
 void RotaryRenderer::setHead(attn::RotaryHead head, QStringList labels, QString title, QString frequencyText)
 {
@@ -236,12 +251,13 @@ void RotaryRenderer::paint(QPainter& painter, const QSize& size, const HeatmapSt
     painter.setPen(style.frame);
     painter.drawRect(angles);
     painter.setPen(style.text);
+    // A leading space's "␣" as a bracket of lines: the glyph is too small to read here.
     if (!l.rowLabels.isEmpty())
         for (int i = 0; i < n && i < labels_.size(); ++i)
-            painter.drawText(QRectF(l.rowLabels.left(), l.rowLabels.top() + i * l.rowHeight,
-                                    l.rowLabels.width() - 4, l.rowHeight),
-                             Qt::AlignRight | Qt::AlignVCenter,
-                             fm.elidedText(labels_[i], Qt::ElideRight, l.rowLabels.width() - 4));
+            drawSpaceMarkedLabel(painter, fm,
+                                 QRectF(l.rowLabels.left(), l.rowLabels.top() + i * l.rowHeight,
+                                        l.rowLabels.width() - 4, l.rowHeight),
+                                 fm.elidedText(labels_[i], Qt::ElideRight, l.rowLabels.width() - 4));
 
     painter.drawText(
         l.note, Qt::AlignLeft | Qt::AlignVCenter,

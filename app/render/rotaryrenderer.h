@@ -9,6 +9,7 @@
 // under them the frequencies θ_i in one line. It draws what it is handed
 // (an attn::RotaryHead computed by the core) and computes nothing else.
 
+#include "decoder_config.h"
 #include "heatmapstyle.h"
 #include "rotary_head.h"
 
@@ -46,6 +47,10 @@ public:
         int row = -1;
         int col = -1;
     };
+
+    // "layer 1 · head 2: RoPE turns each pair of dimensions (i, i + 4) ..."
+    // and which heads share its K and V: the title setHead is given.
+    static QString headTitle(const attn::DecoderConfig& config, const attn::RotaryHead& head);
 
     void setFont(const QFont& font) { font_ = font; }
     // The head to draw, its tokens' labels (n), its title and the

@@ -70,6 +70,7 @@ enum class ExportView {
     ModelGrid,
     ModelHeadView,
     ModelNextToken,
+    ModelRotary,  // RoPE: the selected head before and after the rotation
     // The training lab's plots, registered by the window.
     TrainingLoss,
     TrainingAccuracy,

@@ -64,6 +64,7 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::ModelGrid: return QStringLiteral("model_view");
     case ExportView::ModelHeadView: return QStringLiteral("head_view");
     case ExportView::ModelNextToken: return QStringLiteral("next_token");
+    case ExportView::ModelRotary: return QStringLiteral("rope");
     case ExportView::TrainingLoss: return QStringLiteral("training_loss");
     case ExportView::TrainingAccuracy: return QStringLiteral("training_accuracy");
     case ExportView::TrainingGradient: return QStringLiteral("training_grad_norm");
@@ -99,6 +100,7 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::ModelGrid: return tr("Model view (every layer's and head's weights)");
     case ExportView::ModelHeadView: return tr("Head view (the layer's heads as lines)");
     case ExportView::ModelNextToken: return tr("Next-token prediction");
+    case ExportView::ModelRotary: return tr("RoPE (the head's scores without and with the rotation)");
     case ExportView::TrainingLoss: return tr("Training lab: loss");
     case ExportView::TrainingAccuracy: return tr("Training lab: accuracy");
     case ExportView::TrainingGradient: return tr("Training lab: gradient norms");
@@ -132,6 +134,7 @@ QSize ViewExporter::defaultSize(ExportView view)
     case ExportView::ModelGrid: return ModelPicturesExporter::modelViewSize();
     case ExportView::ModelHeadView: return ModelPicturesExporter::headViewSize();
     case ExportView::ModelNextToken: return ModelPicturesExporter::nextTokenSize();
+    case ExportView::ModelRotary: return ModelPicturesExporter::rotarySize();
     default: return {900, 800};
     }
 }

@@ -390,9 +390,10 @@ void TestHeadLabCommand::refusedWithoutModel()
     QVERIFY(dir.isValid());
     const QString out = dir.filePath(QStringLiteral("out"));
     for (const char* option :
-         {"--head-scores", "--probe", "--ablate", "--ablation", "--logit-lens", "--rollout"}) {
+         {"--head-scores", "--probe", "--ablate", "--ablation", "--logit-lens", "--rollout", "--rope"}) {
         QStringList lone{QLatin1String(option)};
         if (QLatin1String(option) == QLatin1String("--probe")
+            || QLatin1String(option) == QLatin1String("--rope")
             || QLatin1String(option) == QLatin1String("--ablate")
             || QLatin1String(option) == QLatin1String("--ablation"))
             lone << QStringLiteral("x");

@@ -11,9 +11,11 @@
 #include "llama.h"
 #include "llamacheckpoint.h"
 #include "llamafolder.h"
+#include "modelfolder.h"
 #include "safetensors.h"
 #include "safetensorsshards.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -115,6 +117,7 @@ private slots:
     void noTokenizer();
     void shards();
     void missingShard();
+    void shardIdentity();
     void configOptions();
     void tiedEmbeddingShared();
     void bf16MatricesInPlace();
@@ -262,6 +265,47 @@ void TestLlamaFolder::missingShard()
     QCOMPARE(readError(wrong.path()),
              std::string("model.safetensors.index.json: tensor model.norm.weight is not in "
                          "model-00002-of-00002.safetensors as weight_map says"));
+}
+
+// A sharded folder's identity covers each shard as model.safetensors is
+// covered: a byte of a shard's data, its size or its modification time
+// changed gives another identity; read again unchanged, the same.
+void TestLlamaFolder::shardIdentity()
+{
+    QTemporaryDir dir;
+    writeShards(dir);
+    if (QTest::currentTestFailed())
+        return;
+    const std::vector<const char*> files = attnlab::llamaFamilies().front().files;
+    const QString path = dir.filePath(QStringLiteral("model-00002-of-00002.safetensors"));
+    const QString first = attnlab::folderIdentity(dir.path(), files);
+    QCOMPARE(attnlab::folderIdentity(dir.path(), files), first);
+    QFile shard(path);
+    QVERIFY(shard.open(QIODevice::ReadWrite));
+    const QDateTime stamp = shard.fileTime(QFileDevice::FileModificationTime);
+    const qint64 size = shard.size();
+    // The last byte, beyond the header: the data of layer 1's last tensor.
+    QVERIFY(shard.seek(size - 1));
+    const QByteArray last = shard.read(1);
+    QVERIFY(shard.seek(size - 1));
+    QCOMPARE(shard.write(QByteArray(1, char(last[0] ^ 0x5a))), qint64(1));
+    shard.flush();
+    QVERIFY(shard.setFileTime(stamp, QFileDevice::FileModificationTime));
+    const QString edited = attnlab::folderIdentity(dir.path(), files);
+    QVERIFY(edited != first);
+    // The byte put back, with the old time: the first identity again.
+    QVERIFY(shard.seek(size - 1));
+    QCOMPARE(shard.write(last), qint64(1));
+    shard.flush();
+    QVERIFY(shard.setFileTime(stamp, QFileDevice::FileModificationTime));
+    QCOMPARE(attnlab::folderIdentity(dir.path(), files), first);
+    // The same bytes, a second later.
+    QVERIFY(shard.setFileTime(stamp.addSecs(1), QFileDevice::FileModificationTime));
+    QVERIFY(attnlab::folderIdentity(dir.path(), files) != first);
+    // One byte longer, with the old time.
+    QVERIFY(shard.resize(size + 1));
+    QVERIFY(shard.setFileTime(stamp, QFileDevice::FileModificationTime));
+    QVERIFY(attnlab::folderIdentity(dir.path(), files) != first);
 }
 
 void TestLlamaFolder::configOptions()

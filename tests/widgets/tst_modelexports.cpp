@@ -103,10 +103,10 @@ public:
     MainWindow& operator*() const { return *window_; }
     ModelSession* session() const { return window_->models()->session(); }
 
-    bool open()
+    bool open(const QString& folder = tinyFolder())
     {
         QSignalSpy opened(session(), &ModelSession::modelOpened);
-        window_->models()->openModel(tinyFolder());
+        window_->models()->openModel(folder);
         return opened.wait(10000);
     }
     bool type(const QString& sentence)
@@ -145,6 +145,7 @@ private slots:
     void exportAllIsTheCommandLines();
     void oneViewAsShown();
     void rightClickMenus();
+    void ropeIsTheCommandLines();
 
 private:
     QTemporaryDir settingsDir_;
@@ -161,8 +162,8 @@ void TestModelExports::noModelNoModelViews()
     QVERIFY(w.operator->());
     ViewExportController* exports = w->exports()->controller();
     const QList<ExportView> views = exports->views();
-    for (const ExportView v :
-         {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken}) {
+    for (const ExportView v : {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken,
+                               ExportView::ModelRotary}) {
         QVERIFY2(!views.contains(v), qPrintable(ViewExporter::viewName(v)));
         QVERIFY(exports->hasView(v));
         const attn::Expected<QByteArray> png =
@@ -378,6 +379,59 @@ void TestModelExports::rightClickMenus()
     // The right button picked no head.
     QCOMPARE(w.session()->selectedLayer(), selectedLayer);
     QCOMPARE(w.session()->selectedHead(), selectedHead);
+}
+
+// A model with RoPE: Export all views adds the selected head's rope.json
+// and rope pictures, byte for byte and pixel for pixel those of --rope L.H;
+// the RoPE view exports alone with its numbers. GPT-2 offers no RoPE view.
+void TestModelExports::ropeIsTheCommandLines()
+{
+    Window w;
+    QVERIFY(w.open());
+    QVERIFY(w.type(QStringLiteral("The cat sat")));
+    ViewExportController* exports = w->exports()->controller();
+    QVERIFY(!exports->views().contains(ExportView::ModelRotary));
+    QVERIFY(w.open(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-llama")));
+    const QString sentence = QStringLiteral("The cat sat on the mat");
+    QVERIFY(w.type(sentence));
+    w.session()->selectHead(1, 3);
+    QVERIFY(exports->views().contains(ExportView::ModelRotary));
+
+    QTemporaryDir window;
+    const attn::Status written = w->exports()->exportAllViews(window.path());
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    QTemporaryDir cli;
+    const apptest::Run run =
+        apptest::runApp({QStringLiteral("--model"), QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-llama"),
+                         QStringLiteral("--sentence"), sentence, QStringLiteral("--rope"),
+                         QStringLiteral("1.3"), QStringLiteral("--export-dir"), cli.path(),
+                         QStringLiteral("--format"), QStringLiteral("json,png,svg")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QByteArray json = readAll(window.filePath(QStringLiteral("rope.json")));
+    QVERIFY(json.contains("\"layer\": 1"));
+    QCOMPARE(json, readAll(cli.filePath(QStringLiteral("rope.json"))));
+    QCOMPARE(readAll(window.filePath(QStringLiteral("rope.svg"))),
+             readAll(cli.filePath(QStringLiteral("rope.svg"))));
+    QString why;
+    QVERIFY2(samePng(readAll(window.filePath(QStringLiteral("rope.png"))),
+                     readAll(cli.filePath(QStringLiteral("rope.png"))), &why),
+             qPrintable(why));
+    QVERIFY(readAll(window.filePath(QStringLiteral("rope.pdf"))).startsWith("%PDF"));
+
+    // The view alone, and its numbers: one row per query and key.
+    const attn::Expected<QByteArray> png = exports->picture(ExportView::ModelRotary, ImageFormat::Png,
+                                                            QSize(700, 400), 1.0, exports->defaultOptions());
+    QVERIFY(png);
+    const attn::Expected<std::string> csv = exports->numbers(ExportView::ModelRotary);
+    QVERIFY(csv);
+    const QStringList rows = QString::fromStdString(csv.value()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const int n = int(w.session()->resultTokens().size());
+    QCOMPARE(rows.size(), 1 + n * n);
+    QCOMPARE(rows.first(),
+             QStringLiteral("query,key,distance,visible,score_without_rotation,score_with_rotation"));
+    const QJsonObject rope = apptest::readJsonFile(window.filePath(QStringLiteral("rope.json")));
+    const QStringList last = rows.last().split(QLatin1Char(','));
+    QCOMPARE(last[5].toDouble(), rope["scores_with_rotation"].toArray()[n - 1].toArray()[n - 1].toDouble());
 }
 
 QTEST_MAIN(TestModelExports)

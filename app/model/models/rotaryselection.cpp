@@ -36,7 +36,11 @@ attn::Expected<attn::RotaryHead> selectedRotaryHead(const ModelSession& session)
 
 QString rotaryFrequencyText(const ModelSession& session, const attn::RotaryHead& head)
 {
-    const attn::DecoderConfig& c = session.config();
+    return rotaryFrequencyText(session.config(), head);
+}
+
+QString rotaryFrequencyText(const attn::DecoderConfig& c, const attn::RotaryHead& head)
+{
     QStringList values;
     for (const double f : head.frequencies)
         values << QString::number(f, 'g', 4);

@@ -4,6 +4,7 @@
 // last pass before and after the rotation (attn::DecoderModel::rotaryHead),
 // and the words around it. Views draw it; they compute nothing.
 
+#include "decoder_config.h"
 #include "expected.h"
 #include "rotary_head.h"
 
@@ -22,5 +23,6 @@ attn::Expected<attn::RotaryHead> selectedRotaryHead(const ModelSession& session)
 // where the model rescales them): the frequencies in one line, four
 // significant digits each.
 QString rotaryFrequencyText(const ModelSession& session, const attn::RotaryHead& head);
+QString rotaryFrequencyText(const attn::DecoderConfig& config, const attn::RotaryHead& head);
 
 }  // namespace attnlab

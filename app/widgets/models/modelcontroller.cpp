@@ -13,6 +13,7 @@
 #include "modelfollower.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
+#include "rotarypanel.h"
 #include "pipelineview.h"
 #include "lastfolder.h"
 
@@ -47,7 +48,8 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     });
     connect(session_, &ModelSession::selectionChanged, lines_,
             [this](int layer, int) { lines_->setLayer(layer); });
-    exports_ = new ModelExports(session_, {panel_->grid(), lines_, panel_->nextTokenView()}, window_);
+    exports_ = new ModelExports(
+        session_, {panel_->grid(), lines_, panel_->nextTokenView(), panel_->rotaryPanel()->view()}, window_);
 
     progress_ = new QProgressBar(window_);
     progress_->setObjectName(QStringLiteral("modelProgress"));

@@ -8,6 +8,8 @@
 #include "modelgridview.h"
 #include "nexttokenview.h"
 #include "numberformat.h"
+#include "rotaryexport.h"
+#include "rotarypanel.h"
 #include "viewexportcontroller.h"
 #include "lastfolder.h"
 
@@ -92,6 +94,15 @@ ModelHeadLab ModelExports::headLab() const
     return lab;
 }
 
+attn::Expected<attn::RotaryHead> ModelExports::rotaryHead(bool asShown) const
+{
+    if (!hasResult())
+        return attn::Error{unavailable().toStdString()};
+    const std::shared_ptr<const attn::DecoderResult> result = asShown ? session_->result() : exportedPass();
+    return session_->model()->decoder->rotaryHead(*result, session_->selectedLayer(),
+                                                  session_->selectedHead());
+}
+
 std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) const
 {
     if (!hasResult())
@@ -121,6 +132,8 @@ std::unique_ptr<ModelPicturesExporter> ModelExports::makeExporter(bool asShown) 
     options.nextTokens = next.top;
     options.nextTemperature = next.temperature;
     options.keyValueHeads = session_->config().kvHeads;
+    if (attn::Expected<attn::RotaryHead> rotary = rotaryHead(asShown); rotary)
+        ModelPicturesExporter::setRotary(&options, session_->config(), std::move(rotary).value());
     if (asShown) {
         const ModelGridRenderer& grid = views_.grid->renderer();
         options.selectedLayer = grid.selectedLayer();
@@ -162,12 +175,18 @@ std::vector<OutputFile> ModelExports::jsonFiles() const
     // The writer keeps the model, the pass and the next tokens it writes:
     // with heads ablated the ablated pass and the head lab's keys, as
     // --ablate writes them.
-    return {{kModelAttentionFileName,
-             [model = session_->model(), result = exportedPass(), next = exportedNextTokens(),
-              mode = scaleMode(), lab = headLab()](std::ostream& out) {
-                 const bool any = !lab.ablated.empty() || lab.probe;
-                 writeModelAttentionJson(out, *model, *result, mode, &next, any ? &lab : nullptr);
-             }}};
+    std::vector<OutputFile> files{
+        {kModelAttentionFileName,
+         [model = session_->model(), result = exportedPass(), next = exportedNextTokens(), mode = scaleMode(),
+          lab = headLab()](std::ostream& out) {
+             const bool any = !lab.ablated.empty() || lab.probe;
+             writeModelAttentionJson(out, *model, *result, mode, &next, any ? &lab : nullptr);
+         }}};
+    // The selected head's rope.json, as --rope L.H writes it.
+    if (attn::Expected<attn::RotaryHead> rotary = rotaryHead(false); rotary)
+        files.push_back(ropeJsonFile(session_->model(), exportedPass(), scaleMode(),
+                                     std::move(rotary).value(), headLab()));
+    return files;
 }
 
 attn::Status ModelExports::exportJson(const QString& path) const
@@ -195,6 +214,23 @@ std::string ModelExports::nextTokenCsv() const
     return out;
 }
 
+std::string ModelExports::rotaryCsv() const
+{
+    const attn::Expected<attn::RotaryHead> head = rotaryHead(true);
+    if (!head)
+        return {};
+    std::string out;
+    appendCsvRow(out,
+                 {"query", "key", "distance", "visible", "score_without_rotation", "score_with_rotation"});
+    const int n = int(head->scoresAfter.rows());
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            appendCsvRow(out, {std::to_string(i), std::to_string(j), std::to_string(i - j),
+                               head->mask.hides(i, j) ? "0" : "1", formatRoundTrip(head->scoresBefore(i, j)),
+                               formatRoundTrip(head->scoresAfter(i, j))});
+    return out;
+}
+
 void ModelExports::registerExports(ViewExportController* controller)
 {
     const auto register_ = [this, controller](ExportView view, PaintFunction paint) {
@@ -205,6 +241,8 @@ void ModelExports::registerExports(ViewExportController* controller)
         s.paint = std::move(paint);
         if (view == ExportView::ModelNextToken) {
             s.numbers = [this] { return nextTokenCsv(); };
+        } else if (view == ExportView::ModelRotary) {
+            s.numbers = [this] { return rotaryCsv(); };
         } else {
             s.numbers = [] { return std::string(); };
             s.whyNoNumbers = [] {
@@ -213,7 +251,13 @@ void ModelExports::registerExports(ViewExportController* controller)
                     "attention (JSON)….");
             };
         }
-        s.unavailable = [this] { return unavailable(); };
+        s.unavailable = [this, view] {
+            if (view != ExportView::ModelRotary || !unavailable().isEmpty())
+                return unavailable();
+            // A model with learned positions has no rotation to show.
+            const attn::Expected<attn::RotaryHead> rotary = rotaryHead(true);
+            return rotary ? QString() : QString::fromStdString(rotary.error().message);
+        };
         controller->registerView(view, std::move(s));
     };
     register_(ExportView::ModelGrid,
@@ -224,7 +268,11 @@ void ModelExports::registerExports(ViewExportController* controller)
               [this](QPainter& p, const QSize& size) { makeExporter(true)->paintNextToken(p, size); });
     controller->installMenu(views_.grid, ExportView::ModelGrid);
     controller->installMenu(views_.lines, ExportView::ModelHeadView);
+    register_(ExportView::ModelRotary,
+              [this](QPainter& p, const QSize& size) { makeExporter(true)->paintRotary(p, size); });
     controller->installMenu(views_.next, ExportView::ModelNextToken);
+    if (views_.rotary)
+        controller->installMenu(views_.rotary, ExportView::ModelRotary);
 }
 
 void ModelExports::addFileActions(QMenu* file)

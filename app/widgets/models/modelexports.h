@@ -14,14 +14,18 @@
 // scale, temperature, and the head lab's --ablate, --ablation and --probe),
 // file for file and pixel for pixel: model_view,
 // head_view_layer<N> for every layer and next_token in each format, and
-// model_attention.json (modelattentionexport.h). Without a model, or before its first
-// pass, the model views are not offered and add nothing.
+// model_attention.json (modelattentionexport.h); for a model with RoPE also
+// what `--rope L.H` adds for the selected head: rope in each format and
+// rope.json (rotaryexport.h). Without a model, or before its first pass,
+// the model views are not offered and add nothing; the RoPE view is not
+// offered for a model without RoPE (GPT-2).
 
 #include "attentionexport.h"
 #include "headlabexport.h"
 #include "expected.h"
 #include "modelattentionexport.h"
 #include "modelpicturesexporter.h"
+#include "rotary_head.h"
 #include "stagedwrite.h"
 
 #include <QObject>
@@ -41,6 +45,7 @@ class ModelSession;
 class HeadLinesView;
 class ModelGridView;
 class NextTokenView;
+class RotaryView;
 class ViewExportController;
 
 class ModelExports : public QObject {
@@ -50,6 +55,7 @@ public:
         ModelGridView* grid = nullptr;
         HeadLinesView* lines = nullptr;
         NextTokenView* next = nullptr;
+        RotaryView* rotary = nullptr;  // the head lab's RoPE page
     };
     ModelExports(ModelSession* session, Views views, QWidget* window);
 
@@ -81,6 +87,9 @@ public:
     std::shared_ptr<const attn::DecoderResult> exportedPass() const;
     ModelNextTokens exportedNextTokens() const;
     ModelHeadLab headLab() const;
+    // The selected head before and after RoPE, of the pass shown (asShown)
+    // or of the exported pass; an error for a model without RoPE or no pass.
+    attn::Expected<attn::RotaryHead> rotaryHead(bool asShown) const;
 
 signals:
     void message(const QString& text);
@@ -88,6 +97,7 @@ signals:
 private:
     void exportJsonInteractive();
     std::string nextTokenCsv() const;
+    std::string rotaryCsv() const;
 
     ModelSession* session_;
     Views views_;

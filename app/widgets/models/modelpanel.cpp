@@ -236,9 +236,9 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     lens_->setObjectName(QStringLiteral("modelLensPanel"));
     headLab_->addTab(lens_, tr("Lens"));
     // RoPE (issue 38): the selected head's scores with and without the rotation.
-    auto* rotary = new RotaryPanel(session_, true, headLab_);
-    rotary->setObjectName(QStringLiteral("modelRotaryPanel"));
-    headLab_->addTab(rotary, tr("RoPE"));
+    rotary_ = new RotaryPanel(session_, true, headLab_);
+    rotary_->setObjectName(QStringLiteral("modelRotaryPanel"));
+    headLab_->addTab(rotary_, tr("RoPE"));
     // Generation with the key/value cache (issue 40): the head lab's last page.
     generation_ = new GenerationSession(session_, this);
     generationPanel_ = new GenerationPanel(session_, generation_, headLab_);

@@ -34,6 +34,7 @@ namespace attnlab {
 class GenerationPanel;
 class GenerationSession;
 class HeadLabPanel;
+class RotaryPanel;
 class LensPanel;
 class ModelReadings;
 class MaskWhatIfBox;
@@ -52,6 +53,7 @@ public:
     NextTokenView* nextTokenView() const { return next_; }
     // The head lab: scores, ablation, the intact and ablated next tokens.
     HeadLabPanel* headLab() const { return headLab_; }
+    RotaryPanel* rotaryPanel() const { return rotary_; }
     // The "Generate" page and the generation it shows.
     GenerationPanel* generationPanel() const { return generationPanel_; }
     GenerationSession* generation() const { return generation_; }
@@ -102,6 +104,7 @@ private:
     QWidget* side_ = nullptr;  // the next-token bars and the ablation table
     NextTokenView* next_;
     HeadLabPanel* headLab_;
+    RotaryPanel* rotary_ = nullptr;
     ModelReadings* readings_;
     LensPanel* lens_;
     GenerationSession* generation_;

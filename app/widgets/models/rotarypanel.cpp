@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rotarypanel.h"
 
-#include "keyvaluesharing.h"
-#include "modelgridrenderer.h"
 #include "modelsession.h"
 #include "rotaryselection.h"
 
@@ -113,14 +111,8 @@ void RotaryPanel::refresh()
     QStringList labels;
     for (const ModelToken& t : session_->resultTokens())
         labels << t.display;
-    const QString sharing = keyValueSharingText(session_->config(), head->head);
-    QString title = tr("%1: RoPE turns each pair of dimensions (i, i + %2) of q and k by the angle p·θ_i at "
-                       "position p")
-                        .arg(ModelGridRenderer::tileName(head->layer, head->head))
-                        .arg(head->frequencies.size());
-    if (!sharing.isEmpty())
-        title = tr("%1 (%2)").arg(title, sharing);
-    view_->renderer().setHead(*head, labels, title, rotaryFrequencyText(*session_, *head));
+    view_->renderer().setHead(*head, labels, RotaryRenderer::headTitle(session_->config(), *head),
+                              rotaryFrequencyText(*session_, *head));
     view_->update();
 }
 
