@@ -35,6 +35,7 @@ class GenerationPanel;
 class GenerationSession;
 class HeadLabPanel;
 class LensPanel;
+class ModelComparison;
 class ModelReadings;
 class MaskWhatIfBox;
 class ModelSession;
@@ -58,6 +59,8 @@ public:
     // The "Lens" page: the logit lens and the rollout, and their numbers.
     LensPanel* lensPanel() const { return lens_; }
     ModelReadings* readings() const { return readings_; }
+    // The Lens page's A/B difference maps.
+    ModelComparison* comparison() const { return comparison_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -103,6 +106,7 @@ private:
     NextTokenView* next_;
     HeadLabPanel* headLab_;
     ModelReadings* readings_;
+    ModelComparison* comparison_;
     LensPanel* lens_;
     GenerationSession* generation_;
     GenerationPanel* generationPanel_;
