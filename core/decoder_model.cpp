@@ -339,4 +339,14 @@ HeadOutputHook ablationHook(std::vector<HeadIndex> heads, HeadAblation kind)
     };
 }
 
+Status checkAblatedHeads(const DecoderConfig& c, const std::vector<HeadIndex>& heads)
+{
+    for (const HeadIndex& h : heads)
+        if (h.layer < 0 || h.layer >= c.layers || h.head < 0 || h.head >= c.heads)
+            return Error{"Layer " + std::to_string(h.layer) + ", head " + std::to_string(h.head)
+                         + " is not a head of this model (layers 0 to " + std::to_string(c.layers - 1)
+                         + ", heads 0 to " + std::to_string(c.heads - 1) + ")."};
+    return okStatus();
+}
+
 }  // namespace attn

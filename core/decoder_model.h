@@ -263,5 +263,8 @@ struct HeadIndex {
 };
 enum class HeadAblation { Zero, Mean };
 HeadOutputHook ablationHook(std::vector<HeadIndex> heads, HeadAblation kind);
+// Each of `heads` a head of the model (layer and head from 0); the error
+// names the first that is not.
+Status checkAblatedHeads(const DecoderConfig& config, const std::vector<HeadIndex>& heads);
 
 }  // namespace attn

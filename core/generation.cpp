@@ -55,6 +55,8 @@ Status checkGeneration(const DecoderConfig& config, const std::vector<int>& prom
     if (options.topK < 0 || options.topK > kMaxTopK)
         return Error{"Top-k must be from 1 to " + std::to_string(kMaxTopK)
                      + " (0: the whole vocabulary); got " + std::to_string(options.topK) + "."};
+    if (Status s = checkAblatedHeads(config, options.ablated); !s)
+        return s;
     return checkDecoderWhatIfs(config, options.mask, options.skipQkNorm);
 }
 
@@ -102,6 +104,60 @@ TokenChoice chooseToken(const RowVector& logits, bool sample, double temperature
     return {ids[std::size_t(last)], probability(ids[std::size_t(last)])};
 }
 
+Expected<DecodeResult> generationStep(const DecoderModel& model, const std::vector<int>& text, KvCache* cache,
+                                      const DecodeOptions& options)
+{
+    if (!cache)
+        return Error{"A generation step needs a key/value cache."};
+    const int cached = cache->tokens();
+    if (cached >= int(text.size()))
+        return Error{"The cache holds " + std::to_string(cached) + " tokens of a text of "
+                     + std::to_string(text.size()) + "; a step needs at least one new token."};
+    if (options.ablated.empty() || options.ablation != HeadAblation::Mean)
+        return model.decode(std::vector<int>(text.begin() + cached, text.end()), cache, options);
+
+    // Mean ablation: the whole pass over the text (see generation.h).
+    const DecoderConfig& c = model.config();
+    if (Status s = checkAblatedHeads(c, options.ablated); !s)
+        return s.error();
+    DecoderRunOptions run;
+    run.divisors = options.divisors;
+    run.mask = options.mask;
+    run.skipQkNorm = options.skipQkNorm;
+    run.threads = options.threads;
+    run.cancel = options.cancel;
+    run.topK = 1;
+    // Only the attention inputs stay (8 n E bytes a layer); each head's last
+    // row is read from the head computed again, one at a time.
+    run.keepMaps = false;
+    run.headOutput = ablationHook(options.ablated, HeadAblation::Mean);
+    Expected<DecoderResult> pass = model.run(text, run);
+    if (!pass)
+        return pass.error();
+    DecodeResult r;
+    r.firstPosition = 0;
+    r.newTokens = pass->tokens();
+    r.heads = c.heads;
+    r.wholePass = true;
+    r.logits = pass->lastLogits;
+    if (options.keepAttention) {
+        const int last = pass->tokens() - 1;
+        r.attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+                    return cancelledError(kDecoderCancelled);
+                Expected<AttentionResult> head = model.head(*pass, l, h);
+                if (!head)
+                    return head.error();
+                RowVector& row = r.attention[std::size_t(l) * std::size_t(c.heads) + std::size_t(h)];
+                row.resize(last + 1);
+                head->weightsRow(last, row.data());
+            }
+    }
+    return r;
+}
+
 Expected<Generation> generate(const DecoderModel& model, const std::vector<int>& promptIds,
                               const GenerationOptions& options, const GenerationObserver& observe)
 {
@@ -111,7 +167,9 @@ Expected<Generation> generate(const DecoderModel& model, const std::vector<int>&
     Generation out;
     out.promptIds = promptIds;
     KvCache cache(config);
-    cache.reserve(int(promptIds.size()) + options.maxNewTokens - 1);
+    const bool wholePasses = !options.ablated.empty() && options.ablation == HeadAblation::Mean;
+    if (!wholePasses)
+        cache.reserve(int(promptIds.size()) + options.maxNewTokens - 1);
     GenerationRandom random(options.seed);
     DecodeOptions decode;
     decode.divisors = options.divisors;
@@ -120,9 +178,11 @@ Expected<Generation> generate(const DecoderModel& model, const std::vector<int>&
     decode.threads = options.threads;
     decode.keepAttention = options.keepAttention;
     decode.cancel = options.cancel;
-    std::vector<int> next = promptIds;
+    decode.ablated = options.ablated;
+    decode.ablation = options.ablation;
+    std::vector<int> text = promptIds;
     for (int k = 0; k < options.maxNewTokens; ++k) {
-        Expected<DecodeResult> step = model.decode(next, &cache, decode);
+        Expected<DecodeResult> step = generationStep(model, text, &cache, decode);
         if (!step)
             return step.error();
         const double u = options.sample ? random.next() : 0.0;
@@ -132,7 +192,8 @@ Expected<Generation> generate(const DecoderModel& model, const std::vector<int>&
         token.id = choice.id;
         token.probability = choice.probability;
         token.position = int(promptIds.size()) + k;
-        token.cacheTokens = cache.tokens();
+        token.wholePass = step->wholePass;
+        token.cacheTokens = step->wholePass ? int(text.size()) : cache.tokens();
         token.cacheBytes = cache.bytes();
         token.cacheBytesOneKvPerQueryHead = cache.bytesOneKvPerQueryHead();
         if (options.keepAttention)
@@ -140,7 +201,7 @@ Expected<Generation> generate(const DecoderModel& model, const std::vector<int>&
         out.tokens.push_back(std::move(token));
         if (observe && !observe(out.tokens.back(), cache))
             break;
-        next.assign(1, choice.id);
+        text.push_back(choice.id);
     }
     return out;
 }

@@ -16,6 +16,21 @@
 // A token's `probability` is softmax(logits / T) of it over the whole
 // vocabulary (T = the temperature, 1 unless given), whichever way it was
 // chosen. Sampling with top-k 1 chooses as greedy does.
+//
+// With heads ablated (the head lab's, issue 39) every step runs without
+// them, so that the tokens are those of the ablated model the next-token
+// panel shows: each token is chosen from the last row of the whole pass
+// over the text so far with ablationHook(heads, kind).
+//   zero   the decode step zeroes the heads' new rows (DecodeOptions::
+//          ablated); a row never reads a later one, so the cache is the
+//          whole ablated pass's and the step equals it (within rounding)
+//   mean   each ablated head's context rows are replaced by their mean
+//          over the positions so far, the prompt's and the new token's
+//          included: the whole ablated pass over the same tokens. That
+//          mean moves with every new token and so does every later
+//          layer's earlier row, which no cache can hold: each step is a
+//          whole pass over the text (generationStep), O(n) rows a step
+//          instead of one
 
 #include "decoder_model.h"
 #include "expected.h"
@@ -47,6 +62,9 @@ struct GenerationOptions {
     // The what-ifs of every step (DecodeOptions's): the mask and QK-norm.
     std::optional<AttentionMask> mask;
     bool skipQkNorm = false;
+    // The heads every step runs without, and how (above); empty: none.
+    std::vector<HeadIndex> ablated;
+    HeadAblation ablation = HeadAblation::Zero;
     int threads = 1;
     // Keep each step's attention rows (DecodeResult::attention): 8 x layers
     // x heads x position bytes per step.
@@ -60,10 +78,13 @@ struct GeneratedToken {
     int position = 0;          // the position the token takes in the text
     // The cache after the step that chose the token: the tokens before it
     // (prompt and earlier tokens), its bytes and the same with one K/V per
-    // query head (KvCache).
+    // query head (KvCache). Chosen by a whole pass (wholePass: heads
+    // mean-ablated), cacheTokens is the tokens that pass read and the
+    // bytes are 0: no cache was kept.
     int cacheTokens = 0;
     std::int64_t cacheBytes = 0;
     std::int64_t cacheBytesOneKvPerQueryHead = 0;
+    bool wholePass = false;
     // With keepAttention: the row that chose the token, per layer and head
     // (DecodeResult::attentionRow), over keys 0..cacheTokens - 1.
     DecodeResult step;
@@ -103,6 +124,18 @@ public:
 private:
     TorchGenerator generator_;
 };
+
+// The step that chooses the token after `text` (the prompt, then the tokens
+// chosen so far) in a generation whose cache is `cache`:
+//   - a decode step over the ids of `text` the cache does not hold yet (all
+//     of them at first: the prefill), the cache extended by them;
+//   - with heads mean-ablated (options.ablated, HeadAblation::Mean), a
+//     whole pass over `text` with ablationHook(heads, Mean), the cache left
+//     as it is (empty): its last logits and, with keepAttention, every
+//     head's last row, marked wholePass.
+// Errors as decode's and run's, and a cache holding more than `text`.
+Expected<DecodeResult> generationStep(const DecoderModel& model, const std::vector<int>& text, KvCache* cache,
+                                      const DecodeOptions& options);
 
 // Called after each token (from the thread that generates); return false to
 // stop there (the tokens so far are the result).

@@ -48,6 +48,12 @@ Status checkStep(const DecoderConfig& c, const std::vector<int>& ids, const KvCa
     *divisors = options.divisors.empty() ? HeadDivisors::standard(c) : options.divisors;
     if (Status s = divisors->check(c); !s)
         return s;
+    if (Status s = checkAblatedHeads(c, options.ablated); !s)
+        return s;
+    if (!options.ablated.empty() && options.ablation == HeadAblation::Mean)
+        return Error{
+            "A decode step cannot mean-ablate a head: the mean over the positions changes every "
+            "earlier row with each new token; run a whole pass over the text instead."};
     return checkDecoderWhatIfs(c, options.mask, options.skipQkNorm);
 }
 
@@ -211,6 +217,10 @@ Expected<DecodeResult> runDecodeStep(const DecoderConfig& c, DecoderSteps& steps
         for (int i = 0; i < c.heads; ++i)
             if (!finite[std::size_t(i)])
                 return notFinite(l, i);
+        // Zero ablation, row by row: the new rows of each ablated head.
+        for (const HeadIndex& a : options.ablated)
+            if (a.layer == l)
+                contexts.middleCols(Eigen::Index(a.head) * hd, hd).setZero();
         steps.endLayer(l, contexts, &h);
     }
     if (isCancelled(options))

@@ -53,6 +53,15 @@ struct DecodeOptions {
     // steps: the cached keys were made with them.
     std::optional<AttentionMask> mask;
     bool skipQkNorm = false;
+    // Heads ablated (the head lab's), Zero only: each step sets the new
+    // rows of their contexts to 0 before the output projection, as a whole
+    // pass with ablationHook(heads, Zero) sets every row (a row never reads
+    // a later one, so the cached keys and values stay those of the whole
+    // ablated pass). Mean ablation replaces each row by the mean over every
+    // position, so a new token changes the earlier rows: a decode step
+    // refuses it, and generationStep (generation.h) runs whole passes.
+    std::vector<HeadIndex> ablated;
+    HeadAblation ablation = HeadAblation::Zero;
 };
 
 struct DecodeResult {
@@ -63,6 +72,10 @@ struct DecodeResult {
     // row's softmax weights over keys 0..its position (0 where masked).
     std::vector<RowVector> attention;
     int heads = 0;
+    // Computed by a whole pass over every token, not from a cache
+    // (generationStep with heads mean-ablated): firstPosition 0, newTokens
+    // all of them.
+    bool wholePass = false;
 
     int lastPosition() const { return firstPosition + newTokens - 1; }
     const RowVector& attentionRow(int layer, int head) const

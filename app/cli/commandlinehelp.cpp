@@ -146,6 +146,7 @@ QString commandLineHelpText()
         "                       model's positions), one step each over the\n"
         "                       key/value cache, with each token's probability and\n"
         "                       the cache's bytes; the most likely token (greedy)\n"
+        "                       (with --ablate, every step without those heads)\n"
         "  --sample             draw each token from softmax(logits / T) instead\n"
         "  --top-k K            with --sample, from the K most likely only\n"
         "  --seed S             with --sample, the draws' seed (default 0)\n"

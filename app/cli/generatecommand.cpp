@@ -7,6 +7,7 @@
 #include "echoedvalue.h"
 #include "generation.h"
 #include "generationexport.h"
+#include "headlabcommand.h"
 #include "modelcommand.h"
 #include "modelfamilies.h"
 #include "numberargument.h"
@@ -38,8 +39,8 @@ attn::Error usage(const QString& message)
 
 // The --model export's options that write other files or pictures.
 const char* const kNotWithGeneration[] = {
-    "--head-scores", "--ablate", "--ablation", "--probe",   "--logit-lens",
-    "--rollout",     "--rope",   "--format",   "--caption", "--allow-large-export"};
+    "--head-scores", "--probe",  "--logit-lens", "--rollout",
+    "--rope",        "--format", "--caption",    "--allow-large-export"};
 
 }  // namespace
 
@@ -146,6 +147,15 @@ int runGenerateCommand(const CommandLineParser& parser, const ModelCommandInput&
     if (std::optional<QString> bad =
             readModelWhatIfs(parser, input, *model, &options.mask, &options.skipQkNorm))
         return fail(kExitUsageError, *bad);
+
+    // The head lab's ablation (--ablate, --ablation): every step without those heads.
+    const attn::Expected<HeadLabRequest> lab = readHeadLabRequest(parser);
+    if (!lab)
+        return fail(kExitUsageError, QString::fromStdString(lab.error().message));
+    if (const attn::Status checked = checkHeadLabRequest(*lab, config); !checked)
+        return fail(kExitUsageError, QString::fromStdString(checked.error().message));
+    options.ablated = lab->ablate;
+    options.ablation = lab->ablation;
 
     const std::vector<int> ids = model->tokenizer->encodeIds(parser.value(QStringLiteral("--sentence")));
     if (ids.empty())

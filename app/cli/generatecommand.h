@@ -15,9 +15,12 @@
 //   --seed S           with --sample: the draws' seed (0 unless given;
 //                      its low 32 bits seed torch's mt19937)
 //   --scale MODE       as for --model: every head's divisor
+//   --ablate L.H[,...] every step without these heads (the head lab's,
+//   --ablation zero|mean  headlabcommand.h): zero through the cache, mean
+//                      by a whole pass a step (core/generation.h)
 //
-// The head lab's options, --format, --caption and --allow-large-export
-// are refused with --generate. Bad values exit 2 with one line, before
+// The head lab's other options, --format, --caption and
+// --allow-large-export are refused with --generate. Bad values exit 2 with one line, before
 // anything is written.
 
 #include "decoder_config.h"

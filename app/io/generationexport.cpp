@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "generationexport.h"
 
+#include "headlabexport.h"
 #include "jsonwriter.h"
 #include "kv_cache.h"
 #include "modelattentionexport.h"
@@ -8,6 +9,7 @@
 #include <QString>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace attnlab {
@@ -85,6 +87,11 @@ void writeGenerationJson(std::ostream& out, const ModelFolder& model, const Gene
     json.value(o.mask ? o.mask->name() : model.config().ownMask().name());
     json.key("qk_norm_removed");
     json.value(o.skipQkNorm);
+    // The heads every step ran without (--ablate), as model_attention.json's.
+    ModelHeadLab lab;
+    lab.ablated = o.ablated;
+    lab.ablation = o.ablation;
+    writeHeadLabKeys(json, tokenizer, lab, false);
     json.key("kv_cache");
     json.beginObject(JsonWriter::Layout::Inline);
     json.key("layers");
@@ -110,12 +117,16 @@ void writeGenerationJson(std::ostream& out, const ModelFolder& model, const Gene
         json.value(t.probability);
         json.key("position");
         json.value(t.position);
-        json.key("cache_tokens");
-        json.value(t.cacheTokens);
-        json.key("cache_bytes");
-        json.value(std::int64_t(t.cacheBytes));
-        json.key("cache_bytes_one_kv_per_head");
-        json.value(std::int64_t(t.cacheBytesOneKvPerQueryHead));
+        // A whole pass (mean ablation) kept no cache: null.
+        for (const auto& [key, number] : {std::pair<const char*, std::int64_t>{"cache_tokens", t.cacheTokens},
+                                          {"cache_bytes", t.cacheBytes},
+                                          {"cache_bytes_one_kv_per_head", t.cacheBytesOneKvPerQueryHead}}) {
+            json.key(key);
+            if (t.wholePass)
+                json.null();
+            else
+                json.value(number);
+        }
         json.endObject();
     }
     json.endArray();

@@ -10,6 +10,10 @@
 //   top_k          K with sample (null: the whole vocabulary, or greedy)
 //   seed           with sample: the seed (its low 32 bits seed the draws)
 //   scale          mode and divisor, as model_attention.json's
+//   mask, qk_norm_removed  the what-ifs every step ran with
+//   ablated        with --ablate: [[layer, head], ...] (from 0), the heads
+//                  every step ran without, and ablation: "zero" or "mean"
+//                  (as model_attention.json's); absent otherwise
 //   kv_cache       the cache's shape: layers, kv_heads, heads, head_dim,
 //                  bytes_per_number (8: the engine's double)
 //   steps          one object per generated token, in order: id, token
@@ -20,7 +24,10 @@
 //                  cache_bytes (2 x layers x kv_heads x head_dim x
 //                  bytes_per_number x cache_tokens) and
 //                  cache_bytes_one_kv_per_head (the same with heads for
-//                  kv_heads: the cache without grouped-query attention)
+//                  kv_heads: the cache without grouped-query attention);
+//                  with mean ablation, whose every step is a whole pass
+//                  over the text (core/generation.h), no cache is kept
+//                  and these three are null
 //   generated_ids  the steps' ids
 //   text           the prompt and the generated tokens decoded together
 //                  (UTF-8; a character cut short is U+FFFD)

@@ -8,7 +8,8 @@
 // 1e-12 relative, the cache's bytes worked by hand from the README's
 // shapes; --sample with a seed against the same draw written again from
 // std::mt19937 over whole passes, reproducible, and --top-k 1 equal to
-// greedy; bad values exit 2 with one line and write nothing.
+// greedy; --ablate's tokens against whole ablated passes; bad values exit
+// 2 with one line and write nothing.
 
 #include "decoder_model.h"
 #include "modelfamilies.h"
@@ -105,6 +106,8 @@ private slots:
     void greedyEqualsRepeatedPasses();
     void samplingAgainstPlainDraw();
     void whatIfsEveryStep();
+    void ablatedEveryStep_data();
+    void ablatedEveryStep();
     void topKOneIsGreedy();
     void badValues_data();
     void badValues();
@@ -208,6 +211,64 @@ void TestGenerateCommand::whatIfsEveryStep()
             dir.filePath(QStringLiteral("out")), "no QK-norm");
 }
 
+// --ablate with --generate: every token is the argmax of the whole pass
+// over the text so far without those heads (the head lab's ablated pass),
+// its probability within 1e-12; generation.json names the heads, and mean
+// ablation, a whole pass a step, writes no cache (null).
+void TestGenerateCommand::ablatedEveryStep_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("mode");
+    QTest::newRow("tiny-gpt2 zero") << QStringLiteral("gpt2/tiny-gpt2") << QStringLiteral("zero");
+    QTest::newRow("tiny-gpt2 mean") << QStringLiteral("gpt2/tiny-gpt2") << QStringLiteral("mean");
+    QTest::newRow("tiny-llama mean") << QStringLiteral("llama/tiny-llama") << QStringLiteral("mean");
+}
+
+void TestGenerateCommand::ablatedEveryStep()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, mode);
+    QTemporaryDir dir;
+    const Run run = generate(model, dir, QStringLiteral("out"),
+                             {"--generate", "6", "--ablate", "1.2,0.1", "--ablation", mode});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject json = readJsonFile(dir.filePath(QStringLiteral("out/generation.json")));
+    QCOMPARE(json["ablation"].toString(), mode);
+    const QJsonArray heads = json["ablated"].toArray();
+    QCOMPARE(int(heads.size()), 2);
+    QCOMPARE(heads[0].toArray()[0].toInt(), 1);
+    QCOMPARE(heads[0].toArray()[1].toInt(), 2);
+    QCOMPARE(heads[1].toArray()[0].toInt(), 0);
+    QCOMPARE(heads[1].toArray()[1].toInt(), 1);
+    const bool mean = mode == QLatin1String("mean");
+    const attnlab::ModelFolder folder = readFolder(model);
+    attn::DecoderRunOptions options;
+    options.headOutput =
+        attn::ablationHook({{1, 2}, {0, 1}}, mean ? attn::HeadAblation::Mean : attn::HeadAblation::Zero);
+    std::vector<int> ids = folder.tokenizer->encodeIds(kSentence);
+    bool differs = false;
+    for (const QJsonValue& value : json["steps"].toArray()) {
+        const QJsonObject step = value.toObject();
+        const attn::RowVector logits = lastLogits(folder, ids, options);
+        Eigen::Index want = 0;
+        logits.maxCoeff(&want);
+        QCOMPARE(step["id"].toInt(), int(want));
+        QVERIFY(closeTo(step["probability"].toDouble(), softmaxAt(logits, int(want), 1.0)));
+        QCOMPARE(step["cache_tokens"].isNull(), mean);
+        QCOMPARE(step["cache_bytes"].isNull(), mean);
+        if (!mean)
+            QCOMPARE(step["cache_tokens"].toInt(), int(ids.size()));
+        differs = differs || (lastLogits(folder, ids) - logits).cwiseAbs().maxCoeff() > 1e-9;
+        ids.push_back(int(want));
+    }
+    QVERIFY(differs);  // the heads matter to these logits
+    // Without --ablate the file has no such keys.
+    const Run intact = generate(model, dir, QStringLiteral("intact"), {"--generate", "1"});
+    QVERIFY2(intact.exitCode == 0, intact.err.constData());
+    const QJsonObject plain = readJsonFile(dir.filePath(QStringLiteral("intact/generation.json")));
+    QVERIFY(!plain.contains(QStringLiteral("ablated")) && !plain.contains(QStringLiteral("ablation")));
+}
+
 void TestGenerateCommand::samplingAgainstPlainDraw()
 {
     const double temperature = 1.5;
@@ -304,6 +365,10 @@ void TestGenerateCommand::badValues_data()
     QTest::newRow("sample without generate") << base + QStringList{"--sample"} << "give --generate N";
     QTest::newRow("with head scores")
         << base + QStringList{"--generate", "3", "--head-scores"} << "--head-scores";
+    QTest::newRow("ablate a head out of range")
+        << base + QStringList{"--generate", "3", "--ablate", "0.4"} << "head 4 does not exist";
+    QTest::newRow("ablation without ablate")
+        << base + QStringList{"--generate", "3", "--ablation", "mean"} << "give --ablate L.H too";
     QTest::newRow("no sentence") << QStringList{"--model", gpt2, "--generate", "3"} << "--sentence";
     QTest::newRow("no model") << QStringList{"--sentence", "hi", "--generate", "3"} << "--model DIR";
 }

@@ -7,7 +7,9 @@
 // decode step against the whole pass over the same tokens: every head's
 // last attention row and the logits within 1e-12 relative, the cached K and
 // V equal to the whole pass's (RoPE at the right positions); greedy
-// generation equal to repeated whole passes; sampling against the same
+// generation equal to repeated whole passes, and with heads ablated (zero
+// through the cache, mean by whole passes) to repeated whole ablated
+// passes; sampling against the same
 // draw written again from std::mt19937 and a plain softmax; hand-worked
 // cache sizes and choices; bad values refused with the cache untouched.
 
@@ -143,6 +145,9 @@ private slots:
     void decodeWithWhatIfs();
     void greedyEqualsRepeatedFullPasses_data() { addFamilies(); }
     void greedyEqualsRepeatedFullPasses();
+    void ablatedGreedyEqualsRepeatedAblatedPasses_data();
+    void ablatedGreedyEqualsRepeatedAblatedPasses();
+    void ablationRefusedOrKeptByStep();
     void samplingAgainstPlainDraw_data();
     void samplingAgainstPlainDraw();
     void topKOneIsGreedy();
@@ -296,6 +301,120 @@ void TestKvCache::greedyEqualsRepeatedFullPasses()
         ids.push_back(want);
     }
     QCOMPARE(gen->allIds(), ids);
+}
+
+// Generation with heads ablated (the head lab's): every greedy token, its
+// logits and its row of every head against the whole pass over the same
+// tokens with ablationHook (the next-token panel's ablated pass), within
+// 1e-12 relative. Zero keeps the cache; mean runs a whole pass a step.
+void TestKvCache::ablatedGreedyEqualsRepeatedAblatedPasses_data()
+{
+    QTest::addColumn<int>("family");
+    QTest::addColumn<bool>("mean");
+    const struct {
+        const char* name;
+        int family;
+    } families[] = {{"gpt2", Gpt2},
+                    {"llama 4/2 gqa", LlamaGqa},
+                    {"qwen3 4/1 qk norm", Qwen3Norms},
+                    {"mistral window 3", MistralWindow}};
+    for (const auto& f : families) {
+        QTest::newRow(qPrintable(QStringLiteral("%1 zero").arg(QLatin1String(f.name)))) << f.family << false;
+        QTest::newRow(qPrintable(QStringLiteral("%1 mean").arg(QLatin1String(f.name)))) << f.family << true;
+    }
+}
+
+void TestKvCache::ablatedGreedyEqualsRepeatedAblatedPasses()
+{
+    QFETCH(int, family);
+    QFETCH(bool, mean);
+    const std::unique_ptr<attn::DecoderModel> model = makeModel(family);
+    const attn::DecoderConfig& c = model->config();
+    const std::vector<attn::HeadIndex> heads{{0, 1}, {1, 0}};
+    const attn::HeadAblation kind = mean ? attn::HeadAblation::Mean : attn::HeadAblation::Zero;
+    const std::vector<int> prompt = plaingpt2::randomIds(5, c.vocabSize, 31u + unsigned(family));
+    constexpr int kNew = 7;
+    attn::GenerationOptions options;
+    options.maxNewTokens = kNew;
+    options.ablated = heads;
+    options.ablation = kind;
+    options.keepAttention = true;
+    attn::Expected<attn::Generation> gen = attn::generate(*model, prompt, options);
+    QVERIFY2(gen, gen ? "" : gen.error().message.c_str());
+    QCOMPARE(int(gen->tokens.size()), kNew);
+    attn::DecoderRunOptions ablated;
+    ablated.headOutput = attn::ablationHook(heads, kind);
+    std::vector<int> ids = prompt;
+    bool changed = false;
+    for (int k = 0; k < kNew; ++k) {
+        const attn::DecoderResult full = fullPass(*model, ids, ablated);
+        const attn::GeneratedToken& got = gen->tokens[std::size_t(k)];
+        const QString where = QStringLiteral("token %1").arg(k + 1);
+        compareStep(got.step, full, where);
+        const int want = argmax(full.lastLogits);
+        QCOMPARE(got.id, want);
+        QVERIFY(std::abs(got.probability - softmaxAt(full.lastLogits, want, 1.0))
+                <= kRelative * got.probability);
+        QCOMPARE(got.wholePass, mean);
+        QCOMPARE(got.step.wholePass, mean);
+        QCOMPARE(got.cacheTokens, int(ids.size()));
+        // Mean: no cache kept; zero: the cache of every token before.
+        QCOMPARE(got.cacheBytes, mean ? std::int64_t(0) : attn::KvCache::bytes(c, int(ids.size())));
+        // The ablation is felt: the intact pass's logits differ.
+        changed = changed || relative(full.lastLogits, fullPass(*model, ids).lastLogits) > 1e-6;
+        ids.push_back(want);
+    }
+    QVERIFY(changed);
+    QCOMPARE(gen->allIds(), ids);
+    // Ablating nothing is the intact generation, bit for bit.
+    attn::GenerationOptions none = options;
+    none.ablated.clear();
+    attn::GenerationOptions intact;
+    intact.maxNewTokens = kNew;
+    intact.keepAttention = true;
+    const attn::Expected<attn::Generation> a = attn::generate(*model, prompt, none);
+    const attn::Expected<attn::Generation> b = attn::generate(*model, prompt, intact);
+    QVERIFY(a && b);
+    for (int k = 0; k < kNew; ++k)
+        QVERIFY(attn::sameBits(a->tokens[std::size_t(k)].step.logits, b->tokens[std::size_t(k)].step.logits));
+}
+
+// A decode step zeroes only: mean ablation and a head out of range are
+// refused, the cache untouched; generationStep's whole pass leaves it empty.
+void TestKvCache::ablationRefusedOrKeptByStep()
+{
+    const std::unique_ptr<attn::DecoderModel> model = makeModel(Gpt2);
+    const attn::DecoderConfig& c = model->config();
+    attn::KvCache cache(c);
+    attn::DecodeOptions options;
+    options.ablated = {{1, 2}};
+    options.ablation = attn::HeadAblation::Mean;
+    attn::Expected<attn::DecodeResult> refused = model->decode({3, 4, 5}, &cache, options);
+    QVERIFY(!refused);
+    QVERIFY(refused.error().message.find("mean") != std::string::npos);
+    QCOMPARE(cache.tokens(), 0);
+    options.ablation = attn::HeadAblation::Zero;
+    options.ablated = {{2, 0}};
+    QVERIFY(!model->decode({3, 4, 5}, &cache, options));
+    QCOMPARE(cache.tokens(), 0);
+    attn::GenerationOptions generation;
+    generation.ablated = {{0, 4}};
+    QVERIFY(!attn::checkGeneration(c, {3, 4}, generation));
+
+    options.ablated = {{1, 2}};
+    options.ablation = attn::HeadAblation::Mean;
+    attn::Expected<attn::DecodeResult> whole = attn::generationStep(*model, {3, 4, 5}, &cache, options);
+    QVERIFY2(whole, whole ? "" : whole.error().message.c_str());
+    QVERIFY(whole->wholePass);
+    QCOMPARE(whole->lastPosition(), 2);
+    QCOMPARE(cache.tokens(), 0);
+    options.ablation = attn::HeadAblation::Zero;
+    attn::Expected<attn::DecodeResult> cached = attn::generationStep(*model, {3, 4, 5}, &cache, options);
+    QVERIFY(cached && !cached->wholePass);
+    QCOMPARE(cache.tokens(), 3);
+    // A cache that holds the whole text has no new token to step over.
+    QVERIFY(!attn::generationStep(*model, {3, 4, 5}, &cache, options));
+    QCOMPARE(cache.tokens(), 3);
 }
 
 void TestKvCache::samplingAgainstPlainDraw_data()

@@ -12,8 +12,13 @@
 //   column the same with the query heads;
 // - sampling (seeded, temperature, top-k): Generate N equals N Steps and
 //   the command line's attn::generate;
-// - Reset and a new sentence clear the table and the text.
+// - Reset and a new sentence clear the table and the text;
+// - with heads ablated in the head lab (the demo model's induction head,
+//   zero and mean) the tokens are those of whole ablated passes, the
+//   first one the ablated next-token panel's top token, the page names
+//   the heads, and another ablation clears the generation.
 #include "decoder_model.h"
+#include "demomodel.h"
 #include "generation.h"
 #include "generationpanel.h"
 #include "generationsession.h"
@@ -131,10 +136,12 @@ private slots:
     void greedyEqualsFullPasses();
     void samplingEqualsStepsAndCommandLine();
     void followsTheWhatIfs();
+    void followsTheAblation_data();
+    void followsTheAblation();
 
 private:
     // Opens `folder`, types the sentence and brings the Generate page forward.
-    bool open(MainWindow& window, const QString& folder);
+    bool open(MainWindow& window, const QString& folder, const QString& sentence = kSentence);
 
     QTemporaryDir settingsDir_;
 };
@@ -144,12 +151,12 @@ void TestGenerationPanel::initTestCase()
     QVERIFY(guitest::useTemporarySettings(settingsDir_, QStringLiteral("Attention Lab")));
 }
 
-bool TestGenerationPanel::open(MainWindow& window, const QString& folder)
+bool TestGenerationPanel::open(MainWindow& window, const QString& folder, const QString& sentence)
 {
     ModelSession* session = window.models()->session();
     QSignalSpy opened(session, &ModelSession::modelOpened);
     window.models()->openModel(folder);
-    if (!opened.wait(10000) || !typeSentence(window, kSentence))
+    if (!opened.wait(10000) || !typeSentence(window, sentence))
         return false;
     ModelPanel* panel = window.models()->panel();
     auto* tabs = guitest::find<QTabWidget>(*panel, QStringLiteral("modelHeadLab"));
@@ -351,6 +358,62 @@ void TestGenerationPanel::followsTheWhatIfs()
 
     QVERIFY(session->setMaskWhatIf(std::nullopt));
     QTRY_COMPARE(table->rowCount(), 0);
+}
+
+void TestGenerationPanel::followsTheAblation_data()
+{
+    QTest::addColumn<bool>("mean");
+    QTest::newRow("zero") << false;
+    QTest::newRow("mean") << true;
+}
+
+void TestGenerationPanel::followsTheAblation()
+{
+    QFETCH(bool, mean);
+    const attn::Expected<QString> folder = demoModelFolder();
+    QVERIFY2(folder, folder ? "" : folder.error().message.c_str());
+    // The demo model copies the repeat (" four, Privet Drive") with its
+    // induction head, layer 1 head 0 (from 0); without it, it cannot.
+    const QString repeat = QStringLiteral(
+        "Mr and Mrs Dursley, of number four, Privet Drive, were proud to say. Mr and Mrs Dursley, of number");
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1280, 720));
+    QVERIFY(window);
+    QVERIFY(open(*window, *folder, repeat));
+    ModelPanel* panel = window->models()->panel();
+    ModelSession* session = window->models()->session();
+    auto* table = guitest::find<QTableWidget>(*panel, QStringLiteral("generateStepsTable"));
+    auto* label = guitest::find<QLabel>(*panel, QStringLiteral("generateAblation"));
+    QVERIFY(table && label);
+    QVERIFY(label->text().contains(QStringLiteral("intact")));
+    const attn::HeadAblation kind = mean ? attn::HeadAblation::Mean : attn::HeadAblation::Zero;
+    QSignalSpy computed(session, &ModelSession::resultChanged);
+    QVERIFY(session->setAblation({{1, 0}}, kind));
+    QTRY_VERIFY(!computed.isEmpty() && !session->isComputing());
+    QVERIFY(label->text().contains(QStringLiteral("without L2 H1")));
+    QVERIFY(label->text().contains(mean ? QStringLiteral("mean") : QStringLiteral("zero")));
+    constexpr int n = 4;
+    guitest::find<QSpinBox>(*panel, QStringLiteral("generateCountBox"))->setValue(n);
+    QVERIFY(click(*window, "generateButton", n));
+
+    const attn::Expected<ModelFolder> model = readModelFolder(*folder);
+    QVERIFY(model);
+    const std::vector<int> prompt = model->tokenizer->encodeIds(repeat);
+    attn::DecoderRunOptions options;
+    options.headOutput = attn::ablationHook({{1, 0}}, kind);
+    const std::vector<int> ablated = greedyByFullPasses(*model->decoder, prompt, n, options);
+    const std::vector<int> intact = greedyByFullPasses(*model->decoder, prompt, n);
+    QCOMPARE(tableIds(table), ablated);
+    QVERIFY(ablated != intact);
+    QCOMPARE(intact.front(), model->tokenizer->encodeIds(QStringLiteral(" four")).front());
+    // The first token is the ablated pass's top next token, as the head lab shows it.
+    QCOMPARE(ablated.front(), argmax(session->ablatedLogits()));
+    // Mean: a whole pass a step, no cache in the table.
+    QCOMPARE(table->item(0, 3)->text() == QStringLiteral("–"), mean);
+    QCOMPARE(panel->generation()->ablationText(), label->text());
+
+    QVERIFY(session->setAblation({}, kind));
+    QTRY_COMPARE(table->rowCount(), 0);
+    QVERIFY(label->text().contains(QStringLiteral("intact")));
 }
 
 QTEST_MAIN(TestGenerationPanel)

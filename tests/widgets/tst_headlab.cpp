@@ -15,6 +15,7 @@
 #include "heatmapview.h"
 #include "lens_rollout.h"
 #include "lenspanel.h"
+#include "modelcomparison.h"
 #include "modelreadings.h"
 #include "probebox.h"
 #include "colormap.h"
@@ -170,6 +171,16 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(QTest::qWaitFor([&] { return !changed.isEmpty() && !session->isComputing(); }, 10000));
     QVERIFY(comparison->isVisible());
     QVERIFY(panel->nextTokenView()->isHidden());  // the table in the bars' place
+    // At 1024 x 700 every column is in view, the numbers whole (the token
+    // column takes the rest, elided).
+    QCOMPARE(comparison->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    QVERIFY(comparison->columnViewportPosition(3) + comparison->columnWidth(3)
+            <= comparison->viewport()->width());
+    for (int column = 1; column < 4; ++column)
+        for (int row = 0; row < comparison->rowCount(); ++row)
+            QVERIFY2(comparison->fontMetrics().horizontalAdvance(comparison->item(row, column)->text())
+                         < comparison->columnWidth(column),
+                     qPrintable(comparison->item(row, column)->text()));
     const attn::DecoderResult ablated =
         runHere(*session, attn::ablationHook({{1, 2}}, attn::HeadAblation::Zero));
     const std::vector<attn::NextTokenChange> expected =
@@ -414,6 +425,18 @@ void TestHeadLab::lensAndRollout()
     QVERIFY(lens->caption()->text().contains(QStringLiteral("without L2 H1 (zero)")));
     QVERIFY(lens->caption()->text().contains(QStringLiteral("a divisor other than")));
     compareLens(*lens, *session, runHere(*session, attn::ablationHook({{1, 0}}, attn::HeadAblation::Zero)));
+
+    // The A/B difference, intact vs ablated: the comparison's B - A on a
+    // diverging map. L2 H1 is in the last layer, so no weight changes: 0.
+    lens->setReading(LensPanel::Reading::Difference);
+    QVERIFY(lens->differenceView()->isVisible());
+    QVERIFY(panel->comparison()->isWanted());
+    QVERIFY(!panel->readings()->isWanted());
+    const int n = session->result()->tokens();
+    QTRY_COMPARE(lens->differenceView()->rowCount(), n);
+    QCOMPARE(lens->differenceView()->colorMap(), HeatmapView::ColorMap::Diverging);
+    QVERIFY(lens->differenceView()->values() == attn::Matrix::Zero(n, n));
+    QVERIFY(lens->caption()->text().contains(QStringLiteral("without L2 H1 (zero) − intact")));
 }
 
 void TestHeadLab::probe()

@@ -7,14 +7,31 @@
 #include "size_limits.h"
 
 #include <QMetaObject>
+#include <QStringList>
 
 #include <algorithm>
 #include <utility>
 
 namespace attnlab {
 
+namespace {
+
+bool sameAblation(const std::vector<attn::HeadIndex>& a, attn::HeadAblation aKind,
+                  const std::vector<attn::HeadIndex>& b, attn::HeadAblation bKind)
+{
+    if (a.size() != b.size())
+        return false;
+    if (a.empty())
+        return true;  // the mode of no head is no ablation
+    return aKind == bKind && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+               return x.layer == y.layer && x.head == y.head;
+           });
+}
+
+}  // namespace
+
 // What the jobs share, one job at a time (the lane's one thread): the
-// cache, the seeded generator and the id the next step feeds.
+// cache, the seeded generator and the text the next step continues.
 struct GenerationSession::State {
     State(std::shared_ptr<const ModelFolder> m, std::uint64_t seed)
         : model(std::move(m)), cache(model->config()), random(seed)
@@ -23,12 +40,14 @@ struct GenerationSession::State {
     std::shared_ptr<const ModelFolder> model;
     attn::KvCache cache;
     attn::GenerationRandom random;
-    std::vector<int> next;  // the prompt, then the last token chosen
+    std::vector<int> text;  // the prompt and the tokens chosen so far
     int position = 0;       // the next token's position
     TokenChoiceOptions choice;
     attn::HeadDivisors divisors;
     std::optional<attn::AttentionMask> mask;
     bool skipQkNorm = false;
+    std::vector<attn::HeadIndex> ablated;
+    attn::HeadAblation ablation = attn::HeadAblation::Zero;
 };
 
 struct GenerationSession::Delivery {
@@ -47,6 +66,7 @@ GenerationSession::GenerationSession(ModelSession* session, QObject* parent)
     connect(session_, &ModelSession::resultChanged, this, &GenerationSession::follow);
     connect(session_, &ModelSession::computingChanged, this, &GenerationSession::follow);
     connect(session_, &ModelSession::problemChanged, this, &GenerationSession::follow);
+    connect(session_, &ModelSession::ablationChanged, this, &GenerationSession::follow);
 }
 
 GenerationSession::~GenerationSession() = default;
@@ -80,6 +100,8 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         options.seed = choice.seed;
         options.mask = session_->maskWhatIf();
         options.skipQkNorm = session_->qkNormRemoved();
+        options.ablated = session_->ablatedHeads();
+        options.ablation = session_->ablation();
         if (const attn::Status checked = attn::checkGeneration(config, prompt, options); !checked)
             return checked;
         clear();
@@ -88,15 +110,21 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         divisors_ = session_->divisors().values;
         mask_ = session_->maskWhatIf();
         skipQkNorm_ = session_->qkNormRemoved();
+        ablated_ = session_->ablatedHeads();
+        ablation_ = session_->ablation();
         choice_ = choice;
         state_ = std::make_shared<State>(model_, choice.seed);
-        state_->next = promptIds_;
+        state_->text = promptIds_;
         state_->position = int(promptIds_.size());
         state_->choice = choice;
         state_->divisors = session_->divisors();
         state_->mask = mask_;
         state_->skipQkNorm = skipQkNorm_;
-        state_->cache.reserve(int(promptIds_.size()) + tokens - 1);
+        state_->ablated = ablated_;
+        state_->ablation = ablation_;
+        // Mean ablation keeps no cache (a whole pass a step).
+        if (ablated_.empty() || ablation_ != attn::HeadAblation::Mean)
+            state_->cache.reserve(int(promptIds_.size()) + tokens - 1);
     } else {
         const int limit = std::min(config.maxPositions, attn::kMaxTokens);
         const int have = int(promptIds_.size() + steps_.size());
@@ -122,6 +150,8 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         decode.divisors = state->divisors;
         decode.mask = state->mask;
         decode.skipQkNorm = state->skipQkNorm;
+        decode.ablated = state->ablated;
+        decode.ablation = state->ablation;
         decode.threads = threads;
         decode.keepAttention = true;
         decode.cancel = &stop;
@@ -130,7 +160,7 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
         end->done = true;
         for (int k = 0; k < tokens && !stop.load(); ++k) {
             attn::Expected<attn::DecodeResult> step =
-                state->model->decoder->decode(state->next, &state->cache, decode);
+                attn::generationStep(*state->model->decoder, state->text, &state->cache, decode);
             if (!step) {
                 // The cache is as it was: a later step starts from there.
                 if (!attn::isCancelled(step))
@@ -146,11 +176,12 @@ attn::Status GenerationSession::start(int tokens, bool fresh, const TokenChoiceO
             d->token.id = chosen.id;
             d->token.probability = chosen.probability;
             d->token.position = state->position++;
-            d->token.cacheTokens = state->cache.tokens();
+            d->token.wholePass = step->wholePass;
+            d->token.cacheTokens = step->wholePass ? int(state->text.size()) : state->cache.tokens();
             d->token.cacheBytes = state->cache.bytes();
             d->token.cacheBytesOneKvPerQueryHead = state->cache.bytesOneKvPerQueryHead();
             d->token.step = std::move(step).value();
-            state->next.assign(1, chosen.id);
+            state->text.push_back(chosen.id);
             send(std::move(d));
         }
         send(std::move(end));
@@ -209,6 +240,8 @@ void GenerationSession::clear()
     divisors_.clear();
     mask_.reset();
     skipQkNorm_ = false;
+    ablated_.clear();
+    ablation_ = attn::HeadAblation::Zero;
     model_.reset();
     setRunning(false);
 }
@@ -219,6 +252,7 @@ void GenerationSession::follow()
         return;
     bool same = session_->model() == model_ && session_->divisors().values == divisors_
                 && session_->maskWhatIf() == mask_ && session_->qkNormRemoved() == skipQkNorm_
+                && sameAblation(session_->ablatedHeads(), session_->ablation(), ablated_, ablation_)
                 && session_->tokens().size() == promptIds_.size();
     for (std::size_t i = 0; same && i < promptIds_.size(); ++i)
         same = session_->tokens()[i].id == promptIds_[i];
@@ -300,6 +334,33 @@ attn::Matrix GenerationSession::attention(int step, int layer) const
         table.row(h).head(n) = row.head(n);
     }
     return table;
+}
+
+std::vector<attn::HeadIndex> GenerationSession::ablatedHeads() const
+{
+    return model_ ? ablated_ : session_->ablatedHeads();
+}
+
+attn::HeadAblation GenerationSession::ablation() const
+{
+    return model_ ? ablation_ : session_->ablation();
+}
+
+QString GenerationSession::ablationText() const
+{
+    const std::vector<attn::HeadIndex> heads = ablatedHeads();
+    if (heads.empty())
+        return tr("Generating with the intact model (no head ablated in the head lab).");
+    QStringList names;
+    for (const attn::HeadIndex& h : heads)
+        names << tr("L%1 H%2").arg(h.layer + 1).arg(h.head + 1);
+    if (ablation() == attn::HeadAblation::Mean)
+        return tr("Generating without %1 (mean: each context column the mean over the positions so far, "
+                  "as the head lab's ablated pass; a whole pass a step, no cache).")
+            .arg(names.join(QStringLiteral(", ")));
+    return tr("Generating without %1 (zero: their new rows set to 0 each step; the cache holds the "
+              "ablated model's keys and values).")
+        .arg(names.join(QStringLiteral(", ")));
 }
 
 int GenerationSession::layers() const

@@ -15,10 +15,17 @@
 //   makes).
 // - reset(): stops the work in flight and forgets every step.
 //
-// A new model, a new sentence (its ids differ from the prompt's) or a new
-// divisor table in the session stops and clears the generation as reset()
-// does. The cache is only touched by the lane's thread while a job runs and
-// handed from job to job; the GUI thread reads the steps delivered.
+// The generation runs with the session's what-ifs (divisors, mask, no
+// QK-norm) and without the heads ablated in the head lab, in the session's
+// mode (attn::GenerationOptions::ablated): its tokens are the ablated
+// model's, as the next-token panel shows it. Zero ablation keeps the
+// cache; mean ablation (the mean over the positions so far) runs a whole
+// pass each step (attn::generationStep, generation.h says why).
+//
+// A new model, a new sentence (its ids differ from the prompt's), a new
+// divisor table or mask, QK-norm or other heads ablated in the session
+// stops and clears the generation as reset() does. The cache is only touched by the lane's thread while a job
+// runs and handed from job to job; the GUI thread reads the steps delivered.
 //
 // Each step keeps its new row's attention (every layer and head) while the
 // rows of all steps take at most kAttentionBudget bytes (8 x layers x heads
@@ -71,6 +78,15 @@ public:
     std::vector<int> generatedIds() const;
     // The choice the generation shown started with.
     const TokenChoiceOptions& choice() const { return choice_; }
+    // The heads the generation shown runs without, and how (the session's
+    // when it started; without a generation, the session's now: what
+    // Generate would use).
+    std::vector<attn::HeadIndex> ablatedHeads() const;
+    attn::HeadAblation ablation() const;
+    // Those in one line, heads counted from 1 as the head lab names them:
+    // "Generating with the intact model (no head ablated)." or "Generating
+    // without L1 H2, L2 H1 (zero): …".
+    QString ablationText() const;
     // The prompt and the generated tokens as text (the tokenizer's
     // decode of each); empty without a generation.
     QString promptText() const;
@@ -113,6 +129,8 @@ private:
     std::vector<double> divisors_;
     std::optional<attn::AttentionMask> mask_;  // the what-ifs it started with
     bool skipQkNorm_ = false;
+    std::vector<attn::HeadIndex> ablated_;
+    attn::HeadAblation ablation_ = attn::HeadAblation::Zero;
     TokenChoiceOptions choice_;
     std::vector<attn::GeneratedToken> steps_;
     std::shared_ptr<State> state_;  // the cache and the generator, handed to the jobs

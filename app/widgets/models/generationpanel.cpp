@@ -105,6 +105,11 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     table_->setAccessibleName(tr("Generated tokens and the cache"));
     table_->resizeColumnsToContents();
 
+    // Which heads the tokens are made without: the head lab's ablation.
+    ablation_ = new ElidedLabel(this);
+    ablation_->setObjectName(QStringLiteral("generateAblation"));
+    ablation_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    ablation_->setAccessibleName(tr("Heads ablated in the generation"));
     text_ = new QLabel(this);
     text_->setObjectName(QStringLiteral("generateText"));
     text_->setWordWrap(true);
@@ -160,6 +165,7 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
     layout->addLayout(controls);
+    layout->addWidget(ablation_);
     layout->addWidget(text_);
     layout->addWidget(split, 1);
 
@@ -176,6 +182,8 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     connect(generation_, &GenerationSession::problemChanged, this, &GenerationPanel::message);
     connect(model_, &ModelSession::selectionChanged, this, &GenerationPanel::showStep);
     connect(model_, &ModelSession::modelOpened, this, &GenerationPanel::showLayers);
+    connect(model_, &ModelSession::modelOpened, this, &GenerationPanel::showAblation);
+    connect(model_, &ModelSession::ablationChanged, this, &GenerationPanel::showAblation);
     connect(layer_, &QSpinBox::valueChanged, this, [this](int layer) {
         if (model_->hasModel() && layer - 1 != model_->selectedLayer())
             model_->selectHead(layer - 1, model_->selectedHead());
@@ -184,6 +192,21 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
     showMode();
     showRunning(false);
     showSteps();
+    showAblation();
+}
+
+void GenerationPanel::showAblation()
+{
+    const QString text = generation_->ablationText();
+    ablation_->setText(text);
+    ablation_->setToolTip(
+        tr("%1\nThe head lab's Ablation page chooses the heads; the next-token panel and the generation "
+           "both run without them.")
+            .arg(text));
+    // Bold while heads are ablated: the tokens are not the model's own.
+    QFont font = ablation_->font();
+    font.setBold(!generation_->ablatedHeads().empty());
+    ablation_->setFont(font);
 }
 
 void GenerationPanel::showLayers()
@@ -224,6 +247,7 @@ void GenerationPanel::showRunning(bool running)
 
 void GenerationPanel::showSteps()
 {
+    showAblation();
     const std::vector<attn::GeneratedToken>& steps = generation_->steps();
     const int before = table_->rowCount();
     const bool followLast = shownStep_ < 0 || shownStep_ == before - 1;
@@ -238,9 +262,22 @@ void GenerationPanel::showSteps()
         token->setToolTip(tr("id %1, position %2").arg(t.id).arg(t.position));
         table_->setItem(i, 1, token);
         table_->setItem(i, 2, item(QString::number(t.probability, 'f', 4), t.probability, true));
-        table_->setItem(i, 3, item(QString::number(t.cacheTokens), t.cacheTokens, true));
-        table_->setItem(i, 4, bytesItem(t.cacheBytes));
-        table_->setItem(i, 5, bytesItem(t.cacheBytesOneKvPerQueryHead));
+        if (t.wholePass) {
+            // Mean ablation: a whole pass over the text, no cache.
+            const QString why =
+                tr("A whole pass over the %1 tokens so far: the mean over the positions moves "
+                   "with each token, so no cache is kept.")
+                    .arg(t.cacheTokens);
+            for (int column = 3; column < 6; ++column) {
+                auto* none = item(QStringLiteral("–"), QVariant(), true);
+                none->setToolTip(why);
+                table_->setItem(i, column, none);
+            }
+        } else {
+            table_->setItem(i, 3, item(QString::number(t.cacheTokens), t.cacheTokens, true));
+            table_->setItem(i, 4, bytesItem(t.cacheBytes));
+            table_->setItem(i, 5, bytesItem(t.cacheBytesOneKvPerQueryHead));
+        }
     }
     if (from == 0 && !steps.empty())
         table_->resizeColumnsToContents();
@@ -286,7 +323,9 @@ void GenerationPanel::showStep()
     QStringList keys;
     for (const QString& k : generation_->keyLabels(step))
         keys << k;
-    caption_->setText(tr("step %1: query position %2 over %3 cached keys, a row per head")
+    const bool whole = generation_->steps()[std::size_t(step)].wholePass;
+    caption_->setText((whole ? tr("step %1: query position %2 over %3 keys (a whole pass), a row per head")
+                             : tr("step %1: query position %2 over %3 cached keys, a row per head"))
                           .arg(step + 1)
                           .arg(generation_->steps()[std::size_t(step)].position - 1)
                           .arg(rows.cols()));

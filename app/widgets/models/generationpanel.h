@@ -6,8 +6,9 @@
 // its probability, the tokens in the key/value cache, its bytes and the
 // bytes with one K/V per query head, 8-byte doubles as the engine keeps
 // them), the continued text, and for the chosen step the new row's
-// attention per head of the selected layer (heads x keys). It shows what
-// the session computed and hands every request to it.
+// attention per head of the selected layer (heads x keys); a line saying
+// which heads the generation runs without (the head lab's ablation). It
+// shows what the session computed and hands every request to it.
 
 #include <QWidget>
 
@@ -43,6 +44,7 @@ private:
     void showRunning(bool running);
     void showMode();
     void showLayers();
+    void showAblation();
 
     ModelSession* model_;
     GenerationSession* generation_;
@@ -55,6 +57,7 @@ private:
     QPushButton* step_;
     QPushButton* reset_;
     QTableWidget* table_;
+    QLabel* ablation_;
     QLabel* text_;
     QLabel* caption_;
     QSpinBox* layer_;

@@ -151,9 +151,20 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     ablated_->setObjectName(QStringLiteral("modelAblationLabel"));
     ablated_->setWordWrap(true);
 
-    comparison_ = makeTable({tr("next token"), tr("intact"), tr("ablated"), tr("change")},
+    // "token", not "next token": the column is what is left beside the numbers.
+    comparison_ = makeTable({tr("token"), tr("intact"), tr("ablated"), tr("change")},
                             QStringLiteral("modelAblationTable"), parent ? parent : this);
     comparison_->setAccessibleName(tr("Next tokens, intact and ablated"));
+    QHeaderView* columns = comparison_->horizontalHeader();
+    columns->setStretchLastSection(false);
+    columns->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column = 1; column < 4; ++column)
+        columns->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    columns->setMinimumSectionSize(4 * comparison_->fontMetrics().averageCharWidth());
+    columns->setTextElideMode(Qt::ElideRight);
+    comparison_->horizontalHeaderItem(0)->setToolTip(tr("The next token"));
+    comparison_->setTextElideMode(Qt::ElideRight);
+    comparison_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     comparison_->setToolTip(
         tr("The most likely next tokens of either pass, by the intact "
            "probability: softmax(logits / T) with and without the ablated heads."));
@@ -423,11 +434,9 @@ void HeadLabPanel::showAblation()
         comparison_->setItem(row, 2, percentItem(c.ablatedProbability));
         comparison_->setItem(row, 3, percentItem(c.change(), true));
     }
-    comparison_->resizeColumnsToContents();
-    // A long token elides (its whole text in the tooltip) before a number does.
-    const int tokenWidth = 12 * comparison_->fontMetrics().averageCharWidth();
-    if (comparison_->columnWidth(0) > tokenWidth)
-        comparison_->setColumnWidth(0, tokenWidth);
+    // The numbers take their whole width and the token the rest, elided
+    // (its whole text in the tooltip): at 1024 x 700 the side beside the
+    // grid is about 280 pixels, and the last column ("change") was cut off.
     for (int row = 0; row < comparison_->rowCount(); ++row)
         comparison_->item(row, 0)->setToolTip(comparison_->item(row, 0)->text());
     emit ablationShown();

@@ -3,6 +3,7 @@
 
 #include "colormap.h"
 #include "heatmapview.h"
+#include "modelcomparison.h"
 #include "modelreadings.h"
 #include "modelsession.h"
 
@@ -10,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -27,19 +29,24 @@ QString percent(double probability)
 
 }  // namespace
 
-LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, QWidget* parent)
-    : QWidget(parent), session_(session), readings_(readings)
+LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, ModelComparison* comparison,
+                     QWidget* parent)
+    : QWidget(parent), session_(session), readings_(readings), comparison_(comparison)
 {
     chooser_ = new QComboBox(this);
     chooser_->setObjectName(QStringLiteral("modelLensChooser"));
     chooser_->setAccessibleName(tr("Reading"));
     chooser_->addItem(tr("logit lens"), int(Reading::LogitLens));
     chooser_->addItem(tr("rollout"), int(Reading::Rollout));
+    chooser_->addItem(tr("A/B difference"), int(Reading::Difference));
     chooser_->setToolTip(
         tr("logit lens: after each layer, the next token read from the residual stream through the "
            "final norm and the unembedding, at every position (the last layer's is the model's own);\n"
            "rollout: per layer B = ½ (the mean of its heads' weights) + ½ I, rows renormalised, "
-           "R = B_L … B_1: how much each position draws on each token through every layer."));
+           "R = B_L … B_1: how much each position draws on each token through every layer;\n"
+           "A/B difference: map B minus map A of two runs of equal length (the selected head's "
+           "weights or the rollout): intact against ablated, scaled against unscaled, or this "
+           "sentence against another."));
     caption_ = new QLabel(this);
     caption_->setObjectName(QStringLiteral("modelLensCaption"));
     caption_->setWordWrap(true);
@@ -60,9 +67,51 @@ LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, QWidget* pa
     rollout_->setDecimals(2);
     rollout_->setAccessibleName(tr("Attention rollout"));
 
+    differencePage_ = new QWidget(this);
+    compareKind_ = new QComboBox(differencePage_);
+    compareKind_->setObjectName(QStringLiteral("modelCompareKind"));
+    compareKind_->setAccessibleName(tr("Runs compared"));
+    compareKind_->addItem(tr("intact vs ablated"), int(ComparisonKind::IntactVsAblated));
+    compareKind_->addItem(tr("scaled vs unscaled"), int(ComparisonKind::ScaledVsUnscaled));
+    compareKind_->addItem(tr("vs another sentence"), int(ComparisonKind::OtherSentence));
+    compareKind_->setToolTip(
+        tr("A and B, two runs over the same number of tokens that differ in one thing:\n"
+           "intact vs ablated: A the intact pass, B without the heads of the Ablation page;\n"
+           "scaled vs unscaled: A every score ÷ √d_k (as trained), B ÷ 1;\n"
+           "vs another sentence: A this sentence, B the one typed below (the same token count)."));
+    compareMap_ = new QComboBox(differencePage_);
+    compareMap_->setObjectName(QStringLiteral("modelCompareMap"));
+    compareMap_->setAccessibleName(tr("Map compared"));
+    compareMap_->addItem(tr("selected head"), int(ComparedMap::SelectedHead));
+    compareMap_->addItem(tr("rollout"), int(ComparedMap::Rollout));
+    compareMap_->setToolTip(tr("The selected head's weights (choose it in the grid) or the rollout."));
+    otherSentence_ = new QLineEdit(differencePage_);
+    otherSentence_->setObjectName(QStringLiteral("modelCompareSentence"));
+    otherSentence_->setAccessibleName(tr("Other sentence"));
+    otherSentence_->setPlaceholderText(tr("Another sentence of as many tokens"));
+    otherSentence_->setToolTip(
+        tr("Run B's sentence: as many tokens as this one (the tokens line above "
+           "counts them)."));
+    difference_ = new HeatmapView(differencePage_);
+    difference_->setObjectName(QStringLiteral("modelDifferenceView"));
+    difference_->setColorMap(HeatmapView::ColorMap::Diverging);
+    difference_->setDecimals(2);
+    difference_->setAccessibleName(tr("Map B minus map A"));
+    auto* compareRow = new QHBoxLayout;
+    compareRow->addWidget(compareKind_, 1);
+    compareRow->addWidget(compareMap_);
+    auto* differenceLayout = new QVBoxLayout(differencePage_);
+    differenceLayout->setContentsMargins(0, 0, 0, 0);
+    differenceLayout->setSpacing(2);
+    differenceLayout->addLayout(compareRow);
+    differenceLayout->addWidget(otherSentence_);
+    differenceLayout->addWidget(difference_, 1);
+    otherSentence_->hide();
+
     stack_ = new QStackedWidget(this);
     stack_->addWidget(lens_);
     stack_->addWidget(rollout_);
+    stack_->addWidget(differencePage_);
 
     auto* row = new QHBoxLayout;
     auto* label = new QLabel(tr("Read:"), this);
@@ -78,10 +127,21 @@ LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, QWidget* pa
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, [this] {
         stack_->setCurrentIndex(chooser_->currentIndex());
+        want();
         refresh();
     });
+    connect(compareKind_, &QComboBox::currentIndexChanged, this, [this] {
+        const auto kind = ComparisonKind(compareKind_->currentData().toInt());
+        otherSentence_->setVisible(kind == ComparisonKind::OtherSentence);
+        comparison_->setKind(kind);
+    });
+    connect(compareMap_, &QComboBox::currentIndexChanged, this,
+            [this] { comparison_->setMap(ComparedMap(compareMap_->currentData().toInt())); });
+    connect(otherSentence_, &QLineEdit::textChanged, comparison_, &ModelComparison::setOtherSentence);
     connect(readings_, &ModelReadings::changed, this, &LensPanel::refresh);
     connect(readings_, &ModelReadings::computingChanged, this, &LensPanel::refresh);
+    connect(comparison_, &ModelComparison::changed, this, &LensPanel::refresh);
+    connect(comparison_, &ModelComparison::computingChanged, this, &LensPanel::refresh);
     refresh();
 }
 
@@ -98,19 +158,36 @@ void LensPanel::setReading(Reading reading)
 void LensPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    readings_->setWanted(true);
+    shown_ = true;
+    want();
 }
 
 void LensPanel::hideEvent(QHideEvent* event)
 {
     QWidget::hideEvent(event);
-    readings_->setWanted(false);
+    shown_ = false;
+    want();
+}
+
+void LensPanel::want()
+{
+    const bool difference = reading() == Reading::Difference;
+    readings_->setWanted(shown_ && !difference);
+    comparison_->setWanted(shown_ && difference);
 }
 
 void LensPanel::refresh()
 {
     QString text;
-    if (!session_->hasModel())
+    if (reading() == Reading::Difference) {
+        if (!comparison_->problem().isEmpty())
+            text = comparison_->problem();
+        else if (comparison_->difference().size() == 0)
+            text = comparison_->isComputing() ? tr("Comparing the two runs…") : QString();
+        else
+            text =
+                comparison_->caption() + (comparison_->isComputing() ? tr(" Comparing again…") : QString());
+    } else if (!session_->hasModel())
         text = tr("Open a model to read its passes.");
     else if (!readings_->problem().isEmpty())
         text = readings_->problem();
@@ -120,9 +197,10 @@ void LensPanel::refresh()
         text = readings_->passText() + (readings_->isComputing() ? tr(" Reading the new pass…") : QString());
     caption_->setText(text);
     caption_->setToolTip(text);
-    // Both, whichever is shown: the chooser then switches at once.
+    // Both readings, whichever is shown: the chooser then switches at once.
     showLens();
     showRollout();
+    showDifference();
 }
 
 void LensPanel::showLens()
@@ -194,6 +272,19 @@ void LensPanel::showRollout()
     rollout_->setData(r, labels, labels);
     rollout_->setRange(0.0, 1.0);
     rollout_->setTitle(tr("Attention rollout (rows: queries)"));
+}
+
+void LensPanel::showDifference()
+{
+    const attn::Matrix& d = comparison_->difference();
+    if (d.rows() == 0) {
+        difference_->setData(attn::Matrix(), {}, {});
+        return;
+    }
+    difference_->setData(d, comparison_->labels(), comparison_->labels());
+    // Symmetric about 0: white is no change, blue B below A, red above.
+    difference_->setRange(-comparison_->colorLimit(), comparison_->colorLimit());
+    difference_->setTitle(tr("B − A (rows: queries)"));
 }
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 #include "headlabpanel.h"
 #include "lenspanel.h"
 #include "maskwhatifbox.h"
+#include "modelcomparison.h"
 #include "modelfamilies.h"
 #include "modelreadings.h"
 #include "modelsession.h"
@@ -232,7 +233,9 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     headLab_->setCurrentIndex(0);
     // The logit lens and the rollout (issue 39), computed only while shown.
     readings_ = new ModelReadings(session_, this);
-    lens_ = new LensPanel(session_, readings_, headLab_);
+    // The A/B difference maps, the Lens page's third reading.
+    comparison_ = new ModelComparison(session_, this);
+    lens_ = new LensPanel(session_, readings_, comparison_, headLab_);
     lens_->setObjectName(QStringLiteral("modelLensPanel"));
     headLab_->addTab(lens_, tr("Lens"));
     // RoPE (issue 38): the selected head's scores with and without the rotation.
@@ -254,8 +257,8 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     const QStringList tips = {tr("Last token: the selected head's weights from the last token"),
                               tr("Scores: what each head does, and how it keeps scores in range"),
                               tr("Ablation: the prediction without the chosen heads"),
-                              tr("Lens: the logit lens (the next token after each layer) and the "
-                                 "attention rollout"),
+                              tr("Lens: the logit lens (the next token after each layer), the "
+                                 "attention rollout and A/B difference maps"),
                               tr("RoPE: the selected head's scores with and without the rotation"),
                               tr("Generate: the key/value cache at work")};
     for (int i = 0; i < headLab_->count(); ++i)

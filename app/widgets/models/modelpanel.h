@@ -36,6 +36,7 @@ class GenerationSession;
 class HeadLabPanel;
 class RotaryPanel;
 class LensPanel;
+class ModelComparison;
 class ModelReadings;
 class MaskWhatIfBox;
 class ModelSession;
@@ -60,6 +61,8 @@ public:
     // The "Lens" page: the logit lens and the rollout, and their numbers.
     LensPanel* lensPanel() const { return lens_; }
     ModelReadings* readings() const { return readings_; }
+    // The Lens page's A/B difference maps.
+    ModelComparison* comparison() const { return comparison_; }
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
@@ -106,6 +109,7 @@ private:
     HeadLabPanel* headLab_;
     RotaryPanel* rotary_ = nullptr;
     ModelReadings* readings_;
+    ModelComparison* comparison_;
     LensPanel* lens_;
     GenerationSession* generation_;
     GenerationPanel* generationPanel_;
