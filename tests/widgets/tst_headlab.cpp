@@ -437,6 +437,11 @@ void TestHeadLab::lensAndRollout()
     QCOMPARE(lens->differenceView()->colorMap(), HeatmapView::ColorMap::Diverging);
     QVERIFY(lens->differenceView()->values() == attn::Matrix::Zero(n, n));
     QVERIFY(lens->caption()->text().contains(QStringLiteral("without L2 H1 (zero) − intact")));
+    // The chooser follows the comparison when it is set elsewhere.
+    panel->comparison()->setKind(ComparisonKind::ScaledVsUnscaled);
+    auto* kindBox = guitest::find<QComboBox>(*panel, QStringLiteral("modelCompareKind"));
+    QTRY_COMPARE(kindBox->currentData().toInt(), int(ComparisonKind::ScaledVsUnscaled));
+    QTRY_VERIFY(lens->caption()->text().contains(QStringLiteral("unscaled")));
 }
 
 void TestHeadLab::probe()

@@ -12,11 +12,13 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace attnlab {
 
@@ -178,6 +180,14 @@ void LensPanel::want()
 
 void LensPanel::refresh()
 {
+    // The choices as the comparison has them, however they were set (a
+    // caller may set the comparison itself).
+    for (const auto& [box, value] : {std::pair<QComboBox*, int>{compareKind_, int(comparison_->kind())},
+                                     std::pair<QComboBox*, int>{compareMap_, int(comparison_->map())}}) {
+        const QSignalBlocker block(box);
+        box->setCurrentIndex(box->findData(value));
+    }
+    otherSentence_->setVisible(comparison_->kind() == ComparisonKind::OtherSentence);
     QString text;
     if (reading() == Reading::Difference) {
         if (!comparison_->problem().isEmpty())
