@@ -10,6 +10,7 @@
 
 #include "head_scores.h"
 #include "modelsession.h"
+#include "modelsessionwait.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -33,19 +34,8 @@ bool open(ModelSession& session)
     return opened.wait(10000);
 }
 
-// Waits for the pass the last request asked for.
-bool settle(ModelSession& session)
-{
-    return QTest::qWaitFor([&] { return !session.isComputing(); }, 10000) && session.result();
-}
-
-std::vector<int> ids(const ModelSession& session)
-{
-    std::vector<int> out;
-    for (const attnlab::ModelToken& t : session.resultTokens())
-        out.push_back(t.id);
-    return out;
-}
+using modeltest::ids;
+using modeltest::settle;
 
 attn::DecoderResult runHere(const ModelSession& session, attn::HeadOutputHook hook = {})
 {

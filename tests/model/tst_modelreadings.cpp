@@ -22,6 +22,7 @@
 #include "llama.h"
 #include "modelreadings.h"
 #include "modelsession.h"
+#include "modelsessionwait.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -46,23 +47,13 @@ bool open(ModelSession& session, const QString& folder)
     return opened.wait(10000);
 }
 
-bool settle(ModelSession& session)
-{
-    return QTest::qWaitFor([&] { return !session.isComputing(); }, 10000) && session.result();
-}
-
 bool settle(ModelReadings& readings)
 {
     return QTest::qWaitFor([&] { return !readings.isComputing(); }, 20000) && readings.hasReadings();
 }
 
-std::vector<int> ids(const ModelSession& session)
-{
-    std::vector<int> out;
-    for (const attnlab::ModelToken& t : session.resultTokens())
-        out.push_back(t.id);
-    return out;
-}
+using modeltest::ids;
+using modeltest::settle;
 
 attn::DecoderResult runHere(const ModelSession& session, attn::HeadOutputHook hook = {})
 {
