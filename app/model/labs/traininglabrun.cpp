@@ -155,10 +155,8 @@ void TrainingLabRun::postJob()
     // A newer job is posted only once this one has left its loop, or after a
     // reset, which the generation tells; the stop flag adds nothing.
     thread_->post([this, control, lab, generation](const std::atomic<bool>&) {
-        const auto publish = [&](std::shared_ptr<const TrainingSnapshot> snapshot) {
-            std::lock_guard<std::mutex> lock(control->mutex);
-            if (control->generation != generation)
-                return;
+        // Called with the mutex held.
+        const auto publishLocked = [&](std::shared_ptr<const TrainingSnapshot> snapshot) {
             control->pending = std::move(snapshot);
             control->pendingGeneration = generation;
             if (!control->posted) {
@@ -173,9 +171,13 @@ void TrainingLabRun::postJob()
                 if (control->generation != generation)
                     return;
                 if (lab->finished() || !(control->play || control->pendingSteps > 0)) {
+                    // The last snapshot is pending before the job is seen as
+                    // ended, under one lock: a take() of an earlier snapshot
+                    // must not find the job ended and emit stopped() early.
+                    publishLocked(makeSnapshot(*lab));
                     control->jobActive = false;
                     control->play = false;
-                    break;
+                    return;
                 }
                 if (!control->play)
                     --control->pendingSteps;
@@ -184,10 +186,13 @@ void TrainingLabRun::postJob()
             const auto now = std::chrono::steady_clock::now();
             if (now - last >= kPublishInterval) {
                 last = now;
-                publish(makeSnapshot(*lab));
+                auto snapshot = makeSnapshot(*lab);
+                std::lock_guard<std::mutex> lock(control->mutex);
+                if (control->generation != generation)
+                    return;
+                publishLocked(std::move(snapshot));
             }
         }
-        publish(makeSnapshot(*lab));
     });
 }
 
