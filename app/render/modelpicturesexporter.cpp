@@ -4,7 +4,9 @@
 #include "displaylabel.h"
 #include "gpt2.h"
 #include "headlinesrenderer.h"
+#include "cellsource.h"
 #include "heatmaplabelpainter.h"
+#include "heatmaprenderer.h"
 #include "modelgridrenderer.h"
 #include "nexttokenrenderer.h"
 #include "picturestyle.h"
@@ -210,6 +212,37 @@ void ModelPicturesExporter::paintRotary(QPainter& painter, const QSize& size) co
         rotary.setHead(*options_.rotary, tokens_, options_.rotaryTitle, options_.rotaryFrequencies);
         painter.translate(rest.topLeft());
         rotary.paint(painter, rest.size(), picturestyle::style());
+    }
+    painter.restore();
+}
+
+void ModelPicturesExporter::paintMap(QPainter& painter, const QSize& size, const ModelMapPicture& map) const
+{
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    if (map.values.rows() > 0) {
+        QRect rest = paintTitle(painter, size, tr("%1: %2").arg(modelPrefix(), map.title));
+        if (!map.description.isEmpty()) {
+            // Up to two lines, wrapped at words.
+            const QFont lineFont = picturestyle::font(size);
+            const QFontMetrics fm(lineFont);
+            const QRect room(rest.left(), rest.top(), rest.width(), 2 * fm.lineSpacing());
+            const int flags = Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap;
+            const QRect used = fm.boundingRect(room, flags, map.description).intersected(room);
+            painter.setFont(lineFont);
+            painter.setPen(picturestyle::kMuted);
+            painter.drawText(room, flags, map.description);
+            rest.setTop(used.bottom() + 1 + fm.height() / 2);
+        }
+        HeatmapRenderer cells;
+        cells.setFont(picturestyle::font(size));
+        cells.setColorMap(map.colors);
+        cells.setDecimals(map.decimals);
+        cells.setCells(matrixCells(map.values), map.labels, map.labels);
+        cells.setRange(map.low, map.high);
+        cells.setTitle(map.mapTitle);
+        painter.translate(rest.topLeft());
+        cells.paint(painter, rest.size(), picturestyle::viewStyle());
     }
     painter.restore();
 }

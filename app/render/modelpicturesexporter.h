@@ -13,6 +13,7 @@
 #include "attentionexport.h"
 #include "expected.h"
 #include "decoder_model.h"
+#include "mapscale.h"
 #include "matrix.h"
 #include "pictureencoder.h"
 #include "rotary_head.h"
@@ -61,6 +62,20 @@ struct ModelPictureOptions {
     QString rotaryFrequencies;
 };
 
+// One n x n map of the head lab's Lens page (the attention rollout, the
+// A/B difference): what it is, what it read, and its numbers and labels.
+struct ModelMapPicture {
+    QString title;        // after the model's name: "attention rollout"
+    QString description;  // one line under the sentence: which pass or passes
+    QString mapTitle;     // over the cells: "Attention rollout (rows: queries)"
+    attn::Matrix values;
+    QStringList labels;  // the tokens, for rows and columns
+    MapColors colors = MapColors::Sequential;
+    double low = 0.0;  // the colour range (diverging: [-m, m])
+    double high = 1.0;
+    int decimals = 2;
+};
+
 class ModelPicturesExporter {
     Q_DECLARE_TR_FUNCTIONS(ModelPicturesExporter)
 public:
@@ -86,6 +101,9 @@ public:
     // `head` and its words for `config` into the options.
     static void setRotary(ModelPictureOptions* options, const attn::DecoderConfig& config,
                           attn::RotaryHead head);
+    // `map` under the title lines (the model, the sentence, the caption)
+    // and its description; white ground and nothing else for an empty map.
+    void paintMap(QPainter& painter, const QSize& size, const ModelMapPicture& map) const;
 
     // The three pictures in `format`: model_view, head_view (with
     // everyLayer head_view_layer1, head_view_layer2, ...), next_token
@@ -105,6 +123,7 @@ public:
     static QSize headViewSize() { return {1200, 900}; }
     static QSize nextTokenSize() { return {1000, 620}; }
     static QSize rotarySize() { return {1400, 760}; }
+    static QSize mapSize() { return {1000, 940}; }
 
     // The titles: "tiny-gpt2 (random weights): attention weights of 2 layers × 4 heads",
     // then the sentence on a second line.

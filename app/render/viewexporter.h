@@ -78,6 +78,10 @@ enum class ExportView {
     TrainingMaxWeight,
     TrainingEntropy,
     TrainingSaturated,
+    // The head lab's Lens page: the rollout and the A/B difference map
+    // (after the training lab's: those are numbered from TrainingLoss).
+    ModelRollout,
+    ModelDifference,
 };
 
 // Choices a picture is drawn with.

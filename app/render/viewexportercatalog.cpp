@@ -71,6 +71,8 @@ QString ViewExporter::fileStem(ExportView view)
     case ExportView::TrainingMaxWeight: return QStringLiteral("training_max_weight");
     case ExportView::TrainingEntropy: return QStringLiteral("training_entropy");
     case ExportView::TrainingSaturated: return QStringLiteral("training_saturated_wrong");
+    case ExportView::ModelRollout: return QStringLiteral("rollout");
+    case ExportView::ModelDifference: return QStringLiteral("difference");
     }
     return {};
 }
@@ -107,6 +109,8 @@ QString ViewExporter::viewName(ExportView view)
     case ExportView::TrainingMaxWeight: return tr("Training lab: largest weight");
     case ExportView::TrainingEntropy: return tr("Training lab: entropy");
     case ExportView::TrainingSaturated: return tr("Training lab: saturated on a wrong key");
+    case ExportView::ModelRollout: return tr("Attention rollout");
+    case ExportView::ModelDifference: return tr("A/B difference map (B − A)");
     }
     return {};
 }
@@ -135,6 +139,8 @@ QSize ViewExporter::defaultSize(ExportView view)
     case ExportView::ModelHeadView: return ModelPicturesExporter::headViewSize();
     case ExportView::ModelNextToken: return ModelPicturesExporter::nextTokenSize();
     case ExportView::ModelRotary: return ModelPicturesExporter::rotarySize();
+    case ExportView::ModelRollout:
+    case ExportView::ModelDifference: return ModelPicturesExporter::mapSize();
     default: return {900, 800};
     }
 }

@@ -9,16 +9,23 @@
 // "none" and with a temperature set after the pass. One view's picture is
 // the view as shown (the shown layer's head view equals the command line's
 // head_view_layer<N>). Without a model the model views are not offered and
-// Export all views writes the rest.
+// Export all views writes the rest. The Lens page's rollout and A/B
+// difference maps export alone once computed: their numbers against a
+// plain-loop rollout of the shown pass and the pass's own weights.
 #include "modelsession.h"
 #include "exportactions.h"
 #include "guitest.h"
+#include "headlabpanel.h"
 #include "headlinesview.h"
+#include "heatmapview.h"
+#include "lenspanel.h"
 #include "mainwindow.h"
 #include "modelcontroller.h"
 #include "modelexports.h"
+#include "modelcomparison.h"
 #include "modelgridview.h"
 #include "modelpanel.h"
+#include "modelreadings.h"
 #include "nexttokenview.h"
 #include "pipelineview.h"
 #include "runapp.h"
@@ -146,6 +153,7 @@ private slots:
     void oneViewAsShown();
     void rightClickMenus();
     void ropeIsTheCommandLines();
+    void lensMaps();
 
 private:
     QTemporaryDir settingsDir_;
@@ -162,8 +170,9 @@ void TestModelExports::noModelNoModelViews()
     QVERIFY(w.operator->());
     ViewExportController* exports = w->exports()->controller();
     const QList<ExportView> views = exports->views();
-    for (const ExportView v : {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken,
-                               ExportView::ModelRotary}) {
+    for (const ExportView v :
+         {ExportView::ModelGrid, ExportView::ModelHeadView, ExportView::ModelNextToken,
+          ExportView::ModelRotary, ExportView::ModelRollout, ExportView::ModelDifference}) {
         QVERIFY2(!views.contains(v), qPrintable(ViewExporter::viewName(v)));
         QVERIFY(exports->hasView(v));
         const attn::Expected<QByteArray> png =
@@ -435,4 +444,154 @@ void TestModelExports::ropeIsTheCommandLines()
 }
 
 QTEST_MAIN(TestModelExports)
+namespace {
+
+// Rollout written out: B_l = 0.5 (mean of layer l's heads' weights) + 0.5 I,
+// rows renormalised; R = B_L ... B_1.
+attn::Matrix plainRollout(const attn::DecoderResult& pass)
+{
+    const int n = pass.tokens();
+    std::vector<std::vector<double>> r(std::size_t(n), std::vector<double>(std::size_t(n), 0.0));
+    for (int i = 0; i < n; ++i)
+        r[std::size_t(i)][std::size_t(i)] = 1.0;
+    for (const attn::DecoderLayer& layer : pass.layers) {
+        std::vector<std::vector<double>> b(std::size_t(n), std::vector<double>(std::size_t(n), 0.0));
+        const double heads = double(layer.heads.size());
+        for (const attn::AttentionResult& head : layer.heads) {
+            const attn::Matrix w = head.weightsMatrix();
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    b[std::size_t(i)][std::size_t(j)] += 0.5 * w(i, j) / heads;
+        }
+        for (int i = 0; i < n; ++i) {
+            b[std::size_t(i)][std::size_t(i)] += 0.5;
+            double sum = 0.0;
+            for (int j = 0; j < n; ++j)
+                sum += b[std::size_t(i)][std::size_t(j)];
+            for (int j = 0; j < n; ++j)
+                b[std::size_t(i)][std::size_t(j)] /= sum;
+        }
+        std::vector<std::vector<double>> next(std::size_t(n), std::vector<double>(std::size_t(n), 0.0));
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < n; ++k)
+                for (int j = 0; j < n; ++j)
+                    next[std::size_t(i)][std::size_t(j)] +=
+                        b[std::size_t(i)][std::size_t(k)] * r[std::size_t(k)][std::size_t(j)];
+        r = std::move(next);
+    }
+    attn::Matrix out(n, n);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            out(i, j) = r[std::size_t(i)][std::size_t(j)];
+    return out;
+}
+
+// A CSV of cellTableCsv's shape: its rows split into fields (no quoted commas in these tokens).
+QList<QStringList> csvRows(const std::string& csv)
+{
+    QList<QStringList> rows;
+    for (const QString& line : QString::fromStdString(csv).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        rows << line.split(QLatin1Char(','));
+    return rows;
+}
+
+int inkedPixels(const QByteArray& png)
+{
+    QImage image;
+    if (!image.loadFromData(png, "PNG"))
+        return -1;
+    int inked = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            inked += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
+    return inked;
+}
+
+}  // namespace
+
+void TestModelExports::lensMaps()
+{
+    Window w;
+    QVERIFY(w.open());
+    const QString sentence = QStringLiteral("The cat sat on the mat. The cat sat");
+    QVERIFY(w.type(sentence));
+    ViewExportController* exports = w->exports()->controller();
+    ModelPanel* panel = w->models()->panel();
+    // Not computed (the Lens page never shown): not offered, refused with the reason.
+    QVERIFY(!exports->views().contains(ExportView::ModelRollout));
+    const attn::Expected<std::string> early = exports->numbers(ExportView::ModelRollout);
+    QVERIFY(!early);
+    QVERIFY2(QString::fromStdString(early.error().message).contains(QStringLiteral("Lens page")),
+             early.error().message.c_str());
+
+    LensPanel* lens = panel->lensPanel();
+    panel->headLab()->setCurrentWidget(lens);
+    lens->setReading(LensPanel::Reading::Rollout);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !panel->readings()->isComputing() && panel->readings()->hasReadings(); }, 20000));
+    QVERIFY(exports->views().contains(ExportView::ModelRollout));
+    // The view's right-click menu is the export's.
+    QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(30, 30),
+                            lens->rolloutView()->mapToGlobal(QPoint(30, 30)));
+    QApplication::sendEvent(lens->rolloutView(), &event);
+    QTRY_VERIFY(qobject_cast<QMenu*>(QApplication::activePopupWidget()));
+    auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+    QCOMPARE(menu->title(), ViewExporter::viewName(ExportView::ModelRollout));
+    QCOMPARE(menu->actions().size(), 3);
+    menu->close();
+    const int n = w.session()->result()->tokens();
+    const attn::Matrix want = plainRollout(*w.session()->result());
+    const attn::Expected<std::string> rollout = exports->numbers(ExportView::ModelRollout);
+    QVERIFY(rollout);
+    QList<QStringList> rows = csvRows(rollout.value());
+    QCOMPARE(rows.size(), 1 + n * n);
+    QCOMPARE(rows.first(), (QStringList{"query_index", "query", "key_index", "key", "rollout"}));
+    for (int r = 1; r < rows.size(); ++r) {
+        const int i = rows[r][0].toInt(), j = rows[r][2].toInt();
+        QCOMPARE(rows[r][1], w.session()->resultTokens()[std::size_t(i)].display);
+        QVERIFY2(std::abs(rows[r][4].toDouble() - want(i, j)) <= 1e-12, qPrintable(rows[r].join(',')));
+    }
+    const attn::Expected<QByteArray> rolloutPng = exports->picture(
+        ExportView::ModelRollout, ImageFormat::Png, QSize(600, 600), 1.0, exports->defaultOptions());
+    QVERIFY(rolloutPng);
+    QVERIFY(inkedPixels(rolloutPng.value()) > 600 * 600 / 10);  // the cells, not a white page
+
+    // The difference, scaled vs unscaled: A is the shown pass's selected head.
+    QVERIFY(!exports->views().contains(ExportView::ModelDifference));
+    panel->comparison()->setKind(ComparisonKind::ScaledVsUnscaled);
+    lens->setReading(LensPanel::Reading::Difference);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !panel->comparison()->isComputing() && panel->comparison()->difference().rows() == n; },
+        20000));
+    QVERIFY(exports->views().contains(ExportView::ModelDifference));
+    const attn::Matrix a = w.session()
+                               ->result()
+                               ->layers[std::size_t(w.session()->selectedLayer())]
+                               .heads[std::size_t(w.session()->selectedHead())]
+                               .weightsMatrix();
+    const attn::Expected<std::string> difference = exports->numbers(ExportView::ModelDifference);
+    QVERIFY(difference);
+    rows = csvRows(difference.value());
+    QCOMPARE(rows.size(), 1 + n * n);
+    QCOMPARE(rows.first(), (QStringList{"query_index", "query", "key_index", "key", "a", "b", "b_minus_a"}));
+    double largest = 0.0;
+    for (int r = 1; r < rows.size(); ++r) {
+        const int i = rows[r][0].toInt(), j = rows[r][2].toInt();
+        QCOMPARE(rows[r][4].toDouble(), a(i, j));
+        QCOMPARE(rows[r][6].toDouble(), rows[r][5].toDouble() - rows[r][4].toDouble());
+        largest = std::max(largest, std::abs(rows[r][6].toDouble()));
+    }
+    QVERIFY(largest > 1e-3);  // unscaling changes this head's weights
+    const attn::Expected<QByteArray> differencePng = exports->picture(
+        ExportView::ModelDifference, ImageFormat::Png, QSize(600, 600), 1.0, exports->defaultOptions());
+    QVERIFY(differencePng);
+    QVERIFY(inkedPixels(differencePng.value()) > 600 * 600 / 10);
+    // Export all views leaves them out, as the command line does.
+    QTemporaryDir out;
+    const attn::Status written = w->exports()->exportAllViews(out.path());
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    QVERIFY(!QFile::exists(out.filePath(QStringLiteral("rollout.png"))));
+    QVERIFY(!QFile::exists(out.filePath(QStringLiteral("difference.png"))));
+}
+
 #include "tst_modelexports.moc"

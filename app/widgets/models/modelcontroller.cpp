@@ -9,6 +9,7 @@
 #include "modelfamilies.h"
 #include "modelsession.h"
 #include "headlinesview.h"
+#include "lenspanel.h"
 #include "modelexports.h"
 #include "modelfollower.h"
 #include "modelgridview.h"
@@ -48,8 +49,16 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
     });
     connect(session_, &ModelSession::selectionChanged, lines_,
             [this](int layer, int) { lines_->setLayer(layer); });
-    exports_ = new ModelExports(
-        session_, {panel_->grid(), lines_, panel_->nextTokenView(), panel_->rotaryPanel()->view()}, window_);
+    ModelExports::Views exported;
+    exported.grid = panel_->grid();
+    exported.lines = lines_;
+    exported.next = panel_->nextTokenView();
+    exported.rotary = panel_->rotaryPanel()->view();
+    exported.rollout = panel_->lensPanel()->rolloutView();
+    exported.difference = panel_->lensPanel()->differenceView();
+    exported.readings = panel_->readings();
+    exported.comparison = panel_->comparison();
+    exports_ = new ModelExports(session_, exported, window_);
 
     progress_ = new QProgressBar(window_);
     progress_->setObjectName(QStringLiteral("modelProgress"));

@@ -2,7 +2,10 @@
 #include "modelexports.h"
 
 #include "csv.h"
+#include "viewnumbers.h"
 #include "headlabexport.h"
+#include "modelcomparison.h"
+#include "modelreadings.h"
 #include "modelsession.h"
 #include "headlinesview.h"
 #include "modelgridview.h"
@@ -231,6 +234,73 @@ std::string ModelExports::rotaryCsv() const
     return out;
 }
 
+ModelMapPicture ModelExports::rolloutPicture() const
+{
+    ModelMapPicture map;
+    if (!views_.readings || !hasResult() || views_.readings->rollout().rows() == 0)
+        return map;
+    map.title = tr("attention rollout");
+    map.description = views_.readings->passText();
+    map.mapTitle = tr("Attention rollout (rows: queries)");
+    map.values = views_.readings->rollout();
+    for (const ModelToken& t : views_.readings->tokens())
+        map.labels << t.display;
+    return map;
+}
+
+ModelMapPicture ModelExports::differencePicture() const
+{
+    ModelMapPicture map;
+    const ModelComparison* c = views_.comparison;
+    if (!c || !hasResult() || c->difference().rows() == 0)
+        return map;
+    map.title = tr("difference of two runs, B − A");
+    // "|B − A|" kept on one line where the description wraps.
+    map.description = c->caption().replace(QStringLiteral("|B − A|"), QStringLiteral("|B\u00a0−\u00a0A|"));
+    map.mapTitle = tr("B − A (rows: queries; blue: B below A, red: above)");
+    map.values = c->difference();
+    map.labels = c->labels();
+    map.colors = MapColors::Diverging;
+    map.low = -c->colorLimit();
+    map.high = c->colorLimit();
+    return map;
+}
+
+namespace {
+
+std::vector<std::string> utf8(const QStringList& labels)
+{
+    std::vector<std::string> out;
+    for (const QString& l : labels)
+        out.push_back(l.toStdString());
+    return out;
+}
+
+}  // namespace
+
+std::string ModelExports::rolloutCsv() const
+{
+    const ModelMapPicture map = rolloutPicture();
+    const int n = int(map.values.rows());
+    if (n == 0)
+        return {};
+    return cellTableCsv(utf8(map.labels), {"rollout"}, 0, n - 1,
+                        [&](int i, int j) { return std::vector<double>{map.values(i, j)}; });
+}
+
+std::string ModelExports::differenceCsv() const
+{
+    const ModelMapPicture map = differencePicture();
+    const int n = int(map.values.rows());
+    if (n == 0)
+        return {};
+    const attn::Matrix& a = views_.comparison->mapA();
+    const attn::Matrix& b = views_.comparison->mapB();
+    return cellTableCsv(utf8(map.labels), {"a", "b", "b_minus_a"}, 0, n - 1, [&](int i, int j) {
+        return std::vector<double>{a(i, j), b(i, j), map.values(i, j)};
+    });
+}
+
 void ModelExports::registerExports(ViewExportController* controller)
 {
     const auto register_ = [this, controller](ExportView view, PaintFunction paint) {
@@ -273,6 +343,36 @@ void ModelExports::registerExports(ViewExportController* controller)
     controller->installMenu(views_.next, ExportView::ModelNextToken);
     if (views_.rotary)
         controller->installMenu(views_.rotary, ExportView::ModelRotary);
+
+    // The Lens page's maps, as shown: offered once computed.
+    const auto registerMap = [this, controller](ExportView view, std::function<ModelMapPicture()> map,
+                                                std::function<std::string()> numbers, QWidget* widget) {
+        if (!widget)
+            return;
+        ExportSource s;
+        s.name = ViewExporter::viewName(view);
+        s.stem = ViewExporter::fileStem(view);
+        s.defaultSize = ViewExporter::defaultSize(view);
+        s.paint = [this, map](QPainter& p, const QSize& size) {
+            makeExporter(true)->paintMap(p, size, map());
+        };
+        s.numbers = std::move(numbers);
+        s.unavailable = [this, map] {
+            if (const QString why = unavailable(); !why.isEmpty())
+                return why;
+            return map().values.rows() > 0
+                       ? QString()
+                       : tr("The map is not computed yet: show it on the head lab's Lens page.");
+        };
+        controller->registerView(view, std::move(s));
+        controller->installMenu(widget, view);
+    };
+    registerMap(
+        ExportView::ModelRollout, [this] { return rolloutPicture(); }, [this] { return rolloutCsv(); },
+        views_.rollout);
+    registerMap(
+        ExportView::ModelDifference, [this] { return differencePicture(); },
+        [this] { return differenceCsv(); }, views_.difference);
 }
 
 void ModelExports::addFileActions(QMenu* file)

@@ -19,6 +19,11 @@
 // rope.json (rotaryexport.h). Without a model, or before its first pass,
 // the model views are not offered and add nothing; the RoPE view is not
 // offered for a model without RoPE (GPT-2).
+//
+// The Lens page's rollout and A/B difference maps have the same right-click
+// menu (a picture with the model, the sentence and which passes they read;
+// their cells as CSV), offered once they are computed (the page shown).
+// Export all views leaves them out, as the command line's files do.
 
 #include "attentionexport.h"
 #include "headlabexport.h"
@@ -41,6 +46,8 @@ class QWidget;
 
 namespace attnlab {
 
+class ModelComparison;
+class ModelReadings;
 class ModelSession;
 class HeadLinesView;
 class ModelGridView;
@@ -56,6 +63,12 @@ public:
         HeadLinesView* lines = nullptr;
         NextTokenView* next = nullptr;
         RotaryView* rotary = nullptr;  // the head lab's RoPE page
+        // The head lab's Lens page: the rollout's and the difference's
+        // views, and what they show.
+        QWidget* rollout = nullptr;
+        QWidget* difference = nullptr;
+        ModelReadings* readings = nullptr;
+        ModelComparison* comparison = nullptr;
     };
     ModelExports(ModelSession* session, Views views, QWidget* window);
 
@@ -90,6 +103,12 @@ public:
     // The selected head before and after RoPE, of the pass shown (asShown)
     // or of the exported pass; an error for a model without RoPE or no pass.
     attn::Expected<attn::RotaryHead> rotaryHead(bool asShown) const;
+    // The Lens page's maps as their pictures draw them (empty values: none
+    // yet), and their numbers as CSV: one row per (query, key) cell.
+    ModelMapPicture rolloutPicture() const;
+    ModelMapPicture differencePicture() const;
+    std::string rolloutCsv() const;
+    std::string differenceCsv() const;
 
 signals:
     void message(const QString& text);
