@@ -409,6 +409,13 @@ void TestGenerationPanel::followsTheAblation()
     QCOMPARE(ablated.front(), argmax(session->ablatedLogits()));
     // Mean: a whole pass a step, no cache in the table.
     QCOMPARE(table->item(0, 3)->text() == QStringLiteral("–"), mean);
+    // The map's caption says so too: no cache bytes for a whole pass.
+    table->setCurrentCell(0, 0);
+    auto* caption = guitest::find<QWidget>(*panel, QStringLiteral("generateCaption"));
+    QVERIFY(caption);
+    QTRY_VERIFY(caption->toolTip().startsWith(QStringLiteral("Step 1,")));
+    QCOMPARE(caption->toolTip().contains(QStringLiteral("no cache is kept")), mean);
+    QCOMPARE(caption->toolTip().contains(QStringLiteral("the cache holds")), !mean);
     QCOMPARE(panel->generation()->ablationText(), label->text());
 
     QVERIFY(session->setAblation({}, kind));

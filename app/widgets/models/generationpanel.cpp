@@ -329,14 +329,23 @@ void GenerationPanel::showStep()
                           .arg(step + 1)
                           .arg(generation_->steps()[std::size_t(step)].position - 1)
                           .arg(rows.cols()));
-    caption_->setToolTip(tr("Step %1, layer %2: the new query row (position %3) over the %4 cached keys, "
-                            "one row per head; the cache holds %5 bytes in each of the %6 layers.")
-                             .arg(step + 1)
-                             .arg(layer + 1)
-                             .arg(generation_->steps()[std::size_t(step)].position - 1)
-                             .arg(rows.cols())
-                             .arg(QLocale().toString(qlonglong(generation_->cacheBytesPerLayer(step))))
-                             .arg(generation_->layers()));
+    if (whole)
+        caption_->setToolTip(tr("Step %1, layer %2: the last query row (position %3) of a whole pass over "
+                                "the %4 tokens so far, one row per head; no cache is kept (the mean "
+                                "ablation moves with each token).")
+                                 .arg(step + 1)
+                                 .arg(layer + 1)
+                                 .arg(generation_->steps()[std::size_t(step)].position - 1)
+                                 .arg(rows.cols()));
+    else
+        caption_->setToolTip(tr("Step %1, layer %2: the new query row (position %3) over the %4 cached keys, "
+                                "one row per head; the cache holds %5 bytes in each of the %6 layers.")
+                                 .arg(step + 1)
+                                 .arg(layer + 1)
+                                 .arg(generation_->steps()[std::size_t(step)].position - 1)
+                                 .arg(rows.cols())
+                                 .arg(QLocale().toString(qlonglong(generation_->cacheBytesPerLayer(step))))
+                                 .arg(generation_->layers()));
     map_->setData(rows, heads, keys);
 }
 
