@@ -104,6 +104,7 @@ class TestGenerateCommand : public QObject {
 private slots:
     void greedyEqualsRepeatedPasses_data();
     void greedyEqualsRepeatedPasses();
+    void samplingAgainstPlainDraw_data();
     void samplingAgainstPlainDraw();
     void whatIfsEveryStep();
     void ablatedEveryStep_data();
@@ -269,15 +270,34 @@ void TestGenerateCommand::ablatedEveryStep()
     QVERIFY(!plain.contains(QStringLiteral("ablated")) && !plain.contains(QStringLiteral("ablation")));
 }
 
+// With --ablate the draw is from the whole ablated pass's distribution,
+// zero or mean, as greedy is.
+void TestGenerateCommand::samplingAgainstPlainDraw_data()
+{
+    QTest::addColumn<QString>("ablation");
+    QTest::newRow("intact") << QString();
+    QTest::newRow("zero") << QStringLiteral("zero");
+    QTest::newRow("mean") << QStringLiteral("mean");
+}
+
 void TestGenerateCommand::samplingAgainstPlainDraw()
 {
+    QFETCH(QString, ablation);
     const double temperature = 1.5;
     const int topK = 40;
     const quint32 seed = 2024;
+    attn::DecoderRunOptions passOptions;
+    if (!ablation.isEmpty())
+        passOptions.headOutput = attn::ablationHook({{1, 0}, {0, 1}}, ablation == QLatin1String("mean")
+                                                                          ? attn::HeadAblation::Mean
+                                                                          : attn::HeadAblation::Zero);
     for (const QString& model : {QStringLiteral("gpt2/tiny-gpt2"), QStringLiteral("llama/tiny-llama")}) {
         QTemporaryDir dir;
-        const QStringList options{"--generate", "6",  "--sample", "--temperature", "1.5",
-                                  "--top-k",    "40", "--seed",   "2024"};
+        QStringList options{"--generate", "6",  "--sample", "--temperature", "1.5",
+                            "--top-k",    "40", "--seed",   "2024"};
+        if (!ablation.isEmpty())
+            options << QStringLiteral("--ablate") << QStringLiteral("1.0,0.1") << QStringLiteral("--ablation")
+                    << ablation;
         const Run run = generate(model, dir, QStringLiteral("a"), options);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const Run again = generate(model, dir, QStringLiteral("b"), options);
@@ -295,7 +315,7 @@ void TestGenerateCommand::samplingAgainstPlainDraw()
         std::vector<int> ids = folder.tokenizer->encodeIds(kSentence);
         std::mt19937 engine{seed};
         for (const QJsonValue& value : json["steps"].toArray()) {
-            const attn::RowVector logits = lastLogits(folder, ids);
+            const attn::RowVector logits = lastLogits(folder, ids, passOptions);
             const std::uint64_t hi = engine(), lo = engine();
             const double u = double(((hi << 32) | lo) & ((1ull << 53) - 1)) / 9007199254740992.0;
             const attn::RowVector z = logits / temperature;
