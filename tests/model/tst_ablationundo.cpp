@@ -5,7 +5,8 @@
 // a pass run here through attn::ablationHook); the view object's
 // "model_ablation" round-trips and is applied without an undo step, at
 // once or, before a model is open, once one opens; a malformed or
-// out-of-range one is refused with one line and leaves no head ablated;
+// out-of-range one, or one saved with another model, is refused with one
+// line and leaves no head ablated;
 // opening another model clears the ablation without a step.
 
 #include "ablationundo.h"
@@ -129,7 +130,8 @@ void TestAblationUndo::viewRoundTrip()
     // Through the file's text, as a saved lab holds it.
     const QByteArray text = QJsonDocument(view).toJson(QJsonDocument::Compact);
     QCOMPARE(QJsonDocument::fromJson(text).object().value(QLatin1String(AblationUndo::kViewKey)).toObject(),
-             QJsonDocument::fromJson(R"({"heads": [[0, 0], [1, 3]], "mode": "mean"})").object());
+             QJsonDocument::fromJson(R"({"heads": [[0, 0], [1, 3]], "mode": "mean", "model": "tiny-gpt2"})")
+                 .object());
     const QJsonObject read = QJsonDocument::fromJson(text).object();
 
     // A model open: applied at once, no undo step.
@@ -196,6 +198,23 @@ void TestAblationUndo::badViewIsRefused()
     QCOMPARE(message.count(), 4);
     QVERIFY(message.last().first().toString().contains(QStringLiteral("layer 6 head 1")));
     QVERIFY(session.ablatedHeads().empty());
+    // Saved with another model: its L1 H2 is not this one's.
+    undo.loadFrom(view(R"({"heads": [[0, 1]], "mode": "zero", "model": "gpt2"})"));
+    QCOMPARE(message.count(), 5);
+    QVERIFY2(message.last().first().toString().contains(
+                 QStringLiteral("saved with the model “gpt2”, and “tiny-gpt2”")),
+             qPrintable(message.last().first().toString()));
+    QVERIFY(session.ablatedHeads().empty());
+    undo.loadFrom(view(R"({"heads": [[0, 1]], "mode": "zero", "model": 3})"));
+    QCOMPARE(message.count(), 6);
+    QVERIFY(message.last().first().toString().contains(QStringLiteral("folder's name")));
+    QVERIFY(session.ablatedHeads().empty());
+    // Its own model's name, or none (a file from before the name was written): applied.
+    undo.loadFrom(view(R"({"heads": [[0, 1]], "mode": "zero", "model": "tiny-gpt2"})"));
+    QVERIFY(heads(session, {{0, 1}}));
+    undo.loadFrom(view(R"({"heads": [[1, 2]], "mode": "zero"})"));
+    QVERIFY(heads(session, {{1, 2}}));
+    QCOMPARE(message.count(), 6);
     QCOMPARE(stack.count(), 1);  // the one change made by hand
 }
 

@@ -3,6 +3,7 @@
 
 #include "modelsession.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -54,7 +55,7 @@ AblationUndo::AblationUndo(ModelSession* session, QUndoStack* stack, QObject* pa
 {
     connect(session_, &ModelSession::ablationChanged, this, &AblationUndo::record);
     connect(session_, &ModelSession::modelOpened, this, [this] {
-        last_ = AblationChoice{{}, session_->ablation()};
+        last_ = AblationChoice{{}, session_->ablation(), QString()};
         if (pending_) {
             const AblationChoice choice = std::move(*pending_);
             pending_.reset();
@@ -72,6 +73,8 @@ QJsonObject AblationUndo::toJson(const AblationChoice& choice)
     object.insert(QStringLiteral("heads"), heads);
     object.insert(QStringLiteral("mode"),
                   choice.mode == attn::HeadAblation::Mean ? QStringLiteral("mean") : QStringLiteral("zero"));
+    if (!choice.model.isEmpty())
+        object.insert(QStringLiteral("model"), choice.model);
     return object;
 }
 
@@ -83,6 +86,11 @@ attn::Expected<AblationChoice> AblationUndo::fromJson(const QJsonObject& object)
         choice.mode = attn::HeadAblation::Mean;
     else if (mode != QLatin1String("zero"))
         return attn::Error{tr("the lab's model_ablation mode must be \"zero\" or \"mean\"").toStdString()};
+    const QJsonValue model = object.value(QStringLiteral("model"));
+    if (!model.isUndefined() && !model.isString())
+        return attn::Error{
+            tr("the lab's model_ablation model must be the model folder's name").toStdString()};
+    choice.model = model.toString();
     const QJsonValue heads = object.value(QStringLiteral("heads"));
     if (!heads.isArray())
         return attn::Error{
@@ -112,7 +120,8 @@ void AblationUndo::saveTo(QJsonObject* view) const
     if (!session_->hasModel() || session_->ablatedHeads().empty())
         return;
     view->insert(QLatin1String(kViewKey),
-                 toJson(AblationChoice{session_->ablatedHeads(), session_->ablation()}));
+                 toJson(AblationChoice{session_->ablatedHeads(), session_->ablation(),
+                                       QDir(session_->modelFolder()).dirName()}));
 }
 
 void AblationUndo::loadFrom(const QJsonObject& view)
@@ -138,6 +147,18 @@ void AblationUndo::loadFrom(const QJsonObject& view)
 
 void AblationUndo::apply(const AblationChoice& choice)
 {
+    const QString open = QDir(session_->modelFolder()).dirName();
+    if (!choice.model.isEmpty() && choice.model != open) {
+        // Another model's heads: L2 H1 of one model is not that of another.
+        emit message(tr("The ablation of %1 was not applied: it was saved with the model “%2”, and “%3” "
+                        "is open.")
+                         .arg(headsText(choice), choice.model, open));
+        applying_ = true;
+        session_->setAblation({}, choice.mode);
+        applying_ = false;
+        last_ = AblationChoice{session_->ablatedHeads(), session_->ablation(), QString()};
+        return;
+    }
     applying_ = true;
     const attn::Status set = session_->setAblation(choice.heads, choice.mode);
     applying_ = false;
@@ -148,12 +169,12 @@ void AblationUndo::apply(const AblationChoice& choice)
         session_->setAblation({}, choice.mode);
         applying_ = false;
     }
-    last_ = AblationChoice{session_->ablatedHeads(), session_->ablation()};
+    last_ = AblationChoice{session_->ablatedHeads(), session_->ablation(), QString()};
 }
 
 void AblationUndo::record()
 {
-    const AblationChoice now{session_->ablatedHeads(), session_->ablation()};
+    const AblationChoice now{session_->ablatedHeads(), session_->ablation(), QString()};
     if (applying_ || !stack_) {
         last_ = now;
         return;

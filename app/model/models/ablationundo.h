@@ -6,13 +6,16 @@
 // undone and redone by setting the heads and mode back; and the ablation is
 // saved in the lab file's "view" object, read back when the lab is opened:
 //
-//   "model_ablation": {"heads": [[LAYER, HEAD], ...], "mode": "zero" | "mean"}
+//   "model_ablation": {"heads": [[LAYER, HEAD], ...], "mode": "zero" | "mean",
+//                      "model": "FOLDER NAME"}
 //
-// layers and heads numbered from 0, as --ablate numbers them. A lab opened
-// before its model keeps the ablation waiting and applies it once a model
-// is open; heads the model does not have are refused with one line
-// (message()) and the ablation is left empty. Opening another model clears
-// the ablation without an undo step (its heads are another model's).
+// layers and heads numbered from 0, as --ablate numbers them; "model" is
+// the name of the model's folder ("gpt2", "demo"), absent in files written
+// before it was. A lab opened before its model keeps the ablation waiting
+// and applies it once a model is open; with another model open (another
+// folder name), or heads the model does not have, it is refused with one
+// line (message()) and the ablation is left empty. Opening another model
+// clears the ablation without an undo step (its heads are another model's).
 
 #include "decoder_model.h"
 #include "expected.h"
@@ -33,6 +36,9 @@ class ModelSession;
 struct AblationChoice {
     std::vector<attn::HeadIndex> heads;
     attn::HeadAblation mode = attn::HeadAblation::Zero;
+    // The name of the model's folder it was saved with; empty: any model
+    // (a file without it, or an undo step, which is the open model's).
+    QString model;
 };
 
 class AblationUndo : public QObject {
