@@ -3,7 +3,8 @@
 // font's own "␣" at the sizes of the Model tab's RoPE page: drawn into
 // images, the bracket's ink is most of the glyph's advance wide and at
 // least 3 px high where the glyph's is a few pixels; the text beside it is
-// the same pixels as drawText's.
+// the same pixels as drawText's, placed and clipped in a box as drawText
+// does.
 
 #include "spacemark.h"
 
@@ -24,12 +25,12 @@ struct Ink {
     int height() const { return top < 0 ? 0 : bottom - top + 1; }
 };
 
-Ink inkOf(const QImage& image, int fromX = 0, int toX = -1)
+Ink inkOf(const QImage& image, const QRect& region)
 {
     Ink ink;
-    const int end = toX < 0 ? image.width() : toX;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = fromX; x < end; ++x)
+    const QRect r = region.intersected(image.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x)
             if (qGray(image.pixel(x, y)) < 160) {
                 ink.left = ink.left < 0 ? x : std::min(ink.left, x);
                 ink.right = std::max(ink.right, x);
@@ -37,6 +38,11 @@ Ink inkOf(const QImage& image, int fromX = 0, int toX = -1)
                 ink.bottom = std::max(ink.bottom, y);
             }
     return ink;
+}
+
+Ink inkOf(const QImage& image)
+{
+    return inkOf(image, image.rect());
 }
 
 QImage drawn(const QFont& font, const QString& label, bool marked)
@@ -62,6 +68,8 @@ private slots:
     void legible_data();
     void legible();
     void textUnchanged();
+    void placedAsDrawText_data();
+    void placedAsDrawText();
 };
 
 void TestSpaceMark::legible_data()
@@ -81,6 +89,8 @@ void TestSpaceMark::legible()
     const double advance = fm.horizontalAdvance(QChar(0x2423));
     const Ink glyph = inkOf(drawn(font, QStringLiteral("␣"), false));
     const Ink bracket = inkOf(drawn(font, QStringLiteral("␣"), true));
+    // The font's glyph hangs below the baseline (row 28).
+    QVERIFY(glyph.bottom > 28);
     QVERIFY2(bracket.width() >= 0.7 * advance,
              qPrintable(QStringLiteral("%1 of %2").arg(bracket.width()).arg(advance)));
     QVERIFY(bracket.height() >= 3);
@@ -111,6 +121,54 @@ void TestSpaceMark::textUnchanged()
     QCOMPARE(marked.copy(from, 0, 120 - from, 40), plain.copy(from, 0, 120 - from, 40));
     // No "␣" at all: the text as drawText draws it.
     QCOMPARE(drawn(font, QStringLiteral("The"), true), drawn(font, QStringLiteral("The"), false));
+}
+
+void TestSpaceMark::placedAsDrawText_data()
+{
+    QTest::addColumn<int>("flags");
+    QTest::addColumn<QRectF>("box");
+    QTest::newRow("right, centred") << int(Qt::AlignRight | Qt::AlignVCenter) << QRectF(5, 3, 60, 20);
+    QTest::newRow("left, centred, half pixels")
+        << int(Qt::AlignLeft | Qt::AlignVCenter) << QRectF(5.5, 3.5, 60, 21);
+    QTest::newRow("centre, bottom") << int(Qt::AlignHCenter | Qt::AlignBottom) << QRectF(5, 3, 61, 20);
+    QTest::newRow("centre") << int(Qt::AlignCenter) << QRectF(5, 4, 40.5, 17);
+    // Lower than the line, narrower than the text: drawText clips to the box.
+    QTest::newRow("clipped, short box") << int(Qt::AlignLeft | Qt::AlignVCenter) << QRectF(5, 3, 60, 11);
+    QTest::newRow("clipped, narrow box") << int(Qt::AlignRight | Qt::AlignVCenter) << QRectF(5, 3, 30, 20);
+    QTest::newRow("unclipped, narrow box")
+        << int(Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip) << QRectF(20, 3, 30, 11);
+}
+
+void TestSpaceMark::placedAsDrawText()
+{
+    QFETCH(int, flags);
+    QFETCH(QRectF, box);
+    // A label without the mark, through drawTokenText and through
+    // drawSpaceMarkedLabel: drawText's pixels, so a column of labels, some
+    // marked, keeps one baseline and one edge.
+    for (const int pixels : {10, 13}) {
+        QFont font(QStringLiteral("DejaVu Sans"));
+        font.setPixelSize(pixels);
+        const auto image = [&](int how) {
+            QImage im(100, 30, QImage::Format_RGB32);
+            im.fill(Qt::white);
+            QPainter painter(&im);
+            painter.setFont(font);
+            painter.setPen(Qt::black);
+            const QString label = QStringLiteral("Wonderful");
+            if (how == 0)
+                painter.drawText(box, flags, label);
+            else if (how == 1)
+                drawTokenText(painter, box, flags, label);
+            else
+                drawSpaceMarkedLabel(painter, QFontMetricsF(font), box, label, flags);
+            return im;
+        };
+        const QImage expected = image(0);
+        QVERIFY(inkOf(expected).width() > 0);
+        QCOMPARE(image(1), expected);
+        QCOMPARE(image(2), expected);
+    }
 }
 
 QTEST_MAIN(TestSpaceMark)
