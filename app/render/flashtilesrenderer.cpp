@@ -3,6 +3,7 @@
 
 #include "colormap.h"
 #include "heatmapcolorscale.h"
+#include "spacemark.h"
 
 #include <QFontMetricsF>
 #include <QImage>
@@ -221,7 +222,8 @@ void FlashTilesRenderer::drawMap(QPainter& painter, const Layout& l, const Flash
     const double top = l.map.top() - fm.height() - 2;
     const auto drawKey = [&](int j, const QString& text, double width) {
         const QRectF r(l.map.left() + j * l.cell, top, width, fm.height());
-        painter.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(text, Qt::ElideRight, width));
+        drawTokenText(painter, r, Qt::AlignLeft | Qt::AlignVCenter,
+                      fm.elidedText(text, Qt::ElideRight, width));
     };
     const auto drawQuery = [&](int i, const QString& text, bool bold) {
         QFont f = font;
@@ -230,8 +232,8 @@ void FlashTilesRenderer::drawMap(QPainter& painter, const Layout& l, const Flash
         painter.setPen(bold ? accentColor : style.text);
         const QRectF r(l.map.left() - kMaxLabelWidth - 6, l.map.top() + i * l.cell, kMaxLabelWidth + 2,
                        std::max(l.cell, fm.height()));
-        painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                         QFontMetricsF(f).elidedText(text, Qt::ElideRight, kMaxLabelWidth));
+        drawTokenText(painter, r, Qt::AlignRight | Qt::AlignVCenter,
+                      QFontMetricsF(f).elidedText(text, Qt::ElideRight, kMaxLabelWidth));
         painter.setFont(font);
         painter.setPen(style.text);
     };

@@ -6,6 +6,7 @@
 #include "picturestyle.h"
 #include "presentation.h"
 #include "sharetext.h"
+#include "spacemark.h"
 
 #include <QCoreApplication>
 #include <QFontMetrics>
@@ -102,9 +103,10 @@ void paintPanel(QPainter& p, const QRect& area, const Panel& panel, const QStrin
             const QString key = valueFm.elidedText(keys[j], Qt::ElideMiddle, int(slot) - 2);
             if (key.size() > 1 || keys[j].size() == 1) {
                 p.setPen(kMuted);
-                p.drawText(QRect(int(plot.left() + slot * j), plot.bottom() + valueFm.height() + px / 4,
-                                 int(slot), valueFm.height()),
-                           Qt::AlignCenter, key);
+                drawTokenText(p,
+                              QRect(int(plot.left() + slot * j), plot.bottom() + valueFm.height() + px / 4,
+                                    int(slot), valueFm.height()),
+                              Qt::AlignCenter, key);
             }
         }
     }

@@ -4,6 +4,7 @@
 #include "displaylabel.h"
 #include "gpt2.h"
 #include "heatmaplabelpainter.h"
+#include "spacemark.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -280,8 +281,8 @@ void HeadLinesRenderer::paintLabels(QPainter& painter, const HeadLinesLayout& l,
         painter.setFont(on ? bold : font_);
         painter.setPen(on ? highlight : style.text);
         const QFontMetrics m(painter.font());
-        painter.drawText(box, (keySide ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter,
-                         HeatmapLabelPainter::elidedLabel(m, tokens_.value(i), box.width()));
+        drawTokenText(painter, box, (keySide ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter,
+                      HeatmapLabelPainter::elidedLabel(m, tokens_.value(i), box.width()));
     };
     for (const bool keySide : {false, true}) {
         for (int i = 0; i < l.tokens; i += l.labelStep)

@@ -2,6 +2,7 @@
 #include "heatmaplabelpainter.h"
 
 #include "displaylabel.h"
+#include "spacemark.h"
 
 #include <QFontMetrics>
 #include <QLinearGradient>
@@ -105,8 +106,8 @@ void HeatmapLabelPainter::paintLabels(QPainter& painter, const HeatmapLayout& l,
             painter.save();
             painter.translate(x, l.columnLabels.bottom() + 1 - l.labelGap);
             painter.rotate(-90);
-            painter.drawText(QRectF(0, -lineH / 2.0, l.columnLabelWidth, lineH),
-                             Qt::AlignLeft | Qt::AlignVCenter, label);
+            drawTokenText(painter, QRectF(0, -lineH / 2.0, l.columnLabelWidth, lineH),
+                          Qt::AlignLeft | Qt::AlignVCenter, label);
             painter.restore();
         }
     }
@@ -116,9 +117,12 @@ void HeatmapLabelPainter::paintLabels(QPainter& painter, const HeatmapLayout& l,
 void HeatmapLabelPainter::drawLabel(QPainter& painter, const QRect& box, Qt::Alignment align,
                                     const QString& label, int width, bool bold, bool screen)
 {
-    // Exports keep QPainter's own text (it is what SVG and PDF record).
-    if (!screen) {
-        painter.drawText(box, int(align), elided(QFontMetrics(painter.font()), label, width));
+    // Exports keep QPainter's own text (it is what SVG and PDF record); a
+    // leading space's "␣" is a bracket of lines (spacemark.h), on screen too.
+    if (!screen || hasSpaceMark(label)) {
+        // On screen unclipped, as the QStaticTexts below.
+        drawTokenText(painter, box, int(align) | (screen ? int(Qt::TextDontClip) : 0),
+                      elided(QFontMetrics(painter.font()), label, width));
         return;
     }
     QHash<QPair<QString, int>, QStaticText>& cache = labelTexts_[bold ? 1 : 0];

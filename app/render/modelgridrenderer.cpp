@@ -4,6 +4,7 @@
 #include "colorlegend.h"
 #include "gpt2.h"
 #include "heatmaplabelpainter.h"
+#include "spacemark.h"
 #include "tiletokenlabels.h"
 #include "twohalves.h"
 
@@ -240,9 +241,9 @@ void ModelGridRenderer::paintLegend(QPainter& painter, const QRect& area, const 
         painter.save();
         painter.setFont(font_);
         painter.setPen(style.text);
-        painter.drawText(
-            text, Qt::AlignRight | Qt::AlignVCenter,
-            HeatmapLabelPainter::elided(fm, tr("numbers: %1").arg(rankingCaption_), text.width()));
+        // The caption may name tokens ("weight from “␣the” to “␣cat”").
+        drawTokenText(painter, text, Qt::AlignRight | Qt::AlignVCenter,
+                      HeatmapLabelPainter::elided(fm, tr("numbers: %1").arg(rankingCaption_), text.width()));
         painter.restore();
     }
     paintColorLegend(painter, bar, font_, style,

@@ -3,6 +3,7 @@
 
 #include "gpt2.h"
 #include "heatmaplabelpainter.h"
+#include "spacemark.h"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -192,16 +193,17 @@ void NextTokenRenderer::paint(QPainter& painter, const QSize& size, const Heatma
     const QFont bold = HeatmapLabelPainter::boldFont(font_);
     painter.setFont(bold);
     const QFontMetrics boldFm(bold);
-    painter.drawText(l.caption, Qt::AlignLeft | Qt::AlignVCenter,
-                     HeatmapLabelPainter::elided(boldFm, l.captionShort ? shortCaptionText() : captionText(),
-                                                 l.caption.width()));
+    // The caption names the context's last token ("after “␣new”").
+    drawTokenText(painter, l.caption, Qt::AlignLeft | Qt::AlignVCenter,
+                  HeatmapLabelPainter::elided(boldFm, l.captionShort ? shortCaptionText() : captionText(),
+                                              l.caption.width()));
     painter.setFont(font_);
     for (int i = 0; i < int(l.rows.size()); ++i) {
         const Entry& e = entries_[std::size_t(i)];
         const QRect& label = l.labels[std::size_t(i)];
         painter.setPen(style.text);
-        painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
-                         HeatmapLabelPainter::elidedLabel(fm, e.text, label.width()));
+        drawTokenText(painter, label, Qt::AlignRight | Qt::AlignVCenter,
+                      HeatmapLabelPainter::elidedLabel(fm, e.text, label.width()));
         const QRect b = barRect(size, i);
         painter.fillRect(b.isEmpty() ? QRect(b.left(), b.top(), 1, b.height()) : b, bar);
         painter.drawText(

@@ -59,12 +59,44 @@ void drawSpaceMarkedText(QPainter& painter, const QFontMetricsF& fm, double left
 }
 
 void drawSpaceMarkedLabel(QPainter& painter, const QFontMetricsF& fm, const QRectF& box, const QString& label,
-                          bool alignRight)
+                          int flags)
 {
+    // One line, placed as QPainter's text layout places it: its width the
+    // advance, its height ascent + descent.
     const double width = fm.horizontalAdvance(label);
-    const double left = alignRight ? box.right() - width : box.left();
-    const double baseline = box.center().y() + (fm.ascent() - fm.descent()) / 2;
-    drawSpaceMarkedText(painter, fm, left, baseline, label);
+    const double height = fm.ascent() + fm.descent();
+    double left = box.left();
+    if (flags & Qt::AlignRight)
+        left = box.right() - width;
+    else if (flags & Qt::AlignHCenter)
+        left = box.left() + (box.width() - width) / 2;
+    double top = box.top();
+    if (flags & Qt::AlignBottom)
+        top = box.bottom() - height;
+    else if (flags & Qt::AlignVCenter)
+        top = box.top() + (box.height() - height) / 2;
+    const bool clip = !(flags & Qt::TextDontClip) && !box.contains(QRectF(left, top, width, height));
+    if (clip) {
+        painter.save();
+        painter.setClipRect(box, Qt::IntersectClip);
+    }
+    drawSpaceMarkedText(painter, fm, left, top + fm.ascent(), label);
+    if (clip)
+        painter.restore();
+}
+
+bool hasSpaceMark(const QString& text)
+{
+    return text.contains(QChar(kSpaceMark));
+}
+
+void drawTokenText(QPainter& painter, const QRectF& box, int flags, const QString& text)
+{
+    if (!hasSpaceMark(text)) {
+        painter.drawText(box, flags, text);
+        return;
+    }
+    drawSpaceMarkedLabel(painter, QFontMetricsF(painter.font(), painter.device()), box, text, flags);
 }
 
 }  // namespace attnlab

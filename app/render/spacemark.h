@@ -28,9 +28,18 @@ SpaceMarkShape spaceMarkShape(const QFontMetricsF& fm, double left, double basel
 void drawSpaceMarkedText(QPainter& painter, const QFontMetricsF& fm, double left, double baseline,
                          const QString& label);
 
-// `label` right-aligned (or left-aligned: alignRight false) and centred
-// vertically in `box`.
+// `label` placed in `box` as QPainter::drawText(box, flags, label) places
+// it (`flags`: the alignment, and Qt::TextDontClip), and clipped to `box`
+// where drawText clips: when the label's line does not fit in the box.
 void drawSpaceMarkedLabel(QPainter& painter, const QFontMetricsF& fm, const QRectF& box, const QString& label,
-                          bool alignRight = true);
+                          int flags = Qt::AlignRight | Qt::AlignVCenter);
+
+// Whether `text` holds a visible-space mark.
+bool hasSpaceMark(const QString& text);
+
+// What every token label is drawn with: painter.drawText(box, flags, text)
+// itself when the text has no mark, else drawSpaceMarkedLabel in the
+// painter's font, measured on its device.
+void drawTokenText(QPainter& painter, const QRectF& box, int flags, const QString& text);
 
 }  // namespace attnlab

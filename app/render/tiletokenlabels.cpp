@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tiletokenlabels.h"
 
+#include "spacemark.h"
 #include <QFont>
 #include <QFontMetrics>
 #include <QPainter>
@@ -46,16 +47,16 @@ void paintTileTokenLabels(QPainter& painter, const QFont& font, const HeatmapSty
     const double rowH = double(map.height()) / n;
     for (int i = 0; i < n; ++i) {
         const QRect r(rowLabels.left(), map.top() + int(i * rowH), rowLabels.width(), int(rowH));
-        painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                         fm.elidedText(tokens[i], Qt::ElideRight, rowLabels.width()));
+        drawTokenText(painter, r, Qt::AlignRight | Qt::AlignVCenter,
+                      fm.elidedText(tokens[i], Qt::ElideRight, rowLabels.width()));
     }
     if (columnLabels.isEmpty() || !tileColumnLabelsFit(fm, tokens, map.width()))
         return;
     const double colW = double(map.width()) / n;
     for (int j = 0; j < n; ++j) {
         const QRect r(map.left() + int(j * colW), columnLabels.top(), int(colW), columnLabels.height());
-        painter.drawText(r, Qt::AlignHCenter | Qt::AlignVCenter,
-                         fm.elidedText(tokens[j], Qt::ElideRight, int(colW) - 2));
+        drawTokenText(painter, r, Qt::AlignHCenter | Qt::AlignVCenter,
+                      fm.elidedText(tokens[j], Qt::ElideRight, int(colW) - 2));
     }
 }
 

@@ -2,9 +2,9 @@
 // The model's three pictures on the tiny checkpoint's real pass: PNG, SVG
 // and PDF of the model view, the head view and the next-token panel, each
 // non-empty at its size; the SVG's text holds the titles, the token texts
-// (with the leading-space mark), the head and layer labels, the next
-// tokens and the temperature; no "random weights" unless a caption says so; written
-// together, and nothing for a result without maps.
+// (their leading-space mark "␣" drawn as a bracket of lines, spacemark.h),
+// the head and layer labels, the next tokens and the temperature; no "random weights" unless a caption says
+// so; written together, and nothing for a result without maps.
 
 #include "modelpicturesexporter.h"
 #include "tinygpt2run.h"
@@ -51,6 +51,25 @@ QString svgText(const QByteArray& svg)
     if (xml.hasError())
         qFatal("SVG: %s", qPrintable(xml.errorString()));
     return texts.join(QLatin1Char('\n'));
+}
+
+// The <polyline>s of four points: the leading-space marks' brackets (the
+// head view's lines have two).
+int bracketCount(const QByteArray& svg)
+{
+    QXmlStreamReader xml(svg);
+    int count = 0;
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("polyline")
+            && xml.attributes().value(QLatin1String("points")).trimmed().split(QLatin1Char(' ')).size() == 4)
+            ++count;
+    return count;
+}
+
+// A label's text in the SVG: the marks are lines, not characters.
+QString withoutMarks(QString label)
+{
+    return label.remove(QChar(0x2423));
 }
 
 QStringList topLabels(const tinygpt2::Run& run)
@@ -129,15 +148,25 @@ void TestModelPicturesExporter::svgHoldsTheTexts()
          {QStringLiteral("L1"), QStringLiteral("L2"), QStringLiteral("H1"), QStringLiteral("H4")})
         QVERIFY2(grid.contains(label), qPrintable(label));
     QVERIFY(grid.contains(QStringLiteral("“Jane is going to the cinema to watch a new” (10 tokens)")));
-    // The head view: every token's display text, in both columns.
+    // The head view: every token's display text, in both columns, each
+    // leading space a bracket: "Jane" and nine "␣word"s, twice.
     QVERIFY(lines.contains(QStringLiteral("tiny-gpt2: head view of layer 2, query → key")));
     for (const QString& token : run.tokens)
-        QVERIFY2(lines.count(token) >= 2, qPrintable(token));
-    QVERIFY(lines.contains(QStringLiteral("␣cinema")));
+        QVERIFY2(lines.count(withoutMarks(token)) >= 2, qPrintable(token));
+    QVERIFY(lines.contains(QStringLiteral("cinema")));
+    QVERIFY(!lines.contains(QChar(0x2423)));
+    QCOMPARE(run.tokens.filter(QChar(0x2423)).size(), 9);
+    QCOMPARE(bracketCount(contents(svg.value()[1])), 2 * 9);
     QVERIFY(lines.contains(QStringLiteral("Layer 2 of 2 · 4 of 4 heads")));
-    // The panel: the ten next tokens and the temperature.
-    for (const QString& label : topLabels(run))
-        QVERIFY2(next.contains(label), qPrintable(label));
+    // The panel: the ten next tokens and the temperature; a bracket for
+    // each leading space, the caption's "after “␣new”" included.
+    int marks = 1;
+    for (const QString& label : topLabels(run)) {
+        QVERIFY2(next.contains(withoutMarks(label)), qPrintable(label));
+        marks += int(label.count(QChar(0x2423)));
+    }
+    QVERIFY(next.contains(QStringLiteral("after “\nnew”")));  // two texts, the bracket between
+    QCOMPARE(bracketCount(contents(svg.value()[2])), marks);
     QVERIFY(next.contains(QStringLiteral("softmax(logits / T), T = 1.0")));
     QVERIFY(next.contains(QStringLiteral("0.836 %")));
 }

@@ -3,9 +3,18 @@
 // font's own "␣" at the sizes of the Model tab's RoPE page: drawn into
 // images, the bracket's ink is most of the glyph's advance wide and at
 // least 3 px high where the glyph's is a few pixels; the text beside it is
-// the same pixels as drawText's.
+// the same pixels as drawText's, placed and clipped in a box as drawText
+// does. Then the renderers that draw token labels, each drawing "␣the"
+// into an image: the mark is the bracket, on the letters' baseline, where
+// the font's glyph hangs below it.
 
+#include "cellsource.h"
+#include "headlinesrenderer.h"
+#include "heatmaprenderer.h"
+#include "nexttokenrenderer.h"
 #include "spacemark.h"
+#include "tiletokenlabels.h"
+#include "tinygpt2run.h"
 
 #include <QFont>
 #include <QFontMetricsF>
@@ -24,12 +33,12 @@ struct Ink {
     int height() const { return top < 0 ? 0 : bottom - top + 1; }
 };
 
-Ink inkOf(const QImage& image, int fromX = 0, int toX = -1)
+Ink inkOf(const QImage& image, const QRect& region)
 {
     Ink ink;
-    const int end = toX < 0 ? image.width() : toX;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = fromX; x < end; ++x)
+    const QRect r = region.intersected(image.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x)
             if (qGray(image.pixel(x, y)) < 160) {
                 ink.left = ink.left < 0 ? x : std::min(ink.left, x);
                 ink.right = std::max(ink.right, x);
@@ -38,6 +47,72 @@ Ink inkOf(const QImage& image, int fromX = 0, int toX = -1)
             }
     return ink;
 }
+
+Ink inkOf(const QImage& image)
+{
+    return inkOf(image, image.rect());
+}
+
+// A label "␣word" drawn in `region`: the first columns with ink, side by
+// side, are the mark's; the rest the word's.
+struct LabelInk {
+    Ink mark, word;
+};
+
+LabelInk labelInk(const QImage& image, const QRect& region)
+{
+    const auto column = [&](int x) {
+        return inkOf(image, QRect(x, region.top(), 1, region.height())).height() > 0;
+    };
+    int x = region.left();
+    while (x <= region.right() && !column(x))
+        ++x;
+    const int markLeft = x;
+    while (x <= region.right() && column(x))
+        ++x;
+    return {inkOf(image, QRect(markLeft, region.top(), x - markLeft, region.height())),
+            inkOf(image, QRect(x, region.top(), region.right() + 1 - x, region.height()))};
+}
+
+QFont labelFont()
+{
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(13);
+    return font;
+}
+
+HeatmapStyle plainStyle(bool screen = false)
+{
+    HeatmapStyle style;
+    style.background = Qt::white;
+    style.text = Qt::black;
+    style.frame = Qt::gray;
+    style.screen = screen;
+    return style;
+}
+
+// The label in `region` starts with the bracket: most of the mark's advance
+// wide, 3 px high or more, its foot on the word's (the word without a
+// descender); the font's glyph reaches about 3 px below the word's foot.
+bool bracketLabel(const QImage& image, const QRect& region, const QFont& font, QString* why)
+{
+    const double advance = QFontMetricsF(font).horizontalAdvance(QChar(0x2423));
+    const LabelInk ink = labelInk(image, region);
+    *why = QStringLiteral("mark %1 x %2 px, foot at %3; word foot at %4; advance %5")
+               .arg(ink.mark.width())
+               .arg(ink.mark.height())
+               .arg(ink.mark.bottom)
+               .arg(ink.word.bottom)
+               .arg(advance);
+    return ink.word.width() > 0 && ink.mark.width() >= 0.7 * advance && ink.mark.height() >= 3
+           && ink.mark.bottom <= ink.word.bottom && ink.mark.bottom >= ink.word.bottom - 1;
+}
+
+#define VERIFY_BRACKET(image, region, font)                                 \
+    do {                                                                    \
+        QString why;                                                        \
+        QVERIFY2(bracketLabel(image, region, font, &why), qPrintable(why)); \
+    } while (false)
 
 QImage drawn(const QFont& font, const QString& label, bool marked)
 {
@@ -62,6 +137,13 @@ private slots:
     void legible_data();
     void legible();
     void textUnchanged();
+    void placedAsDrawText_data();
+    void placedAsDrawText();
+    void heatmapLabels_data();
+    void heatmapLabels();
+    void nextTokenLabels();
+    void tileLabels();
+    void headLinesLabels();
 };
 
 void TestSpaceMark::legible_data()
@@ -81,6 +163,8 @@ void TestSpaceMark::legible()
     const double advance = fm.horizontalAdvance(QChar(0x2423));
     const Ink glyph = inkOf(drawn(font, QStringLiteral("␣"), false));
     const Ink bracket = inkOf(drawn(font, QStringLiteral("␣"), true));
+    // The font's glyph hangs below the baseline (row 28).
+    QVERIFY(glyph.bottom > 28);
     QVERIFY2(bracket.width() >= 0.7 * advance,
              qPrintable(QStringLiteral("%1 of %2").arg(bracket.width()).arg(advance)));
     QVERIFY(bracket.height() >= 3);
@@ -111,6 +195,156 @@ void TestSpaceMark::textUnchanged()
     QCOMPARE(marked.copy(from, 0, 120 - from, 40), plain.copy(from, 0, 120 - from, 40));
     // No "␣" at all: the text as drawText draws it.
     QCOMPARE(drawn(font, QStringLiteral("The"), true), drawn(font, QStringLiteral("The"), false));
+}
+
+void TestSpaceMark::placedAsDrawText_data()
+{
+    QTest::addColumn<int>("flags");
+    QTest::addColumn<QRectF>("box");
+    QTest::newRow("right, centred") << int(Qt::AlignRight | Qt::AlignVCenter) << QRectF(5, 3, 60, 20);
+    QTest::newRow("left, centred, half pixels")
+        << int(Qt::AlignLeft | Qt::AlignVCenter) << QRectF(5.5, 3.5, 60, 21);
+    QTest::newRow("centre, bottom") << int(Qt::AlignHCenter | Qt::AlignBottom) << QRectF(5, 3, 61, 20);
+    QTest::newRow("centre") << int(Qt::AlignCenter) << QRectF(5, 4, 40.5, 17);
+    // Lower than the line, narrower than the text: drawText clips to the box.
+    QTest::newRow("clipped, short box") << int(Qt::AlignLeft | Qt::AlignVCenter) << QRectF(5, 3, 60, 11);
+    QTest::newRow("clipped, narrow box") << int(Qt::AlignRight | Qt::AlignVCenter) << QRectF(5, 3, 30, 20);
+    QTest::newRow("unclipped, narrow box")
+        << int(Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip) << QRectF(20, 3, 30, 11);
+}
+
+void TestSpaceMark::placedAsDrawText()
+{
+    QFETCH(int, flags);
+    QFETCH(QRectF, box);
+    // A label without the mark, through drawTokenText and through
+    // drawSpaceMarkedLabel: drawText's pixels, so a column of labels, some
+    // marked, keeps one baseline and one edge.
+    for (const int pixels : {10, 13}) {
+        QFont font(QStringLiteral("DejaVu Sans"));
+        font.setPixelSize(pixels);
+        const auto image = [&](int how) {
+            QImage im(100, 30, QImage::Format_RGB32);
+            im.fill(Qt::white);
+            QPainter painter(&im);
+            painter.setFont(font);
+            painter.setPen(Qt::black);
+            const QString label = QStringLiteral("Wonderful");
+            if (how == 0)
+                painter.drawText(box, flags, label);
+            else if (how == 1)
+                drawTokenText(painter, box, flags, label);
+            else
+                drawSpaceMarkedLabel(painter, QFontMetricsF(font), box, label, flags);
+            return im;
+        };
+        const QImage expected = image(0);
+        QVERIFY(inkOf(expected).width() > 0);
+        QCOMPARE(image(1), expected);
+        QCOMPARE(image(2), expected);
+    }
+}
+
+void TestSpaceMark::heatmapLabels_data()
+{
+    QTest::addColumn<bool>("screen");
+    QTest::newRow("exported picture") << false;
+    QTest::newRow("on screen (cached glyphs)") << true;
+}
+
+void TestSpaceMark::heatmapLabels()
+{
+    // HeatmapLabelPainter: the rows' labels right of the map, the columns'
+    // above it (upright where they fit), on screen and in pictures.
+    QFETCH(bool, screen);
+    const QFont font = labelFont();
+    HeatmapRenderer map;
+    map.setFont(font);
+    const QStringList tokens{QStringLiteral("␣the"), QStringLiteral("␣cat")};
+    map.setCells(matrixCells(attn::Matrix::Constant(2, 2, 0.5)), tokens, tokens);
+    map.setRange(0, 1);
+    const QSize size(360, 260);
+    QImage image(size, QImage::Format_RGB32);
+    {
+        QPainter painter(&image);
+        map.paint(painter, size, plainStyle(screen));
+    }
+    const HeatmapLayout& l = map.layout(size);
+    QVERIFY(l.rowLabelStep == 1 && l.columnLabelStep == 1 && !l.rotatedColumns);
+    for (int r = 0; r < 2; ++r) {
+        const QRect cell = map.cellRect(size, r, 0);
+        VERIFY_BRACKET(image, QRect(l.rowLabels.left(), cell.top(), l.rowLabels.width(), cell.height()),
+                       font);
+    }
+    for (int c = 0; c < 2; ++c) {
+        const QRect cell = map.cellRect(size, 0, c);
+        VERIFY_BRACKET(image, QRect(cell.left(), l.columnLabels.top(), cell.width(), l.columnLabels.height()),
+                       font);
+    }
+}
+
+void TestSpaceMark::nextTokenLabels()
+{
+    const QFont font = labelFont();
+    NextTokenRenderer panel;
+    panel.setFont(font);
+    panel.setPrediction({{464, 3.0, 0.5}, {3797, 2.0, 0.2}}, {QStringLiteral("␣the"), QStringLiteral("␣cat")},
+                        1.0, QStringLiteral("␣on"));
+    const QSize size(500, 200);
+    QImage image(size, QImage::Format_RGB32);
+    {
+        QPainter painter(&image);
+        panel.paint(painter, size, plainStyle(), Qt::lightGray);
+    }
+    const NextTokenRenderer::Layout& l = panel.layout(size);
+    QCOMPARE(int(l.labels.size()), 2);
+    for (const QRect& label : l.labels)
+        VERIFY_BRACKET(image, label, font);
+}
+
+void TestSpaceMark::tileLabels()
+{
+    // A grid tile's queries left of its map, its keys above (Heads tab, model grid).
+    const QFont font = labelFont();
+    QImage image(260, 200, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    const QRect map(100, 40, 150, 150), rows(10, 40, 86, 150), columns(100, 10, 150, 26);
+    const QStringList tokens{QStringLiteral("␣the"), QStringLiteral("␣cat"), QStringLiteral("␣sat")};
+    {
+        QPainter painter(&image);
+        paintTileTokenLabels(painter, font, plainStyle(), map, rows, columns, tokens);
+    }
+    for (int i = 0; i < 3; ++i) {
+        VERIFY_BRACKET(image, QRect(rows.left(), map.top() + 50 * i, rows.width(), 50), font);
+        VERIFY_BRACKET(image, QRect(map.left() + 50 * i, columns.top(), 50, columns.height()), font);
+    }
+}
+
+void TestSpaceMark::headLinesLabels()
+{
+    // BertViz's head view on the tiny checkpoint's real tokens: "␣is" (1) and
+    // "␣the" (4), the query on the left, the key on the right.
+    const tinygpt2::Run run = tinygpt2::run();
+    QCOMPARE(run.tokens.value(1), QStringLiteral("␣is"));
+    QCOMPARE(run.tokens.value(4), QStringLiteral("␣the"));
+    const QFont font = labelFont();
+    HeadLinesRenderer view;
+    view.setFont(font);
+    view.setResult(run.result, run.tokens);
+    const QSize size(600, 400);
+    QImage image(size, QImage::Format_RGB32);
+    {
+        QPainter painter(&image);
+        view.paint(painter, size, plainStyle(), Qt::red);
+    }
+    const HeadLinesLayout& l = view.layout(size);
+    QCOMPARE(l.labelStep, 1);
+    const int line = QFontMetrics(font).height();
+    for (const int i : {1, 4})
+        for (const QRect& column : {l.queries, l.keys}) {
+            const int y = int(std::lround(l.rowCentre(i) - line / 2.0));
+            VERIFY_BRACKET(image, QRect(column.left(), y, column.width(), line), font);
+        }
 }
 
 QTEST_MAIN(TestSpaceMark)

@@ -3,6 +3,7 @@
 
 #include "displaylabel.h"
 #include "focusframe.h"
+#include "spacemark.h"
 #include "textwidths.h"
 
 #include <QEvent>
@@ -127,7 +128,7 @@ void TokenStrip::paintEvent(QPaintEvent* event)
         painter.setPen(palette().color(QPalette::WindowText));
         painter.setFont(font());
         const QRect textRect = rects_[i].adjusted(kPadX, kPadY, -kPadX, -kPadY);
-        painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignTop, labels_.value(i));
+        drawTokenText(painter, textRect, Qt::AlignHCenter | Qt::AlignTop, labels_.value(i));
         painter.setFont(small);
         painter.drawText(textRect, Qt::AlignHCenter | Qt::AlignBottom,
                          tr("id %1").arg(i < ids_.size() ? ids_[i] : -1));
