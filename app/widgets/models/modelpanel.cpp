@@ -341,7 +341,7 @@ void ModelPanel::fitToFont()
     headCaption_->setMinimumHeight(2 * headCaption_->fontMetrics().lineSpacing() + 2);
     tokens_->setFixedHeight(linesOfPieces(tokens_->document()->defaultFont(), 2));
     lastRow_->verticalHeader()->setDefaultSectionSize(lastRow_->fontMetrics().height() + 4);
-    lastRow_->resizeColumnsToContents();
+    lastRow_->resizeColumnToContents(0);  // the weight column stretches
     // The head lab is at least as wide as its pages' whole names: narrower,
     // they were elided to "R…" and "Sc…" beside a wide grid at 1024 x 700.
     // (Elision stays for a window narrower still.)
@@ -471,7 +471,7 @@ void ModelPanel::showSelection()
             lastRow_->setItem(j, 0, new QTableWidgetItem(tokens[std::size_t(j)].display));
             lastRow_->setItem(j, 1, numberItem(shown->weights(last, j), 4));
         }
-        lastRow_->resizeColumnsToContents();
+        lastRow_->resizeColumnToContents(0);
     }
     if (session_->hasModel()) {
         const attn::ScaleMode mode = session_->selectedScaleMode();
