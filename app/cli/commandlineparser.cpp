@@ -71,6 +71,8 @@ constexpr Spec kOptions[] = {
     {"logit-lens", false, Mode::Window, false},
     {"rollout", false, Mode::Window, false},
     {"rope", true, Mode::Window, false},
+    {"compare", true, Mode::Window, false},
+    {"compare-map", true, Mode::Window, false},
     {"generate", true, Mode::Window, false},
     {"sample", false, Mode::Window, false},
     {"top-k", true, Mode::Window, false},

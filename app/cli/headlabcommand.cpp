@@ -26,8 +26,9 @@ constexpr std::uint64_t kMaxIndex = 1u << 20;
 // Large enough for any model's positions (twice the span).
 constexpr std::uint64_t kMaxSpan = 1u << 20;
 
-const char* const kHeadLabOptions[] = {"--head-scores", "--ablate",  "--ablation", "--probe",
-                                       "--logit-lens",  "--rollout", "--rope"};
+const char* const kHeadLabOptions[] = {"--head-scores", "--ablate",     "--ablation",
+                                       "--probe",       "--logit-lens", "--rollout",
+                                       "--rope",        "--compare",    "--compare-map"};
 
 attn::Error usage(const QString& message)
 {
@@ -63,7 +64,7 @@ attn::Expected<std::vector<attn::HeadIndex>> parseHeads(const QString& text)
     return heads;
 }
 
-attn::Expected<attn::HeadIndex> parseHead(const QString& text)
+attn::Expected<attn::HeadIndex> parseHead(const QString& text, const char* option = "--rope")
 {
     const QStringList parts = text.split(QLatin1Char('.'));
     const std::optional<std::uint64_t> layer =
@@ -71,9 +72,8 @@ attn::Expected<attn::HeadIndex> parseHead(const QString& text)
     const std::optional<std::uint64_t> head =
         parts.size() == 2 ? wholeNumber(parts[1].toStdString(), 0, kMaxIndex) : std::nullopt;
     if (!layer || !head)
-        return usage(
-            CommandLine::tr("--rope must be one head as LAYER.HEAD numbered from 0, such as 0.1, not %1")
-                .arg(echoedValue(text)));
+        return usage(CommandLine::tr("%1 must be one head as LAYER.HEAD numbered from 0, such as 0.1, not %2")
+                         .arg(QLatin1String(option), echoedValue(text)));
     return attn::HeadIndex{int(*layer), int(*head)};
 }
 
@@ -102,6 +102,57 @@ std::optional<QString> parseProbe(const QString& text, HeadLabRequest* request)
     request->probe = true;
     request->probeSpan = int(*span);
     request->probeSeed = seed;
+    return std::nullopt;
+}
+
+// --compare and --compare-map, and what they cannot go with.
+std::optional<QString> readComparison(const CommandLineParser& parser, HeadLabRequest* request)
+{
+    if (!parser.isSet(QStringLiteral("--compare"))) {
+        if (parser.isSet(QStringLiteral("--compare-map")))
+            return CommandLine::tr("--compare-map says which map --compare compares: give --compare too");
+        return std::nullopt;
+    }
+    const QString kind = parser.value(QStringLiteral("--compare"));
+    const QString sentencePrefix = QStringLiteral("sentence:");
+    const bool ablate = parser.isSet(QStringLiteral("--ablate"));
+    if (kind == QLatin1String("ablated")) {
+        if (!ablate)
+            return CommandLine::tr(
+                "--compare ablated compares the intact run with one without heads: give --ablate L.H too");
+        request->compare = ComparisonKind::IntactVsAblated;
+    } else if (kind == QLatin1String("unscaled")) {
+        if (parser.isSet(QStringLiteral("--scale")))
+            return CommandLine::tr(
+                "--compare unscaled compares scores / sqrt(d_k) with scores / 1 in every head: drop --scale");
+        if (ablate)
+            return CommandLine::tr(
+                "--compare unscaled compares two intact runs: drop --ablate, or give --compare ablated");
+        request->compare = ComparisonKind::ScaledVsUnscaled;
+    } else if (kind.startsWith(sentencePrefix)) {
+        request->compareSentence = kind.mid(sentencePrefix.size());
+        if (request->compareSentence.isEmpty())
+            return CommandLine::tr("--compare sentence:TEXT needs the other sentence after the colon");
+        if (ablate)
+            return CommandLine::tr(
+                "--compare sentence:TEXT compares two intact runs: drop --ablate, or give --compare ablated");
+        if (parser.isSet(QStringLiteral("--probe")))
+            return CommandLine::tr(
+                "--compare sentence:TEXT compares TEXT with --sentence: give --sentence instead of --probe");
+        request->compare = ComparisonKind::OtherSentence;
+    } else {
+        return CommandLine::tr("--compare must be ablated, unscaled or sentence:TEXT, not %1")
+            .arg(echoedValue(kind));
+    }
+    if (parser.isSet(QStringLiteral("--compare-map"))) {
+        const QString map = parser.value(QStringLiteral("--compare-map"));
+        if (map != QLatin1String("rollout")) {
+            attn::Expected<attn::HeadIndex> head = parseHead(map, "--compare-map");
+            if (!head)
+                return CommandLine::tr("%1, or rollout").arg(QString::fromStdString(head.error().message));
+            request->compareHead = head.value();
+        }
+    }
     return std::nullopt;
 }
 
@@ -155,6 +206,8 @@ attn::Expected<HeadLabRequest> readHeadLabRequest(const CommandLineParser& parse
         else if (kind != QLatin1String("zero"))
             return usage(CommandLine::tr("--ablation must be zero or mean, not %1").arg(echoedValue(kind)));
     }
+    if (const std::optional<QString> bad = readComparison(parser, &request))
+        return usage(*bad);
     if (parser.isSet(QStringLiteral("--probe"))) {
         if (parser.isSet(QStringLiteral("--sentence")))
             return usage(
@@ -193,6 +246,9 @@ attn::Status checkHeadLabRequest(const HeadLabRequest& request, const attn::Deco
         if (attn::Status s = inRange("--rope", *request.rope); !s)
             return s;
     }
+    if (request.compareHead)
+        if (attn::Status s = inRange("--compare-map", *request.compareHead); !s)
+            return s;
     if (request.probe) {
         const QString probe = QStringLiteral("repeat:%1").arg(request.probeSpan);
         if (2 * std::int64_t(request.probeSpan) > config.maxPositions)

@@ -27,6 +27,18 @@
 //                            --format png, svg or pdf, rope.<ext>: head H
 //                            of layer L (from 0) before and after RoPE; a
 //                            model without RoPE (GPT-2) exits 2
+//   --compare KIND           also write difference.json (differenceexport.h)
+//                            and, with --format png, svg or pdf,
+//                            difference.<ext>: map B - map A of two runs,
+//                            as the Lens page's A/B difference: "ablated"
+//                            (intact and --ablate's; needs --ablate),
+//                            "unscaled" (÷ √head_dim and ÷ 1 in every head;
+//                            not with --scale or --ablate) or
+//                            "sentence:TEXT" (--sentence and TEXT, of as
+//                            many tokens; not with --ablate or --probe)
+//   --compare-map L.H|rollout
+//                            the map compared: a head's weights or the
+//                            attention rollout (the default); needs --compare
 //
 // They combine with each other, --scale, --temperature and --format. Bad
 // values exit 2 with one line, before anything is written.
@@ -34,6 +46,7 @@
 #include "decoder_config.h"
 #include "decoder_model.h"
 #include "expected.h"
+#include "modelcomparison.h"
 
 #include <QString>
 
@@ -55,6 +68,9 @@ struct HeadLabRequest {
     bool logitLens = false;
     bool rollout = false;
     std::optional<attn::HeadIndex> rope;
+    std::optional<ComparisonKind> compare;
+    QString compareSentence;                     // "sentence:TEXT"'s TEXT
+    std::optional<attn::HeadIndex> compareHead;  // none: the rollout
 };
 
 // The options above, if any is given.

@@ -42,30 +42,13 @@ struct CommandLine {
 // The options a --model run reads (and main()'s hidden ones it ignores).
 bool isModelRunOption(const QString& name)
 {
-    for (const char* allowed : {"--model",
-                                "--sentence",
-                                "--scale",
-                                "--mask",
-                                "--no-qk-norm",
-                                "--temperature",
-                                "--caption",
-                                "--export-dir",
-                                "--format",
-                                "--allow-large-export",
-                                "--head-scores",
-                                "--ablate",
-                                "--ablation",
-                                "--probe",
-                                "--logit-lens",
-                                "--rollout",
-                                "--rope",
-                                "--generate",
-                                "--sample",
-                                "--top-k",
-                                "--size",
-                                "--kernel",
-                                "--exit-after-first-paint",
-                                "--screenshot"})
+    for (const char* allowed :
+         {"--model",       "--sentence", "--scale",      "--mask",        "--no-qk-norm",
+          "--temperature", "--caption",  "--export-dir", "--format",      "--allow-large-export",
+          "--head-scores", "--ablate",   "--ablation",   "--probe",       "--logit-lens",
+          "--rollout",     "--rope",     "--compare",    "--compare-map", "--generate",
+          "--sample",      "--top-k",    "--size",       "--kernel",      "--exit-after-first-paint",
+          "--screenshot"})
         if (name == QLatin1String(allowed))
             return true;
     return false;
@@ -254,6 +237,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
     attn::Expected<attn::DecoderResult> result = model->decoder->run(ids, options);
     if (!result)
         return usage(QString::fromStdString(result.error().message));
+    std::optional<attn::DecoderResult> intactPass;  // with --ablate
     if (!headLab.ablated.empty()) {
         // The intact model's next tokens beside the ablated ones.
         attn::DecoderRunOptions intact = options;
@@ -264,6 +248,7 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
         if (!pass)
             return usage(QString::fromStdString(pass.error().message));
         headLab.intactTop = pass->top;
+        intactPass = std::move(pass).value();
     }
     if (headLab.probe) {
         const attn::Expected<std::vector<double>> losses =
@@ -306,6 +291,73 @@ attn::Expected<ModelStart> modelStart(const CommandLineParser& parser, const Mod
                 CommandLine::tr("--head-scores: %1").arg(QString::fromStdString(scores.error().message)));
         start.headScores = std::move(scores).value();
     }
+    if (lab->compare) {
+        // The Lens page's A/B difference (ModelComparison): pass A and pass B.
+        attn::DecoderRunOptions other = options;
+        other.keepMaps = false;
+        other.keepHidden = false;
+        other.headOutput = nullptr;
+        std::optional<attn::DecoderResult> ranB;
+        ModelDifference d;
+        QStringList labelsB;
+        switch (*lab->compare) {
+        case ComparisonKind::IntactVsAblated: d.comparison = "ablated"; break;
+        case ComparisonKind::ScaledVsUnscaled: d.comparison = "unscaled"; break;
+        case ComparisonKind::OtherSentence: d.comparison = "sentence"; break;
+        }
+        if (*lab->compare != ComparisonKind::IntactVsAblated) {
+            std::vector<int> idsB = ids;
+            if (*lab->compare == ComparisonKind::ScaledVsUnscaled) {
+                other.divisors.set(attn::ScaleMode::None, 0.0, config.headDim);
+            } else {
+                idsB = model->tokenizer->encodeIds(lab->compareSentence);
+                if (idsB.size() != ids.size())
+                    return usage(
+                        CommandLine::tr("--compare sentence:TEXT: TEXT is %1 tokens and --sentence %2; "
+                                        "the maps compare runs of equal length")
+                            .arg(idsB.size())
+                            .arg(ids.size()));
+                d.otherSentence = lab->compareSentence;
+                d.otherIds = idsB;
+                for (const int id : idsB)
+                    labelsB << model->tokenizer->token(id).display;
+            }
+            attn::Expected<attn::DecoderResult> b = model->decoder->run(idsB, other);
+            if (!b)
+                return usage(QString::fromStdString(b.error().message));
+            ranB = std::move(b).value();
+        }
+        const attn::DecoderResult& passA =
+            *lab->compare == ComparisonKind::IntactVsAblated ? *intactPass : result.value();
+        const attn::DecoderResult& passB = ranB ? *ranB : result.value();
+        const ComparedMap map = lab->compareHead ? ComparedMap::SelectedHead : ComparedMap::Rollout;
+        const int layer = lab->compareHead ? lab->compareHead->layer : 0;
+        const int head = lab->compareHead ? lab->compareHead->head : 0;
+        attn::Expected<attn::Matrix> a = comparedMap(*model->decoder, passA, map, layer, head);
+        attn::Expected<attn::Matrix> b = a ? comparedMap(*model->decoder, passB, map, layer, head) : a;
+        if (!b)
+            return usage(CommandLine::tr("--compare: %1").arg(QString::fromStdString(b.error().message)));
+        d.head = lab->compareHead;
+        d.a = std::move(a).value();
+        d.b = std::move(b).value();
+        ComparisonText text;
+        text.kind = *lab->compare;
+        text.map = map;
+        text.layer = layer;
+        text.head = head;
+        text.ablated = lab->ablate;
+        text.ablation = lab->ablation;
+        text.headDim = config.headDim;
+        text.otherSentence = lab->compareSentence;
+        const attn::Matrix difference = d.b - d.a;
+        start.differenceCaption =
+            comparisonCaption(text, difference.size() > 0 ? difference.cwiseAbs().maxCoeff() : 0.0);
+        QStringList labelsA;
+        for (const int id : ids)
+            labelsA << model->tokenizer->token(id).display;
+        start.differenceLabels = comparisonLabels(labelsA, labelsB);
+        start.difference = std::move(d);
+    }
     start.model = std::move(model).value();
     start.result = std::move(result).value();
     start.scaleMode = scaleModeOf(input.scale);
@@ -324,7 +376,7 @@ attn::Expected<std::shared_ptr<const ModelFolder>> modelWindowFolder(const Comma
                              .arg(QLatin1String(option)));
     for (const char* option : {"--scale", "--mask", "--no-qk-norm", "--temperature", "--format", "--caption",
                                "--allow-large-export", "--head-scores", "--ablate", "--ablation", "--probe",
-                               "--logit-lens", "--rollout", "--rope"})
+                               "--logit-lens", "--rollout", "--rope", "--compare", "--compare-map"})
         if (parser.isSet(QLatin1String(option)))
             return usage(
                 CommandLine::tr("%1 with --model is for the export: give --export-dir OUT, or set it "
@@ -377,6 +429,9 @@ int runModelCommand(const CommandLineParser& parser, const ModelCommandInput& in
                          std::shared_ptr<const attn::DecoderResult>(std::shared_ptr<void>(), &start->result),
                          start->scaleMode, *start->rotary, start->headLab));
     }
+    if (start->difference)
+        files.push_back(differenceJsonFile(start->model, start->result, start->scaleMode, *start->difference,
+                                           &start->headLab));
     if (formats.png || formats.svg || formats.pdf) {
         attn::Expected<std::vector<OutputFile>> pictures =
             modelPictureFiles(start.value(), start->sentence, parser.value(QStringLiteral("--caption")),

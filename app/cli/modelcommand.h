@@ -26,6 +26,7 @@
 // refused with --model. Bad input, a checkpoint the readers refuse, a
 // sentence too long: exit 2 with one line, nothing written.
 
+#include "differenceexport.h"
 #include "attention.h"
 #include "expected.h"
 #include "gpt2.h"
@@ -85,6 +86,11 @@ struct ModelStart {
     std::optional<attn::HeadScoreTable> headScores;
     std::optional<attn::LogitLens> logitLens;  // --logit-lens
     std::optional<attn::RotaryHead> rotary;    // --rope: rope.json and rope.<ext>
+    // --compare: difference.json and difference.<ext>, with the picture's
+    // caption and labels as the Lens page words them.
+    std::optional<ModelDifference> difference;
+    QString differenceCaption;
+    QStringList differenceLabels;
 };
 
 // The options checked (combinations, --temperature, --scale's range), the

@@ -2,6 +2,7 @@
 #include "modelpictures.h"
 
 #include "modelpicturesexporter.h"
+#include "pictureencoder.h"
 
 #include <QStringList>
 
@@ -54,6 +55,16 @@ attn::Expected<std::vector<OutputFile>> modelPictureFiles(const ModelStart& star
             return pictures.error();
         for (OutputFile& file : pictures.value())
             files.push_back(std::move(file));
+        if (start.difference) {
+            // Drawn now, as the exporter's files are.
+            const ModelMapPicture map = ModelPicturesExporter::differencePicture(
+                start.difference->b - start.difference->a, start.differenceLabels, start.differenceCaption);
+            if (attn::Status s = appendPictureFile(
+                    &files, [&](QPainter& p, const QSize& sz) { exporter.paintMap(p, sz, map); }, format,
+                    size, ModelPicturesExporter::mapSize(), QStringLiteral("difference"));
+                !s)
+                return s.error();
+        }
     }
     return files;
 }

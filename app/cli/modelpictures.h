@@ -6,7 +6,8 @@
 // weights; head_view_layer<N>.<ext> for each layer N = 1.., its heads'
 // weights as lines from queries to keys; next_token.<ext>, the most likely
 // next tokens with their probabilities and the temperature; with --rope,
-// rope.<ext>, the head before and after the rotation. Needs a
+// rope.<ext>, the head before and after the rotation; with --compare,
+// difference.<ext>, map B − A as the Lens page draws it. Needs a
 // QGuiApplication (main() makes one for pictures).
 
 #include "attentionexport.h"

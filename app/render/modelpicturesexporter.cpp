@@ -247,6 +247,37 @@ void ModelPicturesExporter::paintMap(QPainter& painter, const QSize& size, const
     painter.restore();
 }
 
+ModelMapPicture ModelPicturesExporter::rolloutPicture(attn::Matrix rollout, QStringList labels,
+                                                      const QString& passText)
+{
+    ModelMapPicture map;
+    map.title = tr("attention rollout");
+    map.description = passText;
+    map.mapTitle = tr("Attention rollout (rows: queries)");
+    map.values = std::move(rollout);
+    map.labels = std::move(labels);
+    return map;
+}
+
+ModelMapPicture ModelPicturesExporter::differencePicture(attn::Matrix difference, QStringList labels,
+                                                         const QString& caption)
+{
+    ModelMapPicture map;
+    map.title = tr("difference of two runs, B − A");
+    // "|B − A|" kept on one line where the description wraps.
+    map.description =
+        QString(caption).replace(QStringLiteral("|B − A|"), QStringLiteral("|B\u00a0−\u00a0A|"));
+    map.mapTitle = tr("B − A (rows: queries; blue: B below A, red: above)");
+    const double largest = difference.size() > 0 ? difference.cwiseAbs().maxCoeff() : 0.0;
+    const double limit = largest > 0.0 ? largest : 1.0;
+    map.values = std::move(difference);
+    map.labels = std::move(labels);
+    map.colors = MapColors::Diverging;
+    map.low = -limit;
+    map.high = limit;
+    return map;
+}
+
 attn::Expected<std::vector<OutputFile>> ModelPicturesExporter::files(ImageFormat format,
                                                                      const QSize& size) const
 {

@@ -104,6 +104,12 @@ public:
     // `map` under the title lines (the model, the sentence, the caption)
     // and its description; white ground and nothing else for an empty map.
     void paintMap(QPainter& painter, const QSize& size, const ModelMapPicture& map) const;
+    // The Lens page's two maps as pictures: the rollout (rows: queries) of
+    // the pass `passText` describes, on the weights' scale; B − A with the
+    // comparison's caption, on a diverging scale up to its largest change.
+    static ModelMapPicture rolloutPicture(attn::Matrix rollout, QStringList labels, const QString& passText);
+    static ModelMapPicture differencePicture(attn::Matrix difference, QStringList labels,
+                                             const QString& caption);
 
     // The three pictures in `format`: model_view, head_view (with
     // everyLayer head_view_layer1, head_view_layer2, ...), next_token

@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <optional>
 #include <vector>
 
 namespace {
@@ -104,6 +105,7 @@ private slots:
     void probeWithEverything();
     void lensAndRollout_data();
     void lensAndRollout();
+    void compare();
     void refused_data();
     void refused();
     void refusedWithoutModel();
@@ -326,6 +328,96 @@ void TestHeadLabCommand::lensAndRollout()
              qPrintable(QString::number(testdata::maxAbsDiff(rollout, expected))));
 }
 
+// One head's weights in a model_attention.json (null above the diagonal: 0).
+attn::Matrix headWeights(const QJsonObject& attention, int layer, int head)
+{
+    const QJsonArray rows = attention["layers"]
+                                .toArray()[layer]
+                                .toObject()["heads"]
+                                .toArray()[head]
+                                .toObject()["weights"]
+                                .toArray();
+    attn::Matrix m = attn::Matrix::Zero(rows.size(), rows.size());
+    for (int i = 0; i < rows.size(); ++i)
+        for (int j = 0; j < rows.size(); ++j)
+            m(i, j) = rows[i].toArray()[j].toDouble();
+    return m;
+}
+
+// --compare: map A and map B are those the same options write into
+// model_attention.json on their own (a run with --scale none, with
+// --ablate, over the other sentence), and difference = b - a exactly.
+void TestHeadLabCommand::compare()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString sentence = QStringLiteral("The cat sat on the mat. The cat");
+    const auto run = [&](const QString& name, const QStringList& more) {
+        const Run r = runApp(
+            QStringList{"--model", tinyFolder(), "--sentence", sentence, "--export-dir", dir.filePath(name)}
+            + more);
+        return r.exitCode == 0 ? std::optional<QString>(dir.filePath(name)) : std::nullopt;
+    };
+    const std::optional<QString> plain = run(QStringLiteral("plain"), {"--rollout"});
+    const std::optional<QString> none = run(QStringLiteral("none"), {"--scale", "none"});
+    const std::optional<QString> ablated = run(QStringLiteral("ablated"), {"--ablate", "0.1", "--rollout"});
+    QVERIFY(plain && none && ablated);
+    const QJsonObject plainJson = readJsonFile(*plain + QStringLiteral("/model_attention.json"));
+
+    // Scaled vs unscaled, head 1.2.
+    const std::optional<QString> unscaled =
+        run(QStringLiteral("unscaled"),
+            {"--compare", "unscaled", "--compare-map", "1.2", "--format", "json,png"});
+    QVERIFY(unscaled);
+    QJsonObject d = readJsonFile(*unscaled + QStringLiteral("/difference.json"));
+    QCOMPARE(d["comparison"].toString(), QStringLiteral("unscaled"));
+    QCOMPARE(d["map"].toString(), QStringLiteral("head"));
+    QCOMPARE(d["layer"].toInt(), 1);
+    QCOMPARE(d["head"].toInt(), 2);
+    attn::Matrix a = testdata::toMatrix(d["a"]);
+    attn::Matrix b = testdata::toMatrix(d["b"]);
+    QCOMPARE(testdata::maxAbsDiff(a, headWeights(plainJson, 1, 2)), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(
+                 b, headWeights(readJsonFile(*none + QStringLiteral("/model_attention.json")), 1, 2)),
+             0.0);
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(d["difference"]), attn::Matrix(b - a)), 0.0);
+    QVERIFY(d["largest_change"].toDouble() == (b - a).cwiseAbs().maxCoeff());
+    QVERIFY(d["largest_change"].toDouble() > 1e-3);
+    QVERIFY(QFileInfo::exists(*unscaled + QStringLiteral("/difference.png")));
+
+    // Intact vs ablated, the rollout: A the intact run's, B the ablated run's.
+    const std::optional<QString> both =
+        run(QStringLiteral("both"), {"--compare", "ablated", "--ablate", "0.1"});
+    QVERIFY(both);
+    d = readJsonFile(*both + QStringLiteral("/difference.json"));
+    QCOMPARE(d["map"].toString(), QStringLiteral("rollout"));
+    QCOMPARE(d["ablated"].toArray()[0].toArray()[1].toInt(), 1);
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(d["a"]), testdata::toMatrix(plainJson["rollout"])), 0.0);
+    QCOMPARE(
+        testdata::maxAbsDiff(
+            testdata::toMatrix(d["b"]),
+            testdata::toMatrix(readJsonFile(*ablated + QStringLiteral("/model_attention.json"))["rollout"])),
+        0.0);
+    QVERIFY(d["largest_change"].toDouble() > 1e-6);
+
+    // Another sentence of as many tokens, head 0.0.
+    const QString other = QStringLiteral("The dog ran on the rug. The dog");
+    const Run otherRun = runApp({"--model", tinyFolder(), "--sentence", other, "--export-dir",
+                                 dir.filePath(QStringLiteral("other"))});
+    QVERIFY2(otherRun.exitCode == 0, otherRun.err.constData());
+    const QJsonObject otherJson = readJsonFile(dir.filePath(QStringLiteral("other/model_attention.json")));
+    const std::optional<QString> sentences =
+        run(QStringLiteral("sentences"),
+            {"--compare", QStringLiteral("sentence:") + other, "--compare-map", "0.0"});
+    QVERIFY(sentences);
+    d = readJsonFile(*sentences + QStringLiteral("/difference.json"));
+    QCOMPARE(d["other_sentence"].toString(), other);
+    QCOMPARE(d["other_token_ids"].toArray(), otherJson["token_ids"].toArray());
+    QCOMPARE(d["token_ids"].toArray(), plainJson["token_ids"].toArray());
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(d["a"]), headWeights(plainJson, 0, 0)), 0.0);
+    QCOMPARE(testdata::maxAbsDiff(testdata::toMatrix(d["b"]), headWeights(otherJson, 0, 0)), 0.0);
+}
+
 void TestHeadLabCommand::refused_data()
 {
     QTest::addColumn<QStringList>("arguments");  // after --model DIR
@@ -365,6 +457,26 @@ void TestHeadLabCommand::refused_data()
                                                        "most 64 (its config.json): give R up to 32");
     QTest::newRow("rollout without json") << (sentence + QStringList{"--rollout", "--format", "png"} + out)
                                           << QStringLiteral("--rollout adds rollout to model_attention.json");
+    QTest::newRow("compare kind") << (sentence + QStringList{"--compare", "scaled"} + out)
+                                  << QStringLiteral("--compare must be ablated, unscaled or sentence:TEXT");
+    QTest::newRow("compare ablated alone")
+        << (sentence + QStringList{"--compare", "ablated"} + out) << QStringLiteral("give --ablate L.H too");
+    QTest::newRow("compare unscaled with scale")
+        << (sentence + QStringList{"--compare", "unscaled", "--scale", "none"} + out)
+        << QStringLiteral("drop --scale");
+    QTest::newRow("compare sentence empty") << (sentence + QStringList{"--compare", "sentence:"} + out)
+                                            << QStringLiteral("needs the other sentence after the colon");
+    QTest::newRow("compare another length")
+        << (sentence + QStringList{"--compare", "sentence:Jane is going to the cinema"} + out)
+        << QStringLiteral("TEXT is 6 tokens and --sentence 3");
+    QTest::newRow("compare map alone")
+        << (sentence + QStringList{"--compare-map", "0.1"} + out) << QStringLiteral("give --compare too");
+    QTest::newRow("compare map malformed")
+        << (sentence + QStringList{"--compare", "unscaled", "--compare-map", "first"} + out)
+        << QStringLiteral("--compare-map must be one head as LAYER.HEAD");
+    QTest::newRow("compare map out of range")
+        << (sentence + QStringList{"--compare", "unscaled", "--compare-map", "0.4"} + out)
+        << QStringLiteral("--compare-map 0.4: head 4 does not exist");
     QTest::newRow("in the window") << (sentence + QStringList{"--head-scores"})
                                    << QStringLiteral("--head-scores with --model is for the export");
 }

@@ -11,7 +11,8 @@
 // head_view_layer<N>). Without a model the model views are not offered and
 // Export all views writes the rest. The Lens page's rollout and A/B
 // difference maps export alone once computed: their numbers against a
-// plain-loop rollout of the shown pass and the pass's own weights.
+// plain-loop rollout of the shown pass and the pass's own weights; the
+// difference's picture is --compare's, pixel for pixel.
 #include "modelsession.h"
 #include "exportactions.h"
 #include "guitest.h"
@@ -586,6 +587,21 @@ void TestModelExports::lensMaps()
         ExportView::ModelDifference, ImageFormat::Png, QSize(600, 600), 1.0, exports->defaultOptions());
     QVERIFY(differencePng);
     QVERIFY(inkedPixels(differencePng.value()) > 600 * 600 / 10);
+    // The command line's --compare draws the same picture, pixel for pixel.
+    QTemporaryDir cli;
+    const apptest::Run run = apptest::runApp(
+        {QStringLiteral("--model"), tinyFolder(), QStringLiteral("--sentence"), sentence,
+         QStringLiteral("--compare"), QStringLiteral("unscaled"), QStringLiteral("--compare-map"),
+         QStringLiteral("%1.%2").arg(w.session()->selectedLayer()).arg(w.session()->selectedHead()),
+         QStringLiteral("--export-dir"), cli.path(), QStringLiteral("--format"), QStringLiteral("png")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const attn::Expected<QByteArray> shown = exports->picture(
+        ExportView::ModelDifference, ImageFormat::Png, ViewExporter::defaultSize(ExportView::ModelDifference),
+        1.0, exports->defaultOptions());
+    QVERIFY(shown);
+    QString why;
+    QVERIFY2(samePng(shown.value(), readAll(cli.filePath(QStringLiteral("difference.png"))), &why),
+             qPrintable(why));
     // Export all views leaves them out, as the command line does.
     QTemporaryDir out;
     const attn::Status written = w->exports()->exportAllViews(out.path());

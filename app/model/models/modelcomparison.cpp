@@ -68,7 +68,7 @@ struct ModelComparison::Outcome {
     attn::Expected<attn::Matrix> b = attn::Error{};
     std::vector<std::shared_ptr<const KeptPass>> kept;
     QStringList labels;
-    QString caption;
+    ComparisonText text;  // the caption's
 };
 
 ModelComparison::ModelComparison(ModelSession* session, QObject* parent)
@@ -209,9 +209,10 @@ void ModelComparison::request()
         for (const ModelToken& t : tokensB)
             job->b.ids.push_back(t.id);
         job->b.options = run;
-        for (int i = 0; i < labels.size(); ++i)
-            if (tokensB[std::size_t(i)].display != labels[i])
-                labels[i] += QLatin1Char('/') + tokensB[std::size_t(i)].display;
+        QStringList displayB;
+        for (const ModelToken& t : tokensB)
+            displayB << t.display;
+        labels = comparisonLabels(labels, displayB);
         break;
     }
     }
@@ -226,7 +227,16 @@ void ModelComparison::request()
     auto outcome = std::make_shared<Outcome>();
     outcome->generation = generation;
     outcome->labels = std::move(labels);
-    outcome->caption = describe(*job);
+    ComparisonText text;
+    text.kind = job->kind;
+    text.map = job->map;
+    text.layer = job->layer;
+    text.head = job->head;
+    text.ablated = job->ablated;
+    text.ablation = job->ablation;
+    text.headDim = session_->config().headDim;
+    text.otherSentence = otherSentence_;
+    outcome->text = std::move(text);
     setComputing(true);
     lane_->post([this, job, outcome](const std::atomic<bool>& stop) {
         const attn::DecoderModel& model = *job->model->decoder;
@@ -266,41 +276,61 @@ void ModelComparison::request()
     });
 }
 
-QString ModelComparison::describe(const Job& job) const
+QString comparisonCaption(const ComparisonText& job, std::optional<double> largest)
 {
     const QString what = job.map == ComparedMap::Rollout
-                             ? tr("the rollout")
-                             : tr("L%1 H%2's weights").arg(job.layer + 1).arg(job.head + 1);
+                             ? ModelComparison::tr("the rollout")
+                             : ModelComparison::tr("L%1 H%2's weights").arg(job.layer + 1).arg(job.head + 1);
+    QString text;
     switch (job.kind) {
     case ComparisonKind::IntactVsAblated: {
-        if (job.ablated.empty())
-            return tr("B − A = ablated − intact, %1: no head is ablated (the Ablation page chooses them), "
-                      "so B is A.")
-                .arg(what);
+        if (job.ablated.empty()) {
+            text = ModelComparison::tr(
+                       "B − A = ablated − intact, %1: no head is ablated (the Ablation page chooses them), "
+                       "so B is A.")
+                       .arg(what);
+            break;
+        }
         QStringList heads;
         int first = job.ablated.front().layer;
         for (const attn::HeadIndex& h : job.ablated) {
-            heads << tr("L%1 H%2").arg(h.layer + 1).arg(h.head + 1);
+            heads << ModelComparison::tr("L%1 H%2").arg(h.layer + 1).arg(h.head + 1);
             first = std::min(first, h.layer);
         }
-        QString text = tr("B − A = without %1 (%2) − intact, %3.")
-                           .arg(heads.join(QStringLiteral(", ")),
-                                job.ablation == attn::HeadAblation::Mean ? tr("mean") : tr("zero"), what);
+        text = ModelComparison::tr("B − A = without %1 (%2) − intact, %3.")
+                   .arg(heads.join(QStringLiteral(", ")),
+                        job.ablation == attn::HeadAblation::Mean ? ModelComparison::tr("mean")
+                                                                 : ModelComparison::tr("zero"),
+                        what);
         if (job.map == ComparedMap::SelectedHead && job.layer <= first)
-            text += tr(" L%1 comes before the first ablated head's output (L%2): nothing of it changes; "
-                       "choose a later layer or the rollout.")
+            text += ModelComparison::tr(
+                        " L%1 comes before the first ablated head's output (L%2): nothing of it changes; "
+                        "choose a later layer or the rollout.")
                         .arg(job.layer + 1)
                         .arg(first + 1);
-        return text;
+        break;
     }
     case ComparisonKind::ScaledVsUnscaled:
-        return tr("B − A = unscaled (÷ 1) − scaled (÷ √d_k = %1) in every head, %2.")
-            .arg(std::sqrt(double(session_->config().headDim)))
-            .arg(what);
+        text = ModelComparison::tr("B − A = unscaled (÷ 1) − scaled (÷ √d_k = %1) in every head, %2.")
+                   .arg(std::sqrt(double(job.headDim)))
+                   .arg(what);
+        break;
     case ComparisonKind::OtherSentence:
-        return tr("B − A = “%1” − this sentence, %2.").arg(otherSentence_, what);
+        text = ModelComparison::tr("B − A = “%1” − this sentence, %2.").arg(job.otherSentence, what);
+        break;
     }
-    return QString();
+    if (largest)
+        text += ModelComparison::tr(" Largest |B − A|: %1.").arg(*largest, 0, 'g', 4);
+    return text;
+}
+
+QStringList comparisonLabels(const QStringList& tokensA, const QStringList& tokensB)
+{
+    QStringList labels = tokensA;
+    for (int i = 0; i < labels.size() && i < tokensB.size(); ++i)
+        if (tokensB[i] != labels[i])
+            labels[i] += QLatin1Char('/') + tokensB[i];
+    return labels;
 }
 
 void ModelComparison::deliver(const std::shared_ptr<Outcome>& outcome)
@@ -321,7 +351,7 @@ void ModelComparison::deliver(const std::shared_ptr<Outcome>& outcome)
     difference_ = b_ - a_;
     largest_ = difference_.size() ? difference_.cwiseAbs().maxCoeff() : 0.0;
     labels_ = std::move(outcome->labels);
-    caption_ = outcome->caption + tr(" Largest |B − A|: %1.").arg(largest_, 0, 'g', 4);
+    caption_ = comparisonCaption(outcome->text, largest_);
     problem_.clear();
     emit changed();
 }

@@ -36,6 +36,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attnlab {
@@ -50,6 +51,25 @@ enum class ComparedMap { SelectedHead, Rollout };
 // by model.head), or the rollout; an error for a head out of range.
 attn::Expected<attn::Matrix> comparedMap(const attn::DecoderModel& model, const attn::DecoderResult& pass,
                                          ComparedMap map, int layer, int head);
+
+// What a comparison is, for its one-line caption (the Lens page's line,
+// the pictures' and `--compare`'s): "B − A = unscaled (÷ 1) − scaled
+// (÷ √d_k = 8) in every head, L2 H3's weights." `largest` adds
+// " Largest |B − A|: 0.2051." when given.
+struct ComparisonText {
+    ComparisonKind kind = ComparisonKind::IntactVsAblated;
+    ComparedMap map = ComparedMap::SelectedHead;
+    int layer = 0;
+    int head = 0;
+    std::vector<attn::HeadIndex> ablated;  // intact vs ablated
+    attn::HeadAblation ablation = attn::HeadAblation::Zero;
+    int headDim = 1;
+    QString otherSentence;
+};
+QString comparisonCaption(const ComparisonText& text, std::optional<double> largest = std::nullopt);
+
+// The maps' labels: A's tokens, "a/b" where B's token differs (another sentence).
+QStringList comparisonLabels(const QStringList& tokensA, const QStringList& tokensB);
 
 class ModelComparison : public QObject {
     Q_OBJECT
@@ -97,7 +117,6 @@ private:
     void deliver(const std::shared_ptr<Outcome>& outcome);
     void setComputing(bool computing);
     void fail(const QString& problem);
-    QString describe(const Job& job) const;
 
     ModelSession* session_;
     ComparisonKind kind_ = ComparisonKind::IntactVsAblated;

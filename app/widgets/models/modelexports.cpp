@@ -236,34 +236,21 @@ std::string ModelExports::rotaryCsv() const
 
 ModelMapPicture ModelExports::rolloutPicture() const
 {
-    ModelMapPicture map;
     if (!views_.readings || !hasResult() || views_.readings->rollout().rows() == 0)
-        return map;
-    map.title = tr("attention rollout");
-    map.description = views_.readings->passText();
-    map.mapTitle = tr("Attention rollout (rows: queries)");
-    map.values = views_.readings->rollout();
+        return {};
+    QStringList labels;
     for (const ModelToken& t : views_.readings->tokens())
-        map.labels << t.display;
-    return map;
+        labels << t.display;
+    return ModelPicturesExporter::rolloutPicture(views_.readings->rollout(), labels,
+                                                 views_.readings->passText());
 }
 
 ModelMapPicture ModelExports::differencePicture() const
 {
-    ModelMapPicture map;
     const ModelComparison* c = views_.comparison;
     if (!c || !hasResult() || c->difference().rows() == 0)
-        return map;
-    map.title = tr("difference of two runs, B − A");
-    // "|B − A|" kept on one line where the description wraps.
-    map.description = c->caption().replace(QStringLiteral("|B − A|"), QStringLiteral("|B\u00a0−\u00a0A|"));
-    map.mapTitle = tr("B − A (rows: queries; blue: B below A, red: above)");
-    map.values = c->difference();
-    map.labels = c->labels();
-    map.colors = MapColors::Diverging;
-    map.low = -c->colorLimit();
-    map.high = c->colorLimit();
-    return map;
+        return {};
+    return ModelPicturesExporter::differencePicture(c->difference(), c->labels(), c->caption());
 }
 
 namespace {
