@@ -10,6 +10,8 @@
 // the logit difference of " film" and " book" is the logits' own.
 
 #include "guitest.h"
+#include "spacemarkink.h"
+#include "tokenitemdelegate.h"
 #include "head_scores.h"
 #include "headlabpanel.h"
 #include "heatmapview.h"
@@ -38,6 +40,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QHeaderView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -389,6 +392,33 @@ void TestHeadLab::lensAndRollout()
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat sat")));
+    // The last token's table draws a key's "␣" as the bracket (TokenItemDelegate).
+    {
+        auto* lastRow = guitest::find<QTableWidget>(*panel, QStringLiteral("modelLastRowTable"));
+        QTRY_VERIFY(lastRow->isVisible() && lastRow->rowCount() > 1);
+        const QImage shot = lastRow->viewport()->grab().toImage();
+        QTableWidgetItem* cat = lastRow->item(1, 0);
+        QCOMPARE(cat->text(), QStringLiteral("␣cat"));
+        const QRect cell = lastRow->visualItemRect(cat);
+        VERIFY_BRACKET(shot, cell.adjusted(0, 1, -1, -2), lastRow->font());
+        // Two lines, as the lens's cells: the token over its probability.
+        QTableWidget two(1, 1);
+        two.setItemDelegate(new TokenItemDelegate(&two));
+        two.verticalHeader()->setDefaultSectionSize(3 * two.fontMetrics().lineSpacing());
+        two.horizontalHeader()->setDefaultSectionSize(12 * two.fontMetrics().averageCharWidth());
+        two.resize(300, 200);
+        auto* item = new QTableWidgetItem(QStringLiteral("␣cat\n96.3 %"));
+        item->setTextAlignment(Qt::AlignCenter);
+        two.setItem(0, 0, item);
+        const QImage twoShot = two.viewport()->grab().toImage();
+        const QRect both = two.visualItemRect(item).adjusted(0, 1, -1, -2);
+        const int middle = both.center().y();
+        const QRect upper(both.left(), both.top(), both.width(), middle - both.top());
+        VERIFY_BRACKET(twoShot, upper, two.font());
+        QVERIFY(spacemarkink::inkOf(twoShot, QRect(both.left(), middle, both.width(), both.bottom() - middle))
+                    .height()
+                > 3);
+    }
     // Not shown: nothing read.
     QVERIFY(!panel->readings()->hasReadings() && !panel->readings()->isComputing());
     LensPanel* lens = panel->lensPanel();

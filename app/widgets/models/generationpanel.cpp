@@ -2,6 +2,7 @@
 #include "generationpanel.h"
 
 #include "elidedlabel.h"
+#include "tokenitemdelegate.h"
 #include "generationsession.h"
 #include "heatmapview.h"
 #include "modelsession.h"
@@ -86,6 +87,7 @@ GenerationPanel::GenerationPanel(ModelSession* model, GenerationSession* generat
 
     table_ = new QTableWidget(0, 6, this);
     table_->setObjectName(QStringLiteral("generateStepsTable"));
+    table_->setItemDelegateForColumn(1, new TokenItemDelegate(table_));
     table_->setHorizontalHeaderLabels(
         {tr("step"), tr("token"), tr("p"), tr("cached"), tr("K/V bytes"), tr("1 K/V per head")});
     table_->horizontalHeaderItem(3)->setToolTip(

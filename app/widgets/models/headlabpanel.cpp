@@ -2,6 +2,7 @@
 #include "headlabpanel.h"
 
 #include "head_scores.h"
+#include "tokenitemdelegate.h"
 #include "modelgridrenderer.h"
 #include "modelsession.h"
 #include "probebox.h"
@@ -155,6 +156,7 @@ HeadLabPanel::HeadLabPanel(ModelSession* session, QWidget* parent) : QTabWidget(
     comparison_ = makeTable({tr("token"), tr("intact"), tr("ablated"), tr("change")},
                             QStringLiteral("modelAblationTable"), parent ? parent : this);
     comparison_->setAccessibleName(tr("Next tokens, intact and ablated"));
+    comparison_->setItemDelegateForColumn(0, new TokenItemDelegate(comparison_));
     QHeaderView* columns = comparison_->horizontalHeader();
     columns->setStretchLastSection(false);
     columns->setSectionResizeMode(0, QHeaderView::Stretch);

@@ -2,6 +2,7 @@
 #include "lenspanel.h"
 
 #include "colormap.h"
+#include "tokenitemdelegate.h"
 #include "heatmapview.h"
 #include "modelcomparison.h"
 #include "modelreadings.h"
@@ -56,6 +57,7 @@ LensPanel::LensPanel(ModelSession* session, ModelReadings* readings, ModelCompar
 
     lens_ = new QTableWidget(this);
     lens_->setObjectName(QStringLiteral("modelLensTable"));
+    lens_->setItemDelegate(new TokenItemDelegate(lens_));
     lens_->setAccessibleName(tr("Logit lens: the most likely next token after each layer"));
     lens_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     lens_->setSelectionMode(QAbstractItemView::NoSelection);

@@ -2,6 +2,7 @@
 #include "modelpanel.h"
 
 #include "keyvaluesharing.h"
+#include "tokenitemdelegate.h"
 
 #include "cinemalesson.h"
 #include "elidedlabel.h"
@@ -213,6 +214,7 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     headCaption_ = new QLabel(this);
     headCaption_->setObjectName(QStringLiteral("modelHeadCaption"));
     lastRow_ = makeTable({tr("key"), tr("weight")}, QStringLiteral("modelLastRowTable"), this);
+    lastRow_->setItemDelegateForColumn(0, new TokenItemDelegate(lastRow_));
     lastRow_->setAccessibleName(tr("Selected head's weights from the last token"));
     lastRow_->setToolTip(
         tr("Click a key to rank every head by its weight from the last token to it; "
