@@ -204,11 +204,15 @@ void TestModelViewState::qkNormRoundTrip()
     // Reopened over another model: Qwen3 replaces GPT-2.
     Lab lab;
     QVERIFY(open(lab.session, kGpt2));
+    const int before = lab.passes->load();
     QSignalSpy opened(&lab.session, &ModelSession::modelOpened);
     lab.state.loadFrom(view);
     QVERIFY(opened.wait(10000));
     QVERIFY(modeltest::settle(lab.session));
     QVERIFY(lab.session.qkNormRemoved());
+    // One pass, over Qwen3's ids: none over GPT-2's left from before.
+    QCOMPARE(lab.passes->load(), before + 1);
+    QCOMPARE(lab.session.cancelledPasses(), 0);
     attn::DecoderRunOptions options;
     options.divisors = attn::HeadDivisors::standard(lab.session.config());
     QVERIFY(options.divisors.set(attn::ScaleMode::None, 0.0, lab.session.config().headDim));
