@@ -32,6 +32,7 @@
 #include "score_range.h"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QLabel>
@@ -602,6 +603,14 @@ void TestHeadLab::modelSavedWithLab()
     QVERIFY(!window->documents()->document()->isModified());
     QCOMPARE(window->documents()->undoStack()->count(), 0);
     QVERIFY(panel->grid()->renderer().crossedTiles() == std::vector<int>{0 * 4 + 1});
+    // The controls show them.
+    auto* temperature = guitest::find<QDoubleSpinBox>(*panel, QStringLiteral("modelTemperatureBox"));
+    auto* maskKind = guitest::find<QComboBox>(*panel, QStringLiteral("modelMaskCombo"));
+    auto* maskWindow = guitest::find<QSpinBox>(*panel, QStringLiteral("modelMaskWindowSpin"));
+    QVERIFY(temperature && maskKind && maskWindow);
+    QCOMPARE(temperature->value(), 0.7);
+    QCOMPARE(maskKind->currentData().toInt(), int(attn::AttentionMask::Kind::Sliding));
+    QCOMPARE(maskWindow->value(), 3);
     attn::DecoderRunOptions options;
     options.divisors = attn::HeadDivisors::standard(session->config());
     QVERIFY(options.divisors.set(attn::ScaleMode::Custom, 2.5, session->config().headDim, 1, 0));

@@ -343,6 +343,7 @@ void ModelViewState::apply(const SavedModel& saved, const QJsonObject& view)
                          .arg(QDir(session_->modelFolder()).dirName(), problem));
     if (ablation_)
         ablation_->loadFrom(view);
+    emit restored();
 }
 
 }  // namespace attnlab

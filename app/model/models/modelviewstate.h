@@ -81,6 +81,9 @@ signals:
     void openingModel(const QString& folder);
     // What could not be restored, in one line.
     void message(const QString& text);
+    // The lab's what-ifs, selection and ablation are set (the controls
+    // that show them follow the session).
+    void restored();
 
 private:
     void opened();

@@ -194,6 +194,7 @@ void ModelController::setUndoStack(QUndoStack* stack)
     // After AblationUndo: on modelOpened the what-ifs are set before the ablation.
     saved_ = new ModelViewState(session_, ablation_, this);
     connect(saved_, &ModelViewState::message, panel_, &ModelPanel::showMessage);
+    connect(saved_, &ModelViewState::restored, panel_, &ModelPanel::syncWhatIfs);
     connect(saved_, &ModelViewState::openingModel, this, [this] {
         userModel_ = true;
         demoOpening_ = false;
