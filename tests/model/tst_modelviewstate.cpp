@@ -9,6 +9,7 @@
 // refused in one line, the rest of the lab (its ablation) still read.
 
 #include "ablationundo.h"
+#include "demomodel.h"
 #include "modelsession.h"
 #include "modelsessionwait.h"
 #include "modelviewstate.h"
@@ -86,6 +87,7 @@ private slots:
     void openFolderIsNotReadAgain();
     void qkNormRoundTrip();
     void withoutModelAsBefore();
+    void demoByName();
     void missingFolder_data();
     void missingFolder();
     void malformed_data();
@@ -239,6 +241,28 @@ void TestModelViewState::withoutModelAsBefore()
     QCOMPARE(lab.session.temperature(), 2.0);
     QVERIFY(lab.session.maskWhatIf() == attn::AttentionMask::sliding(2));
     QCOMPARE(int(lab.session.ablatedHeads().size()), 1);  // the ablation, as before
+}
+
+void TestModelViewState::demoByName()
+{
+    const attn::Expected<QString> demo = demoModelFolder();
+    QVERIFY(demo.ok());
+    Lab saved;
+    QVERIFY(open(saved.session, demo.value()));
+    QJsonObject view;
+    saved.state.saveTo(&view);
+    const QJsonObject model = view.value(QStringLiteral("model")).toObject();
+    // The demo by its name, nothing else but the selection: no what-if set.
+    QCOMPARE(model.value(QStringLiteral("folder")).toString(), QStringLiteral("demo"));
+    QCOMPARE(model.keys(), (QStringList{QStringLiteral("folder"), QStringLiteral("selected")}));
+
+    Lab lab;
+    QVERIFY(open(lab.session, kGpt2));
+    QSignalSpy opened(&lab.session, &ModelSession::modelOpened);
+    lab.state.loadFrom(view);
+    QVERIFY(opened.wait(10000));
+    QCOMPARE(QFileInfo(lab.session.modelFolder()).canonicalFilePath(),
+             QFileInfo(demo.value()).canonicalFilePath());
 }
 
 void TestModelViewState::missingFolder_data()
