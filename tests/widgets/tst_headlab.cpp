@@ -21,6 +21,7 @@
 #include "modelreadings.h"
 #include "probebox.h"
 #include "colormap.h"
+#include "demomodel.h"
 #include "documentcontroller.h"
 #include "labdocument.h"
 #include "mainwindow.h"
@@ -33,6 +34,7 @@
 #include "score_range.h"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QLabel>
@@ -98,6 +100,7 @@ private slots:
     void lensAndRollout();
     void probe();
     void ablationSavedAndUndone();
+    void modelSavedWithLab();
 
 private:
     QTemporaryDir settingsDir_;
@@ -580,6 +583,98 @@ void TestHeadLab::ablationSavedAndUndone()
     QCOMPARE(session->ablation(), attn::HeadAblation::Mean);
     QVERIFY(!window->documents()->document()->isModified());
     QVERIFY(panel->grid()->renderer().crossedTiles() == (std::vector<int>{0 * 4 + 3, 1 * 4 + 2}));
+}
+
+void TestHeadLab::modelSavedWithLab()
+{
+    QTemporaryDir dir;
+    const std::unique_ptr<MainWindow> window = guitest::shownWindow<MainWindow>(QSize(1024, 700));
+    QVERIFY(window);
+    ModelController* models = window->models();
+    ModelSession* session = models->session();
+    QSignalSpy opened(session, &ModelSession::modelOpened);
+    const QString gpt2 = QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2");
+    models->openModel(gpt2);
+    QVERIFY(opened.wait(10000));
+    ModelPanel* panel = models->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat")));
+    // What-ifs: L2 H1 divides by 2.5, the last 3 tokens seen, temperature
+    // 0.7; L1 H2 ablated (a Ctrl+click); L2 H3 selected.
+    session->selectHead(1, 0);
+    QVERIFY(session->setScale(attn::ScaleMode::Custom, 2.5, ScaleScope::ThisHead));
+    QVERIFY(session->setMaskWhatIf(attn::AttentionMask::sliding(3)));
+    QVERIFY(session->setTemperature(0.7));
+    QTest::mouseClick(panel->grid(), Qt::LeftButton, Qt::ControlModifier,
+                      panel->grid()->tileRect(0, 1).center());
+    session->selectHead(1, 2);
+    QVERIFY(QTest::qWaitFor([&] { return !session->isComputing(); }, 10000));
+    const QString file = dir.filePath(QStringLiteral("model.attnlab"));
+    QVERIFY(window->documents()->document()->saveAs(file));
+
+    // A new lab over the demo model, then the file: tiny-gpt2 is read
+    // again and shows what was saved.
+    window->documents()->document()->startUntitled();
+    const attn::Expected<QString> demo = demoModelFolder();
+    QVERIFY(demo.ok());
+    models->openModel(demo.value());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(QTest::qWaitFor([&] { return !session->isComputing(); }, 10000));
+    QVERIFY(session->ablatedHeads().empty());
+    QVERIFY(window->documents()->document()->open(file).ok());
+    QVERIFY(opened.wait(10000));
+    QVERIFY(QTest::qWaitFor([&] { return !session->isComputing() && session->result(); }, 10000));
+    QCOMPARE(QFileInfo(session->modelFolder()).canonicalFilePath(), QFileInfo(gpt2).canonicalFilePath());
+    QCOMPARE(session->selectedLayer(), 1);
+    QCOMPARE(session->selectedHead(), 2);
+    QCOMPARE(session->temperature(), 0.7);
+    QVERIFY(session->maskWhatIf() == attn::AttentionMask::sliding(3));
+    QCOMPARE(int(session->ablatedHeads().size()), 1);
+    QVERIFY(!window->documents()->document()->isModified());
+    QCOMPARE(window->documents()->undoStack()->count(), 0);
+    QVERIFY(panel->grid()->renderer().crossedTiles() == std::vector<int>{0 * 4 + 1});
+    // The controls show them.
+    auto* temperature = guitest::find<QDoubleSpinBox>(*panel, QStringLiteral("modelTemperatureBox"));
+    auto* maskKind = guitest::find<QComboBox>(*panel, QStringLiteral("modelMaskCombo"));
+    auto* maskWindow = guitest::find<QSpinBox>(*panel, QStringLiteral("modelMaskWindowSpin"));
+    QVERIFY(temperature && maskKind && maskWindow);
+    QCOMPARE(temperature->value(), 0.7);
+    QCOMPARE(maskKind->currentData().toInt(), int(attn::AttentionMask::Kind::Sliding));
+    QCOMPARE(maskWindow->value(), 3);
+    attn::DecoderRunOptions options;
+    options.divisors = attn::HeadDivisors::standard(session->config());
+    QVERIFY(options.divisors.set(attn::ScaleMode::Custom, 2.5, session->config().headDim, 1, 0));
+    options.mask = attn::AttentionMask::sliding(3);
+    std::vector<int> ids;
+    for (const ModelToken& t : session->resultTokens())
+        ids.push_back(t.id);
+    const attn::Expected<attn::DecoderResult> intact = session->model()->decoder->run(ids, options);
+    QVERIFY(intact.ok());
+    QVERIFY(session->result()->lastLogits == intact->lastLogits);
+    options.headOutput = attn::ablationHook({{0, 1}}, attn::HeadAblation::Zero);
+    const attn::Expected<attn::DecoderResult> ablated = session->model()->decoder->run(ids, options);
+    QVERIFY(ablated.ok());
+    QVERIFY(session->ablatedLogits() == ablated->lastLogits);
+
+    // The same lab naming a folder that is gone: one line on the Model
+    // tab, the lab itself opened (its file), the model as it was.
+    QFile saved(file);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QByteArray text = saved.readAll();
+    const QString gone = dir.filePath(QStringLiteral("gone"));
+    text.replace(QFileInfo(gpt2).absoluteFilePath().toUtf8(), gone.toUtf8());
+    const QString moved = dir.filePath(QStringLiteral("moved.attnlab"));
+    QFile out(moved);
+    QVERIFY(out.open(QIODevice::WriteOnly) && out.write(text) == text.size());
+    out.close();
+    QVERIFY(window->documents()->document()->open(moved).ok());
+    QCOMPARE(window->documents()->document()->filePath(), moved);
+    auto* message = guitest::find<QLabel>(*panel, QStringLiteral("modelMessage"));
+    QVERIFY(message && message->isVisible());
+    QVERIFY2(message->text().contains(gone) && !message->text().contains(QLatin1Char('\n')),
+             qPrintable(message->text()));
+    QCOMPARE(QFileInfo(session->modelFolder()).canonicalFilePath(), QFileInfo(gpt2).canonicalFilePath());
+    QVERIFY(!session->isLoading());
 }
 
 QTEST_MAIN(TestHeadLab)

@@ -57,6 +57,9 @@ public:
     // Sets the ablation `view` holds (none without the key), not an undo
     // step; applied at once with a model open, else when one opens.
     void loadFrom(const QJsonObject& view);
+    // Forgets an ablation waiting for a model (a lab that opens its own
+    // model hands its ablation over once that one is open).
+    void clearPending() { pending_.reset(); }
 
 signals:
     // A saved ablation that could not be applied, in one line.

@@ -106,6 +106,9 @@ void ModelSession::installModel(std::shared_ptr<const ModelFolder> model)
     resultProbe_.reset();
     probeLoss_.reset();
     ablatedProbeLoss_.reset();
+    // The previous model's ids: no setter in a modelOpened slot runs a pass
+    // over them; retokenize() below runs the first one.
+    tokens_.clear();
     emit modelOpened();
     emit selectionChanged(layer_, head_);
     retokenize();
@@ -168,8 +171,23 @@ attn::Status ModelSession::setProbe(std::optional<RepeatProbe> probe)
     return attn::okStatus();
 }
 
+ModelSession::PassBatch::PassBatch(ModelSession& session) : session_(session)
+{
+    ++session_.batches_;
+}
+
+ModelSession::PassBatch::~PassBatch()
+{
+    if (--session_.batches_ == 0 && std::exchange(session_.heldRequest_, false))
+        session_.request();
+}
+
 void ModelSession::request()
 {
+    if (batches_ > 0) {
+        heldRequest_ = true;
+        return;
+    }
     const quint64 generation = ++generation_;
     const int n = int(tokens_.size());
     if (n == 0) {
@@ -338,6 +356,30 @@ void ModelSession::resetScale()
     modes_.assign(divisors_.values.size(), attn::ScaleMode::SqrtDk);
     if (!tokens_.empty())
         request();
+}
+
+attn::Status ModelSession::setScales(const std::vector<attn::ScaleMode>& modes,
+                                     const std::vector<double>& divisors)
+{
+    if (!model_)
+        return attn::Error{"no model is open"};
+    attn::HeadDivisors edited = attn::HeadDivisors::standard(config());
+    if (modes.size() != edited.values.size() || divisors.size() != edited.values.size())
+        return attn::Error{QStringLiteral("the divisors are a table of %1 layers x %2 heads for this model")
+                               .arg(config().layers)
+                               .arg(config().heads)
+                               .toStdString()};
+    for (int l = 0; l < edited.nLayer; ++l)
+        for (int h = 0; h < edited.nHead; ++h) {
+            const std::size_t at = std::size_t(l) * std::size_t(edited.nHead) + std::size_t(h);
+            if (const attn::Status set = edited.set(modes[at], divisors[at], config().headDim, l, h); !set)
+                return set;
+        }
+    divisors_ = std::move(edited);
+    modes_ = modes;
+    if (!tokens_.empty())
+        request();
+    return attn::okStatus();
 }
 
 attn::Status ModelSession::setMaskWhatIf(std::optional<attn::AttentionMask> mask)

@@ -180,6 +180,13 @@ public:
     attn::Status setScale(attn::ScaleMode mode, double customDivisor, ScaleScope scope);
     // sqrt(head_dim) everywhere again.
     void resetScale();
+    // Every head's mode, layer-major as divisors().values.
+    const std::vector<attn::ScaleMode>& scaleModes() const { return modes_; }
+    // Every head's mode and divisor at once (a saved lab's): layer-major
+    // tables of layers x heads, a divisor read for ScaleMode::Custom only.
+    // Another shape, a divisor out of range or no model is an error and
+    // changes nothing.
+    attn::Status setScales(const std::vector<attn::ScaleMode>& modes, const std::vector<double>& divisors);
 
     // The what-if of the mask (attn::DecoderRunOptions::mask): every layer's
     // heads attend with it; empty: the model's own (causal, or its sliding
@@ -199,6 +206,20 @@ public:
     // In [attn::kMinTemperature, attn::kMaxTemperature]; else an error and no change.
     attn::Status setTemperature(double temperature);
 
+    // While one lives, the passes the setters ask for wait; when the last
+    // ends, one pass runs if any was asked for (a saved lab's what-ifs,
+    // selection and ablation set one after the other cost one pass).
+    class PassBatch {
+    public:
+        explicit PassBatch(ModelSession& session);
+        ~PassBatch();
+        PassBatch(const PassBatch&) = delete;
+        PassBatch& operator=(const PassBatch&) = delete;
+
+    private:
+        ModelSession& session_;
+    };
+
     static constexpr int kNextTokens = 10;
     // Every head's maps are kept for the views (attn::DecoderRunOptions::keepMaps:
     // 8 n^2 + 32 n head_dim bytes a head); a sentence whose maps would take
@@ -213,6 +234,8 @@ signals:
     // On this object's thread: step of steps (0 of 1 when the read starts,
     // 1 of 1 once opened; the readers do not report within a file).
     void loadProgress(int step, int steps, const QString& what);
+    // Emitted before the first pass of the model (tokens() is empty then):
+    // what-ifs set in a slot connected to it ride on that pass.
     void modelOpened();
     void loadFailed(const QString& message);
     void resultChanged();
@@ -263,6 +286,8 @@ private:
     QString problem_;
     bool loading_ = false;
     bool computing_ = false;
+    int batches_ = 0;           // PassBatch objects alive
+    bool heldRequest_ = false;  // a pass was asked for while one lived
     quint64 loadGeneration_ = 0;
     quint64 generation_ = 0;
     int cancelled_ = 0;

@@ -8,6 +8,7 @@
 #include "heatmapview.h"
 #include "modelfamilies.h"
 #include "modelsession.h"
+#include "modelviewstate.h"
 #include "headlinesview.h"
 #include "lenspanel.h"
 #include "modelexports.h"
@@ -85,11 +86,15 @@ ModelController::ModelController(QMainWindow* window, PipelineView* pipeline, Se
             panel_->showMessage(tr("The demo model was not opened: %1").arg(text));
             return;
         }
+        if (std::exchange(labOpening_, false))
+            return;  // ModelViewState says it on the Model tab's message line
         emit message(tr("The model was not opened: %1").arg(text), 15000);
     });
     connect(session_, &ModelSession::modelOpened, this, [this] {
-        // The demo stands in quietly; a model the user opened comes forward.
-        if (!std::exchange(demoOpening_, false))
+        // The demo and a lab's model stand in quietly (the lab's view says
+        // which tab is in front); a model the user opened comes forward.
+        const bool lab = std::exchange(labOpening_, false);
+        if (!std::exchange(demoOpening_, false) && !lab)
             pipeline_->showPage(panel_);
     });
     panel_->installEventFilter(this);
@@ -145,6 +150,7 @@ void ModelController::openModel(const QString& folder)
 {
     userModel_ = true;
     demoOpening_ = false;
+    labOpening_ = false;
     session_->openModel(folder);
 }
 
@@ -152,6 +158,7 @@ void ModelController::showModel(std::shared_ptr<const ModelFolder> model)
 {
     userModel_ = true;
     demoOpening_ = false;
+    labOpening_ = false;
     session_->adoptModel(std::move(model));
 }
 
@@ -180,21 +187,31 @@ bool ModelController::eventFilter(QObject* watched, QEvent* event)
 
 void ModelController::setUndoStack(QUndoStack* stack)
 {
+    delete saved_;
     delete ablation_;
     ablation_ = new AblationUndo(session_, stack, this);
     connect(ablation_, &AblationUndo::message, panel_, &ModelPanel::showMessage);
+    // After AblationUndo: on modelOpened the what-ifs are set before the ablation.
+    saved_ = new ModelViewState(session_, ablation_, this);
+    connect(saved_, &ModelViewState::message, panel_, &ModelPanel::showMessage);
+    connect(saved_, &ModelViewState::restored, panel_, &ModelPanel::syncWhatIfs);
+    connect(saved_, &ModelViewState::openingModel, this, [this] {
+        userModel_ = true;
+        demoOpening_ = false;
+        labOpening_ = true;
+    });
 }
 
 void ModelController::saveView(QJsonObject* view) const
 {
-    if (ablation_)
-        ablation_->saveTo(view);
+    if (saved_)
+        saved_->saveTo(view);
 }
 
 void ModelController::loadView(const QJsonObject& view)
 {
-    if (ablation_)
-        ablation_->loadFrom(view);
+    if (saved_)
+        saved_->loadFrom(view);
 }
 
 }  // namespace attnlab

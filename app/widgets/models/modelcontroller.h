@@ -30,6 +30,7 @@ namespace attnlab {
 
 class AblationUndo;
 class ModelSession;
+class ModelViewState;
 class HeadLinesView;
 class ModelExports;
 class ModelFollower;
@@ -65,7 +66,8 @@ public:
     bool showHead(int layer, int head, bool showPipeline);
 
     // The head lab's ablation as part of the lab (AblationUndo): each
-    // change one step on `stack`, saved in the lab's view object.
+    // change one step on `stack`, saved in the lab's view object; the open
+    // model and its what-ifs too (ModelViewState), reopened with the lab.
     void setUndoStack(QUndoStack* stack);
     void saveView(QJsonObject* view) const;
     void loadView(const QJsonObject& view);
@@ -89,7 +91,9 @@ private:
     bool userModel_ = false;    // the user (or --model) chose a model
     bool demoTried_ = false;    // the demo was looked for once
     bool demoOpening_ = false;  // the read in flight is the demo's
+    bool labOpening_ = false;   // the read in flight is a lab's model
     AblationUndo* ablation_ = nullptr;
+    ModelViewState* saved_ = nullptr;
 };
 
 }  // namespace attnlab

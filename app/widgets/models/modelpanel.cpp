@@ -194,9 +194,9 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent) : QWidget(parent)
     maskWhatIf_->setObjectName(QStringLiteral("modelMaskWhatIf"));
     whatIf->addWidget(maskWhatIf_);
     // Qwen3's QK-norm, off for a what-if (hidden for other models).
-    auto* qkNormWhatIf = new QkNormWhatIfBox(session_, this);
-    connect(qkNormWhatIf, &QkNormWhatIfBox::message, this, &ModelPanel::showMessage);
-    whatIf->addWidget(qkNormWhatIf);
+    qkNormWhatIf_ = new QkNormWhatIfBox(session_, this);
+    connect(qkNormWhatIf_, &QkNormWhatIfBox::message, this, &ModelPanel::showMessage);
+    whatIf->addWidget(qkNormWhatIf_);
     whatIf->addStretch(1);
 
     lesson_ = new QLabel(this);
@@ -444,6 +444,17 @@ void ModelPanel::showResult()
         nextLabels << session_->vocabularyToken(t.id).display;
     next_->setPrediction(session_->nextTokens(), nextLabels, session_->temperature(),
                          labels.isEmpty() ? QString() : labels.back());
+    showSelection();
+}
+
+void ModelPanel::syncWhatIfs()
+{
+    if (temperature_->value() != session_->temperature()) {
+        const QSignalBlocker block(temperature_);
+        temperature_->setValue(session_->temperature());
+    }
+    maskWhatIf_->sync();
+    qkNormWhatIf_->sync();
     showSelection();
 }
 

@@ -39,6 +39,7 @@ class LensPanel;
 class ModelComparison;
 class ModelReadings;
 class MaskWhatIfBox;
+class QkNormWhatIfBox;
 class ModelSession;
 class ModelGridView;
 class NextTokenView;
@@ -66,6 +67,9 @@ public:
 
     // Shown in the message line (a failed open, a refused what-if).
     void showMessage(const QString& text);
+    // The what-if controls (divisor, temperature, mask, QK-norm) set from
+    // the session, after a lab set its what-ifs (ModelViewState::restored).
+    void syncWhatIfs();
 
 signals:
     // The selected head, into the pipeline (the button; the grid's click
@@ -118,6 +122,7 @@ private:
     QComboBox* scope_;
     QDoubleSpinBox* temperature_;
     MaskWhatIfBox* maskWhatIf_;
+    QkNormWhatIfBox* qkNormWhatIf_;
     QPushButton* reset_;
     // "Show layer L head H in the pipeline": the selected head (showInPipeline).
     QPushButton* show_;
