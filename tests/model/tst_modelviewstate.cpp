@@ -90,6 +90,7 @@ private slots:
     void demoByName();
     void missingFolder_data();
     void missingFolder();
+    void supersededByAnother();
     void malformed_data();
     void malformed();
 };
@@ -292,6 +293,26 @@ void TestModelViewState::missingFolder()
     // The Model tab as it was: the same model, temperature and no ablation.
     QCOMPARE(QFileInfo(lab.session.modelFolder()).canonicalFilePath(), QFileInfo(kGpt2).canonicalFilePath());
     QCOMPARE(lab.session.temperature(), 2.0);
+    QVERIFY(lab.session.ablatedHeads().empty());
+    QVERIFY(lab.state.pendingFolder().isEmpty());
+}
+
+// Another model opened while the lab's is read (--model beside a lab):
+// that one stays, and one line says the lab's what-ifs were not applied.
+void TestModelViewState::supersededByAnother()
+{
+    Lab lab;
+    QSignalSpy messages(&lab.state, &ModelViewState::message);
+    QJsonObject model{{QStringLiteral("folder"), kGpt2}, {QStringLiteral("temperature"), 0.5}};
+    lab.state.loadFrom(viewWith(QJsonDocument(model).toJson()));
+    QVERIFY(open(lab.session, kQwen3));
+    QCOMPARE(QFileInfo(lab.session.modelFolder()).canonicalFilePath(), QFileInfo(kQwen3).canonicalFilePath());
+    QCOMPARE(messages.count(), 1);
+    const QString line = messages.first().first().toString();
+    QVERIFY2(line.contains(kGpt2) && line.contains(QStringLiteral("not applied"))
+                 && !line.contains(QLatin1Char('\n')),
+             qPrintable(line));
+    QCOMPARE(lab.session.temperature(), 1.0);
     QVERIFY(lab.session.ablatedHeads().empty());
     QVERIFY(lab.state.pendingFolder().isEmpty());
 }

@@ -280,9 +280,14 @@ void ModelViewState::opened()
         return;
     const SavedModel saved = std::move(*pending_);
     pending_.reset();
-    // Another folder opened meanwhile (the user's choice) supersedes the lab's.
+    // Another folder opened meanwhile (the user's choice, or --model)
+    // supersedes the lab's, and its what-ifs are another model's.
     if (sameFolder(session_->modelFolder(), pendingPath_))
         apply(saved, pendingView_);
+    else
+        emit message(tr("The lab's model %1 was not opened: %2 was opened instead, so the lab's what-ifs "
+                        "and ablation were not applied.")
+                         .arg(pendingPath_, session_->modelFolder()));
     pendingView_ = QJsonObject();
 }
 
