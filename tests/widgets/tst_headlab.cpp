@@ -54,6 +54,14 @@ using namespace attnlab;
 
 namespace {
 
+// Opens `folder` in the Model tab and waits until it is read.
+bool openModel(ModelController& models, const QString& folder)
+{
+    QSignalSpy opened(models.session(), &ModelSession::modelOpened);
+    models.openModel(folder);
+    return opened.wait(10000);
+}
+
 bool typeSentence(MainWindow& window, const QString& sentence)
 {
     ModelSession* session = window.models()->session();
@@ -117,9 +125,7 @@ void TestHeadLab::scoresAndAblation()
     QVERIFY(window);
     ModelController* models = window->models();
     ModelSession* session = models->session();
-    QSignalSpy opened(session, &ModelSession::modelOpened);
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")));
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat sat on the mat.")));
@@ -267,9 +273,7 @@ void TestHeadLab::scoreRangesQkNormAndRope()
     QVERIFY(window);
     ModelController* models = window->models();
     ModelSession* session = models->session();
-    QSignalSpy opened(session, &ModelSession::modelOpened);
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-qwen3"));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/llama/tiny-qwen3")));
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(typeSentence(*window, QStringLiteral("Jane is going to the cinema to watch a new")));
@@ -326,8 +330,7 @@ void TestHeadLab::scoreRangesQkNormAndRope()
     rope->window()->close();
 
     // GPT-2: learned positions, no QK-norm box.
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")));
     QVERIFY(typeSentence(*window, QStringLiteral("Jane is going")));
     QVERIFY(!qkNorm->isVisible());
     QTRY_VERIFY(rope->view()->renderer().message().contains(QStringLiteral("learned positions")));
@@ -389,9 +392,7 @@ void TestHeadLab::lensAndRollout()
     QVERIFY(window);
     ModelController* models = window->models();
     ModelSession* session = models->session();
-    QSignalSpy opened(session, &ModelSession::modelOpened);
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + folder);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + folder));
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat. The cat sat")));
@@ -483,9 +484,7 @@ void TestHeadLab::probe()
     QVERIFY(window);
     ModelController* models = window->models();
     ModelSession* session = models->session();
-    QSignalSpy opened(session, &ModelSession::modelOpened);
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")));
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     const QString sentence = QStringLiteral("Jane is going to the cinema");
@@ -535,9 +534,7 @@ void TestHeadLab::ablationSavedAndUndone()
     QVERIFY(window);
     ModelController* models = window->models();
     ModelSession* session = models->session();
-    QSignalSpy opened(session, &ModelSession::modelOpened);
-    models->openModel(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2"));
-    QVERIFY(opened.wait(10000));
+    QVERIFY(openModel(*models, QStringLiteral(ATTNLAB_TEST_DATA_DIR "/gpt2/tiny-gpt2")));
     ModelPanel* panel = models->panel();
     QTRY_VERIFY(panel->isVisible());
     QVERIFY(typeSentence(*window, QStringLiteral("The cat sat on the mat.")));
